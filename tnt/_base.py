@@ -1,0 +1,129 @@
+"""What every classifier backed by a :class:`~tnt.graph.DecisionGraph` shares: prediction, routing,
+validation of the training data and the fitted attributes derived from the graph."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+from ._growth import _Problem
+from ._working_graph import FlatGraph
+from .graph import DecisionGraph
+
+# Both scikit-learn's trees and TnT compare float32 feature values with their thresholds.
+DTYPE = np.float32
+
+
+class GraphClassifierMixin(ClassifierMixin):
+    """Prediction and introspection for a classifier whose fitted model is ``self.graph_``."""
+
+    def _validate_training_data(self, X, y, sample_weight) -> _Problem:
+        X, y = validate_data(self, X, y, dtype=DTYPE)
+        check_classification_targets(y)
+        if y.ndim != 1:
+            y = np.ravel(y)
+        self.classes_, y_encoded = np.unique(y, return_inverse=True)
+        self.n_classes_ = self.classes_.shape[0]
+        w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        # A sample of weight zero must act as if it were absent.
+        keep = w > 0
+        if not np.all(keep):
+            X, y_encoded, w = X[keep], y_encoded[keep], w[keep]
+        return _Problem(
+            X=np.ascontiguousarray(X, dtype=DTYPE),
+            y=y_encoded.astype(np.intp),
+            w=w,
+            n_classes=self.n_classes_,
+            seed=_seed(self.random_state),
+        )
+
+    def _set_graph(self, flat: FlatGraph, problem: _Problem) -> None:
+        """Store the fitted graph with the statistics of the training data and derived attributes."""
+        shape = DecisionGraph(
+            flat.children_left,
+            flat.children_right,
+            flat.feature,
+            flat.threshold,
+            np.zeros((flat.node_count, problem.n_classes)),
+            input_dtype=DTYPE,
+        )
+        self.graph_ = shape.with_training_stats(problem.X, problem.y, problem.w)
+        self.n_splits_ = self.graph_.n_splits
+        self.n_leaves_ = self.graph_.n_leaves
+        self.feature_importances_ = self.graph_.feature_importances(
+            problem.X, problem.y, problem.w, n_features=self.n_features_in_
+        )
+
+    def _validate_X_predict(self, X) -> np.ndarray:
+        check_is_fitted(self)
+        return validate_data(self, X, dtype=DTYPE, reset=False)
+
+    def predict_proba(self, X):
+        """Class probabilities: the weighted class distribution of the training samples in each
+        sample's leaf.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Columns follow ``classes_``.
+        """
+        X = self._validate_X_predict(X)
+        return self.graph_.predict_proba(X)
+
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba` (``-inf`` for zero probabilities)."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def predict(self, X):
+        """Predicted class of each sample: the majority class of its leaf.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+        """
+        proba = self.predict_proba(X)
+        return self.classes_.take(np.argmax(proba, axis=1))
+
+    def apply(self, X):
+        """Id of the leaf (node of ``graph_``) each sample reaches."""
+        X = self._validate_X_predict(X)
+        return self.graph_.apply(X)
+
+    def decision_path(self, X):
+        """Sparse (n_samples, n_nodes) indicator of the nodes each sample passes through."""
+        X = self._validate_X_predict(X)
+        return self.graph_.decision_path(X)
+
+    def decision_depth(self, X):
+        """Number of splits each sample passes on its way to a leaf."""
+        X = self._validate_X_predict(X)
+        return self.graph_.decision_depth(X)
+
+    @property
+    def n_shared_nodes_(self) -> int:
+        """Number of nodes with more than one parent."""
+        check_is_fitted(self)
+        return int(self.graph_.shared_nodes.size)
+
+
+def _seed(random_state) -> int:
+    """An int seed for the micro trees: the int itself, so that ``random_state=0`` means what it means
+    for scikit-learn's trees, or one drawn from a generator."""
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
+        return int(random_state)
+    return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
+
+
+__all__ = ["GraphClassifierMixin", "BaseEstimator", "DTYPE"]

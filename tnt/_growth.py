@@ -1,0 +1,225 @@
+"""Algorithm 2 of the paper (grow passes and merges) and Algorithm A.1 (fine-tuning)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+import numpy as np
+
+from ._micro_tree import MicroTree, fit_micro_tree, fit_stump
+from ._working_graph import FlatGraph, WorkingGraph, compact
+
+
+@dataclass(frozen=True)
+class GrowthEvent:
+    """One step of training, as reported to a progress callback.
+
+    Attributes
+    ----------
+    kind : {"grow", "merge", "fine_tune"}
+        A grow pass, a merge (after pruning dead nodes), or a fine-tuning round.
+    phase : int
+        1-based merge phase (``0`` during fine-tuning).
+    step : int
+        1-based index of this step among all steps of the fit.
+    total_steps : int
+        ``N1 * (N2 + 1) + fine_tune``.
+    n_splits : int
+        Splits of the graph as it stands after this step (micro trees counted as merged).
+    """
+
+    kind: str
+    phase: int
+    step: int
+    total_steps: int
+    n_splits: int
+    _snapshot: Callable[[], FlatGraph] = field(repr=False, compare=False)
+
+    def snapshot(self) -> FlatGraph:
+        """The graph as it stands after this step, merged and without dead nodes."""
+        return self._snapshot()
+
+
+ProgressCallback = Optional[Callable[[GrowthEvent], None]]
+
+
+@dataclass
+class _Problem:
+    X: np.ndarray  # float32, C-contiguous
+    y: np.ndarray  # class indices
+    w: np.ndarray  # positive weights
+    n_classes: int
+    seed: int
+
+    @property
+    def total_weight(self) -> float:
+        return float(self.w.sum())
+
+
+class _MicroTreeCache:
+    """Reuse a node's micro tree when it would be refitted on exactly the same samples and targets.
+
+    Within a phase a node is refitted on every pass, and many nodes see the same data again
+    (during the first phase the graph is a single leaf, so every pass fits the same tree).
+    The learner is deterministic, so reusing the tree changes nothing.
+    """
+
+    def __init__(self):
+        self._entries: dict[int, tuple[np.ndarray, np.ndarray, MicroTree]] = {}
+
+    def get(self, node, rows, targets, fit):
+        entry = self._entries.get(node)
+        if entry is not None and np.array_equal(entry[0], rows) and np.array_equal(entry[1], targets):
+            return entry[2]
+        tree = fit()
+        self._entries[node] = (rows, targets, tree)
+        return tree
+
+
+def _gather(parts: list[np.ndarray]) -> np.ndarray:
+    if not parts:
+        return np.empty(0, dtype=np.intp)
+    if len(parts) == 1:
+        return parts[0]
+    return np.sort(np.concatenate(parts))
+
+
+def _sensitive(graph: WorkingGraph, node: int, problem: _Problem, rows: np.ndarray):
+    """Sensitive rows at an internal node and their targets (0: left is right, 1: right is right)."""
+    start = graph.start
+    y = problem.y[rows]
+    left_ok = graph.predict_from(start.children_left[node], problem.X, rows) == y
+    right_ok = graph.predict_from(start.children_right[node], problem.X, rows) == y
+    sensitive = left_ok != right_ok
+    return rows[sensitive], right_ok[sensitive].astype(np.intp)
+
+
+def _grow_pass(graph: WorkingGraph, problem: _Problem, C: float, cache: _MicroTreeCache) -> None:
+    """Visit every node once, parents first, and install a freshly fitted micro tree in it."""
+    start = graph.start
+    incoming: list[list[np.ndarray]] = [[] for _ in range(graph.n_orig)]
+    incoming[0].append(np.arange(problem.X.shape[0]))
+    W = problem.total_weight
+
+    def fit(rows, targets, n_targets):
+        alpha = C * W / float(problem.w[rows].sum())
+        return fit_micro_tree(problem.X[rows], targets, problem.w[rows], alpha, n_targets, problem.seed)
+
+    for node in range(graph.n_orig):  # ids are a breadth-first topological order
+        rows = _gather(incoming[node])
+        incoming[node] = []
+        is_leaf = start.children_left[node] < 0
+        if rows.size == 0:
+            graph.reset(node)
+            continue
+        if is_leaf:
+            targets = problem.y[rows]
+            tree = cache.get(node, rows, targets, lambda: fit(rows, targets, problem.n_classes))
+            graph.install_leaf_tree(node, tree)
+            continue
+        sens_rows, sens_targets = _sensitive(graph, node, problem, rows)
+        if sens_rows.size == 0:
+            graph.reset(node)
+        else:
+            tree = cache.get(node, sens_rows, sens_targets, lambda: fit(sens_rows, sens_targets, 2))
+            graph.install_split_tree(node, tree)
+        to_left, to_right = graph.route_through(node, problem.X, rows)
+        incoming[start.children_left[node]].append(to_left)
+        incoming[start.children_right[node]].append(to_right)
+
+
+def _weighted_error(go_right: np.ndarray, targets: np.ndarray, w: np.ndarray) -> float:
+    return float(w[go_right.astype(np.intp) != targets].sum())
+
+
+def _fine_tune_round(graph: WorkingGraph, problem: _Problem) -> None:
+    """One round of Algorithm A.1 over a fixed structure.
+
+    An internal node refits its single split on its sensitive samples, and keeps the new split
+    only when it misroutes no more sensitive weight than the old one, so training accuracy never
+    drops. A leaf takes the weighted majority class of the samples reaching it.
+    """
+    start = graph.start
+    incoming: list[list[np.ndarray]] = [[] for _ in range(graph.n_orig)]
+    incoming[0].append(np.arange(problem.X.shape[0]))
+    for node in range(graph.n_orig):
+        rows = _gather(incoming[node])
+        incoming[node] = []
+        if rows.size == 0:
+            continue
+        if start.children_left[node] < 0:
+            counts = np.bincount(problem.y[rows], weights=problem.w[rows], minlength=problem.n_classes)
+            graph.label[node] = int(np.argmax(counts))
+            continue
+        sens_rows, targets = _sensitive(graph, node, problem, rows)
+        if sens_rows.size:
+            w = problem.w[sens_rows]
+            old_error = _weighted_error(~graph.goes_left(node, problem.X, sens_rows), targets, w)
+            saved = _save_slot(graph, node)
+            stump = fit_stump(problem.X[sens_rows], targets, w, problem.seed)
+            graph.install_split_tree(node, stump)
+            if _weighted_error(~graph.goes_left(node, problem.X, sens_rows), targets, w) > old_error:
+                _restore_slot(graph, node, saved)
+        to_left, to_right = graph.route_through(node, problem.X, rows)
+        incoming[start.children_left[node]].append(to_left)
+        incoming[start.children_right[node]].append(to_right)
+
+
+def _save_slot(graph: WorkingGraph, node: int):
+    return graph.left[node], graph.right[node], graph.feature[node], graph.threshold[node]
+
+
+def _restore_slot(graph: WorkingGraph, node: int, saved) -> None:
+    graph.left[node], graph.right[node], graph.feature[node], graph.threshold[node] = saved
+
+
+def grow_graph(
+    problem: _Problem,
+    C: float,
+    N1: int,
+    N2: int,
+    fine_tune: int = 0,
+    callback: ProgressCallback = None,
+    start: Optional[FlatGraph] = None,
+) -> FlatGraph:
+    """Train a TnT decision graph (Algorithm 2), then fine-tune it for ``fine_tune`` rounds."""
+    counts = np.bincount(problem.y, weights=problem.w, minlength=problem.n_classes)
+    graph = FlatGraph.single_leaf(int(np.argmax(counts))) if start is None else start
+    total_steps = N1 * (N2 + 1) + fine_tune
+    step = 0
+
+    def report(kind, phase, working_or_flat):
+        nonlocal step
+        step += 1
+        if callback is None:
+            return
+        if isinstance(working_or_flat, FlatGraph):
+            snapshot = lambda g=working_or_flat: g  # noqa: E731
+        else:
+            merged = compact(working_or_flat, problem.X)
+            snapshot = lambda g=merged: g  # noqa: E731
+        callback(GrowthEvent(kind, phase, step, total_steps, snapshot().n_splits, snapshot))
+
+    for phase in range(1, N1 + 1):
+        working = WorkingGraph(graph)
+        cache = _MicroTreeCache()
+        for _ in range(N2):
+            _grow_pass(working, problem, C, cache)
+            report("grow", phase, working)
+        graph = compact(working, problem.X)
+        report("merge", phase, graph)
+    return fine_tune_graph(graph, problem, fine_tune, callback=callback, _report=report)
+
+
+def fine_tune_graph(graph: FlatGraph, problem: _Problem, rounds: int, callback=None, _report=None) -> FlatGraph:
+    """Algorithm A.1: ``rounds`` rounds of alternating optimisation over a fixed structure, then
+    removal of the nodes it made dead. Applied to a CART tree this is TAO for axis-aligned trees."""
+    if rounds == 0:
+        return graph
+    working = WorkingGraph(graph)
+    for _ in range(rounds):
+        _fine_tune_round(working, problem)
+        if _report is not None:
+            _report("fine_tune", 0, working)
+    return compact(working, problem.X)

@@ -1,0 +1,443 @@
+"""The fitted decision graph as parallel arrays, in the style of scikit-learn's ``Tree``.
+
+A :class:`DecisionGraph` is a DAG of binary nodes. Node ``i`` is a leaf when
+``children_left[i] == children_right[i] == -1``; otherwise a sample goes to
+``children_left[i]`` when ``x[feature[i]] <= threshold[i]`` and to
+``children_right[i]`` otherwise. Nodes are numbered in topological order: every
+child id is greater than the id of each of its parents, and node 0 is the root.
+
+The same class describes TnT models and CART trees (see :meth:`DecisionGraph.from_sklearn`),
+so every later tool (statistics, rendering, export, the app) serves both.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import sparse
+
+TREE_LEAF = -1
+TREE_UNDEFINED = -2
+MIXED = -1
+
+__all__ = ["DecisionGraph", "MIXED", "TREE_LEAF", "TREE_UNDEFINED"]
+
+
+class DecisionGraph:
+    """A binary decision graph stored as parallel numpy arrays.
+
+    Parameters
+    ----------
+    children_left, children_right : array-like of int, shape (n_nodes,)
+        Child ids, ``-1`` for leaves. Every child id must be greater than its parent's id.
+    feature : array-like of int, shape (n_nodes,)
+        Feature tested at each internal node, ``-2`` at leaves.
+    threshold : array-like of float, shape (n_nodes,)
+        Threshold of each internal node (left when ``x <= threshold``), ``-2`` at leaves.
+    value : array-like of float, shape (n_nodes, n_classes)
+        Weighted class counts of the training samples reaching each node.
+    n_node_samples : array-like of int, shape (n_nodes,), default=None
+        Number of training samples reaching each node (zeros when unknown).
+    impurity : array-like of float, shape (n_nodes,), default=None
+        Gini impurity at each node; computed from ``value`` when omitted.
+    input_dtype : numpy dtype, default=np.float32
+        The number type samples are cast to before being compared with thresholds.
+        scikit-learn's trees and TnT both train on float32, so routing casts to it as well
+        and predicts exactly as scikit-learn does near a threshold.
+
+    Attributes
+    ----------
+    node_count : int
+        Number of nodes.
+    n_classes : int
+        Number of classes (columns of ``value``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tnt import DecisionGraph
+    >>> g = DecisionGraph(children_left=[1, -1, -1], children_right=[2, -1, -1],
+    ...                   feature=[0, -2, -2], threshold=[0.5, -2, -2],
+    ...                   value=[[2, 2], [2, 0], [0, 2]])
+    >>> g.apply(np.array([[0.0], [1.0]])).tolist()
+    [1, 2]
+    """
+
+    def __init__(
+        self,
+        children_left,
+        children_right,
+        feature,
+        threshold,
+        value,
+        n_node_samples=None,
+        impurity=None,
+        input_dtype=np.float32,
+    ):
+        self.children_left = np.asarray(children_left, dtype=np.intp)
+        self.children_right = np.asarray(children_right, dtype=np.intp)
+        self.feature = np.asarray(feature, dtype=np.intp)
+        self.threshold = np.asarray(threshold, dtype=np.float64)
+        self.value = np.asarray(value, dtype=np.float64)
+        n = self.children_left.shape[0]
+        if self.value.ndim != 2:
+            raise ValueError(f"value must be 2-dimensional (n_nodes, n_classes), got shape {self.value.shape}.")
+        self.n_node_samples = (
+            np.zeros(n, dtype=np.intp) if n_node_samples is None else np.asarray(n_node_samples, dtype=np.intp)
+        )
+        self.impurity = gini(self.value) if impurity is None else np.asarray(impurity, dtype=np.float64)
+        self.input_dtype = np.dtype(input_dtype)
+        self._validate()
+
+    # ------------------------------------------------------------------ validation
+    def _validate(self):
+        n = self.node_count
+        arrays = {
+            "children_right": self.children_right,
+            "feature": self.feature,
+            "threshold": self.threshold,
+            "value": self.value,
+            "n_node_samples": self.n_node_samples,
+            "impurity": self.impurity,
+        }
+        for name, arr in arrays.items():
+            if arr.shape[0] != n:
+                raise ValueError(
+                    f"{name} has {arr.shape[0]} entries but children_left has {n}; all arrays need one entry per node."
+                )
+        if n == 0:
+            raise ValueError("A decision graph needs at least one node.")
+        left, right = self.children_left, self.children_right
+        leaf = left == TREE_LEAF
+        if np.any(leaf != (right == TREE_LEAF)):
+            bad = int(np.flatnonzero(leaf != (right == TREE_LEAF))[0])
+            raise ValueError(f"Node {bad} has exactly one child; a node has two children or none.")
+        ids = np.arange(n)
+        internal = ~leaf
+        for name, child in (("left", left), ("right", right)):
+            c = child[internal]
+            if np.any((c < 0) | (c >= n)):
+                bad = int(ids[internal][(c < 0) | (c >= n)][0])
+                raise ValueError(f"Node {bad} has a {name} child id out of range (0..{n - 1}).")
+            if np.any(c <= ids[internal]):
+                bad = int(ids[internal][c <= ids[internal]][0])
+                raise ValueError(
+                    f"Node {bad} has a {name} child with a smaller or equal id; nodes must be numbered "
+                    "in topological order, which also rules out cycles."
+                )
+        if np.any(self.feature[internal] < 0):
+            raise ValueError("An internal node has a negative feature index.")
+        if np.any(~np.isfinite(self.threshold[internal])):
+            raise ValueError("An internal node has a threshold that is not a finite number.")
+
+    # ------------------------------------------------------------------ structure
+    @property
+    def node_count(self) -> int:
+        return int(self.children_left.shape[0])
+
+    @property
+    def n_classes(self) -> int:
+        return int(self.value.shape[1])
+
+    @property
+    def is_leaf(self) -> np.ndarray:
+        """Boolean mask of the leaves."""
+        return self.children_left == TREE_LEAF
+
+    @property
+    def n_splits(self) -> int:
+        """Number of internal nodes (the paper's measure of complexity)."""
+        return int(np.count_nonzero(~self.is_leaf))
+
+    @property
+    def n_leaves(self) -> int:
+        return int(np.count_nonzero(self.is_leaf))
+
+    @property
+    def n_parents(self) -> np.ndarray:
+        """Number of parent edges into each node (an edge counts once even if both branches use it)."""
+        internal = np.flatnonzero(~self.is_leaf)
+        left, right = self.children_left[internal], self.children_right[internal]
+        counts = np.bincount(left, minlength=self.node_count)
+        counts += np.bincount(right[right != left], minlength=self.node_count)
+        return counts
+
+    @property
+    def shared_nodes(self) -> np.ndarray:
+        """Ids of the nodes with more than one parent."""
+        return np.flatnonzero(self.n_parents > 1)
+
+    def parents(self, node: int) -> list[int]:
+        """Ids of the parents of ``node``, in increasing order."""
+        return np.flatnonzero((self.children_left == node) | (self.children_right == node)).tolist()
+
+    def leaf_class(self) -> np.ndarray:
+        """Class index predicted at each node: the weighted majority of its training samples."""
+        return np.argmax(self.value, axis=1)
+
+    def dominant_class(self) -> np.ndarray:
+        """Class index holding more than half of the weighted samples at each node, ``MIXED`` (-1) if none."""
+        totals = self.value.sum(axis=1)
+        best = np.argmax(self.value, axis=1)
+        share = self.value[np.arange(self.node_count), best]
+        return np.where(share > 0.5 * totals, best, MIXED)
+
+    def proba(self) -> np.ndarray:
+        """Class distribution at each node (uniform where no weight reached the node)."""
+        totals = self.value.sum(axis=1, keepdims=True)
+        uniform = np.full_like(self.value, 1.0 / max(self.n_classes, 1))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(totals > 0, self.value / np.where(totals > 0, totals, 1.0), uniform)
+
+    # ------------------------------------------------------------------ routing
+    def _as_input(self, X) -> np.ndarray:
+        X = np.asarray(X)
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-dimensional, got shape {X.shape}.")
+        return np.ascontiguousarray(X, dtype=self.input_dtype)
+
+    def _route(self, X, record_path: bool = False):
+        """Send every row of X from the root to a leaf; optionally record every (row, node) visited."""
+        X = self._as_input(X)
+        n = X.shape[0]
+        node = np.zeros(n, dtype=np.intp)
+        rows = np.flatnonzero(~self.is_leaf[node]) if n else np.empty(0, dtype=np.intp)
+        visited_rows, visited_nodes = [np.arange(n)], [node.copy()]
+        left, right, feat, thr, leaf = (
+            self.children_left,
+            self.children_right,
+            self.feature,
+            self.threshold,
+            self.is_leaf,
+        )
+        while rows.size:
+            at = node[rows]
+            go_left = X[rows, feat[at]] <= thr[at]
+            nxt = np.where(go_left, left[at], right[at])
+            node[rows] = nxt
+            if record_path:
+                visited_rows.append(rows)
+                visited_nodes.append(nxt)
+            rows = rows[~leaf[nxt]]
+        if record_path:
+            return node, np.concatenate(visited_rows), np.concatenate(visited_nodes)
+        return node
+
+    def apply(self, X) -> np.ndarray:
+        """Id of the leaf each sample reaches.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        leaves : ndarray of shape (n_samples,)
+        """
+        return self._route(X)
+
+    def decision_path(self, X) -> sparse.csr_matrix:
+        """Sparse indicator of the nodes each sample passes through, like scikit-learn's.
+
+        Returns
+        -------
+        indicator : scipy.sparse.csr_matrix of shape (n_samples, n_nodes)
+            ``indicator[i, j]`` is 1 when sample ``i`` goes through node ``j``.
+        """
+        X = self._as_input(X)
+        _, rows, nodes = self._route(X, record_path=True)
+        data = np.ones(rows.shape[0], dtype=np.int64)
+        indicator = sparse.csr_matrix((data, (rows, nodes)), shape=(X.shape[0], self.node_count))
+        indicator.sort_indices()
+        return indicator
+
+    def decision_depth(self, X) -> np.ndarray:
+        """Number of splits each sample passes on its way to a leaf."""
+        return np.asarray(self.decision_path(X).sum(axis=1)).ravel() - 1
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Class distribution of the training samples in the leaf each sample reaches."""
+        return self.proba()[self.apply(X)]
+
+    # ------------------------------------------------------------------ path statistics
+    def path_length_distribution(self) -> tuple[np.ndarray, np.ndarray]:
+        """Distribution of the lengths (number of splits) of all structural root-to-leaf paths.
+
+        Computed by dynamic programming over the topological order; the number of paths can be
+        exponential in the number of nodes, so they are never enumerated. Counts are exact Python
+        integers.
+
+        Returns
+        -------
+        lengths : ndarray of int
+            The path lengths that occur, ascending.
+        counts : ndarray of object (Python int)
+            How many root-to-leaf paths have each length.
+        """
+        depth_bound = self.node_count  # a path visits each node at most once
+        max_len = self._longest_path()
+        width = min(depth_bound, max_len + 1)
+        counts = np.zeros((self.node_count, width), dtype=object)
+        counts[0, 0] = 1
+        left, right, leaf = self.children_left, self.children_right, self.is_leaf
+        for node in range(self.node_count):
+            if leaf[node]:
+                continue
+            shifted = counts[node, :-1]
+            counts[left[node], 1:] += shifted
+            counts[right[node], 1:] += shifted
+        per_length = counts[leaf].sum(axis=0)
+        present = np.flatnonzero(per_length != 0)
+        return present, per_length[present]
+
+    def _longest_path(self) -> int:
+        longest = np.full(self.node_count, -1, dtype=np.intp)
+        longest[0] = 0
+        for node in np.flatnonzero(~self.is_leaf):
+            if longest[node] < 0:
+                continue
+            for child in (self.children_left[node], self.children_right[node]):
+                longest[child] = max(longest[child], longest[node] + 1)
+        return int(longest.max())
+
+    def mean_path_length(self) -> float:
+        """Mean length of the structural root-to-leaf paths (each path counted once)."""
+        lengths, counts = self.path_length_distribution()
+        total = sum(counts)
+        return float(sum(int(l) * c for l, c in zip(lengths, counts)) / total)
+
+    def depth_range(self) -> tuple[int, int]:
+        """Shortest and longest root-to-leaf path, in splits."""
+        lengths, _ = self.path_length_distribution()
+        return int(lengths[0]), int(lengths[-1])
+
+    def node_depth(self) -> np.ndarray:
+        """Longest distance (in edges) from the root to each node: the layer used for drawing."""
+        depth = np.zeros(self.node_count, dtype=np.intp)
+        for node in np.flatnonzero(~self.is_leaf):
+            for child in (self.children_left[node], self.children_right[node]):
+                depth[child] = max(depth[child], depth[node] + 1)
+        return depth
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_sklearn(cls, tree) -> "DecisionGraph":
+        """Build a graph from a fitted ``DecisionTreeClassifier`` (or its ``tree_``).
+
+        The class counts are scikit-learn's weighted counts, so both models predict identically.
+        Only single-output classifiers are supported.
+        """
+        t = getattr(tree, "tree_", tree)
+        if t.n_outputs != 1:
+            raise ValueError("Only single-output trees can be converted to a decision graph.")
+        value = np.asarray(t.value[:, 0, :], dtype=np.float64)
+        # scikit-learn >= 1.4 stores class fractions; scale back to weighted counts.
+        totals = np.asarray(t.weighted_n_node_samples, dtype=np.float64)
+        row_sums = value.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            value = np.where(row_sums[:, None] > 0, value / row_sums[:, None] * totals[:, None], value)
+        # scikit-learn numbers nodes depth-first: a child always has a larger id than its parent.
+        return cls(
+            children_left=t.children_left,
+            children_right=t.children_right,
+            feature=np.where(t.children_left == TREE_LEAF, TREE_UNDEFINED, t.feature),
+            threshold=np.where(t.children_left == TREE_LEAF, TREE_UNDEFINED, t.threshold),
+            value=value,
+            n_node_samples=t.n_node_samples,
+            impurity=t.impurity,
+            input_dtype=np.float32,
+        )
+
+    def with_training_stats(self, X, y, sample_weight=None) -> "DecisionGraph":
+        """A copy whose ``value``, ``n_node_samples`` and ``impurity`` come from routing (X, y).
+
+        ``y`` holds class indices in ``0..n_classes-1``.
+        """
+        y = np.asarray(y, dtype=np.intp)
+        w = np.ones(y.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        _, rows, nodes = self._route(X, record_path=True)
+        n, k = self.node_count, self.n_classes
+        value = np.bincount(nodes * k + y[rows], weights=w[rows], minlength=n * k).reshape(n, k)
+        counts = np.bincount(nodes, minlength=n)
+        return DecisionGraph(
+            self.children_left,
+            self.children_right,
+            self.feature,
+            self.threshold,
+            value,
+            n_node_samples=counts,
+            input_dtype=self.input_dtype,
+        )
+
+    def feature_importances(self, X, y, sample_weight=None, n_features=None) -> np.ndarray:
+        """Normalised total weighted Gini decrease brought by each feature.
+
+        In a graph a child also receives samples from other parents, so the decrease at a split is
+        measured on the samples that split actually sends each way.
+        """
+        y = np.asarray(y, dtype=np.intp)
+        w = np.ones(y.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        X = self._as_input(X)
+        n_features = X.shape[1] if n_features is None else n_features
+        _, rows, nodes = self._route(X, record_path=True)
+        # Consecutive entries of the same row are a (parent, child) edge: rebuild them per row.
+        order = np.lexsort((np.arange(rows.shape[0]), rows))
+        r, nd = rows[order], nodes[order]
+        same_row = r[1:] == r[:-1]
+        parent, child, er = nd[:-1][same_row], nd[1:][same_row], r[1:][same_row]
+        went_left = child == self.children_left[parent]
+        k = self.n_classes
+        importances = np.zeros(n_features)
+        total_w = w.sum()
+        if parent.size == 0 or total_w <= 0:
+            return importances
+        n = self.node_count
+        key = (parent * 2 + (~went_left)) * k + y[er]
+        edge_value = np.bincount(key, weights=w[er], minlength=n * 2 * k).reshape(n, 2, k)
+        node_value = edge_value.sum(axis=1)
+        decrease = _weighted_gini(node_value) - _weighted_gini(edge_value[:, 0]) - _weighted_gini(edge_value[:, 1])
+        internal = ~self.is_leaf
+        np.add.at(importances, self.feature[internal], decrease[internal])
+        s = importances.sum()
+        return importances / s if s > 0 else importances
+
+    def copy(self) -> "DecisionGraph":
+        return DecisionGraph(
+            self.children_left.copy(),
+            self.children_right.copy(),
+            self.feature.copy(),
+            self.threshold.copy(),
+            self.value.copy(),
+            n_node_samples=self.n_node_samples.copy(),
+            impurity=self.impurity.copy(),
+            input_dtype=self.input_dtype,
+        )
+
+    def __eq__(self, other):
+        if not isinstance(other, DecisionGraph):
+            return NotImplemented
+        return all(
+            np.array_equal(getattr(self, name), getattr(other, name))
+            for name in ("children_left", "children_right", "feature", "threshold", "value")
+        )
+
+    __hash__ = None
+
+    def __repr__(self):
+        return (
+            f"DecisionGraph(n_splits={self.n_splits}, n_leaves={self.n_leaves}, "
+            f"shared_nodes={self.shared_nodes.size}, n_classes={self.n_classes})"
+        )
+
+
+def gini(value: np.ndarray) -> np.ndarray:
+    """Gini impurity of each row of class counts (0 for empty rows)."""
+    value = np.asarray(value, dtype=np.float64)
+    total = value.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = value / total[..., None]
+        g = 1.0 - np.sum(p * p, axis=-1)
+    return np.where(total > 0, g, 0.0)
+
+
+def _weighted_gini(value: np.ndarray) -> np.ndarray:
+    return value.sum(axis=-1) * gini(value)
