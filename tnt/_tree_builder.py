@@ -34,6 +34,18 @@ def _threshold(low_value, high_value):
 
 
 @njit(cache=True, nogil=True)
+def _proxy(left_counts, total, w_left, w_node):
+    """scikit-learn's proxy of the Gini improvement of a split (larger is better), up to a constant."""
+    sq_left = 0.0
+    sq_right = 0.0
+    for k in range(total.shape[0]):
+        sq_left += left_counts[k] * left_counts[k]
+        r = total[k] - left_counts[k]
+        sq_right += r * r
+    return sq_left / w_left + sq_right / (w_node - w_left)
+
+
+@njit(cache=True, nogil=True)
 def _best_split(codes, feature_order, rows, y, w, samples, start, end, n_classes, n_bins, bin_min, bin_max,
                 total, w_node, hist, bin_count, left_counts, scratch):
     """Best split of samples[start:end]: (feature, last code going left, threshold, proxy)."""
@@ -73,20 +85,12 @@ def _best_split(codes, feature_order, rows, y, w, samples, start, end, n_classes
             for k in range(n_classes):
                 left_counts[k] = 0.0
             w_left = 0.0
-            n_left = 0
             prev = -1
             for b in range(span):
                 if bin_count[b] == 0:
                     continue
                 if prev >= 0:
-                    w_right = w_node - w_left
-                    sq_left = 0.0
-                    sq_right = 0.0
-                    for k in range(n_classes):
-                        sq_left += left_counts[k] * left_counts[k]
-                        r = total[k] - left_counts[k]
-                        sq_right += r * r
-                    proxy = sq_left / w_left + sq_right / w_right
+                    proxy = _proxy(left_counts, total, w_left, w_node)
                     if proxy > best_proxy:
                         best_proxy = proxy
                         best_feature = f
@@ -95,7 +99,6 @@ def _best_split(codes, feature_order, rows, y, w, samples, start, end, n_classes
                 for k in range(n_classes):
                     left_counts[k] += hist[b, k]
                     w_left += hist[b, k]
-                n_left += bin_count[b]
                 prev = b
         else:
             # Few samples over a wide code range: sort them instead.
@@ -109,14 +112,7 @@ def _best_split(codes, feature_order, rows, y, w, samples, start, end, n_classes
                 s = samples[start + order[j]]
                 c = scratch[order[j]]
                 if j > 0 and c != scratch[order[j - 1]]:
-                    w_right = w_node - w_left
-                    sq_left = 0.0
-                    sq_right = 0.0
-                    for k in range(n_classes):
-                        sq_left += left_counts[k] * left_counts[k]
-                        r = total[k] - left_counts[k]
-                        sq_right += r * r
-                    proxy = sq_left / w_left + sq_right / w_right
+                    proxy = _proxy(left_counts, total, w_left, w_node)
                     if proxy > best_proxy:
                         prev_code = scratch[order[j - 1]]
                         best_proxy = proxy
