@@ -68,3 +68,22 @@ def no_dot_on_path(monkeypatch, tmp_path):
 
     assert shutil.which("dot") is None
     return empty
+
+
+@pytest.fixture(scope="session")
+def big_random_graph():
+    """A random decision DAG of 1,501 nodes (750 splits, each child id within 40 of its parent's)."""
+    from tnt import DecisionGraph
+
+    rng = np.random.default_rng(0)
+    n_internal, n = 750, 1501
+    left = np.array([rng.integers(i + 1, min(i + 40, n - 1) + 1) for i in range(n_internal)])
+    right = np.array([rng.integers(i + 1, min(i + 40, n - 1) + 1) for i in range(n_internal)])
+    leaves = n - n_internal
+    return DecisionGraph(
+        children_left=np.r_[left, np.full(leaves, -1)],
+        children_right=np.r_[right, np.full(leaves, -1)],
+        feature=np.r_[rng.integers(0, 5, n_internal), np.full(leaves, -2)],
+        threshold=np.r_[rng.random(n_internal), np.full(leaves, -2.0)],
+        value=rng.integers(0, 20, (n, 4)).astype(float),
+    )
