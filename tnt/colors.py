@@ -100,7 +100,7 @@ def _rgb(color: str) -> tuple[float, float, float]:
     return tuple(int(color[i : i + 2], 16) / 255 for i in (1, 3, 5))
 
 
-def fill_color(color: str, amount: float = 0.55) -> str:
+def fill_color(color: str, amount: float = 0.4) -> str:
     """A lighter tint of ``color``: mixed ``amount`` of the way towards white.
 
     Examples

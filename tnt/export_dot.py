@@ -100,7 +100,7 @@ def to_dot(
                 if not shown[end] and end not in stubs:
                     stubs.add(end)
                     dot.node(f"n{end}", label=f"#{end}", shape="plaintext", style="", fontcolor="#777777", id=f"stub{end}")
-            attrs = {"taillabel": "yes" if branch == "left" else "no"}
+            attrs = {"xlabel": "yes" if branch == "left" else "no"}
             if branch == "right":
                 attrs["style"] = "dashed"
             if on_path[parent] and on_path[child]:
