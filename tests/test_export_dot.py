@@ -9,7 +9,7 @@ from tnt.colors import MIXED_COLOR
 from tnt.export_dot import HIGHLIGHT_COLOR, to_dot
 
 GOLDEN_DOT = r"""digraph decision_graph {
-	graph [nodesep=0.25 rankdir=TB ranksep=0.45]
+	graph [nodesep=0.25 ordering=out rankdir=TB ranksep=0.45]
 	node [fontname="DejaVu Sans" fontsize=11 penwidth=1.2 shape=box style="rounded,filled"]
 	edge [arrowsize=0.6 color="#555555" fontcolor="#555555" fontname="DejaVu Sans" fontsize=9]
 	n0 [label="#0\npetal width <= 0.5\nsamples = 10" color="#f28e2b" fillcolor="#f7bb80" id=node0]

@@ -78,7 +78,8 @@ def to_dot(
     on_path = _path_nodes(graph, highlight_sample)
 
     dot = graphviz.Digraph("decision_graph")
-    dot.attr("graph", rankdir=rankdir, nodesep="0.25", ranksep="0.45")
+    # ordering=out keeps each split's "yes" child left of its "no" child (above it for LR).
+    dot.attr("graph", rankdir=rankdir, nodesep="0.25", ranksep="0.45", ordering="out")
     dot.attr("node", shape="box", style="rounded,filled", fontname=_FONT, fontsize="11", penwidth="1.2")
     dot.attr("edge", fontname=_FONT, fontsize="9", arrowsize="0.6", color="#555555", fontcolor="#555555")
 
