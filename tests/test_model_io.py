@@ -46,6 +46,25 @@ def test_converted_cart_round_trip_predicts_identically(pendigits, estimator):
     assert_predicts_identically(clf, model_from_json(model_to_json(clf, indent=1)), X_test)
 
 
+def test_scikit_learn_tree_converts_and_predicts_like_the_tree(pendigits):
+    from sklearn.tree import DecisionTreeClassifier
+
+    X, y, X_test, _ = pendigits
+    tree = DecisionTreeClassifier(max_leaf_nodes=60, random_state=0).fit(X, y)
+    loaded = model_from_json(model_to_json(tree))
+    assert loaded.estimator_kind_ == "DecisionTreeClassifier" and loaded.estimator_params_["max_leaf_nodes"] == 60
+    assert np.array_equal(loaded.predict(X_test), tree.predict(X_test))
+    assert np.array_equal(loaded.apply(X_test), tree.apply(X_test))
+    np.testing.assert_allclose(loaded.predict_proba(X_test), tree.predict_proba(X_test), rtol=0, atol=1e-12)
+
+
+def test_unfitted_or_foreign_estimators_are_refused():
+    from sklearn.linear_model import LogisticRegression
+
+    with pytest.raises(ValueError, match="LogisticRegression is not a fitted graph classifier"):
+        model_to_json(LogisticRegression())
+
+
 def test_string_classes_and_feature_names_survive(optdigits):
     X, y, X_test, _ = optdigits
     names = [f"pixel {i}" for i in range(X.shape[1])]

@@ -4,8 +4,7 @@ import time
 
 import numpy as np
 
-from tnt.colors import MIXED_COLOR, class_palette
-from tnt.export_dot import HIGHLIGHT_COLOR
+from tnt.colors import HIGHLIGHT_COLOR, MIXED_COLOR, class_palette
 from tnt.plotly_view import graph_figure
 
 

@@ -15,7 +15,7 @@ import numpy as np
 from .colors import node_colors, node_fills
 from .graph import MIXED
 
-__all__ = ["GraphText", "escape_dot", "escape_html", "format_number", "names_of"]
+__all__ = ["GraphText", "escape_dot", "escape_html", "format_number", "names_of", "path_mask"]
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
@@ -79,6 +79,24 @@ def names_of(estimator) -> tuple[list[str] | None, list[str]]:
     """
     features = getattr(estimator, "feature_names_in_", None)
     return (None if features is None else [str(f) for f in features]), [str(c) for c in estimator.classes_]
+
+
+def path_mask(graph, sample) -> np.ndarray:
+    """Mask of the nodes on one sample's root-to-leaf path (all False when ``sample`` is None).
+
+    Examples
+    --------
+    >>> from tnt import DecisionGraph
+    >>> from tnt._exporter import path_mask
+    >>> g = DecisionGraph([1, -1, -1], [2, -1, -1], [0, -2, -2], [0.5, -2, -2],
+    ...                   [[2, 2], [2, 0], [0, 2]])
+    >>> path_mask(g, [0.9]).tolist(), path_mask(g, None).tolist()
+    ([True, False, True], [False, False, False])
+    """
+    if sample is None:
+        return np.zeros(graph.node_count, dtype=bool)
+    sample = np.asarray(sample, dtype=np.float64).reshape(1, -1)
+    return np.asarray(graph.decision_path(sample).toarray()[0], dtype=bool)
 
 
 class GraphText:

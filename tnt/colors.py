@@ -14,13 +14,16 @@ import numpy as np
 
 from .graph import MIXED
 
-__all__ = ["BLUE_HUES", "MIXED_COLOR", "MIXED_FILL", "class_palette", "fill_color", "node_colors", "node_fills"]
+__all__ = ["BLUE_HUES", "HIGHLIGHT_COLOR", "MIXED_COLOR", "MIXED_FILL", "class_palette", "fill_color", "node_colors", "node_fills"]
 
 #: Hue range (degrees) kept free of class colours, so that blue always means "mixed".
 BLUE_HUES = (180.0, 265.0)
 
 #: Colour of mixed nodes: a clear blue.
 MIXED_COLOR = "#2563eb"
+
+#: Colour of a highlighted sample's path (outlines and edges, never a node's fill).
+HIGHLIGHT_COLOR = "#c00000"
 
 # Hand-picked first colours (Tableau 10 without its blues), readable under black text.
 _CURATED = (

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._exporter import GraphText, escape_dot
+from ._exporter import GraphText, escape_dot, path_mask
+from .colors import HIGHLIGHT_COLOR
 
-__all__ = ["HIGHLIGHT_COLOR", "to_dot"]
+__all__ = ["to_dot"]
 
-#: Colour of the path of a highlighted sample.
-HIGHLIGHT_COLOR = "#c00000"
 _RANKDIRS = ("TB", "LR", "BT", "RL")
 _FONT = "DejaVu Sans"
 
@@ -75,7 +74,7 @@ def to_dot(
         raise ValueError(f"rankdir must be one of {', '.join(_RANKDIRS)}, got {rankdir!r}.")
     text = GraphText(graph, feature_names, class_names, precision)
     shown = _window(text.depth, depth_window)
-    on_path = _path_nodes(graph, highlight_sample)
+    on_path = path_mask(graph, highlight_sample)
 
     dot = graphviz.Digraph("decision_graph")
     # ordering=out keeps each split's "yes" child left of its "no" child (above it for LR).
@@ -117,14 +116,6 @@ def _window(depth: np.ndarray, depth_window) -> np.ndarray:
     if low < 0 or high < low:
         raise ValueError(f"depth_window must be (a, b) with 0 <= a <= b, got {tuple(depth_window)}.")
     return (depth >= low) & (depth <= high)
-
-
-def _path_nodes(graph, sample) -> np.ndarray:
-    """Mask of the nodes on ``sample``'s root-to-leaf path (all False without a sample)."""
-    if sample is None:
-        return np.zeros(graph.node_count, dtype=bool)
-    path = graph.decision_path(np.asarray(sample, dtype=np.float64).reshape(1, -1))
-    return np.asarray(path.toarray()[0], dtype=bool)
 
 
 def _label_lines(text: GraphText, node: int, show_ids, show_samples, show_shares) -> list[str]:

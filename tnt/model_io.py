@@ -65,9 +65,13 @@ class LoadedGraphModel(GraphClassifierMixin, BaseEstimator):
 def model_to_json(estimator, *, indent: int | None = None) -> str:
     """Serialise a fitted graph classifier (TnT, CART, TAO or a loaded model) to JSON text.
 
+    A fitted scikit-learn ``DecisionTreeClassifier`` is accepted too: it is converted with
+    :meth:`DecisionGraph.from_sklearn <tnt.graph.DecisionGraph.from_sklearn>`, and the loaded
+    model predicts as the tree does.
+
     Parameters
     ----------
-    estimator : fitted estimator with ``graph_`` and ``classes_``
+    estimator : fitted estimator with ``graph_`` and ``classes_``, or a ``DecisionTreeClassifier``
     indent : int, default=None
         Indentation of the JSON text (compact when ``None``).
 
@@ -86,7 +90,7 @@ def model_to_json(estimator, *, indent: int | None = None) -> str:
     >>> doc["format"], doc["version"], doc["estimator"], doc["classes"]
     ('tnt-explorer-model', 1, 'CARTClassifier', [0, 1, 2])
     """
-    graph = estimator.graph_
+    graph = estimator.graph_ if hasattr(estimator, "graph_") else _converted_tree(estimator)
     if isinstance(estimator, LoadedGraphModel):
         kind, params = estimator.estimator_kind_, estimator.estimator_params_
     else:
@@ -188,6 +192,14 @@ def model_from_json(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> LoadedG
 
 
 # ---------------------------------------------------------------------- writing helpers
+def _converted_tree(estimator) -> DecisionGraph:
+    if not hasattr(estimator, "tree_") or not hasattr(estimator, "classes_"):
+        raise ValueError(
+            f"{type(estimator).__name__} is not a fitted graph classifier or DecisionTreeClassifier."
+        )
+    return DecisionGraph.from_sklearn(estimator)
+
+
 def _json_scalar(value):
     """A class label as a JSON value (numpy scalars become Python ones)."""
     value = value.item() if isinstance(value, np.generic) else value

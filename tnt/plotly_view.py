@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._exporter import GraphText, escape_html
-from .colors import MIXED_COLOR, class_palette
-from .export_dot import HIGHLIGHT_COLOR, _path_nodes
+from ._exporter import GraphText, escape_html, path_mask
+from .colors import HIGHLIGHT_COLOR, MIXED_COLOR, class_palette
 from .layout import edge_list, layered_layout
 
 __all__ = ["graph_figure"]
@@ -60,7 +59,7 @@ def graph_figure(graph, *, feature_names=None, class_names=None, highlight_sampl
     text = GraphText(graph, feature_names, class_names, precision)
     x, y = layered_layout(graph)
     parent, child, is_left = edge_list(graph)
-    on_path = _path_nodes(graph, highlight_sample)
+    on_path = path_mask(graph, highlight_sample)
     path_edges = on_path[parent] & on_path[child]
 
     fig = go.Figure()
