@@ -6,6 +6,8 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tnt import TnTClassifier
 from tnt.export_dot import to_dot
@@ -57,6 +59,25 @@ def test_hostile_names_render_to_parseable_svg_shown_literally(no_dot_on_path, t
     assert "<script>alert(1)</script>" in texts
     # A newline inside a name is a line break: its two halves are two lines of the label.
     assert "back\\slash" in texts and "new {line} &amp;" in texts
+
+
+# Printable text from many scripts and symbol blocks (line breaks are tested above).
+NAMES = st.text(
+    alphabet=st.characters(min_codepoint=32, max_codepoint=0x2FFF, blacklist_categories=("Cs", "Cc", "Zl", "Zp")),
+    min_size=1,
+    max_size=12,
+)
+
+
+# The toy graph is only read, never changed, so sharing it between examples is safe.
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(first=NAMES, second=NAMES)
+def test_any_printable_class_name_is_shown_literally(toy_graph, first, second):
+    source = to_dot(toy_graph, class_names=[first, second], show_samples=False)
+    texts = [t.strip() for t in svg_texts(render(source, "svg"))]
+    # Leaves 3 and 5 predict the first class, leaf 6 the second; Graphviz trims outer spaces.
+    for name in (first, second):
+        assert name.strip() in texts or not name.strip()
 
 
 def test_every_node_once_in_svg(no_dot_on_path, toy_graph):
