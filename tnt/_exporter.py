@@ -23,13 +23,19 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 def format_number(x: float, precision: int) -> str:
     """``x`` rounded to ``precision`` decimals, without trailing zeros.
 
+    A number too small to show any digit that way keeps ``precision`` significant digits, so a
+    threshold is never shown as ``0`` unless it is 0.
+
     Examples
     --------
     >>> from tnt._exporter import format_number
-    >>> format_number(0.80000001, 3), format_number(2.0, 3), format_number(-0.0001, 3)
-    ('0.8', '2', '0')
+    >>> format_number(0.80000001, 3), format_number(2.0, 3), format_number(-0.00012345, 3)
+    ('0.8', '2', '-0.000123')
     """
-    text = f"{round(float(x), precision):.{max(precision, 0)}f}"
+    x = float(x)
+    if x != 0 and abs(x) < 0.5 * 10.0**-precision:
+        return np.format_float_positional(x, precision=max(precision, 1), unique=False, fractional=False, trim="-")
+    text = f"{round(x, precision):.{max(precision, 0)}f}"
     if "." in text:
         text = text.rstrip("0").rstrip(".")
     return "0" if text == "-0" else text

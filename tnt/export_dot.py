@@ -43,7 +43,7 @@ def to_dot(
     show_samples : bool, default=True
         Show the number of training samples reaching each node.
     show_shares : bool, default=False
-        Show the share of each class at each node.
+        Show the largest class shares at each node (three at most, then how many more).
     precision : int, default=3
         Decimals of thresholds and shares.
     rankdir : {"TB", "LR", "BT", "RL"}, default="TB"

@@ -90,11 +90,21 @@ def graph_figure(graph, *, feature_names=None, class_names=None, highlight_sampl
 
 def _edge_trace(go, x, y, parent, child, name, line):
     """All the given edges as one line trace: ``x0, x1, None`` per edge."""
-    xs = np.column_stack([x[parent], x[child], np.full(parent.size, np.nan)]).ravel()
-    ys = np.column_stack([y[parent], y[child], np.full(parent.size, np.nan)]).ravel()
-    # NaN and None both break a plotly line; None is what plotly documents.
-    as_list = lambda values: [None if np.isnan(v) else float(v) for v in values]  # noqa: E731
-    return go.Scatter(x=as_list(xs), y=as_list(ys), mode="lines", name=name, line=line, hoverinfo="skip")
+    return go.Scatter(
+        x=_with_breaks(x[parent], x[child]),
+        y=_with_breaks(y[parent], y[child]),
+        mode="lines",
+        name=name,
+        line=line,
+        hoverinfo="skip",
+    )
+
+
+def _with_breaks(start: np.ndarray, end: np.ndarray) -> list:
+    """``[start0, end0, None, start1, end1, None, ...]``: None separates the segments of one line."""
+    points = np.column_stack([start, end, start]).astype(object)
+    points[:, 2] = None
+    return points.ravel().tolist()
 
 
 def _node_trace(go, graph, text, x, y, on_path):
