@@ -95,6 +95,14 @@ def test_export_drawings_without_dot_on_path(workdir, model_file, no_dot_on_path
         assert (workdir / f"model.{fmt}").read_bytes().startswith(start)
 
 
+def test_export_options_reach_the_drawing(workdir, model_file):
+    result = tnt("export", "model.json", "-o", "window.dot", "--depth-window", "1", "2", "--show-ids", "--show-shares", cwd=workdir)
+    assert result.returncode == 0, result.stderr
+    source = (workdir / "window.dot").read_text()
+    assert 'n0 [label="#0"' in source and "id=stub0" in source  # the root is outside the window: a stub
+    assert 'n1 [label="#1\\npx' in source and "%" in source  # ids and class shares in the labels
+
+
 def test_export_json_and_text(workdir, model_file):
     assert tnt("export", "model.json", "-o", "copy.json", cwd=workdir).returncode == 0
     original, copy = (json.loads((workdir / name).read_text()) for name in ("model.json", "copy.json"))

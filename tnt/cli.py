@@ -86,6 +86,9 @@ def _parser() -> argparse.ArgumentParser:
                         help="output format (default: from the output file's extension)")
     export.add_argument("-o", "--output", required=True, metavar="FILE")
     export.add_argument("--show-ids", action="store_true", help="write node ids in the drawing")
+    export.add_argument("--show-shares", action="store_true", help="write the largest class shares in each node")
+    export.add_argument("--depth-window", type=int, nargs=2, metavar=("A", "B"),
+                        help="draw only the layers A to B (root = 0), with stubs for edges leaving them")
     export.add_argument("--rankdir", choices=("TB", "LR"), default="TB", help="top-down (TB) or left-right (LR)")
     export.set_defaults(run=_export)
 
@@ -163,7 +166,7 @@ def _export(args) -> None:
         from .export_dot import to_dot
 
         source = to_dot(model.graph_, feature_names=features, class_names=classes, show_ids=args.show_ids,
-                        rankdir=args.rankdir)
+                        show_shares=args.show_shares, rankdir=args.rankdir, depth_window=args.depth_window)
         if fmt == "dot":
             Path(args.output).write_text(source)
         else:
