@@ -146,5 +146,14 @@ def node_colors(graph) -> list[str]:
 
 
 def node_fills(graph) -> list[str]:
-    """Like :func:`node_colors`, in the lighter tints used as node backgrounds."""
+    """Like :func:`node_colors`, in the lighter tints (:func:`fill_color`) used as node backgrounds.
+
+    Examples
+    --------
+    >>> from tnt import DecisionGraph
+    >>> from tnt.colors import MIXED_FILL, node_fills
+    >>> g = DecisionGraph([-1], [-1], [-2], [-2], [[1, 1]])
+    >>> node_fills(g) == [MIXED_FILL]
+    True
+    """
     return [fill_color(c) for c in node_colors(graph)]
