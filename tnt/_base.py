@@ -15,13 +15,15 @@ from .graph import DecisionGraph
 
 # Both scikit-learn's trees and TnT compare float32 feature values with their thresholds.
 DTYPE = np.float32
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
 class GraphClassifierMixin(ClassifierMixin):
     """Prediction and introspection for a classifier whose fitted model is ``self.graph_``."""
 
     def _validate_training_data(self, X, y, sample_weight) -> _Problem:
-        X, y = validate_data(self, X, y, dtype=DTYPE)
+        X, y = validate_data(self, X, y, dtype=(np.float64, DTYPE))
+        X = _within_float32(X)
         check_classification_targets(y)
         if y.ndim != 1:
             y = np.ravel(y)
@@ -59,7 +61,9 @@ class GraphClassifierMixin(ClassifierMixin):
 
     def _validate_X_predict(self, X) -> np.ndarray:
         check_is_fitted(self)
-        return validate_data(self, X, dtype=DTYPE, reset=False)
+        dtype = self.graph_.input_dtype
+        X = validate_data(self, X, dtype=(np.float64, np.float32), reset=False)
+        return _within_float32(X) if dtype == DTYPE else np.asarray(X, dtype=dtype)
 
     def predict_proba(self, X):
         """Class probabilities: the weighted class distribution of the training samples in each
@@ -116,6 +120,45 @@ class GraphClassifierMixin(ClassifierMixin):
         """Number of nodes with more than one parent."""
         check_is_fitted(self)
         return int(self.graph_.shared_nodes.size)
+
+
+def _within_float32(X: np.ndarray) -> np.ndarray:
+    """``X`` as float32, refusing finite values too large for float32 rather than turning them into infinity.
+
+    Parameters
+    ----------
+    X : ndarray of float32 or float64, all values finite
+
+    Returns
+    -------
+    X32 : ndarray of float32
+
+    Raises
+    ------
+    ValueError
+        When a value's magnitude exceeds float32's largest number (about 3.4e38). Values too small
+        for float32 (below about 1.4e-45) become 0, as they do for scikit-learn's trees.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> _within_float32(np.array([[1e-300, 2.5]])).tolist()
+    [[0.0, 2.5]]
+    >>> _within_float32(np.array([[1e300]]))
+    Traceback (most recent call last):
+    ...
+    ValueError: X has values beyond the float32 range (|x| up to 1e+300 in feature 0, the limit is 3.4e+38): ...
+    """
+    if X.dtype != DTYPE and X.size:
+        magnitude = np.abs(X).max(axis=0)
+        if magnitude.max() > _FLOAT32_MAX:
+            feature = int(np.argmax(magnitude))
+            raise ValueError(
+                f"X has values beyond the float32 range (|x| up to {magnitude[feature]:.3g} in feature {feature}, "
+                f"the limit is {_FLOAT32_MAX:.2g}): decision trees compare features as float32 numbers, "
+                "so rescale that feature (for example to standard units or a logarithm) first."
+            )
+    return np.asarray(X, dtype=DTYPE)
 
 
 def _seed(random_state) -> int:
