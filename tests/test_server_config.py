@@ -1,0 +1,53 @@
+"""The Streamlit server's safe defaults in .streamlit/config.toml, and the README section about them."""
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from tnt.model_io import MAX_BYTES
+
+ROOT = Path(__file__).resolve().parent.parent
+CONFIG = ROOT / ".streamlit" / "config.toml"
+
+
+@pytest.fixture(scope="module")
+def config():
+    with open(CONFIG, "rb") as file:
+        return tomllib.load(file)
+
+
+@pytest.mark.parametrize(
+    "section, key, expected",
+    [
+        ("server", "address", "127.0.0.1"),  # reachable from this machine only
+        ("server", "maxUploadSize", 50),  # megabytes
+        ("server", "enableXsrfProtection", True),
+        ("server", "enableCORS", True),
+        ("browser", "gatherUsageStats", False),
+        ("client", "showErrorDetails", "type"),  # no stack trace in the browser
+    ],
+)
+def test_safe_server_setting(config, section, key, expected):
+    assert config[section][key] == expected
+
+
+def test_every_setting_is_one_streamlit_knows(config):
+    # A misspelt option would be ignored silently and leave Streamlit's unsafe default in place.
+    from streamlit import config as streamlit_config
+
+    known = streamlit_config._config_options_template
+    names = [f"{section}.{key}" for section, options in config.items() for key in options]
+    assert names and [name for name in names if name not in known] == []
+
+
+def test_upload_limit_admits_the_largest_model_file(config):
+    assert config["server"]["maxUploadSize"] * 1024 * 1024 >= MAX_BYTES
+
+
+def test_readme_documents_the_limits(config):
+    readme = (ROOT / "README.md").read_text()
+    assert "## Security and limits" in readme
+    section = readme.split("## Security and limits", 1)[1].split("\n## ", 1)[0]
+    for phrase in ("127.0.0.1", f"{config['server']['maxUploadSize']} MB", "XSRF", "usage statistics"):
+        assert phrase in section, phrase
