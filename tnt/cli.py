@@ -73,7 +73,8 @@ def _parser() -> argparse.ArgumentParser:
     train.set_defaults(run=_train)
 
     predict = commands.add_parser("predict", help="predict the class of every row of a CSV file",
-                                  description="Predict with a model file; writes a CSV with a 'prediction' column.")
+                                  description="Predict with a model file; writes a CSV with a 'prediction' column "
+                                  "(class names a spreadsheet would read as formulas get a leading ').")
     predict.add_argument("model", metavar="MODEL.json")
     predict.add_argument("data", metavar="DATA.csv", help="rows to classify; needs the model's feature columns")
     predict.add_argument("-o", "--output", metavar="PREDICTIONS.csv", help="output file (default: standard output)")
@@ -132,6 +133,7 @@ def _predict(args) -> None:
     import pandas as pd
 
     from .csv_data import read_csv_table
+    from .safe_csv import neutralize_formulas
 
     model = _load_model(args.model)
     names = getattr(model, "feature_names_in_", None)
@@ -139,7 +141,8 @@ def _predict(args) -> None:
     if X.shape[1] != model.n_features_in_:
         raise ValueError(f"{args.data} has {X.shape[1]} feature columns but the model expects {model.n_features_in_}.")
     X = X if names is not None else X.to_numpy()
-    predictions = pd.DataFrame({"prediction": model.predict(X)})
+    # Class names come from whoever supplied the training data: a spreadsheet must not run them.
+    predictions = neutralize_formulas(pd.DataFrame({"prediction": model.predict(X)}))
     if args.output:
         predictions.to_csv(args.output, index=False)
     else:
