@@ -83,7 +83,7 @@ def test_a_single_feature(make):
     assert model.n_splits_ == 2
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.int16])
 def test_float32_float64_and_integer_input_give_the_same_model(make, dtype):
     rng = np.random.default_rng(1)
     X = rng.integers(-50, 50, size=(80, 3))  # exact in every dtype

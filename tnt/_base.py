@@ -11,7 +11,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from ._growth import _Problem
 from ._working_graph import FlatGraph
-from .graph import DecisionGraph
+from .graph import EXACT_IN_FLOAT32, DecisionGraph
 
 # Both scikit-learn's trees and TnT compare float32 feature values with their thresholds.
 DTYPE = np.float32
@@ -22,7 +22,9 @@ class GraphClassifierMixin(ClassifierMixin):
     """Prediction and introspection for a classifier whose fitted model is ``self.graph_``."""
 
     def _validate_training_data(self, X, y, sample_weight) -> _Problem:
-        X, y = validate_data(self, X, y, dtype=(np.float64, DTYPE))
+        # float64 is kept so that values beyond float32's range are reported rather than turned into
+        # infinity; anything else becomes float32 directly, as scikit-learn's trees convert it.
+        X, y = validate_data(self, X, y, dtype=(DTYPE, np.float64))
         X = _within_float32(X)
         check_classification_targets(y)
         if y.ndim != 1:
@@ -61,9 +63,13 @@ class GraphClassifierMixin(ClassifierMixin):
 
     def _validate_X_predict(self, X) -> np.ndarray:
         check_is_fitted(self)
-        dtype = self.graph_.input_dtype
-        X = validate_data(self, X, dtype=(np.float64, np.float32), reset=False)
-        return _within_float32(X) if dtype == DTYPE else np.asarray(X, dtype=dtype)
+        # Types float32 holds exactly are kept (the graph routes them without a copy); float64 is
+        # kept too and cast by the graph, once its values are known to fit float32's range when the
+        # graph compares in float32; anything else becomes float32, as in training.
+        X = validate_data(self, X, dtype=[*EXACT_IN_FLOAT32, np.float64], reset=False)
+        if X.dtype == np.float64 and self.graph_.input_dtype == DTYPE:
+            _check_float32_range(X)
+        return X
 
     def predict_proba(self, X):
         """Class probabilities: the weighted class distribution of the training samples in each
@@ -149,7 +155,14 @@ def _within_float32(X: np.ndarray) -> np.ndarray:
     ...
     ValueError: X has values beyond the float32 range (|x| up to 1e+300 in feature 0, the limit is 3.4e+38): ...
     """
-    if X.dtype != DTYPE and X.size:
+    if X.dtype == np.float64:
+        _check_float32_range(X)
+    return np.asarray(X, dtype=DTYPE)
+
+
+def _check_float32_range(X: np.ndarray) -> None:
+    """Raise a ValueError naming the feature of float64 ``X`` whose magnitude exceeds float32's range most."""
+    if X.size:
         magnitude = np.abs(X).max(axis=0)
         if magnitude.max() > _FLOAT32_MAX:
             feature = int(np.argmax(magnitude))
@@ -158,7 +171,6 @@ def _within_float32(X: np.ndarray) -> np.ndarray:
                 f"the limit is {_FLOAT32_MAX:.2g}): decision trees compare features as float32 numbers, "
                 "so rescale that feature (for example to standard units or a logarithm) first."
             )
-    return np.asarray(X, dtype=DTYPE)
 
 
 def _seed(random_state) -> int:
