@@ -1,0 +1,3 @@
+"""Graph page (placeholder until the rendering layer lands)."""
+import streamlit as st
+st.header("Graph")
