@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Callable, Optional
 
 import numpy as np
 
+from ._binning import BinnedData, bin_features
 from ._micro_tree import MicroTree, fit_micro_tree, fit_stump
 from ._working_graph import FlatGraph, WorkingGraph, compact
 
@@ -46,11 +48,22 @@ ProgressCallback = Optional[Callable[[GrowthEvent], None]]
 
 @dataclass
 class _Problem:
+    """Validated training data: float32 features, class indices, positive weights."""
+
     X: np.ndarray  # float32, C-contiguous
     y: np.ndarray  # class indices
     w: np.ndarray  # positive weights
     n_classes: int
     seed: int
+
+    @cached_property
+    def binned(self) -> BinnedData:
+        return bin_features(self.X)
+
+    @cached_property
+    def feature_order(self) -> np.ndarray:
+        """The order in which micro trees try features: it breaks ties between equal splits."""
+        return np.random.RandomState(self.seed).permutation(self.X.shape[1])
 
     @property
     def total_weight(self) -> float:
@@ -104,7 +117,7 @@ def _grow_pass(graph: WorkingGraph, problem: _Problem, C: float, cache: _MicroTr
 
     def fit(rows, targets, n_targets):
         alpha = C * W / float(problem.w[rows].sum())
-        return fit_micro_tree(problem.X[rows], targets, problem.w[rows], alpha, n_targets, problem.seed)
+        return fit_micro_tree(problem.binned, problem.feature_order, rows, targets, problem.w[rows], alpha, n_targets)
 
     for node in range(graph.n_orig):  # ids are a breadth-first topological order
         rows = _gather(incoming[node])
@@ -157,7 +170,7 @@ def _fine_tune_round(graph: WorkingGraph, problem: _Problem) -> None:
             w = problem.w[sens_rows]
             old_error = _weighted_error(~graph.goes_left(node, problem.X, sens_rows), targets, w)
             saved = _save_slot(graph, node)
-            stump = fit_stump(problem.X[sens_rows], targets, w, problem.seed)
+            stump = fit_stump(problem.binned, problem.feature_order, sens_rows, targets, w)
             graph.install_split_tree(node, stump)
             if _weighted_error(~graph.goes_left(node, problem.X, sens_rows), targets, w) > old_error:
                 _restore_slot(graph, node, saved)

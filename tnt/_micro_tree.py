@@ -5,7 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.tree import DecisionTreeClassifier
+
+from ._binning import BinnedData
+from ._tree_builder import build_tree, prune_tree
+
+NO_DEPTH_LIMIT = np.iinfo(np.int64).max
 
 
 @dataclass(frozen=True)
@@ -31,39 +35,64 @@ class MicroTree:
         return int(self.children_left.shape[0])
 
 
-def fit_micro_tree(X, y, sample_weight, alpha: float, n_targets: int, random_state: int) -> MicroTree:
-    """Fit a Gini CART on (X, y) and prune it with minimal cost-complexity pruning at ``alpha``.
+def fit_micro_tree(data: BinnedData, feature_order, rows, y, sample_weight, alpha: float, n_targets: int) -> MicroTree:
+    """Fit a Gini CART on the samples ``rows`` and prune it with minimal cost-complexity pruning.
 
     Parameters
     ----------
-    X : ndarray of shape (n, n_features), float32
-    y : ndarray of shape (n,) of int in ``0..n_targets-1``
-    sample_weight : ndarray of shape (n,)
+    data : BinnedData
+        The binned training matrix.
+    feature_order : ndarray of int
+        The order in which features are tried; the first of several equally good splits wins.
+    rows : ndarray of int
+        The training samples to fit on.
+    y : ndarray of int, aligned with ``rows``
+        Targets in ``0..n_targets-1``.
+    sample_weight : ndarray of float, aligned with ``rows``
     alpha : float
         scikit-learn's ``ccp_alpha``: a split survives when it lowers the weighted Gini impurity,
-        measured as a share of this tree's total weight, by more than ``alpha``.
+        measured as a share of this tree's total weight, by more than ``alpha`` per added leaf.
     n_targets : int
-        Number of possible targets (labels are returned as indices into ``range(n_targets)``).
-    random_state : int
-        Seed of scikit-learn's feature permutation, which breaks ties between equal splits.
+        Number of possible targets.
     """
-    return _fit(DecisionTreeClassifier(ccp_alpha=alpha, random_state=random_state), X, y, sample_weight)
+    return _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, NO_DEPTH_LIMIT)
 
 
-def _fit(tree: DecisionTreeClassifier, X, y, sample_weight) -> MicroTree:
-    tree.fit(X, y, sample_weight=sample_weight)
-    t = tree.tree_
-    leaf = t.children_left == -1
-    label = np.where(leaf, tree.classes_.take(np.argmax(t.value[:, 0, :], axis=1)), -1).astype(np.intp)
-    return MicroTree(
-        children_left=t.children_left.astype(np.intp),
-        children_right=t.children_right.astype(np.intp),
-        feature=np.where(leaf, -2, t.feature).astype(np.intp),
-        threshold=np.where(leaf, -2.0, t.threshold),
-        label=label,
+def fit_stump(data: BinnedData, feature_order, rows, y, sample_weight) -> MicroTree:
+    """Fit the single best Gini split, as fine-tuning (Algorithm A.1) refits a node (targets 0/1)."""
+    return _fit(data, feature_order, rows, y, sample_weight, 2, 0.0, 1)
+
+
+def _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, max_depth) -> MicroTree:
+    left, right, feature, threshold, value, total_w = build_tree(
+        data.codes,
+        np.ascontiguousarray(feature_order, dtype=np.int64),
+        np.ascontiguousarray(rows, dtype=np.int64),
+        np.ascontiguousarray(y, dtype=np.int64),
+        np.ascontiguousarray(sample_weight, dtype=np.float64),
+        n_targets,
+        data.n_bins,
+        data.bin_min,
+        data.bin_max,
+        float(alpha),
+        max_depth,
     )
-
-
-def fit_stump(X, y, sample_weight, random_state: int) -> MicroTree:
-    """Fit the single best Gini split of (X, y), as fine-tuning (Algorithm A.1) refits a node."""
-    return _fit(DecisionTreeClassifier(max_depth=1, random_state=random_state), X, y, sample_weight)
+    split = prune_tree(left, right, value, total_w, float(alpha))
+    # Keep the nodes whose ancestors are all kept splits; creation order is a preorder, so the
+    # survivors in increasing id order are a preorder of the pruned tree.
+    present = np.zeros(left.shape[0], dtype=bool)
+    present[0] = True
+    for node in range(left.shape[0]):
+        if present[node] and split[node]:
+            present[left[node]] = present[right[node]] = True
+    kept = np.flatnonzero(present)
+    new_id = np.full(left.shape[0], -1, dtype=np.intp)
+    new_id[kept] = np.arange(kept.size)
+    is_split = split[kept]
+    return MicroTree(
+        children_left=np.where(is_split, new_id[left[kept]], -1),
+        children_right=np.where(is_split, new_id[right[kept]], -1),
+        feature=np.where(is_split, feature[kept], -2).astype(np.intp),
+        threshold=np.where(is_split, threshold[kept], -2.0),
+        label=np.where(is_split, -1, np.argmax(value[kept], axis=1)).astype(np.intp),
+    )

@@ -1,0 +1,108 @@
+"""The compiled micro-tree learner chooses the same splits as scikit-learn's CART, up to ties."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+from sklearn.tree import DecisionTreeClassifier
+
+from tnt._binning import bin_features
+from tnt._micro_tree import MicroTree, fit_micro_tree, fit_stump
+from tnt._working_graph import FlatGraph, WorkingGraph
+
+
+def predict(tree: MicroTree, X):
+    X = np.asarray(X, dtype=np.float32)
+    node = np.zeros(X.shape[0], dtype=np.intp)
+    active = np.flatnonzero(tree.children_left[node] >= 0)
+    while active.size:
+        at = node[active]
+        go_left = X[active, tree.feature[at]] <= tree.threshold[at]
+        node[active] = np.where(go_left, tree.children_left[at], tree.children_right[at])
+        active = active[tree.children_left[node[active]] >= 0]
+    return tree.label[node]
+
+
+def n_splits(tree):
+    return int(np.count_nonzero(tree.children_left >= 0))
+
+
+def fit_both(X, y, w, alpha, rows=None):
+    X32 = np.asarray(X, dtype=np.float32)
+    rows = np.arange(len(y)) if rows is None else rows
+    ours = fit_micro_tree(bin_features(X32), np.arange(X.shape[1]), rows, y[rows], w[rows], alpha, int(y.max()) + 1)
+    theirs = DecisionTreeClassifier(ccp_alpha=alpha, random_state=0).fit(X32[rows], y[rows], sample_weight=w[rows])
+    return ours, theirs
+
+
+@pytest.fixture(scope="module")
+def continuous():
+    X, y = make_classification(n_samples=3000, n_features=8, n_informative=5, n_classes=4, random_state=0)
+    return X, y
+
+
+@pytest.mark.parametrize("alpha", [1.3e-4, 1.3e-3, 1.3e-2])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_same_tree_as_scikit_learn_on_continuous_data(continuous, alpha, weighted):
+    X, y = continuous
+    w = np.random.default_rng(0).uniform(0.5, 2.0, len(y)) if weighted else np.ones(len(y))
+    # No tie at the pruning boundary either: alpha is not one of the tree's effective alphas.
+    path = DecisionTreeClassifier(random_state=0).cost_complexity_pruning_path(X.astype(np.float32), y, sample_weight=w)
+    assert np.min(np.abs(path.ccp_alphas - alpha)) > 1e-9
+    ours, theirs = fit_both(X, y, w, alpha)
+    assert n_splits(ours) == theirs.tree_.node_count - theirs.get_n_leaves()
+    assert np.array_equal(predict(ours, X), theirs.predict(X.astype(np.float32)))
+    # The root split is unique on continuous data: same feature, bit-identical threshold.
+    assert ours.feature[0] == theirs.tree_.feature[0]
+    assert ours.threshold[0] == theirs.tree_.threshold[0]
+
+
+def test_small_nodes_over_wide_code_ranges_are_sorted_not_histogrammed(continuous):
+    # 40 samples drawn from 3,000 distinct values per feature: the sorting path does the work.
+    X, y = continuous
+    rows = np.sort(np.random.default_rng(1).choice(len(y), size=40, replace=False))
+    ours, theirs = fit_both(X, y, np.ones(len(y)), 1e-3, rows=rows)
+    assert n_splits(ours) == theirs.tree_.node_count - theirs.get_n_leaves()
+    assert np.array_equal(predict(ours, X[rows]), theirs.predict(X[rows].astype(np.float32)))
+
+
+@pytest.mark.parametrize("name", ["pendigits", "optdigits"])
+@pytest.mark.parametrize("alpha", [1e-4, 1e-3])
+def test_agrees_with_scikit_learn_on_digit_data(name, alpha, request):
+    X, y, _, _ = request.getfixturevalue(name)
+    ours, theirs = fit_both(X, y, np.ones(len(y)), alpha)
+    agreement = np.mean(predict(ours, X) == theirs.predict(X.astype(np.float32)))
+    assert agreement >= 0.995
+    ours_splits, their_splits = n_splits(ours), theirs.tree_.node_count - theirs.get_n_leaves()
+    assert abs(ours_splits - their_splits) <= 0.02 * their_splits
+
+
+def test_thresholds_route_floats_like_the_codes_they_were_chosen_on():
+    # More distinct values than exact bins: quantile bins, thresholds still consistent with routing.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(70_000, 2))
+    y = (X[:, 0] + 0.3 * X[:, 1] > 0.1).astype(np.int64)
+    binned = bin_features(X.astype(np.float32))
+    assert binned.n_bins[0] <= 65535 and binned.codes.dtype == np.uint16
+    tree = fit_micro_tree(binned, np.arange(2), np.arange(len(y)), y, np.ones(len(y)), 1e-4, 2)
+    assert np.mean(predict(tree, X) == y) > 0.97
+
+
+def test_pure_nodes_are_leaves_and_stumps_have_one_split(continuous):
+    X, y = continuous
+    binned = bin_features(X.astype(np.float32))
+    single = fit_micro_tree(binned, np.arange(8), np.arange(50), np.zeros(50, dtype=np.int64), np.ones(50), 0.0, 1)
+    assert single.is_single_leaf and single.label[0] == 0
+    stump = fit_stump(binned, np.arange(8), np.arange(len(y)), (y > 1).astype(np.int64), np.ones(len(y)))
+    assert n_splits(stump) == 1
+    sk = DecisionTreeClassifier(max_depth=1).fit(X.astype(np.float32), y > 1)
+    assert stump.feature[0] == sk.tree_.feature[0] and stump.threshold[0] == sk.tree_.threshold[0]
+
+
+def test_feature_order_breaks_ties():
+    # Two identical features: whichever comes first in the order is chosen.
+    X = np.repeat(np.arange(10, dtype=np.float32)[:, None], 2, axis=1)
+    y = (X[:, 0] > 4).astype(np.int64)
+    binned = bin_features(X)
+    first = fit_micro_tree(binned, np.array([0, 1]), np.arange(10), y, np.ones(10), 0.0, 2)
+    second = fit_micro_tree(binned, np.array([1, 0]), np.arange(10), y, np.ones(10), 0.0, 2)
+    assert (first.feature[0], second.feature[0]) == (0, 1)
