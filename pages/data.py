@@ -2,7 +2,6 @@
 
 import streamlit as st
 
-from tnt.csv_input import read_csv_bytes
 from tnt.datasets import DataError, catalog, make_dataset
 from ui import state
 
@@ -41,7 +40,7 @@ with right:
     )
     if upload is not None:
         try:
-            table = read_csv_bytes(upload.getvalue(), name=upload.name)
+            table = state.uploaded_table(upload.file_id, upload.name, upload.getvalue())
         except DataError as err:
             st.error(str(err))
             table = None

@@ -11,6 +11,7 @@ from collections import OrderedDict
 
 import streamlit as st
 
+from tnt.csv_input import UploadedTable, read_csv_bytes
 from tnt.datasets import Dataset, default_dataset_id, load_bundled
 from tnt.training import TrainParams, TrainResult
 
@@ -25,6 +26,13 @@ MAX_MODELS = 24  # trained models kept per session, least recently used dropped 
 def bundled(dataset_id: str, test_size: float = 0.3, seed: int = 0) -> Dataset:
     """A bundled data set, split; cached on its small hashable arguments (a fresh copy per call)."""
     return load_bundled(dataset_id, test_size=test_size, seed=seed)
+
+
+@st.cache_data(show_spinner="Reading the file...", max_entries=8)
+def uploaded_table(file_id: str, name: str, _data: bytes) -> UploadedTable:
+    """An uploaded CSV file, parsed once per upload (``file_id`` is new for every upload and
+    stands for the bytes, which are not hashed)."""
+    return read_csv_bytes(_data, name=name)
 
 
 def dataset() -> Dataset:
@@ -51,6 +59,13 @@ def params() -> TrainParams:
 
 def set_params(value: TrainParams) -> None:
     st.session_state[PARAMS] = value
+
+
+def clamp(key: str, low: int, high: int) -> None:
+    """Bring a number widget's remembered value back into [low, high] before the widget is drawn
+    (a smaller graph or test set than last time would otherwise make Streamlit raise)."""
+    if key in st.session_state:
+        st.session_state[key] = min(max(st.session_state[key], low), high)
 
 
 def _models() -> OrderedDict:
