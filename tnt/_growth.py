@@ -9,7 +9,7 @@ from typing import Callable, Optional
 import numpy as np
 
 from ._binning import BinnedData, bin_features
-from ._micro_tree import MicroTree, fit_micro_tree, fit_stump
+from ._micro_tree import MicroTree, fit_micro_tree, fit_stump, make_workspace
 from ._working_graph import FlatGraph, WorkingGraph, compact
 
 
@@ -59,6 +59,10 @@ class _Problem:
     @cached_property
     def binned(self) -> BinnedData:
         return bin_features(self.X)
+
+    @cached_property
+    def workspace(self):
+        return make_workspace(self.binned, self.n_classes)
 
     @cached_property
     def feature_order(self) -> np.ndarray:
@@ -117,7 +121,9 @@ def _grow_pass(graph: WorkingGraph, problem: _Problem, C: float, cache: _MicroTr
 
     def fit(rows, targets, n_targets):
         alpha = C * W / float(problem.w[rows].sum())
-        return fit_micro_tree(problem.binned, problem.feature_order, rows, targets, problem.w[rows], alpha, n_targets)
+        return fit_micro_tree(
+            problem.binned, problem.feature_order, rows, targets, problem.w[rows], alpha, n_targets, problem.workspace
+        )
 
     for node in range(graph.n_orig):  # ids are a breadth-first topological order
         rows = _gather(incoming[node])
@@ -170,7 +176,7 @@ def _fine_tune_round(graph: WorkingGraph, problem: _Problem) -> None:
             w = problem.w[sens_rows]
             old_error = _weighted_error(~graph.goes_left(node, problem.X, sens_rows), targets, w)
             saved = _save_slot(graph, node)
-            stump = fit_stump(problem.binned, problem.feature_order, sens_rows, targets, w)
+            stump = fit_stump(problem.binned, problem.feature_order, sens_rows, targets, w, problem.workspace)
             graph.install_split_tree(node, stump)
             if _weighted_error(~graph.goes_left(node, problem.X, sens_rows), targets, w) > old_error:
                 _restore_slot(graph, node, saved)

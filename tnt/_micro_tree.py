@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 from ._binning import BinnedData
-from ._tree_builder import build_tree, prune_tree
+from ._tree_builder import build_tree, make_buffers, prune_tree
 
 NO_DEPTH_LIMIT = np.iinfo(np.int64).max
 
@@ -35,7 +36,14 @@ class MicroTree:
         return int(self.children_left.shape[0])
 
 
-def fit_micro_tree(data: BinnedData, feature_order, rows, y, sample_weight, alpha: float, n_targets: int) -> MicroTree:
+def make_workspace(data: BinnedData, n_targets: int):
+    """Scratch memory for fitting micro trees with up to ``n_targets`` targets, reused across fits."""
+    return make_buffers(data.n_bins, max(n_targets, 2), numba.get_num_threads())
+
+
+def fit_micro_tree(
+    data: BinnedData, feature_order, rows, y, sample_weight, alpha: float, n_targets: int, workspace=None
+) -> MicroTree:
     """Fit a Gini CART on the samples ``rows`` and prune it with minimal cost-complexity pruning.
 
     Parameters
@@ -54,16 +62,20 @@ def fit_micro_tree(data: BinnedData, feature_order, rows, y, sample_weight, alph
         measured as a share of this tree's total weight, by more than ``alpha`` per added leaf.
     n_targets : int
         Number of possible targets.
+    workspace : tuple, optional
+        From :func:`make_workspace`; made for this fit when omitted.
     """
-    return _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, NO_DEPTH_LIMIT)
+    return _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, NO_DEPTH_LIMIT, workspace)
 
 
-def fit_stump(data: BinnedData, feature_order, rows, y, sample_weight) -> MicroTree:
+def fit_stump(data: BinnedData, feature_order, rows, y, sample_weight, workspace=None) -> MicroTree:
     """Fit the single best Gini split, as fine-tuning (Algorithm A.1) refits a node (targets 0/1)."""
-    return _fit(data, feature_order, rows, y, sample_weight, 2, 0.0, 1)
+    return _fit(data, feature_order, rows, y, sample_weight, 2, 0.0, 1, workspace)
 
 
-def _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, max_depth) -> MicroTree:
+def _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, max_depth, workspace) -> MicroTree:
+    if workspace is None or workspace[0].shape[2] < n_targets:
+        workspace = make_workspace(data, n_targets)
     left, right, feature, threshold, value, total_w = build_tree(
         data.codes,
         np.ascontiguousarray(feature_order, dtype=np.int64),
@@ -76,6 +88,7 @@ def _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, max_dept
         data.bin_max,
         float(alpha),
         max_depth,
+        workspace,
     )
     split = prune_tree(left, right, value, total_w, float(alpha))
     # Keep the nodes whose ancestors are all kept splits; creation order is a preorder, so the

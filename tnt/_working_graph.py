@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._micro_tree import MicroTree
+from ._routing import count_directions, route_past, route_to_leaves
 
 
 @dataclass
@@ -137,32 +138,18 @@ class WorkingGraph:
         self._write(tree, slot_of)
 
     # ------------------------------------------------------------------ routing
+    def _arrays(self):
+        return self.left, self.right, self.feature, self.threshold
+
     def predict_from(self, start: int, X: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """Leaf labels the graph gives ``X[rows]`` when inference starts at slot ``start``."""
-        node = np.full(rows.shape[0], start, dtype=np.intp)
-        left, right, feature, threshold = self.left, self.right, self.feature, self.threshold
-        active = np.arange(rows.shape[0]) if left[start] >= 0 else np.empty(0, dtype=np.intp)
-        while active.size:
-            at = node[active]
-            go_left = X[rows[active], feature[at]] <= threshold[at]
-            nxt = np.where(go_left, left[at], right[at])
-            node[active] = nxt
-            active = active[left[nxt] >= 0]
-        return self.label[node]
+        return self.label[route_to_leaves(X, rows, start, *self._arrays())]
 
     def goes_left(self, node: int, X: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """Mask of the ``rows`` (samples reaching internal ``node``) that the node's split, micro
         tree included, sends to its phase-start left child."""
-        where = np.full(rows.shape[0], node, dtype=np.intp)
-        active = np.arange(rows.shape[0])
-        left, right, feature, threshold, n_orig = self.left, self.right, self.feature, self.threshold, self.n_orig
-        while active.size:
-            at = where[active]
-            go_left = X[rows[active], feature[at]] <= threshold[at]
-            nxt = np.where(go_left, left[at], right[at])
-            where[active] = nxt
-            active = active[nxt >= n_orig]
-        return where == self.start.children_left[node]
+        reached = route_past(X, rows, node, self.n_orig, *self._arrays())
+        return reached == self.start.children_left[node]
 
     def route_through(self, node: int, X: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The rows reaching ``node``'s phase-start left and right child, in input order."""
@@ -171,21 +158,7 @@ class WorkingGraph:
 
     def routing_counts(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """How many training samples each slot sends left and right."""
-        n = X.shape[0]
-        node = np.zeros(n, dtype=np.intp)
-        left, right, feature, threshold = self.left, self.right, self.feature, self.threshold
-        went_left = np.zeros(self.size, dtype=np.intp)
-        went_right = np.zeros(self.size, dtype=np.intp)
-        active = np.arange(n) if left[0] >= 0 else np.empty(0, dtype=np.intp)
-        while active.size:
-            at = node[active]
-            go_left = X[active, feature[at]] <= threshold[at]
-            went_left += np.bincount(at[go_left], minlength=self.size)
-            went_right += np.bincount(at[~go_left], minlength=self.size)
-            nxt = np.where(go_left, left[at], right[at])
-            node[active] = nxt
-            active = active[left[nxt] >= 0]
-        return went_left, went_right
+        return count_directions(X, self.size, *self._arrays())
 
 
 def compact(graph: WorkingGraph, X: np.ndarray) -> FlatGraph:

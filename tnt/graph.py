@@ -15,6 +15,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
+from ._routing import decision_paths, route_all_to_leaves
+
 TREE_LEAF = -1
 TREE_UNDEFINED = -2
 MIXED = -1
@@ -195,32 +197,14 @@ class DecisionGraph:
             raise ValueError(f"X must be 2-dimensional, got shape {X.shape}.")
         return np.ascontiguousarray(X, dtype=self.input_dtype)
 
-    def _route(self, X, record_path: bool = False):
-        """Send every row of X from the root to a leaf; optionally record every (row, node) visited."""
-        X = self._as_input(X)
-        n = X.shape[0]
-        node = np.zeros(n, dtype=np.intp)
-        rows = np.flatnonzero(~self.is_leaf[node]) if n else np.empty(0, dtype=np.intp)
-        visited_rows, visited_nodes = [np.arange(n)], [node.copy()]
-        left, right, feat, thr, leaf = (
-            self.children_left,
-            self.children_right,
-            self.feature,
-            self.threshold,
-            self.is_leaf,
-        )
-        while rows.size:
-            at = node[rows]
-            go_left = X[rows, feat[at]] <= thr[at]
-            nxt = np.where(go_left, left[at], right[at])
-            node[rows] = nxt
-            if record_path:
-                visited_rows.append(rows)
-                visited_nodes.append(nxt)
-            rows = rows[~leaf[nxt]]
-        if record_path:
-            return node, np.concatenate(visited_rows), np.concatenate(visited_nodes)
-        return node
+    def _arrays(self):
+        return self.children_left, self.children_right, self.feature, self.threshold
+
+    def _paths(self, X):
+        """Rows and nodes of every (sample, visited node) pair, each sample's path root first."""
+        indptr, nodes = decision_paths(X, *self._arrays())
+        rows = np.repeat(np.arange(X.shape[0]), np.diff(indptr))
+        return indptr, rows, nodes
 
     def apply(self, X) -> np.ndarray:
         """Id of the leaf each sample reaches.
@@ -233,7 +217,7 @@ class DecisionGraph:
         -------
         leaves : ndarray of shape (n_samples,)
         """
-        return self._route(X)
+        return route_all_to_leaves(self._as_input(X), *self._arrays())
 
     def decision_path(self, X) -> sparse.csr_matrix:
         """Sparse indicator of the nodes each sample passes through, like scikit-learn's.
@@ -244,15 +228,16 @@ class DecisionGraph:
             ``indicator[i, j]`` is 1 when sample ``i`` goes through node ``j``.
         """
         X = self._as_input(X)
-        _, rows, nodes = self._route(X, record_path=True)
-        data = np.ones(rows.shape[0], dtype=np.int64)
-        indicator = sparse.csr_matrix((data, (rows, nodes)), shape=(X.shape[0], self.node_count))
+        indptr, nodes = decision_paths(X, *self._arrays())
+        data = np.ones(nodes.shape[0], dtype=np.int64)
+        indicator = sparse.csr_matrix((data, nodes, indptr), shape=(X.shape[0], self.node_count))
         indicator.sort_indices()
         return indicator
 
     def decision_depth(self, X) -> np.ndarray:
         """Number of splits each sample passes on its way to a leaf."""
-        return np.asarray(self.decision_path(X).sum(axis=1)).ravel() - 1
+        indptr, _ = decision_paths(self._as_input(X), *self._arrays())
+        return np.diff(indptr) - 1
 
     def predict_proba(self, X) -> np.ndarray:
         """Class distribution of the training samples in the leaf each sample reaches."""
@@ -354,7 +339,7 @@ class DecisionGraph:
         """
         y = np.asarray(y, dtype=np.intp)
         w = np.ones(y.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-        _, rows, nodes = self._route(X, record_path=True)
+        _, rows, nodes = self._paths(self._as_input(X))
         n, k = self.node_count, self.n_classes
         value = np.bincount(nodes * k + y[rows], weights=w[rows], minlength=n * k).reshape(n, k)
         counts = np.bincount(nodes, minlength=n)
@@ -378,12 +363,13 @@ class DecisionGraph:
         w = np.ones(y.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         X = self._as_input(X)
         n_features = X.shape[1] if n_features is None else n_features
-        _, rows, nodes = self._route(X, record_path=True)
-        # Consecutive entries of the same row are a (parent, child) edge: rebuild them per row.
-        order = np.lexsort((np.arange(rows.shape[0]), rows))
-        r, nd = rows[order], nodes[order]
-        same_row = r[1:] == r[:-1]
-        parent, child, er = nd[:-1][same_row], nd[1:][same_row], r[1:][same_row]
+        indptr, rows, nodes = self._paths(X)
+        # Consecutive entries of one sample's path are a (parent, child) edge.
+        is_edge = np.ones(nodes.shape[0], dtype=bool)
+        is_edge[indptr[:-1]] = False  # a path's first entry (the root) has no parent
+        child = nodes[is_edge]
+        parent = nodes[np.flatnonzero(is_edge) - 1]
+        er = rows[is_edge]
         went_left = child == self.children_left[parent]
         k = self.n_classes
         importances = np.zeros(n_features)
