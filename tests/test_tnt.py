@@ -8,7 +8,7 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils._param_validation import InvalidParameterError
 
 from tnt import CARTClassifier, GrowthEvent, TAOClassifier, TnTClassifier
-from tnt._growth import _grow_pass, _MicroTreeCache, _Problem
+from tnt._growth import _grow_pass, _MicroTreeCache, _Problem, _Workers
 from tnt._working_graph import FlatGraph, WorkingGraph, compact
 
 
@@ -47,11 +47,12 @@ def test_merge_and_dead_node_pruning_never_change_training_predictions(optdigits
     graph = FlatGraph.single_leaf(0)
     all_rows = np.arange(X.shape[0])
     removed_any = False
+    workers = _Workers(problem, 1)
     for _ in range(3):
         working = WorkingGraph(graph)
         cache = _MicroTreeCache()
         for _ in range(2):
-            _grow_pass(working, problem, 1e-3, cache)
+            _grow_pass(working, problem, 1e-3, cache, workers)
         before = working.predict_from(0, problem.X, all_rows)
         merged = compact(working, problem.X)
         after = WorkingGraph(merged).predict_from(0, problem.X, all_rows)
@@ -183,3 +184,12 @@ def test_single_class_predicts_that_class():
     clf = TnTClassifier().fit(X, ["only"] * 20)
     assert clf.n_splits_ == 0
     assert clf.predict(X).tolist() == ["only"] * 20
+
+
+@pytest.mark.parametrize("C", [1e-3, 1e-4])
+def test_threads_do_not_change_the_graph(pendigits, C):
+    # Nodes of which none is an ancestor of another are grown concurrently: same graph.
+    X, y, _, _ = pendigits
+    one = TnTClassifier(C=C, random_state=0, n_jobs=1).fit(X, y)
+    two = TnTClassifier(C=C, random_state=0, n_jobs=2).fit(X, y)
+    assert one.graph_ == two.graph_

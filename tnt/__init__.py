@@ -7,3 +7,7 @@ from .graph import MIXED, DecisionGraph
 
 __all__ = ["CARTClassifier", "DecisionGraph", "GrowthEvent", "MIXED", "TAOClassifier", "TnTClassifier"]
 __version__ = "0.1.0"
+
+from ._warmup import load_compiled_code as _load_compiled_code  # noqa: E402
+
+_load_compiled_code()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from functools import cached_property
 from typing import Callable, Optional
 
@@ -61,10 +63,6 @@ class _Problem:
         return bin_features(self.X)
 
     @cached_property
-    def workspace(self):
-        return make_workspace(self.binned, self.n_classes)
-
-    @cached_property
     def feature_order(self) -> np.ndarray:
         """The order in which micro trees try features: it breaks ties between equal splits."""
         return np.random.RandomState(self.seed).permutation(self.X.shape[1])
@@ -112,47 +110,95 @@ def _sensitive(graph: WorkingGraph, node: int, problem: _Problem, rows: np.ndarr
     return rows[sensitive], right_ok[sensitive].astype(np.intp)
 
 
-def _grow_pass(graph: WorkingGraph, problem: _Problem, C: float, cache: _MicroTreeCache) -> None:
+class _Workers:
+    """Threads that grow micro trees in nodes of which none is an ancestor of another.
+
+    Such nodes do not influence each other within a pass (a node's samples depend on its
+    ancestors only, the predictions below it on its descendants only), so any order, or none,
+    gives the same graph. A node alone in its wave scans its features on all threads instead.
+    """
+
+    def __init__(self, problem: _Problem, n_threads: int):
+        self.problem = problem
+        self.pool = ThreadPoolExecutor(n_threads) if n_threads > 1 else None
+        self.shared_workspace = make_workspace(problem.binned, problem.n_classes, n_threads)
+        self._local = threading.local()
+
+    def workspace(self, alone: bool):
+        if alone or self.pool is None:
+            return self.shared_workspace
+        ws = getattr(self._local, "workspace", None)
+        if ws is None:
+            ws = self._local.workspace = make_workspace(self.problem.binned, self.problem.n_classes, 1)
+        return ws
+
+    def run(self, wave, visit) -> None:
+        if self.pool is None or len(wave) == 1:
+            for node in wave:
+                visit(node, self.workspace(alone=True))
+            return
+        for future in [self.pool.submit(lambda n=n: visit(n, self.workspace(alone=False))) for n in wave]:
+            future.result()
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown()
+
+
+def _waves(start: FlatGraph) -> list[np.ndarray]:
+    """Nodes grouped by their longest distance from the root: no node is an ancestor of another
+    in its group, and every group comes after the groups of all its nodes' ancestors."""
+    depth = np.zeros(start.node_count, dtype=np.intp)
+    for node in np.flatnonzero(start.children_left >= 0):
+        for child in (start.children_left[node], start.children_right[node]):
+            depth[child] = max(depth[child], depth[node] + 1)
+    order = np.argsort(depth, kind="stable")
+    return np.split(order, np.flatnonzero(np.diff(depth[order])) + 1)
+
+
+def _grow_pass(graph: WorkingGraph, problem: _Problem, C: float, cache: _MicroTreeCache, workers: _Workers) -> None:
     """Visit every node once, parents first, and install a freshly fitted micro tree in it."""
     start = graph.start
     incoming: list[list[np.ndarray]] = [[] for _ in range(graph.n_orig)]
     incoming[0].append(np.arange(problem.X.shape[0]))
     W = problem.total_weight
 
-    def fit(rows, targets, n_targets):
+    def fit(rows, targets, n_targets, workspace):
         alpha = C * W / float(problem.w[rows].sum())
         return fit_micro_tree(
-            problem.binned, problem.feature_order, rows, targets, problem.w[rows], alpha, n_targets, problem.workspace
+            problem.binned, problem.feature_order, rows, targets, problem.w[rows], alpha, n_targets, workspace
         )
 
-    for node in range(graph.n_orig):  # ids are a breadth-first topological order
+    def visit(node, workspace):
         rows = _gather(incoming[node])
         incoming[node] = []
-        is_leaf = start.children_left[node] < 0
         if rows.size == 0:
             graph.reset(node)
-            continue
-        if is_leaf:
+            return
+        if start.children_left[node] < 0:
             targets = problem.y[rows]
-            tree = cache.get(node, rows, targets, lambda: fit(rows, targets, problem.n_classes))
+            tree = cache.get(node, rows, targets, lambda: fit(rows, targets, problem.n_classes, workspace))
             graph.install_leaf_tree(node, tree)
-            continue
+            return
         sens_rows, sens_targets = _sensitive(graph, node, problem, rows)
         if sens_rows.size == 0:
             graph.reset(node)
         else:
-            tree = cache.get(node, sens_rows, sens_targets, lambda: fit(sens_rows, sens_targets, 2))
+            tree = cache.get(node, sens_rows, sens_targets, lambda: fit(sens_rows, sens_targets, 2, workspace))
             graph.install_split_tree(node, tree)
         to_left, to_right = graph.route_through(node, problem.X, rows)
         incoming[start.children_left[node]].append(to_left)
         incoming[start.children_right[node]].append(to_right)
+
+    for wave in _waves(start):
+        workers.run(wave, visit)
 
 
 def _weighted_error(go_right: np.ndarray, targets: np.ndarray, w: np.ndarray) -> float:
     return float(w[go_right.astype(np.intp) != targets].sum())
 
 
-def _fine_tune_round(graph: WorkingGraph, problem: _Problem) -> None:
+def _fine_tune_round(graph: WorkingGraph, problem: _Problem, workspace) -> None:
     """One round of Algorithm A.1 over a fixed structure.
 
     An internal node refits its single split on its sensitive samples, and keeps the new split
@@ -176,7 +222,7 @@ def _fine_tune_round(graph: WorkingGraph, problem: _Problem) -> None:
             w = problem.w[sens_rows]
             old_error = _weighted_error(~graph.goes_left(node, problem.X, sens_rows), targets, w)
             saved = _save_slot(graph, node)
-            stump = fit_stump(problem.binned, problem.feature_order, sens_rows, targets, w, problem.workspace)
+            stump = fit_stump(problem.binned, problem.feature_order, sens_rows, targets, w, workspace)
             graph.install_split_tree(node, stump)
             if _weighted_error(~graph.goes_left(node, problem.X, sens_rows), targets, w) > old_error:
                 _restore_slot(graph, node, saved)
@@ -200,11 +246,11 @@ def grow_graph(
     N2: int,
     fine_tune: int = 0,
     callback: ProgressCallback = None,
-    start: Optional[FlatGraph] = None,
+    n_threads: int = 1,
 ) -> FlatGraph:
     """Train a TnT decision graph (Algorithm 2), then fine-tune it for ``fine_tune`` rounds."""
     counts = np.bincount(problem.y, weights=problem.w, minlength=problem.n_classes)
-    graph = FlatGraph.single_leaf(int(np.argmax(counts))) if start is None else start
+    graph = FlatGraph.single_leaf(int(np.argmax(counts)))
     total_steps = N1 * (N2 + 1) + fine_tune
     step = 0
 
@@ -220,25 +266,30 @@ def grow_graph(
             snapshot = lambda g=merged: g  # noqa: E731
         callback(GrowthEvent(kind, phase, step, total_steps, snapshot().n_splits, snapshot))
 
-    for phase in range(1, N1 + 1):
-        working = WorkingGraph(graph)
-        cache = _MicroTreeCache()
-        for _ in range(N2):
-            _grow_pass(working, problem, C, cache)
-            report("grow", phase, working)
-        graph = compact(working, problem.X)
-        report("merge", phase, graph)
-    return fine_tune_graph(graph, problem, fine_tune, callback=callback, _report=report)
+    workers = _Workers(problem, n_threads)
+    try:
+        for phase in range(1, N1 + 1):
+            working = WorkingGraph(graph)
+            cache = _MicroTreeCache()
+            for _ in range(N2):
+                _grow_pass(working, problem, C, cache, workers)
+                report("grow", phase, working)
+            graph = compact(working, problem.X)
+            report("merge", phase, graph)
+    finally:
+        workers.close()
+    return fine_tune_graph(graph, problem, fine_tune, _report=report)
 
 
-def fine_tune_graph(graph: FlatGraph, problem: _Problem, rounds: int, callback=None, _report=None) -> FlatGraph:
+def fine_tune_graph(graph: FlatGraph, problem: _Problem, rounds: int, _report=None) -> FlatGraph:
     """Algorithm A.1: ``rounds`` rounds of alternating optimisation over a fixed structure, then
     removal of the nodes it made dead. Applied to a CART tree this is TAO for axis-aligned trees."""
     if rounds == 0:
         return graph
     working = WorkingGraph(graph)
+    workspace = make_workspace(problem.binned, 2, 1)
     for _ in range(rounds):
-        _fine_tune_round(working, problem)
+        _fine_tune_round(working, problem, workspace)
         if _report is not None:
             _report("fine_tune", 0, working)
     return compact(working, problem.X)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 
 from ._binning import BinnedData
@@ -36,9 +35,10 @@ class MicroTree:
         return int(self.children_left.shape[0])
 
 
-def make_workspace(data: BinnedData, n_targets: int):
-    """Scratch memory for fitting micro trees with up to ``n_targets`` targets, reused across fits."""
-    return make_buffers(data.n_bins, max(n_targets, 2), numba.get_num_threads())
+def make_workspace(data: BinnedData, n_targets: int, n_threads: int = 1):
+    """Scratch memory for fitting micro trees with up to ``n_targets`` targets on ``n_threads``
+    threads, reused across fits (one workspace per concurrent fit)."""
+    return make_buffers(data.n_bins, max(n_targets, 2), n_threads)
 
 
 def fit_micro_tree(

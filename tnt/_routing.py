@@ -27,21 +27,6 @@ def route_to_leaves(X, rows, start, left, right, feature, threshold):
 
 
 @njit(cache=True, nogil=True)
-def route_all_to_leaves(X, left, right, feature, threshold):
-    """Leaf reached by every row of ``X`` from the root (node 0)."""
-    out = np.empty(X.shape[0], dtype=np.int64)
-    for r in range(X.shape[0]):
-        node = 0
-        while left[node] >= 0:
-            if np.float64(X[r, feature[node]]) <= threshold[node]:
-                node = left[node]
-            else:
-                node = right[node]
-        out[r] = node
-    return out
-
-
-@njit(cache=True, nogil=True)
 def route_past(X, rows, start, stop_below, left, right, feature, threshold):
     """Walk each ``X[rows[i]]`` from ``start`` until the first node with id below ``stop_below``.
 

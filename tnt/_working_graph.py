@@ -11,6 +11,7 @@ working graph therefore *is* the merged graph at any moment: merging is only com
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -62,6 +63,8 @@ class WorkingGraph:
         self.threshold = np.full(capacity, -2.0)
         self.label = np.full(capacity, -1, dtype=np.intp)
         self.size = n
+        # Micro trees may be installed from several threads; installing is short, so one lock.
+        self.lock = threading.RLock()
         for node in range(n):
             self.reset(node)
 
@@ -69,11 +72,12 @@ class WorkingGraph:
     def reset(self, node: int) -> None:
         """Give node its phase-start content back (its split, or its leaf label)."""
         s = self.start
-        self.left[node] = s.children_left[node]
-        self.right[node] = s.children_right[node]
-        self.feature[node] = s.feature[node]
-        self.threshold[node] = s.threshold[node]
-        self.label[node] = s.label[node]
+        with self.lock:
+            self.left[node] = s.children_left[node]
+            self.right[node] = s.children_right[node]
+            self.feature[node] = s.feature[node]
+            self.threshold[node] = s.threshold[node]
+            self.label[node] = s.label[node]
 
     def _allocate(self, count: int) -> np.ndarray:
         needed = self.size + count
@@ -101,6 +105,10 @@ class WorkingGraph:
 
     def install_leaf_tree(self, node: int, tree: MicroTree) -> None:
         """Replace leaf ``node`` by a micro tree fitted on class labels."""
+        with self.lock:
+            self._install_leaf_tree(node, tree)
+
+    def _install_leaf_tree(self, node: int, tree: MicroTree) -> None:
         if tree.is_single_leaf:
             self.left[node] = self.right[node] = -1
             self.feature[node], self.threshold[node] = -2, -2.0
@@ -122,6 +130,10 @@ class WorkingGraph:
         to its right child. A micro tree that is a single leaf sends every sample one way; it is kept
         as a split whose two edges lead to the same child, which compaction bypasses.
         """
+        with self.lock:
+            self._install_split_tree(node, tree)
+
+    def _install_split_tree(self, node: int, tree: MicroTree) -> None:
         to_child = np.array([self.start.children_left[node], self.start.children_right[node]])
         if tree.is_single_leaf:
             target = to_child[tree.label[0]]

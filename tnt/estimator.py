@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from numbers import Integral, Real
 
 from sklearn.base import BaseEstimator
@@ -35,8 +36,12 @@ class TnTClassifier(GraphClassifierMixin, BaseEstimator):
         Rounds of fine-tuning (the paper's Algorithm A.1) after training: each internal node
         refits its single split on its sensitive samples, each leaf takes its majority class.
     random_state : int, RandomState instance or None, default=None
-        Seed for the micro trees' tie-breaking between equally good splits. An int is passed to
-        scikit-learn's trees unchanged, so ``random_state=0`` matches ``DecisionTreeClassifier(random_state=0)``.
+        Seed of the order in which micro trees try features, which breaks ties between equally
+        good splits (as scikit-learn's trees do with theirs).
+    n_jobs : int, default=None
+        Threads used for training: nodes of which none is an ancestor of another are grown at the
+        same time, and a large node scans its features on all of them. ``None`` means 1, ``-1``
+        all cores. The fitted graph does not depend on it.
 
     Attributes
     ----------
@@ -93,14 +98,16 @@ class TnTClassifier(GraphClassifierMixin, BaseEstimator):
         "N2": [Interval(Integral, 1, None, closed="left")],
         "fine_tune": [Interval(Integral, 0, None, closed="left")],
         "random_state": ["random_state"],
+        "n_jobs": [Integral, None],
     }
 
-    def __init__(self, *, C=1e-3, N1=2, N2=5, fine_tune=0, random_state=None):
+    def __init__(self, *, C=1e-3, N1=2, N2=5, fine_tune=0, random_state=None, n_jobs=None):
         self.C = C
         self.N1 = N1
         self.N2 = N2
         self.fine_tune = fine_tune
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     def fit(self, X, y, sample_weight=None, progress_callback: ProgressCallback = None):
         """Train the decision graph.
@@ -129,6 +136,14 @@ class TnTClassifier(GraphClassifierMixin, BaseEstimator):
             N2=int(self.N2),
             fine_tune=int(self.fine_tune),
             callback=progress_callback,
+            n_threads=_effective_n_jobs(self.n_jobs),
         )
         self._set_graph(flat, problem)
         return self
+
+
+def _effective_n_jobs(n_jobs) -> int:
+    if n_jobs is None or n_jobs == 0:
+        return 1
+    cores = os.cpu_count() or 1
+    return max(1, min(cores, n_jobs if n_jobs > 0 else cores + 1 + n_jobs))

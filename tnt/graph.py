@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
-from ._routing import decision_paths, route_all_to_leaves
+from ._routing import decision_paths, route_to_leaves
 
 TREE_LEAF = -1
 TREE_UNDEFINED = -2
@@ -217,7 +217,8 @@ class DecisionGraph:
         -------
         leaves : ndarray of shape (n_samples,)
         """
-        return route_all_to_leaves(self._as_input(X), *self._arrays())
+        X = self._as_input(X)
+        return route_to_leaves(X, np.arange(X.shape[0]), 0, *self._arrays())
 
     def decision_path(self, X) -> sparse.csr_matrix:
         """Sparse indicator of the nodes each sample passes through, like scikit-learn's.
