@@ -6,7 +6,7 @@ import pytest
 from tnt import DecisionGraph
 from tnt.datasets import load_bundled
 from tnt.explain import LARGE_GRAPH_NODES, drawing_mode, node_info, rule, sample_path
-from tnt.training import C_GRID, TrainParams, comparison_table, format_C, train
+from tnt.training import C_GRID, TrainParams, comparison_table, format_C, history_table, train
 
 
 @pytest.fixture(scope="module")
@@ -29,6 +29,14 @@ def test_train_puts_cart_at_the_same_number_of_splits(digits_result):
     table = comparison_table(r)
     assert list(table.columns) == ["TnT", "CART (same splits)"]
     assert table.loc["splits", "TnT"] == table.loc["splits", "CART (same splits)"] == str(r.tnt.n_splits_)
+
+
+def test_history_table_lists_models_by_c(digits_result):
+    other = train(load_bundled("digits"), TrainParams(C=1e-2))
+    table = history_table([digits_result, other])
+    assert list(table["C"]) == ["1e-03", "1e-02"]
+    assert list(table["splits"]) == [digits_result.tnt.n_splits_, other.tnt.n_splits_]
+    assert history_table([]).empty
 
 
 def test_smaller_c_gives_more_splits_and_progress_is_reported():

@@ -9,10 +9,11 @@ import numpy as np
 
 from .graph import MIXED, DecisionGraph
 
-__all__ = ["NodeInfo", "PathStep", "node_info", "sample_path", "drawing_mode", "LARGE_GRAPH_NODES"]
+__all__ = ["NodeInfo", "PathStep", "node_info", "sample_path", "path_table", "drawing_mode", "LARGE_GRAPH_NODES"]
 
-#: Graphs with more nodes than this are drawn on the server (or with plotly), not in the browser.
-LARGE_GRAPH_NODES = 250
+#: Graphs with more nodes than this are drawn on the server at natural size (readable, scrollable,
+#: with a depth window) rather than laid out in the browser and shrunk to the page's width.
+LARGE_GRAPH_NODES = 60
 
 
 def _feature(names, index: int) -> str:
@@ -98,6 +99,30 @@ def sample_path(graph: DecisionGraph, x, feature_names=None) -> list[PathStep]:
             value = xv[graph.feature[node]]
             steps.append(PathStep(node, rule(graph, node, feature_names), float(value), bool(value <= graph.threshold[node])))
     return steps
+
+
+def path_table(steps: list[PathStep]) -> "pd.DataFrame":
+    """A sample's path as a table: node, test, the sample's value, and which way it goes.
+
+    Examples
+    --------
+    >>> path_table([PathStep(0, "x <= 0.5", 0.7, False), PathStep(2, "leaf", None, None)]).values.tolist()
+    [[0, 'x <= 0.5', '0.7', 'no'], [2, 'leaf', '', '']]
+    """
+    import pandas as pd
+
+    return pd.DataFrame(
+        [
+            {
+                "node": s.node,
+                "test": s.rule,
+                "value": "" if s.value is None else f"{s.value:.4g}",
+                "goes": "" if s.holds is None else ("yes" if s.holds else "no"),
+            }
+            for s in steps
+        ],
+        columns=["node", "test", "value", "goes"],
+    )
 
 
 def drawing_mode(graph: DecisionGraph) -> str:

@@ -13,7 +13,7 @@ from .baselines import CARTClassifier
 from .datasets import Dataset
 from .estimator import TnTClassifier
 
-__all__ = ["C_GRID", "TrainParams", "TrainResult", "train", "metrics", "comparison_table"]
+__all__ = ["C_GRID", "TrainParams", "TrainResult", "train", "metrics", "comparison_table", "history_table"]
 
 #: C on a log scale, 1-2-5 steps from 1e-5 to 1e-1.
 C_GRID = tuple(float(f"{m}e{e}") for e in range(-5, -1) for m in (1, 2, 5)) + (1e-1,)
@@ -106,6 +106,27 @@ def comparison_table(result: TrainResult) -> pd.DataFrame:
             cells = [str(v) for v in pair]
         rows.append([name, *cells])
     return pd.DataFrame(rows, columns=["measure", "TnT", "CART (same splits)"]).set_index("measure")
+
+
+def history_table(results) -> pd.DataFrame:
+    """One row per trained model (settings, size, accuracies), sorted by C then the other settings."""
+    rows = [
+        {
+            "C": format_C(r.params.C),
+            "N1": r.params.N1,
+            "N2": r.params.N2,
+            "fine-tune": r.params.fine_tune,
+            "seed": r.params.seed,
+            "splits": r.tnt_metrics["splits"],
+            "shared nodes": r.tnt_metrics["nodes with several parents"],
+            "TnT test": round(r.tnt_metrics["test accuracy"], 3),
+            "CART test": round(r.cart_metrics["test accuracy"], 3),
+            "_order": (r.params.C, r.params.N1, r.params.N2, r.params.fine_tune, r.params.seed),
+        }
+        for r in results
+    ]
+    frame = pd.DataFrame(rows, columns=[*(rows[0] if rows else ["_order"])])
+    return frame.sort_values("_order").drop(columns="_order").reset_index(drop=True)
 
 
 def format_C(C: float) -> str:
