@@ -1,4 +1,9 @@
-"""TnT Explorer: page config, the shared sidebar and the navigation between pages."""
+"""TnT Explorer: page config, the shared sidebar and the navigation between pages.
+
+The pages live in ``app_pages/``, not ``pages/``: Streamlit still treats a ``pages/`` folder the
+old way, so a page's URL opened directly (``/graph``) would run that page alone, without this
+script's page config, sidebar and navigation.
+"""
 
 import streamlit as st
 
@@ -8,9 +13,9 @@ st.set_page_config(page_title="TnT Explorer", page_icon=":deciduous_tree:", layo
 
 pages = st.navigation(
     [
-        st.Page("pages/data.py", title="Data", icon=":material/table:", default=True),
-        st.Page("pages/train.py", title="Train", icon=":material/model_training:"),
-        st.Page("pages/graph.py", title="Graph", icon=":material/account_tree:"),
+        st.Page("app_pages/data.py", title="Data", icon=":material/table:", default=True),
+        st.Page("app_pages/train.py", title="Train", icon=":material/model_training:"),
+        st.Page("app_pages/graph.py", title="Graph", icon=":material/account_tree:"),
     ]
 )
 st.sidebar.title("TnT Explorer")

@@ -33,7 +33,7 @@ def metric(at, label):
 
 
 def go(at, page):
-    at.switch_page(f"pages/{page}.py").run()
+    at.switch_page(f"app_pages/{page}.py").run()
     assert not at.exception, at.exception
     return at
 
@@ -51,6 +51,9 @@ def test_data_page_works_with_no_interaction(app):
     assert metric(app, "Features") == "64" and metric(app, "Classes") == "10"
     assert app.session_state["data/dataset"].name == "Handwritten digits (8x8)"
     assert len(app.get("vega_lite_chart")) == 1  # the class balance chart
+    # The shared sidebar.
+    assert "**Data:** Handwritten digits (8x8)" in [m.value for m in app.sidebar.markdown]
+    assert "Not trained yet with these settings: open Train." in [c.value for c in app.sidebar.caption]
 
 
 def test_train_page_trains_the_default_model_on_first_open(app):
@@ -63,6 +66,9 @@ def test_train_page_trains_the_default_model_on_first_open(app):
     table = app.table[0].value
     assert list(table.columns) == ["TnT", "CART (same splits)"]
     assert table.loc["splits", "CART (same splits)"] == str(splits)
+    # The shared sidebar is drawn after the page ran, so it already shows the model just trained.
+    assert "**Data:** Handwritten digits (8x8)" in [m.value for m in app.sidebar.markdown]
+    assert any(c.value.startswith(f"TnT: {splits} splits") for c in app.sidebar.caption)
 
 
 def test_changing_c_changes_the_split_count_and_going_back_is_instant(app):
@@ -75,7 +81,9 @@ def test_changing_c_changes_the_split_count_and_going_back_is_instant(app):
     app.select_slider[0].set_value(1e-3)
     button(app, "Train").click().run()
     assert int(metric(app, "Splits")) == before
-    assert "Taken from this session's cache" in app.caption[-1].value
+    assert any("Taken from this session's cache" in c.value for c in app.main.caption)
+    history = app.dataframe[0].value
+    assert list(history["C"]) == ["1e-03", "1e-02"] and history["splits"].iloc[1] == after
 
 
 def test_loading_another_bundled_data_set(app):
@@ -114,3 +122,20 @@ def test_each_bad_upload_shows_its_message_and_keeps_the_previous_state(app, nam
     assert app.session_state["data/dataset"] is data
     assert app.session_state["train/models"] == model
     assert metric(app, "Training rows") == "1,257"
+
+
+def test_the_progress_bar_moves_with_every_grow_pass_and_merge(app, monkeypatch):
+    from streamlit.elements.progress import ProgressMixin
+
+    seen = []
+    original = ProgressMixin.progress
+
+    def recording(self, value, text=None):
+        seen.append((value, text))
+        return original(self, value, text=text)
+
+    monkeypatch.setattr(ProgressMixin, "progress", recording)
+    go(app, "train")
+    # N1=2 phases of N2=5 grow passes and a merge: the bar moves 12 times, to the end.
+    assert [v for v, _ in seen] == [k / 12 for k in range(1, 13)]
+    assert "merge 6 of 12" in seen[5][1] and "grow pass 7 of 12" in seen[6][1]

@@ -95,5 +95,6 @@ def current_result() -> TrainResult | None:
     return cached_result(dataset(), params())
 
 
-def n_cached_models() -> int:
-    return len(_models())
+def results_for(data: Dataset) -> list[TrainResult]:
+    """The models this session has trained on ``data``."""
+    return [r for r in _models().values() if r.dataset_key == data.key]

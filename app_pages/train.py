@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from tnt.training import C_GRID, TrainParams, comparison_table, format_C
+from tnt.training import C_GRID, TrainParams, comparison_table, format_C, history_table
 from ui import state
 from ui.views import train_with_progress
 
@@ -41,8 +41,12 @@ if result is not None:
     tm, cm = result.tnt_metrics, result.cart_metrics
     st.subheader(f"TnT at C={format_C(params.C)}, N1={params.N1}, N2={params.N2}")
     cols = st.columns(5)
+    gain = tm["test accuracy"] - cm["test accuracy"]
     cols[0].metric(
-        "Test accuracy", f"{tm['test accuracy']:.3f}", f"{tm['test accuracy'] - cm['test accuracy']:+.3f} vs CART"
+        "Test accuracy",
+        f"{tm['test accuracy']:.3f}",
+        f"{gain:+.3f} vs CART" if abs(gain) >= 5e-4 else "same as CART",
+        delta_color="normal" if abs(gain) >= 5e-4 else "off",
     )
     cols[1].metric("Splits", tm["splits"])
     cols[2].metric("Leaves", tm["leaves"])
@@ -51,6 +55,8 @@ if result is not None:
     st.table(comparison_table(result))
     st.caption(
         ("Taken from this session's cache." if was_cached else f"Trained in {tm['fit time (s)']:.2f} s.")
-        + f" CART is grown best-first with max_leaf_nodes = {tm['splits'] + 1}. "
-        f"{state.n_cached_models()} models kept in this session; going back to a setting is instant."
+        + f" CART is grown best-first with max_leaf_nodes = {tm['splits'] + 1}."
     )
+    st.subheader("Models trained on this data in this session")
+    st.caption("Kept in memory: going back to a setting is instant.")
+    st.dataframe(history_table(state.results_for(data)), hide_index=True)
