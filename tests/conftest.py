@@ -25,3 +25,65 @@ def pendigits():
 @pytest.fixture(scope="session")
 def optdigits():
     return load_npz("optdigits")
+
+
+@pytest.fixture(scope="session")
+def mnist_path():
+    """MNIST from the shared data folder next to the repository (``TNT_DATA`` overrides it); required."""
+    path = Path(os.environ.get("TNT_DATA", ROOT.parent / "shared" / "data")) / "mnist.npz"
+    assert path.exists(), f"MNIST is required at {path} (set TNT_DATA to its folder)"
+    return path
+
+
+def toy_shared_graph():
+    """A hand-built graph whose node 4 (a split) and node 6 (a leaf) each have two parents.
+
+    0: x0 <= 0.5 -> 1 | 2;  1: x1 <= 1.5 -> 3 | 4;  2: x1 <= 2.5 -> 4 | 6;  4: x0 <= 0.25 -> 5 | 6.
+    Node 4 is mixed (2 vs 2 samples).
+    """
+    from tnt import DecisionGraph
+
+    return DecisionGraph(
+        children_left=[1, 3, 4, -1, 5, -1, -1],
+        children_right=[2, 4, 6, -1, 6, -1, -1],
+        feature=[0, 1, 1, -2, 0, -2, -2],
+        threshold=[0.5, 1.5, 2.5, -2, 0.25, -2, -2],
+        value=[[6, 4], [4, 1], [2, 3], [3, 0], [2, 2], [1, 0], [0, 3]],
+        n_node_samples=[10, 5, 5, 3, 4, 1, 3],
+    )
+
+
+@pytest.fixture
+def toy_graph():
+    return toy_shared_graph()
+
+
+@pytest.fixture
+def no_dot_on_path(monkeypatch, tmp_path):
+    """PATH holds only an empty folder, so no Graphviz program can be found."""
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    import shutil
+
+    assert shutil.which("dot") is None
+    return empty
+
+
+@pytest.fixture(scope="session")
+def big_random_graph():
+    """A random decision DAG of 1,501 nodes (750 splits, each child id within 40 of its parent's)."""
+    from tnt import DecisionGraph
+
+    rng = np.random.default_rng(0)
+    n_internal, n = 750, 1501
+    left = np.array([rng.integers(i + 1, min(i + 40, n - 1) + 1) for i in range(n_internal)])
+    right = np.array([rng.integers(i + 1, min(i + 40, n - 1) + 1) for i in range(n_internal)])
+    leaves = n - n_internal
+    return DecisionGraph(
+        children_left=np.r_[left, np.full(leaves, -1)],
+        children_right=np.r_[right, np.full(leaves, -1)],
+        feature=np.r_[rng.integers(0, 5, n_internal), np.full(leaves, -2)],
+        threshold=np.r_[rng.random(n_internal), np.full(leaves, -2.0)],
+        value=rng.integers(0, 20, (n, 4)).astype(float),
+    )

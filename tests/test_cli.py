@@ -1,0 +1,191 @@
+"""The `tnt` command line, run as a real process: the happy path and each kind of bad input."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tnt.model_io import model_from_json
+
+
+def tnt(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "tnt.cli", *map(str, args)], capture_output=True, text=True, cwd=cwd)
+
+
+def tnt_all(commands, cwd):
+    """Run several commands at once (each start pays for importing scikit-learn)."""
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-m", "tnt.cli", *map(str, args)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=cwd,
+        )
+        for args in commands
+    ]
+    results = []
+    for process, args in zip(processes, commands):
+        stdout, stderr = process.communicate()
+        results.append(subprocess.CompletedProcess(args, process.returncode, stdout, stderr))
+    return results
+
+
+def assert_one_line_error(result, *fragments, status=1):
+    assert result.returncode == status
+    errors = [line for line in result.stderr.splitlines() if not line.startswith("Fontconfig")]
+    assert len(errors) == 1 and "Traceback" not in result.stderr
+    for fragment in fragments:
+        assert fragment in errors[0]
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory, optdigits_frame):
+    folder = tmp_path_factory.mktemp("cli")
+    frame = optdigits_frame
+    frame.to_csv(folder / "digits.csv", index=False)
+    frame.drop(columns="digit").head(50).to_csv(folder / "digits_X.csv", index=False)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def optdigits_frame(optdigits):
+    X, y, _, _ = optdigits
+    frame = pd.DataFrame(X[:1500], columns=[f"px{i}" for i in range(X.shape[1])])
+    frame["digit"] = np.array(list("0123456789"))[y[:1500]]
+    frame["digit"] = "d" + frame["digit"]
+    return frame
+
+
+@pytest.fixture(scope="module")
+def model_file(workdir):
+    result = tnt("train", "digits.csv", "--target", "digit", "--C", "3e-3", "--N2", "2", "-o", "model.json", cwd=workdir)
+    assert result.returncode == 0, result.stderr
+    return workdir / "model.json", result.stdout
+
+
+def test_train_prints_accuracy_size_and_time(model_file):
+    path, stdout = model_file
+    assert "train accuracy 0." in stdout and "test accuracy  0." in stdout
+    assert "splits " in stdout and "leaves " in stdout and "shared nodes " in stdout and "trained in " in stdout
+    model = model_from_json(path.read_text())
+    assert model.estimator_kind_ == "TnTClassifier" and model.estimator_params_["C"] == 3e-3
+    assert model.classes_.tolist() == [f"d{i}" for i in range(10)]
+
+
+def test_predict_writes_one_prediction_per_row(workdir, model_file):
+    result = tnt("predict", "model.json", "digits_X.csv", "-o", "predictions.csv", cwd=workdir)
+    assert result.returncode == 0, result.stderr
+    predictions = pd.read_csv(workdir / "predictions.csv")
+    model = model_from_json((workdir / "model.json").read_text())
+    X = pd.read_csv(workdir / "digits_X.csv")
+    assert predictions["prediction"].tolist() == model.predict(X).tolist()
+    to_stdout = tnt("predict", "model.json", "digits_X.csv", cwd=workdir)
+    assert to_stdout.stdout.splitlines()[0] == "prediction" and len(to_stdout.stdout.splitlines()) == 51
+
+
+def test_export_drawings_without_dot_on_path(workdir, model_file, no_dot_on_path):
+    starts = {"svg": b"<?xml", "png": b"\x89PNG", "pdf": b"%PDF", "dot": b"digraph"}
+    results = tnt_all([("export", "model.json", "--format", fmt, "-o", f"model.{fmt}") for fmt in starts], workdir)
+    for (fmt, start), result in zip(starts.items(), results):
+        assert result.returncode == 0, result.stderr
+        assert (workdir / f"model.{fmt}").read_bytes().startswith(start)
+
+
+def test_export_options_reach_the_drawing(workdir, model_file):
+    result = tnt("export", "model.json", "-o", "window.dot", "--depth-window", "1", "2", "--show-ids", "--show-shares", cwd=workdir)
+    assert result.returncode == 0, result.stderr
+    source = (workdir / "window.dot").read_text()
+    assert 'n0 [label="#0"' in source and "id=stub0" in source  # the root is outside the window: a stub
+    assert 'n1 [label="#1\\npx' in source and "%" in source  # ids and class shares in the labels
+
+
+def test_export_json_and_text(workdir, model_file):
+    assert tnt("export", "model.json", "-o", "copy.json", cwd=workdir).returncode == 0
+    original, copy = (json.loads((workdir / name).read_text()) for name in ("model.json", "copy.json"))
+    assert copy == original
+    assert tnt("export", "model.json", "-o", "rules.txt", cwd=workdir).returncode == 0
+    assert (workdir / "rules.txt").read_text().startswith("|--- px")
+
+
+def test_info_describes_the_model(workdir, model_file):
+    result = tnt("info", "model.json", cwd=workdir)
+    assert result.returncode == 0
+    assert "TnTClassifier(C=0.003" in result.stdout and "classes     10: d0, d1" in result.stdout
+    assert "features    64: px0, px1" in result.stdout and "splits" in result.stdout
+
+
+def test_every_command_has_help(workdir):
+    commands = ["train", "predict", "export", "info"]
+    for command, result in zip(commands, tnt_all([(c, "--help") for c in commands], workdir)):
+        assert result.returncode == 0 and "usage: tnt " + command in result.stdout
+
+
+def write(folder, name, text):
+    (folder / name).write_text(text)
+    return name
+
+
+@pytest.mark.slow
+def test_bad_training_input_gives_one_clear_line(workdir):
+    cases = [
+        ("missing.csv", "digit", "missing.csv does not exist"),
+            (write(workdir, "binary.csv", "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), "digit", "is not a CSV file"),
+        (write(workdir, "empty.csv", ""), "digit", "is not a readable CSV"),
+        ("digits.csv", "label", "has no column 'label'"),
+        (write(workdir, "text.csv", "a,b,y\n1,x,0\n2,z,1\n"), "y", "Feature column 'b' holds text"),
+        (write(workdir, "holes.csv", "a,b,y\n1,,0\n2,3,1\n"), "y", "Feature column 'b' has missing values"),
+        (write(workdir, "no_y.csv", "a,y\n1,0\n2,\n"), "y", "target column 'y' has missing values"),
+    ]
+    results = tnt_all([("train", data, "--target", target, "-o", "bad.json") for data, target, _ in cases], workdir)
+    for (_, _, message), result in zip(cases, results):
+        assert_one_line_error(result, message)
+    assert not (workdir / "bad.json").exists()
+
+
+@pytest.mark.slow
+def test_bad_model_files_give_one_clear_line(workdir, model_file):
+    write(workdir, "garbage.json", "{not json")
+    write(workdir, "other.json", json.dumps({"format": "other"}))
+    write(workdir, "few.csv", "px0,px1\n1,2\n")
+    info, export, predict, few = tnt_all(
+        [
+            ("info", "garbage.json"),
+            ("export", "other.json", "-o", "x.svg"),
+            ("predict", "absent.json", "digits_X.csv"),
+            ("predict", "model.json", "few.csv"),
+        ],
+        workdir,
+    )
+    assert_one_line_error(info, "garbage.json", "not valid JSON")
+    assert_one_line_error(export, "not a TnT Explorer model file")
+    assert_one_line_error(predict, "absent.json does not exist")
+    assert_one_line_error(few, "lacks the model's feature column(s) 'px2'")
+
+
+@pytest.mark.slow
+def test_bad_arguments_give_one_line_and_status_two(workdir):
+    no_args, bad_choice, bad_suffix, bad_size = tnt_all(
+        [
+            ("train",),
+            ("export", "model.json", "--format", "gif", "-o", "x"),
+            ("export", "model.json", "-o", "x.gif"),
+            ("train", "digits.csv", "--target", "digit", "--test-size", "1.5", "-o", "m.json"),
+        ],
+        workdir,
+    )
+    assert_one_line_error(no_args, "required", status=2)
+    assert_one_line_error(bad_choice, "invalid choice", status=2)
+    assert_one_line_error(bad_suffix, "Cannot tell the format")
+    assert_one_line_error(bad_size, "--test-size")
+
+
+def test_console_script_is_declared():
+    import tomllib
+    from pathlib import Path
+
+    pyproject = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())
+    assert pyproject["project"]["scripts"]["tnt"] == "tnt.cli:main"

@@ -1,0 +1,113 @@
+"""DOT export: golden output, every node once, shared-node marking, windows, highlights, escaping."""
+
+import re
+
+import numpy as np
+import pytest
+
+from tnt.colors import HIGHLIGHT_COLOR, MIXED_COLOR
+from tnt.export_dot import to_dot
+
+GOLDEN_DOT = r"""digraph decision_graph {
+	graph [nodesep=0.25 ordering=out rankdir=TB ranksep=0.45]
+	node [fontname="DejaVu Sans" fontsize=11 penwidth=1.2 shape=box style="rounded,filled"]
+	edge [arrowsize=0.6 color="#555555" fontcolor="#555555" fontname="DejaVu Sans" fontsize=9]
+	n0 [label="#0\npetal width <= 0.5\nsamples = 10" color="#f28e2b" fillcolor="#f7bb80" id=node0]
+	n1 [label="#1\npetal length <= 1.5\nsamples = 5" color="#f28e2b" fillcolor="#f7bb80" id=node1]
+	n2 [label="#2\npetal length <= 2.5\nsamples = 5" color="#59a14f" fillcolor="#9bc795" id=node2]
+	n3 [label="#3\nsetosa\nsamples = 3" color="#f28e2b" fillcolor="#f7bb80" id=node3]
+	n4 [label="#4\npetal width <= 0.25\nsamples = 4\nshared by 2 parents" color="#2563eb" fillcolor="#7ca1f3" id=node4 peripheries=2]
+	n5 [label="#5\nsetosa\nsamples = 1" color="#f28e2b" fillcolor="#f7bb80" id=node5]
+	n6 [label="#6\nother\nsamples = 3\nshared by 2 parents" color="#59a14f" fillcolor="#9bc795" id=node6 peripheries=2]
+	n0 -> n1 [xlabel=yes]
+	n0 -> n2 [style=dashed xlabel=no]
+	n1 -> n3 [xlabel=yes]
+	n1 -> n4 [style=dashed xlabel=no]
+	n2 -> n4 [xlabel=yes]
+	n2 -> n6 [style=dashed xlabel=no]
+	n4 -> n5 [xlabel=yes]
+	n4 -> n6 [style=dashed xlabel=no]
+}
+"""
+
+HOSTILE_FEATURES = ['a"b', "x}y", "<script>alert(1)</script>", "back\\slash\\"]
+HOSTILE_CLASSES = ["two\nlines", "&amp; {node} \\N"]
+
+
+def node_statements(source):
+    return re.findall(r"^\t(n\d+) \[", source, flags=re.M)
+
+
+def test_golden_dot_of_a_graph_with_shared_nodes(toy_graph):
+    source = to_dot(
+        toy_graph, feature_names=["petal width", "petal length"], class_names=["setosa", "other"], show_ids=True
+    )
+    assert source == GOLDEN_DOT
+
+
+def test_every_node_is_drawn_exactly_once(toy_graph):
+    names = node_statements(to_dot(toy_graph))
+    assert sorted(names) == [f"n{i}" for i in range(toy_graph.node_count)]
+
+
+def test_shared_nodes_have_a_double_border_and_a_note(toy_graph):
+    source = to_dot(toy_graph)
+    marked = re.findall(r"^\tn(\d+) \[.*peripheries=2", source, flags=re.M)
+    assert [int(i) for i in marked] == toy_graph.shared_nodes.tolist() == [4, 6]
+    assert source.count("shared by 2 parents") == 2
+
+
+def test_mixed_node_is_blue(toy_graph):
+    line = next(l for l in to_dot(toy_graph).splitlines() if l.startswith("\tn4 ["))
+    assert f'color="{MIXED_COLOR}"' in line
+
+
+def test_options_change_labels(toy_graph):
+    plain = to_dot(toy_graph, show_samples=False, precision=1, rankdir="LR")
+    assert "samples" not in plain and "rankdir=LR" in plain and "x[0] <= 0.2\\n" in plain
+    shares = to_dot(toy_graph, show_shares=True, class_names=["a", "b"])
+    assert "a 60%, b 40%" in shares and "a 50%, b 50%" in shares
+
+
+def test_depth_window_shows_layers_with_stubs(toy_graph):
+    # node_depth: [0, 1, 1, 2, 2, 3, 3]
+    source = to_dot(toy_graph, depth_window=(1, 2))
+    assert sorted(re.findall(r"id=node(\d+)", source)) == ["1", "2", "3", "4"]
+    assert sorted(re.findall(r"id=stub(\d+)", source)) == ["0", "5", "6"]
+    assert "n0 -> n1" in source and "n2 -> n6" in source and "n4 -> n5" in source
+
+
+def test_bad_options_are_rejected(toy_graph):
+    with pytest.raises(ValueError, match="depth_window"):
+        to_dot(toy_graph, depth_window=(2, 1))
+    with pytest.raises(ValueError, match="rankdir"):
+        to_dot(toy_graph, rankdir="XY")
+    with pytest.raises(ValueError, match="class_names has 3 names"):
+        to_dot(toy_graph, class_names=["a", "b", "c"])
+    with pytest.raises(ValueError, match="feature_names has 1 names"):
+        to_dot(toy_graph, feature_names=["a"])
+
+
+def test_highlighted_sample_path_is_bold_and_red(toy_graph):
+    source = to_dot(toy_graph, highlight_sample=np.array([0.3, 2.0]))  # 0 -> 1 -> 4 -> 6
+    bold_nodes = re.findall(rf'^\tn(\d+) \[.*color="{HIGHLIGHT_COLOR}".*penwidth=3', source, flags=re.M)
+    bold_edges = re.findall(rf'^\tn(\d+) -> n(\d+) \[color="{HIGHLIGHT_COLOR}" penwidth=3', source, flags=re.M)
+    assert bold_nodes == ["0", "1", "4", "6"]
+    assert bold_edges == [("0", "1"), ("1", "4"), ("4", "6")]
+
+
+def test_hostile_names_are_escaped_in_dot(toy_graph):
+    import pygraphviz
+
+    source = to_dot(toy_graph, feature_names=HOSTILE_FEATURES[:2], class_names=HOSTILE_CLASSES)
+    assert 'label="a\\"b <= 0.5\\nsamples = 10"' in source
+    assert "two\\nlines" in source and "&amp;amp; {node} \\\\N" in source
+    parsed = pygraphviz.AGraph(string=source)  # valid DOT: Graphviz's own parser reads it back
+    assert parsed.number_of_nodes() == toy_graph.node_count
+    assert parsed.get_node("n0").attr["label"] == 'a"b <= 0.5\\nsamples = 10'
+
+
+def test_html_looking_names_never_become_html_labels(toy_graph):
+    source = to_dot(toy_graph, show_samples=False, feature_names=["<b>", "<i>"], class_names=["<x>", "<y>"])
+    assert "label=<" not in source
+    assert 'label="<x>"' in source

@@ -1,0 +1,182 @@
+"""Model files: exact round trips, no pickle, and a clear error for each kind of broken file."""
+
+import json
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tnt import CARTClassifier, TAOClassifier, TnTClassifier
+from tnt.model_io import LoadedGraphModel, model_from_json, model_to_json
+
+
+def assert_predicts_identically(original, loaded, X):
+    assert np.array_equal(loaded.predict(X), original.predict(X))
+    assert np.array_equal(loaded.predict_proba(X), original.predict_proba(X))
+    assert np.array_equal(loaded.apply(X), original.apply(X))
+    assert np.array_equal(loaded.decision_path(X).toarray(), original.decision_path(X).toarray())
+    assert np.array_equal(loaded.classes_, original.classes_)
+    assert loaded.graph_ == original.graph_
+    assert np.array_equal(loaded.graph_.n_node_samples, original.graph_.n_node_samples)
+    assert np.array_equal(loaded.graph_.impurity, original.graph_.impurity)
+    assert (loaded.n_splits_, loaded.n_leaves_, loaded.n_features_in_) == (
+        original.n_splits_,
+        original.n_leaves_,
+        original.n_features_in_,
+    )
+
+
+def test_tnt_round_trip_predicts_identically(optdigits):
+    X, y, X_test, _ = optdigits
+    clf = TnTClassifier(C=3e-3, N1=2, N2=2, random_state=0).fit(X, y)
+    assert clf.n_shared_nodes_ > 0
+    loaded = model_from_json(model_to_json(clf))
+    assert isinstance(loaded, LoadedGraphModel)
+    assert_predicts_identically(clf, loaded, X_test)
+    assert loaded.estimator_kind_ == "TnTClassifier"
+    assert loaded.estimator_params_ == {"C": 3e-3, "N1": 2, "N2": 2, "fine_tune": 0, "random_state": 0}
+    assert model_to_json(loaded) == model_to_json(clf)  # a loaded model saves to the same file
+
+
+@pytest.mark.parametrize("estimator", [CARTClassifier(max_leaf_nodes=40, random_state=0), TAOClassifier(max_leaf_nodes=20)])
+def test_converted_cart_round_trip_predicts_identically(pendigits, estimator):
+    X, y, X_test, _ = pendigits
+    clf = estimator.fit(X, y)
+    assert_predicts_identically(clf, model_from_json(model_to_json(clf, indent=1)), X_test)
+
+
+def test_scikit_learn_tree_converts_and_predicts_like_the_tree(pendigits):
+    from sklearn.tree import DecisionTreeClassifier
+
+    X, y, X_test, _ = pendigits
+    tree = DecisionTreeClassifier(max_leaf_nodes=60, random_state=0).fit(X, y)
+    loaded = model_from_json(model_to_json(tree))
+    assert loaded.estimator_kind_ == "DecisionTreeClassifier" and loaded.estimator_params_["max_leaf_nodes"] == 60
+    assert np.array_equal(loaded.predict(X_test), tree.predict(X_test))
+    assert np.array_equal(loaded.apply(X_test), tree.apply(X_test))
+    np.testing.assert_allclose(loaded.predict_proba(X_test), tree.predict_proba(X_test), rtol=0, atol=1e-12)
+
+
+def test_unfitted_or_foreign_estimators_are_refused():
+    from sklearn.linear_model import LogisticRegression
+
+    with pytest.raises(ValueError, match="LogisticRegression is not a fitted graph classifier"):
+        model_to_json(LogisticRegression())
+
+
+def test_string_classes_and_feature_names_survive(optdigits):
+    X, y, X_test, _ = optdigits
+    names = [f"pixel {i}" for i in range(X.shape[1])]
+    labels = np.array(["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"])[y]
+    clf = TnTClassifier(C=1e-2, N2=1, random_state=0).fit(pd.DataFrame(X, columns=names), labels)
+    loaded = model_from_json(model_to_json(clf))
+    assert loaded.feature_names_in_.tolist() == names
+    frame = pd.DataFrame(X_test, columns=names)
+    assert np.array_equal(loaded.predict(frame), clf.predict(frame))
+    assert loaded.predict(frame).dtype.kind == "U"
+
+
+@pytest.mark.parametrize("labels", [np.array([1.0, 2.0]), np.array([False, True]), np.array([-3, 7])])
+def test_float_bool_and_int_classes_survive(labels):
+    X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    clf = CARTClassifier().fit(X, labels[[0, 0, 1, 1]])
+    loaded = model_from_json(model_to_json(clf))
+    assert loaded.classes_.tolist() == labels.tolist()
+    assert loaded.predict(X).tolist() == clf.predict(X).tolist()
+
+
+def test_loading_never_unpickles(monkeypatch, toy_model_json):
+    def refuse(*args, **kwargs):
+        raise AssertionError("pickle must not be used")
+
+    monkeypatch.setattr(pickle, "loads", refuse)
+    monkeypatch.setattr(pickle, "load", refuse)
+    monkeypatch.setattr(np, "load", refuse)
+    assert model_from_json(toy_model_json).n_splits_ == 1
+
+
+def test_loaded_model_cannot_be_refitted(toy_model_json):
+    with pytest.raises(NotImplementedError, match="already fitted"):
+        model_from_json(toy_model_json).fit([[0]], [0])
+
+
+@pytest.fixture
+def toy_model_json():
+    return model_to_json(CARTClassifier().fit([[0.0], [1.0]], ["a", "b"]))
+
+
+def make_cycle(doc):
+    graph = doc["graph"]
+    graph["children_left"], graph["children_right"] = [1, 0, -1], [2, 2, -1]  # node 1 points back to 0
+    graph["feature"], graph["threshold"] = [0, 0, -2], [0.5, 0.5, -2.0]
+
+
+def edit_graph(**arrays):
+    return lambda doc: doc["graph"].update(arrays)
+
+
+def drop(*path):
+    def edit(doc):
+        for key in path[:-1]:
+            doc = doc[key]
+        del doc[path[-1]]
+
+    return edit
+
+
+def put(key, value):
+    return lambda doc: doc.__setitem__(key, value)
+
+
+# The toy model's graph: node 0 splits feature 0, leaves 1 and 2; classes "a" and "b".
+MALFORMED = {
+    "wrong format": (put("format", "sklearn-pickle"), "not a TnT Explorer model file"),
+    "wrong version": (put("version", 2), "version 2 is not supported"),
+    "missing key": (drop("classes"), "missing the key\\(s\\) 'classes'"),
+    "missing graph array": (drop("graph", "threshold"), "\"graph\" is missing the key\\(s\\) 'threshold'"),
+    "wrong array length": (edit_graph(feature=[0, -2]), "graph.feature has 2 entries but the graph has 3 nodes"),
+    "float child id": (edit_graph(children_left=[1.5, -1, -1]), "children_left must be a list of integers"),
+    "child id out of range": (edit_graph(children_right=[7, -1, -1]), "right child id out of range"),
+    "cycle": (make_cycle, "topological order, which also rules out cycles"),
+    "one child": (edit_graph(children_right=[2, 2, -1]), "exactly one child"),
+    "class count": (put("classes", ["a", "b", "c"]), "lists 3 classes but graph.value has 2 columns"),
+    "ragged value": (edit_graph(value=[[1, 1], [1], [0, 1]]), "same positive number of class columns"),
+    "negative count": (edit_graph(value=[[1, 1], [-1, 0], [0, 1]]), "finite, non-negative class counts"),
+    "feature out of range": (edit_graph(feature=[3, -2, -2]), "tests feature 3 but the model has only 1 features"),
+    "feature names": (put("feature_names", ["a", "b"]), "list of 1 strings"),
+    "mixed classes": (put("classes", ["a", 1]), "must all be strings, all numbers or all booleans"),
+    "repeated class": (put("classes", ["a", "a"]), "must not repeat a class"),
+    "bad dtype": (edit_graph(input_dtype="object"), "input_dtype must be one of"),
+}
+
+
+@pytest.mark.parametrize("case", MALFORMED, ids=list(MALFORMED))
+def test_each_malformed_file_is_rejected_with_its_own_message(toy_model_json, case):
+    edit, message = MALFORMED[case]
+    doc = json.loads(toy_model_json)
+    edit(doc)
+    with pytest.raises(ValueError, match=message):
+        model_from_json(json.dumps(doc))
+
+
+def test_messages_are_distinct():
+    assert len({message for _, message in MALFORMED.values()}) == len(MALFORMED)
+
+
+def test_not_json_and_nan_and_size_limit_are_rejected(toy_model_json):
+    with pytest.raises(ValueError, match="not valid JSON"):
+        model_from_json("{not json")
+    with pytest.raises(ValueError, match="not valid JSON"):
+        model_from_json(b"\xff\xfe garbage")
+    with pytest.raises(ValueError, match="not a TnT Explorer model file"):
+        model_from_json("[1, 2]")
+    with pytest.raises(ValueError, match="contains NaN, which is not a JSON number"):
+        model_from_json(toy_model_json.replace('"threshold": [', '"threshold": [NaN, '))
+    with pytest.raises(ValueError, match="more than the limit of 100 bytes"):
+        model_from_json(toy_model_json, max_bytes=100)
+    overflowing = toy_model_json.replace('"threshold": [0.5,', '"threshold": [1e999,')
+    assert overflowing != toy_model_json
+    with pytest.raises(ValueError, match="threshold that is not a finite number"):
+        model_from_json(overflowing)  # 1e999 is valid JSON but parses to infinity
+    assert model_from_json(toy_model_json.encode()).classes_.tolist() == ["a", "b"]

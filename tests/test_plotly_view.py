@@ -1,0 +1,58 @@
+"""The interactive view: a fixed number of traces, contract colours, escaped hover text."""
+
+import time
+
+import numpy as np
+
+from tnt.colors import HIGHLIGHT_COLOR, MIXED_COLOR, class_palette
+from tnt.plotly_view import graph_figure
+
+
+def trace(fig, name):
+    return next(t for t in fig.data if t.name == name)
+
+
+def test_nodes_are_coloured_by_the_contract(toy_graph):
+    fig = graph_figure(toy_graph, class_names=["setosa", "other"])
+    nodes = trace(fig, "nodes")
+    a, b = class_palette(2)
+    assert list(nodes.marker.color) == [a, a, b, a, MIXED_COLOR, a, b]
+    assert [t.name for t in fig.data[4:]] == ["setosa", "other", "mixed (no class over half)"]
+
+
+def test_edges_are_single_traces_with_none_separators(toy_graph):
+    fig = graph_figure(toy_graph)
+    yes, no = trace(fig, "yes (<=)"), trace(fig, "no (>)")
+    assert len(yes.x) == len(no.x) == 3 * toy_graph.n_splits
+    assert list(yes.x[2::3]) == [None] * toy_graph.n_splits
+
+
+def test_hover_shows_rule_samples_shares_and_parents(toy_graph):
+    hover = trace(graph_figure(toy_graph, feature_names=["w", "l"], class_names=["setosa", "other"]), "nodes").hovertext
+    assert hover[4] == (
+        "<b>#4</b> split: w &lt;= 0.25<br>samples = 4<br>setosa 50%, other 50%<br>parents: #1, #2<br>shared by 2 parents"
+    )
+    assert hover[0].endswith("<br>root")
+
+
+def test_hostile_names_are_escaped_in_hover_text(toy_graph):
+    fig = graph_figure(toy_graph, feature_names=["<script>alert(1)</script>", "b&c"], class_names=["<i>x</i>", "y"])
+    hover = " ".join(trace(fig, "nodes").hovertext)
+    assert "<script>" not in hover and "&lt;script&gt;alert(1)&lt;/script&gt;" in hover
+    assert "<i>" not in hover and "&lt;i&gt;x&lt;/i&gt;" in hover and "b&amp;c" in hover
+
+
+def test_highlighted_path(toy_graph):
+    fig = graph_figure(toy_graph, highlight_sample=np.array([0.3, 2.0]))  # 0 -> 1 -> 4 -> 6
+    assert len(trace(fig, "path").x) == 3 * 3
+    outline = list(trace(fig, "nodes").marker.line.color)
+    assert [i for i, c in enumerate(outline) if c == HIGHLIGHT_COLOR] == [0, 1, 4, 6]
+
+
+def test_fifteen_hundred_nodes_stay_few_traces_and_fast(big_random_graph):
+    start = time.perf_counter()
+    fig = graph_figure(big_random_graph)
+    assert time.perf_counter() - start < 5
+    assert len(fig.data) <= 4 + big_random_graph.n_classes + 1
+    assert len(trace(fig, "nodes").x) == big_random_graph.node_count == 1501
+    assert len(fig.to_json()) < 5_000_000

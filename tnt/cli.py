@@ -1,0 +1,211 @@
+"""The ``tnt`` command line: train a TnT on a CSV file, predict, export and describe model files.
+
+Every user error (a missing file, a bad CSV, a broken model file) ends the command with one line
+on stderr and exit status 1; wrong arguments with one line and status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+__all__ = ["main"]
+
+EXPORT_FORMATS = ("svg", "png", "pdf", "dot", "json", "txt")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on stderr rather than the usage block."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def main(argv=None) -> int:
+    """Run the ``tnt`` command line.
+
+    Parameters
+    ----------
+    argv : list of str, default=None
+        Arguments after the program name (``sys.argv[1:]`` when ``None``).
+
+    Returns
+    -------
+    status : int
+        0 on success, 1 when the input is bad, 2 when the arguments are.
+
+    Examples
+    --------
+    >>> from tnt.cli import main
+    >>> main(["info", "no-such-model.json"])
+    1
+    """
+    args = _parser().parse_args(argv)
+    try:
+        args.run(args)
+    except BrokenPipeError:  # output piped into a command that stopped reading, e.g. `head`
+        sys.stderr.close()
+        return 0
+    except (ValueError, OSError) as error:
+        print(f"tnt: error: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="tnt", description="Train, apply, export and describe Tree in Tree decision graphs.")
+    commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND")
+
+    train = commands.add_parser("train", help="train a TnT on a CSV file and save it as a model file",
+                                description="Train a TnT classifier on a CSV file (numeric features, one target column).")
+    train.add_argument("data", metavar="DATA.csv", help="training data, one row per sample, with a header row")
+    train.add_argument("--target", required=True, metavar="COL", help="name of the label column")
+    train.add_argument("--C", type=float, default=1e-3, help="pruning strength; larger gives fewer splits (default 1e-3)")
+    train.add_argument("--N1", type=int, default=2, help="merge phases (default 2)")
+    train.add_argument("--N2", type=int, default=5, help="grow passes per phase (default 5)")
+    train.add_argument("--fine-tune", type=int, default=0, help="rounds of fine-tuning after training (default 0)")
+    train.add_argument("--seed", type=int, default=0, help="random seed for the split and the training (default 0)")
+    train.add_argument("--test-size", type=float, default=0.25,
+                       help="fraction of rows held out to measure test accuracy; 0 trains on all (default 0.25)")
+    train.add_argument("-o", "--output", required=True, metavar="MODEL.json", help="where to write the model file")
+    train.set_defaults(run=_train)
+
+    predict = commands.add_parser("predict", help="predict the class of every row of a CSV file",
+                                  description="Predict with a model file; writes a CSV with a 'prediction' column.")
+    predict.add_argument("model", metavar="MODEL.json")
+    predict.add_argument("data", metavar="DATA.csv", help="rows to classify; needs the model's feature columns")
+    predict.add_argument("-o", "--output", metavar="PREDICTIONS.csv", help="output file (default: standard output)")
+    predict.set_defaults(run=_predict)
+
+    export = commands.add_parser("export", help="draw or convert a model file",
+                                 description="Export a model as an image (svg, png, pdf), DOT, JSON or text rules.")
+    export.add_argument("model", metavar="MODEL.json")
+    export.add_argument("--format", choices=EXPORT_FORMATS,
+                        help="output format (default: from the output file's extension)")
+    export.add_argument("-o", "--output", required=True, metavar="FILE")
+    export.add_argument("--show-ids", action="store_true", help="write node ids in the drawing")
+    export.add_argument("--show-shares", action="store_true", help="write the largest class shares in each node")
+    export.add_argument("--depth-window", type=int, nargs=2, metavar=("A", "B"),
+                        help="draw only the layers A to B (root = 0), with stubs for edges leaving them")
+    export.add_argument("--rankdir", choices=("TB", "LR"), default="TB", help="top-down (TB) or left-right (LR)")
+    export.set_defaults(run=_export)
+
+    info = commands.add_parser("info", help="describe a model file", description="Describe a model file.")
+    info.add_argument("model", metavar="MODEL.json")
+    info.set_defaults(run=_info)
+    return parser
+
+
+# ---------------------------------------------------------------------- commands
+def _train(args) -> None:
+    from sklearn.model_selection import train_test_split
+
+    from .csv_data import read_csv_table
+    from .estimator import TnTClassifier
+    from .model_io import model_to_json
+
+    if not 0 <= args.test_size < 1:
+        raise ValueError(f"--test-size must be at least 0 and below 1, got {args.test_size}.")
+    X, y = read_csv_table(args.data, target=args.target)
+    if args.test_size > 0:
+        stratify = y if y.value_counts().min() >= 2 else None
+        X_train, X_test, y_train, y_test = train_test_split(
+            X, y, test_size=args.test_size, random_state=args.seed, stratify=stratify
+        )
+    else:
+        X_train, y_train, X_test, y_test = X, y, None, None
+    model = TnTClassifier(C=args.C, N1=args.N1, N2=args.N2, fine_tune=args.fine_tune, random_state=args.seed)
+    start = time.perf_counter()
+    model.fit(X_train, y_train)
+    seconds = time.perf_counter() - start
+    Path(args.output).write_text(model_to_json(model))
+    print(f"train accuracy {model.score(X_train, y_train):.4f} on {len(y_train)} rows")
+    if X_test is not None:
+        print(f"test accuracy  {model.score(X_test, y_test):.4f} on {len(y_test)} rows")
+    print(f"splits {model.n_splits_}, leaves {model.n_leaves_}, shared nodes {model.n_shared_nodes_}")
+    print(f"trained in {seconds:.2f} s; model written to {args.output}")
+
+
+def _predict(args) -> None:
+    import pandas as pd
+
+    from .csv_data import read_csv_table
+
+    model = _load_model(args.model)
+    names = getattr(model, "feature_names_in_", None)
+    X, _ = read_csv_table(args.data, features=None if names is None else list(names))
+    if X.shape[1] != model.n_features_in_:
+        raise ValueError(f"{args.data} has {X.shape[1]} feature columns but the model expects {model.n_features_in_}.")
+    X = X if names is not None else X.to_numpy()
+    predictions = pd.DataFrame({"prediction": model.predict(X)})
+    if args.output:
+        predictions.to_csv(args.output, index=False)
+    else:
+        predictions.to_csv(sys.stdout, index=False)
+
+
+def _export(args) -> None:
+    from ._exporter import names_of
+
+    fmt = args.format or Path(args.output).suffix.lstrip(".").lower()
+    if fmt not in EXPORT_FORMATS:
+        raise ValueError(f"Cannot tell the format from {args.output!r}; pass --format ({', '.join(EXPORT_FORMATS)}).")
+    model = _load_model(args.model)
+    features, classes = names_of(model)
+    if fmt == "json":
+        from .model_io import model_to_json
+
+        Path(args.output).write_text(model_to_json(model, indent=1))
+    elif fmt == "txt":
+        from .export_text import export_text
+
+        Path(args.output).write_text(export_text(model.graph_, feature_names=features, class_names=classes))
+    else:
+        from .export_dot import to_dot
+
+        source = to_dot(model.graph_, feature_names=features, class_names=classes, show_ids=args.show_ids,
+                        show_shares=args.show_shares, rankdir=args.rankdir, depth_window=args.depth_window)
+        if fmt == "dot":
+            Path(args.output).write_text(source)
+        else:
+            from .render import render
+
+            Path(args.output).write_bytes(render(source, fmt))
+    print(f"wrote {args.output} ({fmt})")
+
+
+def _info(args) -> None:
+    model = _load_model(args.model)
+    graph = model.graph_
+    shortest, longest = graph.depth_range()
+    names = getattr(model, "feature_names_in_", None)
+    params = ", ".join(f"{k}={v}" for k, v in sorted(model.estimator_params_.items()))
+    print(f"model       {model.estimator_kind_}({params})")
+    print(f"classes     {model.n_classes_}: {', '.join(map(str, model.classes_[:20]))}"
+          + (" ..." if model.n_classes_ > 20 else ""))
+    print(f"features    {model.n_features_in_}" + ("" if names is None else f": {', '.join(names[:10])}"
+                                                  + (" ..." if len(names) > 10 else "")))
+    print(f"splits      {graph.n_splits}")
+    print(f"leaves      {graph.n_leaves}")
+    print(f"shared      {graph.shared_nodes.size} nodes with more than one parent")
+    print(f"paths       {shortest} to {longest} splits from root to leaf")
+
+
+def _load_model(path):
+    from .model_io import MAX_BYTES, model_from_json
+
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"{path} does not exist or is not a file.")
+    if path.stat().st_size > MAX_BYTES:
+        raise ValueError(f"{path} is larger than the model file limit of {MAX_BYTES} bytes.")
+    try:
+        return model_from_json(path.read_bytes())
+    except ValueError as error:
+        raise ValueError(f"{path}: {error}") from None
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,298 @@
+"""Model files: a fitted graph classifier as versioned JSON, and back, without pickle.
+
+The file holds the estimator's kind and parameters, its classes (JSON strings, integers, floats or
+booleans), feature names and the graph's arrays. Loading checks every part and rejects a
+malformed or inconsistent file with one clear sentence; the structure checks (child ids in range,
+topological order, which also rules out cycles, finite thresholds) are
+:class:`~tnt.graph.DecisionGraph`'s own.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+from sklearn.base import BaseEstimator
+
+from ._base import GraphClassifierMixin
+from .graph import DecisionGraph
+
+__all__ = ["FORMAT", "MAX_BYTES", "VERSION", "LoadedGraphModel", "model_from_json", "model_to_json"]
+
+FORMAT = "tnt-explorer-model"
+VERSION = 1
+#: Default size limit of a model file, in bytes.
+MAX_BYTES = 50 * 1024 * 1024
+
+_TOP_KEYS = ("format", "version", "estimator", "params", "classes", "n_features_in", "feature_names", "graph")
+_GRAPH_INT_KEYS = ("children_left", "children_right", "feature", "n_node_samples")
+_GRAPH_FLOAT_KEYS = ("threshold", "impurity")
+_INPUT_DTYPES = ("float32", "float64")
+
+
+class LoadedGraphModel(GraphClassifierMixin, BaseEstimator):
+    """A graph classifier read from a model file; it predicts exactly as the model that was saved.
+
+    Attributes
+    ----------
+    graph_ : DecisionGraph
+    classes_ : ndarray of shape (n_classes,)
+    n_classes_, n_features_in_, n_splits_, n_leaves_ : int
+    feature_names_in_ : ndarray of str
+        Defined only when the saved model had feature names.
+    estimator_kind_ : str
+        Class name of the estimator that was saved (``"TnTClassifier"``, ``"CARTClassifier"``...).
+    estimator_params_ : dict
+        Its parameters, as saved.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from tnt import TnTClassifier
+    >>> from tnt.model_io import model_from_json, model_to_json
+    >>> X, y = load_iris(return_X_y=True)
+    >>> clf = TnTClassifier(C=1e-2, random_state=0).fit(X, y)
+    >>> loaded = model_from_json(model_to_json(clf))
+    >>> (loaded.predict(X) == clf.predict(X)).all(), loaded.estimator_kind_
+    (np.True_, 'TnTClassifier')
+    """
+
+    def fit(self, X, y):
+        raise NotImplementedError("A loaded model is already fitted; train a TnTClassifier to fit a new one.")
+
+
+def model_to_json(estimator, *, indent: int | None = None) -> str:
+    """Serialise a fitted graph classifier (TnT, CART, TAO or a loaded model) to JSON text.
+
+    A fitted scikit-learn ``DecisionTreeClassifier`` is accepted too: it is converted with
+    :meth:`DecisionGraph.from_sklearn <tnt.graph.DecisionGraph.from_sklearn>`, and the loaded
+    model predicts as the tree does.
+
+    Parameters
+    ----------
+    estimator : fitted estimator with ``graph_`` and ``classes_``, or a ``DecisionTreeClassifier``
+    indent : int, default=None
+        Indentation of the JSON text (compact when ``None``).
+
+    Returns
+    -------
+    text : str
+
+    Examples
+    --------
+    >>> import json
+    >>> from sklearn.datasets import load_iris
+    >>> from tnt import CARTClassifier
+    >>> from tnt.model_io import model_to_json
+    >>> X, y = load_iris(return_X_y=True)
+    >>> doc = json.loads(model_to_json(CARTClassifier(max_leaf_nodes=3).fit(X, y)))
+    >>> doc["format"], doc["version"], doc["estimator"], doc["classes"]
+    ('tnt-explorer-model', 1, 'CARTClassifier', [0, 1, 2])
+    """
+    graph = estimator.graph_ if hasattr(estimator, "graph_") else _converted_tree(estimator)
+    if isinstance(estimator, LoadedGraphModel):
+        kind, params = estimator.estimator_kind_, estimator.estimator_params_
+    else:
+        kind, params = type(estimator).__name__, {k: _json_param(v) for k, v in estimator.get_params().items()}
+    names = getattr(estimator, "feature_names_in_", None)
+    doc = {
+        "format": FORMAT,
+        "version": VERSION,
+        "estimator": kind,
+        "params": params,
+        "classes": [_json_scalar(c) for c in estimator.classes_],
+        "n_features_in": int(estimator.n_features_in_),
+        "feature_names": None if names is None else [str(n) for n in names],
+        "graph": {
+            "input_dtype": graph.input_dtype.name,
+            "children_left": graph.children_left.tolist(),
+            "children_right": graph.children_right.tolist(),
+            "feature": graph.feature.tolist(),
+            "threshold": graph.threshold.tolist(),
+            "value": graph.value.tolist(),
+            "n_node_samples": graph.n_node_samples.tolist(),
+            "impurity": graph.impurity.tolist(),
+        },
+    }
+    return json.dumps(doc, indent=indent, allow_nan=False)
+
+
+def model_from_json(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> LoadedGraphModel:
+    """Read a model file written by :func:`model_to_json`.
+
+    Parameters
+    ----------
+    text : str or bytes
+        The file's contents.
+    max_bytes : int, default=50 MB
+        Larger files are rejected before parsing.
+
+    Returns
+    -------
+    model : LoadedGraphModel
+
+    Raises
+    ------
+    ValueError
+        With one sentence saying what is wrong, when the text is not a valid model file.
+
+    Examples
+    --------
+    >>> from tnt.model_io import model_from_json
+    >>> model_from_json('{"format": "something else"}')
+    Traceback (most recent call last):
+    ...
+    ValueError: This is not a TnT Explorer model file (its "format" is not "tnt-explorer-model").
+    """
+    size = len(text.encode("utf-8") if isinstance(text, str) else text)
+    if size > max_bytes:
+        raise ValueError(f"The model file is {size} bytes, more than the limit of {max_bytes} bytes.")
+    try:
+        doc = json.loads(text, parse_constant=_reject_constant)
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise ValueError(f"The model file is not valid JSON ({error}).") from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise ValueError(f'This is not a TnT Explorer model file (its "format" is not "{FORMAT}").')
+    if doc.get("version") != VERSION:
+        raise ValueError(f"Model file version {doc.get('version')!r} is not supported; this version reads {VERSION}.")
+    _require_keys(doc, _TOP_KEYS, "The model file")
+    graph = _read_graph(doc["graph"])
+    classes = _read_classes(doc["classes"])
+    if classes.shape[0] != graph.n_classes:
+        raise ValueError(
+            f"The model file lists {classes.shape[0]} classes but graph.value has {graph.n_classes} columns."
+        )
+    n_features = doc["n_features_in"]
+    if not _is_int(n_features) or n_features < 1:
+        raise ValueError('"n_features_in" must be a positive integer.')
+    tested = graph.feature[~graph.is_leaf]
+    if tested.size and tested.max() >= n_features:
+        raise ValueError(f"The graph tests feature {tested.max()} but the model has only {n_features} features.")
+    names = doc["feature_names"]
+    if names is not None and (
+        not isinstance(names, list) or len(names) != n_features or not all(isinstance(n, str) for n in names)
+    ):
+        raise ValueError(f'"feature_names" must be null or a list of {n_features} strings.')
+    if not isinstance(doc["estimator"], str) or not isinstance(doc["params"], dict):
+        raise ValueError('"estimator" must be a string and "params" an object.')
+
+    model = LoadedGraphModel()
+    model.graph_ = graph
+    model.classes_ = classes
+    model.n_classes_ = int(classes.shape[0])
+    model.n_features_in_ = int(n_features)
+    if names is not None:
+        model.feature_names_in_ = np.asarray(names, dtype=object)
+    model.n_splits_ = graph.n_splits
+    model.n_leaves_ = graph.n_leaves
+    model.estimator_kind_ = doc["estimator"]
+    model.estimator_params_ = doc["params"]
+    return model
+
+
+# ---------------------------------------------------------------------- writing helpers
+def _converted_tree(estimator) -> DecisionGraph:
+    if not hasattr(estimator, "tree_") or not hasattr(estimator, "classes_"):
+        raise ValueError(
+            f"{type(estimator).__name__} is not a fitted graph classifier or DecisionTreeClassifier."
+        )
+    return DecisionGraph.from_sklearn(estimator)
+
+
+def _json_scalar(value):
+    """A class label as a JSON value (numpy scalars become Python ones)."""
+    value = value.item() if isinstance(value, np.generic) else value
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"Class label {value!r} cannot be stored in JSON.")
+    if not isinstance(value, (str, int, float, bool)):
+        raise ValueError(f"Class label {value!r} of type {type(value).__name__} cannot be stored in JSON.")
+    return value
+
+
+def _json_param(value):
+    """A parameter as a JSON value; anything else (a RandomState, an estimator) as its repr."""
+    value = value.item() if isinstance(value, np.generic) else value
+    if value is None or isinstance(value, (str, int, bool)) or (isinstance(value, float) and math.isfinite(value)):
+        return value
+    return repr(value)
+
+
+# ---------------------------------------------------------------------- reading helpers
+def _reject_constant(name):
+    raise ValueError(f"The model file contains {name}, which is not a JSON number.")
+
+
+def _require_keys(doc: dict, keys, where: str) -> None:
+    missing = [k for k in keys if k not in doc]
+    if missing:
+        raise ValueError(f"{where} is missing the key(s) {', '.join(repr(k) for k in missing)}.")
+
+
+def _is_int(v) -> bool:
+    # Bounded so that any accepted integer fits numpy's int64.
+    return isinstance(v, int) and not isinstance(v, bool) and -(2**62) < v < 2**62
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _array(graph: dict, key: str, check, kind: str, n_nodes: int) -> list:
+    values = graph[key]
+    if not isinstance(values, list) or not all(check(v) for v in values):
+        raise ValueError(f"graph.{key} must be a list of {kind}.")
+    if len(values) != n_nodes:
+        raise ValueError(f"graph.{key} has {len(values)} entries but the graph has {n_nodes} nodes.")
+    return values
+
+
+def _read_graph(graph) -> DecisionGraph:
+    if not isinstance(graph, dict):
+        raise ValueError('"graph" must be an object of arrays.')
+    _require_keys(graph, ("input_dtype", *_GRAPH_INT_KEYS, *_GRAPH_FLOAT_KEYS, "value"), '"graph"')
+    left = graph["children_left"]
+    if not isinstance(left, list) or not left:
+        raise ValueError("graph.children_left must be a non-empty list of integers.")
+    n = len(left)
+    arrays = {key: _array(graph, key, _is_int, "integers", n) for key in ("children_left", "children_right", "feature")}
+    arrays["n_node_samples"] = _array(graph, "n_node_samples", _is_int, "integers", n)
+    for key in _GRAPH_FLOAT_KEYS:
+        arrays[key] = _array(graph, key, _is_number, "numbers", n)
+    value = _array(graph, "value", lambda row: isinstance(row, list) and all(_is_number(v) for v in row), "lists of numbers", n)
+    n_classes = len(value[0])
+    if n_classes == 0 or any(len(row) != n_classes for row in value):
+        raise ValueError("graph.value must have the same positive number of class columns in every row.")
+    value = np.asarray(value, dtype=np.float64)
+    if not np.all(np.isfinite(value)) or np.any(value < 0):
+        raise ValueError("graph.value must hold finite, non-negative class counts.")
+    if graph["input_dtype"] not in _INPUT_DTYPES:
+        raise ValueError(f"graph.input_dtype must be one of {', '.join(_INPUT_DTYPES)}.")
+    return DecisionGraph(
+        children_left=np.asarray(arrays["children_left"], dtype=np.int64),
+        children_right=np.asarray(arrays["children_right"], dtype=np.int64),
+        feature=np.asarray(arrays["feature"], dtype=np.int64),
+        threshold=np.asarray(arrays["threshold"], dtype=np.float64),
+        value=value,
+        n_node_samples=np.asarray(arrays["n_node_samples"], dtype=np.int64),
+        impurity=np.asarray(arrays["impurity"], dtype=np.float64),
+        input_dtype=np.dtype(graph["input_dtype"]),
+    )
+
+
+def _read_classes(classes) -> np.ndarray:
+    if not isinstance(classes, list) or not classes:
+        raise ValueError('"classes" must be a non-empty list.')
+    if all(isinstance(c, str) for c in classes):
+        array = np.asarray(classes, dtype=str)
+    elif all(isinstance(c, bool) for c in classes):
+        array = np.asarray(classes, dtype=bool)
+    elif all(_is_int(c) for c in classes):
+        array = np.asarray(classes, dtype=np.int64)
+    elif all(_is_number(c) for c in classes):
+        array = np.asarray(classes, dtype=np.float64)
+    else:
+        raise ValueError('"classes" must all be strings, all numbers or all booleans.')
+    if np.unique(array).shape[0] != array.shape[0]:
+        raise ValueError('"classes" must not repeat a class.')
+    return array
