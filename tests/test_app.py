@@ -3,9 +3,15 @@
 import json
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 import streamlit as st
+import streamlit.testing.v1.app_test as app_test_module
+from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
+
+from tnt.training import TrainParams
 
 ROOT = Path(__file__).resolve().parent.parent
 BAD = ROOT / "tests" / "bad_csv"
@@ -122,6 +128,130 @@ def test_each_bad_upload_shows_its_message_and_keeps_the_previous_state(app, nam
     assert app.session_state["data/dataset"] is data
     assert app.session_state["train/models"] == model
     assert metric(app, "Training rows") == "1,257"
+
+
+# ---------------------------------------------------------------------------------------------- graph page
+class RecordingMediaFileManager(MediaFileManager):
+    """AppTest's media manager, remembered so that tests can read what download buttons serve."""
+
+    last = None
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        RecordingMediaFileManager.last = self
+
+
+@pytest.fixture
+def downloads(monkeypatch):
+    monkeypatch.setattr(app_test_module, "MediaFileManager", RecordingMediaFileManager)
+
+    def read(button):
+        manager = RecordingMediaFileManager.last
+        proto = button.proto
+        if proto.deferred_file_id:  # rendered on click: run the generator as the server would
+            url = manager.execute_deferred(proto.deferred_file_id)
+        else:
+            url = proto.url
+        return manager._storage.get_file(url.rsplit("/", 1)[-1]).content
+
+    return read
+
+
+def test_graph_page_draws_the_default_model_with_a_legend_and_a_sample_path(app):
+    go(app, "graph")
+    assert not app.error
+    caption = app.main.caption[0].value
+    assert caption.startswith("TnT on Handwritten digits (8x8)") and "nodes with several parents" in caption
+    legend = app.get("html")[0].value
+    assert all(f">{k}</span>" in legend for k in range(10)) and "mixed" in legend and "#2563eb" in legend
+    # A large graph (hundreds of nodes): rendered on the server, first layers only.
+    assert app.radio(key="graph/view/True").value.startswith("SVG")
+    frame = app.get("iframe")[0].proto
+    assert "<svg" in frame.srcdoc and 'stroke="#c00000"' in frame.srcdoc  # the sample's path
+    assert "Sample **#0**" in app.main.markdown[0].value
+
+
+def test_graph_page_sample_and_node_details(app):
+    go(app, "graph")
+    app.number_input(key="graph/sample").set_value(3).run()
+    data = app.session_state["data/dataset"]
+    assert f"class **{data.y_test[3]}**" in [m.value for m in app.main.markdown if "Sample **#3**" in m.value][0]
+    path = app.dataframe[0].value
+    assert path["node"].iloc[0] == 0 and path["test"].iloc[-1] == "leaf"
+    graph = app.session_state["train/models"][next(iter(app.session_state["train/models"]))].tnt.graph_
+    shared = int(graph.shared_nodes[0])
+    app.number_input(key="graph/node").set_value(shared).run()
+    text = " ".join(m.value for m in app.main.markdown)
+    parents = ", ".join(f"#{q}" for q in graph.parents(shared))
+    assert f"Node #{shared}" in text and f"parents: {parents}" in text
+
+
+def test_small_graphs_are_laid_out_in_the_browser_and_cart_can_be_shown(app):
+    app.selectbox[0].set_value("iris")
+    button(app, "Load data set").click().run()
+    go(app, "graph")
+    assert app.radio(key="graph/view/False").value.startswith("Graphviz")
+    dot = app.get("graphviz_chart")[0].proto.spec
+    assert "digraph" in dot and "petal" in dot and 'color="#c00000"' in dot
+    app.radio(key="graph/model").set_value("CART (same splits)").run()
+    assert app.main.caption[0].value.startswith("CART (same splits) on Iris")
+
+
+def test_a_thousand_split_graph_is_drawn_on_the_server_through_a_depth_window(app, tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(4000, 4))
+    y = ((X[:, 0] * 7).astype(int) + (X[:, 1] * 5).astype(int) + rng.integers(0, 3, 4000)) % 4
+    path = tmp_path / "noisy.csv"
+    pd.DataFrame({**{f"f{i}": X[:, i].round(5) for i in range(4)}, "label": y}).to_csv(path, index=False)
+    upload(app, path)
+    button(app, "Use this data").click().run()
+    app.session_state["train/params"] = TrainParams(C=1e-5)
+    go(app, "graph")
+    assert not app.error
+    graph = app.session_state["train/models"][next(reversed(app.session_state["train/models"]))].tnt.graph_
+    assert graph.n_splits >= 1000
+    (window,) = [s for s in app.slider if s.label.startswith("Depth window")]
+    assert window.value == (0, 7)
+    srcdoc = app.get("iframe")[0].proto.srcdoc
+    assert 20 < srcdoc.count('class="node"') < 400  # the window, not thousands of nodes
+
+
+MAGIC = {
+    "svg": lambda b: b"<svg" in b[:400],
+    "png": lambda b: b.startswith(b"\x89PNG\r\n\x1a\n"),
+    "pdf": lambda b: b.startswith(b"%PDF-"),
+    "dot": lambda b: b.lstrip().startswith(b"digraph"),
+    "json": lambda b: isinstance(json.loads(b), dict),
+    "txt": lambda b: b"<=" in b,
+}
+
+
+def test_every_download_button_yields_a_file_of_its_type(app, downloads):
+    app.selectbox[0].set_value("wine")
+    button(app, "Load data set").click().run()
+    go(app, "graph")
+    buttons = app.get("download_button")
+    assert len(buttons) == 12
+    seen = set()
+    for b in buttons:
+        _, _, stem, fmt = b.key.split("/")  # graph/download/<model>_C<C>/<format>
+        data = downloads(b)
+        assert data and MAGIC[fmt](data), b.key
+        seen.add((stem.split("_")[0], fmt))
+    assert seen == {(m, f) for m in ("tnt", "cart") for f in MAGIC}
+    (tnt_json,) = [downloads(b) for b in buttons if b.key == "graph/download/tnt_C1e-03/json"]
+    assert "children_left" in tnt_json.decode()
+
+
+def test_the_node_picker_follows_a_smaller_graph(app):
+    go(app, "graph")
+    result = next(iter(app.session_state["train/models"].values()))
+    assert result.cart.graph_.node_count > result.tnt.graph_.node_count  # shared nodes: fewer leaves
+    app.radio(key="graph/model").set_value("CART (same splits)").run()
+    app.number_input(key="graph/node").set_value(result.cart.graph_.node_count - 1).run()
+    app.radio(key="graph/model").set_value("TnT").run()
+    assert not app.exception and not app.error
+    assert app.number_input(key="graph/node").value == result.tnt.graph_.node_count - 1
 
 
 def test_the_progress_bar_moves_with_every_grow_pass_and_merge(app, monkeypatch):
