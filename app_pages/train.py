@@ -32,10 +32,16 @@ with st.form("train/form"):
         submitted = st.form_submit_button("Train", type="primary")
 
 if submitted:
-    state.set_params(TrainParams(C=float(C), N1=int(N1), N2=int(N2), fine_tune=int(fine_tune), seed=int(seed)))
+    wanted = TrainParams(C=float(C), N1=int(N1), N2=int(N2), fine_tune=int(fine_tune), seed=int(seed))
+else:
+    wanted = state.params()
+was_cached = state.cached_result(data, wanted) is not None
+result = train_with_progress(data, wanted)
+if result is not None:
+    state.set_params(wanted)
+else:  # training failed (and said why): the model in use stays
+    result, was_cached = state.current_result(), True
 params = state.params()
-was_cached = state.cached_result(data, params) is not None
-result = train_with_progress(data, params)
 
 if result is not None:
     tm, cm = result.tnt_metrics, result.cart_metrics

@@ -1,6 +1,7 @@
 """The app, page by page, through Streamlit's AppTest (no browser)."""
 
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -252,6 +253,25 @@ def test_the_node_picker_follows_a_smaller_graph(app):
     app.radio(key="graph/model").set_value("TnT").run()
     assert not app.exception and not app.error
     assert app.number_input(key="graph/node").value == result.tnt.graph_.node_count - 1
+
+
+def test_a_failure_during_training_is_one_message_and_the_previous_model_stays(app, monkeypatch):
+    go(app, "train")
+    before = dict(app.session_state["train/models"])
+    splits = metric(app, "Splits")
+
+    def boom(*args, **kwargs):
+        raise MemoryError("out of memory")
+
+    monkeypatch.setattr(sys.modules["ui.views"], "train", boom)  # the module the pages imported
+    app.select_slider[0].set_value(1e-4)
+    button(app, "Train").click().run()
+    assert not app.exception
+    assert [e.value for e in app.error] == [
+        "Training failed (MemoryError: out of memory); try other settings or another data set."
+    ]
+    assert dict(app.session_state["train/models"]) == before
+    assert app.session_state["train/params"].C == 1e-3 and metric(app, "Splits") == splits  # still shown
 
 
 def test_the_progress_bar_moves_with_every_grow_pass_and_merge(app, monkeypatch):

@@ -74,6 +74,7 @@ def test_pendigits_keeps_its_official_split():
     ds = load_bundled("pendigits", test_size=0.5)
     assert (len(ds.y_train), len(ds.y_test)) == (7494, 3498)
     assert ds.n_features == 16 and "split" not in ds.feature_names
+    assert ds.notes == ("The data keeps its own train/test split (column 'split'); the test share does not apply.",)
 
 
 def test_digits_keeps_constant_pixels_but_uploads_refuse_them():

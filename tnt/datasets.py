@@ -200,6 +200,7 @@ def make_dataset(
     if split_column:
         is_test = frame[split_column].astype(str).str.strip().str.lower().eq("test").to_numpy()
         X_train, X_test, y_train, y_test = X[~is_test], X[is_test], y[~is_test], y[is_test]
+        notes.append(f"The data keeps its own train/test split (column '{split_column}'); the test share does not apply.")
     else:
         X_train, X_test, y_train, y_test = split(X, y, test_size=test_size, seed=seed)
     classes = np.unique(y)
