@@ -289,3 +289,19 @@ def test_the_progress_bar_moves_with_every_grow_pass_and_merge(app, monkeypatch)
     # N1=2 phases of N2=5 grow passes and a merge: the bar moves 12 times, to the end.
     assert [v for v, _ in seen] == [k / 12 for k in range(1, 13)]
     assert "merge 6 of 12" in seen[5][1] and "grow pass 7 of 12" in seen[6][1]
+
+
+def test_names_from_an_upload_are_shown_as_text_not_markup(app, tmp_path):
+    rng = np.random.default_rng(1)
+    hostile = "<img src=x onerror=alert(1)>"
+    path = tmp_path / "hostile.csv"
+    pd.DataFrame({"<b>width</b>": rng.uniform(size=60).round(3), "label": [hostile, "plain"] * 30}).to_csv(path, index=False)
+    upload(app, path)
+    button(app, "Use this data").click().run()
+    assert not app.error
+    go(app, "graph")
+    assert not app.exception and not app.error
+    legend = app.get("html")[0].value
+    assert "&lt;img src=x onerror=alert(1)&gt;" in legend and "<img" not in legend
+    dot = app.get("graphviz_chart")[0].proto.spec
+    assert '\\n<b>width</b> <=' in dot and "label=<" not in dot  # quoted labels: Graphviz shows them as text
