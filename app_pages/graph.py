@@ -47,7 +47,7 @@ if result is not None:
     with right:
         highlight = st.toggle("Highlight a test sample", value=True, key="graph/highlight")
         state.clamp("graph/sample", 0, len(data.y_test) - 1)
-        index = st.number_input("Test sample", 0, len(data.y_test) - 1, 0, key="graph/sample")
+        index = st.number_input("Test sample", 0, len(data.y_test) - 1, key="graph/sample")
         x = data.X_test[int(index)]
         predicted = model.predict(x.reshape(1, -1))[0]
         truth = data.y_test[int(index)]
@@ -81,7 +81,7 @@ if result is not None:
     with right:
         st.divider()
         state.clamp("graph/node", 0, graph.node_count - 1)
-        node = st.number_input("Node", 0, graph.node_count - 1, 0, key="graph/node")
+        node = st.number_input("Node", 0, graph.node_count - 1, key="graph/node")
         info = node_info(graph, int(node), names, classes)
         st.markdown(f"**Node #{info.node}** ({'leaf' if info.is_leaf else info.rule})")
         st.markdown(

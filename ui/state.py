@@ -61,11 +61,13 @@ def set_params(value: TrainParams) -> None:
     st.session_state[PARAMS] = value
 
 
-def clamp(key: str, low: int, high: int) -> None:
-    """Bring a number widget's remembered value back into [low, high] before the widget is drawn
-    (a smaller graph or test set than last time would otherwise make Streamlit raise)."""
-    if key in st.session_state:
-        st.session_state[key] = min(max(st.session_state[key], low), high)
+def clamp(key: str, low: int, high: int, default: int = 0) -> None:
+    """Give a number widget its value in [low, high] through its key, before the widget is drawn
+    (a smaller graph or test set than last time would otherwise make Streamlit raise). The widget
+    then takes no default of its own."""
+    value = st.session_state.get(key, default)
+    if not low <= value <= high or key not in st.session_state:
+        st.session_state[key] = min(max(value, low), high)
 
 
 def _models() -> OrderedDict:
