@@ -22,7 +22,7 @@ if result is not None:
     which = top[0].radio("Model", list(models), horizontal=True, key="graph/model")
     model = models[which]
     graph = model.graph_
-    model_key = (result.dataset_key, p, which)
+    model_key = (result.dataset_key, p, which, drawing.fingerprint(graph))
     big = drawing_mode(graph) == "server"
     views = ["Graphviz (in the browser)", "SVG (rendered on the server)", "Interactive (plotly)"]
     view = top[1].radio("View", views, index=1 if big else 0, key=f"graph/view/{big}")
@@ -32,7 +32,7 @@ if result is not None:
         0,
         max(max_depth, 1),
         (0, min(max_depth, 7) if big else max(max_depth, 1)),
-        key=f"graph/window/{model_key}",
+        key=f"graph/window/{model_key[-1]}",  # a new graph starts with its own default window
         help="Layers of the drawing shown in the Graphviz and SVG views; edges leaving the window end in "
         "the id of the node they lead to.",
     )

@@ -5,6 +5,7 @@ The model itself is passed under a leading underscore (not hashed); ``model_key`
 
 from __future__ import annotations
 
+import hashlib
 import html
 import re
 import threading
@@ -28,6 +29,15 @@ MIME = {
     "json": "application/json",
     "txt": "text/plain",
 }
+
+
+def fingerprint(graph) -> str:
+    """A short hash of a graph's structure and statistics: cache keys include it, so a drawing
+    cached by one session is never served for a different graph in another."""
+    digest = hashlib.sha1()
+    for array in (graph.children_left, graph.children_right, graph.feature, graph.threshold, graph.value):
+        digest.update(array.tobytes())
+    return digest.hexdigest()[:16]
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -123,6 +133,7 @@ def svg_panel(svg: bytes, *, fit: bool = False, height_px: int = 720) -> None:
 def download_row(label: str, model_key, estimator, feature_names, class_names, stem: str) -> None:
     """Download buttons for one model: SVG, PNG, PDF (rendered on click), DOT, JSON and text rules."""
     graph = estimator.graph_
+    model_key = (*model_key, fingerprint(graph))
     dot = dot_source(model_key, graph, feature_names, class_names)
     st.markdown(f"**{label}**")
     cols = st.columns(6)
