@@ -61,7 +61,7 @@ if result is not None:
     st.table(comparison_table(result))
     st.caption(
         ("Taken from this session's cache." if was_cached else f"Trained in {tm['fit time (s)']:.2f} s.")
-        + f" CART is grown best-first with max_leaf_nodes = {tm['splits'] + 1}."
+        + f" CART is grown best-first with max_leaf_nodes = {max(tm['splits'] + 1, 2)}."
     )
     st.subheader("Models trained on this data in this session")
     st.caption("Kept in memory: going back to a setting is instant.")

@@ -305,3 +305,15 @@ def test_names_from_an_upload_are_shown_as_text_not_markup(app, tmp_path):
     assert "&lt;img src=x onerror=alert(1)&gt;" in legend and "<img" not in legend
     dot = app.get("graphviz_chart")[0].proto.spec
     assert '\\n<b>width</b> <=' in dot and "label=<" not in dot  # quoted labels: Graphviz shows them as text
+
+
+def test_a_graph_without_a_single_split_shows_on_every_page(app):
+    app.selectbox[0].set_value("corners")
+    button(app, "Load data set").click().run()
+    app.session_state["train/params"] = TrainParams(C=0.1)  # prunes everything: one leaf
+    go(app, "train")
+    assert metric(app, "Splits") == "0"
+    assert any("max_leaf_nodes = 2." in c.value for c in app.main.caption)
+    go(app, "graph")
+    assert not app.error and app.main.caption[0].value.startswith("TnT on Corners")
+    assert app.dataframe[0].value["test"].tolist() == ["leaf"]
