@@ -102,7 +102,9 @@ def nav(page, title):
 
 
 def shot(page, name):
+    """Save a screenshot, after checking that the page shows no exception box."""
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+    assert page.locator('[data-testid="stException"]').count() == 0, f"an exception is on screen: {name}.png"
 
 
 def test_open_train_and_see_the_graph(server, browser):
