@@ -3,12 +3,21 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from tnt.csv_input import read_csv_bytes
+from tnt.datasets import DataError
 from tnt.model_io import model_from_json
+
+BAD = Path(__file__).resolve().parent / "bad_csv"
+CASES = json.loads((BAD / "cases.json").read_text())
+# The app encodes a text feature of up to 50 categories; a model file keeps no encoding, so the
+# command line refuses text features whatever their number of values.
+CLI_MESSAGES = {"free_text_column.csv": "Column 'comment' holds text (such as 'note number 0')"}
 
 
 def tnt(*args, cwd):
@@ -57,7 +66,7 @@ def optdigits_frame(optdigits):
     frame = pd.DataFrame(X[:1500], columns=[f"px{i}" for i in range(X.shape[1])])
     frame["digit"] = np.array(list("0123456789"))[y[:1500]]
     frame["digit"] = "d" + frame["digit"]
-    return frame
+    return frame.loc[:, frame.nunique() > 1]  # training refuses constant columns, as the app does
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +124,7 @@ def test_info_describes_the_model(workdir, model_file):
     result = tnt("info", "model.json", cwd=workdir)
     assert result.returncode == 0
     assert "TnTClassifier(C=0.003" in result.stdout and "classes     10: d0, d1" in result.stdout
-    assert "features    64: px0, px1" in result.stdout and "splits" in result.stdout
+    assert "features    60: px1, px2" in result.stdout and "splits" in result.stdout
 
 
 def test_every_command_has_help(workdir):
@@ -133,12 +142,12 @@ def write(folder, name, text):
 def test_bad_training_input_gives_one_clear_line(workdir):
     cases = [
         ("missing.csv", "digit", "missing.csv does not exist"),
-            (write(workdir, "binary.csv", "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), "digit", "is not a CSV file"),
-        (write(workdir, "empty.csv", ""), "digit", "is not a readable CSV"),
-        ("digits.csv", "label", "has no column 'label'"),
-        (write(workdir, "text.csv", "a,b,y\n1,x,0\n2,z,1\n"), "y", "Feature column 'b' holds text"),
-        (write(workdir, "holes.csv", "a,b,y\n1,,0\n2,3,1\n"), "y", "Feature column 'b' has missing values"),
-        (write(workdir, "no_y.csv", "a,y\n1,0\n2,\n"), "y", "target column 'y' has missing values"),
+            (write(workdir, "binary.csv", "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), "digit", "binary.csv: This file is binary, not a CSV text file"),
+        (write(workdir, "empty.csv", ""), "digit", "empty.csv: The file is empty"),
+        ("digits.csv", "label", "There is no column named 'label'; the columns are px1, px2"),
+        (write(workdir, "text.csv", "a,b,y\n1,x,0\n2,z,1\n"), "y", "text.csv: Column 'b' holds text (such as 'x')"),
+        (write(workdir, "holes.csv", "a,b,y\n1,,0\n2,3,1\n"), "y", "holes.csv: Column 'b' has 1 missing value"),
+        (write(workdir, "no_y.csv", "a,y\n1,0\n2,\n"), "y", "no_y.csv: Column 'y' has 1 missing value"),
     ]
     results = tnt_all([("train", data, "--target", target, "-o", "bad.json") for data, target, _ in cases], workdir)
     for (_, _, message), result in zip(cases, results):
@@ -150,7 +159,7 @@ def test_bad_training_input_gives_one_clear_line(workdir):
 def test_bad_model_files_give_one_clear_line(workdir, model_file):
     write(workdir, "garbage.json", "{not json")
     write(workdir, "other.json", json.dumps({"format": "other"}))
-    write(workdir, "few.csv", "px0,px1\n1,2\n")
+    write(workdir, "few.csv", "px1,px2\n1,2\n")
     info, export, predict, few = tnt_all(
         [
             ("info", "garbage.json"),
@@ -163,7 +172,7 @@ def test_bad_model_files_give_one_clear_line(workdir, model_file):
     assert_one_line_error(info, "garbage.json", "not valid JSON")
     assert_one_line_error(export, "not a TnT Explorer model file")
     assert_one_line_error(predict, "absent.json does not exist")
-    assert_one_line_error(few, "lacks the model's feature column(s) 'px2'")
+    assert_one_line_error(few, "few.csv: The model's feature column 'px3' is missing")
 
 
 @pytest.mark.slow
@@ -189,3 +198,38 @@ def test_console_script_is_declared():
 
     pyproject = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())
     assert pyproject["project"]["scripts"]["tnt"] == "tnt.cli:main"
+
+
+def _class_column(path):
+    """The bad file's last column, the class column the corpus is checked with; any name if unreadable."""
+    try:
+        return str(read_csv_bytes(path.read_bytes(), path.name).frame.columns[-1])
+    except DataError:
+        return "class"
+
+
+@pytest.mark.slow
+def test_each_file_of_the_bad_csv_corpus_gets_the_apps_sentence(tmp_path):
+    names = sorted(CASES)
+    commands = [("train", BAD / name, "--target", _class_column(BAD / name), "-o", "bad.json") for name in names]
+    for name, result in zip(names, tnt_all(commands, tmp_path)):
+        assert_one_line_error(result, f"tnt: error: {BAD / name}: ", CLI_MESSAGES.get(name, CASES[name][1]))
+    assert not (tmp_path / "bad.json").exists()
+
+
+@pytest.mark.slow
+def test_missing_values_can_be_dropped_and_limits_are_options(tmp_path):
+    rows = "".join(f"{i},{i % 7 if i % 10 else ''},{'ab'[i % 2]}\n" for i in range(40))
+    (tmp_path / "holes.csv").write_text("a,b,y\n" + rows)
+    dropped, refused, too_many, bad_limit = tnt_all([
+        ("train", "holes.csv", "--target", "y", "--drop-missing", "-o", "m.json"),
+        ("train", "holes.csv", "--target", "y", "-o", "refused.json"),
+        ("train", "holes.csv", "--target", "y", "--max-rows", "39", "-o", "refused.json"),
+        ("train", "holes.csv", "--target", "y", "--max-columns", "1", "-o", "refused.json"),
+    ], tmp_path)
+    assert dropped.returncode == 0, dropped.stderr
+    assert "on 27 rows" in dropped.stdout and "on 9 rows" in dropped.stdout  # 36 of 40 rows kept
+    assert_one_line_error(refused, "Column 'b' has 4 missing values", "--drop-missing")
+    assert_one_line_error(too_many, "The file has 40 rows; TnT Explorer takes at most 39, so use a sample.")
+    assert_one_line_error(bad_limit, "--max-columns at least 2")
+    assert not (tmp_path / "refused.json").exists()

@@ -59,7 +59,8 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND")
 
     train = commands.add_parser("train", help="train a TnT on a CSV file and save it as a model file",
-                                description="Train a TnT classifier on a CSV file (numeric features, one target column).")
+                                description="Train a TnT classifier on a CSV file (numeric features, one target column). "
+                                "The file is read and checked as the app reads an upload.")
     train.add_argument("data", metavar="DATA.csv", help="training data, one row per sample, with a header row")
     train.add_argument("--target", required=True, metavar="COL", help="name of the label column")
     train.add_argument("--C", type=float, default=1e-3, help="pruning strength; larger gives fewer splits (default 1e-3)")
@@ -69,7 +70,9 @@ def _parser() -> argparse.ArgumentParser:
     train.add_argument("--seed", type=int, default=0, help="random seed for the split and the training (default 0)")
     train.add_argument("--test-size", type=float, default=0.25,
                        help="fraction of rows held out to measure test accuracy; 0 trains on all (default 0.25)")
+    train.add_argument("--drop-missing", action="store_true", help="drop rows with missing values instead of stopping")
     train.add_argument("-o", "--output", required=True, metavar="MODEL.json", help="where to write the model file")
+    _add_limits(train)
     train.set_defaults(run=_train)
 
     predict = commands.add_parser("predict", help="predict the class of every row of a CSV file",
@@ -78,6 +81,7 @@ def _parser() -> argparse.ArgumentParser:
     predict.add_argument("model", metavar="MODEL.json")
     predict.add_argument("data", metavar="DATA.csv", help="rows to classify; needs the model's feature columns")
     predict.add_argument("-o", "--output", metavar="PREDICTIONS.csv", help="output file (default: standard output)")
+    _add_limits(predict)
     predict.set_defaults(run=_predict)
 
     export = commands.add_parser("export", help="draw or convert a model file",
@@ -99,22 +103,43 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_limits(command) -> None:
+    from .csv_input import Limits
+
+    default = Limits()
+    group = command.add_argument_group("limits on the CSV file")
+    group.add_argument("--max-mb", type=float, default=default.max_bytes / 1e6, metavar="MB",
+                       help=f"largest file read, in MB (default {default.max_bytes / 1e6:g})")
+    group.add_argument("--max-rows", type=int, default=default.max_rows, metavar="N",
+                       help=f"most data rows read (default {default.max_rows})")
+    group.add_argument("--max-columns", type=int, default=default.max_columns, metavar="N",
+                       help=f"most columns read (default {default.max_columns})")
+
+
+def _limits(args):
+    from .csv_input import Limits
+
+    if args.max_mb <= 0 or args.max_rows < 1 or args.max_columns < 2:
+        raise ValueError("--max-mb must be positive, --max-rows at least 1 and --max-columns at least 2.")
+    return Limits(max_bytes=int(args.max_mb * 1e6), max_rows=args.max_rows, max_columns=args.max_columns)
+
+
 # ---------------------------------------------------------------------- commands
 def _train(args) -> None:
-    from sklearn.model_selection import train_test_split
-
     from .csv_data import read_csv_table
+    from .datasets import split
     from .estimator import TnTClassifier
     from .model_io import model_to_json
 
     if not 0 <= args.test_size < 1:
         raise ValueError(f"--test-size must be at least 0 and below 1, got {args.test_size}.")
-    X, y = read_csv_table(args.data, target=args.target)
+    X, y = read_csv_table(args.data, target=args.target, limits=_limits(args), drop_missing=args.drop_missing,
+                          reject_constant=True)
     if args.test_size > 0:
-        stratify = y if y.value_counts().min() >= 2 else None
-        X_train, X_test, y_train, y_test = train_test_split(
-            X, y, test_size=args.test_size, random_state=args.seed, stratify=stratify
-        )
+        try:  # seeded and stratified, as in the app
+            X_train, X_test, y_train, y_test = split(X, y, test_size=args.test_size, seed=args.seed)
+        except ValueError as error:
+            raise ValueError(f"{args.data}: {error}") from None
     else:
         X_train, y_train, X_test, y_test = X, y, None, None
     model = TnTClassifier(C=args.C, N1=args.N1, N2=args.N2, fine_tune=args.fine_tune, random_state=args.seed)
@@ -137,7 +162,7 @@ def _predict(args) -> None:
 
     model = _load_model(args.model)
     names = getattr(model, "feature_names_in_", None)
-    X, _ = read_csv_table(args.data, features=None if names is None else list(names))
+    X, _ = read_csv_table(args.data, features=None if names is None else list(names), limits=_limits(args))
     if X.shape[1] != model.n_features_in_:
         raise ValueError(f"{args.data} has {X.shape[1]} feature columns but the model expects {model.n_features_in_}.")
     X = X if names is not None else X.to_numpy()

@@ -1,13 +1,30 @@
-"""Reading a table of numeric features (and optionally a target column) from a CSV file."""
+"""Reading a CSV file from disk for the ``tnt`` command line, through the app's loader.
+
+The bytes go through :func:`tnt.csv_input.read_csv_bytes` (size limits, encoding, sniffed delimiter,
+header) and the chosen columns through :func:`tnt.datasets.prepare_table` (missing and infinite
+values, text, constant columns, the class column): the command line and the app accept the same
+files and say the same sentence about each problem, prefixed here with the file's path.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from .csv_input import Limits, check_size, read_csv_bytes
+from .datasets import DataError, prepare_table
+
 __all__ = ["read_csv_table"]
 
 
-def read_csv_table(path, target: str | None = None, features=None):
+def read_csv_table(
+    path,
+    target: str | None = None,
+    features=None,
+    *,
+    limits: Limits = Limits(),
+    drop_missing: bool = False,
+    reject_constant: bool = False,
+):
     """Read a CSV file into numeric features and, optionally, a target column.
 
     Parameters
@@ -17,27 +34,32 @@ def read_csv_table(path, target: str | None = None, features=None):
         Name of the column to return as labels; every other column is a feature.
     features : sequence of str, default=None
         When given, exactly these columns are the features (in this order); others are ignored.
+    limits : Limits, default=Limits()
+        The largest file (bytes), number of rows and number of columns accepted.
+    drop_missing : bool, default=False
+        Drop rows with missing values instead of refusing the file.
+    reject_constant : bool, default=False
+        Refuse feature columns holding a single value (for training; a batch to predict may have some).
 
     Returns
     -------
     X : pandas.DataFrame
-        The feature columns, all numeric.
-    y : pandas.Series or None
-        The target column (any label type), ``None`` without ``target``.
+        The feature columns, as float64 numbers.
+    y : ndarray or None
+        The target column (numbers as they are, other labels as strings), ``None`` without ``target``.
 
     Raises
     ------
-    ValueError
-        With one sentence naming the problem: missing or unreadable file, not a CSV, missing
-        target or feature column, text in a feature column, missing values.
+    DataError
+        A ``ValueError`` with the path and one sentence naming the problem and what to do.
 
     Examples
     --------
-    >>> import io, tempfile, os
+    >>> import os, tempfile
     >>> from tnt.csv_data import read_csv_table
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     path = os.path.join(folder, "iris.csv")
-    ...     _ = open(path, "w").write("width,species\\n0.2,setosa\\n1.8,virginica\\n")
+    ...     _ = open(path, "w").write("width;species\\n0.2;setosa\\n1.8;virginica\\n")
     ...     X, y = read_csv_table(path, target="species")
     >>> X.columns.tolist(), y.tolist()
     (['width'], ['setosa', 'virginica'])
@@ -46,38 +68,28 @@ def read_csv_table(path, target: str | None = None, features=None):
 
     path = Path(path)
     if not path.is_file():
-        raise ValueError(f"{path} does not exist or is not a file.")
-    with open(path, "rb") as file:
-        if b"\0" in file.read(8192):
-            raise ValueError(f"{path} is not a CSV file (it holds binary data).")
+        raise DataError(f"{path} does not exist or is not a file.")
     try:
-        table = pd.read_csv(path)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
-        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        raise ValueError(f"{path} is not a readable CSV file ({reason}).") from None
-    except OSError as error:
-        raise ValueError(f"{path} could not be read ({error.strerror or error}).") from None
-    if table.shape[1] == 0 or table.shape[0] == 0:
-        raise ValueError(f"{path} has no data rows.")
-    y = None
-    if target is not None:
-        if target not in table.columns:
-            raise ValueError(f"{path} has no column {target!r} (columns: {', '.join(map(str, table.columns))}).")
-        y = table[target]
-        if y.isna().any():
-            raise ValueError(f"The target column {target!r} has missing values in {int(y.isna().sum())} rows.")
-        table = table.drop(columns=[target])
-    if features is not None:
-        missing = [f for f in features if f not in table.columns]
+        check_size(path.stat().st_size, limits)  # before reading it
+        with open(path, "rb") as file:
+            data = file.read(limits.max_bytes + 1)
+        frame = read_csv_bytes(data, name=path.name, limits=limits).frame
+        columns = [str(c) for c in frame.columns]
+        if target is not None and target not in columns:
+            raise DataError(f"There is no column named '{target}'; the columns are {', '.join(columns)}.")
+        if features is None:
+            features = [c for c in columns if c != target]
+        missing = [f for f in features if f not in columns]
         if missing:
-            raise ValueError(f"{path} lacks the model's feature column(s) {', '.join(map(repr, missing))}.")
-        table = table[list(features)]
-    if table.shape[1] == 0:
-        raise ValueError(f"{path} has no feature columns besides the target.")
-    for column in table.columns:
-        if not pd.api.types.is_numeric_dtype(table[column]):
-            raise ValueError(f"Feature column {column!r} holds text; every feature must be numeric.")
-    if table.isna().any().any():
-        column = table.columns[table.isna().any()][0]
-        raise ValueError(f"Feature column {column!r} has missing values; fill or drop them first.")
-    return table, y
+            raise DataError(f"The model's feature column '{missing[0]}' is missing; use a file with every feature column.")
+        if not features:
+            raise DataError("There are no feature columns besides the class column; add the features.")
+        X, y, _, _ = prepare_table(
+            frame, target=target, features=features, drop_missing=drop_missing,
+            reject_constant=reject_constant, encode_text=False,
+        )
+    except OSError as error:
+        raise DataError(f"{path} could not be read ({error.strerror or error}).") from None
+    except DataError as error:
+        raise DataError(f"{path}: {error}") from None
+    return pd.DataFrame(X, columns=list(features)), y

@@ -1,10 +1,10 @@
-"""Reading a CSV file a user uploads: bytes in, a table out, or one plain sentence saying what is
-wrong (:class:`tnt.datasets.DataError`).
+"""Reading a CSV file a user supplies (an upload in the app, a path for the ``tnt`` command line):
+bytes in, a table out, or one plain sentence saying what is wrong (:class:`tnt.datasets.DataError`).
 
 Checks, in order: empty file, binary or spreadsheet file, text encoding (UTF-8), delimiter
 (sniffed among ``, ; tab |``), header (duplicate names), size limits, rows of the wrong length,
 at least two columns and one data row. The checks that depend on the chosen columns (missing
-values, text, constants, the class column) are :func:`tnt.datasets.make_dataset`'s.
+values, text, constants, the class column) are :func:`tnt.datasets.prepare_table`'s.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import pandas as pd
 
 from .datasets import DataError
 
-__all__ = ["Limits", "UploadedTable", "read_csv_bytes"]
+__all__ = ["Limits", "UploadedTable", "check_size", "read_csv_bytes"]
 
 _MAGIC = {
     b"PK\x03\x04": "a ZIP archive or an Excel workbook",
@@ -51,7 +51,7 @@ class UploadedTable:
 
 
 def read_csv_bytes(data: bytes, name: str = "upload.csv", limits: Limits = Limits()) -> UploadedTable:
-    """Parse an uploaded CSV file.
+    """Parse the bytes of a CSV file.
 
     Raises
     ------
@@ -64,62 +64,79 @@ def read_csv_bytes(data: bytes, name: str = "upload.csv", limits: Limits = Limit
     >>> table.frame.shape, table.delimiter
     ((2, 3), ';')
     """
-    if len(data) > limits.max_bytes:
-        raise DataError(
-            f"The file is {len(data) / 1e6:.0f} MB; the app reads at most {limits.max_bytes / 1e6:.0f} MB, "
-            "so upload a sample of the rows."
-        )
+    check_size(len(data), limits)
     if not data.strip():
-        raise DataError("The file is empty; upload a CSV file with a header row and at least one data row.")
+        raise DataError("The file is empty; use a CSV file with a header row and at least one data row.")
     for magic, kind in _MAGIC.items():
         if data.startswith(magic):
-            raise DataError(f"This file is {kind}, not a CSV file; save the table as CSV (UTF-8) and upload that.")
+            raise DataError(f"This file is {kind}, not a CSV file; save the table as CSV (UTF-8) and use that.")
     if b"\x00" in data[:65536]:
-        raise DataError("This file is binary, not a CSV text file; save the table as CSV (UTF-8) and upload that.")
+        raise DataError("This file is binary, not a CSV text file; save the table as CSV (UTF-8) and use that.")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         raise DataError(
             f"The file is not UTF-8 text (byte 0x{data[err.start]:02x} at position {err.start}); "
-            "save it as 'CSV UTF-8' and upload it again."
+            "save it as 'CSV UTF-8' and try again."
         ) from None
     delimiter = _sniff_delimiter(text)
     header = next(csv.reader(io.StringIO(text), delimiter=delimiter), [])
     header = [h.strip() for h in header]
     if len(header) > limits.max_columns:
         raise DataError(
-            f"The file has {len(header)} columns; the app takes at most {limits.max_columns}, "
+            f"The file has {len(header)} columns; TnT Explorer takes at most {limits.max_columns}, "
             "so keep only the columns you need."
         )
     if len(header) < 2:
         raise DataError(
             "Only one column was found, so this does not look like a table of features and a class; "
-            "upload a CSV file with a header row and columns separated by commas or semicolons."
+            "use a CSV file with a header row and columns separated by commas or semicolons."
         )
     if any(h == "" for h in header):
-        raise DataError("A column in the header row has no name; name every column and upload the file again.")
+        raise DataError("A column in the header row has no name; name every column and try again.")
     seen = set()
     for h in header:
         if h in seen:
-            raise DataError(f"Two columns are named '{h}'; give every column its own name and upload again.")
+            raise DataError(f"Two columns are named '{h}'; give every column its own name and try again.")
         seen.add(h)
     try:
         frame = pd.read_csv(io.StringIO(text), sep=delimiter, skipinitialspace=True)
     except pd.errors.EmptyDataError:
-        raise DataError("The file is empty; upload a CSV file with a header row and at least one data row.") from None
+        raise DataError("The file is empty; use a CSV file with a header row and at least one data row.") from None
     except pd.errors.ParserError as err:
         raise DataError(
             f"Some rows do not have as many fields as the header ({_parser_detail(err)}); fix those rows "
-            "and upload again."
+            "and try again."
         ) from None
     frame.columns = header
     if frame.empty:
-        raise DataError("The file has a header row but no data rows; add the data and upload it again.")
+        raise DataError("The file has a header row but no data rows; add the data and try again.")
     if len(frame) > limits.max_rows:
         raise DataError(
-            f"The file has {len(frame):,} rows; the app takes at most {limits.max_rows:,}, so upload a sample."
+            f"The file has {len(frame):,} rows; TnT Explorer takes at most {limits.max_rows:,}, so use a sample."
         )
     return UploadedTable(name=name, frame=frame, digest=hashlib.sha256(data).hexdigest()[:16], delimiter=delimiter)
+
+
+def check_size(n_bytes: int, limits: Limits = Limits()) -> None:
+    """Refuse a file of ``n_bytes`` bytes when it is larger than ``limits.max_bytes``.
+
+    Raises
+    ------
+    DataError
+
+    Examples
+    --------
+    >>> check_size(3_000_000, Limits(max_bytes=1_000_000))
+    Traceback (most recent call last):
+    ...
+    tnt.datasets.DataError: The file is 3 MB; TnT Explorer reads at most 1 MB, so use a sample of the rows.
+    """
+    if n_bytes > limits.max_bytes:
+        raise DataError(
+            f"The file is {n_bytes / 1e6:.0f} MB; TnT Explorer reads at most {limits.max_bytes / 1e6:.0f} MB, "
+            "so use a sample of the rows."
+        )
 
 
 def _sniff_delimiter(text: str) -> str:

@@ -24,6 +24,8 @@ __all__ = [
     "default_dataset_id",
     "load_bundled",
     "make_dataset",
+    "prepare_table",
+    "split",
     "SAMPLE_DATA",
 ]
 
@@ -178,25 +180,10 @@ def make_dataset(
     features = [str(f) for f in features]
     _check_columns(frame, target, features)
     columns = [*features, target] + ([split_column] if split_column else [])
-    frame = frame[columns]
-    notes = []
-    missing = frame.isna().any(axis=1)
-    if missing.any():
-        if not drop_missing:
-            column = frame.columns[frame.isna().any(axis=0)][0]
-            count = int(frame[column].isna().sum())
-            raise DataError(
-                f"Column '{column}' has {count} missing value{'s' * (count > 1)} "
-                f"(first in data row {int(np.flatnonzero(frame[column].isna())[0]) + 1}); fill them in, "
-                "untick the column, or tick 'Drop rows with missing values'."
-            )
-        frame = frame[~missing]
-        notes.append(f"Dropped {int(missing.sum())} rows with missing values.")
-        if frame.empty:
-            raise DataError("Every row has a missing value; fill them in or choose other columns.")
-    y = _check_target(frame[target], target)
-    X, encoded = _feature_matrix(frame[features], reject_constant)
-    notes += encoded
+    X, y, notes, kept = prepare_table(
+        frame[columns], target=target, features=features, drop_missing=drop_missing, reject_constant=reject_constant
+    )
+    frame = frame.loc[kept, columns]
     if split_column:
         is_test = frame[split_column].astype(str).str.strip().str.lower().eq("test").to_numpy()
         X_train, X_test, y_train, y_test = X[~is_test], X[is_test], y[~is_test], y[is_test]
@@ -219,6 +206,82 @@ def make_dataset(
         y_test=y_test,
         notes=tuple(notes),
     )
+
+
+def prepare_table(
+    frame: pd.DataFrame,
+    *,
+    target: str | None,
+    features,
+    drop_missing: bool = False,
+    reject_constant: bool = True,
+    encode_text: bool = True,
+) -> tuple[np.ndarray, np.ndarray | None, list[str], pd.Index]:
+    """The checks every table goes through before training or prediction, in the app and the CLI.
+
+    In order: missing values (refused, or their rows dropped), the class column (at least two
+    classes, not continuous), then each feature: infinite values, text (encoded as categories or
+    refused), constant columns. The columns must exist (the caller says how to pick them).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table; only the ``features`` and ``target`` columns are looked at.
+    target : str or None
+        Column of class labels; ``None`` for features only (prediction).
+    features : sequence of str
+    drop_missing : bool, default=False
+        Drop rows with a missing value in those columns instead of refusing the table.
+    reject_constant : bool, default=True
+        Refuse feature columns holding a single value.
+    encode_text : bool, default=True
+        Encode a text feature (up to ``MAX_TEXT_CATEGORIES`` values) as numbers in alphabetical
+        order, with a note; when ``False`` text is refused (a model file keeps no encoding).
+
+    Returns
+    -------
+    X : ndarray of float64, shape (n_rows, n_features)
+    y : ndarray of shape (n_rows,) or None
+        Numeric labels as they are, any other labels as strings.
+    notes : list of str
+        What was done to the data (dropped rows, encoded columns), for the user.
+    rows : pandas.Index
+        The labels of the rows of ``frame`` that were kept.
+
+    Raises
+    ------
+    DataError
+        With one sentence saying what is wrong and what to do.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"a": [1.0, None, 3.0, 4.0], "y": ["u", "v", "u", "v"]})
+    >>> X, y, notes, rows = prepare_table(frame, target="y", features=["a"], drop_missing=True)
+    >>> X.ravel().tolist(), y.tolist(), notes
+    ([1.0, 3.0, 4.0], ['u', 'u', 'v'], ['Dropped 1 rows with missing values.'])
+    """
+    features = [str(f) for f in features]
+    frame = frame[features + ([target] if target is not None else [])]
+    notes = []
+    missing = frame.isna().any(axis=1)
+    if missing.any():
+        if not drop_missing:
+            column = frame.columns[frame.isna().any(axis=0)][0]
+            count = int(frame[column].isna().sum())
+            raise DataError(
+                f"Column '{column}' has {count} missing value{'s' * (count > 1)} "
+                f"(first in data row {int(np.flatnonzero(frame[column].isna())[0]) + 1}); fill them in, "
+                "leave the column out, or drop those rows ('Drop rows with missing values' in the app, "
+                "--drop-missing for tnt train)."
+            )
+        frame = frame[~missing]
+        notes.append(f"Dropped {int(missing.sum())} rows with missing values.")
+        if frame.empty:
+            raise DataError("Every row has a missing value; fill them in or choose other columns.")
+    y = _check_target(frame[target], target) if target is not None else None
+    X, encoded = _feature_matrix(frame[features], reject_constant, encode_text)
+    return X, y, notes + encoded, frame.index
 
 
 def _check_columns(frame: pd.DataFrame, target: str, features: list[str]) -> None:
@@ -252,7 +315,7 @@ def _check_target(column: pd.Series, target: str) -> np.ndarray:
     return column.astype(str).to_numpy()
 
 
-def _feature_matrix(features: pd.DataFrame, reject_constant: bool) -> tuple[np.ndarray, list[str]]:
+def _feature_matrix(features: pd.DataFrame, reject_constant: bool, encode_text: bool) -> tuple[np.ndarray, list[str]]:
     notes, columns = [], []
     for name in features.columns:
         column = features[name]
@@ -262,15 +325,20 @@ def _feature_matrix(features: pd.DataFrame, reject_constant: bool) -> tuple[np.n
             values = column.to_numpy(dtype=np.float64)
             if not np.all(np.isfinite(values)):
                 raise DataError(
-                    f"Column '{name}' has infinite values; replace them with finite numbers or untick the column."
+                    f"Column '{name}' has infinite values; replace them with finite numbers or leave the column out."
                 )
         else:
             text = column.astype(str)
+            if not encode_text:
+                raise DataError(
+                    f"Column '{name}' holds text (such as {text.iloc[0]!r}), and a model file keeps no "
+                    "encoding of text; convert the column to numbers or leave it out."
+                )
             categories = np.sort(text.unique())
             if len(categories) > MAX_TEXT_CATEGORIES:
                 raise DataError(
                     f"Column '{name}' holds text with {len(categories)} different values, too many to "
-                    "encode as categories; untick it, or convert it to numbers."
+                    "encode as categories; leave it out, or convert it to numbers."
                 )
             values = np.searchsorted(categories, text.to_numpy()).astype(np.float64)
             shown = ", ".join(f"{c}={i}" for i, c in enumerate(categories[:5]))
@@ -278,7 +346,7 @@ def _feature_matrix(features: pd.DataFrame, reject_constant: bool) -> tuple[np.n
             notes.append(f"Column '{name}' holds text; it is encoded as numbers in alphabetical order ({shown}{more}).")
         if reject_constant and np.unique(values).size == 1:
             raise DataError(
-                f"Column '{name}' has the same value in every row, so it cannot help; untick it in the features."
+                f"Column '{name}' has the same value in every row, so it cannot help; leave it out of the features."
             )
         columns.append(values)
     return np.column_stack(columns), notes

@@ -50,7 +50,7 @@ def main():
         "header_only.csv": ["read", "header row but no data rows"],
         "ragged.csv": ["read", "Some rows do not have as many fields as the header"],
         "duplicate_names.csv": ["read", "Two columns are named 'a'"],
-        "too_many_columns.csv": ["read", "The file has 601 columns; the app takes at most 500"],
+        "too_many_columns.csv": ["read", "The file has 601 columns; TnT Explorer takes at most 500"],
         "one_class.csv": ["prepare", "The class column 'class' has only one value"],
         "missing_values.csv": ["prepare", "Column 'b' has 1 missing value"],
         "constant_column.csv": ["prepare", "Column 'const' has the same value in every row"],
