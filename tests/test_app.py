@@ -2,6 +2,7 @@
 
 import json
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +13,7 @@ import streamlit.testing.v1.app_test as app_test_module
 from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
+from tnt.estimator import TnTClassifier
 from tnt.training import TrainParams
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -19,14 +21,18 @@ BAD = ROOT / "tests" / "bad_csv"
 CASES = json.loads((BAD / "cases.json").read_text())
 
 
+def new_session(timeout=30):
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
 @pytest.fixture
 def app():
     st.cache_data.clear()
     st.cache_resource.clear()
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)
-    at.run()
-    assert not at.exception
-    return at
+    return new_session()
 
 
 def button(at, label):
@@ -317,3 +323,89 @@ def test_a_graph_without_a_single_split_shows_on_every_page(app):
     go(app, "graph")
     assert not app.error and app.main.caption[0].value.startswith("TnT on Corners")
     assert app.dataframe[0].value["test"].tolist() == ["leaf"]
+
+
+# ---------------------------------------------------------------------- sessions and faults
+def _use_upload(at, path):
+    upload(at, path)
+    button(at, "Use this data").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+
+
+def _train(at, C):
+    go(at, "train")
+    at.select_slider[0].set_value(C)
+    button(at, "Train").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+
+
+def test_two_sessions_training_at_once_see_only_their_own_data_and_models(app, tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(200, 2))
+    path = tmp_path / "stripes.csv"
+    pd.DataFrame({"u": X[:, 0], "v": X[:, 1], "kind": np.where(X[:, 0] > 0.5, "east", "west")}).to_csv(path, index=False)
+    alice, bob = app, new_session(timeout=60)  # both start on the default data set
+    alice.default_timeout = 60
+    _use_upload(bob, path)
+    errors = []
+
+    def run(work):
+        try:
+            work()
+        except BaseException as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=run, args=(lambda: _train(alice, 1e-2),)),
+               threading.Thread(target=run, args=(lambda: _train(bob, 1e-4),))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    a_data, b_data = alice.session_state["data/dataset"], bob.session_state["data/dataset"]
+    assert a_data.name == "Handwritten digits (8x8)" and b_data.name == "stripes.csv"
+    a_models, b_models = alice.session_state["train/models"], bob.session_state["train/models"]
+    assert {key[0] for key in a_models} == {a_data.key} and {key[0] for key in b_models} == {b_data.key}
+    assert {key[1].C for key in a_models} == {1e-3, 1e-2} and {key[1].C for key in b_models} == {1e-3, 1e-4}
+    a_params, b_params = alice.session_state["train/params"], bob.session_state["train/params"]
+    assert a_params.C == 1e-2 and b_params.C == 1e-4
+    a_result, b_result = a_models[(a_data.key, a_params)], b_models[(b_data.key, b_params)]
+    assert a_result.tnt.n_features_in_ == 64 and b_result.tnt.n_features_in_ == 2
+    assert set(b_result.tnt.classes_) == {"east", "west"}
+    assert metric(alice, "Splits") == str(a_result.tnt.n_splits_)
+    assert metric(bob, "Splits") == str(b_result.tnt.n_splits_)
+
+
+def test_sessions_get_their_own_copy_of_cached_data(app):
+    other = new_session()
+    mine, theirs = app.session_state["data/dataset"], other.session_state["data/dataset"]
+    assert mine is not theirs and mine.X_train is not theirs.X_train
+    before = theirs.X_train.copy()
+    mine.X_train[:] = -1  # a careless page in one session...
+    assert np.array_equal(theirs.X_train, before)  # ...cannot reach another
+    assert np.array_equal(new_session().session_state["data/dataset"].X_train, before)  # nor the cache
+
+
+def test_a_failing_fit_shows_a_message_and_keeps_the_previous_model_and_data(app, monkeypatch):
+    go(app, "train")
+    data = app.session_state["data/dataset"]
+    models = dict(app.session_state["train/models"])
+    splits = metric(app, "Splits")
+
+    def failing_fit(self, *args, **kwargs):
+        raise RuntimeError("simulated crash in the middle of training")
+
+    monkeypatch.setattr(TnTClassifier, "fit", failing_fit)
+    app.select_slider[0].set_value(1e-4)
+    button(app, "Train").click().run()
+    assert not app.exception
+    assert [e.value for e in app.error] == [
+        "Training failed (RuntimeError: simulated crash in the middle of training); try other settings or another "
+        "data set."
+    ]
+    assert app.session_state["data/dataset"] is data
+    assert dict(app.session_state["train/models"]) == models
+    assert app.session_state["train/params"].C == 1e-3 and metric(app, "Splits") == splits
+    monkeypatch.undo()  # once the fault is gone, the same click trains
+    button(app, "Train").click().run()
+    assert not app.error and app.session_state["train/params"].C == 1e-4
