@@ -171,3 +171,10 @@ def test_the_command_line_reads_files_through_the_same_loader(tmp_path):
     path.write_text("a;b;y\n" + "1;2;u\n" * 400_000)
     with pytest.raises(DataError, match="semicolons.csv: The file is 2 MB; TnT Explorer reads at most 1 MB"):
         read_csv_table(path, target="y", limits=Limits(max_bytes=1_000_000))
+
+
+def test_a_first_row_of_data_is_not_taken_for_a_header_but_whole_number_names_are_fine():
+    with pytest.raises(DataError, match=r"holds numbers such as '1\.5' where column names belong, so the file"):
+        read_csv_bytes(b"1.5,2,x\n3.5,4,y\n")
+    table = read_csv_bytes(b"0,1,label\n0.5,1,x\n2.5,3,y\n")  # pixel-style names, as DataFrame(X).to_csv() writes
+    assert list(table.frame.columns) == ["0", "1", "label"]

@@ -2,7 +2,7 @@
 bytes in, a table out, or one plain sentence saying what is wrong (:class:`tnt.datasets.DataError`).
 
 Checks, in order: empty file, binary or spreadsheet file, text encoding (UTF-8), delimiter
-(sniffed among ``, ; tab |``), header (duplicate names), size limits, rows of the wrong length,
+(sniffed among ``, ; tab |``), header (names missing, repeated, or numbers: no header row), size limits, rows of the wrong length,
 at least two columns and one data row. The checks that depend on the chosen columns (missing
 values, text, constants, the class column) are :func:`tnt.datasets.prepare_table`'s.
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import re
 from dataclasses import dataclass
 
 import pandas as pd
@@ -19,6 +20,10 @@ import pandas as pd
 from .datasets import DataError
 
 __all__ = ["Limits", "UploadedTable", "check_size", "read_csv_bytes"]
+
+# A number with a fraction or an exponent: data, not a column name (whole numbers such as "0" or
+# "17" are common names, e.g. of pixels, and pass).
+_DECIMAL = re.compile(r"[+-]?(?:\d+\.\d*|\.\d+|\d+(?:\.\d*)?[eE][+-]?\d+)")
 
 _MAGIC = {
     b"PK\x03\x04": "a ZIP archive or an Excel workbook",
@@ -99,6 +104,12 @@ def read_csv_bytes(data: bytes, name: str = "upload.csv", limits: Limits = Limit
         if h in seen:
             raise DataError(f"Two columns are named '{h}'; give every column its own name and try again.")
         seen.add(h)
+    numbers = [h for h in header if _DECIMAL.fullmatch(h)]
+    if numbers:
+        raise DataError(
+            f"The first row holds numbers such as '{numbers[0]}' where column names belong, so the file "
+            "seems to have no header row; add a row of column names and try again."
+        )
     try:
         frame = pd.read_csv(io.StringIO(text), sep=delimiter, skipinitialspace=True)
     except pd.errors.EmptyDataError:
