@@ -112,5 +112,9 @@ def test_figures_have_bands_and_model_colours(table):
     assert [t.name for t in splits_vs_C(s).data][1::2] == ["TnT", "TnT reduced"]
     depth = depth_vs_splits(s)
     np.testing.assert_allclose(sorted(depth.data[1].y), sorted(s["tnt_mean_depth_mean"]))
+    single_leaf = pd.DataFrame({"C": [1.0, 0.1], "seed": [0, 0], "tnt_splits": [0, 5], "cart_splits": [1, 5],
+                                "tnt_test_acc": [0.3, 0.8], "cart_test_acc": [0.5, 0.7]})
+    fig = accuracy_vs_splits(summarize(single_leaf))
+    assert list(fig.data[1].x) == [5] and list(fig.data[3].x) == [1, 5]  # no 0 on a log axis
     bars = depth_distribution({"TnT (test samples)": ([1, 2], [0.25, 0.75]), "CART (paths)": ([1], [1.0])})
     assert [b.type for b in bars.data] == ["bar", "bar"] and list(bars.data[0].y) == [0.25, 0.75]

@@ -142,7 +142,7 @@ def compare_ensembles(
 
 
 def summarize_ensembles(rows: pd.DataFrame) -> pd.DataFrame:
-    """Mean and std across seeds per ensemble: the layout of the paper's Table 2.
+    """Mean and std across seeds per ensemble, as text: the layout of the paper's Table 2.
 
     Examples
     --------
@@ -152,16 +152,16 @@ def summarize_ensembles(rows: pd.DataFrame) -> pd.DataFrame:
     ...                      "total splits": [20, 22], "mean splits": [4.0, 4.4],
     ...                      "train accuracy": [0.9, 0.8], "test accuracy": [0.7, 0.9]})
     >>> s = summarize_ensembles(rows)
-    >>> float(s.loc["AdaBoost", "total splits"]), s.loc["AdaBoost", "test accuracy"]
-    (21.0, '0.800 ± 0.100')
+    >>> s.loc["AdaBoost", "total splits"], s.loc["AdaBoost", "test accuracy"]
+    ('21', '0.800 ± 0.100')
     """
     out = []
     for kind, group in rows.groupby("ensemble", sort=False):
         out.append(
             {
                 "ensemble": kind,
-                "estimators": float(group["estimators"].mean()),
-                "total splits": float(group["total splits"].mean()),
+                "estimators": _short(group["estimators"].mean()),
+                "total splits": _short(group["total splits"].mean()),
                 **{
                     col: f"{group[col].mean():.3f} ± {group[col].std(ddof=0):.3f}"
                     for col in ("train accuracy", "test accuracy")
@@ -169,3 +169,8 @@ def summarize_ensembles(rows: pd.DataFrame) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(out).set_index("ensemble")
+
+
+def _short(value: float) -> str:
+    """A mean count for display: one decimal, none when it is whole."""
+    return f"{value:.1f}".removesuffix(".0")

@@ -58,11 +58,16 @@ def _band(fig, x, mean, std, name, color, dash=None, legendgroup=None):
 
 
 def _against_splits(summary, measure):
-    """TnT and CART lines (with bands) of ``<model>_<measure>`` against each model's split count."""
+    """TnT and CART lines (with bands) of ``<model>_<measure>`` against each model's split count.
+
+    Models of fewer than one split on average (a single leaf) have no place on the log axis and are
+    left out.
+    """
     fig = _go().Figure()
     for model, prefix in (("TnT", "tnt"), ("CART", "cart")):
-        x = summary[f"{prefix}_splits_mean"]
-        mean, std = summary[f"{prefix}_{measure}_mean"], summary[f"{prefix}_{measure}_std"]
+        rows = summary[summary[f"{prefix}_splits_mean"] >= 1]
+        x = rows[f"{prefix}_splits_mean"]
+        mean, std = rows[f"{prefix}_{measure}_mean"], rows[f"{prefix}_{measure}_std"]
         _band(fig, x, mean, std, model, MODEL_COLORS[model])
     return fig
 

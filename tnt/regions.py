@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .colors import class_palette, fill_color
+from .graph import DecisionGraph
 
 __all__ = ["decision_regions", "regions_figure"]
 
@@ -14,7 +15,8 @@ def decision_regions(model, X, resolution: int = 200, margin: float = 0.05):
 
     Parameters
     ----------
-    model : fitted classifier with ``predict`` and ``classes_``
+    model : fitted classifier with ``predict`` and ``classes_``, or a DecisionGraph
+        A bare graph predicts each leaf's majority class; its classes are ``0..n_classes-1``.
     X : array-like of shape (n_samples, 2)
         The data whose range (widened by ``margin`` of it on each side) the grid covers.
     resolution : int, default=200
@@ -46,17 +48,19 @@ def decision_regions(model, X, resolution: int = 200, margin: float = 0.05):
     xs = np.linspace(low[0] - pad[0], high[0] + pad[0], resolution)
     ys = np.linspace(low[1] - pad[1], high[1] + pad[1], resolution)
     gx, gy = np.meshgrid(xs, ys)
-    predicted = model.predict(np.c_[gx.ravel(), gy.ravel()])
-    classes = np.searchsorted(model.classes_, predicted).reshape(gx.shape)
+    grid = np.c_[gx.ravel(), gy.ravel()]
+    if isinstance(model, DecisionGraph):
+        return xs, ys, model.leaf_class()[model.apply(grid)].reshape(gx.shape)
+    classes = np.searchsorted(model.classes_, model.predict(grid)).reshape(gx.shape)
     return xs, ys, classes
 
 
-def regions_figure(model, X, y, *, title="", feature_names=("x1", "x2"), resolution: int = 200, max_points: int = 1500):
+def regions_figure(model, X, y, *, title="", feature_names=("x1", "x2"), resolution: int = 200, max_points: int = 600):
     """Decision regions (light class colours) with the training points on top.
 
     Parameters
     ----------
-    model : fitted two-feature classifier
+    model : fitted two-feature classifier, or a DecisionGraph
     X, y : array-like
         Points to draw (at most ``max_points``, a fixed subsample beyond that).
     title : str
@@ -79,7 +83,7 @@ def regions_figure(model, X, y, *, title="", feature_names=("x1", "x2"), resolut
     import plotly.graph_objects as go
 
     xs, ys, z = decision_regions(model, X, resolution=resolution)
-    classes = list(model.classes_)
+    classes = list(np.arange(model.n_classes) if isinstance(model, DecisionGraph) else model.classes_)
     k = len(classes)
     palette = class_palette(k)
     # A stepped colour scale: class i fills [i/k, (i+1)/k] of the range.
@@ -101,7 +105,7 @@ def regions_figure(model, X, y, *, title="", feature_names=("x1", "x2"), resolut
                 y=X[mask, 1],
                 mode="markers",
                 name=f"class {cls}",
-                marker={"color": palette[i], "size": 5, "line": {"width": 0.5, "color": "#333333"}},
+                marker={"color": palette[i], "size": 4, "line": {"width": 0.4, "color": "#333333"}},
             )
         )
     fig.update_layout(
@@ -113,5 +117,6 @@ def regions_figure(model, X, y, *, title="", feature_names=("x1", "x2"), resolut
         margin={"l": 50, "r": 20, "t": 60, "b": 50},
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
     )
-    fig.update_yaxes(scaleanchor="x", scaleratio=1)
+    fig.update_xaxes(range=[xs[0], xs[-1]], constrain="domain")
+    fig.update_yaxes(range=[ys[0], ys[-1]], scaleanchor="x", scaleratio=1, constrain="domain")
     return fig

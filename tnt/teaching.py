@@ -5,10 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from ._base import DTYPE, graph_from_flat
+from .baselines import CARTClassifier
 from .estimator import TnTClassifier
 from .graph import DecisionGraph
+from .reduction import reduce_model
+from .toy import four_split_graph
 
-__all__ = ["training_snapshots"]
+__all__ = ["teaching_models", "training_accuracy", "training_snapshots"]
 
 _KIND = {"grow": "grow pass", "merge": "merge", "fine_tune": "fine-tuning round"}
 
@@ -61,3 +64,52 @@ def training_snapshots(X, y, **params) -> list[tuple[str, DecisionGraph]]:
             where = f"fine-tuning round {event.step - model.N1 * (per_phase + 1)}"
         out.append((f"{where}: {graph.n_splits} splits", graph))
     return out
+
+
+def teaching_models(X, y, *, C: float = 1e-2, seed: int = 0, corners: bool = True) -> dict:
+    """The models of the Teach page on two-feature data: CART, TnT and TnT after graph reduction,
+    and on the corners problem the paper's hand-built four-split graph (Fig. 2c).
+
+    CART is grown best-first to TnT's number of splits.
+
+    Returns
+    -------
+    models : dict
+        ``{name: fitted classifier or DecisionGraph}``, in display order.
+
+    Examples
+    --------
+    >>> from tnt.teaching import teaching_models, training_accuracy
+    >>> from tnt.toy import corners
+    >>> X, y = corners(seed=0)
+    >>> models = teaching_models(X, y, C=1e-2, seed=0)
+    >>> {name: (m.n_splits if hasattr(m, "n_splits") else m.n_splits_) for name, m in models.items()}
+    {'CART': 6, 'TnT': 6, "The paper's graph (Fig. 2c)": 4, 'TnT after graph reduction': 4}
+    >>> training_accuracy(models["The paper's graph (Fig. 2c)"], X, y)
+    1.0
+    """
+    tnt = TnTClassifier(C=C, random_state=seed).fit(X, y)
+    models = {
+        "CART": CARTClassifier(max_leaf_nodes=max(tnt.n_splits_ + 1, 2), random_state=seed).fit(X, y),
+        "TnT": tnt,
+    }
+    if corners:
+        models["The paper's graph (Fig. 2c)"] = four_split_graph(X, y)
+    models["TnT after graph reduction"] = reduce_model(tnt, X, y)
+    return models
+
+
+def training_accuracy(model, X, y) -> float:
+    """Accuracy on ``(X, y)`` of a fitted classifier or of a bare DecisionGraph (classes 0..k-1).
+
+    Examples
+    --------
+    >>> from tnt.teaching import training_accuracy
+    >>> from tnt.toy import corners, four_split_graph
+    >>> X, y = corners(seed=1)
+    >>> training_accuracy(four_split_graph(X, y, low=0.5), X, y) < 1.0
+    True
+    """
+    if isinstance(model, DecisionGraph):
+        return float(np.mean(model.leaf_class()[model.apply(X)] == np.asarray(y)))
+    return float(model.score(X, y))
