@@ -5,15 +5,17 @@ that give every training sample reaching them the same prediction are made into 
 sub-graph, so duplicate sub-trees (such as the two corner tests of the paper's Fig. 2) are kept
 once. No training prediction changes; predictions on unseen samples may.
 
-The procedure, repeated until nothing more merges:
+The procedure:
 
 1. remove dead nodes (never reached, or splits sending every training sample the same way) and
    keep one leaf per predicted class (leaves of one class merged);
-2. for a split ``b`` and a candidate ``a`` (a leaf, or a split on the same feature that is not an
+2. in bottom-up passes until a pass merges nothing: for a split ``b`` and a candidate ``a`` (a leaf, or a split on the same feature that is not an
    ancestor of ``b``), send ``b``'s parents to ``a`` instead, refit the thresholds below ``a`` on
    the samples that now reach them (a threshold moves only if it must, and only within the gap
    that keeps every sample on a path to its class), and keep the change when every training
-   prediction is unchanged and the graph has fewer splits.
+   prediction is unchanged and the graph has fewer splits. Candidates are tried best first (fewest
+   of ``b``'s samples sent to another class before refitting), at most :data:`MAX_CANDIDATES` per
+   split, so the result is a good reduction, not a proven minimum.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import copy
 import numpy as np
 
 from ._base import graph_from_flat
-from ._routing import route_to_leaves
+from ._routing import count_directions, decision_paths, route_to_leaves
 from ._working_graph import FlatGraph, WorkingGraph, compact
 from .graph import DecisionGraph
 
@@ -78,11 +80,11 @@ def reduce_graph(graph: DecisionGraph, X, y_idx, sample_weight=None) -> Decision
     g = graph.with_training_stats(X, y_idx, w)
     target = g.leaf_class()[g.apply(X)]
     g = _finish(_merge_leaves(g), g.leaf_class(), X, y_idx, w, g.n_classes, g.input_dtype)
-    while True:
-        merged = _merge_one(g, X, target, y_idx, w)
-        if merged is None:
-            break
-        g = merged
+    changed = True
+    while changed:
+        arrays, label, changed = _merge_pass(g, X, y_idx, w, target)
+        if changed:
+            g = _finish(arrays, label, X, y_idx, w, g.n_classes, g.input_dtype)
     if not np.array_equal(g.leaf_class()[g.apply(X)], target):  # pragma: no cover - a bug if it happens
         raise RuntimeError("Graph reduction changed a training prediction; please report this.")
     return g
@@ -160,39 +162,81 @@ def _finish(arrays, label, X, y_idx, w, n_classes, input_dtype) -> DecisionGraph
     return graph_from_flat(compact(working, X), X, y_idx, w, n_classes, input_dtype)
 
 
-def _merge_one(g: DecisionGraph, X, target, y_idx, w) -> DecisionGraph | None:
-    """The graph after the first merge that keeps every training prediction, or None."""
-    label = g.leaf_class()
-    leaf_label = np.where(g.is_leaf, label, -1)
-    indicator = g.decision_path(X).tocsc()
-    left, right, feature, threshold = g.children_left, g.children_right, g.feature, g.threshold
-    descendants = _descendants(g)
-    leaves = np.flatnonzero(g.is_leaf)
-    internal = np.flatnonzero(~g.is_leaf)
+def _merge_pass(g: DecisionGraph, X, y_idx, w, target):
+    """One bottom-up pass over the splits of ``g``, keeping each merge that loses no training
+    prediction and leaves fewer live splits. Returns the arrays, leaf labels and whether any merged.
+
+    Merges are applied to the arrays as they are found (ids stay; replaced sub-graphs become
+    unreachable), so one pass can make many; the caller compacts.
+    """
+    arrays = _arrays(g)
+    label = np.where(g.is_leaf, g.leaf_class(), -1)
+    live = _Live(arrays, label, X)
+    changed = False
     # Bottom-up: small sub-graphs first, so duplicates merge before their parents are compared.
-    for b in internal[::-1]:  # the root too: it may be replaced by one of its descendants
-        rows = indicator.indices[indicator.indptr[b] : indicator.indptr[b + 1]].astype(np.int64)
+    for b in np.flatnonzero(~g.is_leaf)[::-1]:  # the root too: a descendant may replace it
+        rows = live.rows(b)
+        if rows.size == 0:
+            continue
+        left, right, feature, threshold = arrays
         wanted = target[rows]
         scored = []
-        candidates = np.r_[leaves, internal[(feature[internal] == feature[b]) & (internal != b)]]
-        for a in candidates:
-            if b in descendants[a]:  # a is an ancestor of b: sending b's parents to a makes a cycle
-                continue
-            got = leaf_label[route_to_leaves(X, rows, int(a), left, right, feature, threshold)]
+        for a in live.candidates(b):
+            got = label[route_to_leaves(X, rows, int(a), left, right, feature, threshold)]
             misses = int(np.count_nonzero(got != wanted))
             if misses <= MAX_MISMATCH_SHARE * rows.size:
                 scored.append((misses, int(a)))
         for _, a in sorted(scored)[:MAX_CANDIDATES]:
-            merged = _try_replace(g, b, a, X, target, y_idx, w)
+            merged = _try_replace(arrays, label, b, a, X, y_idx, w, target, live.n_live_splits)
             if merged is not None:
-                return merged
-    return None
+                arrays, label = merged
+                live = _Live(arrays, label, X)
+                changed = True
+                break
+    return arrays, label, changed
 
 
-def _try_replace(g: DecisionGraph, b: int, a: int, X, target, y_idx, w) -> DecisionGraph | None:
-    arrays = _arrays(g)
+class _Live:
+    """Which nodes the training samples reach in a graph given as arrays (any numbering)."""
+
+    def __init__(self, arrays, label, X):
+        left, right, feature, threshold = arrays
+        self.left, self.right, self.feature, self.label = left, right, feature, label
+        indptr, nodes = decision_paths(X, left, right, feature, threshold)
+        samples = np.repeat(np.arange(X.shape[0], dtype=np.int64), np.diff(indptr))
+        order = np.argsort(nodes, kind="stable")
+        self._samples = samples[order]
+        self._start = np.searchsorted(nodes[order], np.arange(left.shape[0] + 1))
+        self.reached = np.diff(self._start) > 0
+        self.n_live_splits = _live_splits(arrays, X)
+        self.descendants = _descendants(left, right, self.reached)
+
+    def rows(self, node: int) -> np.ndarray:
+        return self._samples[self._start[node] : self._start[node + 1]]
+
+    def candidates(self, b: int):
+        """Reached nodes that could replace ``b``: leaves, and splits on b's feature that are not
+        ancestors of b (sending b's parents to an ancestor would make a cycle)."""
+        leaf = self.left < 0
+        same = (~leaf) & (self.feature == self.feature[b])
+        for a in np.flatnonzero(self.reached & (leaf | same)):
+            if a != b and b not in self.descendants[a]:
+                yield a
+
+
+def _live_splits(arrays, X) -> int:
+    """Splits that send training samples both ways (those compaction keeps)."""
     left, right, feature, threshold = arrays
-    label = g.leaf_class()
+    went_left, went_right = count_directions(X, left.shape[0], left, right, feature, threshold)
+    return int(np.count_nonzero((left >= 0) & (left != right) & (went_left > 0) & (went_right > 0)))
+
+
+def _try_replace(arrays, label, b: int, a: int, X, y_idx, w, target, n_live_splits):
+    """Arrays and leaf labels with ``b`` replaced by ``a``, or None if a prediction changes or no
+    split is saved."""
+    arrays = [array.copy() for array in arrays]
+    left, right, feature, threshold = arrays
+    label = label.copy()
     if b == 0:  # the root: node 0 becomes a copy of a, and a (reached only through the old root) dies
         for array in arrays:
             array[0] = array[a]
@@ -203,10 +247,17 @@ def _try_replace(g: DecisionGraph, b: int, a: int, X, target, y_idx, w) -> Decis
         right[internal & (right == b)] = a
     if not _refit_thresholds(left, right, feature, threshold, label, X, target):
         return None
-    merged = _finish(arrays, label, X, y_idx, w, g.n_classes, g.input_dtype)
-    if merged.n_splits >= g.n_splits or not np.array_equal(merged.leaf_class()[merged.apply(X)], target):
+    if _live_splits(arrays, X) >= n_live_splits:
         return None
-    return merged
+    leaf_of = route_to_leaves(X, np.arange(X.shape[0], dtype=np.int64), 0, left, right, feature, threshold)
+    n, k = left.shape[0], int(label.max()) + 1
+    k = max(k, int(y_idx.max()) + 1)
+    weights = np.ones(X.shape[0]) if w is None else w
+    value = np.bincount(leaf_of * k + y_idx, weights=weights, minlength=n * k).reshape(n, k)
+    new_label = np.where(left < 0, value.argmax(axis=1), -1)
+    if not np.array_equal(new_label[leaf_of], target):
+        return None
+    return arrays, new_label
 
 
 def _refit_thresholds(left, right, feature, threshold, label, X, target) -> bool:
@@ -285,11 +336,12 @@ def _topological_order(left, right) -> np.ndarray:
     return np.asarray(order, dtype=np.intp)
 
 
-def _descendants(g: DecisionGraph) -> list[set]:
-    """The set of nodes reachable from each node, itself included."""
-    out: list[set] = [set() for _ in range(g.node_count)]
-    for node in range(g.node_count - 1, -1, -1):
-        out[node].add(node)
-        if not g.is_leaf[node]:
-            out[node] |= out[g.children_left[node]] | out[g.children_right[node]]
+def _descendants(left, right, reached) -> list:
+    """The set of nodes reachable from each reached node, itself included (None elsewhere)."""
+    out: list = [None] * left.shape[0]
+    for node in _topological_order(left, right)[::-1]:
+        found = {int(node)}
+        if left[node] >= 0:
+            found |= out[left[node]] | out[right[node]]
+        out[node] = found
     return out
