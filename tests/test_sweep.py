@@ -100,7 +100,8 @@ def test_figures_have_bands_and_model_colours(table):
     names = [t.name for t in fig.data]
     assert names == ["TnT ±1 std", "TnT", "CART ±1 std", "CART"]
     band, line = fig.data[0], fig.data[1]
-    assert band.fill == "toself" and line.line.color == MODEL_COLORS["TnT"]
+    assert band.fill == "toself" and band.mode == "lines"  # no markers: plotly would colour them blue
+    assert line.line.color == MODEL_COLORS["TnT"]
     assert fig.data[3].line.color == MODEL_COLORS["CART"]
     # The band is mean + std forward then mean - std backward, over the same x.
     order = np.argsort(s["tnt_splits_mean"].to_numpy(), kind="stable")

@@ -34,6 +34,7 @@ def _band(fig, x, mean, std, name, color, dash=None, legendgroup=None):
         go.Scatter(
             x=np.r_[x, x[::-1]],
             y=np.r_[mean + std, (mean - std)[::-1]],
+            mode="lines",
             fill="toself",
             fillcolor=fill_color(color, 0.6),
             opacity=0.5,
