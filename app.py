@@ -1,7 +1,26 @@
-"""TnT Explorer: the Streamlit app (placeholder until the app pages land)."""
+"""TnT Explorer: page config, the shared sidebar and the navigation between pages.
+
+The pages live in ``app_pages/``, not ``pages/``: Streamlit still treats a ``pages/`` folder the
+old way, so a page's URL opened directly (``/graph``) would run that page alone, without this
+script's page config, sidebar and navigation.
+"""
 
 import streamlit as st
 
-st.set_page_config(page_title="TnT Explorer", layout="wide")
-st.title("TnT Explorer")
-st.write("Tree in Tree decision graphs. The app pages are on their way; the library is in `tnt/`.")
+from ui.views import sidebar_summary
+
+st.set_page_config(page_title="TnT Explorer", page_icon=":deciduous_tree:", layout="wide")
+
+pages = st.navigation(
+    [
+        st.Page("app_pages/data.py", title="Data", icon=":material/table:", default=True),
+        st.Page("app_pages/train.py", title="Train", icon=":material/model_training:"),
+        st.Page("app_pages/graph.py", title="Graph", icon=":material/account_tree:"),
+    ]
+)
+st.sidebar.title("TnT Explorer")
+st.sidebar.caption("Tree in Tree decision graphs (Zhu & Shoaran, NeurIPS 2021)")
+summary = st.sidebar.container()
+pages.run()
+with summary:  # filled after the page ran, so it shows what the page just loaded or trained
+    sidebar_summary()

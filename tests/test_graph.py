@@ -207,3 +207,15 @@ def test_with_training_stats_counts_weighted_samples():
     assert stats.value[3].tolist() == [2.0, 3.0]
     assert stats.n_node_samples.tolist() == [4, 2, 2, 2, 1, 1, 1, 1]
     assert stats.impurity[4] == 0.0
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.float32, np.float64, np.int64])
+def test_any_input_type_routes_as_its_float32_value(dtype):
+    # Pixels are routed as uint8 without conversion; every type must land where its float32 value does.
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 120, size=(500, 5)).astype(np.float64) + (0.3 if dtype in (np.float32, np.float64) else 0)
+    y = (X[:, 0] + X[:, 1] > 120).astype(int)
+    tree = DecisionTreeClassifier(random_state=0).fit(X, y)
+    g = DecisionGraph.from_sklearn(tree)
+    X_typed = X.astype(dtype)
+    assert np.array_equal(g.apply(X_typed), tree.apply(X_typed.astype(np.float32)))

@@ -30,3 +30,11 @@ def test_library_never_imports_streamlit():
     assert out.stdout.strip() == "False"
     for path in (ROOT / "tnt").rglob("*.py"):
         assert "import streamlit" not in path.read_text(), path
+
+
+def test_the_app_never_shows_a_stack_trace_nor_sends_usage_statistics():
+    import tomllib
+
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert config["client"]["showErrorDetails"] in ("type", "none")
+    assert config["browser"]["gatherUsageStats"] is False

@@ -11,7 +11,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from ._growth import _Problem
 from ._working_graph import FlatGraph
-from .graph import DecisionGraph
+from .graph import EXACT_IN_FLOAT32, DecisionGraph
 
 # Both scikit-learn's trees and TnT compare float32 feature values with their thresholds.
 DTYPE = np.float32
@@ -51,7 +51,9 @@ class GraphClassifierMixin(ClassifierMixin):
 
     def _validate_X_predict(self, X) -> np.ndarray:
         check_is_fitted(self)
-        return validate_data(self, X, dtype=DTYPE, reset=False)
+        # Types float32 holds exactly are kept (the graph routes them without a copy); float64 is
+        # kept too and cast by the graph; anything else becomes float32, as in training.
+        return validate_data(self, X, dtype=[*EXACT_IN_FLOAT32, np.float64], reset=False)
 
     def predict_proba(self, X):
         """Class probabilities: the weighted class distribution of the training samples in each

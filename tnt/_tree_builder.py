@@ -57,15 +57,82 @@ def _insertion_sort(a, n):
 
 
 @njit(cache=True, nogil=True)
-def _scan_feature(cf, f, node_rows, y, w, samples, start, end, n_classes, bin_min, bin_max, total, w_node,
-                  hist, bin_count, touched, left_counts):
+def _scan_feature(cf, n_bins_f, f, node_rows, y, w, samples, start, end, n_classes, bin_min, bin_max, total,
+                  w_node, hist, bin_count, touched, left_counts):
     """Best split of samples[start:end] on one feature: (proxy, last code going left, threshold).
 
-    One pass accumulates a class histogram over the codes present in the node and lists them;
-    only those codes are then sorted and scanned, so the cost follows the node's size, not the
-    number of bins. ``hist`` and ``bin_count`` are all zeros on entry and are left that way.
-    The proxy is ``-inf`` when the feature is constant in the node.
+    ``hist`` (2, bins, classes) and ``bin_count`` (2, bins) are all zeros on entry and are left
+    that way. The proxy is ``-inf`` when the feature is constant in the node.
     """
+    if end - start >= n_bins_f:
+        return _scan_dense(cf, f, node_rows, y, w, samples, start, end, n_classes, bin_min, bin_max, total,
+                           w_node, hist, bin_count, left_counts)
+    return _scan_sparse(cf, f, node_rows, y, w, samples, start, end, n_classes, bin_min, bin_max, total,
+                        w_node, hist[0], bin_count[0], touched, left_counts)
+
+
+@njit(cache=True, nogil=True)
+def _scan_dense(cf, f, node_rows, y, w, samples, start, end, n_classes, bin_min, bin_max, total, w_node,
+                hist, bin_count, left_counts):
+    """Many samples per code: accumulate into two histograms, even and odd samples apart, so that
+    consecutive samples with the same code (pixels are mostly 0) do not wait on each other's
+    stores; then scan the node's code range."""
+    h0, h1, c0, c1 = hist[0], hist[1], bin_count[0], bin_count[1]
+    lo = np.int64(cf[node_rows[start]])
+    hi = lo
+    i = start
+    while i + 1 < end:
+        s0 = samples[i]
+        s1 = samples[i + 1]
+        b0 = np.int64(cf[node_rows[i]])
+        b1 = np.int64(cf[node_rows[i + 1]])
+        h0[b0, y[s0]] += w[s0]
+        c0[b0] += 1
+        h1[b1, y[s1]] += w[s1]
+        c1[b1] += 1
+        lo = min(lo, min(b0, b1))
+        hi = max(hi, max(b0, b1))
+        i += 2
+    if i < end:
+        s0 = samples[i]
+        b0 = np.int64(cf[node_rows[i]])
+        h0[b0, y[s0]] += w[s0]
+        c0[b0] += 1
+        lo = min(lo, b0)
+        hi = max(hi, b0)
+    best_proxy = -np.inf
+    best_code = -1
+    best_threshold = 0.0
+    for k in range(n_classes):
+        left_counts[k] = 0.0
+    w_left = 0.0
+    prev = -1
+    for b in range(lo, hi + 1):
+        if c0[b] + c1[b] == 0:
+            continue
+        if prev >= 0:
+            proxy = _proxy(left_counts, total, w_left, w_node)
+            if proxy > best_proxy:
+                best_proxy = proxy
+                best_code = prev
+                best_threshold = _threshold(bin_max[f, prev], bin_min[f, b])
+        for k in range(n_classes):
+            v = h0[b, k] + h1[b, k]
+            left_counts[k] += v
+            w_left += v
+            h0[b, k] = 0.0
+            h1[b, k] = 0.0
+        c0[b] = 0
+        c1[b] = 0
+        prev = b
+    return best_proxy, best_code, best_threshold
+
+
+@njit(cache=True, nogil=True)
+def _scan_sparse(cf, f, node_rows, y, w, samples, start, end, n_classes, bin_min, bin_max, total, w_node,
+                 hist, bin_count, touched, left_counts):
+    """Fewer samples than codes: accumulate a class histogram over the codes present and list
+    them; only those codes are then sorted and scanned, so the cost follows the node's size."""
     present = 0
     for i in range(start, end):
         s = samples[i]
@@ -110,7 +177,7 @@ def _scan_features(lane, n_lanes, codes, node_rows, y, w, samples, start, end, n
     for fi in range(lane, n_features, n_lanes):
         f = features[fi]
         proxies[fi], codes_out[fi], thresholds[fi] = _scan_feature(
-            codes[f], f, node_rows, y, w, samples, start, end, n_classes, bin_min, bin_max, total, w_node,
+            codes[f], n_bins[f], f, node_rows, y, w, samples, start, end, n_classes, bin_min, bin_max, total, w_node,
             hist[lane], bin_count[lane], touched[lane], left_counts[lane],
         )
 
@@ -129,8 +196,8 @@ def make_buffers(n_bins, n_classes, n_lanes):
     """Per-thread histograms (all zeros, and left so by every scan), code lists and counts."""
     widest = max(int(np.max(n_bins)), 1) if len(n_bins) else 1
     return (
-        np.zeros((n_lanes, widest, n_classes)),
-        np.zeros((n_lanes, widest), dtype=np.int64),
+        np.zeros((n_lanes, 2, widest, n_classes)),
+        np.zeros((n_lanes, 2, widest), dtype=np.int64),
         np.zeros((n_lanes, widest), dtype=np.int64),
         np.zeros((n_lanes, n_classes)),
     )

@@ -28,7 +28,8 @@ def load_compiled_code() -> None:
     right = np.array([2, -1, -1])
     feature = np.array([0, -2, -2])
     threshold = np.array([0.5, -2.0, -2.0])
-    route_to_leaves(X, rows, 0, left, right, feature, threshold)
+    for dtype in (np.float32, np.uint8):  # predict routes pixels without converting them
+        route_to_leaves(X.astype(dtype), rows, 0, left, right, feature, threshold)
     route_past(X, rows, 0, 1, left, right, feature, threshold)
     count_directions(X, 3, left, right, feature, threshold)
     decision_paths(X, left, right, feature, threshold)

@@ -151,7 +151,9 @@ class WorkingGraph:
 
     # ------------------------------------------------------------------ routing
     def _arrays(self):
-        return self.left, self.right, self.feature, self.threshold
+        # Read together: another thread's install may reallocate the arrays.
+        with self.lock:
+            return self.left, self.right, self.feature, self.threshold
 
     def predict_from(self, start: int, X: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """Leaf labels the graph gives ``X[rows]`` when inference starts at slot ``start``."""

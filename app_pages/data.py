@@ -1,0 +1,96 @@
+"""Data page: pick a bundled data set or upload a CSV, choose the columns and the split, look at it."""
+
+import streamlit as st
+
+from tnt.datasets import DataError, catalog, make_dataset
+from ui import state
+
+st.header("Data")
+entries = {e["id"]: e for e in catalog()}
+source = state.source()
+
+left, right = st.columns(2, gap="large")
+
+with left:
+    st.subheader("Bundled data sets")
+    with st.form("data/bundled_form"):
+        ids = list(entries)
+        chosen = st.selectbox(
+            "Data set",
+            ids,
+            index=ids.index(source["id"]) if source.get("kind") == "bundled" else 0,
+            format_func=lambda i: entries[i]["name"],
+        )
+        test_share = st.slider("Test share", 0.1, 0.5, source.get("test_size", 0.3), 0.05, key="data/bundled_test")
+        seed = st.number_input("Split seed", 0, 10_000, source.get("seed", 0), key="data/bundled_seed")
+        load = st.form_submit_button("Load data set", type="primary")
+    if load:
+        state.set_dataset(
+            state.bundled(chosen, float(test_share), int(seed)),
+            {"kind": "bundled", "id": chosen, "test_size": float(test_share), "seed": int(seed)},
+        )
+    with st.expander("About the bundled data sets"):
+        st.markdown("\n".join(f"- **{e['name']}**: {e['description']} *({e['source']})*" for e in entries.values()))
+
+with right:
+    st.subheader("Upload a CSV file")
+    upload = st.file_uploader(
+        "CSV with a header row, one row per sample, one column holding the class",
+        key="data/upload",
+    )
+    if upload is not None:
+        try:
+            table = state.uploaded_table(upload.file_id, upload.name, upload.getvalue())
+        except DataError as err:
+            st.error(str(err))
+            table = None
+        if table is not None:
+            columns = list(table.frame.columns)
+            with st.form("data/upload_form"):
+                target = st.selectbox("Class column", columns, index=len(columns) - 1)
+                features = st.multiselect(
+                    "Feature columns (the class column is left out automatically)", columns, default=columns
+                )
+                test_share_u = st.slider("Test share", 0.1, 0.5, 0.3, 0.05, key="data/upload_test")
+                seed_u = st.number_input("Split seed", 0, 10_000, 0, key="data/upload_seed")
+                drop_missing = st.checkbox("Drop rows with missing values")
+                use = st.form_submit_button("Use this data", type="primary")
+            if use:
+                try:
+                    data = make_dataset(
+                        table.frame,
+                        target=target,
+                        features=[c for c in features if c != target],
+                        name=table.name,
+                        description=f"Uploaded file, {len(table.frame):,} rows.",
+                        test_size=float(test_share_u),
+                        seed=int(seed_u),
+                        drop_missing=drop_missing,
+                        source_key=f"upload:{table.digest}",
+                    )
+                except DataError as err:
+                    st.error(str(err))
+                else:
+                    state.set_dataset(data, {"kind": "upload", "name": table.name})
+                    st.success(f"Using {table.name}: {len(data.y_train):,} training and {len(data.y_test):,} test rows.")
+            st.caption(f"Preview of {table.name} ({len(table.frame):,} rows, {len(columns)} columns)")
+            st.dataframe(table.frame.head(50), height=200)
+
+data = state.dataset()
+st.divider()
+st.subheader(f"In use: {data.name}")
+st.write(data.description)
+for note in data.notes:
+    st.info(note)
+cols = st.columns(4)
+cols[0].metric("Training rows", f"{len(data.y_train):,}")
+cols[1].metric("Test rows", f"{len(data.y_test):,}")
+cols[2].metric("Features", data.n_features)
+cols[3].metric("Classes", len(data.classes))
+preview, balance = st.columns([3, 2], gap="large")
+with preview:
+    st.caption("Test rows (first 100)")
+    st.dataframe(data.test_frame().head(100), height=300)
+with balance:
+    st.caption("Class balance")
+    st.bar_chart(data.class_balance(), stack=True, height=300)

@@ -1,0 +1,319 @@
+"""The app, page by page, through Streamlit's AppTest (no browser)."""
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import streamlit as st
+import streamlit.testing.v1.app_test as app_test_module
+from streamlit.runtime.media_file_manager import MediaFileManager
+from streamlit.testing.v1 import AppTest
+
+from tnt.training import TrainParams
+
+ROOT = Path(__file__).resolve().parent.parent
+BAD = ROOT / "tests" / "bad_csv"
+CASES = json.loads((BAD / "cases.json").read_text())
+
+
+@pytest.fixture
+def app():
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)
+    at.run()
+    assert not at.exception
+    return at
+
+
+def button(at, label):
+    (match,) = [b for b in at.button if b.label == label]
+    return match
+
+
+def metric(at, label):
+    (match,) = [m for m in at.metric if m.label == label]
+    return match.value
+
+
+def go(at, page):
+    at.switch_page(f"app_pages/{page}.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def upload(at, path):
+    at.file_uploader(key="data/upload").set_value((path.name, path.read_bytes(), "text/csv")).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_data_page_works_with_no_interaction(app):
+    assert not app.error
+    assert app.header[0].value == "Data"
+    assert metric(app, "Training rows") == "1,257" and metric(app, "Test rows") == "540"
+    assert metric(app, "Features") == "64" and metric(app, "Classes") == "10"
+    assert app.session_state["data/dataset"].name == "Handwritten digits (8x8)"
+    assert len(app.get("vega_lite_chart")) == 1  # the class balance chart
+    # The shared sidebar.
+    assert "**Data:** Handwritten digits (8x8)" in [m.value for m in app.sidebar.markdown]
+    assert "Not trained yet with these settings: open Train." in [c.value for c in app.sidebar.caption]
+
+
+def test_train_page_trains_the_default_model_on_first_open(app):
+    go(app, "train")
+    assert not app.error
+    splits = int(metric(app, "Splits"))
+    assert 80 < splits < 200
+    assert int(metric(app, "Nodes with several parents")) > 0
+    assert float(metric(app, "Test accuracy")) > 0.8
+    table = app.table[0].value
+    assert list(table.columns) == ["TnT", "CART (same splits)"]
+    assert table.loc["splits", "CART (same splits)"] == str(splits)
+    # The shared sidebar is drawn after the page ran, so it already shows the model just trained.
+    assert "**Data:** Handwritten digits (8x8)" in [m.value for m in app.sidebar.markdown]
+    assert any(c.value.startswith(f"TnT: {splits} splits") for c in app.sidebar.caption)
+
+
+def test_changing_c_changes_the_split_count_and_going_back_is_instant(app):
+    go(app, "train")
+    before = int(metric(app, "Splits"))
+    app.select_slider[0].set_value(1e-2)
+    button(app, "Train").click().run()
+    after = int(metric(app, "Splits"))
+    assert after < before
+    app.select_slider[0].set_value(1e-3)
+    button(app, "Train").click().run()
+    assert int(metric(app, "Splits")) == before
+    assert any("Taken from this session's cache" in c.value for c in app.main.caption)
+    history = app.dataframe[0].value
+    assert list(history["C"]) == ["1e-03", "1e-02"] and history["splits"].iloc[1] == after
+
+
+def test_loading_another_bundled_data_set(app):
+    app.selectbox[0].set_value("iris")
+    button(app, "Load data set").click().run()
+    assert metric(app, "Classes") == "3" and metric(app, "Training rows") == "105"
+    go(app, "train")
+    assert int(metric(app, "Splits")) < 20
+
+
+def test_uploading_a_valid_csv_trains(app):
+    upload(app, ROOT / "tests" / "good_text_feature.csv")
+    assert not app.error
+    button(app, "Use this data").click().run()
+    assert not app.error
+    assert any("encoded as numbers" in i.value for i in app.info)
+    data = app.session_state["data/dataset"]
+    assert data.name == "good_text_feature.csv" and data.feature_names == ("a", "colour")
+    go(app, "train")
+    assert not app.error and int(metric(app, "Splits")) >= 1
+    assert app.session_state["data/dataset"].name == "good_text_feature.csv"
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_each_bad_upload_shows_its_message_and_keeps_the_previous_state(app, name):
+    stage, message = CASES[name]
+    go(app, "train")  # a model trained on the default data
+    model = app.session_state["train/models"].copy()
+    data = app.session_state["data/dataset"]
+    go(app, "data")
+    upload(app, BAD / name)
+    if stage == "prepare":
+        assert not app.error
+        button(app, "Use this data").click().run()
+    assert len(app.error) == 1 and message in app.error[0].value
+    assert app.session_state["data/dataset"] is data
+    assert app.session_state["train/models"] == model
+    assert metric(app, "Training rows") == "1,257"
+
+
+# ---------------------------------------------------------------------------------------------- graph page
+class RecordingMediaFileManager(MediaFileManager):
+    """AppTest's media manager, remembered so that tests can read what download buttons serve."""
+
+    last = None
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        RecordingMediaFileManager.last = self
+
+
+@pytest.fixture
+def downloads(monkeypatch):
+    monkeypatch.setattr(app_test_module, "MediaFileManager", RecordingMediaFileManager)
+
+    def read(button):
+        manager = RecordingMediaFileManager.last
+        proto = button.proto
+        if proto.deferred_file_id:  # rendered on click: run the generator as the server would
+            url = manager.execute_deferred(proto.deferred_file_id)
+        else:
+            url = proto.url
+        return manager._storage.get_file(url.rsplit("/", 1)[-1]).content
+
+    return read
+
+
+def test_graph_page_draws_the_default_model_with_a_legend_and_a_sample_path(app):
+    go(app, "graph")
+    assert not app.error
+    caption = app.main.caption[0].value
+    assert caption.startswith("TnT on Handwritten digits (8x8)") and "nodes with several parents" in caption
+    legend = app.get("html")[0].value
+    assert all(f">{k}</span>" in legend for k in range(10)) and "mixed" in legend and "#2563eb" in legend
+    # A large graph (hundreds of nodes): rendered on the server, first layers only.
+    assert app.radio(key="graph/view/True").value.startswith("SVG")
+    frame = app.get("iframe")[0].proto
+    assert "<svg" in frame.srcdoc and 'stroke="#c00000"' in frame.srcdoc  # the sample's path
+    assert "Sample **#0**" in app.main.markdown[0].value
+
+
+def test_graph_page_sample_and_node_details(app):
+    go(app, "graph")
+    app.number_input(key="graph/sample").set_value(3).run()
+    data = app.session_state["data/dataset"]
+    assert f"class **{data.y_test[3]}**" in [m.value for m in app.main.markdown if "Sample **#3**" in m.value][0]
+    path = app.dataframe[0].value
+    assert path["node"].iloc[0] == 0 and path["test"].iloc[-1] == "leaf"
+    graph = app.session_state["train/models"][next(iter(app.session_state["train/models"]))].tnt.graph_
+    shared = int(graph.shared_nodes[0])
+    app.number_input(key="graph/node").set_value(shared).run()
+    text = " ".join(m.value for m in app.main.markdown)
+    parents = ", ".join(f"#{q}" for q in graph.parents(shared))
+    assert f"Node #{shared}" in text and f"parents: {parents}" in text
+
+
+def test_small_graphs_are_laid_out_in_the_browser_and_cart_can_be_shown(app):
+    app.selectbox[0].set_value("iris")
+    button(app, "Load data set").click().run()
+    go(app, "graph")
+    assert app.radio(key="graph/view/False").value.startswith("Graphviz")
+    dot = app.get("graphviz_chart")[0].proto.spec
+    assert "digraph" in dot and "petal" in dot and 'color="#c00000"' in dot
+    app.radio(key="graph/model").set_value("CART (same splits)").run()
+    assert app.main.caption[0].value.startswith("CART (same splits) on Iris")
+
+
+def test_a_thousand_split_graph_is_drawn_on_the_server_through_a_depth_window(app, tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(4000, 4))
+    y = ((X[:, 0] * 7).astype(int) + (X[:, 1] * 5).astype(int) + rng.integers(0, 3, 4000)) % 4
+    path = tmp_path / "noisy.csv"
+    pd.DataFrame({**{f"f{i}": X[:, i].round(5) for i in range(4)}, "label": y}).to_csv(path, index=False)
+    upload(app, path)
+    button(app, "Use this data").click().run()
+    app.session_state["train/params"] = TrainParams(C=1e-5)
+    go(app, "graph")
+    assert not app.error
+    graph = app.session_state["train/models"][next(reversed(app.session_state["train/models"]))].tnt.graph_
+    assert graph.n_splits >= 1000
+    (window,) = [s for s in app.slider if s.label.startswith("Depth window")]
+    assert window.value == (0, 7)
+    srcdoc = app.get("iframe")[0].proto.srcdoc
+    assert 20 < srcdoc.count('class="node"') < 400  # the window, not thousands of nodes
+
+
+MAGIC = {
+    "svg": lambda b: b"<svg" in b[:400],
+    "png": lambda b: b.startswith(b"\x89PNG\r\n\x1a\n"),
+    "pdf": lambda b: b.startswith(b"%PDF-"),
+    "dot": lambda b: b.lstrip().startswith(b"digraph"),
+    "json": lambda b: isinstance(json.loads(b), dict),
+    "txt": lambda b: b"<=" in b,
+}
+
+
+def test_every_download_button_yields_a_file_of_its_type(app, downloads):
+    app.selectbox[0].set_value("wine")
+    button(app, "Load data set").click().run()
+    go(app, "graph")
+    buttons = app.get("download_button")
+    assert len(buttons) == 12
+    seen = set()
+    for b in buttons:
+        _, _, stem, fmt = b.key.split("/")  # graph/download/<model>_C<C>/<format>
+        data = downloads(b)
+        assert data and MAGIC[fmt](data), b.key
+        seen.add((stem.split("_")[0], fmt))
+    assert seen == {(m, f) for m in ("tnt", "cart") for f in MAGIC}
+    (tnt_json,) = [downloads(b) for b in buttons if b.key == "graph/download/tnt_C1e-03/json"]
+    assert "children_left" in tnt_json.decode()
+
+
+def test_the_node_picker_follows_a_smaller_graph(app):
+    go(app, "graph")
+    result = next(iter(app.session_state["train/models"].values()))
+    assert result.cart.graph_.node_count > result.tnt.graph_.node_count  # shared nodes: fewer leaves
+    app.radio(key="graph/model").set_value("CART (same splits)").run()
+    app.number_input(key="graph/node").set_value(result.cart.graph_.node_count - 1).run()
+    app.radio(key="graph/model").set_value("TnT").run()
+    assert not app.exception and not app.error
+    assert app.number_input(key="graph/node").value == result.tnt.graph_.node_count - 1
+
+
+def test_a_failure_during_training_is_one_message_and_the_previous_model_stays(app, monkeypatch):
+    go(app, "train")
+    before = dict(app.session_state["train/models"])
+    splits = metric(app, "Splits")
+
+    def boom(*args, **kwargs):
+        raise MemoryError("out of memory")
+
+    monkeypatch.setattr(sys.modules["ui.views"], "train", boom)  # the module the pages imported
+    app.select_slider[0].set_value(1e-4)
+    button(app, "Train").click().run()
+    assert not app.exception
+    assert [e.value for e in app.error] == [
+        "Training failed (MemoryError: out of memory); try other settings or another data set."
+    ]
+    assert dict(app.session_state["train/models"]) == before
+    assert app.session_state["train/params"].C == 1e-3 and metric(app, "Splits") == splits  # still shown
+
+
+def test_the_progress_bar_moves_with_every_grow_pass_and_merge(app, monkeypatch):
+    from streamlit.elements.progress import ProgressMixin
+
+    seen = []
+    original = ProgressMixin.progress
+
+    def recording(self, value, text=None):
+        seen.append((value, text))
+        return original(self, value, text=text)
+
+    monkeypatch.setattr(ProgressMixin, "progress", recording)
+    go(app, "train")
+    # N1=2 phases of N2=5 grow passes and a merge: the bar moves 12 times, to the end.
+    assert [v for v, _ in seen] == [k / 12 for k in range(1, 13)]
+    assert "merge 6 of 12" in seen[5][1] and "grow pass 7 of 12" in seen[6][1]
+
+
+def test_names_from_an_upload_are_shown_as_text_not_markup(app, tmp_path):
+    rng = np.random.default_rng(1)
+    hostile = "<img src=x onerror=alert(1)>"
+    path = tmp_path / "hostile.csv"
+    pd.DataFrame({"<b>width</b>": rng.uniform(size=60).round(3), "label": [hostile, "plain"] * 30}).to_csv(path, index=False)
+    upload(app, path)
+    button(app, "Use this data").click().run()
+    assert not app.error
+    go(app, "graph")
+    assert not app.exception and not app.error
+    legend = app.get("html")[0].value
+    assert "&lt;img src=x onerror=alert(1)&gt;" in legend and "<img" not in legend
+    dot = app.get("graphviz_chart")[0].proto.spec
+    assert '\\n<b>width</b> <=' in dot and "label=<" not in dot  # quoted labels: Graphviz shows them as text
+
+
+def test_a_graph_without_a_single_split_shows_on_every_page(app):
+    app.selectbox[0].set_value("corners")
+    button(app, "Load data set").click().run()
+    app.session_state["train/params"] = TrainParams(C=0.1)  # prunes everything: one leaf
+    go(app, "train")
+    assert metric(app, "Splits") == "0"
+    assert any("max_leaf_nodes = 2." in c.value for c in app.main.caption)
+    go(app, "graph")
+    assert not app.error and app.main.caption[0].value.startswith("TnT on Corners")
+    assert app.dataframe[0].value["test"].tolist() == ["leaf"]

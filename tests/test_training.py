@@ -1,0 +1,91 @@
+"""Training for the app, and the plain views of nodes and paths."""
+
+import numpy as np
+import pytest
+
+from tnt import DecisionGraph
+from tnt.datasets import load_bundled
+from tnt.explain import LARGE_GRAPH_NODES, drawing_mode, node_info, rule, sample_path
+from tnt.training import C_GRID, TrainParams, comparison_table, format_C, history_table, train
+
+
+@pytest.fixture(scope="module")
+def digits_result():
+    return train(load_bundled("digits"), TrainParams(C=1e-3, seed=0))
+
+
+def test_c_grid_is_a_log_scale_from_1e5_to_1e1():
+    assert C_GRID[0] == 1e-5 and C_GRID[-1] == 1e-1
+    assert list(C_GRID) == sorted(C_GRID) and 1e-3 in C_GRID
+    assert np.all(np.diff(np.log10(C_GRID)) < 0.5)
+    assert format_C(2e-4) == "2e-04"
+
+
+def test_train_puts_cart_at_the_same_number_of_splits(digits_result):
+    r = digits_result
+    assert r.tnt.n_splits_ == r.tnt_metrics["splits"] == r.cart.n_splits_
+    assert r.tnt_metrics["nodes with several parents"] > 0 and r.cart_metrics["nodes with several parents"] == 0
+    assert 0.8 < r.tnt_metrics["test accuracy"] <= 1 and r.tnt_metrics["fit time (s)"] > 0
+    table = comparison_table(r)
+    assert list(table.columns) == ["TnT", "CART (same splits)"]
+    assert table.loc["splits", "TnT"] == table.loc["splits", "CART (same splits)"] == str(r.tnt.n_splits_)
+
+
+def test_history_table_lists_models_by_c(digits_result):
+    other = train(load_bundled("digits"), TrainParams(C=1e-2))
+    table = history_table([digits_result, other])
+    assert list(table["C"]) == ["1e-03", "1e-02"]
+    assert list(table["splits"]) == [digits_result.tnt.n_splits_, other.tnt.n_splits_]
+    assert history_table([]).empty
+
+
+def test_smaller_c_gives_more_splits_and_progress_is_reported():
+    data = load_bundled("digits")
+    events = []
+    big = train(data, TrainParams(C=1e-3), progress_callback=events.append)
+    small = train(data, TrainParams(C=1e-2))
+    assert big.tnt.n_splits_ > small.tnt.n_splits_
+    assert [e.step for e in events] == list(range(1, 13)) and events[-1].total_steps == 12
+    assert {e.kind for e in events} == {"grow", "merge"}
+
+
+def test_params_are_hashable_cache_keys():
+    assert TrainParams(C=1e-3) == TrainParams(C=1e-3) and hash(TrainParams()) == hash(TrainParams())
+    assert TrainParams(C=1e-3) != TrainParams(C=1e-3, seed=1)
+
+
+GRAPH = DecisionGraph(
+    children_left=[1, 3, 3, -1, -1, -1],
+    children_right=[2, 4, 5, -1, -1, -1],
+    feature=[0, 1, 1, -2, -2, -2],
+    threshold=[0.5, 0.25, 0.75, -2, -2, -2],
+    value=[[4, 4], [3, 1], [1, 3], [2, 2], [2, 0], [0, 2]],
+    n_node_samples=[8, 4, 4, 4, 2, 2],
+)
+
+
+def test_node_info_of_a_shared_node():
+    info = node_info(GRAPH, 3, feature_names=["width", "height"], class_names=["no", "yes"])
+    assert info.is_leaf and info.rule == "leaf" and info.parents == [1, 2]
+    assert info.distribution == {"no": 2.0, "yes": 2.0} and info.dominant == "mixed"
+    top = node_info(GRAPH, 1, feature_names=["width", "height"], class_names=["no", "yes"])
+    assert (top.rule, top.left, top.right, top.n_samples, top.dominant) == ("height <= 0.25", 3, 4, 4, "no")
+    with pytest.raises(ValueError, match="Node 9 does not exist"):
+        node_info(GRAPH, 9)
+
+
+def test_sample_path_reports_each_test():
+    steps = sample_path(GRAPH, [0.9, 0.5], ["width", "height"])
+    assert [(s.node, s.rule, s.value, s.holds) for s in steps] == [
+        (0, "width <= 0.5", 0.8999999761581421, False),
+        (2, "height <= 0.75", 0.5, True),
+        (3, "leaf", None, None),
+    ]
+    assert rule(GRAPH, 0) == "x[0] <= 0.5"
+
+
+def test_drawing_mode_switches_to_the_server_for_big_graphs(digits_result):
+    assert drawing_mode(GRAPH) == "browser"
+    big = load_bundled("pendigits")
+    r = train(big, TrainParams(C=1e-4, N1=2, N2=2))
+    assert r.tnt.graph_.node_count > LARGE_GRAPH_NODES and drawing_mode(r.tnt.graph_) == "server"

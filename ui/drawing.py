@@ -1,0 +1,162 @@
+"""Cached drawings and downloads of the current models, keyed on small hashable arguments.
+
+The model itself is passed under a leading underscore (not hashed); ``model_key`` stands for it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import re
+import threading
+
+import streamlit as st
+
+from tnt.colors import MIXED_COLOR, class_palette
+from tnt.export_dot import to_dot
+from tnt.export_text import export_text
+from tnt.model_io import model_to_json
+from tnt.render import render
+
+# Graphviz is not thread-safe, and deferred downloads render on their own threads.
+_GRAPHVIZ = threading.Lock()
+
+MIME = {
+    "svg": "image/svg+xml",
+    "png": "image/png",
+    "pdf": "application/pdf",
+    "dot": "text/vnd.graphviz",
+    "json": "application/json",
+    "txt": "text/plain",
+}
+
+
+def fingerprint(graph) -> str:
+    """A short hash of a graph's structure and statistics: cache keys include it, so a drawing
+    cached by one session is never served for a different graph in another."""
+    digest = hashlib.sha1()
+    for array in (graph.children_left, graph.children_right, graph.feature, graph.threshold, graph.value):
+        digest.update(array.tobytes())
+    return digest.hexdigest()[:16]
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def dot_source(model_key, _graph, feature_names, class_names, depth_window=None, sample_index=None, _sample=None):
+    """DOT source of a graph (node ids shown), optionally windowed and with a sample's path."""
+    return to_dot(
+        _graph,
+        feature_names=feature_names,
+        class_names=class_names,
+        show_ids=True,
+        depth_window=depth_window,
+        highlight_sample=_sample,
+    )
+
+
+@st.cache_data(max_entries=32, show_spinner="Drawing the graph...")
+def image(dot: str, fmt: str) -> bytes:
+    """The DOT source rendered on the server (svg, png or pdf)."""
+    with _GRAPHVIZ:
+        return render(dot, fmt)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def text_rules(model_key, _graph, feature_names, class_names) -> str:
+    return export_text(_graph, feature_names=feature_names, class_names=class_names)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def model_json(model_key, _estimator) -> str:
+    return model_to_json(_estimator)
+
+
+def class_shares(distribution: dict) -> None:
+    """A bar split by class in the classes' colours, and the classes present with their counts."""
+    names = list(distribution)
+    colors = class_palette(len(names))
+    total = sum(distribution.values()) or 1.0
+    present = [(n, c, distribution[n]) for n, c in zip(names, colors) if distribution[n] > 0]
+    bar = "".join(
+        f'<span title="{html.escape(str(n))}: {v:g}" style="display:inline-block;height:14px;'
+        f'width:{100 * v / total:.2f}%;background:{c}"></span>'
+        for n, c, v in present
+    )
+    rows = ", ".join(
+        f'<span style="color:{c}">&#9632;</span>&nbsp;{html.escape(str(n))}: {v:g} ({100 * v / total:.0f}%)'
+        for n, c, v in sorted(present, key=lambda t: -t[2])
+    )
+    st.html(
+        f'<div style="display:flex;width:100%;border-radius:3px;overflow:hidden;background:#eee">{bar}</div>'
+        f'<div style="font-size:0.85rem;margin-top:4px">{rows or "no training samples"}</div>'
+    )
+
+
+def legend(class_names) -> None:
+    """One coloured chip per class, and blue for mixed nodes."""
+    items = list(zip(class_names, class_palette(len(class_names)))) + [("mixed (no class above half)", MIXED_COLOR)]
+    chips = "".join(
+        f'<span style="display:inline-block;margin:0 12px 4px 0;white-space:nowrap">'
+        f'<span style="display:inline-block;width:12px;height:12px;border-radius:3px;background:{color};'
+        f'vertical-align:middle;margin-right:4px"></span>{html.escape(str(name))}</span>'
+        for name, color in items
+    )
+    st.html(f'<div style="font-size:0.9rem">{chips}</div>')
+
+
+def svg_panel(svg: bytes, *, fit: bool = False, height_px: int = 720) -> None:
+    """A server-rendered SVG in a scrollable frame: at natural size (readable, scrolled so the root
+    is in view) or shrunk to the frame's width (an overview).
+
+    The SVG is Graphviz's output of :func:`tnt.export_dot.to_dot`, which escapes every name, so
+    it carries no markup from the user. (``st.html`` would strip the SVG: its sanitiser keeps HTML only.)
+    """
+    text = svg.decode("utf-8")
+    text = text[text.find("<svg") :]  # the XML prologue and doctype do not belong inside HTML
+    style = "svg{width:100%;height:auto}" if fit else ""
+    if fit:  # a frame as tall as the shrunk drawing (for a page about 900 px wide), not more
+        size = re.search(r'width="([\d.]+)pt" height="([\d.]+)pt"', text[:400])
+        if size:
+            width, height = (float(v) for v in size.groups())
+            height_px = int(min(max(900 * height / max(width, 1.0) + 16, 160), height_px))
+    script = "" if fit else (
+        "<script>const r=document.getElementById('node0');if(r){const b=r.getBoundingClientRect();"
+        "window.scrollTo(b.left+b.width/2-window.innerWidth/2,0);}</script>"
+    )
+    st.iframe(
+        f'<!DOCTYPE html><html><head><style>body{{margin:0;background:white}}{style}</style></head>'
+        f"<body>{text}{script}</body></html>",
+        height=height_px,
+        alt="Decision graph",
+    )
+
+
+def download_row(label: str, model_key, estimator, feature_names, class_names, stem: str) -> None:
+    """Download buttons for one model: SVG, PNG, PDF (rendered on click), DOT, JSON and text rules."""
+    graph = estimator.graph_
+    model_key = (*model_key, fingerprint(graph))
+    dot = dot_source(model_key, graph, feature_names, class_names)
+    st.markdown(f"**{label}**")
+    cols = st.columns(6)
+    for col, fmt in zip(cols[:3], ("svg", "png", "pdf")):
+        col.download_button(
+            fmt.upper(),
+            data=lambda fmt=fmt: image(dot, fmt),  # rendered only when clicked
+            file_name=f"{stem}.{fmt}",
+            mime=MIME[fmt],
+            key=f"graph/download/{stem}/{fmt}",
+            on_click="ignore",
+        )
+    eager = {
+        "dot": dot,
+        "json": model_json(model_key, estimator),
+        "txt": text_rules(model_key, graph, feature_names, class_names),
+    }
+    for col, (fmt, data) in zip(cols[3:], eager.items()):
+        col.download_button(
+            "Text rules" if fmt == "txt" else fmt.upper(),
+            data=data,
+            file_name=f"{stem}.{fmt}",
+            mime=MIME[fmt],
+            key=f"graph/download/{stem}/{fmt}",
+            on_click="ignore",
+        )
