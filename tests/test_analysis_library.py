@@ -95,7 +95,8 @@ def test_decision_regions_follow_the_model():
     assert z.shape == (50, 50)
     i, j = 10, 30
     assert model.predict([[xs[j], ys[i]]])[0] == model.classes_[z[i, j]]
-    fig = regions_figure(model, X, y, title="CART", max_points=300)
+    fig = regions_figure(model, X, y, title="CART", max_points=300, height=300)
+    assert fig.layout.height == 300
     assert fig.data[0].type == "heatmap" and sum(len(t.x) for t in fig.data[1:]) == 300
     with pytest.raises(ValueError, match="exactly two features"):
         decision_regions(model, np.c_[X, X])

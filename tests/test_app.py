@@ -7,10 +7,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-import streamlit as st
 import streamlit.testing.v1.app_test as app_test_module
 from streamlit.runtime.media_file_manager import MediaFileManager
-from streamlit.testing.v1 import AppTest
 
 from tnt.training import TrainParams
 
@@ -20,13 +18,8 @@ CASES = json.loads((BAD / "cases.json").read_text())
 
 
 @pytest.fixture
-def app():
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)
-    at.run()
-    assert not at.exception
-    return at
+def app(open_app):
+    return open_app(30)
 
 
 def button(at, label):

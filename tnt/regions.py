@@ -55,7 +55,9 @@ def decision_regions(model, X, resolution: int = 200, margin: float = 0.05):
     return xs, ys, classes
 
 
-def regions_figure(model, X, y, *, title="", feature_names=("x1", "x2"), resolution: int = 200, max_points: int = 600):
+def regions_figure(
+    model, X, y, *, title="", feature_names=("x1", "x2"), resolution: int = 200, max_points: int = 600, height: int = 420
+):
     """Decision regions (light class colours) with the training points on top.
 
     Parameters
@@ -65,6 +67,8 @@ def regions_figure(model, X, y, *, title="", feature_names=("x1", "x2"), resolut
         Points to draw (at most ``max_points``, a fixed subsample beyond that).
     title : str
     feature_names : pair of str
+    height : int, default=420
+        Figure height in pixels (the plot keeps the data's aspect ratio within it).
 
     Returns
     -------
@@ -113,7 +117,7 @@ def regions_figure(model, X, y, *, title="", feature_names=("x1", "x2"), resolut
         xaxis_title=feature_names[0],
         yaxis_title=feature_names[1],
         template="plotly_white",
-        height=420,
+        height=height,
         margin={"l": 50, "r": 20, "t": 60, "b": 50},
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
     )
