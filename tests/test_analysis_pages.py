@@ -138,3 +138,44 @@ def test_teach_page_corners_by_default(app):
     steps.set_value(1).run()
     assert not app.exception
     assert any(m.value.startswith("**Step 1 of 12: phase 1, grow pass 1 of 5") for m in app.markdown)
+
+
+def test_teach_page_on_the_loaded_two_feature_data(app):
+    load(app, "corners")
+    go(app, "teach")
+    app.radio(key="teach/source").set_value("Current data: Corners (the paper's toy problem)").run()
+    assert not app.exception and not app.error
+    data = app.session_state["data/dataset"]
+    tnt = TnTClassifier(C=1e-2, random_state=0).fit(data.X_train, data.y_train)
+    splits = metric(app, "Splits")
+    assert len(splits) == 3  # CART, TnT, TnT reduced: the hand-built graph belongs to the generated data
+    assert splits[1] == str(tnt.n_splits_)
+    assert metric(app, "Training accuracy")[1] == f"{tnt.score(data.X_train, data.y_train):.4f}"
+
+
+def test_a_finished_sweep_is_kept_for_the_session(app):
+    load(app, "iris")
+    go(app, "sweep")
+    app.slider(key="sweep/n").set_value(2)
+    app.slider(key="sweep/seeds").set_value(1)
+    app.slider(key="sweep/jobs").set_value(1)
+    click(app, "Run sweep")
+    (first,) = app.session_state["analysis/sweep"].values()
+    click(app, "Run sweep")
+    (again,) = app.session_state["analysis/sweep"].values()
+    assert again is first  # not trained again
+    go(app, "data")
+    go(app, "sweep")  # without pressing the button, the last sweep is shown
+    assert any("The last sweep of this session" in c.value for c in app.caption)
+    assert metric(app, "Models trained") == ["2"]
+
+
+def test_teach_page_falls_back_to_corners_when_the_data_has_more_features(app):
+    load(app, "corners")
+    go(app, "teach")
+    app.radio(key="teach/source").set_value("Current data: Corners (the paper's toy problem)").run()
+    go(app, "data")
+    load(app, "wine")
+    go(app, "teach")
+    assert app.radio(key="teach/source").value == "Corners (the paper's toy problem)"
+    assert metric(app, "Splits") == ["6", "6", "4", "4"]
