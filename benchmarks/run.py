@@ -151,12 +151,18 @@ def bench_cold_start():
         "print(*times)"
     ) % str(ROOT)
     subprocess.run([sys.executable, "-c", code], capture_output=True, check=True)  # fill the compile cache
-    first, second = map(float, subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split())
+    # A single fit of ~60 ms is at the mercy of a shared machine: median over several fresh processes.
+    runs = [
+        tuple(map(float, subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()))
+        for _ in range(7)
+    ]
+    first = float(np.median([r[0] for r in runs]))
+    second = float(np.median([r[1] for r in runs]))
     return {
         "target": "6. cold start: first fit in a fresh process (< 2x the second)",
-        "baseline": f"second fit on digits: {second * 1e3:.0f} ms",
+        "baseline": f"second fit on digits: {second * 1e3:.0f} ms (median of 7 fresh processes)",
         "measured": f"first fit {first * 1e3:.0f} ms",
-        "ratio": first / second,
+        "ratio": float(np.median([r[0] / r[1] for r in runs])),
     }
 
 

@@ -87,3 +87,20 @@ def big_random_graph():
         threshold=np.r_[rng.random(n_internal), np.full(leaves, -2.0)],
         value=rng.integers(0, 20, (n, 4)).astype(float),
     )
+
+
+@pytest.fixture
+def open_app():
+    """Start the app in Streamlit's AppTest with empty caches: ``open_app(timeout)`` runs it once."""
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    def start(timeout=30):
+        st.cache_data.clear()
+        st.cache_resource.clear()
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
+        at.run()
+        assert not at.exception
+        return at
+
+    return start

@@ -8,7 +8,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-import streamlit as st
 import streamlit.testing.v1.app_test as app_test_module
 from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
@@ -22,6 +21,7 @@ CASES = json.loads((BAD / "cases.json").read_text())
 
 
 def new_session(timeout=30):
+    """Another browser session of the running app (the caches are shared, unlike ``open_app``'s)."""
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
     at.run()
     assert not at.exception, at.exception
@@ -29,10 +29,8 @@ def new_session(timeout=30):
 
 
 @pytest.fixture
-def app():
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    return new_session()
+def app(open_app):
+    return open_app(30)
 
 
 def button(at, label):

@@ -157,7 +157,9 @@ def test_a_page_opened_directly_has_the_whole_app_around_it(server, browser):
     page.goto(f"{server}/graph")
     page.frame_locator('iframe[title="Decision graph"]').locator("svg g.node").first.wait_for(timeout=60_000)
     nav_links = page.locator('[data-testid="stSidebarNav"] a').all_inner_texts()
-    assert [t.split()[-1] for t in nav_links] == ["Data", "Train", "Graph"]  # after the icon names
+    assert [t.split()[-1] for t in nav_links] == [  # after the icon names
+        "Data", "Train", "Graph", "Compare", "Sweep", "Paths", "Ensembles", "Teach"
+    ]  # fmt: skip
     assert page.locator('[data-testid="stSidebar"]').get_by_text("TnT Explorer").is_visible()
 
 
@@ -205,3 +207,48 @@ def test_a_large_model_on_the_server(server, browser):
     frame.locator("svg g.node").first.wait_for(timeout=120_000)
     assert frame.locator("svg g.node").count() > 20
     shot(page, "7_graph_large")
+
+
+def drawn(page, selector, n):
+    """How many ``selector`` elements the page shows, once at least ``n`` of them are drawn."""
+    page.locator(selector).nth(n - 1).wait_for(timeout=60_000)
+    return page.locator(selector).count()
+
+
+def test_the_analysis_pages(server, browser):
+    page = browser.new_page(viewport={"width": 1440, "height": 900})
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{server}/compare")
+    page.get_by_text("Highest test accuracy").wait_for(timeout=120_000)
+    wait_idle(page)
+    assert drawn(page, ".js-plotly-plot", 4) == 4  # four graphs of 100+ splits
+    shot(page, "8_compare")
+
+    nav(page, "Sweep")
+    page.get_by_role("button", name="Run sweep").click()
+    page.get_by_text("Splits saved by graph reduction").wait_for(timeout=180_000)
+    wait_idle(page, timeout=180_000)
+    assert drawn(page, ".js-plotly-plot", 1) >= 1
+    shot(page, "9_sweep")
+
+    nav(page, "Paths")  # the sweep just run gives the depth-against-splits plot
+    page.get_by_text("Root-to-leaf decision depth").first.wait_for(timeout=60_000)
+    wait_idle(page)
+    assert drawn(page, ".js-plotly-plot", 2) == 2
+    shot(page, "10_paths")
+
+    nav(page, "Ensembles")
+    page.get_by_role("button", name="Train the ensembles").click()
+    page.get_by_text("mean ± std over").wait_for(timeout=180_000)
+    wait_idle(page, timeout=180_000)
+    assert page.locator('[data-testid="stTable"]').get_by_text("Random Forest").is_visible()
+    shot(page, "11_ensembles")
+
+    nav(page, "Teach")
+    page.get_by_text("Step through training").wait_for(timeout=60_000)
+    wait_idle(page)
+    assert drawn(page, ".js-plotly-plot", 5) == 5  # four region plots and the step's
+    assert drawn(page, '[data-testid="stGraphVizChart"] svg', 5) == 5
+    shot(page, "12_teach")
+    assert not errors, errors

@@ -46,15 +46,7 @@ class GraphClassifierMixin(ClassifierMixin):
 
     def _set_graph(self, flat: FlatGraph, problem: _Problem) -> None:
         """Store the fitted graph with the statistics of the training data and derived attributes."""
-        shape = DecisionGraph(
-            flat.children_left,
-            flat.children_right,
-            flat.feature,
-            flat.threshold,
-            np.zeros((flat.node_count, problem.n_classes)),
-            input_dtype=DTYPE,
-        )
-        self.graph_ = shape.with_training_stats(problem.X, problem.y, problem.w)
+        self.graph_ = graph_from_flat(flat, problem.X, problem.y, problem.w, problem.n_classes)
         self.n_splits_ = self.graph_.n_splits
         self.n_leaves_ = self.graph_.n_leaves
         self.feature_importances_ = self.graph_.feature_importances(
@@ -128,6 +120,19 @@ class GraphClassifierMixin(ClassifierMixin):
         return int(self.graph_.shared_nodes.size)
 
 
+def graph_from_flat(flat: FlatGraph, X, y, w, n_classes: int, input_dtype=DTYPE) -> DecisionGraph:
+    """The :class:`DecisionGraph` of a flat graph, with the statistics of the samples ``(X, y, w)``."""
+    shape = DecisionGraph(
+        flat.children_left,
+        flat.children_right,
+        flat.feature,
+        flat.threshold,
+        np.zeros((flat.node_count, n_classes)),
+        input_dtype=input_dtype,
+    )
+    return shape.with_training_stats(X, y, w)
+
+
 def _within_float32(X: np.ndarray) -> np.ndarray:
     """``X`` as float32, refusing finite values too large for float32 rather than turning them into infinity.
 
@@ -181,4 +186,4 @@ def _seed(random_state) -> int:
     return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
 
 
-__all__ = ["GraphClassifierMixin", "BaseEstimator", "DTYPE"]
+__all__ = ["GraphClassifierMixin", "BaseEstimator", "DTYPE", "graph_from_flat"]

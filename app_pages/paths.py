@@ -1,0 +1,48 @@
+"""Paths page: root-to-leaf decision depth of TnT and CART (Fig. 3a)."""
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from tnt.figures import depth_distribution, depth_vs_splits
+from tnt.paths import depth_distributions
+from tnt.sweep import summarize
+from tnt.training import format_C
+from ui import state
+from ui.analysis import latest
+from ui.views import ensure_result
+
+st.header("Paths")
+data = state.dataset()
+result = ensure_result()
+if result is not None:
+    p = result.params
+    models = {"TnT": result.tnt, "CART": result.cart}
+    st.caption(
+        f"TnT at C={format_C(p.C)} ({result.tnt.n_splits_} splits) and CART best-first with "
+        f"{result.cart.n_splits_} splits on **{data.name}**: the depth of each test sample's decision, and "
+        "the length of every root-to-leaf path of the graph (counted by dynamic programming, never listed)."
+    )
+    dist = depth_distributions(models, data.X_test)
+    rows = []
+    for name, model in models.items():
+        lengths, shares = dist[f"{name} (test samples)"]
+        plengths, pshares = dist[f"{name} (paths)"]
+        path_counts = model.graph_.path_length_distribution()[1]
+        rows.append({
+            "model": name,
+            "splits": model.n_splits_,
+            "mean depth (test samples)": round(float(np.sum(lengths * shares)), 2),
+            "deepest decision (test)": int(lengths.max()),
+            "root-to-leaf paths": f"{sum(path_counts):,}",
+            "mean path length": round(float(np.sum(plengths * pshares)), 2),
+        })
+    st.dataframe(pd.DataFrame(rows).set_index("model"), key="paths/table")
+    st.plotly_chart(depth_distribution(dist), key="paths/dist")
+
+st.subheader("Mean depth against number of splits")
+table = latest("sweep")
+if table is None:
+    st.info("Run a sweep on the Sweep page to see how decision depth grows with the number of splits.")
+else:
+    st.plotly_chart(depth_vs_splits(summarize(table)), key="paths/sweep")

@@ -1,0 +1,50 @@
+"""Helpers shared by the analysis pages: a graph panel, and per-session caches of finished sweeps,
+comparisons and ensembles (keyed on the data set and the settings, so going back is instant)."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+import streamlit as st
+
+from tnt.export_dot import to_dot
+from tnt.explain import drawing_mode
+from tnt.plotly_view import graph_figure
+
+MAX_KEPT = 12  # finished runs kept per kind and session
+
+
+def remembered(kind: str, key: tuple, compute):
+    """``compute()``'s result, computed once per session for ``key`` (least recently used dropped)."""
+    store = st.session_state.setdefault(f"analysis/{kind}", OrderedDict())
+    if key not in store:
+        store[key] = compute()
+        while len(store) > MAX_KEPT:
+            store.popitem(last=False)
+    store.move_to_end(key)
+    return store[key]
+
+
+def latest(kind: str):
+    """The last result of ``kind`` this session computed or opened, or None."""
+    store = st.session_state.get(f"analysis/{kind}")
+    return next(reversed(store.values())) if store else None
+
+
+def show_graph(graph, feature_names, class_names, key: str) -> None:
+    """A small graph laid out by Graphviz in the browser, a large one as the plotly view."""
+    if drawing_mode(graph) == "browser":
+        st.graphviz_chart(to_dot(graph, feature_names=feature_names, class_names=class_names))
+    else:
+        fig = graph_figure(graph, feature_names=feature_names, class_names=class_names)
+        st.plotly_chart(fig, key=key)
+
+
+def progress_bar(text: str):
+    """A progress bar and a ``progress(done, total)`` callback that moves it."""
+    bar = st.progress(0.0, text=text)
+
+    def progress(done: int, total: int) -> None:
+        bar.progress(done / total, text=f"{text} {done} of {total}")
+
+    return bar, progress
