@@ -233,3 +233,19 @@ def test_missing_values_can_be_dropped_and_limits_are_options(tmp_path):
     assert_one_line_error(too_many, "The file has 40 rows; TnT Explorer takes at most 39, so use a sample.")
     assert_one_line_error(bad_limit, "--max-columns at least 2")
     assert not (tmp_path / "refused.json").exists()
+
+
+def test_info_escapes_control_characters_from_the_model_file(tmp_path):
+    # A model file is user input: an escape sequence in a class or feature name must not reach the
+    # terminal (here: clear the screen, move the cursor home, rewrite the line).
+    from tnt import TnTClassifier
+    from tnt.model_io import model_to_json
+
+    X = pd.DataFrame({"size\x1b[2J": [0.0, 1.0, 2.0, 3.0], "b\rfake": [1.0, 1.0, 0.0, 0.0]})
+    model = TnTClassifier(random_state=0).fit(X, ["ok", "ok", "\x1b[H\x07bell", "ok"])
+    (tmp_path / "hostile.json").write_text(model_to_json(model))
+    result = tnt("info", "hostile.json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "\x1b" not in result.stdout and "\r" not in result.stdout and "\x07" not in result.stdout
+    assert r"classes     2: \x1b[H\x07bell, ok" in result.stdout
+    assert r"features    2: size\x1b[2J, b\rfake" in result.stdout

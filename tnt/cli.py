@@ -210,15 +210,30 @@ def _info(args) -> None:
     shortest, longest = graph.depth_range()
     names = getattr(model, "feature_names_in_", None)
     params = ", ".join(f"{k}={v}" for k, v in sorted(model.estimator_params_.items()))
-    print(f"model       {model.estimator_kind_}({params})")
-    print(f"classes     {model.n_classes_}: {', '.join(map(str, model.classes_[:20]))}"
-          + (" ..." if model.n_classes_ > 20 else ""))
-    print(f"features    {model.n_features_in_}" + ("" if names is None else f": {', '.join(names[:10])}"
-                                                  + (" ..." if len(names) > 10 else "")))
-    print(f"splits      {graph.n_splits}")
-    print(f"leaves      {graph.n_leaves}")
-    print(f"shared      {graph.shared_nodes.size} nodes with more than one parent")
-    print(f"paths       {shortest} to {longest} splits from root to leaf")
+    lines = [
+        f"model       {model.estimator_kind_}({params})",
+        f"classes     {model.n_classes_}: {', '.join(map(str, model.classes_[:20]))}"
+        + (" ..." if model.n_classes_ > 20 else ""),
+        f"features    {model.n_features_in_}"
+        + ("" if names is None else f": {', '.join(names[:10])}" + (" ..." if len(names) > 10 else "")),
+        f"splits      {graph.n_splits}",
+        f"leaves      {graph.n_leaves}",
+        f"shared      {graph.shared_nodes.size} nodes with more than one parent",
+        f"paths       {shortest} to {longest} splits from root to leaf",
+    ]
+    # Names come from the model file: escape control characters so it cannot drive the terminal.
+    print("\n".join(map(_printable, lines)))
+
+
+def _printable(text: str) -> str:
+    r"""``text`` with every non-printable character (escape sequences, carriage returns) escaped.
+
+    Examples
+    --------
+    >>> print(_printable("cat\x1b[2J\rdog é"))
+    cat\x1b[2J\rdog é
+    """
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
 
 
 def _load_model(path):
