@@ -31,7 +31,7 @@ def datasets(draw, weighted=True):
     y = np.array(draw(st.lists(st.integers(0, k - 1), min_size=n, max_size=n)))
     w = None
     if weighted and draw(st.booleans()):
-        # Weights below 1e-3 are left out: see test_tiny_weights_do_not_crash_the_tree_builder.
+        # Weights of any scale are covered by test_weights_of_any_scale_give_the_same_graph.
         weight = st.one_of(st.just(0.0), st.floats(1e-3, 5))
         w = np.array(draw(st.lists(weight, min_size=n, max_size=n)))
         w[draw(st.integers(0, n - 1))] = draw(st.floats(0.5, 5))

@@ -81,7 +81,7 @@ def _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, max_dept
         np.ascontiguousarray(feature_order, dtype=np.int64),
         np.ascontiguousarray(rows, dtype=np.int64),
         np.ascontiguousarray(y, dtype=np.int64),
-        np.ascontiguousarray(sample_weight, dtype=np.float64),
+        _unit_mean(np.asarray(sample_weight, dtype=np.float64)),
         n_targets,
         data.n_bins,
         data.bin_min,
@@ -109,3 +109,15 @@ def _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, max_dept
         threshold=np.where(is_split, threshold[kept], -2.0),
         label=np.where(is_split, -1, np.argmax(value[kept], axis=1)).astype(np.intp),
     )
+
+
+def _unit_mean(w: np.ndarray) -> np.ndarray:
+    """Weights rescaled by a power of two to a mean between 0.7 and 1.4.
+
+    Trees and their pruning depend only on weight ratios; this keeps squared weight totals away
+    from underflow (weights of 1e-177) and overflow. A power of two scales every value exactly, so
+    no comparison between splits changes.
+    """
+    mean = w.mean() if w.size else 1.0
+    exponent = int(np.round(np.log2(mean))) if mean > 0 else 0
+    return np.ascontiguousarray(w if exponent == 0 else np.ldexp(w, -exponent))
