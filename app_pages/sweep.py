@@ -5,6 +5,7 @@ import os
 import streamlit as st
 
 from tnt.figures import accuracy_vs_splits, splits_vs_C
+from tnt.safe_csv import neutralize_formulas
 from tnt.sweep import log_grid, summarize, sweep
 from tnt.training import C_GRID, format_C
 from ui import state
@@ -67,5 +68,5 @@ if table is not None:
     st.subheader("Mean across seeds")
     shown = summary[[c for c in summary.columns if c.endswith("_mean") and "time" not in c]]
     st.dataframe(shown.rename(columns=lambda c: c[: -len("_mean")]).round(3), key="sweep/summary")
-    st.download_button("Download the table (CSV)", table.to_csv(index=False), file_name="tnt_sweep.csv",
+    st.download_button("Download the table (CSV)", neutralize_formulas(table).to_csv(index=False), file_name="tnt_sweep.csv",
                        mime="text/csv", key="sweep/csv")
