@@ -222,34 +222,37 @@ def compact(graph: WorkingGraph, X: np.ndarray) -> FlatGraph:
     return _renumber(graph, resolved[0], new_left, new_right)
 
 
-def _renumber(graph: WorkingGraph, root: int, left: np.ndarray, right: np.ndarray) -> FlatGraph:
-    # Collect reachable slots and their in-degrees, then number them with Kahn's FIFO order.
+def topological_order(left: np.ndarray, right: np.ndarray, root: int = 0) -> np.ndarray:
+    """The nodes reachable from ``root`` in the breadth-first order in which Algorithm 2 visits
+    them: each after all of its parents, left before right (Kahn's algorithm, first in first out)."""
     indegree: dict[int, int] = {root: 0}
     frontier = [root]
     while frontier:
-        slot = frontier.pop()
-        if left[slot] < 0:
+        node = frontier.pop()
+        if left[node] < 0:
             continue
-        for child in (left[slot], right[slot]):
+        for child in (left[node], right[node]):
             if child in indegree:
                 indegree[child] += 1
             else:
                 indegree[child] = 1
                 frontier.append(child)
-    order = []
-    queue = [root]
+    order = [root]
     head = 0
-    while head < len(queue):
-        slot = queue[head]
+    while head < len(order):
+        node = order[head]
         head += 1
-        order.append(slot)
-        if left[slot] < 0:
+        if left[node] < 0:
             continue
-        for child in (left[slot], right[slot]):
+        for child in (left[node], right[node]):
             indegree[child] -= 1
             if indegree[child] == 0:
-                queue.append(child)
-    order = np.asarray(order, dtype=np.intp)
+                order.append(child)
+    return np.asarray(order, dtype=np.intp)
+
+
+def _renumber(graph: WorkingGraph, root: int, left: np.ndarray, right: np.ndarray) -> FlatGraph:
+    order = topological_order(left, right, root)
     new_id = np.full(graph.size, -1, dtype=np.intp)
     new_id[order] = np.arange(order.size)
     is_leaf = left[order] < 0

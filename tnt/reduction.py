@@ -26,7 +26,7 @@ import numpy as np
 
 from ._base import graph_from_flat
 from ._routing import count_directions, decision_paths, route_to_leaves
-from ._working_graph import FlatGraph, WorkingGraph, compact
+from ._working_graph import FlatGraph, WorkingGraph, compact, topological_order
 from .graph import DecisionGraph
 
 __all__ = ["reduce_graph", "reduce_model"]
@@ -267,7 +267,7 @@ def _refit_thresholds(left, right, feature, threshold, label, X, target) -> bool
     already sends each sample to a side from which its class can be reached stays; otherwise it
     moves to the middle of the nearest gap that does. Returns False when no threshold can.
     """
-    order = _topological_order(left, right)
+    order = topological_order(left, right)
     n_classes = int(max(label.max(), target.max())) + 1
     reach = np.zeros((left.shape[0], n_classes), dtype=bool)
     for node in order[::-1]:
@@ -308,38 +308,10 @@ def _new_threshold(x, must_left, must_right, current) -> float | None:
     return float((below.max() + hi) / 2) if below.size else float(hi - 1.0)
 
 
-def _topological_order(left, right) -> np.ndarray:
-    """Nodes reachable from node 0, each after all of its parents (Kahn's algorithm)."""
-    indegree = np.zeros(left.shape[0], dtype=np.intp)
-    seen = np.zeros(left.shape[0], dtype=bool)
-    stack = [0]
-    seen[0] = True
-    while stack:
-        node = stack.pop()
-        if left[node] < 0:
-            continue
-        for child in (left[node], right[node]):
-            indegree[child] += 1
-            if not seen[child]:
-                seen[child] = True
-                stack.append(child)
-    order, queue = [], [0]
-    while queue:
-        node = queue.pop()
-        order.append(node)
-        if left[node] < 0:
-            continue
-        for child in (left[node], right[node]):
-            indegree[child] -= 1
-            if indegree[child] == 0:
-                queue.append(child)
-    return np.asarray(order, dtype=np.intp)
-
-
 def _descendants(left, right, reached) -> list:
     """The set of nodes reachable from each reached node, itself included (None elsewhere)."""
     out: list = [None] * left.shape[0]
-    for node in _topological_order(left, right)[::-1]:
+    for node in topological_order(left, right)[::-1]:
         found = {int(node)}
         if left[node] >= 0:
             found |= out[left[node]] | out[right[node]]
