@@ -106,3 +106,17 @@ def test_feature_order_breaks_ties():
     first = fit_micro_tree(binned, np.array([0, 1]), np.arange(10), y, np.ones(10), 0.0, 2)
     second = fit_micro_tree(binned, np.array([1, 0]), np.arange(10), y, np.ones(10), 0.0, 2)
     assert (first.feature[0], second.feature[0]) == (0, 1)
+
+
+@pytest.mark.slow
+def test_one_phase_agrees_with_scikit_learn_on_mnist(mnist_path):
+    # The bar for replacing scikit-learn's CART: >= 99.5% of MNIST training predictions equal.
+    with np.load(mnist_path, allow_pickle=False) as data:
+        X, y = data["X_train"], data["y_train"].astype(np.int64)
+    ours = fit_micro_tree(
+        bin_features(X.astype(np.float32)), np.arange(X.shape[1]), np.arange(len(y)), y, np.ones(len(y)), 1e-3, 10
+    )
+    theirs = DecisionTreeClassifier(ccp_alpha=1e-3, random_state=0).fit(X, y)
+    assert np.mean(predict(ours, X) == theirs.predict(X)) >= 0.995
+    their_splits = theirs.tree_.node_count - theirs.get_n_leaves()
+    assert abs(n_splits(ours) - their_splits) <= 0.02 * their_splits
