@@ -179,8 +179,8 @@ def _check_float32_range(X: np.ndarray) -> None:
 
 
 def _seed(random_state) -> int:
-    """An int seed for the micro trees: the int itself, so that ``random_state=0`` means what it means
-    for scikit-learn's trees, or one drawn from a generator."""
+    """An int seed (the int itself, or one drawn from a generator): it orders the features TnT's micro
+    trees try, and is passed unchanged to scikit-learn's tree by the CART baselines."""
     if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
         return int(random_state)
     return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Callable, Optional
 
@@ -13,6 +13,7 @@ import numpy as np
 from ._binning import BinnedData, bin_features
 from ._micro_tree import MicroTree, fit_micro_tree, fit_stump, make_workspace
 from ._working_graph import FlatGraph, WorkingGraph, compact
+from .graph import longest_distances
 
 
 @dataclass(frozen=True)
@@ -148,10 +149,7 @@ class _Workers:
 def _waves(start: FlatGraph) -> list[np.ndarray]:
     """Nodes grouped by their longest distance from the root: no node is an ancestor of another
     in its group, and every group comes after the groups of all its nodes' ancestors."""
-    depth = np.zeros(start.node_count, dtype=np.intp)
-    for node in np.flatnonzero(start.children_left >= 0):
-        for child in (start.children_left[node], start.children_right[node]):
-            depth[child] = max(depth[child], depth[node] + 1)
+    depth = longest_distances(start.children_left, start.children_right)
     order = np.argsort(depth, kind="stable")
     return np.split(order, np.flatnonzero(np.diff(depth[order])) + 1)
 

@@ -267,7 +267,7 @@ class DecisionGraph:
             How many root-to-leaf paths have each length.
         """
         depth_bound = self.node_count  # a path visits each node at most once
-        max_len = self._longest_path()
+        max_len = int(self.node_depth().max())
         width = min(depth_bound, max_len + 1)
         counts = np.zeros((self.node_count, width), dtype=object)
         counts[0, 0] = 1
@@ -282,16 +282,6 @@ class DecisionGraph:
         present = np.flatnonzero(per_length != 0)
         return present, per_length[present]
 
-    def _longest_path(self) -> int:
-        longest = np.full(self.node_count, -1, dtype=np.intp)
-        longest[0] = 0
-        for node in np.flatnonzero(~self.is_leaf):
-            if longest[node] < 0:
-                continue
-            for child in (self.children_left[node], self.children_right[node]):
-                longest[child] = max(longest[child], longest[node] + 1)
-        return int(longest.max())
-
     def mean_path_length(self) -> float:
         """Mean length of the structural root-to-leaf paths (each path counted once)."""
         lengths, counts = self.path_length_distribution()
@@ -305,11 +295,7 @@ class DecisionGraph:
 
     def node_depth(self) -> np.ndarray:
         """Longest distance (in edges) from the root to each node: the layer used for drawing."""
-        depth = np.zeros(self.node_count, dtype=np.intp)
-        for node in np.flatnonzero(~self.is_leaf):
-            for child in (self.children_left[node], self.children_right[node]):
-                depth[child] = max(depth[child], depth[node] + 1)
-        return depth
+        return longest_distances(self.children_left, self.children_right)
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -421,6 +407,15 @@ class DecisionGraph:
             f"DecisionGraph(n_splits={self.n_splits}, n_leaves={self.n_leaves}, "
             f"shared_nodes={self.shared_nodes.size}, n_classes={self.n_classes})"
         )
+
+
+def longest_distances(children_left: np.ndarray, children_right: np.ndarray) -> np.ndarray:
+    """Longest distance (in edges) from node 0 to each node of a graph numbered topologically."""
+    depth = np.zeros(children_left.shape[0], dtype=np.intp)
+    for node in np.flatnonzero(children_left >= 0):
+        for child in (children_left[node], children_right[node]):
+            depth[child] = max(depth[child], depth[node] + 1)
+    return depth
 
 
 def gini(value: np.ndarray) -> np.ndarray:
