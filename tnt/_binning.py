@@ -22,8 +22,8 @@ class BinnedData:
 
     Attributes
     ----------
-    codes : ndarray of shape (n_features, n_samples), uint8 or uint16
-        Feature-major, so a micro tree reads one feature of its samples from one contiguous row.
+    codes : ndarray of shape (n_samples, n_features), uint8 or uint16
+        Sample-major, so a micro tree gathers each of its samples' codes from one contiguous row.
     bin_min, bin_max : ndarray of shape (n_features, max_bins), float32
         Smallest and largest training value falling in each bin.
     n_bins : ndarray of shape (n_features,)
@@ -49,13 +49,13 @@ def bin_features(X: np.ndarray, max_bins: int = MAX_EXACT_BINS) -> BinnedData:
         distinct.append(s[keep])
     widest = max((min(d.size, max_bins) for d in distinct), default=1)
     dtype = np.uint8 if widest <= 256 else np.uint16
-    codes = np.empty((n_features, n_samples), dtype=dtype)
+    codes = np.empty((n_samples, n_features), dtype=dtype)
     bin_min = np.zeros((n_features, max(widest, 1)), dtype=np.float32)
     bin_max = np.zeros_like(bin_min)
     n_bins = np.empty(n_features, dtype=np.intp)
     for f, values in enumerate(distinct):
         if values.size <= max_bins:
-            codes[f] = np.searchsorted(values, columns[f])
+            codes[:, f] = np.searchsorted(values, columns[f])
             bin_min[f, : values.size] = values
             bin_max[f, : values.size] = values
             n_bins[f] = values.size
@@ -64,7 +64,7 @@ def bin_features(X: np.ndarray, max_bins: int = MAX_EXACT_BINS) -> BinnedData:
             positions = np.linspace(0, n_samples - 1, max_bins + 1)[1:].astype(np.intp)
             upper = np.unique(ordered[f][positions])
             code = np.searchsorted(upper, columns[f], side="left")
-            codes[f] = code
+            codes[:, f] = code
             n = upper.size
             lows = np.full(n, np.inf, dtype=np.float32)
             np.minimum.at(lows, code, columns[f])

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._binning import BinnedData
-from ._tree_builder import build_tree, make_buffers, prune_tree
+from ._tree_builder import buffer_classes, build_tree, make_buffers, prune_tree
 
 NO_DEPTH_LIMIT = np.iinfo(np.int64).max
 
@@ -74,7 +74,7 @@ def fit_stump(data: BinnedData, feature_order, rows, y, sample_weight, workspace
 
 
 def _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, max_depth, workspace) -> MicroTree:
-    if workspace is None or workspace[0].shape[3] < n_targets:
+    if workspace is None or buffer_classes(workspace) < n_targets:
         workspace = make_workspace(data, n_targets)
     left, right, feature, threshold, value, total_w = build_tree(
         data.codes,

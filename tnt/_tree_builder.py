@@ -2,18 +2,23 @@
 
 It grows a Gini tree depth-first exactly as scikit-learn's ``DecisionTreeClassifier`` does (best
 split over all features, thresholds at the midpoint of two consecutive values present in the node,
-at least one sample per child), then applies minimal cost-complexity pruning. Two things make it
-fast without changing the result:
+at least one sample per child), then applies minimal cost-complexity pruning. What makes it fast
+without changing the result:
 
 * split search uses per-node class histograms over the feature codes (:mod:`tnt._binning`) rather
-  than sorting every feature at every node; a node whose code range is much wider than its sample
-  count is sorted instead;
+  than sorting every feature at every node; a node with few samples visits only the codes present;
+* each fit copies its samples' codes feature-major and keeps them partitioned like the samples, so
+  a node reads every feature as one contiguous run (random reads into the training matrix made
+  most of the cost before);
+* a large node keeps its histograms, and its larger child inherits them minus the smaller child's
+  samples (histogram subtraction), so only the smaller child's samples are read again;
 * a node whose weighted impurity ``R(t) = W_t / W * gini(t)`` is at most ``alpha`` is not split:
   cost-complexity pruning removes every split below such a node (a branch survives only when it
   lowers ``R`` by more than ``alpha`` per added leaf, and it cannot lower it by more than ``R(t)``).
 
 Ties between equally good splits may be broken differently from scikit-learn, which visits
-features in a random order.
+features in a random order. With non-integer weights, histogram subtraction can change the last
+bits of a sum, which only matters between splits that are equally good up to rounding.
 """
 
 from __future__ import annotations
@@ -23,8 +28,21 @@ from numba import njit, prange
 
 EPSILON = np.finfo(np.float64).eps
 
+# de Bruijn sequence and table: index of the lowest set bit of a 64-bit word.
+_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
+_DEBRUIJN_TABLE = np.zeros(64, dtype=np.int64)
+for _i in range(64):
+    _DEBRUIJN_TABLE[(((1 << _i) * 0x03F79D71B4CB0A89) & (2**64 - 1)) >> 58] = _i
 
-@njit(cache=True, nogil=True)
+
+@njit(cache=True, nogil=True, inline="always")
+def _lowest_bit(x):
+    """Index of the lowest set bit of the nonzero uint64 ``x``."""
+    low = x & (~x + np.uint64(1))
+    return _DEBRUIJN_TABLE[(low * _DEBRUIJN) >> np.uint64(58)]
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _threshold(low_value, high_value):
     # scikit-learn's rule: the midpoint in float64, unless rounding makes it equal the upper value.
     t = np.float64(low_value) / 2.0 + np.float64(high_value) / 2.0
@@ -33,12 +51,12 @@ def _threshold(low_value, high_value):
     return t
 
 
-@njit(cache=True, nogil=True)
-def _proxy(left_counts, total, w_left, w_node):
+@njit(cache=True, nogil=True, inline="always")
+def _proxy(left_counts, total, n_classes, w_left, w_node):
     """scikit-learn's proxy of the Gini improvement of a split (larger is better), up to a constant."""
     sq_left = 0.0
     sq_right = 0.0
-    for k in range(total.shape[0]):
+    for k in range(n_classes):
         sq_left += left_counts[k] * left_counts[k]
         r = total[k] - left_counts[k]
         sq_right += r * r
@@ -46,158 +64,278 @@ def _proxy(left_counts, total, w_left, w_node):
 
 
 @njit(cache=True, nogil=True)
-def _insertion_sort(a, n):
-    for i in range(1, n):
-        v = a[i]
-        j = i - 1
-        while j >= 0 and a[j] > v:
-            a[j + 1] = a[j]
-            j -= 1
-        a[j + 1] = v
+def _scan_feature(cf, nb, f, ys, ws, start, end, K, bin_min, bin_max, total, w_node,
+                  h0, h1, c0, c1, bits, touched, left):
+    """Best split of positions start:end on one feature: (proxy, last code going left, threshold).
 
-
-@njit(cache=True, nogil=True)
-def _scan_feature(cf, n_bins_f, f, node_rows, y, w, samples, start, end, n_classes, bin_min, bin_max, total,
-                  w_node, hist, bin_count, touched, left_counts):
-    """Best split of samples[start:end] on one feature: (proxy, last code going left, threshold).
-
-    ``hist`` (2, bins, classes) and ``bin_count`` (2, bins) are all zeros on entry and are left
-    that way. The proxy is ``-inf`` when the feature is constant in the node.
+    The histograms ``h0``/``h1`` (bins * K), counts ``c0``/``c1`` and ``bits`` are zero on entry
+    and are left that way. The proxy is ``-inf`` when the feature is constant in the node.
     """
-    if end - start >= n_bins_f:
-        return _scan_dense(cf, f, node_rows, y, w, samples, start, end, n_classes, bin_min, bin_max, total,
-                           w_node, hist, bin_count, left_counts)
-    return _scan_sparse(cf, f, node_rows, y, w, samples, start, end, n_classes, bin_min, bin_max, total,
-                        w_node, hist[0], bin_count[0], touched, left_counts)
+    n = end - start
+    best_proxy = -np.inf
+    best_code = -1
+    best_threshold = 0.0
+    for k in range(K):
+        left[k] = 0.0
+    w_left = 0.0
+    if 4 * n >= nb:
+        # Many samples per code: two histograms (even and odd samples) so that consecutive
+        # samples with the same code do not wait on each other's stores; then scan the range.
+        lo = np.int64(cf[start])
+        hi = lo
+        i = start
+        while i + 1 < end:
+            b0 = np.int64(cf[i])
+            b1 = np.int64(cf[i + 1])
+            h0[b0 * K + ys[i]] += ws[i]
+            c0[b0] += 1
+            h1[b1 * K + ys[i + 1]] += ws[i + 1]
+            c1[b1] += 1
+            lo = min(lo, min(b0, b1))
+            hi = max(hi, max(b0, b1))
+            i += 2
+        if i < end:
+            b0 = np.int64(cf[i])
+            h0[b0 * K + ys[i]] += ws[i]
+            c0[b0] += 1
+            lo = min(lo, b0)
+            hi = max(hi, b0)
+        prev = -1
+        for b in range(lo, hi + 1):
+            if c0[b] + c1[b] == 0:
+                continue
+            if prev >= 0:
+                proxy = _proxy(left, total, K, w_left, w_node)
+                if proxy > best_proxy:
+                    best_proxy = proxy
+                    best_code = prev
+                    best_threshold = _threshold(bin_max[f, prev], bin_min[f, b])
+            base = b * K
+            for k in range(K):
+                v = h0[base + k] + h1[base + k]
+                left[k] += v
+                w_left += v
+                h0[base + k] = 0.0
+                h1[base + k] = 0.0
+            c0[b] = 0
+            c1[b] = 0
+            prev = b
+        return best_proxy, best_code, best_threshold
+    if nb <= 64 * bits.shape[0]:
+        # Few samples: mark the codes present in a bitmap and visit them in order.
+        lo_word = nb
+        hi_word = 0
+        for i in range(start, end):
+            b = np.int64(cf[i])
+            h0[b * K + ys[i]] += ws[i]
+            word = b >> 6
+            bits[word] |= np.uint64(1) << np.uint64(b & 63)
+            lo_word = min(lo_word, word)
+            hi_word = max(hi_word, word)
+        prev = -1
+        for word in range(lo_word, hi_word + 1):
+            x = bits[word]
+            bits[word] = 0
+            while x != 0:
+                b = word * 64 + _lowest_bit(x)
+                x &= x - np.uint64(1)
+                if prev >= 0:
+                    proxy = _proxy(left, total, K, w_left, w_node)
+                    if proxy > best_proxy:
+                        best_proxy = proxy
+                        best_code = prev
+                        best_threshold = _threshold(bin_max[f, prev], bin_min[f, b])
+                base = b * K
+                for k in range(K):
+                    v = h0[base + k]
+                    left[k] += v
+                    w_left += v
+                    h0[base + k] = 0.0
+                prev = b
+        return best_proxy, best_code, best_threshold
+    # Few samples and very many codes: list the codes present and sort them.
+    present = 0
+    for i in range(start, end):
+        b = np.int64(cf[i])
+        if c0[b] == 0:
+            touched[present] = b
+            present += 1
+        c0[b] += 1
+        h0[b * K + ys[i]] += ws[i]
+    codes = np.sort(touched[:present])
+    for j in range(present):
+        b = codes[j]
+        if j > 0:
+            proxy = _proxy(left, total, K, w_left, w_node)
+            if proxy > best_proxy:
+                prev = codes[j - 1]
+                best_proxy = proxy
+                best_code = prev
+                best_threshold = _threshold(bin_max[f, prev], bin_min[f, b])
+        base = b * K
+        for k in range(K):
+            v = h0[base + k]
+            left[k] += v
+            w_left += v
+            h0[base + k] = 0.0
+        c0[b] = 0
+    return best_proxy, best_code, best_threshold
 
 
 @njit(cache=True, nogil=True)
-def _scan_dense(cf, f, node_rows, y, w, samples, start, end, n_classes, bin_min, bin_max, total, w_node,
-                hist, bin_count, left_counts):
-    """Many samples per code: accumulate into two histograms, even and odd samples apart, so that
-    consecutive samples with the same code (pixels are mostly 0) do not wait on each other's
-    stores; then scan the node's code range."""
-    h0, h1, c0, c1 = hist[0], hist[1], bin_count[0], bin_count[1]
-    lo = np.int64(cf[node_rows[start]])
+def _fill_stored(cf, nb, ys, ws, start, end, K, h0, h1, c0, c1, hist, counts, off):
+    """Class histogram of positions start:end on one feature, written to bins ``off:off + nb`` of a
+    stored histogram. Accumulates in the zeroed scratch ``h0``/``h1`` (even and odd samples
+    apart) and leaves it zeroed."""
+    lo = np.int64(cf[start])
     hi = lo
     i = start
     while i + 1 < end:
-        s0 = samples[i]
-        s1 = samples[i + 1]
-        b0 = np.int64(cf[node_rows[i]])
-        b1 = np.int64(cf[node_rows[i + 1]])
-        h0[b0, y[s0]] += w[s0]
+        b0 = np.int64(cf[i])
+        b1 = np.int64(cf[i + 1])
+        h0[b0 * K + ys[i]] += ws[i]
         c0[b0] += 1
-        h1[b1, y[s1]] += w[s1]
+        h1[b1 * K + ys[i + 1]] += ws[i + 1]
         c1[b1] += 1
         lo = min(lo, min(b0, b1))
         hi = max(hi, max(b0, b1))
         i += 2
     if i < end:
-        s0 = samples[i]
-        b0 = np.int64(cf[node_rows[i]])
-        h0[b0, y[s0]] += w[s0]
+        b0 = np.int64(cf[i])
+        h0[b0 * K + ys[i]] += ws[i]
         c0[b0] += 1
         lo = min(lo, b0)
         hi = max(hi, b0)
+    for b in range(nb):
+        counts[off + b] = 0
+    for j in range(off * K, (off + nb) * K):
+        hist[j] = 0.0
+    for b in range(lo, hi + 1):
+        counts[off + b] = c0[b] + c1[b]
+        c0[b] = 0
+        c1[b] = 0
+        for k in range(K):
+            hist[(off + b) * K + k] = h0[b * K + k] + h1[b * K + k]
+            h0[b * K + k] = 0.0
+            h1[b * K + k] = 0.0
+
+
+@njit(cache=True, nogil=True)
+def _scan_stored(hist, counts, off, nb, f, K, bin_min, bin_max, total, w_node, left):
+    """Best split on one feature from its stored histogram (bins ``off:off + nb``), which is left
+    unchanged: (proxy, last code going left, threshold), the proxy ``-inf`` for a constant feature."""
     best_proxy = -np.inf
     best_code = -1
     best_threshold = 0.0
-    for k in range(n_classes):
-        left_counts[k] = 0.0
+    for k in range(K):
+        left[k] = 0.0
     w_left = 0.0
     prev = -1
-    for b in range(lo, hi + 1):
-        if c0[b] + c1[b] == 0:
+    for b in range(nb):
+        if counts[off + b] == 0:
             continue
         if prev >= 0:
-            proxy = _proxy(left_counts, total, w_left, w_node)
+            proxy = _proxy(left, total, K, w_left, w_node)
             if proxy > best_proxy:
                 best_proxy = proxy
                 best_code = prev
                 best_threshold = _threshold(bin_max[f, prev], bin_min[f, b])
-        for k in range(n_classes):
-            v = h0[b, k] + h1[b, k]
-            left_counts[k] += v
+        base = (off + b) * K
+        for k in range(K):
+            v = hist[base + k]
+            left[k] += v
             w_left += v
-            h0[b, k] = 0.0
-            h1[b, k] = 0.0
-        c0[b] = 0
-        c1[b] = 0
         prev = b
     return best_proxy, best_code, best_threshold
 
 
 @njit(cache=True, nogil=True)
-def _scan_sparse(cf, f, node_rows, y, w, samples, start, end, n_classes, bin_min, bin_max, total, w_node,
-                 hist, bin_count, touched, left_counts):
-    """Fewer samples than codes: accumulate a class histogram over the codes present and list
-    them; only those codes are then sorted and scanned, so the cost follows the node's size."""
-    present = 0
+def _subtract_samples(cf, ys, ws, start, end, K, hist, counts, off):
+    """Remove positions start:end from a stored histogram of one feature."""
     for i in range(start, end):
-        s = samples[i]
-        b = np.int64(cf[node_rows[i]])
-        if bin_count[b] == 0:
-            touched[present] = b
-            present += 1
-        bin_count[b] += 1
-        hist[b, y[s]] += w[s]
-    best_proxy = -np.inf
-    best_code = -1
-    best_threshold = 0.0
-    if present < 64:
-        _insertion_sort(touched, present)
-    else:
-        touched[:present] = np.sort(touched[:present])
-    for k in range(n_classes):
-        left_counts[k] = 0.0
-    w_left = 0.0
-    for j in range(present):
-        b = touched[j]
-        if j > 0:
-            proxy = _proxy(left_counts, total, w_left, w_node)
-            if proxy > best_proxy:
-                prev = touched[j - 1]
-                best_proxy = proxy
-                best_code = prev
-                best_threshold = _threshold(bin_max[f, prev], bin_min[f, b])
-        for k in range(n_classes):
-            left_counts[k] += hist[b, k]
-            w_left += hist[b, k]
-            hist[b, k] = 0.0
-        bin_count[b] = 0
-    return best_proxy, best_code, best_threshold
+        b = off + np.int64(cf[i])
+        hist[b * K + ys[i]] -= ws[i]
+        counts[b] -= 1
+
+
+SCAN, FILL_AND_SCAN, SCAN_STORED, SUBTRACT = 0, 1, 2, 3
 
 
 @njit(cache=True, nogil=True)
-def _scan_features(lane, n_lanes, codes, node_rows, y, w, samples, start, end, n_classes, n_bins, bin_min,
-                   bin_max, total, w_node, features, n_features, proxies, codes_out, thresholds, buffers):
-    """Scan features lane, lane + n_lanes, ... of the candidate list into the result arrays."""
-    hist, bin_count, touched, left_counts = buffers
+def _feature_work(op, lane, n_lanes, codes, ys, ws, start, end, K, n_bins, bin_min, bin_max, total, w_node,
+                  features, n_features, proxies, codes_out, thresholds, buffers, slot_hist, slot_counts, slot, offsets):
+    """One step on features lane, lane + n_lanes, ... of ``features[:n_features]``:
+
+    * ``SCAN``: best split of positions start:end, histograms built in the scratch buffers;
+    * ``FILL_AND_SCAN``: the same, keeping the histograms in ``hist``/``counts``;
+    * ``SCAN_STORED``: the same from the histograms already in ``hist``/``counts``;
+    * ``SUBTRACT``: remove positions start:end from the histograms in ``hist``/``counts``.
+
+    ``hist``/``counts`` are row ``slot`` of ``slot_hist``/``slot_counts`` (unused by ``SCAN``).
+    """
+    scratch_hist, scratch_counts, bits, touched, left = buffers
+    h0 = scratch_hist[lane, 0]
+    h1 = scratch_hist[lane, 1]
+    c0 = scratch_counts[lane, 0]
+    c1 = scratch_counts[lane, 1]
+    bl = bits[lane]
+    tl = touched[lane]
+    ll = left[lane]
+    if op != SCAN:
+        hist = slot_hist[slot]
+        counts = slot_counts[slot]
     for fi in range(lane, n_features, n_lanes):
         f = features[fi]
-        proxies[fi], codes_out[fi], thresholds[fi] = _scan_feature(
-            codes[f], n_bins[f], f, node_rows, y, w, samples, start, end, n_classes, bin_min, bin_max, total, w_node,
-            hist[lane], bin_count[lane], touched[lane], left_counts[lane],
-        )
+        if op == SUBTRACT:
+            _subtract_samples(codes[f], ys, ws, start, end, K, hist, counts, offsets[f])
+            continue
+        if op == FILL_AND_SCAN:
+            _fill_stored(codes[f], n_bins[f], ys, ws, start, end, K, h0, h1, c0, c1, hist, counts, offsets[f])
+        if op == SCAN:
+            result = _scan_feature(codes[f], n_bins[f], f, ys, ws, start, end, K, bin_min, bin_max, total,
+                                   w_node, h0, h1, c0, c1, bl, tl, ll)
+        else:
+            result = _scan_stored(hist, counts, offsets[f], n_bins[f], f, K, bin_min, bin_max, total, w_node, ll)
+        proxies[fi], codes_out[fi], thresholds[fi] = result
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _scan_features_in_parallel(codes, node_rows, y, w, samples, start, end, n_classes, n_bins, bin_min,
-                               bin_max, total, w_node, features, n_features, proxies, codes_out, thresholds,
-                               buffers):
+def _feature_work_in_parallel(op, codes, ys, ws, start, end, K, n_bins, bin_min, bin_max, total, w_node,
+                              features, n_features, proxies, codes_out, thresholds, buffers, slot_hist, slot_counts, slot, offsets):
     n_lanes = buffers[0].shape[0]
     for lane in prange(n_lanes):
-        _scan_features(lane, n_lanes, codes, node_rows, y, w, samples, start, end, n_classes, n_bins, bin_min,
-                       bin_max, total, w_node, features, n_features, proxies, codes_out, thresholds, buffers)
+        _feature_work(op, lane, n_lanes, codes, ys, ws, start, end, K, n_bins, bin_min, bin_max, total, w_node,
+                      features, n_features, proxies, codes_out, thresholds, buffers, slot_hist, slot_counts, slot, offsets)
+
+
+@njit(cache=True, nogil=True)
+def _on_features(op, parallel, codes, ys, ws, start, end, K, n_bins, bin_min, bin_max, total, w_node,
+                 features, n_features, proxies, codes_out, thresholds, buffers, slot_hist, slot_counts, slot, offsets):
+    if parallel and buffers[0].shape[0] > 1:
+        _feature_work_in_parallel(op, codes, ys, ws, start, end, K, n_bins, bin_min, bin_max, total, w_node,
+                                  features, n_features, proxies, codes_out, thresholds, buffers, slot_hist, slot_counts,
+                                  slot, offsets)
+    else:
+        _feature_work(op, 0, 1, codes, ys, ws, start, end, K, n_bins, bin_min, bin_max, total, w_node,
+                      features, n_features, proxies, codes_out, thresholds, buffers, slot_hist, slot_counts, slot, offsets)
+
+
+BITMAP_WORDS = 16
+
+
+def buffer_classes(buffers) -> int:
+    """The number of classes the buffers made by :func:`make_buffers` can hold."""
+    return buffers[4].shape[1]
 
 
 def make_buffers(n_bins, n_classes, n_lanes):
-    """Per-thread histograms (all zeros, and left so by every scan), code lists and counts."""
+    """Per-thread histograms and counts (all zeros, and left so by every scan), code bitmaps,
+    code lists and class sums."""
     widest = max(int(np.max(n_bins)), 1) if len(n_bins) else 1
     return (
-        np.zeros((n_lanes, 2, widest, n_classes)),
-        np.zeros((n_lanes, 2, widest), dtype=np.int64),
+        np.zeros((n_lanes, 2, widest * n_classes)),
+        np.zeros((n_lanes, 2, widest), dtype=np.int32),
+        np.zeros((n_lanes, BITMAP_WORDS), dtype=np.uint64),
         np.zeros((n_lanes, widest), dtype=np.int64),
         np.zeros((n_lanes, n_classes)),
     )
@@ -208,22 +346,12 @@ PARALLEL_WORK = 200_000
 
 
 @njit(cache=True, nogil=True)
-def _best_split(codes, node_rows, y, w, samples, start, end, n_classes, n_bins, bin_min, bin_max, total,
-                w_node, features, n_features, kept, buffers, proxies, codes_out, thresholds):
-    """Best split of samples[start:end] over ``features[:n_features]``.
-
-    Returns (feature, last code going left, threshold, number of non-constant features); the
-    non-constant features are written, in order, to ``kept`` (a feature constant in a node stays
-    constant in its descendants, which therefore never look at it again). Among equally good
-    splits the first in the candidate order wins, however many threads scanned them.
+def _best_of(features, n_features, proxies, codes_out, thresholds, kept):
+    """The best scanned split: (feature, last code going left, threshold, number of non-constant
+    features); the non-constant features are written, in order, to ``kept`` (a feature constant in
+    a node stays constant in its descendants, which therefore never look at it again). Among
+    equally good splits the first in the candidate order wins, however many threads scanned them.
     """
-    if (end - start) * n_features >= PARALLEL_WORK and buffers[0].shape[0] > 1:
-        _scan_features_in_parallel(codes, node_rows, y, w, samples, start, end, n_classes, n_bins, bin_min,
-                                   bin_max, total, w_node, features, n_features, proxies, codes_out, thresholds,
-                                   buffers)
-    else:
-        _scan_features(0, 1, codes, node_rows, y, w, samples, start, end, n_classes, n_bins, bin_min, bin_max,
-                       total, w_node, features, n_features, proxies, codes_out, thresholds, buffers)
     best_proxy = -np.inf
     best = -1
     n_kept = 0
@@ -241,43 +369,110 @@ def _best_split(codes, node_rows, y, w, samples, start, end, n_classes, n_bins, 
 
 
 @njit(cache=True, nogil=True)
-def _is_identity(rows):
-    for i in range(rows.shape[0]):
-        if rows[i] != i:
-            return False
-    return True
+def _gather_codes(codes, rows, n_bins):
+    """Feature-major copy of the codes of ``rows`` from the sample-major matrix ``codes``, in
+    blocks of rows so that each row is read from memory once (constant features are skipped)."""
+    n_features = codes.shape[1]
+    m = rows.shape[0]
+    local_codes = np.empty((n_features, m), dtype=codes.dtype)
+    for i0 in range(0, m, 64):
+        i1 = min(m, i0 + 64)
+        for f in range(n_features):
+            if n_bins[f] > 1:
+                lf = local_codes[f]
+                for i in range(i0, i1):
+                    lf[i] = codes[rows[i], f]
+    return local_codes
+
+
+@njit(cache=True, nogil=True)
+def _partition_features(lane, n_lanes, codes, features, n_features, start, end, destination, scratch):
+    """Reorder positions start:end of the given features' code rows: position i moves to
+    ``destination[i - start]``."""
+    n = end - start
+    tmp = scratch[lane]
+    for fi in range(lane, n_features, n_lanes):
+        row = codes[features[fi]]
+        for i in range(n):
+            tmp[destination[i]] = row[start + i]
+        for i in range(n):
+            row[start + i] = tmp[i]
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _partition_features_in_parallel(codes, features, n_features, start, end, destination, scratch):
+    n_lanes = scratch.shape[0]
+    for lane in prange(n_lanes):
+        _partition_features(lane, n_lanes, codes, features, n_features, start, end, destination, scratch)
+
+
+@njit(cache=True, nogil=True)
+def _partition(codes, ys, ws, start, end, f, code, features, n_features, destination, scratch, parallel):
+    """Stable partition of positions start:end (codes of ``f`` <= ``code`` first) of the code rows
+    of ``features``, the targets and the weights. Returns the first position of the right part."""
+    cf = codes[f]
+    n_left = 0
+    for i in range(start, end):
+        if np.int64(cf[i]) <= code:
+            n_left += 1
+    to_left = 0
+    to_right = n_left
+    for i in range(start, end):
+        if np.int64(cf[i]) <= code:
+            destination[i - start] = to_left
+            to_left += 1
+        else:
+            destination[i - start] = to_right
+            to_right += 1
+    if parallel and scratch.shape[0] > 1:
+        _partition_features_in_parallel(codes, features, n_features, start, end, destination, scratch)
+    else:
+        _partition_features(0, 1, codes, features, n_features, start, end, destination, scratch)
+    n = end - start
+    y_tmp = np.empty(n, dtype=ys.dtype)
+    w_tmp = np.empty(n)
+    for i in range(n):
+        y_tmp[destination[i]] = ys[start + i]
+        w_tmp[destination[i]] = ws[start + i]
+    ys[start:end] = y_tmp
+    ws[start:end] = w_tmp
+    return start + n_left
+
+
+# A node keeps its class histograms (so that its larger child inherits them minus the smaller
+# child's samples) when it has at least this many samples per histogram entry of a feature.
+STORED_SAMPLES_PER_ENTRY = 1.0
+# Largest stored histogram, in entries: wider data scans every node directly.
+STORED_MAX_ENTRIES = 1 << 22
 
 
 @njit(cache=True, nogil=True)
 def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin_max, alpha, max_depth, buffers):
     """Grow a Gini tree on the samples ``rows`` (targets ``y``, weights ``w``, aligned with rows).
 
-    ``buffers`` is the per-thread workspace made by :func:`make_buffers`, reused across fits.
+    ``codes`` is the sample-major code matrix; ``buffers`` is the per-thread workspace made by
+    :func:`make_buffers`, reused across fits.
 
     Returns the node arrays (children, feature, threshold, weighted class counts), nodes numbered in
     the order scikit-learn's depth-first builder creates them, before pruning.
     """
     m = rows.shape[0]
     n_all = feature_order.shape[0]
+    K = n_classes
     capacity = 2 * m + 1
     left = np.full(capacity, -1, dtype=np.int64)
     right = np.full(capacity, -1, dtype=np.int64)
     feature = np.full(capacity, -2, dtype=np.int64)
     threshold = np.full(capacity, -2.0)
     value = np.zeros((capacity, n_classes))
-    samples = np.arange(m)  # positions into rows / y / w, partitioned node by node
-    node_rows = np.arange(m)  # positions into local_codes, kept in step with samples
-    # The fit's own feature-major copy of its samples' codes: every node then reads short rows
-    # that stay in cache, instead of gathering from the whole training matrix.
-    if m == codes.shape[1]:
-        local_codes = codes[:, rows] if not _is_identity(rows) else codes
-    else:
-        local_codes = np.empty((codes.shape[0], m), dtype=codes.dtype)
-        for f in range(codes.shape[0]):
-            cf = codes[f]
-            lf = local_codes[f]
-            for i in range(m):
-                lf[i] = cf[rows[i]]
+    ys = y.copy()
+    ws = w.copy()
+    n_lanes = buffers[0].shape[0]
+    # The fit's own feature-major copy of its samples' codes, kept partitioned like the samples:
+    # a node's codes of a feature are one contiguous run, which every scan reads in order.
+    local_codes = _gather_codes(codes, rows, n_bins)
+    destination = np.empty(m, dtype=np.int64)
+    scratch = np.empty((n_lanes, m), dtype=codes.dtype)
     total_w = 0.0
     for i in range(m):
         total_w += w[i]
@@ -285,13 +480,25 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
     proxies = np.empty(n_all)
     codes_out = np.empty(n_all, dtype=np.int64)
     thresholds = np.empty(n_all)
-    # Stack of pending nodes (start, end, depth, parent, is_left) with each one's candidate features.
-    # A depth-first stack holds at most depth + 1 entries; it grows when needed.
-    stack_cap = 64
-    stack = np.zeros((stack_cap, 5), dtype=np.int64)
-    stack_features = np.zeros((stack_cap, n_all), dtype=np.int64)
+    # Stored histograms: one slot per pending node that has them, features side by side.
+    offsets = np.zeros(n_bins.shape[0] + 1, dtype=np.int64)
+    for f in range(n_bins.shape[0]):
+        offsets[f + 1] = offsets[f] + (n_bins[f] if n_bins[f] > 1 else 0)
+    entries = offsets[n_bins.shape[0]] * K
+    stored_min = m + 1
+    if 0 < entries <= STORED_MAX_ENTRIES:
+        stored_min = STORED_SAMPLES_PER_ENTRY * entries / max(n_all, 1)
+    slot_hist = np.empty((0, entries))
+    slot_counts = np.empty((0, offsets[n_bins.shape[0]]), dtype=np.int32)
+    free_slots = np.empty(0, dtype=np.int64)
+    n_free = 0
+    # Stack of pending nodes (start, end, depth, parent, is_left, slot) with each one's candidate
+    # features. A depth-first stack holds at most depth + 1 entries; it grows when needed.
+    stack_cap = 16
+    stack = np.zeros((stack_cap, 6), dtype=np.int64)
+    stack_features = np.empty((stack_cap, n_all), dtype=np.int64)
     stack_n_features = np.zeros(stack_cap, dtype=np.int64)
-    stack[0, 0], stack[0, 1], stack[0, 2], stack[0, 3], stack[0, 4] = 0, m, 0, -1, 0
+    stack[0, 0], stack[0, 1], stack[0, 2], stack[0, 3], stack[0, 4], stack[0, 5] = 0, m, 0, -1, 0, -1
     n_candidates = 0
     for fi in range(n_all):
         if n_bins[feature_order[fi]] > 1:
@@ -303,7 +510,8 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
     total = np.zeros(n_classes)
     while top > 0:
         top -= 1
-        start, end, depth, parent, is_left = stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3], stack[top, 4]
+        start, end, depth, parent, is_left, slot = (
+            stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3], stack[top, 4], stack[top, 5])
         node = n_nodes
         n_nodes += 1
         if parent >= 0:
@@ -314,8 +522,7 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
         for k in range(n_classes):
             total[k] = 0.0
         for i in range(start, end):
-            s = samples[i]
-            total[y[s]] += w[s]
+            total[ys[i]] += ws[i]
         w_node = 0.0
         sq = 0.0
         for k in range(n_classes):
@@ -323,45 +530,75 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
             sq += total[k] * total[k]
             value[node, k] = total[k]
         gini = 1.0 - sq / (w_node * w_node)
-        if (end - start) < 2 or gini <= EPSILON or depth >= max_depth:
-            continue
-        if alpha > 0.0 and w_node / total_w * gini <= alpha:
-            continue
-        f, code, thr, n_kept = _best_split(
-            local_codes, node_rows, y, w, samples, start, end, n_classes, n_bins, bin_min, bin_max, total, w_node,
-            stack_features[top], stack_n_features[top], kept, buffers, proxies, codes_out, thresholds,
-        )
-        if f < 0:
-            continue
-        # Partition samples[start:end]: codes <= code go left.
-        cf = local_codes[f]
-        i = start
-        j = end - 1
-        while i <= j:
-            if np.int64(cf[node_rows[i]]) <= code:
-                i += 1
+        n = end - start
+        is_leaf = n < 2 or gini <= EPSILON or depth >= max_depth or (alpha > 0.0 and w_node / total_w * gini <= alpha)
+        if not is_leaf:
+            features = stack_features[top]
+            n_features = stack_n_features[top]
+            parallel = n * n_features >= PARALLEL_WORK
+            if slot >= 0:
+                op = SCAN_STORED
+            elif n >= stored_min:
+                op = FILL_AND_SCAN
+                if n_free == 0:
+                    grown_hist = np.empty((2 * slot_hist.shape[0] + 2, entries))
+                    grown_hist[: slot_hist.shape[0]] = slot_hist
+                    grown_counts = np.empty((grown_hist.shape[0], slot_counts.shape[1]), dtype=np.int32)
+                    grown_counts[: slot_counts.shape[0]] = slot_counts
+                    free_slots = np.arange(slot_hist.shape[0], grown_hist.shape[0])
+                    n_free = free_slots.shape[0]
+                    slot_hist, slot_counts = grown_hist, grown_counts
+                n_free -= 1
+                slot = free_slots[n_free]
             else:
-                samples[i], samples[j] = samples[j], samples[i]
-                node_rows[i], node_rows[j] = node_rows[j], node_rows[i]
-                j -= 1
+                op = SCAN
+            _on_features(op, parallel, local_codes, ys, ws, start, end, K, n_bins, bin_min, bin_max, total, w_node,
+                         features, n_features, proxies, codes_out, thresholds, buffers, slot_hist, slot_counts, slot,
+                         offsets)
+            f, code, thr, n_kept = _best_of(features, n_features, proxies, codes_out, thresholds, kept)
+            is_leaf = f < 0
+        if is_leaf:
+            if slot >= 0:
+                free_slots[n_free] = slot
+                n_free += 1
+            continue
         feature[node] = f
         threshold[node] = thr
+        mid = _partition(local_codes, ys, ws, start, end, f, code, kept, n_kept, destination, scratch, parallel)
+        # The larger child inherits the node's stored histograms, minus the smaller child's samples.
+        left_slot = -1
+        right_slot = -1
+        if slot >= 0:
+            larger_n = max(mid - start, end - mid)
+            if larger_n >= stored_min:
+                if mid - start >= end - mid:
+                    s_start, s_end = mid, end
+                    left_slot = slot
+                else:
+                    s_start, s_end = start, mid
+                    right_slot = slot
+                _on_features(SUBTRACT, parallel, local_codes, ys, ws, s_start, s_end, K, n_bins, bin_min, bin_max,
+                             total, w_node, kept, n_kept, proxies, codes_out, thresholds, buffers, slot_hist,
+                             slot_counts, slot, offsets)
+            else:
+                free_slots[n_free] = slot
+                n_free += 1
         if top + 2 > stack_cap:
             stack_cap *= 2
-            grown = np.zeros((stack_cap, 5), dtype=np.int64)
+            grown = np.zeros((stack_cap, 6), dtype=np.int64)
             grown[:top] = stack[:top]
             stack = grown
-            grown_features = np.zeros((stack_cap, n_all), dtype=np.int64)
+            grown_features = np.empty((stack_cap, n_all), dtype=np.int64)
             grown_features[:top] = stack_features[:top]
             stack_features = grown_features
             grown_n = np.zeros(stack_cap, dtype=np.int64)
             grown_n[:top] = stack_n_features[:top]
             stack_n_features = grown_n
         # Right first, so the left child is created (and numbered) first.
-        for child, (c_start, c_end, c_left) in enumerate(((i, end, 0), (start, i, 1))):
+        for child, (c_start, c_end, c_left, c_slot) in enumerate(((mid, end, 0, right_slot), (start, mid, 1, left_slot))):
             entry = top + child
             stack[entry, 0], stack[entry, 1], stack[entry, 2] = c_start, c_end, depth + 1
-            stack[entry, 3], stack[entry, 4] = node, c_left
+            stack[entry, 3], stack[entry, 4], stack[entry, 5] = node, c_left, c_slot
             stack_features[entry, :n_kept] = kept[:n_kept]
             stack_n_features[entry] = n_kept
         top += 2
@@ -370,11 +607,7 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
 
 @njit(cache=True, nogil=True)
 def prune_tree(left, right, value, total_w, alpha):
-    """Minimal cost-complexity pruning: the smallest subtree minimising ``R(T) + alpha * |leaves|``.
-
-    Returns a boolean mask of the nodes kept as splits (``False`` at leaves and pruned nodes).
-    Children always have larger ids than their parent, so one reverse sweep is a bottom-up pass.
-    """
+    """Minimal cost-complexity pruning: the smallest subtree minimising ``R(T) + alpha * |leaves|``."""
     n = left.shape[0]
     best = np.zeros(n)
     keep = np.zeros(n, dtype=np.bool_)
