@@ -446,6 +446,82 @@ STORED_SAMPLES_PER_ENTRY = 1.0
 STORED_MAX_ENTRIES = 1 << 22
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _leaf_cost(value, node, total_w, alpha):
+    """``R(t) + alpha`` for a node kept as a leaf, computed exactly as :func:`prune_tree` does."""
+    w_node = 0.0
+    sq = 0.0
+    for k in range(value.shape[1]):
+        w_node += value[node, k]
+        sq += value[node, k] * value[node, k]
+    return (w_node - sq / w_node) / total_w + alpha
+
+
+@njit(cache=True, nogil=True)
+def _class_totals(ys, ws, start, end, value, node):
+    for k in range(value.shape[1]):
+        value[node, k] = 0.0
+    for i in range(start, end):
+        value[node, ys[i]] += ws[i]
+
+
+@njit(cache=True, nogil=True)
+def _tighten(node, left, right, parent, leaf_cost, bound, decided):
+    """Propagate a raised lower bound from ``node``'s children to its ancestors.
+
+    ``bound[t]`` is a lower bound on the cost ``R + alpha * leaves`` of the best pruning of ``t``'s
+    subtree, however the pending nodes below it turn out. Once the children of ``t`` cannot do
+    better than ``t`` as a leaf, pruning will cut ``t``: it is ``decided``, and nodes still pending
+    below it need not be split.
+    """
+    a = node
+    while a >= 0:
+        children = bound[left[a]] + bound[right[a]]
+        if children >= leaf_cost[a]:
+            decided[a] = True
+        tightened = min(leaf_cost[a], children)
+        if tightened == bound[a] and a != node:
+            return
+        bound[a] = tightened
+        a = parent[a]
+
+
+@njit(cache=True, nogil=True)
+def _preorder(left, right, feature, threshold, value, n_nodes):
+    """The node arrays renumbered depth-first, left child first, as scikit-learn numbers them."""
+    order = np.empty(n_nodes, dtype=np.int64)
+    stack = np.empty(n_nodes + 1, dtype=np.int64)
+    stack[0] = 0
+    top = 1
+    count = 0
+    while top > 0:
+        top -= 1
+        x = stack[top]
+        order[count] = x
+        count += 1
+        if left[x] >= 0:
+            stack[top] = right[x]
+            stack[top + 1] = left[x]
+            top += 2
+    new_id = np.empty(n_nodes, dtype=np.int64)
+    new_id[order] = np.arange(n_nodes)
+    new_left = np.full(n_nodes, -1, dtype=np.int64)
+    new_right = np.full(n_nodes, -1, dtype=np.int64)
+    for i in range(n_nodes):
+        x = order[i]
+        if left[x] >= 0:
+            new_left[i] = new_id[left[x]]
+            new_right[i] = new_id[right[x]]
+    return new_left, new_right, feature[order], threshold[order], value[order]
+
+
+# A node keeps its class histograms (so that its larger child inherits them minus the smaller
+# child's samples) when it has at least this many samples per histogram entry of a feature.
+STORED_SAMPLES_PER_ENTRY = 1.0
+# Largest stored histogram, in entries: wider data scans every node directly.
+STORED_MAX_ENTRIES = 1 << 22
+
+
 @njit(cache=True, nogil=True)
 def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin_max, alpha, max_depth, buffers):
     """Grow a Gini tree on the samples ``rows`` (targets ``y``, weights ``w``, aligned with rows).
@@ -454,7 +530,9 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
     :func:`make_buffers`, reused across fits.
 
     Returns the node arrays (children, feature, threshold, weighted class counts), nodes numbered in
-    the order scikit-learn's depth-first builder creates them, before pruning.
+    the order scikit-learn's depth-first builder creates them. With ``alpha > 0`` a node is left
+    unsplit when cost-complexity pruning with ``alpha`` is sure to remove its split, so the tree is
+    only grown as far as :func:`prune_tree` needs.
     """
     m = rows.shape[0]
     n_all = feature_order.shape[0]
@@ -465,6 +543,10 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
     feature = np.full(capacity, -2, dtype=np.int64)
     threshold = np.full(capacity, -2.0)
     value = np.zeros((capacity, n_classes))
+    parent = np.empty(capacity, dtype=np.int64)
+    leaf_cost = np.empty(capacity)
+    bound = np.empty(capacity)
+    decided = np.zeros(capacity, dtype=np.bool_)
     ys = y.copy()
     ws = w.copy()
     n_lanes = buffers[0].shape[0]
@@ -492,13 +574,18 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
     slot_counts = np.empty((0, offsets[n_bins.shape[0]]), dtype=np.int32)
     free_slots = np.empty(0, dtype=np.int64)
     n_free = 0
-    # Stack of pending nodes (start, end, depth, parent, is_left, slot) with each one's candidate
-    # features. A depth-first stack holds at most depth + 1 entries; it grows when needed.
+    # Stack of pending nodes (node, start, end, depth, slot) with each one's candidate features.
+    # A depth-first stack holds at most depth + 1 entries; it grows when needed. Nodes are numbered
+    # as they are created and renumbered depth-first at the end.
     stack_cap = 16
-    stack = np.zeros((stack_cap, 6), dtype=np.int64)
+    stack = np.zeros((stack_cap, 5), dtype=np.int64)
     stack_features = np.empty((stack_cap, n_all), dtype=np.int64)
     stack_n_features = np.zeros(stack_cap, dtype=np.int64)
-    stack[0, 0], stack[0, 1], stack[0, 2], stack[0, 3], stack[0, 4], stack[0, 5] = 0, m, 0, -1, 0, -1
+    stack[0, 0], stack[0, 1], stack[0, 2], stack[0, 3], stack[0, 4] = 0, 0, m, 0, -1
+    _class_totals(ys, ws, 0, m, value, 0)
+    parent[0] = -1
+    leaf_cost[0] = _leaf_cost(value, 0, total_w, alpha)
+    bound[0] = min(leaf_cost[0], alpha + alpha)
     n_candidates = 0
     for fi in range(n_all):
         if n_bins[feature_order[fi]] > 1:
@@ -506,32 +593,24 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
             n_candidates += 1
     stack_n_features[0] = n_candidates
     top = 1
-    n_nodes = 0
-    total = np.zeros(n_classes)
+    n_nodes = 1
     while top > 0:
         top -= 1
-        start, end, depth, parent, is_left, slot = (
-            stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3], stack[top, 4], stack[top, 5])
-        node = n_nodes
-        n_nodes += 1
-        if parent >= 0:
-            if is_left == 1:
-                left[parent] = node
-            else:
-                right[parent] = node
-        for k in range(n_classes):
-            total[k] = 0.0
-        for i in range(start, end):
-            total[ys[i]] += ws[i]
+        node, start, end, depth, slot = stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3], stack[top, 4]
+        cut_above = False
+        a = parent[node]
+        while a >= 0 and not cut_above:
+            cut_above = decided[a]
+            a = parent[a]
         w_node = 0.0
         sq = 0.0
-        for k in range(n_classes):
-            w_node += total[k]
-            sq += total[k] * total[k]
-            value[node, k] = total[k]
+        for k in range(K):
+            w_node += value[node, k]
+            sq += value[node, k] * value[node, k]
         gini = 1.0 - sq / (w_node * w_node)
         n = end - start
-        is_leaf = n < 2 or gini <= EPSILON or depth >= max_depth or (alpha > 0.0 and w_node / total_w * gini <= alpha)
+        is_leaf = (cut_above or n < 2 or gini <= EPSILON or depth >= max_depth
+                   or (alpha > 0.0 and w_node / total_w * gini <= alpha))
         if not is_leaf:
             features = stack_features[top]
             n_features = stack_n_features[top]
@@ -552,25 +631,38 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
                 slot = free_slots[n_free]
             else:
                 op = SCAN
-            _on_features(op, parallel, local_codes, ys, ws, start, end, K, n_bins, bin_min, bin_max, total, w_node,
-                         features, n_features, proxies, codes_out, thresholds, buffers, slot_hist, slot_counts, slot,
-                         offsets)
+            _on_features(op, parallel, local_codes, ys, ws, start, end, K, n_bins, bin_min, bin_max, value[node],
+                         w_node, features, n_features, proxies, codes_out, thresholds, buffers, slot_hist,
+                         slot_counts, slot, offsets)
             f, code, thr, n_kept = _best_of(features, n_features, proxies, codes_out, thresholds, kept)
             is_leaf = f < 0
         if is_leaf:
             if slot >= 0:
                 free_slots[n_free] = slot
                 n_free += 1
+            if alpha > 0.0 and not cut_above and parent[node] >= 0:
+                bound[node] = leaf_cost[node]
+                _tighten(parent[node], left, right, parent, leaf_cost, bound, decided)
             continue
         feature[node] = f
         threshold[node] = thr
         mid = _partition(local_codes, ys, ws, start, end, f, code, kept, n_kept, destination, scratch, parallel)
+        left[node] = n_nodes
+        right[node] = n_nodes + 1
+        for child, c_start, c_end in ((n_nodes, start, mid), (n_nodes + 1, mid, end)):
+            _class_totals(ys, ws, c_start, c_end, value, child)
+            parent[child] = node
+            leaf_cost[child] = _leaf_cost(value, child, total_w, alpha)
+            # As a leaf it costs leaf_cost; split, it has two leaves or more, each costing alpha or more.
+            bound[child] = min(leaf_cost[child], alpha + alpha)
+        n_nodes += 2
+        if alpha > 0.0:
+            _tighten(node, left, right, parent, leaf_cost, bound, decided)
         # The larger child inherits the node's stored histograms, minus the smaller child's samples.
         left_slot = -1
         right_slot = -1
         if slot >= 0:
-            larger_n = max(mid - start, end - mid)
-            if larger_n >= stored_min:
+            if max(mid - start, end - mid) >= stored_min and not decided[node]:
                 if mid - start >= end - mid:
                     s_start, s_end = mid, end
                     left_slot = slot
@@ -578,14 +670,16 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
                     s_start, s_end = start, mid
                     right_slot = slot
                 _on_features(SUBTRACT, parallel, local_codes, ys, ws, s_start, s_end, K, n_bins, bin_min, bin_max,
-                             total, w_node, kept, n_kept, proxies, codes_out, thresholds, buffers, slot_hist,
+                             value[node], w_node, kept, n_kept, proxies, codes_out, thresholds, buffers, slot_hist,
                              slot_counts, slot, offsets)
             else:
                 free_slots[n_free] = slot
                 n_free += 1
+        if decided[node]:
+            continue  # pruning will cut this split: its children stay leaves
         if top + 2 > stack_cap:
             stack_cap *= 2
-            grown = np.zeros((stack_cap, 6), dtype=np.int64)
+            grown = np.zeros((stack_cap, 5), dtype=np.int64)
             grown[:top] = stack[:top]
             stack = grown
             grown_features = np.empty((stack_cap, n_all), dtype=np.int64)
@@ -594,15 +688,16 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
             grown_n = np.zeros(stack_cap, dtype=np.int64)
             grown_n[:top] = stack_n_features[:top]
             stack_n_features = grown_n
-        # Right first, so the left child is created (and numbered) first.
-        for child, (c_start, c_end, c_left, c_slot) in enumerate(((mid, end, 0, right_slot), (start, mid, 1, left_slot))):
-            entry = top + child
-            stack[entry, 0], stack[entry, 1], stack[entry, 2] = c_start, c_end, depth + 1
-            stack[entry, 3], stack[entry, 4], stack[entry, 5] = node, c_left, c_slot
-            stack_features[entry, :n_kept] = kept[:n_kept]
-            stack_n_features[entry] = n_kept
+        # Right first, so the left child is grown first.
+        for entry, (child, c_start, c_end, c_slot) in enumerate(
+                ((n_nodes - 1, mid, end, right_slot), (n_nodes - 2, start, mid, left_slot))):
+            stack[top + entry, 0], stack[top + entry, 1], stack[top + entry, 2] = child, c_start, c_end
+            stack[top + entry, 3], stack[top + entry, 4] = depth + 1, c_slot
+            stack_features[top + entry, :n_kept] = kept[:n_kept]
+            stack_n_features[top + entry] = n_kept
         top += 2
-    return left[:n_nodes], right[:n_nodes], feature[:n_nodes], threshold[:n_nodes], value[:n_nodes], total_w
+    left, right, feature, threshold, value = _preorder(left, right, feature, threshold, value, n_nodes)
+    return left, right, feature, threshold, value, total_w
 
 
 @njit(cache=True, nogil=True)
