@@ -386,57 +386,58 @@ def _gather_codes(codes, rows, n_bins):
 
 
 @njit(cache=True, nogil=True)
-def _partition_features(lane, n_lanes, codes, features, n_features, start, end, destination, scratch):
-    """Reorder positions start:end of the given features' code rows: position i moves to
-    ``destination[i - start]``."""
-    n = end - start
-    tmp = scratch[lane]
-    for fi in range(lane, n_features, n_lanes):
-        row = codes[features[fi]]
-        for i in range(n):
-            tmp[destination[i]] = row[start + i]
-        for i in range(n):
-            row[start + i] = tmp[i]
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def _partition_features_in_parallel(codes, features, n_features, start, end, destination, scratch):
-    n_lanes = scratch.shape[0]
-    for lane in prange(n_lanes):
-        _partition_features(lane, n_lanes, codes, features, n_features, start, end, destination, scratch)
+def _split_positions(cf, code, start, end, first, second):
+    """Pair the positions that are on the wrong side of a split of start:end (codes <= ``code``
+    go left): ``first[:n]`` are positions before the split point that go right, ``second[:n]``
+    positions after it that go left. Returns (split point, n)."""
+    n_left = 0
+    for i in range(start, end):
+        n_left += np.int64(cf[i]) <= code
+    mid = start + n_left
+    n_first = 0
+    for i in range(start, mid):
+        first[n_first] = i
+        n_first += np.int64(cf[i]) > code
+    n_second = 0
+    for i in range(mid, end):
+        second[n_second] = i
+        n_second += np.int64(cf[i]) <= code
+    return mid, n_first
 
 
 @njit(cache=True, nogil=True)
-def _partition(codes, ys, ws, start, end, f, code, features, n_features, destination, scratch, parallel):
-    """Stable partition of positions start:end (codes of ``f`` <= ``code`` first) of the code rows
-    of ``features``, the targets and the weights. Returns the first position of the right part."""
-    cf = codes[f]
-    n_left = 0
-    for i in range(start, end):
-        if np.int64(cf[i]) <= code:
-            n_left += 1
-    to_left = 0
-    to_right = n_left
-    for i in range(start, end):
-        if np.int64(cf[i]) <= code:
-            destination[i - start] = to_left
-            to_left += 1
-        else:
-            destination[i - start] = to_right
-            to_right += 1
-    if parallel and scratch.shape[0] > 1:
-        _partition_features_in_parallel(codes, features, n_features, start, end, destination, scratch)
+def _swap_features(lane, n_lanes, codes, features, n_features, first, second, n_swaps):
+    """Swap the codes at positions ``first[k]`` and ``second[k]`` of the given features' rows."""
+    for fi in range(lane, n_features, n_lanes):
+        row = codes[features[fi]]
+        for k in range(n_swaps):
+            i = first[k]
+            j = second[k]
+            row[i], row[j] = row[j], row[i]
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _swap_features_in_parallel(codes, features, n_features, first, second, n_swaps, n_lanes):
+    for lane in prange(n_lanes):
+        _swap_features(lane, n_lanes, codes, features, n_features, first, second, n_swaps)
+
+
+@njit(cache=True, nogil=True)
+def _partition(codes, ys, ws, start, end, f, code, features, n_features, first, second, parallel, n_lanes):
+    """Partition positions start:end (codes of ``f`` <= ``code`` first) of the code rows of
+    ``features``, the targets and the weights, by swapping the misplaced pairs: the cost follows the
+    smaller side, not the node. Returns the first position of the right part."""
+    mid, n_swaps = _split_positions(codes[f], code, start, end, first, second)
+    for k in range(n_swaps):
+        i = first[k]
+        j = second[k]
+        ys[i], ys[j] = ys[j], ys[i]
+        ws[i], ws[j] = ws[j], ws[i]
+    if parallel and n_lanes > 1:
+        _swap_features_in_parallel(codes, features, n_features, first, second, n_swaps, n_lanes)
     else:
-        _partition_features(0, 1, codes, features, n_features, start, end, destination, scratch)
-    n = end - start
-    y_tmp = np.empty(n, dtype=ys.dtype)
-    w_tmp = np.empty(n)
-    for i in range(n):
-        y_tmp[destination[i]] = ys[start + i]
-        w_tmp[destination[i]] = ws[start + i]
-    ys[start:end] = y_tmp
-    ws[start:end] = w_tmp
-    return start + n_left
+        _swap_features(0, 1, codes, features, n_features, first, second, n_swaps)
+    return mid
 
 
 # A node keeps its class histograms (so that its larger child inherits them minus the smaller
@@ -463,6 +464,21 @@ def _class_totals(ys, ws, start, end, value, node):
         value[node, k] = 0.0
     for i in range(start, end):
         value[node, ys[i]] += ws[i]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _stops(value, node, n, depth, max_depth, alpha, total_w):
+    """Whether a node is a leaf without looking at its features: too few samples, pure, at the
+    depth limit, or so small that cost-complexity pruning would remove any split below it."""
+    if n < 2 or depth >= max_depth:
+        return True
+    w_node = 0.0
+    sq = 0.0
+    for k in range(value.shape[1]):
+        w_node += value[node, k]
+        sq += value[node, k] * value[node, k]
+    gini = 1.0 - sq / (w_node * w_node)
+    return gini <= EPSILON or (alpha > 0.0 and w_node / total_w * gini <= alpha)
 
 
 @njit(cache=True, nogil=True)
@@ -549,12 +565,12 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
     decided = np.zeros(capacity, dtype=np.bool_)
     ys = y.copy()
     ws = w.copy()
+    first = np.empty(m, dtype=np.int64)
+    second = np.empty(m, dtype=np.int64)
     n_lanes = buffers[0].shape[0]
     # The fit's own feature-major copy of its samples' codes, kept partitioned like the samples:
     # a node's codes of a feature are one contiguous run, which every scan reads in order.
     local_codes = _gather_codes(codes, rows, n_bins)
-    destination = np.empty(m, dtype=np.int64)
-    scratch = np.empty((n_lanes, m), dtype=codes.dtype)
     total_w = 0.0
     for i in range(m):
         total_w += w[i]
@@ -592,7 +608,7 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
             stack_features[0, n_candidates] = feature_order[fi]
             n_candidates += 1
     stack_n_features[0] = n_candidates
-    top = 1
+    top = 0 if _stops(value, 0, m, 0, max_depth, alpha, total_w) else 1
     n_nodes = 1
     while top > 0:
         top -= 1
@@ -603,14 +619,10 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
             cut_above = decided[a]
             a = parent[a]
         w_node = 0.0
-        sq = 0.0
         for k in range(K):
             w_node += value[node, k]
-            sq += value[node, k] * value[node, k]
-        gini = 1.0 - sq / (w_node * w_node)
         n = end - start
-        is_leaf = (cut_above or n < 2 or gini <= EPSILON or depth >= max_depth
-                   or (alpha > 0.0 and w_node / total_w * gini <= alpha))
+        is_leaf = cut_above
         if not is_leaf:
             features = stack_features[top]
             n_features = stack_n_features[top]
@@ -646,37 +658,45 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
             continue
         feature[node] = f
         threshold[node] = thr
-        mid = _partition(local_codes, ys, ws, start, end, f, code, kept, n_kept, destination, scratch, parallel)
+        mid = _partition(local_codes, ys, ws, start, end, f, code, kept, n_kept, first, second, parallel, n_lanes)
+        n_left = mid - start
         left[node] = n_nodes
         right[node] = n_nodes + 1
         for child, c_start, c_end in ((n_nodes, start, mid), (n_nodes + 1, mid, end)):
             _class_totals(ys, ws, c_start, c_end, value, child)
             parent[child] = node
             leaf_cost[child] = _leaf_cost(value, child, total_w, alpha)
-            # As a leaf it costs leaf_cost; split, it has two leaves or more, each costing alpha or more.
-            bound[child] = min(leaf_cost[child], alpha + alpha)
         n_nodes += 2
+        grow_left = not _stops(value, left[node], n_left, depth + 1, max_depth, alpha, total_w)
+        grow_right = not _stops(value, right[node], end - mid, depth + 1, max_depth, alpha, total_w)
+        # A leaf costs leaf_cost; a split node has two leaves or more, each costing alpha or more.
+        for child, grows in ((left[node], grow_left), (right[node], grow_right)):
+            bound[child] = min(leaf_cost[child], alpha + alpha) if grows else leaf_cost[child]
         if alpha > 0.0:
             _tighten(node, left, right, parent, leaf_cost, bound, decided)
+        if decided[node]:
+            # Pruning will cut this split: its children stay leaves.
+            if slot >= 0:
+                free_slots[n_free] = slot
+                n_free += 1
+            continue
         # The larger child inherits the node's stored histograms, minus the smaller child's samples.
         left_slot = -1
         right_slot = -1
         if slot >= 0:
-            if max(mid - start, end - mid) >= stored_min and not decided[node]:
-                if mid - start >= end - mid:
-                    s_start, s_end = mid, end
-                    left_slot = slot
-                else:
-                    s_start, s_end = start, mid
-                    right_slot = slot
-                _on_features(SUBTRACT, parallel, local_codes, ys, ws, s_start, s_end, K, n_bins, bin_min, bin_max,
-                             value[node], w_node, kept, n_kept, proxies, codes_out, thresholds, buffers, slot_hist,
-                             slot_counts, slot, offsets)
+            left_larger = n_left >= end - mid
+            if left_larger and grow_left and n_left >= stored_min:
+                left_slot = slot
+            elif not left_larger and grow_right and end - mid >= stored_min:
+                right_slot = slot
             else:
                 free_slots[n_free] = slot
                 n_free += 1
-        if decided[node]:
-            continue  # pruning will cut this split: its children stay leaves
+        if left_slot >= 0 or right_slot >= 0:
+            s_start, s_end = (mid, end) if left_slot >= 0 else (start, mid)
+            _on_features(SUBTRACT, parallel, local_codes, ys, ws, s_start, s_end, K, n_bins, bin_min, bin_max,
+                         value[node], w_node, kept, n_kept, proxies, codes_out, thresholds, buffers, slot_hist,
+                         slot_counts, slot, offsets)
         if top + 2 > stack_cap:
             stack_cap *= 2
             grown = np.zeros((stack_cap, 5), dtype=np.int64)
@@ -688,14 +708,15 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
             grown_n = np.zeros(stack_cap, dtype=np.int64)
             grown_n[:top] = stack_n_features[:top]
             stack_n_features = grown_n
-        # Right first, so the left child is grown first.
-        for entry, (child, c_start, c_end, c_slot) in enumerate(
-                ((n_nodes - 1, mid, end, right_slot), (n_nodes - 2, start, mid, left_slot))):
-            stack[top + entry, 0], stack[top + entry, 1], stack[top + entry, 2] = child, c_start, c_end
-            stack[top + entry, 3], stack[top + entry, 4] = depth + 1, c_slot
-            stack_features[top + entry, :n_kept] = kept[:n_kept]
-            stack_n_features[top + entry] = n_kept
-        top += 2
+        # Right first, so the left child is grown first. A child that stops is a leaf already.
+        for child, c_start, c_end, c_slot, grows in (
+                (n_nodes - 1, mid, end, right_slot, grow_right), (n_nodes - 2, start, mid, left_slot, grow_left)):
+            if grows:
+                stack[top, 0], stack[top, 1], stack[top, 2] = child, c_start, c_end
+                stack[top, 3], stack[top, 4] = depth + 1, c_slot
+                stack_features[top, :n_kept] = kept[:n_kept]
+                stack_n_features[top] = n_kept
+                top += 1
     left, right, feature, threshold, value = _preorder(left, right, feature, threshold, value, n_nodes)
     return left, right, feature, threshold, value, total_w
 
