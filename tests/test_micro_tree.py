@@ -120,3 +120,26 @@ def test_one_phase_agrees_with_scikit_learn_on_mnist(mnist_path):
     assert np.mean(predict(ours, X) == theirs.predict(X)) >= 0.995
     their_splits = theirs.tree_.node_count - theirs.get_n_leaves()
     assert abs(n_splits(ours) - their_splits) <= 0.02 * their_splits
+
+
+def test_codes_number_each_columns_distinct_values_in_order():
+    # Whole-number columns (numbered by marking the values present) and other columns (sorted)
+    # must get the same exact codes: the rank of each value among the column's distinct values.
+    rng = np.random.default_rng(3)
+    n = 3000
+    X = np.column_stack([
+        rng.integers(0, 256, n),  # pixels
+        rng.integers(-40, 40, n),  # negative whole numbers
+        rng.integers(0, 50_000, n),  # whole numbers spanning more than INTEGER_SPAN
+        np.round(rng.normal(size=n), 1),  # decimals
+        rng.choice([-0.0, 0.0, 2.0], n),  # signed zeros are one value
+        np.full(n, 7.0),  # constant
+        np.where(rng.random(n) < 0.5, 1e30, -1e30),  # huge whole numbers
+    ]).astype(np.float32)
+    binned = bin_features(X)
+    for f in range(X.shape[1]):
+        values = np.unique(X[:, f])
+        np.testing.assert_array_equal(binned.codes[:, f], np.searchsorted(values, X[:, f]))
+        assert binned.n_bins[f] == values.size
+        np.testing.assert_array_equal(binned.bin_min[f, : values.size], values)
+        np.testing.assert_array_equal(binned.bin_max[f, : values.size], values)

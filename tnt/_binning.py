@@ -5,6 +5,9 @@ most ``MAX_EXACT_BINS`` distinct values (pixels, counts, most tabular data) the 
 the micro trees choose exactly the thresholds scikit-learn's CART would: the midpoint of two
 consecutive values present in the node. Only a feature with more distinct values than that is
 quantised into ``MAX_EXACT_BINS`` quantile bins.
+
+A column of whole numbers spanning at most ``INTEGER_SPAN`` values (pixels, counts) is numbered
+by marking the values present, in one pass over the matrix; other columns are sorted.
 """
 
 from __future__ import annotations
@@ -12,8 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 MAX_EXACT_BINS = 65535
+INTEGER_SPAN = 4096
 
 
 @dataclass(frozen=True)
@@ -35,39 +40,87 @@ class BinnedData:
     n_bins: np.ndarray
 
 
+@njit(cache=True, nogil=True)
+def _whole_number_columns(X, lo, hi, max_span):
+    """Columns holding whole numbers only, with ``hi - lo < max_span``."""
+    n_samples, n_features = X.shape
+    ok = np.empty(n_features, dtype=np.bool_)
+    for f in range(n_features):
+        ok[f] = hi[f] - lo[f] < max_span  # False for infinite values
+    for i in range(n_samples):
+        for f in range(n_features):
+            v = X[i, f]
+            if v != np.floor(v):
+                ok[f] = False
+    return ok
+
+
+@njit(cache=True, nogil=True)
+def _mark_whole_numbers(X, lo, columns, span):
+    """``present[j, v]``: whether value ``lo[columns[j]] + v`` occurs in column ``columns[j]``."""
+    present = np.zeros((columns.shape[0], span), dtype=np.bool_)
+    for i in range(X.shape[0]):
+        for j in range(columns.shape[0]):
+            f = columns[j]
+            present[j, np.int64(X[i, f] - lo[f])] = True
+    return present
+
+
+@njit(cache=True, nogil=True)
+def _code_whole_numbers(X, lo, columns, rank, codes):
+    for i in range(X.shape[0]):
+        for j in range(columns.shape[0]):
+            f = columns[j]
+            codes[i, f] = rank[j, np.int64(X[i, f] - lo[f])]
+
+
 def bin_features(X: np.ndarray, max_bins: int = MAX_EXACT_BINS) -> BinnedData:
     """Number the distinct values of each column of ``X`` (float32, shape (n_samples, n_features))."""
-    columns = np.ascontiguousarray(X.T)
-    ordered = np.sort(columns, axis=1)
-    n_features, n_samples = columns.shape
-    distinct = []
+    X = np.ascontiguousarray(X)
+    n_samples, n_features = X.shape
+    lo = X.min(axis=0) if n_samples else np.zeros(n_features, dtype=X.dtype)
+    hi = X.max(axis=0) if n_samples else np.zeros(n_features, dtype=X.dtype)
+    whole = np.flatnonzero(_whole_number_columns(X, lo, hi, min(INTEGER_SPAN, max_bins)))
+    distinct: list = [None] * n_features
+    rank = np.zeros((0, 0), dtype=np.int64)
+    if whole.size:
+        present = _mark_whole_numbers(X, lo, whole, int(np.max(hi[whole] - lo[whole])) + 1)
+        rank = np.cumsum(present, axis=1) - 1
+        for j, f in enumerate(whole):
+            distinct[f] = (lo[f] + np.flatnonzero(present[j])).astype(X.dtype)
     for f in range(n_features):
-        s = ordered[f]
-        keep = np.empty(n_samples, dtype=bool)
-        keep[:1] = True
-        np.not_equal(s[1:], s[:-1], out=keep[1:])
-        distinct.append(s[keep])
+        if distinct[f] is None:
+            s = np.sort(X[:, f])
+            keep = np.empty(s.size, dtype=bool)
+            keep[:1] = True
+            np.not_equal(s[1:], s[:-1], out=keep[1:])
+            distinct[f] = s[keep]
     widest = max((min(d.size, max_bins) for d in distinct), default=1)
     dtype = np.uint8 if widest <= 256 else np.uint16
     codes = np.empty((n_samples, n_features), dtype=dtype)
     bin_min = np.zeros((n_features, max(widest, 1)), dtype=np.float32)
     bin_max = np.zeros_like(bin_min)
     n_bins = np.empty(n_features, dtype=np.intp)
+    _code_whole_numbers(X, lo, whole, rank, codes)
+    is_whole = np.zeros(n_features, dtype=bool)
+    is_whole[whole] = True
     for f, values in enumerate(distinct):
         if values.size <= max_bins:
-            codes[:, f] = np.searchsorted(values, columns[f])
+            if not is_whole[f]:
+                codes[:, f] = np.searchsorted(values, X[:, f])
             bin_min[f, : values.size] = values
             bin_max[f, : values.size] = values
             n_bins[f] = values.size
         else:
             # Quantile bins over the sorted column; each bin's upper edge is a value it contains.
+            column = X[:, f]
             positions = np.linspace(0, n_samples - 1, max_bins + 1)[1:].astype(np.intp)
-            upper = np.unique(ordered[f][positions])
-            code = np.searchsorted(upper, columns[f], side="left")
+            upper = np.unique(np.sort(column)[positions])
+            code = np.searchsorted(upper, column, side="left")
             codes[:, f] = code
             n = upper.size
             lows = np.full(n, np.inf, dtype=np.float32)
-            np.minimum.at(lows, code, columns[f])
+            np.minimum.at(lows, code, column)
             bin_min[f, :n] = lows
             bin_max[f, :n] = upper
             n_bins[f] = n
