@@ -111,3 +111,30 @@ def decision_paths(X, left, right, feature, threshold):
             k += 1
             indices[k] = node
     return indptr, indices
+
+
+@njit(cache=True, nogil=True)
+def edge_statistics(X, y, w, n_classes, left, right, feature, threshold):
+    """Weighted class counts each node sends left (``[:, 0]``) and right (``[:, 1]``), and the
+    number of samples and weighted class counts reaching each node, routing every row of ``X``
+    (class indices ``y``, weights ``w``) from node 0."""
+    n_nodes = left.shape[0]
+    sent = np.zeros((n_nodes, 2, n_classes))
+    value = np.zeros((n_nodes, n_classes))
+    counts = np.zeros(n_nodes, dtype=np.int64)
+    for r in range(X.shape[0]):
+        k = y[r]
+        weight = w[r]
+        node = 0
+        while True:
+            counts[node] += 1
+            value[node, k] += weight
+            if left[node] < 0:
+                break
+            if np.float64(X[r, feature[node]]) <= threshold[node]:
+                sent[node, 0, k] += weight
+                node = left[node]
+            else:
+                sent[node, 1, k] += weight
+                node = right[node]
+    return sent, value, counts

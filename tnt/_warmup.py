@@ -10,7 +10,7 @@ import numpy as np
 
 from ._binning import bin_features
 from ._micro_tree import fit_micro_tree, fit_stump, make_workspace
-from ._routing import count_directions, decision_paths, route_past, route_to_leaves
+from ._routing import count_directions, decision_paths, edge_statistics, route_past, route_to_leaves
 
 
 def load_compiled_code() -> None:
@@ -33,3 +33,4 @@ def load_compiled_code() -> None:
     route_past(X, rows, 0, 1, left, right, feature, threshold)
     count_directions(X, 3, left, right, feature, threshold)
     decision_paths(X, left, right, feature, threshold)
+    edge_statistics(X, y, w, 2, left, right, feature, threshold)

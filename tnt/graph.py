@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
-from ._routing import decision_paths, route_to_leaves
+from ._routing import decision_paths, edge_statistics, route_to_leaves
 
 # Number types whose every value float32 represents exactly.
 EXACT_IN_FLOAT32 = (np.float32, np.uint8, np.int8, np.uint16, np.int16)
@@ -207,11 +207,12 @@ class DecisionGraph:
     def _arrays(self):
         return self.children_left, self.children_right, self.feature, self.threshold
 
-    def _paths(self, X):
-        """Rows and nodes of every (sample, visited node) pair, each sample's path root first."""
-        indptr, nodes = decision_paths(X, *self._arrays())
-        rows = np.repeat(np.arange(X.shape[0]), np.diff(indptr))
-        return indptr, rows, nodes
+    def _edge_statistics(self, X, y, sample_weight):
+        """(class weights each node sends left and right, class weights reaching each node,
+        samples reaching each node) for the training samples ``(X, y, sample_weight)``."""
+        y = np.ascontiguousarray(y, dtype=np.intp)
+        w = np.ones(y.shape[0]) if sample_weight is None else np.ascontiguousarray(sample_weight, dtype=np.float64)
+        return edge_statistics(self._as_input(X), y, w, self.n_classes, *self._arrays())
 
     def apply(self, X) -> np.ndarray:
         """Id of the leaf each sample reaches.
@@ -331,12 +332,7 @@ class DecisionGraph:
 
         ``y`` holds class indices in ``0..n_classes-1``.
         """
-        y = np.asarray(y, dtype=np.intp)
-        w = np.ones(y.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-        _, rows, nodes = self._paths(self._as_input(X))
-        n, k = self.node_count, self.n_classes
-        value = np.bincount(nodes * k + y[rows], weights=w[rows], minlength=n * k).reshape(n, k)
-        counts = np.bincount(nodes, minlength=n)
+        _, value, counts = self._edge_statistics(X, y, sample_weight)
         return DecisionGraph(
             self.children_left,
             self.children_right,
@@ -353,27 +349,12 @@ class DecisionGraph:
         In a graph a child also receives samples from other parents, so the decrease at a split is
         measured on the samples that split actually sends each way.
         """
-        y = np.asarray(y, dtype=np.intp)
-        w = np.ones(y.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         X = self._as_input(X)
         n_features = X.shape[1] if n_features is None else n_features
-        indptr, rows, nodes = self._paths(X)
-        # Consecutive entries of one sample's path are a (parent, child) edge.
-        is_edge = np.ones(nodes.shape[0], dtype=bool)
-        is_edge[indptr[:-1]] = False  # a path's first entry (the root) has no parent
-        child = nodes[is_edge]
-        parent = nodes[np.flatnonzero(is_edge) - 1]
-        er = rows[is_edge]
-        went_left = child == self.children_left[parent]
-        k = self.n_classes
         importances = np.zeros(n_features)
-        total_w = w.sum()
-        if parent.size == 0 or total_w <= 0:
+        if self.n_splits == 0 or X.shape[0] == 0:
             return importances
-        n = self.node_count
-        key = (parent * 2 + (~went_left)) * k + y[er]
-        edge_value = np.bincount(key, weights=w[er], minlength=n * 2 * k).reshape(n, 2, k)
-        node_value = edge_value.sum(axis=1)
+        edge_value, node_value, _ = self._edge_statistics(X, y, sample_weight)
         decrease = _weighted_gini(node_value) - _weighted_gini(edge_value[:, 0]) - _weighted_gini(edge_value[:, 1])
         internal = ~self.is_leaf
         np.add.at(importances, self.feature[internal], decrease[internal])
