@@ -189,7 +189,9 @@ def _grow_pass(graph: WorkingGraph, problem: _Problem, C: float, cache: _MicroTr
         incoming[start.children_right[node]].append(to_right)
 
     for wave in _waves(start):
-        workers.run(wave, visit)
+        # Largest first, so that no thread is left with a large node at the end of the wave.
+        size = np.array([sum(part.size for part in incoming[node]) for node in wave])
+        workers.run(wave[np.argsort(-size, kind="stable")], visit)
 
 
 def _weighted_error(go_right: np.ndarray, targets: np.ndarray, w: np.ndarray) -> float:

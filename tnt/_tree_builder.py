@@ -63,130 +63,11 @@ def _proxy(left_counts, total, n_classes, w_left, w_node):
     return sq_left / w_left + sq_right / (w_node - w_left)
 
 
-@njit(cache=True, nogil=True)
-def _scan_feature(cf, nb, f, ys, ws, start, end, K, bin_min, bin_max, total, w_node,
-                  h0, h1, c0, c1, bits, touched, left):
-    """Best split of positions start:end on one feature: (proxy, last code going left, threshold).
-
-    The histograms ``h0``/``h1`` (bins * K), counts ``c0``/``c1`` and ``bits`` are zero on entry
-    and are left that way. The proxy is ``-inf`` when the feature is constant in the node.
-    """
-    n = end - start
-    best_proxy = -np.inf
-    best_code = -1
-    best_threshold = 0.0
-    for k in range(K):
-        left[k] = 0.0
-    w_left = 0.0
-    if 4 * n >= nb:
-        # Many samples per code: two histograms (even and odd samples) so that consecutive
-        # samples with the same code do not wait on each other's stores; then scan the range.
-        lo = np.int64(cf[start])
-        hi = lo
-        i = start
-        while i + 1 < end:
-            b0 = np.int64(cf[i])
-            b1 = np.int64(cf[i + 1])
-            h0[b0 * K + ys[i]] += ws[i]
-            c0[b0] += 1
-            h1[b1 * K + ys[i + 1]] += ws[i + 1]
-            c1[b1] += 1
-            lo = min(lo, min(b0, b1))
-            hi = max(hi, max(b0, b1))
-            i += 2
-        if i < end:
-            b0 = np.int64(cf[i])
-            h0[b0 * K + ys[i]] += ws[i]
-            c0[b0] += 1
-            lo = min(lo, b0)
-            hi = max(hi, b0)
-        prev = -1
-        for b in range(lo, hi + 1):
-            if c0[b] + c1[b] == 0:
-                continue
-            if prev >= 0:
-                proxy = _proxy(left, total, K, w_left, w_node)
-                if proxy > best_proxy:
-                    best_proxy = proxy
-                    best_code = prev
-                    best_threshold = _threshold(bin_max[f, prev], bin_min[f, b])
-            base = b * K
-            for k in range(K):
-                v = h0[base + k] + h1[base + k]
-                left[k] += v
-                w_left += v
-                h0[base + k] = 0.0
-                h1[base + k] = 0.0
-            c0[b] = 0
-            c1[b] = 0
-            prev = b
-        return best_proxy, best_code, best_threshold
-    if nb <= 64 * bits.shape[0]:
-        # Few samples: mark the codes present in a bitmap and visit them in order.
-        lo_word = nb
-        hi_word = 0
-        for i in range(start, end):
-            b = np.int64(cf[i])
-            h0[b * K + ys[i]] += ws[i]
-            word = b >> 6
-            bits[word] |= np.uint64(1) << np.uint64(b & 63)
-            lo_word = min(lo_word, word)
-            hi_word = max(hi_word, word)
-        prev = -1
-        for word in range(lo_word, hi_word + 1):
-            x = bits[word]
-            bits[word] = 0
-            while x != 0:
-                b = word * 64 + _lowest_bit(x)
-                x &= x - np.uint64(1)
-                if prev >= 0:
-                    proxy = _proxy(left, total, K, w_left, w_node)
-                    if proxy > best_proxy:
-                        best_proxy = proxy
-                        best_code = prev
-                        best_threshold = _threshold(bin_max[f, prev], bin_min[f, b])
-                base = b * K
-                for k in range(K):
-                    v = h0[base + k]
-                    left[k] += v
-                    w_left += v
-                    h0[base + k] = 0.0
-                prev = b
-        return best_proxy, best_code, best_threshold
-    # Few samples and very many codes: list the codes present and sort them.
-    present = 0
-    for i in range(start, end):
-        b = np.int64(cf[i])
-        if c0[b] == 0:
-            touched[present] = b
-            present += 1
-        c0[b] += 1
-        h0[b * K + ys[i]] += ws[i]
-    codes = np.sort(touched[:present])
-    for j in range(present):
-        b = codes[j]
-        if j > 0:
-            proxy = _proxy(left, total, K, w_left, w_node)
-            if proxy > best_proxy:
-                prev = codes[j - 1]
-                best_proxy = proxy
-                best_code = prev
-                best_threshold = _threshold(bin_max[f, prev], bin_min[f, b])
-        base = b * K
-        for k in range(K):
-            v = h0[base + k]
-            left[k] += v
-            w_left += v
-            h0[base + k] = 0.0
-        c0[b] = 0
-    return best_proxy, best_code, best_threshold
-
-
-@njit(cache=True, nogil=True)
-def _fill_stored(cf, nb, ys, ws, start, end, K, h0, h1, c0, c1, hist, counts, off):
-    """Class histogram of positions start:end on one feature, written to bins ``off:off + nb`` of a
-    stored histogram. Accumulates in the zeroed scratch ``h0``/``h1`` (even and odd samples
-    apart) and leaves it zeroed."""
+@njit(cache=True, nogil=True, inline="always")
+def _accumulate(cf, ys, ws, start, end, K, h0, h1, c0, c1):
+    """Add positions start:end to the class histograms and counts of one feature, even and odd
+    samples apart so that consecutive samples with the same code (pixels are mostly 0) do not wait
+    on each other's stores. Returns the smallest and largest code seen."""
     lo = np.int64(cf[start])
     hi = lo
     i = start
@@ -206,47 +87,153 @@ def _fill_stored(cf, nb, ys, ws, start, end, K, h0, h1, c0, c1, hist, counts, of
         c0[b0] += 1
         lo = min(lo, b0)
         hi = max(hi, b0)
-    for b in range(nb):
-        counts[off + b] = 0
-    for j in range(off * K, (off + nb) * K):
-        hist[j] = 0.0
-    for b in range(lo, hi + 1):
-        counts[off + b] = c0[b] + c1[b]
-        c0[b] = 0
-        c1[b] = 0
-        for k in range(K):
-            hist[(off + b) * K + k] = h0[b * K + k] + h1[b * K + k]
-            h0[b * K + k] = 0.0
-            h1[b * K + k] = 0.0
+    return lo, hi
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _candidate(best, prev, b, f, left, total, K, w_left, w_node, bin_min, bin_max):
+    """``best`` (proxy, last code going left, threshold) updated with the split between the codes
+    present ``prev`` (the last going left; -1 before the first code) and ``b``."""
+    if prev < 0:
+        return best
+    proxy = _proxy(left, total, K, w_left, w_node)
+    if proxy > best[0]:
+        return proxy, prev, _threshold(bin_max[f, prev], bin_min[f, b])
+    return best
 
 
 @njit(cache=True, nogil=True)
-def _scan_stored(hist, counts, off, nb, f, K, bin_min, bin_max, total, w_node, left):
-    """Best split on one feature from its stored histogram (bins ``off:off + nb``), which is left
-    unchanged: (proxy, last code going left, threshold), the proxy ``-inf`` for a constant feature."""
-    best_proxy = -np.inf
-    best_code = -1
-    best_threshold = 0.0
+def _scan_feature(cf, nb, f, ys, ws, start, end, K, bin_min, bin_max, total, w_node,
+                  h0, h1, c0, c1, bits, touched, left):
+    """Best split of positions start:end on one feature: (proxy, last code going left, threshold).
+
+    The histograms ``h0``/``h1`` (bins * K), counts ``c0``/``c1`` and ``bits`` are zero on entry
+    and are left that way. The proxy is ``-inf`` when the feature is constant in the node.
+    """
+    n = end - start
+    best = (-np.inf, -1, 0.0)
     for k in range(K):
         left[k] = 0.0
     w_left = 0.0
     prev = -1
-    for b in range(nb):
+    if n >= 2 * nb:
+        # Many samples per code: histograms over the whole range of codes.
+        lo, hi = _accumulate(cf, ys, ws, start, end, K, h0, h1, c0, c1)
+        for b in range(lo, hi + 1):
+            if c0[b] + c1[b] == 0:
+                continue
+            best = _candidate(best, prev, b, f, left, total, K, w_left, w_node, bin_min, bin_max)
+            for k in range(K):
+                v = h0[b * K + k] + h1[b * K + k]
+                left[k] += v
+                w_left += v
+                h0[b * K + k] = 0.0
+                h1[b * K + k] = 0.0
+            c0[b] = 0
+            c1[b] = 0
+            prev = b
+        return best
+    if nb <= 64 * bits.shape[0]:
+        # Few samples: mark the codes present in a bitmap and visit them in order.
+        lo_word = nb
+        hi_word = 0
+        for i in range(start, end):
+            b = np.int64(cf[i])
+            h0[b * K + ys[i]] += ws[i]
+            word = b >> 6
+            bits[word] |= np.uint64(1) << np.uint64(b & 63)
+            lo_word = min(lo_word, word)
+            hi_word = max(hi_word, word)
+        for word in range(lo_word, hi_word + 1):
+            x = bits[word]
+            bits[word] = 0
+            while x != 0:
+                b = word * 64 + _lowest_bit(x)
+                x &= x - np.uint64(1)
+                best = _candidate(best, prev, b, f, left, total, K, w_left, w_node, bin_min, bin_max)
+                for k in range(K):
+                    v = h0[b * K + k]
+                    left[k] += v
+                    w_left += v
+                    h0[b * K + k] = 0.0
+                prev = b
+        return best
+    # Few samples and very many codes: list the codes present and sort them.
+    present = 0
+    for i in range(start, end):
+        b = np.int64(cf[i])
+        if c0[b] == 0:
+            touched[present] = b
+            present += 1
+        c0[b] += 1
+        h0[b * K + ys[i]] += ws[i]
+    for b in np.sort(touched[:present]):
+        best = _candidate(best, prev, b, f, left, total, K, w_left, w_node, bin_min, bin_max)
+        for k in range(K):
+            v = h0[b * K + k]
+            left[k] += v
+            w_left += v
+            h0[b * K + k] = 0.0
+        c0[b] = 0
+        prev = b
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _fill_and_scan(cf, f, ys, ws, start, end, K, bin_min, bin_max, total, w_node, h0, h1, c0, c1, left,
+                   hist, counts, off, bounds):
+    """:func:`_scan_feature` for a node that keeps its histograms: they are written to bins
+    ``off + lo .. off + hi`` of the stored histogram, ``(lo, hi)`` (the range of codes present) to
+    ``bounds``. Leaves the scratch histograms zeroed."""
+    best = (-np.inf, -1, 0.0)
+    for k in range(K):
+        left[k] = 0.0
+    w_left = 0.0
+    prev = -1
+    lo, hi = _accumulate(cf, ys, ws, start, end, K, h0, h1, c0, c1)
+    bounds[0] = lo
+    bounds[1] = hi
+    for b in range(lo, hi + 1):
+        count = c0[b] + c1[b]
+        counts[off + b] = count
+        if count == 0:
+            continue
+        best = _candidate(best, prev, b, f, left, total, K, w_left, w_node, bin_min, bin_max)
+        base = (off + b) * K
+        for k in range(K):
+            v = h0[b * K + k] + h1[b * K + k]
+            hist[base + k] = v
+            left[k] += v
+            w_left += v
+            h0[b * K + k] = 0.0
+            h1[b * K + k] = 0.0
+        c0[b] = 0
+        c1[b] = 0
+        prev = b
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _scan_stored(hist, counts, off, bounds, f, K, bin_min, bin_max, total, w_node, left):
+    """Best split on one feature from its stored histogram, codes ``bounds[0] .. bounds[1]`` (a
+    range holding every code present), which is left unchanged: (proxy, last code going left,
+    threshold), the proxy ``-inf`` for a constant feature."""
+    best = (-np.inf, -1, 0.0)
+    for k in range(K):
+        left[k] = 0.0
+    w_left = 0.0
+    prev = -1
+    for b in range(bounds[0], bounds[1] + 1):
         if counts[off + b] == 0:
             continue
-        if prev >= 0:
-            proxy = _proxy(left, total, K, w_left, w_node)
-            if proxy > best_proxy:
-                best_proxy = proxy
-                best_code = prev
-                best_threshold = _threshold(bin_max[f, prev], bin_min[f, b])
+        best = _candidate(best, prev, b, f, left, total, K, w_left, w_node, bin_min, bin_max)
         base = (off + b) * K
         for k in range(K):
             v = hist[base + k]
             left[k] += v
             w_left += v
         prev = b
-    return best_proxy, best_code, best_threshold
+    return best
 
 
 @njit(cache=True, nogil=True)
@@ -263,7 +250,7 @@ SCAN, FILL_AND_SCAN, SCAN_STORED, SUBTRACT = 0, 1, 2, 3
 
 @njit(cache=True, nogil=True)
 def _feature_work(op, lane, n_lanes, codes, ys, ws, start, end, K, n_bins, bin_min, bin_max, total, w_node,
-                  features, n_features, proxies, codes_out, thresholds, buffers, slot_hist, slot_counts, slot, offsets):
+                  features, n_features, proxies, codes_out, thresholds, buffers, slot_hist, slot_counts, slot_bounds, slot, offsets):
     """One step on features lane, lane + n_lanes, ... of ``features[:n_features]``:
 
     * ``SCAN``: best split of positions start:end, histograms built in the scratch buffers;
@@ -271,7 +258,8 @@ def _feature_work(op, lane, n_lanes, codes, ys, ws, start, end, K, n_bins, bin_m
     * ``SCAN_STORED``: the same from the histograms already in ``hist``/``counts``;
     * ``SUBTRACT``: remove positions start:end from the histograms in ``hist``/``counts``.
 
-    ``hist``/``counts`` are row ``slot`` of ``slot_hist``/``slot_counts`` (unused by ``SCAN``).
+    ``hist``/``counts``/``bounds`` are row ``slot`` of ``slot_hist``/``slot_counts``/``slot_bounds``
+    (unused by ``SCAN``).
     """
     scratch_hist, scratch_counts, bits, touched, left = buffers
     h0 = scratch_hist[lane, 0]
@@ -284,40 +272,42 @@ def _feature_work(op, lane, n_lanes, codes, ys, ws, start, end, K, n_bins, bin_m
     if op != SCAN:
         hist = slot_hist[slot]
         counts = slot_counts[slot]
+        bounds = slot_bounds[slot]
     for fi in range(lane, n_features, n_lanes):
         f = features[fi]
         if op == SUBTRACT:
             _subtract_samples(codes[f], ys, ws, start, end, K, hist, counts, offsets[f])
             continue
-        if op == FILL_AND_SCAN:
-            _fill_stored(codes[f], n_bins[f], ys, ws, start, end, K, h0, h1, c0, c1, hist, counts, offsets[f])
         if op == SCAN:
             result = _scan_feature(codes[f], n_bins[f], f, ys, ws, start, end, K, bin_min, bin_max, total,
                                    w_node, h0, h1, c0, c1, bl, tl, ll)
+        elif op == FILL_AND_SCAN:
+            result = _fill_and_scan(codes[f], f, ys, ws, start, end, K, bin_min, bin_max, total, w_node,
+                                    h0, h1, c0, c1, ll, hist, counts, offsets[f], bounds[f])
         else:
-            result = _scan_stored(hist, counts, offsets[f], n_bins[f], f, K, bin_min, bin_max, total, w_node, ll)
+            result = _scan_stored(hist, counts, offsets[f], bounds[f], f, K, bin_min, bin_max, total, w_node, ll)
         proxies[fi], codes_out[fi], thresholds[fi] = result
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def _feature_work_in_parallel(op, codes, ys, ws, start, end, K, n_bins, bin_min, bin_max, total, w_node,
-                              features, n_features, proxies, codes_out, thresholds, buffers, slot_hist, slot_counts, slot, offsets):
+                              features, n_features, proxies, codes_out, thresholds, buffers, slot_hist, slot_counts, slot_bounds, slot, offsets):
     n_lanes = buffers[0].shape[0]
     for lane in prange(n_lanes):
         _feature_work(op, lane, n_lanes, codes, ys, ws, start, end, K, n_bins, bin_min, bin_max, total, w_node,
-                      features, n_features, proxies, codes_out, thresholds, buffers, slot_hist, slot_counts, slot, offsets)
+                      features, n_features, proxies, codes_out, thresholds, buffers, slot_hist, slot_counts, slot_bounds, slot, offsets)
 
 
 @njit(cache=True, nogil=True)
 def _on_features(op, parallel, codes, ys, ws, start, end, K, n_bins, bin_min, bin_max, total, w_node,
-                 features, n_features, proxies, codes_out, thresholds, buffers, slot_hist, slot_counts, slot, offsets):
+                 features, n_features, proxies, codes_out, thresholds, buffers, slot_hist, slot_counts, slot_bounds, slot, offsets):
     if parallel and buffers[0].shape[0] > 1:
         _feature_work_in_parallel(op, codes, ys, ws, start, end, K, n_bins, bin_min, bin_max, total, w_node,
                                   features, n_features, proxies, codes_out, thresholds, buffers, slot_hist, slot_counts,
-                                  slot, offsets)
+                                  slot_bounds, slot, offsets)
     else:
         _feature_work(op, 0, 1, codes, ys, ws, start, end, K, n_bins, bin_min, bin_max, total, w_node,
-                      features, n_features, proxies, codes_out, thresholds, buffers, slot_hist, slot_counts, slot, offsets)
+                      features, n_features, proxies, codes_out, thresholds, buffers, slot_hist, slot_counts, slot_bounds, slot, offsets)
 
 
 BITMAP_WORDS = 16
@@ -440,6 +430,20 @@ def _partition(codes, ys, ws, start, end, f, code, features, n_features, first, 
     return mid
 
 
+@njit(cache=True, nogil=True)
+def _more_slots(slot_hist, slot_counts, slot_bounds):
+    """The stored-histogram arrays with room for twice as many slots (plus two), and the new slots."""
+    old = slot_hist.shape[0]
+    new = 2 * old + 2
+    grown_hist = np.empty((new, slot_hist.shape[1]))
+    grown_hist[:old] = slot_hist
+    grown_counts = np.empty((new, slot_counts.shape[1]), dtype=slot_counts.dtype)
+    grown_counts[:old] = slot_counts
+    grown_bounds = np.empty((new, slot_bounds.shape[1], 2), dtype=slot_bounds.dtype)
+    grown_bounds[:old] = slot_bounds
+    return grown_hist, grown_counts, grown_bounds, np.arange(old, new)
+
+
 # A node keeps its class histograms (so that its larger child inherits them minus the smaller
 # child's samples) when it has at least this many samples per histogram entry of a feature.
 STORED_SAMPLES_PER_ENTRY = 1.0
@@ -531,6 +535,20 @@ def _preorder(left, right, feature, threshold, value, n_nodes):
     return new_left, new_right, feature[order], threshold[order], value[order]
 
 
+@njit(cache=True, nogil=True)
+def _more_slots(slot_hist, slot_counts, slot_bounds):
+    """The stored-histogram arrays with room for twice as many slots (plus two), and the new slots."""
+    old = slot_hist.shape[0]
+    new = 2 * old + 2
+    grown_hist = np.empty((new, slot_hist.shape[1]))
+    grown_hist[:old] = slot_hist
+    grown_counts = np.empty((new, slot_counts.shape[1]), dtype=slot_counts.dtype)
+    grown_counts[:old] = slot_counts
+    grown_bounds = np.empty((new, slot_bounds.shape[1], 2), dtype=slot_bounds.dtype)
+    grown_bounds[:old] = slot_bounds
+    return grown_hist, grown_counts, grown_bounds, np.arange(old, new)
+
+
 # A node keeps its class histograms (so that its larger child inherits them minus the smaller
 # child's samples) when it has at least this many samples per histogram entry of a feature.
 STORED_SAMPLES_PER_ENTRY = 1.0
@@ -588,6 +606,7 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
         stored_min = STORED_SAMPLES_PER_ENTRY * entries / max(n_all, 1)
     slot_hist = np.empty((0, entries))
     slot_counts = np.empty((0, offsets[n_bins.shape[0]]), dtype=np.int32)
+    slot_bounds = np.empty((0, n_bins.shape[0], 2), dtype=np.int64)
     free_slots = np.empty(0, dtype=np.int64)
     n_free = 0
     # Stack of pending nodes (node, start, end, depth, slot) with each one's candidate features.
@@ -632,20 +651,15 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
             elif n >= stored_min:
                 op = FILL_AND_SCAN
                 if n_free == 0:
-                    grown_hist = np.empty((2 * slot_hist.shape[0] + 2, entries))
-                    grown_hist[: slot_hist.shape[0]] = slot_hist
-                    grown_counts = np.empty((grown_hist.shape[0], slot_counts.shape[1]), dtype=np.int32)
-                    grown_counts[: slot_counts.shape[0]] = slot_counts
-                    free_slots = np.arange(slot_hist.shape[0], grown_hist.shape[0])
+                    slot_hist, slot_counts, slot_bounds, free_slots = _more_slots(slot_hist, slot_counts, slot_bounds)
                     n_free = free_slots.shape[0]
-                    slot_hist, slot_counts = grown_hist, grown_counts
                 n_free -= 1
                 slot = free_slots[n_free]
             else:
                 op = SCAN
             _on_features(op, parallel, local_codes, ys, ws, start, end, K, n_bins, bin_min, bin_max, value[node],
                          w_node, features, n_features, proxies, codes_out, thresholds, buffers, slot_hist,
-                         slot_counts, slot, offsets)
+                         slot_counts, slot_bounds, slot, offsets)
             f, code, thr, n_kept = _best_of(features, n_features, proxies, codes_out, thresholds, kept)
             is_leaf = f < 0
         if is_leaf:
@@ -696,7 +710,7 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
             s_start, s_end = (mid, end) if left_slot >= 0 else (start, mid)
             _on_features(SUBTRACT, parallel, local_codes, ys, ws, s_start, s_end, K, n_bins, bin_min, bin_max,
                          value[node], w_node, kept, n_kept, proxies, codes_out, thresholds, buffers, slot_hist,
-                         slot_counts, slot, offsets)
+                         slot_counts, slot_bounds, slot, offsets)
         if top + 2 > stack_cap:
             stack_cap *= 2
             grown = np.zeros((stack_cap, 5), dtype=np.int64)
