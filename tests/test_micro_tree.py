@@ -143,3 +143,18 @@ def test_codes_number_each_columns_distinct_values_in_order():
         assert binned.n_bins[f] == values.size
         np.testing.assert_array_equal(binned.bin_min[f, : values.size], values)
         np.testing.assert_array_equal(binned.bin_max[f, : values.size], values)
+
+
+@pytest.mark.parametrize("n_features", [1, 7, 13, 16])
+@pytest.mark.parametrize("n_values", [200, 1000])  # one-byte and two-byte codes
+def test_each_fit_copies_exactly_its_samples_codes(n_features, n_values):
+    from tnt._tree_builder import _gather_codes
+
+    rng = np.random.default_rng(n_features)
+    X = rng.integers(0, n_values, size=(50, n_features)).astype(np.float32)
+    binned = bin_features(X)
+    for m in (1, 8, 13, 50):
+        rows = np.sort(rng.choice(50, m, replace=False))
+        local = _gather_codes(binned.codes, rows, binned.n_bins)
+        varying = binned.n_bins > 1
+        np.testing.assert_array_equal(local[varying], binned.codes[rows][:, :n_features].T[varying])

@@ -27,8 +27,11 @@ class BinnedData:
 
     Attributes
     ----------
-    codes : ndarray of shape (n_samples, n_features), uint8 or uint16
+    codes : ndarray of shape (n_samples, n_columns), uint8 or uint16
         Sample-major, so a micro tree gathers each of its samples' codes from one contiguous row.
+        One-byte rows are padded with zeros to a multiple of eight columns (eight bytes), which
+        lets micro trees copy them a 64-bit word at a time; the first ``n_features`` columns are
+        the features.
     bin_min, bin_max : ndarray of shape (n_features, max_bins), float32
         Smallest and largest training value falling in each bin.
     n_bins : ndarray of shape (n_features,)
@@ -97,7 +100,8 @@ def bin_features(X: np.ndarray, max_bins: int = MAX_EXACT_BINS) -> BinnedData:
             distinct[f] = s[keep]
     widest = max((min(d.size, max_bins) for d in distinct), default=1)
     dtype = np.uint8 if widest <= 256 else np.uint16
-    codes = np.empty((n_samples, n_features), dtype=dtype)
+    n_columns = -(-n_features // 8) * 8 if dtype == np.uint8 else n_features
+    codes = np.zeros((n_samples, n_columns), dtype=dtype)
     bin_min = np.zeros((n_features, max(widest, 1)), dtype=np.float32)
     bin_max = np.zeros_like(bin_min)
     n_bins = np.empty(n_features, dtype=np.intp)
