@@ -111,6 +111,10 @@ def _sensitive(graph: WorkingGraph, node: int, problem: _Problem, rows: np.ndarr
     return rows[sensitive], right_ok[sensitive].astype(np.intp)
 
 
+# A wave of nodes is shared among threads when at least this many (sample, feature) pairs reach it.
+THREADED_WORK = 1_000_000
+
+
 class _Workers:
     """Threads that grow micro trees in nodes of which none is an ancestor of another.
 
@@ -133,8 +137,10 @@ class _Workers:
             ws = self._local.workspace = make_workspace(self.problem.binned, self.problem.n_classes, 1)
         return ws
 
-    def run(self, wave, visit) -> None:
-        if self.pool is None or len(wave) == 1:
+    def run(self, wave, visit, work: int) -> None:
+        """Visit the nodes of ``wave``; ``work`` (samples times features reaching them) decides
+        whether threads are worth waking: on small data they cost more than they save."""
+        if self.pool is None or len(wave) == 1 or work < THREADED_WORK:
             for node in wave:
                 visit(node, self.workspace(alone=True))
             return
@@ -191,7 +197,7 @@ def _grow_pass(graph: WorkingGraph, problem: _Problem, C: float, cache: _MicroTr
     for wave in _waves(start):
         # Largest first, so that no thread is left with a large node at the end of the wave.
         size = np.array([sum(part.size for part in incoming[node]) for node in wave])
-        workers.run(wave[np.argsort(-size, kind="stable")], visit)
+        workers.run(wave[np.argsort(-size, kind="stable")], visit, int(size.sum()) * problem.X.shape[1])
 
 
 def _weighted_error(go_right: np.ndarray, targets: np.ndarray, w: np.ndarray) -> float:
