@@ -2,19 +2,22 @@
 
 It grows a Gini tree depth-first exactly as scikit-learn's ``DecisionTreeClassifier`` does (best
 split over all features, thresholds at the midpoint of two consecutive values present in the node,
-at least one sample per child), then applies minimal cost-complexity pruning. What makes it fast
-without changing the result:
+at least one sample per child), then applies minimal cost-complexity pruning (:func:`prune_tree`).
+What makes it fast without changing the pruned tree:
 
 * split search uses per-node class histograms over the feature codes (:mod:`tnt._binning`) rather
   than sorting every feature at every node; a node with few samples visits only the codes present;
-* each fit copies its samples' codes feature-major and keeps them partitioned like the samples, so
-  a node reads every feature as one contiguous run (random reads into the training matrix made
-  most of the cost before);
+* each fit copies its samples' codes feature-major, and a split swaps the misplaced pairs of its
+  node's positions, so every node reads each feature as one contiguous run, and a split costs in
+  proportion to its smaller side (random reads into the training matrix made most of the cost of
+  the first version);
 * a large node keeps its histograms, and its larger child inherits them minus the smaller child's
   samples (histogram subtraction), so only the smaller child's samples are read again;
-* a node whose weighted impurity ``R(t) = W_t / W * gini(t)`` is at most ``alpha`` is not split:
-  cost-complexity pruning removes every split below such a node (a branch survives only when it
-  lowers ``R`` by more than ``alpha`` per added leaf, and it cannot lower it by more than ``R(t)``).
+* growth stops where pruning is sure to cut: below a node whose weighted impurity
+  ``R(t) = W_t / W * gini(t)`` is at most ``alpha`` (a branch survives only when it lowers ``R`` by
+  more than ``alpha`` per added leaf, and it cannot lower it by more than ``R(t)``), and below a
+  split whose subtree cannot beat the split node as a leaf, judged from lower bounds on the pruned
+  cost of every pending subtree (a branch and bound; :func:`_tighten`).
 
 Ties between equally good splits may be broken differently from scikit-learn, which visits
 features in a random order. With non-integer weights, histogram subtraction can change the last
@@ -249,18 +252,23 @@ SCAN, FILL_AND_SCAN, SCAN_STORED, SUBTRACT = 0, 1, 2, 3
 
 
 @njit(cache=True, nogil=True)
-def _feature_work(op, lane, n_lanes, codes, ys, ws, start, end, K, n_bins, bin_min, bin_max, total, w_node,
-                  features, n_features, proxies, codes_out, thresholds, buffers, slot_hist, slot_counts, slot_bounds, slot, offsets):
+def _feature_work(op, lane, n_lanes, data, node, features, n_features, results, buffers, stored):
     """One step on features lane, lane + n_lanes, ... of ``features[:n_features]``:
 
-    * ``SCAN``: best split of positions start:end, histograms built in the scratch buffers;
-    * ``FILL_AND_SCAN``: the same, keeping the histograms in ``hist``/``counts``;
-    * ``SCAN_STORED``: the same from the histograms already in ``hist``/``counts``;
-    * ``SUBTRACT``: remove positions start:end from the histograms in ``hist``/``counts``.
+    * ``SCAN``: best split of the node, histograms built in the scratch ``buffers``;
+    * ``FILL_AND_SCAN``: the same, keeping the histograms in the node's stored slot;
+    * ``SCAN_STORED``: the same from the histograms already in the slot;
+    * ``SUBTRACT``: remove the node's positions from the histograms in the slot.
 
-    ``hist``/``counts``/``bounds`` are row ``slot`` of ``slot_hist``/``slot_counts``/``slot_bounds``
-    (unused by ``SCAN``).
+    ``data`` is (codes, targets, weights, n_bins, bin_min, bin_max), ``node`` (start, end, class
+    weights, total weight), ``results`` (proxies, last codes going left, thresholds) per candidate,
+    ``stored`` (histograms, counts, code ranges, slot, feature offsets); ``SCAN`` uses no slot.
     """
+    codes, ys, ws, n_bins, bin_min, bin_max = data
+    start, end, total, w_node = node
+    proxies, codes_out, thresholds = results
+    slot_hist, slot_counts, slot_bounds, slot, offsets = stored
+    K = total.shape[0]
     scratch_hist, scratch_counts, bits, touched, left = buffers
     h0 = scratch_hist[lane, 0]
     h1 = scratch_hist[lane, 1]
@@ -290,24 +298,19 @@ def _feature_work(op, lane, n_lanes, codes, ys, ws, start, end, K, n_bins, bin_m
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _feature_work_in_parallel(op, codes, ys, ws, start, end, K, n_bins, bin_min, bin_max, total, w_node,
-                              features, n_features, proxies, codes_out, thresholds, buffers, slot_hist, slot_counts, slot_bounds, slot, offsets):
+def _feature_work_in_parallel(op, data, node, features, n_features, results, buffers, stored):
     n_lanes = buffers[0].shape[0]
     for lane in prange(n_lanes):
-        _feature_work(op, lane, n_lanes, codes, ys, ws, start, end, K, n_bins, bin_min, bin_max, total, w_node,
-                      features, n_features, proxies, codes_out, thresholds, buffers, slot_hist, slot_counts, slot_bounds, slot, offsets)
+        _feature_work(op, lane, n_lanes, data, node, features, n_features, results, buffers, stored)
 
 
 @njit(cache=True, nogil=True)
-def _on_features(op, parallel, codes, ys, ws, start, end, K, n_bins, bin_min, bin_max, total, w_node,
-                 features, n_features, proxies, codes_out, thresholds, buffers, slot_hist, slot_counts, slot_bounds, slot, offsets):
+def _on_features(op, parallel, data, node, features, n_features, results, buffers, stored):
+    """:func:`_feature_work` on all lanes of ``buffers`` at once when ``parallel``, else on one."""
     if parallel and buffers[0].shape[0] > 1:
-        _feature_work_in_parallel(op, codes, ys, ws, start, end, K, n_bins, bin_min, bin_max, total, w_node,
-                                  features, n_features, proxies, codes_out, thresholds, buffers, slot_hist, slot_counts,
-                                  slot_bounds, slot, offsets)
+        _feature_work_in_parallel(op, data, node, features, n_features, results, buffers, stored)
     else:
-        _feature_work(op, 0, 1, codes, ys, ws, start, end, K, n_bins, bin_min, bin_max, total, w_node,
-                      features, n_features, proxies, codes_out, thresholds, buffers, slot_hist, slot_counts, slot_bounds, slot, offsets)
+        _feature_work(op, 0, 1, data, node, features, n_features, results, buffers, stored)
 
 
 BITMAP_WORDS = 16
@@ -336,12 +339,13 @@ PARALLEL_WORK = 200_000
 
 
 @njit(cache=True, nogil=True)
-def _best_of(features, n_features, proxies, codes_out, thresholds, kept):
+def _best_of(features, n_features, results, kept):
     """The best scanned split: (feature, last code going left, threshold, number of non-constant
     features); the non-constant features are written, in order, to ``kept`` (a feature constant in
     a node stays constant in its descendants, which therefore never look at it again). Among
     equally good splits the first in the candidate order wins, however many threads scanned them.
     """
+    proxies, codes_out, thresholds = results
     best_proxy = -np.inf
     best = -1
     n_kept = 0
@@ -605,8 +609,8 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
     first = np.empty(m, dtype=np.int64)
     second = np.empty(m, dtype=np.int64)
     n_lanes = buffers[0].shape[0]
-    # The fit's own feature-major copy of its samples' codes, kept partitioned like the samples:
-    # a node's codes of a feature are one contiguous run, which every scan reads in order.
+    # The fit's own feature-major copy of its samples' codes, partitioned node by node: a node's
+    # codes of a feature are one contiguous run, which every scan reads in order.
     local_codes = _gather_codes(codes, rows, n_bins)
     total_w = 0.0
     for i in range(m):
@@ -615,6 +619,8 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
     proxies = np.empty(n_all)
     codes_out = np.empty(n_all, dtype=np.int64)
     thresholds = np.empty(n_all)
+    results = (proxies, codes_out, thresholds)
+    data = (local_codes, ys, ws, n_bins, bin_min, bin_max)
     # Stored histograms: one slot per pending node that has them, features side by side.
     offsets = np.zeros(n_bins.shape[0] + 1, dtype=np.int64)
     for f in range(n_bins.shape[0]):
@@ -676,10 +682,9 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
                 slot = free_slots[n_free]
             else:
                 op = SCAN
-            _on_features(op, parallel, local_codes, ys, ws, start, end, K, n_bins, bin_min, bin_max, value[node],
-                         w_node, features, n_features, proxies, codes_out, thresholds, buffers, slot_hist,
-                         slot_counts, slot_bounds, slot, offsets)
-            f, code, thr, n_kept = _best_of(features, n_features, proxies, codes_out, thresholds, kept)
+            _on_features(op, parallel, data, (start, end, value[node], w_node), features, n_features, results,
+                         buffers, (slot_hist, slot_counts, slot_bounds, slot, offsets))
+            f, code, thr, n_kept = _best_of(features, n_features, results, kept)
             is_leaf = f < 0
         if is_leaf:
             if slot >= 0:
@@ -727,9 +732,8 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
                 n_free += 1
         if left_slot >= 0 or right_slot >= 0:
             s_start, s_end = (mid, end) if left_slot >= 0 else (start, mid)
-            _on_features(SUBTRACT, parallel, local_codes, ys, ws, s_start, s_end, K, n_bins, bin_min, bin_max,
-                         value[node], w_node, kept, n_kept, proxies, codes_out, thresholds, buffers, slot_hist,
-                         slot_counts, slot_bounds, slot, offsets)
+            _on_features(SUBTRACT, parallel, data, (s_start, s_end, value[node], w_node), kept, n_kept, results,
+                         buffers, (slot_hist, slot_counts, slot_bounds, slot, offsets))
         if top + 2 > stack_cap:
             stack_cap *= 2
             grown = np.zeros((stack_cap, 5), dtype=np.int64)
