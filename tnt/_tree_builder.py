@@ -105,6 +105,22 @@ def _candidate(best, prev, b, f, left, total, K, w_left, w_node, bin_min, bin_ma
     return best
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _move_code(b, K, h0, h1, left, w_left, hist, base):
+    """Move code ``b``'s class weights from the scratch histograms (cleared) to the left side of a
+    split, storing them at ``hist[base:base + K]`` too when ``base >= 0``. Returns the new weight
+    on the left."""
+    for k in range(K):
+        v = h0[b * K + k] + h1[b * K + k]
+        if base >= 0:
+            hist[base + k] = v
+        left[k] += v
+        w_left += v
+        h0[b * K + k] = 0.0
+        h1[b * K + k] = 0.0
+    return w_left
+
+
 @njit(cache=True, nogil=True)
 def _scan_feature(cf, nb, f, ys, ws, start, end, K, bin_min, bin_max, total, w_node,
                   h0, h1, c0, c1, bits, touched, left):
@@ -126,12 +142,7 @@ def _scan_feature(cf, nb, f, ys, ws, start, end, K, bin_min, bin_max, total, w_n
             if c0[b] + c1[b] == 0:
                 continue
             best = _candidate(best, prev, b, f, left, total, K, w_left, w_node, bin_min, bin_max)
-            for k in range(K):
-                v = h0[b * K + k] + h1[b * K + k]
-                left[k] += v
-                w_left += v
-                h0[b * K + k] = 0.0
-                h1[b * K + k] = 0.0
+            w_left = _move_code(b, K, h0, h1, left, w_left, h0, -1)
             c0[b] = 0
             c1[b] = 0
             prev = b
@@ -154,11 +165,7 @@ def _scan_feature(cf, nb, f, ys, ws, start, end, K, bin_min, bin_max, total, w_n
                 b = word * 64 + _lowest_bit(x)
                 x &= x - np.uint64(1)
                 best = _candidate(best, prev, b, f, left, total, K, w_left, w_node, bin_min, bin_max)
-                for k in range(K):
-                    v = h0[b * K + k]
-                    left[k] += v
-                    w_left += v
-                    h0[b * K + k] = 0.0
+                w_left = _move_code(b, K, h0, h1, left, w_left, h0, -1)
                 prev = b
         return best
     # Few samples and very many codes: list the codes present and sort them.
@@ -172,11 +179,7 @@ def _scan_feature(cf, nb, f, ys, ws, start, end, K, bin_min, bin_max, total, w_n
         h0[b * K + ys[i]] += ws[i]
     for b in np.sort(touched[:present]):
         best = _candidate(best, prev, b, f, left, total, K, w_left, w_node, bin_min, bin_max)
-        for k in range(K):
-            v = h0[b * K + k]
-            left[k] += v
-            w_left += v
-            h0[b * K + k] = 0.0
+        w_left = _move_code(b, K, h0, h1, left, w_left, h0, -1)
         c0[b] = 0
         prev = b
     return best
@@ -202,14 +205,7 @@ def _fill_and_scan(cf, f, ys, ws, start, end, K, bin_min, bin_max, total, w_node
         if count == 0:
             continue
         best = _candidate(best, prev, b, f, left, total, K, w_left, w_node, bin_min, bin_max)
-        base = (off + b) * K
-        for k in range(K):
-            v = h0[b * K + k] + h1[b * K + k]
-            hist[base + k] = v
-            left[k] += v
-            w_left += v
-            h0[b * K + k] = 0.0
-            h1[b * K + k] = 0.0
+        w_left = _move_code(b, K, h0, h1, left, w_left, hist, (off + b) * K)
         c0[b] = 0
         c1[b] = 0
         prev = b
@@ -451,27 +447,6 @@ def _partition(codes, ys, ws, start, end, f, code, features, n_features, first, 
     else:
         _swap_features(0, 1, codes, features, n_features, first, second, n_swaps)
     return mid
-
-
-@njit(cache=True, nogil=True)
-def _more_slots(slot_hist, slot_counts, slot_bounds):
-    """The stored-histogram arrays with room for twice as many slots (plus two), and the new slots."""
-    old = slot_hist.shape[0]
-    new = 2 * old + 2
-    grown_hist = np.empty((new, slot_hist.shape[1]))
-    grown_hist[:old] = slot_hist
-    grown_counts = np.empty((new, slot_counts.shape[1]), dtype=slot_counts.dtype)
-    grown_counts[:old] = slot_counts
-    grown_bounds = np.empty((new, slot_bounds.shape[1], 2), dtype=slot_bounds.dtype)
-    grown_bounds[:old] = slot_bounds
-    return grown_hist, grown_counts, grown_bounds, np.arange(old, new)
-
-
-# A node keeps its class histograms (so that its larger child inherits them minus the smaller
-# child's samples) when it has at least this many samples per histogram entry of a feature.
-STORED_SAMPLES_PER_ENTRY = 1.0
-# Largest stored histogram, in entries: wider data scans every node directly.
-STORED_MAX_ENTRIES = 1 << 22
 
 
 @njit(cache=True, nogil=True, inline="always")
