@@ -158,3 +158,72 @@ def test_each_fit_copies_exactly_its_samples_codes(n_features, n_values):
         local = _gather_codes(binned.codes, rows, binned.n_bins)
         varying = binned.n_bins > 1
         np.testing.assert_array_equal(local[varying], binned.codes[rows][:, :n_features].T[varying])
+
+
+def _reference_tree(X, y, w, n_classes, alpha, order):
+    """Plain CART as the learner defines it, for small data: every threshold of every feature
+    tried in turn (the first of equally good splits wins), grown to purity, then pruned."""
+    from tnt._tree_builder import _threshold, prune_tree
+
+    children_left, children_right, features, thresholds, values = [], [], [], [], []
+
+    def grow(idx):
+        value = np.bincount(y[idx], weights=w[idx], minlength=n_classes)
+        node = len(values)
+        for column, item in ((children_left, -1), (children_right, -1), (features, -2), (thresholds, -2.0),
+                             (values, value)):
+            column.append(item)
+        total = value.sum()
+        if len(idx) < 2 or 1.0 - (value**2).sum() / total**2 <= np.finfo(np.float64).eps:
+            return node
+        best = (-np.inf, -1, 0.0)
+        for f in order:
+            distinct = np.unique(X[idx, f])
+            for low, high in zip(distinct[:-1], distinct[1:]):
+                goes_left = idx[X[idx, f] <= low]
+                left = np.bincount(y[goes_left], weights=w[goes_left], minlength=n_classes)
+                w_left = left.sum()
+                proxy = (left**2).sum() / w_left + ((value - left) ** 2).sum() / (total - w_left)
+                if proxy > best[0]:
+                    best = (proxy, f, _threshold(low, high))
+        if best[1] < 0:
+            return node
+        features[node], thresholds[node] = best[1], best[2]
+        goes_left = X[idx, best[1]] <= best[2]
+        children_left[node] = grow(idx[goes_left])
+        children_right[node] = grow(idx[~goes_left])
+        return node
+
+    grow(np.arange(len(y)))
+    left, right = np.array(children_left), np.array(children_right)
+    value = np.array(values)
+    split = prune_tree(left, right, value, value[0].sum(), alpha)
+    kept, stack = [], [0]  # the pruned tree's splits, depth-first
+    while stack:
+        node = stack.pop()
+        if split[node]:
+            kept.append((features[node], thresholds[node]))
+            stack += [right[node], left[node]]
+        else:
+            kept.append((-2, int(np.argmax(value[node]))))
+    return kept
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("alpha", [0.0, 1e-3, 1e-2])
+def test_same_pruned_tree_as_plain_cart_on_tied_integer_data(seed, alpha):
+    # Few distinct values, integer weights: many equally good splits, so the first-in-order rule
+    # is checked too, on every path of the learner (stored histograms and their subtraction,
+    # dense, bitmap, the swaps of the partition, growth stopped where pruning is sure to cut).
+    rng = np.random.default_rng(seed)
+    n_classes = 2 + seed % 2
+    X = rng.integers(0, 8, size=(400, 5)).astype(np.float32)
+    y = ((X[:, 0] + X[:, 1]).astype(np.int64) + rng.integers(0, 4, 400)) % n_classes
+    w = np.ones(400) if seed < 3 else rng.integers(1, 4, 400).astype(float)
+    order = rng.permutation(5)
+    tree = fit_micro_tree(bin_features(X), order, np.arange(400), y, w, alpha, n_classes)
+    ours = [
+        (int(tree.feature[i]), float(tree.threshold[i])) if tree.children_left[i] >= 0 else (-2, int(tree.label[i]))
+        for i in range(tree.node_count)
+    ]
+    assert ours == _reference_tree(X, y, w, n_classes, alpha, order)
