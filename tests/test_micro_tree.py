@@ -163,7 +163,8 @@ def test_each_fit_copies_exactly_its_samples_codes(n_features, n_values):
 def _reference_tree(X, y, w, n_classes, alpha, order):
     """Plain CART as the learner defines it, for small data: every threshold of every feature
     tried in turn (the first of equally good splits wins), grown to purity, then pruned."""
-    from tnt._tree_builder import _threshold, prune_tree
+    from tnt._split_search import _threshold
+    from tnt._tree_builder import prune_tree
 
     children_left, children_right, features, thresholds, values = [], [], [], [], []
 
