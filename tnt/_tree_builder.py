@@ -140,7 +140,8 @@ def _partition(codes, ys, ws, start, end, f, code, features, n_features, first, 
 
 @njit(cache=True, nogil=True, inline="always")
 def _leaf_cost(value, node, total_w, alpha):
-    """``R(t) + alpha`` for a node kept as a leaf, computed exactly as :func:`prune_tree` does."""
+    """``R(t) + alpha`` for a node kept as a leaf: its weighted Gini impurity as a share of the
+    tree's weight, plus ``alpha``. Growth bounds and :func:`prune_tree` compute it alike."""
     w_node = 0.0
     sq = 0.0
     for k in range(value.shape[1]):
@@ -429,13 +430,7 @@ def prune_tree(left, right, value, total_w, alpha):
     best = np.zeros(n)
     keep = np.zeros(n, dtype=np.bool_)
     for node in range(n - 1, -1, -1):
-        w_node = 0.0
-        sq = 0.0
-        for k in range(value.shape[1]):
-            w_node += value[node, k]
-            sq += value[node, k] * value[node, k]
-        r_node = (w_node - sq / w_node) / total_w  # W_t * gini(t) / W
-        as_leaf = r_node + alpha
+        as_leaf = _leaf_cost(value, node, total_w, alpha)  # W_t * gini(t) / W + alpha
         if left[node] < 0:
             best[node] = as_leaf
             continue
