@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from tnt.compare import compare_models, comparison_frame
-from tnt.training import format_C
+from tnt.experiments.compare import compare_models, comparison_frame
+from tnt.experiments.training import format_C
 from ui import state
 from ui.analysis import remembered, show_graph
 

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from tnt.datasets import DataError, catalog, make_dataset
+from tnt.data.datasets import DataError, catalog, make_dataset
 from ui import state
 
 st.header("Data")

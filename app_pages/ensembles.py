@@ -4,8 +4,8 @@ import os
 
 import streamlit as st
 
-from tnt.ensembles import compare_ensembles, summarize_ensembles
-from tnt.training import C_GRID, format_C
+from tnt.experiments.ensembles import compare_ensembles, summarize_ensembles
+from tnt.experiments.training import C_GRID, format_C
 from ui import state
 from ui.analysis import remembered
 

@@ -3,9 +3,9 @@ details, and downloads of both models."""
 
 import streamlit as st
 
-from tnt.explain import drawing_mode, node_info, path_table, sample_path
-from tnt.plotly_view import graph_figure
-from tnt.training import format_C
+from tnt.viz.explain import drawing_mode, node_info, path_table, sample_path
+from tnt.viz.plotly_view import graph_figure
+from tnt.experiments.training import format_C
 from ui import drawing, state
 from ui.views import ensure_result
 

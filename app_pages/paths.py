@@ -4,10 +4,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from tnt.figures import depth_distribution, depth_vs_splits
-from tnt.paths import depth_distributions
-from tnt.sweep import summarize
-from tnt.training import format_C
+from tnt.viz.figures import depth_distribution, depth_vs_splits
+from tnt.experiments.paths import depth_distributions
+from tnt.experiments.sweep import summarize
+from tnt.experiments.training import format_C
 from ui import state
 from ui.analysis import latest
 from ui.views import ensure_result

@@ -4,10 +4,10 @@ import os
 
 import streamlit as st
 
-from tnt.figures import accuracy_vs_splits, splits_vs_C
-from tnt.safe_csv import neutralize_formulas
-from tnt.sweep import log_grid, summarize, sweep
-from tnt.training import C_GRID, format_C
+from tnt.viz.figures import accuracy_vs_splits, splits_vs_C
+from tnt.data.safe_csv import neutralize_formulas
+from tnt.experiments.sweep import log_grid, summarize, sweep
+from tnt.experiments.training import C_GRID, format_C
 from ui import state
 from ui.analysis import latest, progress_bar, remembered
 

@@ -3,10 +3,10 @@ graph reduction, and a step-through of training."""
 
 import streamlit as st
 
-from tnt.regions import regions_figure
-from tnt.teaching import teaching_models, training_accuracy, training_snapshots
-from tnt.toy import corners
-from tnt.training import C_GRID, format_C
+from tnt.viz.regions import regions_figure
+from tnt.experiments.teaching import teaching_models, training_accuracy, training_snapshots
+from tnt.experiments.toy import corners
+from tnt.experiments.training import C_GRID, format_C
 from ui import state
 from ui.analysis import remembered, show_graph
 

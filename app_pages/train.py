@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from tnt.training import C_GRID, TrainParams, comparison_table, format_C, history_table
+from tnt.experiments.training import C_GRID, TrainParams, comparison_table, format_C, history_table
 from ui import state
 from ui.views import train_with_progress
 

@@ -36,7 +36,7 @@ README = Path(__file__).resolve().parent / "README.md"
 def load(data_dir: Path, name: str):
     path = data_dir / f"{name}.npz"
     if not path.exists():
-        path = ROOT / "sample_data" / f"{name}.npz"
+        path = ROOT / "tnt" / "data" / "bundled" / f"{name}.npz"
     with np.load(path, allow_pickle=False) as d:
         return d["X_train"], d["y_train"], d["X_test"], d["y_test"]
 

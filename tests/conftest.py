@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLE_DATA = ROOT / "sample_data"
+SAMPLE_DATA = ROOT / "tnt" / "data" / "bundled"
 
 
 def load_npz(name):

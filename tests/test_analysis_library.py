@@ -6,11 +6,11 @@ from sklearn.datasets import load_wine
 from sklearn.model_selection import train_test_split
 
 from tnt import CARTClassifier, TnTClassifier
-from tnt.ensembles import ENSEMBLES, compare_ensembles, fit_ensemble, summarize_ensembles
-from tnt.paths import depth_distributions, sample_depths, structural_depths
-from tnt.regions import decision_regions, regions_figure
-from tnt.teaching import training_snapshots
-from tnt.toy import corners, four_split_graph
+from tnt.experiments.ensembles import ENSEMBLES, compare_ensembles, fit_ensemble, summarize_ensembles
+from tnt.experiments.paths import depth_distributions, sample_depths, structural_depths
+from tnt.viz.regions import decision_regions, regions_figure
+from tnt.experiments.teaching import training_snapshots
+from tnt.experiments.toy import corners, four_split_graph
 
 
 def test_corners_labels_are_the_four_corners():
@@ -133,7 +133,7 @@ def test_training_snapshots_step_through_algorithm_2():
 
 
 def test_teaching_models_on_corners_and_on_other_two_feature_data():
-    from tnt.teaching import teaching_models, training_accuracy
+    from tnt.experiments.teaching import teaching_models, training_accuracy
 
     X, y = corners(seed=1)
     models = teaching_models(X, y, C=1e-2, seed=1)

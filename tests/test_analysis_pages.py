@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from tnt import CARTClassifier, TnTClassifier
-from tnt.datasets import load_bundled
+from tnt.data.datasets import load_bundled
 from tnt.reduction import reduce_model
-from tnt.toy import corners
+from tnt.experiments.toy import corners
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
 from tnt.estimator import TnTClassifier
-from tnt.training import TrainParams
+from tnt.experiments.training import TrainParams
 
 ROOT = Path(__file__).resolve().parent.parent
 BAD = ROOT / "tests" / "bad_csv"

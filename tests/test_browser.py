@@ -26,7 +26,7 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-HIGHLIGHT = "#c00000"  # tnt.export_dot.HIGHLIGHT_COLOR
+HIGHLIGHT = "#c00000"  # tnt.viz.export_dot.HIGHLIGHT_COLOR
 
 pytestmark = pytest.mark.browser
 

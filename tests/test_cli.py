@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tnt.csv_input import read_csv_bytes
-from tnt.datasets import DataError
+from tnt.data.csv_loader import read_csv_bytes
+from tnt.data.datasets import DataError
 from tnt.model_io import model_from_json
 
 BAD = Path(__file__).resolve().parent / "bad_csv"

@@ -4,7 +4,7 @@ import colorsys
 
 import pytest
 
-from tnt.colors import BLUE_HUES, MIXED_COLOR, MIXED_FILL, class_palette, fill_color, node_colors, node_fills
+from tnt.viz.colors import BLUE_HUES, MIXED_COLOR, MIXED_FILL, class_palette, fill_color, node_colors, node_fills
 
 
 def hue_of(color):

@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tnt.csv_input import Limits, read_csv_bytes
-from tnt.datasets import DataError, catalog, default_dataset_id, load_bundled, make_dataset, split
+from tnt.data.csv_loader import Limits, read_csv_bytes
+from tnt.data.datasets import DataError, catalog, default_dataset_id, load_bundled, make_dataset, split
 
 BAD = Path(__file__).resolve().parent / "bad_csv"
 CASES = json.loads((BAD / "cases.json").read_text())
@@ -47,12 +47,12 @@ def test_catalog_files_exist_and_default_is_listed():
     assert {"corners", "iris", "wine", "breast_cancer", "digits", "pendigits"} <= set(ids)
     assert default_dataset_id() in ids
     for entry in catalog():
-        frame = pd.read_csv(Path(__file__).resolve().parent.parent / "sample_data" / entry["file"], nrows=2)
+        frame = pd.read_csv(Path(__file__).resolve().parent.parent / "tnt" / "data" / "bundled" / entry["file"], nrows=2)
         assert entry["target"] in frame.columns and entry["description"]
 
 
 def test_corners_is_the_papers_toy_problem():
-    frame = pd.read_csv(Path(__file__).resolve().parent.parent / "sample_data" / "corners.csv")
+    frame = pd.read_csv(Path(__file__).resolve().parent.parent / "tnt" / "data" / "bundled" / "corners.csv")
     near = lambda v: (v < 0.25) | (v > 0.75)  # noqa: E731
     assert len(frame) == 2000
     assert np.array_equal(frame["class"], (near(frame.x1) & near(frame.x2)).astype(int))
@@ -135,7 +135,7 @@ def test_reader_limits_rows_and_bytes():
 
 
 def test_prepare_table_is_the_one_set_of_checks_for_app_and_command_line():
-    from tnt.datasets import prepare_table
+    from tnt.data.datasets import prepare_table
 
     frame = pd.DataFrame({"a": [1.0, 2.0, None, 4.0], "colour": ["red", "blue", "red", "red"], "y": ["u", "v"] * 2})
     with pytest.raises(DataError, match=r"Column 'a' has 1 missing value \(first in data row 3\);.*--drop-missing"):
@@ -150,7 +150,7 @@ def test_prepare_table_is_the_one_set_of_checks_for_app_and_command_line():
 
 
 def test_the_command_line_reads_files_through_the_same_loader(tmp_path):
-    from tnt.csv_data import read_csv_table
+    from tnt.data.csv_loader import read_csv_table
 
     for name, (stage, message) in sorted(CASES.items()):
         target = "class" if stage == "read" else str(read_csv_bytes((BAD / name).read_bytes()).frame.columns[-1])

@@ -5,8 +5,8 @@ import re
 import numpy as np
 import pytest
 
-from tnt.colors import HIGHLIGHT_COLOR, MIXED_COLOR
-from tnt.export_dot import to_dot
+from tnt.viz.colors import HIGHLIGHT_COLOR, MIXED_COLOR
+from tnt.viz.export_dot import to_dot
 
 GOLDEN_DOT = r"""digraph decision_graph {
 	graph [nodesep=0.25 ordering=out rankdir=TB ranksep=0.45]

@@ -2,8 +2,8 @@
 
 import networkx as nx
 
-from tnt.colors import MIXED_COLOR
-from tnt.export_networkx import to_networkx
+from tnt.viz.colors import MIXED_COLOR
+from tnt.viz.export_networkx import to_networkx
 
 
 def test_nodes_and_edges_mirror_the_graph(toy_graph):

@@ -3,7 +3,7 @@
 import re
 
 from tnt import TnTClassifier
-from tnt.export_text import export_text
+from tnt.viz.export_text import export_text
 
 GOLDEN_TEXT = """\
 |--- petal width <= 0.5

@@ -5,7 +5,7 @@ import time
 import numpy as np
 
 from tnt import DecisionGraph, TnTClassifier
-from tnt.layout import count_crossings, edge_list, layered_layout
+from tnt.viz.layout import count_crossings, edge_list, layered_layout
 
 
 def crossed_tree():

@@ -5,9 +5,9 @@ import pytest
 from sklearn.datasets import make_classification
 from sklearn.tree import DecisionTreeClassifier
 
-from tnt._binning import bin_features
-from tnt._micro_tree import MicroTree, fit_micro_tree, fit_stump
-from tnt._working_graph import FlatGraph, WorkingGraph
+from tnt.learn.binning import bin_features
+from tnt.learn.micro_tree import MicroTree, fit_micro_tree, fit_stump
+from tnt.learn.working_graph import FlatGraph, WorkingGraph
 
 
 def predict(tree: MicroTree, X):
@@ -148,7 +148,7 @@ def test_codes_number_each_columns_distinct_values_in_order():
 @pytest.mark.parametrize("n_features", [1, 7, 13, 16])
 @pytest.mark.parametrize("n_values", [200, 1000])  # one-byte and two-byte codes
 def test_each_fit_copies_exactly_its_samples_codes(n_features, n_values):
-    from tnt._tree_builder import _gather_codes
+    from tnt.learn.tree_builder import _gather_codes
 
     rng = np.random.default_rng(n_features)
     X = rng.integers(0, n_values, size=(50, n_features)).astype(np.float32)
@@ -163,8 +163,8 @@ def test_each_fit_copies_exactly_its_samples_codes(n_features, n_values):
 def _reference_tree(X, y, w, n_classes, alpha, order):
     """Plain CART as the learner defines it, for small data: every threshold of every feature
     tried in turn (the first of equally good splits wins), grown to purity, then pruned."""
-    from tnt._split_search import _threshold
-    from tnt._tree_builder import prune_tree
+    from tnt.learn.split_search import _threshold
+    from tnt.learn.tree_builder import prune_tree
 
     children_left, children_right, features, thresholds, values = [], [], [], [], []
 

@@ -4,8 +4,8 @@ import time
 
 import numpy as np
 
-from tnt.colors import HIGHLIGHT_COLOR, MIXED_COLOR, class_palette
-from tnt.plotly_view import graph_figure
+from tnt.viz.colors import HIGHLIGHT_COLOR, MIXED_COLOR, class_palette
+from tnt.viz.plotly_view import graph_figure
 
 
 def trace(fig, name):

@@ -7,8 +7,8 @@ from hypothesis import strategies as st
 
 from tnt import CARTClassifier, TAOClassifier, TnTClassifier
 from tnt._base import DTYPE
-from tnt._growth import _grow_pass, _MicroTreeCache, _Problem, _Workers
-from tnt._working_graph import FlatGraph, WorkingGraph, compact
+from tnt.learn.growth import _grow_pass, _MicroTreeCache, _Problem, _Workers
+from tnt.learn.working_graph import FlatGraph, WorkingGraph, compact
 from tnt.model_io import model_from_json, model_to_json
 
 PROPERTY_SETTINGS = settings(

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from tnt import CARTClassifier, DecisionGraph, TnTClassifier
 from tnt.reduction import reduce_graph, reduce_model
-from tnt.toy import corners, four_split_graph
+from tnt.experiments.toy import corners, four_split_graph
 
 
 def predictions(graph, X):

@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tnt import TnTClassifier
-from tnt.export_dot import to_dot
-from tnt.render import render
+from tnt.viz.export_dot import to_dot
+from tnt.viz.render import render
 
 SVG = "{http://www.w3.org/2000/svg}"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

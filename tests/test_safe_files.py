@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tnt.safe_csv import neutralize_formulas, neutralize_text
+from tnt.data.safe_csv import neutralize_formulas, neutralize_text
 
 ROOT = Path(__file__).resolve().parent.parent
 SKIPPED_FOLDERS = {".venv", ".git", "build", ".hypothesis", ".pytest_cache", "__pycache__", "test-artifacts"}

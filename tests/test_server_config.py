@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from tnt.csv_input import Limits
+from tnt.data.csv_loader import Limits
 from tnt.model_io import MAX_BYTES
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -8,8 +8,8 @@ from sklearn.datasets import load_wine
 from sklearn.model_selection import train_test_split
 
 from tnt import CARTClassifier, TnTClassifier
-from tnt.figures import MODEL_COLORS, accuracy_vs_splits, depth_distribution, depth_vs_splits, splits_vs_C
-from tnt.sweep import COLUMNS, TIMING_COLUMNS, log_grid, summarize, sweep
+from tnt.viz.figures import MODEL_COLORS, accuracy_vs_splits, depth_distribution, depth_vs_splits, splits_vs_C
+from tnt.experiments.sweep import COLUMNS, TIMING_COLUMNS, log_grid, summarize, sweep
 
 CS = [1e-3, 1e-2, 1e-1]
 

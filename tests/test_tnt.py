@@ -8,8 +8,8 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils._param_validation import InvalidParameterError
 
 from tnt import CARTClassifier, GrowthEvent, TAOClassifier, TnTClassifier
-from tnt._growth import _grow_pass, _MicroTreeCache, _Problem, _Workers
-from tnt._working_graph import FlatGraph, WorkingGraph, compact
+from tnt.learn.growth import _grow_pass, _MicroTreeCache, _Problem, _Workers
+from tnt.learn.working_graph import FlatGraph, WorkingGraph, compact
 
 
 @pytest.mark.parametrize("C", [1e-4, 1e-3, 1e-2])
@@ -190,9 +190,9 @@ def test_single_class_predicts_that_class():
 def test_threads_do_not_change_the_graph(pendigits, C, monkeypatch):
     # Nodes of which none is an ancestor of another are grown concurrently: same graph.
     # pendigits is too small for threads to pay off; make every wave use them anyway.
-    import tnt._growth
+    import tnt.learn.growth
 
-    monkeypatch.setattr(tnt._growth, "THREADED_WORK", 0)
+    monkeypatch.setattr(tnt.learn.growth, "THREADED_WORK", 0)
     X, y, _, _ = pendigits
     one = TnTClassifier(C=C, random_state=0, n_jobs=1).fit(X, y)
     two = TnTClassifier(C=C, random_state=0, n_jobs=2).fit(X, y)

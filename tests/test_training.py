@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from tnt import DecisionGraph
-from tnt.datasets import load_bundled
-from tnt.explain import LARGE_GRAPH_NODES, drawing_mode, node_info, rule, sample_path
-from tnt.training import C_GRID, TrainParams, comparison_table, format_C, history_table, train
+from tnt.data.datasets import load_bundled
+from tnt.viz.explain import LARGE_GRAPH_NODES, drawing_mode, node_info, rule, sample_path
+from tnt.experiments.training import C_GRID, TrainParams, comparison_table, format_C, history_table, train
 
 
 @pytest.fixture(scope="module")

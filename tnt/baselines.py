@@ -10,9 +10,9 @@ from sklearn.base import BaseEstimator
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils._param_validation import Interval
 
-from ._base import GraphClassifierMixin
-from ._growth import fine_tune_graph
-from ._working_graph import FlatGraph
+from tnt._base import GraphClassifierMixin
+from tnt.learn.growth import fine_tune_graph
+from tnt.learn.working_graph import FlatGraph
 
 __all__ = ["CARTClassifier", "TAOClassifier"]
 

@@ -104,7 +104,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _add_limits(command) -> None:
-    from .csv_input import Limits
+    from tnt.data.csv_loader import Limits
 
     default = Limits()
     group = command.add_argument_group("limits on the CSV file")
@@ -117,7 +117,7 @@ def _add_limits(command) -> None:
 
 
 def _limits(args):
-    from .csv_input import Limits
+    from tnt.data.csv_loader import Limits
 
     if args.max_mb <= 0 or args.max_rows < 1 or args.max_columns < 2:
         raise ValueError("--max-mb must be positive, --max-rows at least 1 and --max-columns at least 2.")
@@ -126,10 +126,10 @@ def _limits(args):
 
 # ---------------------------------------------------------------------- commands
 def _train(args) -> None:
-    from .csv_data import read_csv_table
-    from .datasets import split
-    from .estimator import TnTClassifier
-    from .model_io import model_to_json
+    from tnt.data.csv_loader import read_csv_table
+    from tnt.data.datasets import split
+    from tnt.estimator import TnTClassifier
+    from tnt.model_io import model_to_json
 
     if not 0 <= args.test_size < 1:
         raise ValueError(f"--test-size must be at least 0 and below 1, got {args.test_size}.")
@@ -157,8 +157,8 @@ def _train(args) -> None:
 def _predict(args) -> None:
     import pandas as pd
 
-    from .csv_data import read_csv_table
-    from .safe_csv import neutralize_formulas
+    from tnt.data.csv_loader import read_csv_table
+    from tnt.data.safe_csv import neutralize_formulas
 
     model = _load_model(args.model)
     names = getattr(model, "feature_names_in_", None)
@@ -175,7 +175,7 @@ def _predict(args) -> None:
 
 
 def _export(args) -> None:
-    from ._exporter import names_of
+    from tnt.viz.exporter import names_of
 
     fmt = args.format or Path(args.output).suffix.lstrip(".").lower()
     if fmt not in EXPORT_FORMATS:
@@ -183,22 +183,22 @@ def _export(args) -> None:
     model = _load_model(args.model)
     features, classes = names_of(model)
     if fmt == "json":
-        from .model_io import model_to_json
+        from tnt.model_io import model_to_json
 
         Path(args.output).write_text(model_to_json(model, indent=1))
     elif fmt == "txt":
-        from .export_text import export_text
+        from tnt.viz.export_text import export_text
 
         Path(args.output).write_text(export_text(model.graph_, feature_names=features, class_names=classes))
     else:
-        from .export_dot import to_dot
+        from tnt.viz.export_dot import to_dot
 
         source = to_dot(model.graph_, feature_names=features, class_names=classes, show_ids=args.show_ids,
                         show_shares=args.show_shares, rankdir=args.rankdir, depth_window=args.depth_window)
         if fmt == "dot":
             Path(args.output).write_text(source)
         else:
-            from .render import render
+            from tnt.viz.render import render
 
             Path(args.output).write_bytes(render(source, fmt))
     print(f"wrote {args.output} ({fmt})")
@@ -237,7 +237,7 @@ def _printable(text: str) -> str:
 
 
 def _load_model(path):
-    from .model_io import MAX_BYTES, model_from_json
+    from tnt.model_io import MAX_BYTES, model_from_json
 
     path = Path(path)
     if not path.is_file():

@@ -8,8 +8,8 @@ from numbers import Integral, Real
 from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval
 
-from ._base import GraphClassifierMixin
-from ._growth import ProgressCallback, grow_graph
+from tnt._base import GraphClassifierMixin
+from tnt.learn.growth import ProgressCallback, grow_graph
 
 __all__ = ["TnTClassifier"]
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
-from ._routing import decision_paths, edge_statistics, route_to_leaves
+from tnt.learn.routing import decision_paths, edge_statistics, route_to_leaves
 
 # Number types whose every value float32 represents exactly.
 EXACT_IN_FLOAT32 = (np.float32, np.uint8, np.int8, np.uint16, np.int16)

@@ -15,8 +15,8 @@ import math
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from ._base import GraphClassifierMixin
-from .graph import DecisionGraph
+from tnt._base import GraphClassifierMixin
+from tnt.graph import DecisionGraph
 
 __all__ = ["FORMAT", "MAX_BYTES", "VERSION", "LoadedGraphModel", "model_from_json", "model_to_json"]
 

@@ -24,10 +24,10 @@ import copy
 
 import numpy as np
 
-from ._base import graph_from_flat
-from ._routing import count_directions, decision_paths, route_to_leaves
-from ._working_graph import FlatGraph, WorkingGraph, compact, topological_order
-from .graph import DecisionGraph
+from tnt._base import graph_from_flat
+from tnt.learn.routing import count_directions, decision_paths, route_to_leaves
+from tnt.learn.working_graph import FlatGraph, WorkingGraph, compact, topological_order
+from tnt.graph import DecisionGraph
 
 __all__ = ["reduce_graph", "reduce_model"]
 
@@ -111,7 +111,7 @@ def reduce_model(model, X, y):
     --------
     >>> from tnt import CARTClassifier
     >>> from tnt.reduction import reduce_model
-    >>> from tnt.toy import corners
+    >>> from tnt.experiments.toy import corners
     >>> X, y = corners(seed=0)
     >>> cart = CARTClassifier(max_leaf_nodes=7, random_state=0).fit(X, y)
     >>> small = reduce_model(cart, X, y)

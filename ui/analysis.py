@@ -7,9 +7,9 @@ from collections import OrderedDict
 
 import streamlit as st
 
-from tnt.export_dot import to_dot
-from tnt.explain import drawing_mode
-from tnt.plotly_view import graph_figure
+from tnt.viz.export_dot import to_dot
+from tnt.viz.explain import drawing_mode
+from tnt.viz.plotly_view import graph_figure
 
 MAX_KEPT = 12  # finished runs kept per kind and session
 

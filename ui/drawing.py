@@ -12,11 +12,11 @@ import threading
 
 import streamlit as st
 
-from tnt.colors import MIXED_COLOR, class_palette
-from tnt.export_dot import to_dot
-from tnt.export_text import export_text
+from tnt.viz.colors import MIXED_COLOR, class_palette
+from tnt.viz.export_dot import to_dot
+from tnt.viz.export_text import export_text
 from tnt.model_io import model_to_json
-from tnt.render import render
+from tnt.viz.render import render
 
 # Graphviz is not thread-safe, and deferred downloads render on their own threads.
 _GRAPHVIZ = threading.Lock()
@@ -107,7 +107,7 @@ def svg_panel(svg: bytes, *, fit: bool = False, height_px: int = 720) -> None:
     """A server-rendered SVG in a scrollable frame: at natural size (readable, scrolled so the root
     is in view) or shrunk to the frame's width (an overview).
 
-    The SVG is Graphviz's output of :func:`tnt.export_dot.to_dot`, which escapes every name, so
+    The SVG is Graphviz's output of :func:`tnt.viz.export_dot.to_dot`, which escapes every name, so
     it carries no markup from the user. (``st.html`` would strip the SVG: its sanitiser keeps HTML only.)
     """
     text = svg.decode("utf-8")

@@ -11,9 +11,9 @@ from collections import OrderedDict
 
 import streamlit as st
 
-from tnt.csv_input import UploadedTable, read_csv_bytes
-from tnt.datasets import Dataset, default_dataset_id, load_bundled
-from tnt.training import TrainParams, TrainResult
+from tnt.data.csv_loader import UploadedTable, read_csv_bytes
+from tnt.data.datasets import Dataset, default_dataset_id, load_bundled
+from tnt.experiments.training import TrainParams, TrainResult
 
 DATASET = "data/dataset"
 SOURCE = "data/source"  # what the current data set came from, for the Data page's widgets

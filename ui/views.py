@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from tnt.datasets import Dataset
-from tnt.training import TrainParams, TrainResult, format_C, train
+from tnt.data.datasets import Dataset
+from tnt.experiments.training import TrainParams, TrainResult, format_C, train
 
 from . import state
 

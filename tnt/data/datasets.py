@@ -1,0 +1,382 @@
+"""Data sets for the app: the bundled catalog, the checks a table goes through before training,
+and the seeded, stratified train/test split.
+
+Every problem a user can cause raises :class:`DataError` with one plain sentence that says what is
+wrong and what to do; the app shows that sentence as it is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sklearn.model_selection import train_test_split
+
+__all__ = [
+    "DataError",
+    "Dataset",
+    "catalog",
+    "default_dataset_id",
+    "load_bundled",
+    "make_dataset",
+    "prepare_table",
+    "split",
+    "SAMPLE_DATA",
+]
+
+SAMPLE_DATA = Path(__file__).resolve().parent / "bundled"
+MAX_TEXT_CATEGORIES = 50  # a text feature with more distinct values is rejected, not encoded
+CONTINUOUS_TARGET_VALUES = 50  # a numeric target with more distinct values looks continuous
+
+
+class DataError(ValueError):
+    """A problem with the user's data, described in one sentence that says what to do."""
+
+
+@dataclass(frozen=True, eq=False)
+class Dataset:
+    """A classification data set split into a training and a test part.
+
+    ``key`` identifies the data and every choice made on it (columns, split), so models trained on
+    it can be cached by key. ``y_*`` hold the original labels; ``classes`` is their sorted set, the
+    column order of every model trained on the data.
+    """
+
+    key: str
+    name: str
+    description: str
+    feature_names: tuple[str, ...]
+    target_name: str
+    classes: np.ndarray
+    X_train: np.ndarray
+    y_train: np.ndarray
+    X_test: np.ndarray
+    y_test: np.ndarray
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def class_names(self) -> list[str]:
+        return [str(c) for c in self.classes]
+
+    @property
+    def n_features(self) -> int:
+        return len(self.feature_names)
+
+    def class_balance(self) -> pd.DataFrame:
+        """Samples of each class in the training and the test part (one row per class)."""
+        counts = {
+            part: pd.Series(y).value_counts().reindex(self.classes, fill_value=0).to_numpy()
+            for part, y in (("train", self.y_train), ("test", self.y_test))
+        }
+        return pd.DataFrame(counts, index=pd.Index(self.class_names, name=self.target_name))
+
+    def test_frame(self) -> pd.DataFrame:
+        """The test samples as a table, with their class, for display."""
+        df = pd.DataFrame(self.X_test, columns=list(self.feature_names))
+        df[self.target_name] = self.y_test
+        return df
+
+
+# ---------------------------------------------------------------------------------------------- catalog
+@lru_cache(maxsize=1)
+def _catalog_file() -> dict:
+    return json.loads((SAMPLE_DATA / "catalog.json").read_text(encoding="utf-8"))
+
+
+def catalog() -> list[dict]:
+    """The bundled data sets: dicts with ``id``, ``name``, ``file``, ``target``, ``description``,
+    ``source`` and optionally ``split_column`` (a column of ``train``/``test`` giving a fixed split)."""
+    return [dict(entry) for entry in _catalog_file()["datasets"]]
+
+
+def default_dataset_id() -> str:
+    """The data set the app loads when nothing else is chosen."""
+    return _catalog_file()["default"]
+
+
+def _entry(dataset_id: str) -> dict:
+    for entry in catalog():
+        if entry["id"] == dataset_id:
+            return entry
+    known = ", ".join(e["id"] for e in catalog())
+    raise KeyError(f"Unknown data set {dataset_id!r}; the bundled ones are {known}.")
+
+
+def load_bundled(dataset_id: str, *, test_size: float = 0.3, seed: int = 0) -> Dataset:
+    """Load a bundled data set and split it (data sets with a ``split_column`` keep their own split).
+
+    Examples
+    --------
+    >>> ds = load_bundled("iris", test_size=0.2, seed=0)
+    >>> len(ds.y_train), len(ds.y_test), ds.class_names
+    (120, 30, ['setosa', 'versicolor', 'virginica'])
+    """
+    entry = _entry(dataset_id)
+    frame = pd.read_csv(SAMPLE_DATA / entry["file"])
+    split_column = entry.get("split_column")
+    features = [c for c in frame.columns if c not in (entry["target"], split_column)]
+    return make_dataset(
+        frame,
+        target=entry["target"],
+        features=features,
+        name=entry["name"],
+        description=entry["description"],
+        test_size=test_size,
+        seed=seed,
+        split_column=split_column,
+        reject_constant=False,  # e.g. the digits' border pixels are always 0: keep the 8x8 grid
+        source_key=f"bundled:{dataset_id}",
+    )
+
+
+# ---------------------------------------------------------------------------------------------- checks
+def make_dataset(
+    frame: pd.DataFrame,
+    *,
+    target: str,
+    features,
+    name: str,
+    description: str = "",
+    test_size: float = 0.3,
+    seed: int = 0,
+    split_column: str | None = None,
+    drop_missing: bool = False,
+    reject_constant: bool = True,
+    source_key: str | None = None,
+) -> Dataset:
+    """Check a table, encode its text features and split it: the one path every data set takes.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table, one row per sample.
+    target : str
+        Column holding the class labels.
+    features : sequence of str
+        Columns to learn from.
+    name, description : str
+        Shown in the app.
+    test_size : float
+        Share of rows held out for testing (stratified by class, seeded by ``seed``).
+    split_column : str, optional
+        A column of ``train``/``test`` giving a fixed split instead of a random one.
+    drop_missing : bool
+        Drop rows with a missing value in the chosen columns instead of refusing the table.
+    reject_constant : bool
+        Refuse feature columns holding a single value.
+    source_key : str, optional
+        Identifies the source (file hash, bundled id) in :attr:`Dataset.key`.
+
+    Raises
+    ------
+    DataError
+        With one sentence saying what is wrong and what to do.
+    """
+    features = [str(f) for f in features]
+    _check_columns(frame, target, features)
+    columns = [*features, target] + ([split_column] if split_column else [])
+    X, y, notes, kept = prepare_table(
+        frame[columns], target=target, features=features, drop_missing=drop_missing, reject_constant=reject_constant
+    )
+    frame = frame.loc[kept, columns]
+    if split_column:
+        is_test = frame[split_column].astype(str).str.strip().str.lower().eq("test").to_numpy()
+        X_train, X_test, y_train, y_test = X[~is_test], X[is_test], y[~is_test], y[is_test]
+        notes.append(f"The data keeps its own train/test split (column '{split_column}'); the test share does not apply.")
+    else:
+        X_train, X_test, y_train, y_test = split(X, y, test_size=test_size, seed=seed)
+    classes = np.unique(y)
+    key_parts = [source_key or _frame_hash(frame), target, features, test_size, seed, split_column, drop_missing]
+    key = hashlib.sha256(json.dumps(key_parts, default=str).encode()).hexdigest()[:16]
+    return Dataset(
+        key=key,
+        name=name,
+        description=description,
+        feature_names=tuple(features),
+        target_name=str(target),
+        classes=classes,
+        X_train=X_train,
+        y_train=y_train,
+        X_test=X_test,
+        y_test=y_test,
+        notes=tuple(notes),
+    )
+
+
+def prepare_table(
+    frame: pd.DataFrame,
+    *,
+    target: str | None,
+    features,
+    drop_missing: bool = False,
+    reject_constant: bool = True,
+    encode_text: bool = True,
+) -> tuple[np.ndarray, np.ndarray | None, list[str], pd.Index]:
+    """The checks every table goes through before training or prediction, in the app and the CLI.
+
+    In order: missing values (refused, or their rows dropped), the class column (at least two
+    classes, not continuous), then each feature: infinite values, text (encoded as categories or
+    refused), constant columns. The columns must exist (the caller says how to pick them).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table; only the ``features`` and ``target`` columns are looked at.
+    target : str or None
+        Column of class labels; ``None`` for features only (prediction).
+    features : sequence of str
+    drop_missing : bool, default=False
+        Drop rows with a missing value in those columns instead of refusing the table.
+    reject_constant : bool, default=True
+        Refuse feature columns holding a single value.
+    encode_text : bool, default=True
+        Encode a text feature (up to ``MAX_TEXT_CATEGORIES`` values) as numbers in alphabetical
+        order, with a note; when ``False`` text is refused (a model file keeps no encoding).
+
+    Returns
+    -------
+    X : ndarray of float64, shape (n_rows, n_features)
+    y : ndarray of shape (n_rows,) or None
+        Numeric labels as they are, any other labels as strings.
+    notes : list of str
+        What was done to the data (dropped rows, encoded columns), for the user.
+    rows : pandas.Index
+        The labels of the rows of ``frame`` that were kept.
+
+    Raises
+    ------
+    DataError
+        With one sentence saying what is wrong and what to do.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"a": [1.0, None, 3.0, 4.0], "y": ["u", "v", "u", "v"]})
+    >>> X, y, notes, rows = prepare_table(frame, target="y", features=["a"], drop_missing=True)
+    >>> X.ravel().tolist(), y.tolist(), notes
+    ([1.0, 3.0, 4.0], ['u', 'u', 'v'], ['Dropped 1 rows with missing values.'])
+    """
+    features = [str(f) for f in features]
+    frame = frame[features + ([target] if target is not None else [])]
+    notes = []
+    missing = frame.isna().any(axis=1)
+    if missing.any():
+        if not drop_missing:
+            column = frame.columns[frame.isna().any(axis=0)][0]
+            count = int(frame[column].isna().sum())
+            raise DataError(
+                f"Column '{column}' has {count} missing value{'s' * (count > 1)} "
+                f"(first in data row {int(np.flatnonzero(frame[column].isna())[0]) + 1}); fill them in, "
+                "leave the column out, or drop those rows ('Drop rows with missing values' in the app, "
+                "--drop-missing for tnt train)."
+            )
+        frame = frame[~missing]
+        notes.append(f"Dropped {int(missing.sum())} rows with missing values.")
+        if frame.empty:
+            raise DataError("Every row has a missing value; fill them in or choose other columns.")
+    y = _check_target(frame[target], target) if target is not None else None
+    X, encoded = _feature_matrix(frame[features], reject_constant, encode_text)
+    return X, y, notes + encoded, frame.index
+
+
+def _check_columns(frame: pd.DataFrame, target: str, features: list[str]) -> None:
+    if target not in frame.columns:
+        raise DataError(f"There is no column named '{target}'; pick the class column from the list.")
+    if not features:
+        raise DataError("No feature columns are chosen; tick at least one column to learn from.")
+    unknown = [f for f in features if f not in frame.columns]
+    if unknown:
+        raise DataError(f"There is no column named '{unknown[0]}'; pick feature columns from the list.")
+    if target in features:
+        raise DataError(f"Column '{target}' is the class and cannot also be a feature; untick it in the features.")
+
+
+def _check_target(column: pd.Series, target: str) -> np.ndarray:
+    values = column.to_numpy()
+    distinct = pd.unique(column)
+    if len(distinct) < 2:
+        raise DataError(
+            f"The class column '{target}' has only one value ({distinct[0]!r}); a classifier needs at "
+            "least two classes, so pick another class column."
+        )
+    if pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column):
+        non_integer = bool(np.any(np.asarray(values, dtype=float) % 1 != 0))
+        if len(distinct) > CONTINUOUS_TARGET_VALUES or (non_integer and len(distinct) > 10):
+            raise DataError(
+                f"The class column '{target}' has {len(distinct)} different numbers, so it looks "
+                "continuous; TnT is a classifier: pick a column of class labels."
+            )
+        return values
+    return column.astype(str).to_numpy()
+
+
+def _feature_matrix(features: pd.DataFrame, reject_constant: bool, encode_text: bool) -> tuple[np.ndarray, list[str]]:
+    notes, columns = [], []
+    for name in features.columns:
+        column = features[name]
+        if pd.api.types.is_bool_dtype(column):
+            column = column.astype(int)
+        if pd.api.types.is_numeric_dtype(column):
+            values = column.to_numpy(dtype=np.float64)
+            if not np.all(np.isfinite(values)):
+                raise DataError(
+                    f"Column '{name}' has infinite values; replace them with finite numbers or leave the column out."
+                )
+        else:
+            text = column.astype(str)
+            if not encode_text:
+                raise DataError(
+                    f"Column '{name}' holds text (such as {text.iloc[0]!r}), and a model file keeps no "
+                    "encoding of text; convert the column to numbers or leave it out."
+                )
+            categories = np.sort(text.unique())
+            if len(categories) > MAX_TEXT_CATEGORIES:
+                raise DataError(
+                    f"Column '{name}' holds text with {len(categories)} different values, too many to "
+                    "encode as categories; leave it out, or convert it to numbers."
+                )
+            values = np.searchsorted(categories, text.to_numpy()).astype(np.float64)
+            shown = ", ".join(f"{c}={i}" for i, c in enumerate(categories[:5]))
+            more = ", ..." if len(categories) > 5 else ""
+            notes.append(f"Column '{name}' holds text; it is encoded as numbers in alphabetical order ({shown}{more}).")
+        if reject_constant and np.unique(values).size == 1:
+            raise DataError(
+                f"Column '{name}' has the same value in every row, so it cannot help; leave it out of the features."
+            )
+        columns.append(values)
+    return np.column_stack(columns), notes
+
+
+def split(X, y, *, test_size: float, seed: int):
+    """Seeded, stratified train/test split with a plain message when the classes are too small.
+
+    Returns
+    -------
+    X_train, X_test, y_train, y_test
+    """
+    if not 0.0 < test_size < 1.0:
+        raise DataError(f"The test share must be between 0 and 1, got {test_size}.")
+    classes, counts = np.unique(y, return_counts=True)
+    if counts.min() < 2:
+        small = classes[np.argmin(counts)]
+        raise DataError(
+            f"Class '{small}' has only one row; a stratified split needs at least two rows of every "
+            "class, so add rows or remove that class."
+        )
+    n = len(y)
+    n_test = int(np.ceil(test_size * n))
+    if n_test < len(classes) or n - n_test < len(classes):
+        raise DataError(
+            f"With {n} rows and {len(classes)} classes a test share of {test_size:.0%} leaves a part "
+            "without every class; move the test share towards 30% or add rows."
+        )
+    return train_test_split(X, y, test_size=test_size, stratify=y, random_state=seed)
+
+
+def _frame_hash(frame: pd.DataFrame) -> str:
+    return hashlib.sha256(pd.util.hash_pandas_object(frame, index=True).to_numpy().tobytes()).hexdigest()[:16]

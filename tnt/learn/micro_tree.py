@@ -1,0 +1,123 @@
+"""Micro trees: the small cost-complexity-pruned CART trees TnT grows inside nodes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from tnt.learn.binning import BinnedData
+from tnt.learn.tree_builder import buffer_classes, build_tree, make_buffers, prune_tree
+
+NO_DEPTH_LIMIT = np.iinfo(np.int64).max
+
+
+@dataclass(frozen=True)
+class MicroTree:
+    """A fitted micro tree as flat arrays, nodes numbered depth-first from the root (id 0).
+
+    ``label`` holds the predicted target (an index into the targets the tree was fitted on) at the
+    leaves and -1 at internal nodes.
+    """
+
+    children_left: np.ndarray
+    children_right: np.ndarray
+    feature: np.ndarray
+    threshold: np.ndarray
+    label: np.ndarray
+
+    @property
+    def is_single_leaf(self) -> bool:
+        return self.children_left[0] == -1
+
+    @property
+    def node_count(self) -> int:
+        return int(self.children_left.shape[0])
+
+
+def make_workspace(data: BinnedData, n_targets: int, n_threads: int = 1):
+    """Scratch memory for fitting micro trees with up to ``n_targets`` targets on ``n_threads``
+    threads, reused across fits (one workspace per concurrent fit)."""
+    return make_buffers(data.n_bins, max(n_targets, 2), n_threads)
+
+
+def fit_micro_tree(
+    data: BinnedData, feature_order, rows, y, sample_weight, alpha: float, n_targets: int, workspace=None
+) -> MicroTree:
+    """Fit a Gini CART on the samples ``rows`` and prune it with minimal cost-complexity pruning.
+
+    Parameters
+    ----------
+    data : BinnedData
+        The binned training matrix.
+    feature_order : ndarray of int
+        The order in which features are tried; the first of several equally good splits wins.
+    rows : ndarray of int
+        The training samples to fit on.
+    y : ndarray of int, aligned with ``rows``
+        Targets in ``0..n_targets-1``.
+    sample_weight : ndarray of float, aligned with ``rows``
+    alpha : float
+        scikit-learn's ``ccp_alpha``: a split survives when it lowers the weighted Gini impurity,
+        measured as a share of this tree's total weight, by more than ``alpha`` per added leaf.
+    n_targets : int
+        Number of possible targets.
+    workspace : tuple, optional
+        From :func:`make_workspace`; made for this fit when omitted.
+    """
+    return _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, NO_DEPTH_LIMIT, workspace)
+
+
+def fit_stump(data: BinnedData, feature_order, rows, y, sample_weight, workspace=None) -> MicroTree:
+    """Fit the single best Gini split, as fine-tuning (Algorithm A.1) refits a node (targets 0/1)."""
+    return _fit(data, feature_order, rows, y, sample_weight, 2, 0.0, 1, workspace)
+
+
+def _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, max_depth, workspace) -> MicroTree:
+    if workspace is None or buffer_classes(workspace) < n_targets:
+        workspace = make_workspace(data, n_targets)
+    left, right, feature, threshold, value, total_w = build_tree(
+        data.codes,
+        np.ascontiguousarray(feature_order, dtype=np.int64),
+        np.ascontiguousarray(rows, dtype=np.int64),
+        np.ascontiguousarray(y, dtype=np.int64),
+        _unit_mean(np.asarray(sample_weight, dtype=np.float64)),
+        n_targets,
+        data.n_bins,
+        data.bin_min,
+        data.bin_max,
+        float(alpha),
+        max_depth,
+        workspace,
+    )
+    split = prune_tree(left, right, value, total_w, float(alpha))
+    # Keep the nodes whose ancestors are all kept splits; creation order is a preorder, so the
+    # survivors in increasing id order are a preorder of the pruned tree.
+    present = np.zeros(left.shape[0], dtype=bool)
+    present[0] = True
+    for node in range(left.shape[0]):
+        if present[node] and split[node]:
+            present[left[node]] = present[right[node]] = True
+    kept = np.flatnonzero(present)
+    new_id = np.full(left.shape[0], -1, dtype=np.intp)
+    new_id[kept] = np.arange(kept.size)
+    is_split = split[kept]
+    return MicroTree(
+        children_left=np.where(is_split, new_id[left[kept]], -1),
+        children_right=np.where(is_split, new_id[right[kept]], -1),
+        feature=np.where(is_split, feature[kept], -2).astype(np.intp),
+        threshold=np.where(is_split, threshold[kept], -2.0),
+        label=np.where(is_split, -1, np.argmax(value[kept], axis=1)).astype(np.intp),
+    )
+
+
+def _unit_mean(w: np.ndarray) -> np.ndarray:
+    """Weights rescaled by a power of two to a mean between 0.7 and 1.4.
+
+    Trees and their pruning depend only on weight ratios; this keeps squared weight totals away
+    from underflow (weights of 1e-177) and overflow. A power of two scales every value exactly, so
+    no comparison between splits changes.
+    """
+    mean = w.mean() if w.size else 1.0
+    exponent = int(np.round(np.log2(mean))) if mean > 0 else 0
+    return np.ascontiguousarray(w if exponent == 0 else np.ldexp(w, -exponent))

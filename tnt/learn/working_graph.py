@@ -1,0 +1,265 @@
+"""The graph being trained: a phase-start graph with micro trees installed into its nodes.
+
+During a phase of Algorithm 2 the structure of the graph is fixed, while every node receives a new
+micro tree on every grow pass. :class:`WorkingGraph` keeps the phase-start graph in slots
+``0..n_orig-1`` (slot ``i`` is node ``i``) and appends the nodes of each micro tree after them. A
+micro tree installed in node ``i`` takes over slot ``i`` (its root) and its leaves point at the slots
+of node ``i``'s children, so later installs in the children are seen through the same ids. The
+working graph therefore *is* the merged graph at any moment: merging is only compaction
+(:func:`compact`), which also removes dead nodes.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+
+from tnt.learn.micro_tree import MicroTree
+from tnt.learn.routing import count_directions, route_past, route_to_leaves
+
+
+@dataclass
+class FlatGraph:
+    """A compact graph in topological order: the start of a phase, or a finished model."""
+
+    children_left: np.ndarray
+    children_right: np.ndarray
+    feature: np.ndarray
+    threshold: np.ndarray
+    label: np.ndarray  # class index at leaves, -1 at internal nodes
+
+    @classmethod
+    def single_leaf(cls, label: int) -> "FlatGraph":
+        return cls(
+            np.array([-1], dtype=np.intp),
+            np.array([-1], dtype=np.intp),
+            np.array([-2], dtype=np.intp),
+            np.array([-2.0]),
+            np.array([label], dtype=np.intp),
+        )
+
+    @property
+    def node_count(self) -> int:
+        return int(self.children_left.shape[0])
+
+    @property
+    def n_splits(self) -> int:
+        return int(np.count_nonzero(self.children_left >= 0))
+
+
+class WorkingGraph:
+    """Slots of a phase-start graph plus the micro trees installed during the phase."""
+
+    def __init__(self, start: FlatGraph):
+        n = start.node_count
+        self.start = start
+        self.n_orig = n
+        capacity = max(4 * n, 64)
+        self.left = np.full(capacity, -1, dtype=np.intp)
+        self.right = np.full(capacity, -1, dtype=np.intp)
+        self.feature = np.full(capacity, -2, dtype=np.intp)
+        self.threshold = np.full(capacity, -2.0)
+        self.label = np.full(capacity, -1, dtype=np.intp)
+        self.size = n
+        # Micro trees may be installed from several threads; installing is short, so one lock.
+        self.lock = threading.RLock()
+        for node in range(n):
+            self.reset(node)
+
+    # ------------------------------------------------------------------ editing
+    def reset(self, node: int) -> None:
+        """Give node its phase-start content back (its split, or its leaf label)."""
+        s = self.start
+        with self.lock:
+            self.left[node] = s.children_left[node]
+            self.right[node] = s.children_right[node]
+            self.feature[node] = s.feature[node]
+            self.threshold[node] = s.threshold[node]
+            self.label[node] = s.label[node]
+
+    def _allocate(self, count: int) -> np.ndarray:
+        needed = self.size + count
+        if needed > self.left.shape[0]:
+            capacity = max(needed, 2 * self.left.shape[0])
+            for name, fill in (("left", -1), ("right", -1), ("feature", -2), ("threshold", -2.0), ("label", -1)):
+                old = getattr(self, name)
+                new = np.full(capacity, fill, dtype=old.dtype)
+                new[: self.size] = old[: self.size]
+                setattr(self, name, new)
+        ids = np.arange(self.size, needed, dtype=np.intp)
+        self.size = needed
+        return ids
+
+    def _write(self, tree: MicroTree, slot_of: np.ndarray) -> None:
+        """Write the internal nodes of ``tree`` into their slots."""
+        internal = tree.children_left >= 0
+        micro = np.flatnonzero(internal)
+        target = slot_of[micro]
+        self.left[target] = slot_of[tree.children_left[micro]]
+        self.right[target] = slot_of[tree.children_right[micro]]
+        self.feature[target] = tree.feature[micro]
+        self.threshold[target] = tree.threshold[micro]
+        self.label[target] = -1
+
+    def install_leaf_tree(self, node: int, tree: MicroTree) -> None:
+        """Replace leaf ``node`` by a micro tree fitted on class labels."""
+        with self.lock:
+            self._install_leaf_tree(node, tree)
+
+    def _install_leaf_tree(self, node: int, tree: MicroTree) -> None:
+        if tree.is_single_leaf:
+            self.left[node] = self.right[node] = -1
+            self.feature[node], self.threshold[node] = -2, -2.0
+            self.label[node] = tree.label[0]
+            return
+        slot_of = np.empty(tree.node_count, dtype=np.intp)
+        slot_of[0] = node
+        slot_of[1:] = self._allocate(tree.node_count - 1)
+        leaves = np.flatnonzero(tree.children_left < 0)
+        self.left[slot_of[leaves]] = self.right[slot_of[leaves]] = -1
+        self.feature[slot_of[leaves]], self.threshold[slot_of[leaves]] = -2, -2.0
+        self.label[slot_of[leaves]] = tree.label[leaves]
+        self._write(tree, slot_of)
+
+    def install_split_tree(self, node: int, tree: MicroTree) -> None:
+        """Replace the split of internal ``node`` by a micro tree fitted on 0 (left) / 1 (right) targets.
+
+        Leaves labelled 0 become edges to the node's phase-start left child, leaves labelled 1 edges
+        to its right child. A micro tree that is a single leaf sends every sample one way; it is kept
+        as a split whose two edges lead to the same child, which compaction bypasses.
+        """
+        with self.lock:
+            self._install_split_tree(node, tree)
+
+    def _install_split_tree(self, node: int, tree: MicroTree) -> None:
+        to_child = np.array([self.start.children_left[node], self.start.children_right[node]])
+        if tree.is_single_leaf:
+            target = to_child[tree.label[0]]
+            self.left[node] = self.right[node] = target
+            self.feature[node], self.threshold[node] = 0, np.inf
+            self.label[node] = -1
+            return
+        internal = tree.children_left >= 0
+        slot_of = np.empty(tree.node_count, dtype=np.intp)
+        slot_of[~internal] = to_child[tree.label[~internal]]
+        internal_ids = np.flatnonzero(internal)  # depth-first numbering: the root comes first
+        slot_of[internal_ids[0]] = node
+        slot_of[internal_ids[1:]] = self._allocate(internal_ids.size - 1)
+        self._write(tree, slot_of)
+
+    # ------------------------------------------------------------------ routing
+    def _arrays(self):
+        # Read together: another thread's install may reallocate the arrays.
+        with self.lock:
+            return self.left, self.right, self.feature, self.threshold
+
+    def predict_from(self, start: int, X: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """Leaf labels the graph gives ``X[rows]`` when inference starts at slot ``start``."""
+        return self.label[route_to_leaves(X, rows, start, *self._arrays())]
+
+    def goes_left(self, node: int, X: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """Mask of the ``rows`` (samples reaching internal ``node``) that the node's split, micro
+        tree included, sends to its phase-start left child."""
+        reached = route_past(X, rows, node, self.n_orig, *self._arrays())
+        return reached == self.start.children_left[node]
+
+    def route_through(self, node: int, X: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The rows reaching ``node``'s phase-start left and right child, in input order."""
+        to_left = self.goes_left(node, X, rows)
+        return rows[to_left], rows[~to_left]
+
+    def routing_counts(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """How many training samples each slot sends left and right."""
+        return count_directions(X, self.size, *self._arrays())
+
+
+def compact(graph: WorkingGraph, X: np.ndarray) -> FlatGraph:
+    """Merge: renumber the working graph topologically and remove its dead nodes.
+
+    A split that sends all its training samples to the same node is bypassed (its parents point
+    to that node instead), and nodes no training sample reaches disappear with it. Neither changes
+    any training prediction. Nodes are numbered in the breadth-first order in which Algorithm 2
+    visits them: a node comes after all its parents, left before right.
+    """
+    went_left, went_right = graph.routing_counts(X)
+    left, right = graph.left[: graph.size], graph.right[: graph.size]
+    resolved = np.full(graph.size, -1, dtype=np.intp)
+    new_left, new_right = left.copy(), right.copy()
+
+    # Post-order over the reachable slots: children are resolved before their parents.
+    stack = [(0, False)]
+    while stack:
+        slot, children_done = stack.pop()
+        if resolved[slot] >= 0:
+            continue
+        if left[slot] < 0:
+            resolved[slot] = slot
+            continue
+        dead_left = went_left[slot] == 0
+        dead_right = went_right[slot] == 0
+        if dead_left != dead_right or left[slot] == right[slot]:
+            only = right[slot] if dead_left else left[slot]
+            if resolved[only] >= 0:
+                resolved[slot] = resolved[only]
+            else:
+                stack.append((slot, True))
+                stack.append((only, False))
+            continue
+        if not children_done or resolved[left[slot]] < 0 or resolved[right[slot]] < 0:
+            stack.append((slot, True))
+            for child in (right[slot], left[slot]):
+                if resolved[child] < 0:
+                    stack.append((child, False))
+            continue
+        l, r = resolved[left[slot]], resolved[right[slot]]
+        if l == r:
+            resolved[slot] = l
+        else:
+            new_left[slot], new_right[slot] = l, r
+            resolved[slot] = slot
+    return _renumber(graph, resolved[0], new_left, new_right)
+
+
+def topological_order(left: np.ndarray, right: np.ndarray, root: int = 0) -> np.ndarray:
+    """The nodes reachable from ``root`` in the breadth-first order in which Algorithm 2 visits
+    them: each after all of its parents, left before right (Kahn's algorithm, first in first out)."""
+    indegree: dict[int, int] = {root: 0}
+    frontier = [root]
+    while frontier:
+        node = frontier.pop()
+        if left[node] < 0:
+            continue
+        for child in (left[node], right[node]):
+            if child in indegree:
+                indegree[child] += 1
+            else:
+                indegree[child] = 1
+                frontier.append(child)
+    order = [root]
+    head = 0
+    while head < len(order):
+        node = order[head]
+        head += 1
+        if left[node] < 0:
+            continue
+        for child in (left[node], right[node]):
+            indegree[child] -= 1
+            if indegree[child] == 0:
+                order.append(child)
+    return np.asarray(order, dtype=np.intp)
+
+
+def _renumber(graph: WorkingGraph, root: int, left: np.ndarray, right: np.ndarray) -> FlatGraph:
+    order = topological_order(left, right, root)
+    new_id = np.full(graph.size, -1, dtype=np.intp)
+    new_id[order] = np.arange(order.size)
+    is_leaf = left[order] < 0
+    return FlatGraph(
+        children_left=np.where(is_leaf, -1, new_id[left[order]]),
+        children_right=np.where(is_leaf, -1, new_id[right[order]]),
+        feature=np.where(is_leaf, -2, graph.feature[order]),
+        threshold=np.where(is_leaf, -2.0, graph.threshold[order]),
+        label=np.where(is_leaf, graph.label[order], -1),
+    )

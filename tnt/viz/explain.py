@@ -1,0 +1,130 @@
+"""Plain-language views of one node and of one sample's path through a :class:`~tnt.graph.DecisionGraph`,
+and the choice of how to draw a graph of a given size."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from tnt.graph import MIXED, DecisionGraph
+
+__all__ = ["NodeInfo", "PathStep", "node_info", "sample_path", "path_table", "drawing_mode", "LARGE_GRAPH_NODES"]
+
+#: Graphs with more nodes than this are drawn on the server at natural size (readable, scrollable,
+#: with a depth window) rather than laid out in the browser and shrunk to the page's width.
+LARGE_GRAPH_NODES = 60
+
+
+def _feature(names, index: int) -> str:
+    return str(names[index]) if names is not None else f"x[{index}]"
+
+
+def _class(names, index: int) -> str:
+    return str(names[index]) if names is not None else str(index)
+
+
+def rule(graph: DecisionGraph, node: int, feature_names=None, precision: int = 3) -> str:
+    """The test at an internal node, e.g. ``"petal length (cm) <= 2.45"`` (``"leaf"`` at a leaf)."""
+    if graph.is_leaf[node]:
+        return "leaf"
+    return f"{_feature(feature_names, graph.feature[node])} <= {graph.threshold[node]:.{precision}g}"
+
+
+@dataclass(frozen=True)
+class NodeInfo:
+    node: int
+    is_leaf: bool
+    rule: str
+    n_samples: int
+    distribution: dict  # class name -> weighted count of training samples
+    dominant: str  # dominant class name, or "mixed"
+    parents: list
+    left: int | None  # child when the rule holds
+    right: int | None  # child when it does not
+
+
+def node_info(graph: DecisionGraph, node: int, feature_names=None, class_names=None) -> NodeInfo:
+    """Everything the app shows about one node.
+
+    Examples
+    --------
+    >>> g = DecisionGraph([1, -1, -1], [2, -1, -1], [0, -2, -2], [0.5, -2, -2], [[2, 2], [2, 0], [0, 2]])
+    >>> info = node_info(g, 0, feature_names=["x"], class_names=["a", "b"])
+    >>> info.rule, info.left, info.right, info.dominant
+    ('x <= 0.5', 1, 2, 'mixed')
+    """
+    if not 0 <= node < graph.node_count:
+        raise ValueError(f"Node {node} does not exist; the graph has nodes 0 to {graph.node_count - 1}.")
+    leaf = bool(graph.is_leaf[node])
+    dominant = int(graph.dominant_class()[node])
+    return NodeInfo(
+        node=node,
+        is_leaf=leaf,
+        rule=rule(graph, node, feature_names),
+        n_samples=int(graph.n_node_samples[node]),
+        distribution={_class(class_names, k): float(v) for k, v in enumerate(graph.value[node])},
+        dominant="mixed" if dominant == MIXED else _class(class_names, dominant),
+        parents=graph.parents(node),
+        left=None if leaf else int(graph.children_left[node]),
+        right=None if leaf else int(graph.children_right[node]),
+    )
+
+
+@dataclass(frozen=True)
+class PathStep:
+    node: int
+    rule: str
+    value: float | None  # the sample's value of the feature tested (None at the leaf)
+    holds: bool | None  # whether the rule holds, i.e. the sample goes left (None at the leaf)
+
+
+def sample_path(graph: DecisionGraph, x, feature_names=None) -> list[PathStep]:
+    """The nodes one sample passes from the root to its leaf, with the test made at each.
+
+    Examples
+    --------
+    >>> g = DecisionGraph([1, -1, -1], [2, -1, -1], [0, -2, -2], [0.5, -2, -2], [[2, 2], [2, 0], [0, 2]])
+    >>> [(s.node, s.holds) for s in sample_path(g, [0.7], ["x"])]
+    [(0, False), (2, None)]
+    """
+    x = np.asarray(x, dtype=np.float64).reshape(1, -1)
+    nodes = graph.decision_path(x).indices.tolist()
+    xv = np.ascontiguousarray(x, dtype=graph.input_dtype)[0]
+    steps = []
+    for node in nodes:
+        if graph.is_leaf[node]:
+            steps.append(PathStep(node, "leaf", None, None))
+        else:
+            value = xv[graph.feature[node]]
+            steps.append(PathStep(node, rule(graph, node, feature_names), float(value), bool(value <= graph.threshold[node])))
+    return steps
+
+
+def path_table(steps: list[PathStep]) -> "pd.DataFrame":
+    """A sample's path as a table: node, test, the sample's value, and which way it goes.
+
+    Examples
+    --------
+    >>> path_table([PathStep(0, "x <= 0.5", 0.7, False), PathStep(2, "leaf", None, None)]).values.tolist()
+    [[0, 'x <= 0.5', '0.7', 'no'], [2, 'leaf', '', '']]
+    """
+    import pandas as pd
+
+    return pd.DataFrame(
+        [
+            {
+                "node": s.node,
+                "test": s.rule,
+                "value": "" if s.value is None else f"{s.value:.4g}",
+                "goes": "" if s.holds is None else ("yes" if s.holds else "no"),
+            }
+            for s in steps
+        ],
+        columns=["node", "test", "value", "goes"],
+    )
+
+
+def drawing_mode(graph: DecisionGraph) -> str:
+    """``"browser"`` for graphs small enough for the browser to lay out, ``"server"`` otherwise."""
+    return "browser" if graph.node_count <= LARGE_GRAPH_NODES else "server"

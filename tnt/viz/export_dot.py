@@ -1,0 +1,138 @@
+"""A decision graph as Graphviz DOT source, each node drawn exactly once."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tnt.viz.exporter import GraphText, escape_dot, path_mask
+from tnt.viz.colors import HIGHLIGHT_COLOR
+
+__all__ = ["to_dot"]
+
+_RANKDIRS = ("TB", "LR", "BT", "RL")
+_FONT = "DejaVu Sans"
+
+
+def to_dot(
+    graph,
+    *,
+    feature_names=None,
+    class_names=None,
+    show_ids: bool = False,
+    show_samples: bool = True,
+    show_shares: bool = False,
+    precision: int = 3,
+    rankdir: str = "TB",
+    depth_window: tuple[int, int] | None = None,
+    highlight_sample=None,
+) -> str:
+    """Graphviz DOT source of a decision graph.
+
+    Internal nodes show their split (``petal width <= 0.8``), leaves their class. The edge taken
+    when the split's test holds is marked "yes" (solid), the other "no" (dashed). A node with
+    more than one parent has a double border and says how many parents share it. Node fill
+    follows :mod:`tnt.viz.colors`. All names are escaped, so they show literally.
+
+    Parameters
+    ----------
+    graph : DecisionGraph
+    feature_names, class_names : sequence of str, default=None
+        Names of the features and of the classes (columns of ``graph.value``).
+    show_ids : bool, default=False
+        Start each label with the node id (``#17``).
+    show_samples : bool, default=True
+        Show the number of training samples reaching each node.
+    show_shares : bool, default=False
+        Show the largest class shares at each node (three at most, then how many more).
+    precision : int, default=3
+        Decimals of thresholds and shares.
+    rankdir : {"TB", "LR", "BT", "RL"}, default="TB"
+        Orientation of the drawing.
+    depth_window : (int, int), default=None
+        Show only the layers ``a..b`` (inclusive) of ``graph.node_depth()``. An edge leaving the
+        window ends in a small stub naming the node outside it.
+    highlight_sample : array-like of shape (n_features,), default=None
+        Draw the path of this sample bold, in :data:`HIGHLIGHT_COLOR`.
+
+    Returns
+    -------
+    source : str
+
+    Examples
+    --------
+    >>> from tnt import DecisionGraph
+    >>> from tnt.viz.export_dot import to_dot
+    >>> g = DecisionGraph([1, -1, -1], [2, -1, -1], [0, -2, -2], [0.8, -2, -2],
+    ...                   [[2, 2], [2, 0], [0, 2]])
+    >>> source = to_dot(g, feature_names=["petal width"], class_names=["setosa", "other"])
+    >>> 'label="petal width <= 0.8\\\\nsamples = 0"' in source
+    True
+    """
+    import graphviz
+
+    if rankdir not in _RANKDIRS:
+        raise ValueError(f"rankdir must be one of {', '.join(_RANKDIRS)}, got {rankdir!r}.")
+    text = GraphText(graph, feature_names, class_names, precision)
+    shown = _window(text.depth, depth_window)
+    on_path = path_mask(graph, highlight_sample)
+
+    dot = graphviz.Digraph("decision_graph")
+    # ordering=out keeps each split's "yes" child left of its "no" child (above it for LR).
+    dot.attr("graph", rankdir=rankdir, nodesep="0.25", ranksep="0.45", ordering="out")
+    dot.attr("node", shape="box", style="rounded,filled", fontname=_FONT, fontsize="11", penwidth="1.2")
+    dot.attr("edge", fontname=_FONT, fontsize="9", arrowsize="0.6", color="#555555", fontcolor="#555555")
+
+    for node in np.flatnonzero(shown):
+        lines = _label_lines(text, int(node), show_ids, show_samples, show_shares)
+        attrs = {"fillcolor": text.fills[node], "color": text.colors[node], "id": f"node{node}"}
+        if text.is_shared(node):
+            attrs["peripheries"] = "2"
+        if on_path[node]:
+            attrs.update(color=HIGHLIGHT_COLOR, penwidth="3")
+        dot.node(f"n{node}", label=_label(lines), **attrs)
+
+    stubs = set()
+    for parent in np.flatnonzero(~graph.is_leaf):
+        for branch, child in (("left", graph.children_left[parent]), ("right", graph.children_right[parent])):
+            if not (shown[parent] or shown[child]):
+                continue
+            for end in (parent, child):
+                if not shown[end] and end not in stubs:
+                    stubs.add(end)
+                    dot.node(f"n{end}", label=f"#{end}", shape="plaintext", style="", fontcolor="#777777", id=f"stub{end}")
+            attrs = {"xlabel": "yes" if branch == "left" else "no"}
+            if branch == "right":
+                attrs["style"] = "dashed"
+            if on_path[parent] and on_path[child]:
+                attrs.update(color=HIGHLIGHT_COLOR, penwidth="3")
+            dot.edge(f"n{parent}", f"n{child}", **attrs)
+    return dot.source
+
+
+def _window(depth: np.ndarray, depth_window) -> np.ndarray:
+    if depth_window is None:
+        return np.ones(depth.shape[0], dtype=bool)
+    low, high = (int(v) for v in depth_window)
+    if low < 0 or high < low:
+        raise ValueError(f"depth_window must be (a, b) with 0 <= a <= b, got {tuple(depth_window)}.")
+    return (depth >= low) & (depth <= high)
+
+
+def _label_lines(text: GraphText, node: int, show_ids, show_samples, show_shares) -> list[str]:
+    lines = [f"#{node}"] if show_ids else []
+    lines.append(text.rule(node))
+    if show_samples:
+        lines.append(f"samples = {text.samples(node)}")
+    if show_shares:
+        lines.append(text.shares_text(node, top=3))
+    if text.is_shared(node):
+        lines.append(f"shared by {text.n_parents[node]} parents")
+    return lines
+
+
+def _label(lines: list[str]) -> str:
+    """One quoted DOT label: each line escaped, joined by Graphviz line breaks."""
+    import graphviz
+
+    # nohtml: a name such as "<b>" must never be taken for an HTML-like label.
+    return graphviz.nohtml("\\n".join(escape_dot(line) for line in lines))

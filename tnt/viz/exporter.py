@@ -1,0 +1,211 @@
+"""The exporter core: node labels, colours, parents and escaping, shared by every writer.
+
+DOT, plotly, text, networkx and JSON writers all describe a node through :class:`GraphText`,
+so a rule, a class name or a colour reads the same in every view (as scikit-learn's
+``_BaseTreeExporter`` serves its DOT and matplotlib exporters).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+import numpy as np
+
+from tnt.viz.colors import node_colors, node_fills
+from tnt.graph import MIXED
+
+__all__ = ["GraphText", "escape_dot", "escape_html", "format_number", "names_of", "path_mask"]
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def format_number(x: float, precision: int) -> str:
+    """``x`` rounded to ``precision`` decimals, without trailing zeros.
+
+    A number too small to show any digit that way keeps ``precision`` significant digits, so a
+    threshold is never shown as ``0`` unless it is 0.
+
+    Examples
+    --------
+    >>> from tnt.viz.exporter import format_number
+    >>> format_number(0.80000001, 3), format_number(2.0, 3), format_number(-0.00012345, 3)
+    ('0.8', '2', '-0.000123')
+    """
+    x = float(x)
+    if x != 0 and abs(x) < 0.5 * 10.0**-precision:
+        return np.format_float_positional(x, precision=max(precision, 1), unique=False, fractional=False, trim="-")
+    text = f"{round(x, precision):.{max(precision, 0)}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
+
+
+def escape_dot(text: str) -> str:
+    """Escape plain text for a quoted DOT string, so Graphviz shows it literally.
+
+    Backslashes and quotes are escaped, ``&`` becomes ``&amp;`` (Graphviz decodes entities in
+    labels), a newline becomes a Graphviz line break and other control characters a space.
+
+    Examples
+    --------
+    >>> from tnt.viz.exporter import escape_dot
+    >>> print(escape_dot('a"b\\\\c&d\\ne'))
+    a\\"b\\\\c&amp;d\\ne
+    """
+    text = str(text).replace("\\", "\\\\").replace('"', '\\"').replace("&", "&amp;")
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\n", "\\n")
+    return _CONTROL.sub(" ", text)
+
+
+def escape_html(text: str) -> str:
+    """Escape plain text for plotly hover labels, which understand a subset of HTML.
+
+    Examples
+    --------
+    >>> from tnt.viz.exporter import escape_html
+    >>> escape_html("<b>x</b>\\ny")
+    '&lt;b&gt;x&lt;/b&gt;<br>y'
+    """
+    return html.escape(str(text), quote=True).replace("\n", "<br>")
+
+
+def names_of(estimator) -> tuple[list[str] | None, list[str]]:
+    """Feature names (or ``None``) and class names (as text) of a fitted graph classifier.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from tnt import CARTClassifier
+    >>> from tnt.viz.exporter import names_of
+    >>> X, y = load_iris(return_X_y=True, as_frame=True)
+    >>> features, classes = names_of(CARTClassifier(max_leaf_nodes=3).fit(X, y))
+    >>> features[0], classes
+    ('sepal length (cm)', ['0', '1', '2'])
+    """
+    features = getattr(estimator, "feature_names_in_", None)
+    return (None if features is None else [str(f) for f in features]), [str(c) for c in estimator.classes_]
+
+
+def path_mask(graph, sample) -> np.ndarray:
+    """Mask of the nodes on one sample's root-to-leaf path (all False when ``sample`` is None).
+
+    Examples
+    --------
+    >>> from tnt import DecisionGraph
+    >>> from tnt.viz.exporter import path_mask
+    >>> g = DecisionGraph([1, -1, -1], [2, -1, -1], [0, -2, -2], [0.5, -2, -2],
+    ...                   [[2, 2], [2, 0], [0, 2]])
+    >>> path_mask(g, [0.9]).tolist(), path_mask(g, None).tolist()
+    ([True, False, True], [False, False, False])
+    """
+    if sample is None:
+        return np.zeros(graph.node_count, dtype=bool)
+    sample = np.asarray(sample, dtype=np.float64).reshape(1, -1)
+    return np.asarray(graph.decision_path(sample).toarray()[0], dtype=bool)
+
+
+class GraphText:
+    """What every exporter says about each node of a graph, in plain (unescaped) text.
+
+    Parameters
+    ----------
+    graph : DecisionGraph
+    feature_names : sequence of str, default=None
+        Name of each feature; ``x[i]`` when omitted.
+    class_names : sequence of str, default=None
+        Name of each class (column of ``graph.value``); the class index when omitted.
+    precision : int, default=3
+        Decimals of thresholds and shares.
+
+    Examples
+    --------
+    >>> from tnt import DecisionGraph
+    >>> from tnt.viz.exporter import GraphText
+    >>> g = DecisionGraph([1, -1, -1], [2, -1, -1], [0, -2, -2], [0.8, -2, -2],
+    ...                   [[2, 2], [2, 0], [0, 2]])
+    >>> text = GraphText(g, feature_names=["petal width"], class_names=["setosa", "other"])
+    >>> text.rule(0), text.condition(0, "right"), text.rule(2)
+    ('petal width <= 0.8', 'petal width > 0.8', 'other')
+    """
+
+    def __init__(self, graph, feature_names=None, class_names=None, precision: int = 3):
+        self.graph = graph
+        self.precision = int(precision)
+        internal = ~graph.is_leaf
+        n_features = int(graph.feature[internal].max()) + 1 if internal.any() else 0
+        if feature_names is not None and len(feature_names) < n_features:
+            raise ValueError(
+                f"feature_names has {len(feature_names)} names but the graph tests feature {n_features - 1}."
+            )
+        if class_names is not None and len(class_names) != graph.n_classes:
+            raise ValueError(f"class_names has {len(class_names)} names but the graph has {graph.n_classes} classes.")
+        self.feature_names = None if feature_names is None else [str(f) for f in feature_names]
+        self.class_names = [str(c) for c in (range(graph.n_classes) if class_names is None else class_names)]
+        self.colors = node_colors(graph)
+        self.fills = node_fills(graph)
+        self.dominant = graph.dominant_class()
+        self.predicted = graph.leaf_class()
+        self.proba = graph.proba()
+        self.n_parents = graph.n_parents
+        self.depth = graph.node_depth()
+
+    # ------------------------------------------------------------------ rules
+    def feature_name(self, node: int) -> str:
+        f = int(self.graph.feature[node])
+        return f"x[{f}]" if self.feature_names is None else self.feature_names[f]
+
+    def threshold(self, node: int) -> str:
+        return format_number(self.graph.threshold[node], self.precision)
+
+    def condition(self, node: int, branch: str) -> str:
+        """The test a sample passes to take ``branch`` ("left" or "right") out of ``node``."""
+        operator = "<=" if branch == "left" else ">"
+        return f"{self.feature_name(node)} {operator} {self.threshold(node)}"
+
+    def rule(self, node: int) -> str:
+        """The split of an internal node (``petal width <= 0.8``), the predicted class of a leaf."""
+        if self.graph.is_leaf[node]:
+            return self.class_name(self.predicted[node])
+        return self.condition(node, "left")
+
+    # ------------------------------------------------------------------ classes
+    def class_name(self, k: int) -> str:
+        return self.class_names[int(k)]
+
+    def dominant_name(self, node: int) -> str | None:
+        """Name of the class holding more than half of the node's samples, ``None`` if mixed."""
+        k = self.dominant[node]
+        return None if k == MIXED else self.class_name(k)
+
+    def shares(self, node: int, top: int | None = None) -> list[tuple[str, float]]:
+        """(class name, share) of the classes present at ``node``, largest first."""
+        proba = self.proba[node]
+        order = np.argsort(-proba, kind="stable")
+        order = order[proba[order] > 0][:top]
+        return [(self.class_name(k), float(proba[k])) for k in order]
+
+    def shares_text(self, node: int, top: int | None = None) -> str:
+        """Class shares as ``"setosa 98%, versicolor 2%"``."""
+        decimals = max(self.precision - 2, 0)
+        parts = [f"{name} {format_number(100 * share, decimals)}%" for name, share in self.shares(node, top)]
+        hidden = np.count_nonzero(self.proba[node] > 0) - len(parts)
+        return ", ".join(parts) + (f", +{hidden} more" if hidden > 0 else "")
+
+    # ------------------------------------------------------------------ structure
+    def parents(self) -> list[list[int]]:
+        """Parent ids of every node, computed once for the whole graph."""
+        internal = np.flatnonzero(~self.graph.is_leaf)
+        result: list[list[int]] = [[] for _ in range(self.graph.node_count)]
+        for parent in internal:
+            left, right = int(self.graph.children_left[parent]), int(self.graph.children_right[parent])
+            result[left].append(int(parent))
+            if right != left:
+                result[right].append(int(parent))
+        return result
+
+    def is_shared(self, node: int) -> bool:
+        return bool(self.n_parents[node] > 1)
+
+    def samples(self, node: int) -> int:
+        return int(self.graph.n_node_samples[node])
