@@ -343,6 +343,27 @@ class DecisionGraph:
             input_dtype=self.input_dtype,
         )
 
+    def edge_samples(self, X) -> np.ndarray:
+        """Number of the samples ``X`` that each node sends along its left ("yes") and its right
+        ("no") branch, routing every sample from the root.
+
+        Returns
+        -------
+        counts : ndarray of shape (n_nodes, 2)
+            ``counts[i, 0]`` went left out of node ``i``, ``counts[i, 1]`` right; zero for leaves.
+
+        Examples
+        --------
+        >>> from tnt import DecisionGraph
+        >>> g = DecisionGraph([1, -1, -1], [2, -1, -1], [0, -2, -2], [0.5, -2, -2],
+        ...                   [[2, 2], [2, 0], [0, 2]])
+        >>> g.edge_samples([[0.1], [0.2], [0.9]]).tolist()
+        [[2, 1], [0, 0], [0, 0]]
+        """
+        X = self._as_input(X)
+        sent, _, _ = self._edge_statistics(X, np.zeros(X.shape[0], dtype=np.intp), None)
+        return sent.sum(axis=2).round().astype(np.int64)
+
     def feature_importances(self, X, y, sample_weight=None, n_features=None) -> np.ndarray:
         """Normalised total weighted Gini decrease brought by each feature.
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -18,7 +19,15 @@ from sklearn.base import BaseEstimator
 from tnt._base import GraphClassifierMixin
 from tnt.graph import DecisionGraph
 
-__all__ = ["FORMAT", "MAX_BYTES", "VERSION", "LoadedGraphModel", "model_from_json", "model_to_json"]
+__all__ = [
+    "FORMAT",
+    "MAX_BYTES",
+    "VERSION",
+    "LoadedGraphModel",
+    "from_sklearn",
+    "model_from_json",
+    "model_to_json",
+]
 
 FORMAT = "tnt-explorer-model"
 VERSION = 1
@@ -188,6 +197,68 @@ def model_from_json(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> LoadedG
     model.n_leaves_ = graph.n_leaves
     model.estimator_kind_ = doc["estimator"]
     model.estimator_params_ = doc["params"]
+    return model
+
+
+def from_sklearn(tree, *, feature_names=None, class_names=None, path=None) -> LoadedGraphModel:
+    """A fitted scikit-learn ``DecisionTreeClassifier`` as a model of this project, optionally
+    written to a model file, so that any tree can be opened in the app or with ``tnt``.
+
+    Parameters
+    ----------
+    tree : fitted sklearn.tree.DecisionTreeClassifier
+        Single-output.
+    feature_names : sequence of str, default=None
+        Name of each feature; the tree's own ``feature_names_in_`` (set when it was fitted on a
+        data frame) when omitted.
+    class_names : sequence, default=None
+        Labels to use instead of ``tree.classes_``, in the same order (strings, integers, floats
+        or booleans); the loaded model predicts these.
+    path : str or path-like, default=None
+        Where to write the model file (the JSON of :func:`model_to_json`).
+
+    Returns
+    -------
+    model : LoadedGraphModel
+        Predicts as the tree does (mapped to ``class_names`` when given).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn.tree import DecisionTreeClassifier
+    >>> from tnt.model_io import from_sklearn, model_from_json, model_to_json
+    >>> data = load_iris()
+    >>> tree = DecisionTreeClassifier(max_depth=2, random_state=0).fit(data.data, data.target)
+    >>> model = from_sklearn(tree, feature_names=data.feature_names, class_names=data.target_names)
+    >>> model.predict(data.data[[0, 75, 149]]).tolist(), model.estimator_kind_
+    (['setosa', 'versicolor', 'virginica'], 'DecisionTreeClassifier')
+    >>> model_from_json(model_to_json(model)).feature_names_in_[0]
+    'sepal length (cm)'
+    """
+    graph = _converted_tree(tree)
+    n_features = int(tree.n_features_in_)
+    if feature_names is None and hasattr(tree, "feature_names_in_"):
+        feature_names = tree.feature_names_in_
+    if feature_names is not None:
+        feature_names = [str(n) for n in feature_names]
+        if len(feature_names) != n_features:
+            raise ValueError(f"feature_names has {len(feature_names)} names but the tree has {n_features} features.")
+    classes = tree.classes_ if class_names is None else list(class_names)
+    if len(classes) != graph.n_classes:
+        raise ValueError(f"class_names has {len(classes)} names but the tree has {graph.n_classes} classes.")
+    model = LoadedGraphModel()
+    model.graph_ = graph
+    model.classes_ = _read_classes([_json_scalar(c) for c in classes])
+    model.n_classes_ = graph.n_classes
+    model.n_features_in_ = n_features
+    if feature_names is not None:
+        model.feature_names_in_ = np.asarray(feature_names, dtype=object)
+    model.n_splits_ = graph.n_splits
+    model.n_leaves_ = graph.n_leaves
+    model.estimator_kind_ = type(tree).__name__
+    model.estimator_params_ = {k: _json_param(v) for k, v in tree.get_params().items()}
+    if path is not None:
+        Path(path).write_text(model_to_json(model))
     return model
 
 
