@@ -71,7 +71,6 @@ def edge_samples(model_key, data_key, _graph, _X):
 def interactive_html(graph, feature_names, class_names, title: str) -> bytes:
     """The whole graph as a standalone interactive HTML page (plotly.js inside: works offline)."""
     figure = graph_figure(graph, feature_names=feature_names, class_names=class_names)
-    figure.update_layout(title=dict(text=html.escape(title), x=0.01))
     return standalone_html(figure, title=title).encode("utf-8")
 
 

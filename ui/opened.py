@@ -20,10 +20,8 @@ _REDUCED = "opened/reduced"  # LRUStore: (opened model's id, data key) -> reduce
 def model_file_panel(page: str) -> bool:
     """An expander with a model-file uploader; a file that cannot be read gets one sentence and
     the model already open (if any) stays open. True when a file was opened in this run."""
-    opened = state.opened_model()
     just_opened = False
-    title = "Open a model file" + (f" (open: {opened.name})" if opened else "")
-    with st.expander(title, expanded=False):
+    with st.expander("Open a model file", expanded=False):  # one label: the expander stays as the user left it
         upload = st.file_uploader(
             "Model file (JSON): from `tnt train`, a JSON download of the Graph page, or a scikit-learn tree "
             "converted by `tnt.model_io.from_sklearn`",
@@ -45,6 +43,7 @@ def model_file_panel(page: str) -> bool:
                 st.error(f"{upload.name} cannot be opened: {last[1]}")
         opened = state.opened_model()
         if opened is not None:
+            st.markdown(f"Open: **{opened.name}** ({opened.model.estimator_kind_}, {opened.model.n_splits_} splits).")
             st.button("Close the model file", key=f"{page}/close_model", on_click=state.set_opened_model, args=(None,))
     return just_opened
 

@@ -112,10 +112,10 @@ def graph_figure(
         dragmode="pan",
         hovermode="closest",
         plot_bgcolor="white",
-        margin=dict(l=10, r=10, t=30, b=10),
+        margin=dict(l=10, r=10, t=40, b=10),
         xaxis=dict(visible=False),
         yaxis=dict(visible=False, range=_y_range(layers, n_layers)),
-        legend=dict(itemsizing="constant"),
+        legend=dict(itemsizing="constant", orientation="h", yanchor="bottom", y=1.0, x=0),
         hoverlabel=dict(align="left"),
     )
     if selected_node is not None:
