@@ -5,9 +5,15 @@ import streamlit as st
 
 from tnt.viz.explain import drawing_mode, node_info, path_table, sample_path
 from tnt.viz.plotly_view import graph_figure
-from ui.display import format_C
 from ui import drawing, state
-from ui.opened import model_file_panel, opened_against_data, opened_label, reduced_model, reduction_panel
+from ui.display import format_C
+from ui.opened import (
+    model_file_panel,
+    opened_against_data,
+    opened_label,
+    reduced_model,
+    reduction_panel,
+)
 from ui.views import ensure_result
 
 PLOTLY = "graph/plotly"
@@ -23,8 +29,8 @@ if result is not None:
     p = result.params
     # name -> (model, feature names, class names, does the data in use fit it, caption's opening)
     models = {
-        label: (est, list(data.feature_names), data.class_names, True, f"{label} on {data.name} at C={format_C(p.C)}, "
-                f"N1={p.N1}, N2={p.N2}")
+        label: (est, list(data.feature_names), data.class_names, True,
+                f"{label} on {data.name} at C={format_C(p.C)}, N1={p.N1}, N2={p.N2}")
         for label, est in (("TnT", result.tnt), ("CART (same splits)", result.cart))
     }  # fmt: skip
     problem = None

@@ -12,7 +12,6 @@ from tnt.experiments.training import TrainParams
 from tnt.model_io import from_sklearn, model_to_json
 
 
-
 def go(at, page):
     at.switch_page(f"app_pages/{page}.py").run()
     assert not at.exception, at.exception
@@ -61,7 +60,7 @@ def test_a_scikit_learn_tree_opened_on_the_graph_page_is_shown_like_a_trained_mo
     # The sample path and the node inspector, with the tree's own predictions.
     for i in (0, 5, 17):
         app.number_input(key="graph/sample").set_value(i).run()
-        text = [m.value for m in app.main.markdown if f"Sample **#{i}**" in m.value][0]
+        text = next(m.value for m in app.main.markdown if f"Sample **#{i}**" in m.value)
         assert f"predicted **{tree.predict(data.X_test[i:i + 1])[0]}**" in text
         leaf = app.dataframe[0].value["node"].iloc[-1]
         assert leaf == tree.apply(data.X_test[i:i + 1])[0]  # from_sklearn keeps scikit-learn's node ids
@@ -129,7 +128,7 @@ def test_bad_model_files_get_one_sentence_and_the_open_model_stays(app):
 
 
 def test_reduction_shows_what_it_saves_on_an_opened_tree(app):
-    data, tree, content = digits_tree(app)
+    _, _, content = digits_tree(app)
     go(app, "graph")
     open_file(app, "graph", "tree.json", content)
     click(app, "Reduce the graph")

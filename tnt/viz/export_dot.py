@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tnt.viz.exporter import GraphText, escape_dot, path_mask
 from tnt.viz.colors import HIGHLIGHT_COLOR, MIXED_COLOR, class_palette, fill_color
+from tnt.viz.exporter import GraphText, escape_dot, path_mask
 
 __all__ = ["to_dot"]
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tnt.viz.exporter import GraphText, escape_html, path_mask
 from tnt.viz.colors import HIGHLIGHT_COLOR, MIXED_COLOR, class_palette
+from tnt.viz.exporter import GraphText, escape_html, path_mask
 from tnt.viz.layout import edge_list, layered_layout
 
 __all__ = ["graph_figure", "standalone_html"]
