@@ -4,9 +4,9 @@ import streamlit as st
 
 from tnt.experiments.compare import compare_models, comparison_frame
 from tnt.experiments.opened import opened_metrics
-from ui.display import format_C, labelled
 from ui import state
 from ui.analysis import remembered, show_graph
+from ui.display import format_C, labelled
 from ui.opened import model_file_panel, opened_against_data, opened_label
 
 st.header("Compare")

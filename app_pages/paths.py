@@ -4,12 +4,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from tnt.viz.figures import depth_distribution, depth_vs_splits
 from tnt.experiments.paths import depth_distributions
 from tnt.experiments.sweep import summarize
-from ui.display import format_C
+from tnt.viz.figures import depth_distribution, depth_vs_splits
 from ui import state
 from ui.analysis import latest
+from ui.display import format_C
 from ui.opened import model_file_panel, opened_against_data, opened_label
 from ui.views import ensure_result
 

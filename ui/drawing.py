@@ -12,10 +12,10 @@ import threading
 
 import streamlit as st
 
+from tnt.model_io import model_to_json
 from tnt.viz.colors import MIXED_COLOR, class_palette
 from tnt.viz.export_dot import to_dot
 from tnt.viz.export_text import export_text
-from tnt.model_io import model_to_json
 from tnt.viz.plotly_view import graph_figure, standalone_html
 from tnt.viz.render import render
 
