@@ -2,7 +2,11 @@
 model files, the plotly view's options, the standalone HTML file and ``tnt.plot_graph``."""
 
 import json
+import os
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -171,3 +175,16 @@ def test_plot_graph_takes_trees_graphs_and_windows_and_saves(digits_tree, tmp_pa
     assert path.read_bytes().startswith(b"\x89PNG")
     with pytest.raises(ValueError, match="Cannot save as '.gif'"):
         tnt.plot_graph(digits_tree).save(tmp_path / "tree.gif")
+
+
+def test_the_readme_notebook_example_runs_as_printed(tmp_path):
+    root = Path(__file__).resolve().parent.parent
+    blocks = re.findall(r"```python\n(.+?)\n```", (root / "README.md").read_text(), flags=re.S)
+    (example,) = [b for b in blocks if "plot_graph" in b]
+    (tmp_path / "example.py").write_text(example)
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    out = subprocess.run([sys.executable, "example.py"], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    model = model_from_json((tmp_path / "tree.json").read_bytes())
+    assert model.estimator_kind_ == "DecisionTreeClassifier" and model.n_splits_ == 39
+    assert (tmp_path / "tree.pdf").read_bytes().startswith(b"%PDF-")
