@@ -125,6 +125,7 @@ if result is not None:
                 graph, feature_names=names, class_names=classes, highlight_sample=x, edge_samples=flows,
                 layers=window_arg, selected_node=st.session_state["graph/node"],
             )  # fmt: skip
+            figure.update_layout(showlegend=False, margin={"t": 10})  # the page's legend is above
             st.plotly_chart(
                 figure, width="stretch", key=PLOTLY, on_select="rerun", selection_mode="points",
                 config={"scrollZoom": True, "displaylogo": False},

@@ -108,7 +108,7 @@ def graph_figure(
         )
     n_layers = int(-y.min()) + 1
     fig.update_layout(
-        height=int(np.clip(40 * n_layers, 450, 1400)),
+        height=int(np.clip(30 * n_layers, 450, 800)),  # the whole shape within one screen
         dragmode="pan",
         hovermode="closest",
         plot_bgcolor="white",
