@@ -118,9 +118,10 @@ if result is not None:
     with left:
         if interactive:
             flows = None
-            if st.toggle("Edge width: training samples along each edge", key="graph/edge_width", disabled=not data_fits,
+            if st.toggle("Edge width: training samples along each edge", disabled=not data_fits,
+                         key="graph/edge_width" if data_fits else "graph/edge_width/no_data",  # off, greyed out
                          help="Each edge drawn as wide as the number of training samples that take it."):  # fmt: skip
-                flows = drawing.edge_samples(model_key, data.key, graph, data.X_train) if data_fits else None
+                flows = drawing.edge_samples(model_key, data.key, graph, data.X_train)
             figure = graph_figure(
                 graph, feature_names=names, class_names=classes, highlight_sample=x, edge_samples=flows,
                 layers=window_arg, selected_node=st.session_state["graph/node"],

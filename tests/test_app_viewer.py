@@ -99,6 +99,9 @@ def test_a_model_for_other_data_is_drawn_and_says_what_is_missing(app):
     assert not [n for n in app.number_input if n.key == "graph/sample"]  # no sample path without data
     dot = app.get("graphviz_chart")[0].proto.spec
     assert "petal" in dot and 'color="#c00000"' not in dot
+    app.radio(key="graph/view/browser").set_value("Interactive (plotly)").run()
+    (edges,) = [t for t in app.toggle if t.label.startswith("Edge width")]
+    assert edges.disabled and edges.value is False  # no training data for this model: no edge widths
     app.number_input(key="graph/node").set_value(1).run()
     assert any(m.value.startswith("**Node #1** (leaf)") for m in app.main.markdown)
     go(app, "compare")
