@@ -124,3 +124,61 @@ def test_regression_graph_from_sklearn_predicts_as_the_tree(friedman):
     g = DecisionGraph.from_sklearn(cart)
     assert g.regression
     np.testing.assert_array_equal(g.predict_value(X), cart.predict(X))
+
+
+# ---------------------------------------------------------------------- model files and export
+def test_model_file_round_trip(friedman):
+    import json
+
+    from tnt.model_io import LoadedGraphRegressor, model_from_json, model_to_json
+
+    X, y = friedman
+    reg = TnTRegressor(C=1e-3, random_state=0).fit(X, y)
+    text = model_to_json(reg)
+    assert json.loads(text)["task"] == "regression" and json.loads(text)["classes"] is None
+    loaded = model_from_json(text)
+    assert isinstance(loaded, LoadedGraphRegressor) and loaded.graph_ == reg.graph_
+    np.testing.assert_array_equal(loaded.predict(X), reg.predict(X))
+    assert loaded.score(X, y) == reg.score(X, y)
+    cart = DecisionTreeRegressor(max_leaf_nodes=20, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(model_from_json(model_to_json(cart)).predict(X), cart.predict(X))
+
+
+def test_broken_regression_model_files_get_one_sentence(friedman):
+    import json
+
+    from tnt.model_io import model_from_json, model_to_json
+
+    X, y = friedman
+    doc = json.loads(model_to_json(TnTRegressor(C=1e-2, random_state=0).fit(X, y)))
+    for change, message in [
+        (lambda d: d.update(classes=[0, 1]), 'has "classes": null'),
+        (lambda d: d.update(task="ranking"), '"task" must be'),
+        (lambda d: d["graph"].update(value=[[v[0], 1.0] for v in d["graph"]["value"]]), "one finite mean target"),
+    ]:
+        broken = json.loads(json.dumps(doc))
+        change(broken)
+        with pytest.raises(ValueError, match=message):
+            model_from_json(json.dumps(broken))
+
+
+def test_exports_show_predicted_values_and_value_colours(friedman):
+    from tnt.viz.colors import VALUE_SCALE, node_colors
+    from tnt.viz.export_dot import to_dot
+    from tnt.viz.export_networkx import to_networkx
+    from tnt.viz.export_text import export_text
+
+    X, y = friedman
+    g = TnTRegressor(C=1e-2, random_state=0).fit(X, y).graph_
+    leaf = int(np.flatnonzero(g.is_leaf)[0])
+    text = export_text(g, precision=2)
+    assert f"value: {g.value[leaf, 0]:.2f}".rstrip("0").rstrip(".") in text and "class:" not in text
+    dot = to_dot(g, show_shares=True)
+    assert "mean " in dot and ", sd " in dot
+    nxg = to_networkx(g)
+    assert nxg.nodes[leaf]["predicted_value"] == g.value[leaf, 0] and nxg.nodes[leaf]["predicted_class"] is None
+    colors = node_colors(g)
+    assert colors[int(np.argmin(g.value[:, 0]))] == VALUE_SCALE[0][1]
+    assert colors[int(np.argmax(g.value[:, 0]))] == VALUE_SCALE[-1][1]
+    with pytest.raises(ValueError, match="no classes"):
+        export_text(g, class_names=["a"])
