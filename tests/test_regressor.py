@@ -182,3 +182,12 @@ def test_exports_show_predicted_values_and_value_colours(friedman):
     assert colors[int(np.argmax(g.value[:, 0]))] == VALUE_SCALE[-1][1]
     with pytest.raises(ValueError, match="no classes"):
         export_text(g, class_names=["a"])
+
+
+def test_bundled_california_sample_reads_as_a_regression_table():
+    from tnt.data.csv_loader import read_csv_table
+    from tnt.data.datasets import SAMPLE_DATA, target_task
+
+    X, y = read_csv_table(SAMPLE_DATA / "california_housing_sample.csv", target="median_house_value", task="auto")
+    assert X.shape == (2000, 8) and target_task(y) == "regression" and y.dtype == np.float64
+    assert TnTRegressor(C=1e-2, random_state=0).fit(X, y).score(X, y) > 0.5
