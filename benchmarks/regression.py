@@ -64,7 +64,7 @@ def accuracy_rows():
                 tnt_r2.append(tnt.score(X_te, y_te))
                 cart_r2.append(cart.score(X_te, y_te))
             row = (name, C, float(np.mean(splits)), float(np.mean(tnt_r2)), float(np.mean(cart_r2)))
-            print("%-20s C=%-8g splits %6.1f  TnT R2 %.4f  CART R2 %.4f" % row, flush=True)
+            print(f"{name:<20} C={C:<8g} splits {row[2]:6.1f}  TnT R2 {row[3]:.4f}  CART R2 {row[4]:.4f}", flush=True)
             rows.append(row)
     return rows
 
@@ -83,7 +83,8 @@ def speed_row(repeats: int = 5):
         SPEED_SET, SPEED_C, tnt.n_splits_, cart.tree_.node_count - cart.get_n_leaves(),
         float(np.median(tnt_times)), float(np.median(cart_times)),
     )
-    print("%s C=%g: TnT %d splits %.3f s, CART(ccp_alpha) %d splits %.3f s" % (row[0], row[1], row[2], row[4], row[3], row[5]))
+    name, C, s_tnt, s_cart, t_tnt, t_cart = row
+    print(f"{name} C={C:g}: TnT {s_tnt} splits {t_tnt:.3f} s, CART(ccp_alpha) {s_cart} splits {t_cart:.3f} s")
     return row
 
 

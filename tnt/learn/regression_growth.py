@@ -29,8 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from tnt.learn.growth import (
-    ProgressCallback,
     GrowthEvent,
+    ProgressCallback,
     _gather,
     _MicroTreeCache,
     _Problem,
@@ -54,7 +54,7 @@ class RegressionProblem(_Problem):
     problems."""
 
     @classmethod
-    def standardised(cls, X: np.ndarray, y: np.ndarray, w: np.ndarray, seed: int) -> "RegressionProblem":
+    def standardised(cls, X: np.ndarray, y: np.ndarray, w: np.ndarray, seed: int) -> RegressionProblem:
         mean = float(np.average(y, weights=w))
         scale = float(np.sqrt(np.average((y - mean) ** 2, weights=w)))
         if not np.isfinite(scale) or scale == 0.0:
