@@ -191,3 +191,10 @@ def test_bundled_california_sample_reads_as_a_regression_table():
     X, y = read_csv_table(SAMPLE_DATA / "california_housing_sample.csv", target="median_house_value", task="auto")
     assert X.shape == (2000, 8) and target_task(y) == "regression" and y.dtype == np.float64
     assert TnTRegressor(C=1e-2, random_state=0).fit(X, y).score(X, y) > 0.5
+
+
+def test_exporter_names_of_a_regressor_have_no_classes(friedman):
+    from tnt.viz.exporter import names_of
+
+    X, y = friedman
+    assert names_of(TnTRegressor(C=1e-2, random_state=0).fit(X, y)) == (None, None)

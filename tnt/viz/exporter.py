@@ -86,8 +86,9 @@ def escape_html(text: str) -> str:
     return html.escape(str(text), quote=True).replace("\n", "<br>")
 
 
-def names_of(estimator) -> tuple[list[str] | None, list[str]]:
-    """Feature names (or ``None``) and class names (as text) of a fitted graph classifier.
+def names_of(estimator) -> tuple[list[str] | None, list[str] | None]:
+    """Feature names (or ``None``) and class names (as text) of a fitted graph classifier; a
+    regressor has no class names (``None``).
 
     Examples
     --------
@@ -100,7 +101,10 @@ def names_of(estimator) -> tuple[list[str] | None, list[str]]:
     ('sepal length (cm)', ['0', '1', '2'])
     """
     features = getattr(estimator, "feature_names_in_", None)
-    return (None if features is None else [str(f) for f in features]), [str(c) for c in estimator.classes_]
+    classes = getattr(estimator, "classes_", None)
+    return (None if features is None else [str(f) for f in features]), (
+        None if classes is None else [str(c) for c in classes]
+    )
 
 
 def path_mask(graph, sample) -> np.ndarray:
