@@ -57,7 +57,7 @@ def test_from_sklearn_says_what_is_wrong(digits_tree):
         from_sklearn(digits_tree, class_names=["a", "b", "c"])
     with pytest.raises(ValueError, match="feature_names has 2 names but the tree has 64 features"):
         from_sklearn(digits_tree, feature_names=["a", "b"])
-    with pytest.raises(ValueError, match="not a fitted graph classifier or DecisionTreeClassifier"):
+    with pytest.raises(ValueError, match="is not a fitted graph classifier or regressor"):
         from_sklearn(DecisionTreeClassifier())
 
 
