@@ -49,7 +49,7 @@ from tnt.learn.split_search import (
     make_buffers,
 )
 
-__all__ = ["build_tree", "buffer_classes", "make_buffers", "prune_tree"]
+__all__ = ["build_tree", "buffer_classes", "make_buffers", "prune_tree", "pruned_tree"]
 
 EPSILON = np.finfo(np.float64).eps
 
@@ -539,3 +539,44 @@ def prune_tree(left, right, value, total_w, alpha):
         else:
             best[node] = as_leaf
     return keep
+
+
+@njit(cache=True, nogil=True)
+def pruned_tree(left, right, feature, threshold, value, total_w, alpha):
+    """The tree grown by :func:`build_tree` after :func:`prune_tree`, as compact arrays numbered
+    depth-first: (children_left, children_right, feature, threshold, label), the label being the
+    class of largest weight at leaves and -1 at splits.
+
+    The nodes kept are those whose ancestors are all kept splits; creation order is a preorder, so
+    the survivors in increasing id order are a preorder of the pruned tree.
+    """
+    split = prune_tree(left, right, value, total_w, alpha)
+    n = left.shape[0]
+    present = np.zeros(n, dtype=np.bool_)
+    present[0] = True
+    new_id = np.full(n, -1, dtype=np.int64)
+    count = 0
+    for node in range(n):
+        if present[node]:
+            new_id[node] = count
+            count += 1
+            if split[node]:
+                present[left[node]] = True
+                present[right[node]] = True
+    out_left = np.full(count, -1, dtype=np.int64)
+    out_right = np.full(count, -1, dtype=np.int64)
+    out_feature = np.full(count, -2, dtype=np.int64)
+    out_threshold = np.full(count, -2.0)
+    label = np.full(count, -1, dtype=np.int64)
+    for node in range(n):
+        i = new_id[node]
+        if i < 0:
+            continue
+        if split[node]:
+            out_left[i] = new_id[left[node]]
+            out_right[i] = new_id[right[node]]
+            out_feature[i] = feature[node]
+            out_threshold[i] = threshold[node]
+        else:
+            label[i] = np.argmax(value[node])
+    return out_left, out_right, out_feature, out_threshold, label
