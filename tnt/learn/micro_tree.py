@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tnt.learn.binning import BinnedData
-from tnt.learn.tree_builder import buffer_classes, build_tree, make_buffers, prune_tree
+from tnt.learn.tree_builder import buffer_classes, build_tree, make_buffers, pruned_tree
 
 NO_DEPTH_LIMIT = np.iinfo(np.int64).max
 
@@ -90,25 +90,7 @@ def _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, max_dept
         max_depth,
         workspace,
     )
-    split = prune_tree(left, right, value, total_w, float(alpha))
-    # Keep the nodes whose ancestors are all kept splits; creation order is a preorder, so the
-    # survivors in increasing id order are a preorder of the pruned tree.
-    present = np.zeros(left.shape[0], dtype=bool)
-    present[0] = True
-    for node in range(left.shape[0]):
-        if present[node] and split[node]:
-            present[left[node]] = present[right[node]] = True
-    kept = np.flatnonzero(present)
-    new_id = np.full(left.shape[0], -1, dtype=np.intp)
-    new_id[kept] = np.arange(kept.size)
-    is_split = split[kept]
-    return MicroTree(
-        children_left=np.where(is_split, new_id[left[kept]], -1),
-        children_right=np.where(is_split, new_id[right[kept]], -1),
-        feature=np.where(is_split, feature[kept], -2).astype(np.intp),
-        threshold=np.where(is_split, threshold[kept], -2.0),
-        label=np.where(is_split, -1, np.argmax(value[kept], axis=1)).astype(np.intp),
-    )
+    return MicroTree(*pruned_tree(left, right, feature, threshold, value, total_w, float(alpha)))
 
 
 def _unit_mean(w: np.ndarray) -> np.ndarray:

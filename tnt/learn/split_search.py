@@ -1,17 +1,55 @@
 """Best-split search of the micro-tree learner (:mod:`tnt.learn.tree_builder`).
 
-For each candidate feature of a node, the class histogram of the node's codes is built and its
-codes are visited in increasing order, every boundary between two codes present being a
-candidate split scored with scikit-learn's Gini proxy. A histogram is built from the node's
-samples (two interleaved copies for many samples per code, a bitmap of the codes present for few,
-a sorted list of them for few samples over very many codes), or kept for a large node and
-reused, less the smaller child's samples, by its larger child.
+For each candidate feature of a node, the node's codes are visited in increasing order, every
+boundary between two codes present being a candidate split scored with scikit-learn's Gini proxy.
+A feature with few codes (at most ``HISTOGRAM_MAX_BINS``: pixels, counts, most tabular columns) is
+scanned through the class histogram of the node's codes: built from the node's samples (two
+interleaved copies for many samples per code, a bitmap of the codes present for few), or kept for
+a large node and reused, less the smaller child's samples, by its larger child. A feature with more
+codes (continuous columns) would have large, mostly empty histograms: its samples are kept sorted
+by code instead (:class:`SortedRuns`, sorted once per fit, partitioned stably at every split), and
+a node scans its run of them in order, as scikit-learn's CART scans sorted values.
+
+The kernels exchange named tuples: :class:`Data` (the fit's samples), :class:`NodeRange` (the node
+being split), :class:`Results` (the best split per candidate feature), :class:`Buffers` (per-thread
+scratch memory) and :class:`Stored` (a node's stored histograms).
 """
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit, prange
+
+Data = namedtuple("Data", ["codes", "ys", "ws", "n_bins", "bin_min", "bin_max", "runs"])
+Data.__doc__ = """A fit's samples: feature-major ``codes`` (one row per feature, a node's samples one
+contiguous run of positions), targets ``ys`` and weights ``ws`` by position, the bins
+(``n_bins``, ``bin_min``, ``bin_max`` of :class:`tnt.learn.binning.BinnedData`) and the
+:class:`SortedRuns` of the features scanned in value order."""
+
+SortedRuns = namedtuple("SortedRuns", ["row", "sid", "code", "y", "w"])
+SortedRuns.__doc__ = """Features scanned in value order: ``row[f]`` is feature ``f``'s row in the other
+arrays (-1 for a feature scanned through histograms). Within a node's positions ``start:end``, row
+``j`` holds the node's samples sorted by code (ties in sample order): their sample ids (positions
+at the start of the fit) ``sid``, codes ``code``, targets ``y`` and weights ``w``."""
+
+NodeRange = namedtuple("NodeRange", ["start", "end", "total", "w_node"])
+NodeRange.__doc__ = "A node: positions ``start:end``, class weights ``total`` and their sum ``w_node``."
+
+Results = namedtuple("Results", ["proxies", "codes", "thresholds"])
+Results.__doc__ = """Best split per candidate feature: Gini proxy (``-inf`` for a feature constant in
+the node), last code going left and threshold."""
+
+Buffers = namedtuple("Buffers", ["hist", "counts", "bits", "left"])
+Buffers.__doc__ = """Per-thread scratch memory (first axis: thread): two histograms of ``n_bins * K``
+class weights, two code counts, a code bitmap and ``K`` class sums. The histograms, counts and
+bitmap are all zeros, and every scan leaves them so."""
+
+Stored = namedtuple("Stored", ["hist", "counts", "bounds", "slot", "offsets"])
+Stored.__doc__ = """Stored histograms: ``hist[slot]`` and ``counts[slot]`` hold a node's class weights
+and counts per code, features side by side from ``offsets[f]``; ``bounds[slot, f]`` the range of
+codes present. ``slot`` is -1 when the node has none."""
 
 # de Bruijn sequence and table: index of the lowest set bit of a 64-bit word.
 _DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
@@ -104,9 +142,9 @@ def _move_code(b, K, h0, h1, left, w_left, hist, base):
 
 
 @njit(cache=True, nogil=True)
-def _scan_feature(cf, nb, f, ys, ws, start, end, K, bin_min, bin_max, total, w_node,
-                  h0, h1, c0, c1, bits, touched, left):
-    """Best split of positions start:end on one feature: (proxy, last code going left, threshold).
+def _scan_feature(cf, nb, f, ys, ws, start, end, K, bin_min, bin_max, total, w_node, h0, h1, c0, c1, bits, left):
+    """Best split of positions start:end on one feature of at most ``64 * bits.shape[0]`` codes:
+    (proxy, last code going left, threshold).
 
     The histograms ``h0``/``h1`` (bins * K), counts ``c0``/``c1`` and ``bits`` are zero on entry
     and are left that way. The proxy is ``-inf`` when the feature is constant in the node.
@@ -129,41 +167,47 @@ def _scan_feature(cf, nb, f, ys, ws, start, end, K, bin_min, bin_max, total, w_n
             c1[b] = 0
             prev = b
         return best
-    if nb <= 64 * bits.shape[0]:
-        # Few samples: mark the codes present in a bitmap and visit them in order.
-        lo_word = nb
-        hi_word = 0
-        for i in range(start, end):
-            b = np.int64(cf[i])
-            h0[b * K + ys[i]] += ws[i]
-            word = b >> 6
-            bits[word] |= np.uint64(1) << np.uint64(b & 63)
-            lo_word = min(lo_word, word)
-            hi_word = max(hi_word, word)
-        for word in range(lo_word, hi_word + 1):
-            x = bits[word]
-            bits[word] = 0
-            while x != 0:
-                b = word * 64 + _lowest_bit(x)
-                x &= x - np.uint64(1)
-                best = _candidate(best, prev, b, f, left, total, K, w_left, w_node, bin_min, bin_max)
-                w_left = _move_code(b, K, h0, h1, left, w_left, h0, -1)
-                prev = b
-        return best
-    # Few samples and very many codes: list the codes present and sort them.
-    present = 0
+    # Few samples: mark the codes present in a bitmap and visit them in order.
+    lo_word = nb
+    hi_word = 0
     for i in range(start, end):
         b = np.int64(cf[i])
-        if c0[b] == 0:
-            touched[present] = b
-            present += 1
-        c0[b] += 1
         h0[b * K + ys[i]] += ws[i]
-    for b in np.sort(touched[:present]):
-        best = _candidate(best, prev, b, f, left, total, K, w_left, w_node, bin_min, bin_max)
-        w_left = _move_code(b, K, h0, h1, left, w_left, h0, -1)
-        c0[b] = 0
-        prev = b
+        word = b >> 6
+        bits[word] |= np.uint64(1) << np.uint64(b & 63)
+        lo_word = min(lo_word, word)
+        hi_word = max(hi_word, word)
+    for word in range(lo_word, hi_word + 1):
+        x = bits[word]
+        bits[word] = 0
+        while x != 0:
+            b = word * 64 + _lowest_bit(x)
+            x &= x - np.uint64(1)
+            best = _candidate(best, prev, b, f, left, total, K, w_left, w_node, bin_min, bin_max)
+            w_left = _move_code(b, K, h0, h1, left, w_left, h0, -1)
+            prev = b
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _scan_sorted(code, y, w, start, end, f, K, bin_min, bin_max, total, w_node, left):
+    """Best split of positions start:end of a sorted run (codes ``code``, targets ``y``, weights
+    ``w``, in increasing code order): (proxy, last code going left, threshold), the proxy ``-inf``
+    for a feature constant in the node."""
+    best = (-np.inf, -1, 0.0)
+    for k in range(K):
+        left[k] = 0.0
+    w_left = 0.0
+    prev = np.int64(code[start])
+    if np.int64(code[end - 1]) == prev:
+        return best
+    for i in range(start, end):
+        b = np.int64(code[i])
+        if b != prev:
+            best = _candidate(best, prev, b, f, left, total, K, w_left, w_node, bin_min, bin_max)
+            prev = b
+        left[y[i]] += w[i]
+        w_left += w[i]
     return best
 
 
@@ -238,77 +282,100 @@ def _feature_work(op, lane, n_lanes, data, node, features, n_features, results, 
     * ``SCAN_STORED``: the same from the histograms already in the slot;
     * ``SUBTRACT``: remove the node's positions from the histograms in the slot.
 
-    ``data`` is (codes, targets, weights, n_bins, bin_min, bin_max), ``node`` (start, end, class
-    weights, total weight), ``results`` (proxies, last codes going left, thresholds) per candidate,
-    ``stored`` (histograms, counts, code ranges, slot, feature offsets); ``SCAN`` uses no slot.
+    Features in sorted runs are scanned in order whatever ``op`` asks (they have no histograms).
+    ``data`` is a :class:`Data`, ``node`` a :class:`NodeRange`, ``results`` :class:`Results`,
+    ``buffers`` :class:`Buffers` and ``stored`` :class:`Stored` (unused by ``SCAN``).
     """
-    codes, ys, ws, n_bins, bin_min, bin_max = data
-    start, end, total, w_node = node
-    proxies, codes_out, thresholds = results
-    slot_hist, slot_counts, slot_bounds, slot, offsets = stored
-    K = total.shape[0]
-    scratch_hist, scratch_counts, bits, touched, left = buffers
-    h0 = scratch_hist[lane, 0]
-    h1 = scratch_hist[lane, 1]
-    c0 = scratch_counts[lane, 0]
-    c1 = scratch_counts[lane, 1]
-    bl = bits[lane]
-    tl = touched[lane]
-    ll = left[lane]
+    K = node.total.shape[0]
+    h0 = buffers.hist[lane, 0]
+    h1 = buffers.hist[lane, 1]
+    c0 = buffers.counts[lane, 0]
+    c1 = buffers.counts[lane, 1]
+    bl = buffers.bits[lane]
+    ll = buffers.left[lane]
+    runs = data.runs
+    start, end, total, w_node = node.start, node.end, node.total, node.w_node
     if op != SCAN:
-        hist = slot_hist[slot]
-        counts = slot_counts[slot]
-        bounds = slot_bounds[slot]
+        hist = stored.hist[stored.slot]
+        counts = stored.counts[stored.slot]
+        bounds = stored.bounds[stored.slot]
     for fi in range(lane, n_features, n_lanes):
         f = features[fi]
-        if op == SUBTRACT:
-            _subtract_samples(codes[f], ys, ws, start, end, K, hist, counts, offsets[f])
+        j = runs.row[f]
+        if j >= 0:
+            if op == SUBTRACT:
+                continue
+            result = _scan_sorted(runs.code[j], runs.y[j], runs.w[j], start, end, f, K, data.bin_min, data.bin_max,
+                                  total, w_node, ll)
+        elif op == SUBTRACT:
+            _subtract_samples(data.codes[f], data.ys, data.ws, start, end, K, hist, counts, stored.offsets[f])
             continue
-        if op == SCAN:
-            result = _scan_feature(codes[f], n_bins[f], f, ys, ws, start, end, K, bin_min, bin_max, total,
-                                   w_node, h0, h1, c0, c1, bl, tl, ll)
+        elif op == SCAN:
+            result = _scan_feature(data.codes[f], data.n_bins[f], f, data.ys, data.ws, start, end, K, data.bin_min,
+                                   data.bin_max, total, w_node, h0, h1, c0, c1, bl, ll)
         elif op == FILL_AND_SCAN:
-            result = _fill_and_scan(codes[f], f, ys, ws, start, end, K, bin_min, bin_max, total, w_node,
-                                    h0, h1, c0, c1, ll, hist, counts, offsets[f], bounds[f])
+            result = _fill_and_scan(data.codes[f], f, data.ys, data.ws, start, end, K, data.bin_min, data.bin_max,
+                                    total, w_node, h0, h1, c0, c1, ll, hist, counts, stored.offsets[f], bounds[f])
         else:
-            result = _scan_stored(hist, counts, offsets[f], bounds[f], f, K, bin_min, bin_max, total, w_node, ll)
-        proxies[fi], codes_out[fi], thresholds[fi] = result
+            result = _scan_stored(hist, counts, stored.offsets[f], bounds[f], f, K, data.bin_min, data.bin_max, total,
+                                  w_node, ll)
+        results.proxies[fi], results.codes[fi], results.thresholds[fi] = result
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def _feature_work_in_parallel(op, data, node, features, n_features, results, buffers, stored):
-    n_lanes = buffers[0].shape[0]
+    # A parallel loop takes arrays and scalars, not named tuples: they are taken apart here and
+    # put back together in each lane.
+    codes, ys, ws, n_bins, bin_min, bin_max = data.codes, data.ys, data.ws, data.n_bins, data.bin_min, data.bin_max
+    row, sid, run_code, run_y, run_w = data.runs.row, data.runs.sid, data.runs.code, data.runs.y, data.runs.w
+    start, end, total, w_node = node.start, node.end, node.total, node.w_node
+    proxies, codes_out, thresholds = results.proxies, results.codes, results.thresholds
+    hist, counts, bits, left = buffers.hist, buffers.counts, buffers.bits, buffers.left
+    s_hist, s_counts, s_bounds, slot, offsets = stored.hist, stored.counts, stored.bounds, stored.slot, stored.offsets
+    n_lanes = left.shape[0]
     for lane in prange(n_lanes):
-        _feature_work(op, lane, n_lanes, data, node, features, n_features, results, buffers, stored)
+        _feature_work(
+            op, lane, n_lanes,
+            Data(codes, ys, ws, n_bins, bin_min, bin_max, SortedRuns(row, sid, run_code, run_y, run_w)),
+            NodeRange(start, end, total, w_node), features, n_features, Results(proxies, codes_out, thresholds),
+            Buffers(hist, counts, bits, left), Stored(s_hist, s_counts, s_bounds, slot, offsets),
+        )
 
 
 @njit(cache=True, nogil=True)
 def _on_features(op, parallel, data, node, features, n_features, results, buffers, stored):
     """:func:`_feature_work` on all lanes of ``buffers`` at once when ``parallel``, else on one."""
-    if parallel and buffers[0].shape[0] > 1:
+    if parallel and buffers.left.shape[0] > 1:
         _feature_work_in_parallel(op, data, node, features, n_features, results, buffers, stored)
     else:
         _feature_work(op, 0, 1, data, node, features, n_features, results, buffers, stored)
 
 
 BITMAP_WORDS = 16
+# Features with more codes than this are kept in sorted runs instead of histograms.
+HISTOGRAM_MAX_BINS = 64 * BITMAP_WORDS
+
+
+def histogram_features(n_bins) -> np.ndarray:
+    """Mask of the features scanned through histograms (the others are kept in sorted runs)."""
+    return np.asarray(n_bins) <= HISTOGRAM_MAX_BINS
 
 
 def buffer_classes(buffers) -> int:
     """The number of classes the buffers made by :func:`make_buffers` can hold."""
-    return buffers[4].shape[1]
+    return buffers.left.shape[1]
 
 
-def make_buffers(n_bins, n_classes, n_lanes):
-    """Per-thread histograms and counts (all zeros, and left so by every scan), code bitmaps,
-    code lists and class sums."""
-    widest = max(int(np.max(n_bins)), 1) if len(n_bins) else 1
-    return (
-        np.zeros((n_lanes, 2, widest * n_classes)),
-        np.zeros((n_lanes, 2, widest), dtype=np.int32),
-        np.zeros((n_lanes, BITMAP_WORDS), dtype=np.uint64),
-        np.zeros((n_lanes, widest), dtype=np.int64),
-        np.zeros((n_lanes, n_classes)),
+def make_buffers(n_bins, n_classes, n_lanes) -> Buffers:
+    """Per-thread :class:`Buffers` for histograms of the features of ``n_bins`` codes each."""
+    n_bins = np.asarray(n_bins)
+    narrow = n_bins[histogram_features(n_bins)]
+    widest = max(int(np.max(narrow)), 1) if narrow.size else 1
+    return Buffers(
+        hist=np.zeros((n_lanes, 2, widest * n_classes)),
+        counts=np.zeros((n_lanes, 2, widest), dtype=np.int32),
+        bits=np.zeros((n_lanes, BITMAP_WORDS), dtype=np.uint64),
+        left=np.zeros((n_lanes, n_classes)),
     )
 
 
@@ -323,7 +390,7 @@ def _best_of(features, n_features, results, kept):
     a node stays constant in its descendants, which therefore never look at it again). Among
     equally good splits the first in the candidate order wins, however many threads scanned them.
     """
-    proxies, codes_out, thresholds = results
+    proxies, codes_out, thresholds = results.proxies, results.codes, results.thresholds
     best_proxy = -np.inf
     best = -1
     n_kept = 0

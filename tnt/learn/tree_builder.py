@@ -27,22 +27,29 @@ bits of a sum, which only matters between splits that are equally good up to rou
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit, prange
 
+from tnt.learn.sorted_runs import make_runs, mark_left, partition_runs, run_scratch
 from tnt.learn.split_search import (
     FILL_AND_SCAN,
     PARALLEL_WORK,
     SCAN,
     SCAN_STORED,
     SUBTRACT,
+    Data,
+    NodeRange,
+    Results,
+    Stored,
     _best_of,
     _on_features,
     buffer_classes,
     make_buffers,
 )
 
-__all__ = ["build_tree", "buffer_classes", "make_buffers", "prune_tree"]
+__all__ = ["build_tree", "buffer_classes", "make_buffers", "prune_tree", "pruned_tree"]
 
 EPSILON = np.finfo(np.float64).eps
 
@@ -104,37 +111,70 @@ def _split_positions(cf, code, start, end, first, second):
 
 
 @njit(cache=True, nogil=True)
-def _swap_features(lane, n_lanes, codes, features, n_features, first, second, n_swaps):
-    """Swap the codes at positions ``first[k]`` and ``second[k]`` of the given features' rows."""
-    for fi in range(lane, n_features, n_lanes):
-        row = codes[features[fi]]
-        for k in range(n_swaps):
-            i = first[k]
-            j = second[k]
-            row[i], row[j] = row[j], row[i]
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def _swap_features_in_parallel(codes, features, n_features, first, second, n_swaps, n_lanes):
-    for lane in prange(n_lanes):
-        _swap_features(lane, n_lanes, codes, features, n_features, first, second, n_swaps)
+def _split_marked_positions(position_sid, goes_left, start, end, first, second):
+    """:func:`_split_positions` for a split marked per sample id (:func:`mark_left`)."""
+    n_left = 0
+    for i in range(start, end):
+        n_left += goes_left[position_sid[i]]
+    mid = start + n_left
+    n_first = 0
+    for i in range(start, mid):
+        first[n_first] = i
+        n_first += not goes_left[position_sid[i]]
+    n_second = 0
+    for i in range(mid, end):
+        second[n_second] = i
+        n_second += goes_left[position_sid[i]]
+    return mid, n_first
 
 
 @njit(cache=True, nogil=True)
-def _partition(codes, ys, ws, start, end, f, code, features, n_features, first, second, parallel, n_lanes):
-    """Partition positions start:end (codes of ``f`` <= ``code`` first) of the code rows of
-    ``features``, the targets and the weights, by swapping the misplaced pairs: the cost follows the
-    smaller side, not the node. Returns the first position of the right part."""
-    mid, n_swaps = _split_positions(codes[f], code, start, end, first, second)
+def _swap_features(lane, n_lanes, codes, row, features, n_features, first, second, n_swaps):
+    """Swap the codes at positions ``first[k]`` and ``second[k]`` of the given features' rows
+    (features in sorted runs, ``row[f] >= 0``, are partitioned apart)."""
+    for fi in range(lane, n_features, n_lanes):
+        if row[features[fi]] >= 0:
+            continue
+        cf = codes[features[fi]]
+        for k in range(n_swaps):
+            i = first[k]
+            j = second[k]
+            cf[i], cf[j] = cf[j], cf[i]
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _swap_features_in_parallel(codes, row, features, n_features, first, second, n_swaps, n_lanes):
+    for lane in prange(n_lanes):
+        _swap_features(lane, n_lanes, codes, row, features, n_features, first, second, n_swaps)
+
+
+@njit(cache=True, nogil=True)
+def _swap(a, first, second, n_swaps):
     for k in range(n_swaps):
         i = first[k]
         j = second[k]
-        ys[i], ys[j] = ys[j], ys[i]
-        ws[i], ws[j] = ws[j], ws[i]
-    if parallel and n_lanes > 1:
-        _swap_features_in_parallel(codes, features, n_features, first, second, n_swaps, n_lanes)
+        a[i], a[j] = a[j], a[i]
+
+
+@njit(cache=True, nogil=True)
+def _partition(data, position_sid, goes_left, start, end, f, code, features, n_features, first, second, parallel,
+               n_lanes):
+    """Partition positions start:end (codes of ``f`` <= ``code`` first) of the code rows of
+    ``features``, the targets, the weights and the sample ids, by swapping the misplaced pairs: the
+    cost follows the smaller side, not the node. A split on a feature in sorted runs is read from
+    ``goes_left`` (by sample id). Returns the first position of the right part."""
+    if data.runs.row[f] >= 0:
+        mid, n_swaps = _split_marked_positions(position_sid, goes_left, start, end, first, second)
     else:
-        _swap_features(0, 1, codes, features, n_features, first, second, n_swaps)
+        mid, n_swaps = _split_positions(data.codes[f], code, start, end, first, second)
+    _swap(data.ys, first, second, n_swaps)
+    _swap(data.ws, first, second, n_swaps)
+    if position_sid.shape[0]:
+        _swap(position_sid, first, second, n_swaps)
+    if parallel and n_lanes > 1:
+        _swap_features_in_parallel(data.codes, data.runs.row, features, n_features, first, second, n_swaps, n_lanes)
+    else:
+        _swap_features(0, 1, data.codes, data.runs.row, features, n_features, first, second, n_swaps)
     return mid
 
 
@@ -223,18 +263,91 @@ def _preorder(left, right, feature, threshold, value, n_nodes):
     return new_left, new_right, feature[order], threshold[order], value[order]
 
 
+SlotPool = namedtuple("SlotPool", ["hist", "counts", "bounds", "free", "n_free"])
+SlotPool.__doc__ = """Slots of stored histograms (:class:`tnt.learn.split_search.Stored`), one per
+pending node that keeps its histograms: ``free[:n_free[0]]`` are the slots not in use."""
+
+
 @njit(cache=True, nogil=True)
-def _more_slots(slot_hist, slot_counts, slot_bounds):
-    """The stored-histogram arrays with room for twice as many slots (plus two), and the new slots."""
-    old = slot_hist.shape[0]
+def _new_pool(entries, n_codes, n_features):
+    return SlotPool(
+        np.empty((0, entries)),
+        np.empty((0, n_codes), dtype=np.int32),
+        np.empty((0, n_features, 2), dtype=np.int64),
+        np.empty(0, dtype=np.int64),
+        np.zeros(1, dtype=np.int64),
+    )
+
+
+@njit(cache=True, nogil=True)
+def _more_slots(pool):
+    """The pool with room for twice as many slots (plus two), the new ones free; no slot was free."""
+    old = pool.hist.shape[0]
     new = 2 * old + 2
-    grown_hist = np.empty((new, slot_hist.shape[1]))
-    grown_hist[:old] = slot_hist
-    grown_counts = np.empty((new, slot_counts.shape[1]), dtype=slot_counts.dtype)
-    grown_counts[:old] = slot_counts
-    grown_bounds = np.empty((new, slot_bounds.shape[1], 2), dtype=slot_bounds.dtype)
-    grown_bounds[:old] = slot_bounds
-    return grown_hist, grown_counts, grown_bounds, np.arange(old, new)
+    hist = np.empty((new, pool.hist.shape[1]))
+    hist[:old] = pool.hist
+    counts = np.empty((new, pool.counts.shape[1]), dtype=pool.counts.dtype)
+    counts[:old] = pool.counts
+    bounds = np.empty((new, pool.bounds.shape[1], 2), dtype=pool.bounds.dtype)
+    bounds[:old] = pool.bounds
+    free = np.empty(new, dtype=np.int64)
+    free[: new - old] = np.arange(old, new)
+    pool.n_free[0] = new - old
+    return SlotPool(hist, counts, bounds, free, pool.n_free)
+
+
+@njit(cache=True, nogil=True)
+def _take_slot(pool):
+    """(pool, a slot taken from it); the pool grows when no slot is free."""
+    if pool.n_free[0] == 0:
+        pool = _more_slots(pool)
+    pool.n_free[0] -= 1
+    return pool, pool.free[pool.n_free[0]]
+
+
+@njit(cache=True, nogil=True)
+def _release_slot(pool, slot):
+    """Give ``slot`` back to the pool (nothing for -1)."""
+    if slot >= 0:
+        pool.free[pool.n_free[0]] = slot
+        pool.n_free[0] += 1
+
+
+Stack = namedtuple("Stack", ["nodes", "features", "n_features"])
+Stack.__doc__ = """Pending nodes, depth first: ``nodes[i]`` is (node, start, end, depth, slot), with
+its candidate features ``features[i, :n_features[i]]``."""
+
+
+@njit(cache=True, nogil=True)
+def _new_stack(n_all):
+    capacity = 16  # a depth-first stack holds at most depth + 1 entries; it grows when needed
+    return Stack(
+        np.zeros((capacity, 5), dtype=np.int64),
+        np.empty((capacity, n_all), dtype=np.int64),
+        np.zeros(capacity, dtype=np.int64),
+    )
+
+
+@njit(cache=True, nogil=True)
+def _push(stack, top, node, start, end, depth, slot, features, n_features):
+    """Put a node on the stack at ``top``; returns the stack, grown when full."""
+    if top == stack.nodes.shape[0]:
+        capacity = 2 * top
+        nodes = np.zeros((capacity, 5), dtype=np.int64)
+        nodes[:top] = stack.nodes[:top]
+        grown_features = np.empty((capacity, stack.features.shape[1]), dtype=np.int64)
+        grown_features[:top] = stack.features[:top]
+        grown_n = np.zeros(capacity, dtype=np.int64)
+        grown_n[:top] = stack.n_features[:top]
+        stack = Stack(nodes, grown_features, grown_n)
+    stack.nodes[top, 0] = node
+    stack.nodes[top, 1] = start
+    stack.nodes[top, 2] = end
+    stack.nodes[top, 3] = depth
+    stack.nodes[top, 4] = slot
+    stack.features[top, :n_features] = features[:n_features]
+    stack.n_features[top] = n_features
+    return stack
 
 
 # A node keeps its class histograms (so that its larger child inherits them minus the smaller
@@ -242,6 +355,16 @@ def _more_slots(slot_hist, slot_counts, slot_bounds):
 STORED_SAMPLES_PER_ENTRY = 1.0
 # Largest stored histogram, in entries: wider data scans every node directly.
 STORED_MAX_ENTRIES = 1 << 22
+
+
+@njit(cache=True, nogil=True)
+def _histogram_offsets(n_bins, row):
+    """Where each feature's codes start in a stored histogram: features with several codes and
+    no sorted run (``row[f] < 0``), side by side; the last entry is the total number of codes."""
+    offsets = np.zeros(n_bins.shape[0] + 1, dtype=np.int64)
+    for f in range(n_bins.shape[0]):
+        offsets[f + 1] = offsets[f] + (n_bins[f] if n_bins[f] > 1 and row[f] < 0 else 0)
+    return offsets
 
 
 @njit(cache=True, nogil=True)
@@ -273,40 +396,31 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
     ws = w.copy()
     first = np.empty(m, dtype=np.int64)
     second = np.empty(m, dtype=np.int64)
-    n_lanes = buffers[0].shape[0]
+    n_lanes = buffers.left.shape[0]
     # The fit's own feature-major copy of its samples' codes, partitioned node by node: a node's
-    # codes of a feature are one contiguous run, which every scan reads in order.
+    # codes of a feature are one contiguous run, which every scan reads in order. Features with
+    # many codes are kept in sorted runs instead, partitioned stably.
     local_codes = _gather_codes(codes, rows, n_bins)
+    runs = make_runs(local_codes, n_bins, ys, ws, n_lanes, m * n_all >= PARALLEL_WORK)
+    has_runs = runs.sid.shape[0] > 0
+    position_sid = np.arange(m if has_runs else 0)
+    goes_left = np.zeros(m if has_runs else 0, dtype=np.bool_)
+    run_tmp = run_scratch(runs, n_lanes)
     total_w = 0.0
     for i in range(m):
         total_w += w[i]
     kept = np.zeros(n_all, dtype=np.int64)
-    proxies = np.empty(n_all)
-    codes_out = np.empty(n_all, dtype=np.int64)
-    thresholds = np.empty(n_all)
-    results = (proxies, codes_out, thresholds)
-    data = (local_codes, ys, ws, n_bins, bin_min, bin_max)
+    results = Results(np.empty(n_all), np.empty(n_all, dtype=np.int64), np.empty(n_all))
+    data = Data(local_codes, ys, ws, n_bins, bin_min, bin_max, runs)
     # Stored histograms: one slot per pending node that has them, features side by side.
-    offsets = np.zeros(n_bins.shape[0] + 1, dtype=np.int64)
-    for f in range(n_bins.shape[0]):
-        offsets[f + 1] = offsets[f] + (n_bins[f] if n_bins[f] > 1 else 0)
+    offsets = _histogram_offsets(n_bins, runs.row)
     entries = offsets[n_bins.shape[0]] * K
     stored_min = m + 1
     if 0 < entries <= STORED_MAX_ENTRIES:
         stored_min = STORED_SAMPLES_PER_ENTRY * entries / max(n_all, 1)
-    slot_hist = np.empty((0, entries))
-    slot_counts = np.empty((0, offsets[n_bins.shape[0]]), dtype=np.int32)
-    slot_bounds = np.empty((0, n_bins.shape[0], 2), dtype=np.int64)
-    free_slots = np.empty(0, dtype=np.int64)
-    n_free = 0
-    # Stack of pending nodes (node, start, end, depth, slot) with each one's candidate features.
-    # A depth-first stack holds at most depth + 1 entries; it grows when needed. Nodes are numbered
-    # as they are created and renumbered depth-first at the end.
-    stack_cap = 16
-    stack = np.zeros((stack_cap, 5), dtype=np.int64)
-    stack_features = np.empty((stack_cap, n_all), dtype=np.int64)
-    stack_n_features = np.zeros(stack_cap, dtype=np.int64)
-    stack[0, 0], stack[0, 1], stack[0, 2], stack[0, 3], stack[0, 4] = 0, 0, m, 0, -1
+    pool = _new_pool(entries, offsets[n_bins.shape[0]], n_bins.shape[0])
+    # Nodes are numbered as they are created and renumbered depth-first at the end.
+    stack = _new_stack(n_all)
     _class_totals(ys, ws, 0, m, value, 0)
     parent[0] = -1
     leaf_cost[0] = _leaf_cost(value, 0, total_w, alpha)
@@ -314,14 +428,15 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
     n_candidates = 0
     for fi in range(n_all):
         if n_bins[feature_order[fi]] > 1:
-            stack_features[0, n_candidates] = feature_order[fi]
+            kept[n_candidates] = feature_order[fi]
             n_candidates += 1
-    stack_n_features[0] = n_candidates
+    stack = _push(stack, 0, 0, 0, m, 0, -1, kept, n_candidates)
     top = 0 if _stops(value, 0, m, 0, max_depth, alpha, total_w) else 1
     n_nodes = 1
     while top > 0:
         top -= 1
-        node, start, end, depth, slot = stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3], stack[top, 4]
+        entry = stack.nodes[top]
+        node, start, end, depth, slot = entry[0], entry[1], entry[2], entry[3], entry[4]
         cut_above = False
         a = parent[node]
         while a >= 0 and not cut_above:
@@ -333,35 +448,32 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
         n = end - start
         is_leaf = cut_above
         if not is_leaf:
-            features = stack_features[top]
-            n_features = stack_n_features[top]
+            features = stack.features[top]
+            n_features = stack.n_features[top]
             parallel = n * n_features >= PARALLEL_WORK
             if slot >= 0:
                 op = SCAN_STORED
             elif n >= stored_min:
                 op = FILL_AND_SCAN
-                if n_free == 0:
-                    slot_hist, slot_counts, slot_bounds, free_slots = _more_slots(slot_hist, slot_counts, slot_bounds)
-                    n_free = free_slots.shape[0]
-                n_free -= 1
-                slot = free_slots[n_free]
+                pool, slot = _take_slot(pool)
             else:
                 op = SCAN
-            _on_features(op, parallel, data, (start, end, value[node], w_node), features, n_features, results,
-                         buffers, (slot_hist, slot_counts, slot_bounds, slot, offsets))
+            _on_features(op, parallel, data, NodeRange(start, end, value[node], w_node), features, n_features,
+                         results, buffers, Stored(pool.hist, pool.counts, pool.bounds, slot, offsets))
             f, code, thr, n_kept = _best_of(features, n_features, results, kept)
             is_leaf = f < 0
         if is_leaf:
-            if slot >= 0:
-                free_slots[n_free] = slot
-                n_free += 1
+            _release_slot(pool, slot)
             if alpha > 0.0 and not cut_above and parent[node] >= 0:
                 bound[node] = leaf_cost[node]
                 _tighten(parent[node], left, right, parent, leaf_cost, bound, decided)
             continue
         feature[node] = f
         threshold[node] = thr
-        mid = _partition(local_codes, ys, ws, start, end, f, code, kept, n_kept, first, second, parallel, n_lanes)
+        if has_runs:
+            mark_left(runs, local_codes, position_sid, start, end, f, code, goes_left)
+        mid = _partition(data, position_sid, goes_left, start, end, f, code, kept, n_kept, first, second, parallel,
+                         n_lanes)
         n_left = mid - start
         left[node] = n_nodes
         right[node] = n_nodes + 1
@@ -377,12 +489,12 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
             bound[child] = min(leaf_cost[child], alpha + alpha) if grows else leaf_cost[child]
         if alpha > 0.0:
             _tighten(node, left, right, parent, leaf_cost, bound, decided)
-        if decided[node]:
-            # Pruning will cut this split: its children stay leaves.
-            if slot >= 0:
-                free_slots[n_free] = slot
-                n_free += 1
+        if decided[node] or not (grow_left or grow_right):
+            # Pruning will cut this split, or both children are leaves already.
+            _release_slot(pool, slot)
             continue
+        if has_runs:
+            partition_runs(runs, kept, n_kept, start, end, goes_left, run_tmp, parallel)
         # The larger child inherits the node's stored histograms, minus the smaller child's samples.
         left_slot = -1
         right_slot = -1
@@ -393,32 +505,18 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
             elif not left_larger and grow_right and end - mid >= stored_min:
                 right_slot = slot
             else:
-                free_slots[n_free] = slot
-                n_free += 1
+                _release_slot(pool, slot)
         if left_slot >= 0 or right_slot >= 0:
             s_start, s_end = (mid, end) if left_slot >= 0 else (start, mid)
-            _on_features(SUBTRACT, parallel, data, (s_start, s_end, value[node], w_node), kept, n_kept, results,
-                         buffers, (slot_hist, slot_counts, slot_bounds, slot, offsets))
-        if top + 2 > stack_cap:
-            stack_cap *= 2
-            grown = np.zeros((stack_cap, 5), dtype=np.int64)
-            grown[:top] = stack[:top]
-            stack = grown
-            grown_features = np.empty((stack_cap, n_all), dtype=np.int64)
-            grown_features[:top] = stack_features[:top]
-            stack_features = grown_features
-            grown_n = np.zeros(stack_cap, dtype=np.int64)
-            grown_n[:top] = stack_n_features[:top]
-            stack_n_features = grown_n
+            _on_features(SUBTRACT, parallel, data, NodeRange(s_start, s_end, value[node], w_node), kept, n_kept,
+                         results, buffers, Stored(pool.hist, pool.counts, pool.bounds, slot, offsets))
         # Right first, so the left child is grown first. A child that stops is a leaf already.
-        for child, c_start, c_end, c_slot, grows in (
-                (n_nodes - 1, mid, end, right_slot, grow_right), (n_nodes - 2, start, mid, left_slot, grow_left)):
-            if grows:
-                stack[top, 0], stack[top, 1], stack[top, 2] = child, c_start, c_end
-                stack[top, 3], stack[top, 4] = depth + 1, c_slot
-                stack_features[top, :n_kept] = kept[:n_kept]
-                stack_n_features[top] = n_kept
-                top += 1
+        if grow_right:
+            stack = _push(stack, top, n_nodes - 1, mid, end, depth + 1, right_slot, kept, n_kept)
+            top += 1
+        if grow_left:
+            stack = _push(stack, top, n_nodes - 2, start, mid, depth + 1, left_slot, kept, n_kept)
+            top += 1
     left, right, feature, threshold, value = _preorder(left, right, feature, threshold, value, n_nodes)
     return left, right, feature, threshold, value, total_w
 
@@ -441,3 +539,44 @@ def prune_tree(left, right, value, total_w, alpha):
         else:
             best[node] = as_leaf
     return keep
+
+
+@njit(cache=True, nogil=True)
+def pruned_tree(left, right, feature, threshold, value, total_w, alpha):
+    """The tree grown by :func:`build_tree` after :func:`prune_tree`, as compact arrays numbered
+    depth-first: (children_left, children_right, feature, threshold, label), the label being the
+    class of largest weight at leaves and -1 at splits.
+
+    The nodes kept are those whose ancestors are all kept splits; creation order is a preorder, so
+    the survivors in increasing id order are a preorder of the pruned tree.
+    """
+    split = prune_tree(left, right, value, total_w, alpha)
+    n = left.shape[0]
+    present = np.zeros(n, dtype=np.bool_)
+    present[0] = True
+    new_id = np.full(n, -1, dtype=np.int64)
+    count = 0
+    for node in range(n):
+        if present[node]:
+            new_id[node] = count
+            count += 1
+            if split[node]:
+                present[left[node]] = True
+                present[right[node]] = True
+    out_left = np.full(count, -1, dtype=np.int64)
+    out_right = np.full(count, -1, dtype=np.int64)
+    out_feature = np.full(count, -2, dtype=np.int64)
+    out_threshold = np.full(count, -2.0)
+    label = np.full(count, -1, dtype=np.int64)
+    for node in range(n):
+        i = new_id[node]
+        if i < 0:
+            continue
+        if split[node]:
+            out_left[i] = new_id[left[node]]
+            out_right[i] = new_id[right[node]]
+            out_feature[i] = feature[node]
+            out_threshold[i] = threshold[node]
+        else:
+            label[i] = np.argmax(value[node])
+    return out_left, out_right, out_feature, out_threshold, label

@@ -1,0 +1,241 @@
+"""Kernel-level tests of the split search and the sorted runs, one kernel per test, in the style of
+scikit-learn's ``_hist_gradient_boosting/tests/test_histogram.py``: each fast path against a
+plain computation or against another path that must agree with it exactly."""
+
+import numpy as np
+import pytest
+
+from tnt.learn.binning import bin_features
+from tnt.learn.micro_tree import fit_micro_tree
+from tnt.learn.sorted_runs import _argsort_codes, make_runs, mark_left, partition_runs, run_scratch
+from tnt.learn.split_search import (
+    HISTOGRAM_MAX_BINS,
+    Results,
+    _best_of,
+    _fill_and_scan,
+    _scan_feature,
+    _scan_sorted,
+    _scan_stored,
+    _subtract_samples,
+    _threshold,
+    make_buffers,
+)
+
+K = 3
+
+
+def _node(seed, n, n_bins, weights="integer"):
+    """Codes, targets and weights of ``n`` samples, and the bins of one feature with ``n_bins`` codes."""
+    rng = np.random.default_rng(seed)
+    cf = rng.integers(0, n_bins, n).astype(np.uint16)
+    ys = rng.integers(0, K, n).astype(np.int64)
+    ws = rng.integers(1, 4, n).astype(np.float64) if weights == "integer" else rng.uniform(0.5, 2.0, n)
+    values = np.cumsum(rng.uniform(0.5, 1.5, n_bins)).astype(np.float32)
+    bin_min = values[None, :].copy()
+    return cf, ys, ws, bin_min, bin_min.copy()
+
+
+def _total(ys, ws, start, end):
+    return np.bincount(ys[start:end], weights=ws[start:end], minlength=K).astype(np.float64)
+
+
+def _brute_force(cf, ys, ws, start, end, bin_min, bin_max):
+    """Every boundary between two codes present, scored with scikit-learn's proxy; first best wins."""
+    total = _total(ys, ws, start, end)
+    best = (-np.inf, -1, 0.0)
+    present = np.unique(cf[start:end])
+    for low, high in zip(present[:-1], present[1:]):
+        goes_left = np.arange(start, end)[cf[start:end] <= low]
+        left = np.bincount(ys[goes_left], weights=ws[goes_left], minlength=K)
+        w_left = left.sum()
+        proxy = (left**2).sum() / w_left + ((total - left) ** 2).sum() / (total.sum() - w_left)
+        if proxy > best[0]:
+            best = (proxy, int(low), _threshold(bin_max[0, low], bin_min[0, high]))
+    return best
+
+
+def _scratch(n_bins):
+    buffers = make_buffers(np.array([n_bins]), K, 1)
+    return buffers.hist[0, 0], buffers.hist[0, 1], buffers.counts[0, 0], buffers.counts[0, 1], buffers
+
+
+@pytest.mark.parametrize("n", [30, 2000])  # the bitmap of codes present, and dense histograms
+def test_scan_equals_brute_force_and_leaves_scratch_zeroed(n):
+    n_bins = 200
+    cf, ys, ws, bin_min, bin_max = _node(n, n, n_bins)
+    start, end = 3, n - 2
+    h0, h1, c0, c1, buffers = _scratch(n_bins)
+    total = _total(ys, ws, start, end)
+    result = _scan_feature(cf, n_bins, 0, ys, ws, start, end, K, bin_min, bin_max, total, total.sum(), h0, h1, c0, c1,
+                           buffers.bits[0], buffers.left[0])
+    assert result == _brute_force(cf, ys, ws, start, end, bin_min, bin_max)
+    assert not h0.any() and not h1.any() and not c0.any() and not c1.any() and not buffers.bits.any()
+
+
+def test_constant_feature_scores_minus_infinity():
+    cf = np.full(50, 7, dtype=np.uint16)
+    ys = np.arange(50) % K
+    ws = np.ones(50)
+    _, _, _, bin_min, bin_max = _node(0, 10, 20)
+    h0, h1, c0, c1, buffers = _scratch(20)
+    total = _total(ys, ws, 0, 50)
+    result = _scan_feature(cf, 20, 0, ys, ws, 0, 50, K, bin_min, bin_max, total, 50.0, h0, h1, c0, c1,
+                           buffers.bits[0], buffers.left[0])
+    assert result[0] == -np.inf
+    assert _scan_sorted(cf, ys, ws, 0, 50, 0, K, bin_min, bin_max, total, 50.0, buffers.left[0])[0] == -np.inf
+
+
+@pytest.mark.parametrize("weights", ["integer", "real"])
+def test_scan_of_stored_histograms_equals_a_direct_scan(weights):
+    n_bins = 150
+    cf, ys, ws, bin_min, bin_max = _node(1, 3000, n_bins, weights)
+    h0, h1, c0, c1, buffers = _scratch(n_bins)
+    total = _total(ys, ws, 0, 3000)
+    direct = _scan_feature(cf, n_bins, 0, ys, ws, 0, 3000, K, bin_min, bin_max, total, total.sum(), h0, h1, c0, c1,
+                           buffers.bits[0], buffers.left[0])
+    hist = np.zeros(n_bins * K)
+    counts = np.zeros(n_bins, dtype=np.int32)
+    bounds = np.zeros(2, dtype=np.int64)
+    filled = _fill_and_scan(cf, 0, ys, ws, 0, 3000, K, bin_min, bin_max, total, total.sum(), h0, h1, c0, c1,
+                            buffers.left[0], hist, counts, 0, bounds)
+    stored = _scan_stored(hist, counts, 0, bounds, 0, K, bin_min, bin_max, total, total.sum(), buffers.left[0])
+    assert direct == filled == stored
+    np.testing.assert_array_equal(counts, np.bincount(cf, minlength=n_bins))
+    assert not h0.any() and not c0.any()
+
+
+def test_histogram_subtraction_equals_a_rebuild():
+    # Integer weights: the subtraction is exact, so the parent's histogram less one child's
+    # samples is bit for bit the other child's.
+    n_bins = 100
+    cf, ys, ws, bin_min, bin_max = _node(2, 4000, n_bins)
+    h0, h1, c0, c1, buffers = _scratch(n_bins)
+    mid = 1500
+
+    def fill(start, end):
+        hist = np.zeros(n_bins * K)
+        counts = np.zeros(n_bins, dtype=np.int32)
+        bounds = np.zeros(2, dtype=np.int64)
+        total = _total(ys, ws, start, end)
+        _fill_and_scan(cf, 0, ys, ws, start, end, K, bin_min, bin_max, total, total.sum(), h0, h1, c0, c1,
+                       buffers.left[0], hist, counts, 0, bounds)
+        return hist, counts, bounds
+
+    hist, counts, bounds = fill(0, 4000)
+    _subtract_samples(cf, ys, ws, 0, mid, K, hist, counts, 0)
+    rebuilt, rebuilt_counts, _ = fill(mid, 4000)
+    np.testing.assert_array_equal(hist, rebuilt)
+    np.testing.assert_array_equal(counts, rebuilt_counts)
+    total = _total(ys, ws, mid, 4000)
+    after = _scan_stored(hist, counts, 0, bounds, 0, K, bin_min, bin_max, total, total.sum(), buffers.left[0])
+    assert after == _brute_force(cf, ys, ws, mid, 4000, bin_min, bin_max)
+
+
+@pytest.mark.parametrize("n", [40, 3000])
+def test_scan_of_a_sorted_run_equals_brute_force(n):
+    n_bins = 5000
+    cf, ys, ws, bin_min, bin_max = _node(3, n, n_bins)
+    order = np.argsort(cf, kind="stable")
+    total = _total(ys, ws, 0, n)
+    left = np.zeros(K)
+    result = _scan_sorted(cf[order], ys[order], ws[order], 0, n, 0, K, bin_min, bin_max, total, total.sum(), left)
+    assert result == _brute_force(cf, ys, ws, 0, n, bin_min, bin_max)
+
+
+@pytest.mark.parametrize("n_bins", [3, 256, 65535])
+def test_radix_argsort_is_a_stable_sort_by_code(n_bins):
+    rng = np.random.default_rng(n_bins)
+    cf = rng.integers(0, n_bins, 5000).astype(np.uint16)
+    order = np.empty(5000, dtype=np.int64)
+    _argsort_codes(cf, order, np.empty(5000, dtype=np.int64))
+    np.testing.assert_array_equal(order, np.argsort(cf, kind="stable"))
+
+
+@pytest.fixture
+def runs_setting():
+    rng = np.random.default_rng(4)
+    m = 600
+    n_bins = np.array([HISTOGRAM_MAX_BINS + 500, 40, 1, HISTOGRAM_MAX_BINS + 1])
+    codes = np.stack([rng.integers(0, nb, m) for nb in n_bins]).astype(np.uint16)
+    ys = rng.integers(0, K, m).astype(np.int64)
+    ws = rng.uniform(0.5, 2.0, m)
+    return codes, n_bins, ys, ws
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_runs_sort_each_wide_feature_and_carry_targets_and_weights(runs_setting, parallel):
+    codes, n_bins, ys, ws = runs_setting
+    runs = make_runs(codes, n_bins, ys, ws, 2, parallel)
+    np.testing.assert_array_equal(runs.row, [0, -1, -1, 1])  # only features with many codes
+    for f, j in ((0, 0), (3, 1)):
+        order = np.argsort(codes[f], kind="stable")
+        np.testing.assert_array_equal(runs.sid[j], order)
+        np.testing.assert_array_equal(runs.code[j], codes[f][order])
+        np.testing.assert_array_equal(runs.y[j], ys[order])
+        np.testing.assert_array_equal(runs.w[j], ws[order])
+
+
+@pytest.mark.parametrize("split_feature", [0, 1])  # a feature in sorted runs, a feature in histograms
+@pytest.mark.parametrize("parallel", [False, True])
+def test_partition_of_runs_is_stable_and_keeps_both_sides_sorted(runs_setting, split_feature, parallel):
+    codes, n_bins, ys, ws = runs_setting
+    m = codes.shape[1]
+    runs = make_runs(codes, n_bins, ys, ws, 2, False)
+    features = np.array([0, 3])
+    tmp = run_scratch(runs, 2)
+    goes_left = np.zeros(m, dtype=bool)
+    # The root is split first; then its left child, positions 0:end, is split again.
+    mark_left(runs, codes, np.arange(m), 0, m, 3, HISTOGRAM_MAX_BINS // 2, goes_left)
+    partition_runs(runs, features, 2, 0, m, goes_left, tmp, parallel)
+    node = np.flatnonzero(codes[3] <= HISTOGRAM_MAX_BINS // 2)
+    start, end = 0, node.size
+    # Histogram features are read by position, in any order of the node's samples.
+    position_sid = np.arange(m)
+    position_sid[start:end] = np.random.default_rng(5).permutation(node)
+    code = int(np.median(codes[split_feature, node]))
+    mark_left(runs, codes[:, position_sid], position_sid, start, end, split_feature, code, goes_left)
+    expected_left = node[codes[split_feature, node] <= code]
+    np.testing.assert_array_equal(np.sort(runs.sid[1, start:end][goes_left[runs.sid[1, start:end]]]), expected_left)
+    before = {name: getattr(runs, name).copy() for name in ("sid", "code", "y", "w")}
+    partition_runs(runs, features, 2, start, end, goes_left, tmp, parallel)
+    n_left = expected_left.size
+    for j in range(2):
+        side = goes_left[before["sid"][j, start:end]]
+        for name in ("sid", "code", "y", "w"):
+            old = before[name][j, start:end]
+            new = getattr(runs, name)[j]
+            np.testing.assert_array_equal(new[start:start + n_left], old[side])  # stable: order kept
+            np.testing.assert_array_equal(new[start + n_left:end], old[~side])
+            np.testing.assert_array_equal(new[end:], before[name][j, end:])  # outside untouched
+        assert np.all(np.diff(runs.code[j, start:start + n_left].astype(int)) >= 0)
+
+
+def test_best_of_takes_the_first_of_equal_splits_and_drops_constant_features():
+    features = np.array([4, 2, 7, 1])
+    results = Results(np.array([1.0, 2.0, -np.inf, 2.0]), np.array([5, 6, 7, 8]), np.array([0.5, 1.5, 2.5, 3.5]))
+    kept = np.zeros(4, dtype=np.int64)
+    assert _best_of(features, 4, results, kept) == (2, 6, 1.5, 3)
+    np.testing.assert_array_equal(kept[:3], [4, 2, 1])
+
+
+def test_sorted_runs_and_histograms_grow_the_same_tree():
+    # The same 2,000 samples fitted twice: binned with the whole data (over 1,024 values per
+    # feature, so the features are in sorted runs) and binned alone (1,000 values at most:
+    # histograms). Integer data and weights and a duplicated column make many equally good
+    # splits, so the order in which ties are broken is checked too.
+    rng = np.random.default_rng(6)
+    X = np.vstack([3 * rng.integers(0, 1000, size=(2000, 3)), rng.integers(0, 3000, size=(2000, 3))])
+    X = np.column_stack([X, X[:, 0]]).astype(np.float32)
+    y = (((X[:, 0] + X[:, 1]) // 600).astype(np.int64) + rng.integers(0, 2, 4000)) % 3
+    w = rng.integers(1, 4, 4000).astype(float)
+    wide = bin_features(X)
+    narrow = bin_features(X[:2000])
+    assert (wide.n_bins > HISTOGRAM_MAX_BINS).all() and (narrow.n_bins <= HISTOGRAM_MAX_BINS).all()
+    rows = np.arange(2000)
+    order = np.array([3, 1, 0, 2])
+    for alpha in (0.0, 1e-3):
+        a = fit_micro_tree(wide, order, rows, y[rows], w[rows], alpha, 3)
+        b = fit_micro_tree(narrow, order, rows, y[rows], w[rows], alpha, 3)
+        assert a.node_count > 20
+        for name in ("children_left", "children_right", "feature", "threshold", "label"):
+            np.testing.assert_array_equal(getattr(a, name), getattr(b, name))

@@ -1,0 +1,188 @@
+"""Sorted runs: the samples of a fit kept sorted by code for the features with many codes.
+
+A continuous column has as many codes as distinct values (up to 65,535), so a node's class
+histogram of it would be large and mostly empty. For such a feature a fit sorts its samples by
+code once (a stable two-pass radix sort on the 16-bit codes), and every split partitions each
+node's run stably, so the run of every node stays sorted and its split search is one pass in order
+(:func:`tnt.learn.split_search._scan_sorted`), with no sorting below the root. A run carries each
+sample's id, code, target and weight, so the scan reads memory in order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from tnt.learn.split_search import HISTOGRAM_MAX_BINS, SortedRuns
+
+__all__ = ["make_runs", "mark_left", "partition_runs", "run_scratch"]
+
+
+@njit(cache=True, nogil=True)
+def _argsort_codes(cf, order, scratch):
+    """``order[:m]``: the positions of ``cf`` (m codes of at most 16 bits) sorted by code, equal
+    codes in increasing position: a stable radix sort, low byte then high byte."""
+    m = cf.shape[0]
+    counts = np.zeros(257, dtype=np.int64)
+    for i in range(m):
+        counts[(np.int64(cf[i]) & 255) + 1] += 1
+    for b in range(256):
+        counts[b + 1] += counts[b]
+    for i in range(m):
+        b = np.int64(cf[i]) & 255
+        scratch[counts[b]] = i
+        counts[b] += 1
+    counts[:] = 0
+    for i in range(m):
+        counts[(np.int64(cf[i]) >> 8) + 1] += 1
+    for b in range(256):
+        counts[b + 1] += counts[b]
+    for k in range(m):
+        i = scratch[k]
+        b = np.int64(cf[i]) >> 8
+        order[counts[b]] = i
+        counts[b] += 1
+
+
+@njit(cache=True, nogil=True)
+def _fill_run(j, cf, ys, ws, runs, scratch):
+    sid = runs.sid[j]
+    _argsort_codes(cf, sid, scratch)
+    code = runs.code[j]
+    y = runs.y[j]
+    w = runs.w[j]
+    for k in range(cf.shape[0]):
+        i = sid[k]
+        code[k] = cf[i]
+        y[k] = ys[i]
+        w[k] = ws[i]
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _fill_runs_in_parallel(features, codes, ys, ws, runs, scratch):
+    # A parallel loop takes arrays, not named tuples: taken apart here, put together in each lane.
+    row, sid, code, y, w = runs.row, runs.sid, runs.code, runs.y, runs.w
+    n_lanes = scratch.shape[0]
+    for lane in prange(n_lanes):
+        for fi in range(lane, features.shape[0], n_lanes):
+            _fill_run(fi, codes[features[fi]], ys, ws, SortedRuns(row, sid, code, y, w), scratch[lane])
+
+
+@njit(cache=True, nogil=True)
+def _fill_runs(features, codes, ys, ws, runs, scratch, parallel):
+    if parallel and scratch.shape[0] > 1:
+        _fill_runs_in_parallel(features, codes, ys, ws, runs, scratch)
+    else:
+        for fi in range(features.shape[0]):
+            _fill_run(fi, codes[features[fi]], ys, ws, runs, scratch[0])
+
+
+@njit(cache=True, nogil=True)
+def make_runs(codes, n_bins, ys, ws, n_lanes, parallel):
+    """The :class:`SortedRuns` of the features with more than ``HISTOGRAM_MAX_BINS`` codes, from
+    the feature-major ``codes`` of a fit's samples (positions are sample ids) and their targets
+    ``ys`` and weights ``ws``. With no such feature the arrays are empty."""
+    m = ys.shape[0]
+    row = np.full(n_bins.shape[0], -1, dtype=np.int64)
+    n_sorted = 0
+    for f in range(n_bins.shape[0]):
+        if n_bins[f] > HISTOGRAM_MAX_BINS:
+            row[f] = n_sorted
+            n_sorted += 1
+    features = np.flatnonzero(row >= 0)
+    length = m if n_sorted else 0
+    runs = SortedRuns(
+        row,
+        np.empty((n_sorted, length), dtype=np.int64),
+        np.empty((n_sorted, length), dtype=codes.dtype),
+        np.empty((n_sorted, length), dtype=ys.dtype),
+        np.empty((n_sorted, length), dtype=ws.dtype),
+    )
+    if n_sorted:
+        scratch = np.empty((n_lanes, m), dtype=np.int64)
+        _fill_runs(features, codes, ys, ws, runs, scratch, parallel)
+    return runs
+
+
+@njit(cache=True, nogil=True)
+def mark_left(runs, codes, position_sid, start, end, f, code, goes_left):
+    """``goes_left[s]`` for every sample id ``s`` of positions start:end: whether the split
+    (feature ``f``, codes <= ``code`` go left) sends it left."""
+    j = runs.row[f]
+    if j >= 0:
+        sid = runs.sid[j]
+        cf = runs.code[j]
+        for i in range(start, end):
+            goes_left[sid[i]] = np.int64(cf[i]) <= code
+    else:
+        cf = codes[f]
+        for i in range(start, end):
+            goes_left[position_sid[i]] = np.int64(cf[i]) <= code
+
+
+@njit(cache=True, nogil=True)
+def _partition_run(runs, j, start, end, goes_left, tmp_sid, tmp_code, tmp_y, tmp_w):
+    sid, code, y, w = runs.sid[j], runs.code[j], runs.y[j], runs.w[j]
+    put = start
+    n_right = 0
+    for i in range(start, end):
+        s = sid[i]
+        if goes_left[s]:
+            sid[put] = s
+            code[put] = code[i]
+            y[put] = y[i]
+            w[put] = w[i]
+            put += 1
+        else:
+            tmp_sid[n_right] = s
+            tmp_code[n_right] = code[i]
+            tmp_y[n_right] = y[i]
+            tmp_w[n_right] = w[i]
+            n_right += 1
+    sid[put:end] = tmp_sid[:n_right]
+    code[put:end] = tmp_code[:n_right]
+    y[put:end] = tmp_y[:n_right]
+    w[put:end] = tmp_w[:n_right]
+
+
+@njit(cache=True, nogil=True)
+def _partition_lane(lane, n_lanes, runs, features, n_features, start, end, goes_left, tmp):
+    tmp_sid, tmp_code, tmp_y, tmp_w = tmp.sid[lane], tmp.code[lane], tmp.y[lane], tmp.w[lane]
+    for fi in range(lane, n_features, n_lanes):
+        j = runs.row[features[fi]]
+        if j >= 0:
+            _partition_run(runs, j, start, end, goes_left, tmp_sid, tmp_code, tmp_y, tmp_w)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _partition_in_parallel(runs, features, n_features, start, end, goes_left, tmp):
+    row, sid, code, y, w = runs.row, runs.sid, runs.code, runs.y, runs.w
+    t_sid, t_code, t_y, t_w = tmp.sid, tmp.code, tmp.y, tmp.w
+    n_lanes = t_sid.shape[0]
+    for lane in prange(n_lanes):
+        _partition_lane(lane, n_lanes, SortedRuns(row, sid, code, y, w), features, n_features, start, end, goes_left,
+                        SortedRuns(row, t_sid, t_code, t_y, t_w))
+
+
+@njit(cache=True, nogil=True)
+def partition_runs(runs, features, n_features, start, end, goes_left, tmp, parallel):
+    """Partition positions start:end of the runs of ``features[:n_features]`` stably: samples
+    with ``goes_left[sid]`` first, each side still sorted by code. ``tmp`` is a
+    :class:`SortedRuns` with one row per thread, for the right side."""
+    if parallel and tmp.sid.shape[0] > 1:
+        _partition_in_parallel(runs, features, n_features, start, end, goes_left, tmp)
+    else:
+        _partition_lane(0, 1, runs, features, n_features, start, end, goes_left, tmp)
+
+
+@njit(cache=True, nogil=True)
+def run_scratch(runs, n_lanes):
+    """One row per thread of room for the right side of a partition of ``runs``."""
+    length = runs.sid.shape[1] if runs.sid.shape[0] else 0
+    return SortedRuns(
+        runs.row,
+        np.empty((n_lanes, length), dtype=runs.sid.dtype),
+        np.empty((n_lanes, length), dtype=runs.code.dtype),
+        np.empty((n_lanes, length), dtype=runs.y.dtype),
+        np.empty((n_lanes, length), dtype=runs.w.dtype),
+    )
