@@ -55,9 +55,9 @@ class GraphClassifierMixin(ClassifierMixin):
 
     def _validate_X_predict(self, X) -> np.ndarray:
         check_is_fitted(self)
-        # Types float32 holds exactly are kept (the graph routes them without a copy); float64 is
-        # kept too and cast by the graph, once its values are known to fit float32's range when the
-        # graph compares in float32; anything else becomes float32, as in training.
+        # Types float32 holds exactly are kept, and so is float64 once its values are known to fit
+        # float32's range: the graph routes them without a copy, each value where its float32 cast
+        # would go. Anything else becomes float32, as in training.
         X = validate_data(self, X, dtype=[*EXACT_IN_FLOAT32, np.float64], reset=False)
         if X.dtype == np.float64 and self.graph_.input_dtype == DTYPE:
             _check_float32_range(X)
@@ -168,7 +168,7 @@ def _within_float32(X: np.ndarray) -> np.ndarray:
 def _check_float32_range(X: np.ndarray) -> None:
     """Raise a ValueError naming the feature of float64 ``X`` whose magnitude exceeds float32's range most."""
     if X.size:
-        magnitude = np.abs(X).max(axis=0)
+        magnitude = np.maximum(X.max(axis=0), -X.min(axis=0))  # two reads of X, no copy of it
         if magnitude.max() > _FLOAT32_MAX:
             feature = int(np.argmax(magnitude))
             raise ValueError(

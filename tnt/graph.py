@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
-from tnt.learn.routing import decision_paths, edge_statistics, route_to_leaves
+from tnt.learn.routing import decision_paths, edge_statistics, float32_routing_thresholds, route_to_leaves
 
 # Number types whose every value float32 represents exactly.
 EXACT_IN_FLOAT32 = (np.float32, np.uint8, np.int8, np.uint16, np.int16)
@@ -198,14 +198,17 @@ class DecisionGraph:
         X = np.asarray(X)
         if X.ndim != 2:
             raise ValueError(f"X must be 2-dimensional, got shape {X.shape}.")
-        if self.input_dtype == np.float32 and X.dtype.type in EXACT_IN_FLOAT32:
-            # Casting these to float32 changes no value: route them as they are, without a copy
-            # (and, for pixels, reading a quarter of the memory).
+        if self.input_dtype == np.float32 and X.dtype.type in (*EXACT_IN_FLOAT32, np.float64):
+            # Routed as they are, without a copy, against thresholds that send each value where
+            # its float32 cast would go (for pixels, reading a quarter of the memory).
             return np.ascontiguousarray(X)
         return np.ascontiguousarray(X, dtype=self.input_dtype)
 
     def _arrays(self):
-        return self.children_left, self.children_right, self.feature, self.threshold
+        threshold = self.threshold
+        if self.input_dtype == np.float32:
+            threshold = float32_routing_thresholds(threshold)
+        return self.children_left, self.children_right, self.feature, threshold
 
     def _edge_statistics(self, X, y, sample_weight):
         """(class weights each node sends left and right, class weights reaching each node,

@@ -1,13 +1,59 @@
 """Compiled routing of samples through a graph given as parallel arrays (``left < 0`` at leaves).
 
 Each sample walks from a start node to a leaf with ``x[feature] <= threshold`` going left, the
-comparison made in float64 on float32 inputs exactly as scikit-learn's trees make it.
+comparison made in float64 on float32 inputs exactly as scikit-learn's trees make it. Inputs of any
+other type are routed as they are, against :func:`float32_routing_thresholds`, so that they go where
+their float32 cast would go without being converted.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
+
+_FLOAT32_OVERFLOW = 2.0**128  # where float32's next number after its largest would be
+
+
+def float32_routing_thresholds(threshold) -> np.ndarray:
+    """Thresholds ``t2`` such that ``x <= t2`` exactly when ``float32(x) <= threshold``, for every float64 ``x``.
+
+    scikit-learn's trees (and TnT) cast samples to float32 before comparing them with float64
+    thresholds. A float64 ``x`` compared with ``t2`` goes where that cast sends it, so float64 input
+    is routed without converting it; float32 and small-integer values, which the cast leaves
+    unchanged, go where they go with ``threshold`` itself.
+
+    Parameters
+    ----------
+    threshold : array-like of float64
+
+    Returns
+    -------
+    t2 : ndarray of float64, same shape
+        Just below (or at, when the tie rounds down) the rounding boundary between the largest
+        float32 number ``<= threshold`` and the next float32 number.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t2 = float32_routing_thresholds(np.array([0.5]))
+    >>> x = np.nextafter(0.5, 1.0)  # above 0.5 in float64, 0.5 once cast to float32
+    >>> bool(x <= 0.5), bool(np.float32(x) <= 0.5), bool(x <= t2[0])
+    (False, True, True)
+    """
+    t = np.asarray(threshold, dtype=np.float64)
+    with np.errstate(over="ignore"):  # beyond float32's range: infinity, dealt with below
+        low = t.astype(np.float32)
+        low = np.where(low.astype(np.float64) > t, np.nextafter(low, np.float32(-np.inf)), low)  # largest float32 <= t
+        up = np.nextafter(low, np.float32(np.inf)).astype(np.float64)
+    up[np.isposinf(up)] = _FLOAT32_OVERFLOW
+    low64 = low.astype(np.float64)
+    low64[np.isneginf(low64)] = -_FLOAT32_OVERFLOW  # t below every finite float32: only -inf is <= t
+    up[low64 == -_FLOAT32_OVERFLOW] = -float(np.finfo(np.float32).max)
+    middle = (low64 + up) / 2  # exact: float32 numbers have 24-bit significands, float64 53
+    # A value exactly in the middle rounds to the float32 number with an even significand.
+    rounds_down = (low.view(np.uint32) & 1) == 0
+    return np.where(rounds_down, middle, np.nextafter(middle, -np.inf))
 
 
 # Samples routed together: their independent walks keep several memory loads in flight at once,
