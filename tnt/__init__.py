@@ -7,7 +7,3 @@ from tnt.graph import MIXED, DecisionGraph
 
 __all__ = ["CARTClassifier", "DecisionGraph", "GrowthEvent", "MIXED", "TAOClassifier", "TnTClassifier"]
 __version__ = "0.1.0"
-
-from tnt.learn.warmup import load_compiled_code as _load_compiled_code  # noqa: E402
-
-_load_compiled_code()

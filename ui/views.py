@@ -6,6 +6,7 @@ import streamlit as st
 
 from tnt.data.datasets import Dataset
 from tnt.experiments.training import TrainParams, TrainResult, format_C, train
+from tnt.learn import warmup
 
 from . import state
 
@@ -18,7 +19,12 @@ def train_with_progress(data: Dataset, params: TrainParams) -> TrainResult | Non
     cached = state.cached_result(data, params)
     if cached is not None:
         return cached
-    bar = st.progress(0.0, text="Training TnT...")
+    bar = st.progress(
+        0.0,
+        text="Training TnT..."
+        if warmup.ready()
+        else "Training TnT (the first training on this machine waits for its code to be compiled)...",
+    )
 
     def on_step(event) -> None:
         bar.progress(
