@@ -83,7 +83,8 @@ def test_uint8_input_goes_where_scikit_learn_sends_it():
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.uint8])
 def test_predict_reads_the_input_as_it_is(dtype, monkeypatch):
-    # The routing kernel receives the caller's own array: no converted copy is made on the way.
+    # The routing kernel receives the caller's own array: no converted copy is made on the way
+    # (the kernel casts rows a block at a time into a small buffer, checking them as it goes).
     rng = np.random.default_rng(0)
     X = rng.integers(0, 256, size=(300, 5)).astype(dtype)
     y = (X[:, 0] > 128).astype(int)
@@ -91,12 +92,24 @@ def test_predict_reads_the_input_as_it_is(dtype, monkeypatch):
     import tnt.graph
 
     seen = []
-    route = tnt.graph.route_to_leaves
+    route = tnt.graph.route_float32_cast
 
     def spy(X_routed, *args):
         seen.append(X_routed)
         return route(X_routed, *args)
 
-    monkeypatch.setattr(tnt.graph, "route_to_leaves", spy)
+    monkeypatch.setattr(tnt.graph, "route_float32_cast", spy)
     assert np.array_equal(model.predict(X), y)
     assert len(seen) == 1 and np.shares_memory(seen[0], X)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf, 1e39])
+def test_values_the_routing_pass_rejects_get_scikit_learns_or_the_float32_message(bad):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(5000, 3))
+    model = TnTClassifier(C=1e-3, random_state=0).fit(X, (X[:, 0] > 0).astype(int))
+    X[4321, 1] = bad  # in the second block of rows, after the first block has been routed
+    message = "beyond the float32 range" if np.isfinite(bad) else "Input X contains"
+    for method in (model.predict, model.predict_proba, model.apply, model.decision_path):
+        with pytest.raises(ValueError, match=message):
+            method(X)

@@ -27,7 +27,15 @@ def load_compiled_code() -> None:
     prediction routes without converting it, so that each is compiled or loaded from the cache."""
     from tnt.learn.binning import bin_features
     from tnt.learn.micro_tree import fit_micro_tree, fit_stump, make_workspace
-    from tnt.learn.routing import count_directions, decision_paths, edge_statistics, route_past, route_to_leaves
+    from tnt.learn.routing import (
+        count_directions,
+        decision_paths,
+        edge_statistics,
+        route_float32_cast,
+        route_past,
+        route_to_leaves,
+        walk_tables,
+    )
 
     for n_values in (4, 300):  # uint8 and uint16 feature codes (uint8 first: the bundled data sets use it)
         X = np.tile(np.arange(n_values, dtype=np.float32)[:, None], (1, 2))
@@ -43,9 +51,11 @@ def load_compiled_code() -> None:
     right = np.array([2, -1, -1])
     feature = np.array([0, -2, -2])
     threshold = np.array([0.5, -2.0, -2.0])
+    children, walk_feature = walk_tables(left, right, feature)
     for dtype in (np.float32, np.float64, np.uint8):  # predict routes these without converting them
-        route_to_leaves(X.astype(dtype), rows, 0, left, right, feature, threshold)
+        route_float32_cast(X.astype(dtype), children, walk_feature, threshold)
         decision_paths(X.astype(dtype), left, right, feature, threshold)
+    route_to_leaves(X, rows, 0, left, right, feature, threshold)
     route_past(X, rows, 0, 1, left, right, feature, threshold)
     count_directions(X, 3, left, right, feature, threshold)
     edge_statistics(X, y, w, 2, left, right, feature, threshold)
