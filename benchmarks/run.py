@@ -31,7 +31,7 @@ from sklearn.tree import DecisionTreeClassifier
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tnt import TnTClassifier
+from tnt import TnTClassifier  # noqa: E402
 
 README = Path(__file__).resolve().parent / "README.md"
 GROUPS = ("fit", "predict", "continuous", "first-start", "memory")  # a full run; "growth" on request
@@ -251,7 +251,9 @@ def machine() -> str:
         cpu = re.search(r"model name\s*:\s*(.+)", Path("/proc/cpuinfo").read_text()).group(1)
     except (OSError, AttributeError):
         pass
-    return f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores, {cpu}, Python {platform.python_version()}"
+    return (
+        f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores, {cpu}, Python {platform.python_version()}"
+    )
 
 
 INTRO = """# Benchmarks
@@ -306,26 +308,33 @@ def main(argv=None):
             parser.error(f"{args.data / (name + '.npz')} not found; pass --data with the folder that holds it.")
     wanted = set(args.only or GROUPS)
     rows = []
+
+    def report(new_rows):
+        for r in new_rows:
+            print(
+                f"{r['row']}\n    baseline: {r['baseline']}\n    TnT: {r['measured']}\n    ratio: {r['ratio']:.2f} ({r['met']})",
+                flush=True,
+            )
+        rows.extend(new_rows)
+
     models = {}
     if wanted & {"fit", "predict"}:
         for name, repeat in (("mnist", 1), ("pendigits", 7)):
             jobs = (1, -1) if "fit" in wanted else (-1,)  # the model is the same for any n_jobs
             fit_rows, models[name] = bench_fit(name, load(args.data, name), repeat, jobs)
             if "fit" in wanted:
-                rows += fit_rows
+                report(fit_rows)
     if "predict" in wanted:
         for name in ("mnist", "pendigits"):
-            rows += bench_predict(name, load(args.data, name), models[name])
+            report(bench_predict(name, load(args.data, name), models[name]))
     if "continuous" in wanted:
-        rows += bench_continuous()
+        report(bench_continuous())
     if "first-start" in wanted:
-        rows += bench_first_start()
+        report(bench_first_start())
     if "memory" in wanted:
-        rows += bench_memory(args.data)
+        report(bench_memory(args.data))
     if "growth" in wanted:
-        rows += bench_growth(load(args.data, "mnist"))
-    for r in rows:
-        print(f"{r['row']}\n    baseline: {r['baseline']}\n    TnT: {r['measured']}\n    ratio: {r['ratio']:.2f} ({r['met']})")
+        report(bench_growth(load(args.data, "mnist")))
     print(json.dumps(rows, default=float))
     if set(GROUPS) <= wanted:
         write_readme(rows)

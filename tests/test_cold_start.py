@@ -32,7 +32,8 @@ def test_importing_tnt_compiles_nothing():
 
 def test_the_data_page_shows_its_table_without_compiled_code():
     # The app as a user opens it, the background warm-up left out: the Data page runs no kernel.
-    code = f"""
+    code = (
+        f"""
 import tnt.learn.warmup
 tnt.learn.warmup.start_in_background = lambda: None
 from streamlit.testing.v1 import AppTest
@@ -40,7 +41,9 @@ at = AppTest.from_file({str(ROOT / "app.py")!r}, default_timeout=60)
 at.run()
 assert not at.exception, at.exception
 assert at.header[0].value == "Data" and len(at.dataframe) >= 1
-""" + LOADED_KERNELS
+"""
+        + LOADED_KERNELS
+    )
     assert run(code) == "[]"
 
 

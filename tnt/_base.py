@@ -9,9 +9,9 @@ from sklearn.utils import assert_all_finite, check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
+from tnt.graph import EXACT_IN_FLOAT32, DecisionGraph
 from tnt.learn.growth import _Problem
 from tnt.learn.working_graph import FlatGraph
-from tnt.graph import EXACT_IN_FLOAT32, DecisionGraph
 
 # Both scikit-learn's trees and TnT compare float32 feature values with their thresholds.
 DTYPE = np.float32

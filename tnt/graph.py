@@ -260,7 +260,9 @@ class DecisionGraph:
         float32's range. The values are checked in the same pass that routes them."""
         if self.input_dtype != np.float32:
             return None
-        children, feature = self._derived("walk_tables", walk_tables, self.children_left, self.children_right, self.feature)
+        children, feature = self._derived(
+            "walk_tables", walk_tables, self.children_left, self.children_right, self.feature
+        )
         leaves, fine = route_float32_cast(X, children, feature, self._arrays()[3])
         return leaves if fine else None
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-
 _FLOAT32_OVERFLOW = 2.0**128  # where float32's next number after its largest would be
 
 

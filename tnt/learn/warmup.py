@@ -37,7 +37,7 @@ def load_compiled_code() -> None:
         walk_tables,
     )
 
-    for n_values in (4, 300):  # uint8 and uint16 feature codes (uint8 first: the bundled data sets use it)
+    def fit_kernels(n_values):
         X = np.tile(np.arange(n_values, dtype=np.float32)[:, None], (1, 2))
         y = np.arange(n_values) % 2
         binned = bin_features(X)
@@ -47,6 +47,11 @@ def load_compiled_code() -> None:
         workspace = make_workspace(binned, 2)
         fit_micro_tree(binned, order, rows, y, w, 1e-3, 2, workspace)
         fit_stump(binned, order, rows, y, w, workspace)
+        return X, y, rows, w
+
+    # uint8 feature codes and routing first: that is all a fit on the default data (the digits) needs, and
+    # a training waiting for this thread gets it before the uint16 codes are compiled.
+    X, y, rows, w = fit_kernels(4)
     left = np.array([1, -1, -1])
     right = np.array([2, -1, -1])
     feature = np.array([0, -2, -2])
@@ -59,6 +64,7 @@ def load_compiled_code() -> None:
     route_past(X, rows, 0, 1, left, right, feature, threshold)
     count_directions(X, 3, left, right, feature, threshold)
     edge_statistics(X, y, w, 2, left, right, feature, threshold)
+    fit_kernels(300)  # uint16 feature codes
 
 
 def start_in_background() -> threading.Thread:
