@@ -11,7 +11,7 @@ from tnt.learn.warmup import start_in_background
 from ui.views import sidebar_summary
 
 st.set_page_config(page_title="TnT Explorer", page_icon=":deciduous_tree:", layout="wide")
-# Training's compiled code is loaded (or, on an empty cache, compiled) in a thread while the Data
+# Training's compiled code is compiled, on an empty cache, in a separate process while the Data
 # page, which needs none of it, is shown.
 start_in_background()
 

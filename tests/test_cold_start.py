@@ -68,10 +68,10 @@ print([d.py_func.__name__ for d in before if after[d] != before[d]])
     assert run(code) == "[]"
 
 
-def test_start_in_background_runs_one_thread():
+def test_start_in_background_runs_one_process():
     from tnt.learn import warmup
 
     first = warmup.start_in_background()
     assert warmup.start_in_background() is first
-    first.join()
-    assert warmup.ready()
+    warmup.wait()
+    assert warmup.ready() and first.returncode == 0

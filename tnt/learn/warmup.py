@@ -8,17 +8,21 @@ that before a user waits for it:
 - ``python -m tnt.learn.warmup``, which the README's install commands run once after
   ``pip install``;
 - :func:`start_in_background`, which the app calls at start: the Data page needs no compiled code
-  and is shown at once while the kernels compile in a thread.
+  and is shown at once while the kernels compile in a separate process (a thread would hold the
+  server's interpreter lock through numba's compiler and delay every page), and the first
+  training waits for that process, then loads its code from the cache.
 """
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 import time
 
 import numpy as np
 
-_thread: threading.Thread | None = None
+_process: subprocess.Popen | None = None
 _lock = threading.Lock()
 
 
@@ -67,25 +71,32 @@ def load_compiled_code() -> None:
     fit_kernels(300)  # uint16 feature codes
 
 
-def start_in_background() -> threading.Thread:
-    """Run :func:`load_compiled_code` in a daemon thread, once per process.
+def start_in_background() -> subprocess.Popen:
+    """Run ``python -m tnt.learn.warmup`` in a separate process, once per process.
 
     Returns
     -------
-    thread : threading.Thread
-        The same thread on every call; :func:`ready` says whether it has finished.
+    process : subprocess.Popen
+        The same process on every call; :func:`ready` says whether it has finished.
     """
-    global _thread
+    global _process
     with _lock:
-        if _thread is None:
-            _thread = threading.Thread(target=load_compiled_code, name="tnt-warmup", daemon=True)
-            _thread.start()
-        return _thread
+        if _process is None:
+            _process = subprocess.Popen(
+                [sys.executable, "-m", "tnt.learn.warmup"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            )
+        return _process
 
 
 def ready() -> bool:
-    """True once :func:`start_in_background`'s thread has finished (False if it was never started)."""
-    return _thread is not None and not _thread.is_alive()
+    """True once :func:`start_in_background`'s process has finished (False if it was never started)."""
+    return _process is not None and _process.poll() is not None
+
+
+def wait() -> None:
+    """Wait for :func:`start_in_background`'s process, if one was started."""
+    if _process is not None:
+        _process.wait()
 
 
 def main() -> None:
