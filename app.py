@@ -7,9 +7,13 @@ script's page config, sidebar and navigation.
 
 import streamlit as st
 
+from tnt.learn.warmup import start_in_background
 from ui.views import sidebar_summary
 
 st.set_page_config(page_title="TnT Explorer", page_icon=":deciduous_tree:", layout="wide")
+# Training's compiled code is compiled, on an empty cache, in a separate process while the Data
+# page, which needs none of it, is shown.
+start_in_background()
 
 pages = st.navigation(
     [

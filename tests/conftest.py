@@ -104,3 +104,12 @@ def open_app():
         return at
 
     return start
+
+
+@pytest.fixture(scope="session", autouse=True)
+def compiled_kernels():
+    """Compile (or load from numba's cache) every kernel once, before any test starts processes
+    (the command-line tests start a dozen) that would otherwise each compile them on a fresh clone."""
+    from tnt.learn.warmup import load_compiled_code
+
+    load_compiled_code()

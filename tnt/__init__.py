@@ -18,7 +18,3 @@ __all__ = [
     "plot_graph",
 ]
 __version__ = "0.1.0"
-
-from tnt.learn.warmup import load_compiled_code as _load_compiled_code  # noqa: E402
-
-_load_compiled_code()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.utils import check_random_state
+from sklearn.utils import assert_all_finite, check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
@@ -21,20 +21,39 @@ _FLOAT32_MAX = float(np.finfo(np.float32).max)
 class GraphModelMixin:
     """Routing and introspection for an estimator whose fitted model is ``self.graph_``."""
 
-    def _validate_X_predict(self, X) -> np.ndarray:
+    def _validate_X_predict(self, X, check_values=True) -> np.ndarray:
         check_is_fitted(self)
-        # Types float32 holds exactly are kept (the graph routes them without a copy); float64 is
-        # kept too and cast by the graph, once its values are known to fit float32's range when the
-        # graph compares in float32; anything else becomes float32, as in training.
-        X = validate_data(self, X, dtype=[*EXACT_IN_FLOAT32, np.float64], reset=False)
-        if X.dtype == np.float64 and self.graph_.input_dtype == DTYPE:
-            _check_float32_range(X)
+        # Types float32 holds exactly are kept, and so is float64 once its values are known to fit
+        # float32's range: the graph routes them without a copy, each value where its float32 cast
+        # would go. Anything else becomes float32, as in training.
+        X = validate_data(self, X, dtype=[*EXACT_IN_FLOAT32, np.float64], reset=False, ensure_all_finite=False)
+        if check_values and X.dtype.kind == "f" and X.size:
+            # One look at the extremes (no copy) checks finiteness and float32's range at once.
+            low, high = X.min(), X.max()
+            if not (-_FLOAT32_MAX <= low and high <= _FLOAT32_MAX):
+                self._reject_values(X)
         return X
+
+    def _reject_values(self, X) -> None:
+        """Raise scikit-learn's error for NaN or infinity, else the float32 range error when it applies."""
+        assert_all_finite(X, estimator_name=type(self).__name__, input_name="X")
+        if self.graph_.input_dtype == DTYPE:
+            _check_float32_range(X)
+
+    def _leaves(self, X) -> np.ndarray:
+        """The leaf of each sample, its values checked in the pass that routes them where it can."""
+        X = self._validate_X_predict(X, check_values=False)
+        X = self.graph_._as_input(X)
+        leaves = self.graph_._leaves_within_float32(X)
+        if leaves is None:
+            if X.dtype.kind == "f":
+                self._reject_values(X)
+            leaves = self.graph_.apply(X)
+        return leaves
 
     def apply(self, X):
         """Id of the leaf (node of ``graph_``) each sample reaches."""
-        X = self._validate_X_predict(X)
-        return self.graph_.apply(X)
+        return self._leaves(X)
 
     def decision_path(self, X):
         """Sparse (n_samples, n_nodes) indicator of the nodes each sample passes through."""
@@ -101,8 +120,8 @@ class GraphClassifierMixin(ClassifierMixin, GraphModelMixin):
         proba : ndarray of shape (n_samples, n_classes)
             Columns follow ``classes_``.
         """
-        X = self._validate_X_predict(X)
-        return self.graph_.predict_proba(X)
+        leaves = self._leaves(X)  # checks first that the model is fitted
+        return self.graph_.proba()[leaves]
 
     def predict_log_proba(self, X):
         """Logarithm of :meth:`predict_proba` (``-inf`` for zero probabilities)."""
@@ -120,8 +139,9 @@ class GraphClassifierMixin(ClassifierMixin, GraphModelMixin):
         -------
         y : ndarray of shape (n_samples,)
         """
-        proba = self.predict_proba(X)
-        return self.classes_.take(np.argmax(proba, axis=1))
+        # The class of each leaf, then each sample's leaf: no (n_samples, n_classes) array.
+        leaves = self._leaves(X)
+        return self.classes_.take(self.graph_.predicted_class()[leaves])
 
 
 class GraphRegressorMixin(RegressorMixin, GraphModelMixin):
@@ -165,8 +185,7 @@ class GraphRegressorMixin(RegressorMixin, GraphModelMixin):
         -------
         y : ndarray of shape (n_samples,)
         """
-        X = self._validate_X_predict(X)
-        return self.graph_.predict_value(X)
+        return self.graph_.value[self._leaves(X), 0]
 
 
 def graph_from_flat(flat: FlatGraph, X, y, w, n_classes: int, input_dtype=DTYPE) -> DecisionGraph:
@@ -217,7 +236,7 @@ def _within_float32(X: np.ndarray) -> np.ndarray:
 def _check_float32_range(X: np.ndarray) -> None:
     """Raise a ValueError naming the feature of float64 ``X`` whose magnitude exceeds float32's range most."""
     if X.size:
-        magnitude = np.abs(X).max(axis=0)
+        magnitude = np.maximum(X.max(axis=0), -X.min(axis=0))  # two reads of X, no copy of it
         if magnitude.max() > _FLOAT32_MAX:
             feature = int(np.argmax(magnitude))
             raise ValueError(

@@ -16,7 +16,14 @@ import numpy as np
 from scipy import sparse
 from sklearn.base import is_regressor
 
-from tnt.learn.routing import decision_paths, edge_statistics, route_to_leaves
+from tnt.learn.routing import (
+    decision_paths,
+    edge_statistics,
+    float32_routing_thresholds,
+    route_float32_cast,
+    route_to_leaves,
+    walk_tables,
+)
 
 # Number types whose every value float32 represents exactly.
 EXACT_IN_FLOAT32 = (np.float32, np.uint8, np.int8, np.uint16, np.int16)
@@ -207,14 +214,30 @@ class DecisionGraph:
         X = np.asarray(X)
         if X.ndim != 2:
             raise ValueError(f"X must be 2-dimensional, got shape {X.shape}.")
-        if self.input_dtype == np.float32 and X.dtype.type in EXACT_IN_FLOAT32:
-            # Casting these to float32 changes no value: route them as they are, without a copy
-            # (and, for pixels, reading a quarter of the memory).
+        if self.input_dtype == np.float32 and X.dtype.type in (*EXACT_IN_FLOAT32, np.float64):
+            # Routed as they are, without a copy, against thresholds that send each value where
+            # its float32 cast would go (for pixels, reading a quarter of the memory).
             return np.ascontiguousarray(X)
         return np.ascontiguousarray(X, dtype=self.input_dtype)
 
     def _arrays(self):
-        return self.children_left, self.children_right, self.feature, self.threshold
+        threshold = self.threshold
+        if self.input_dtype == np.float32:
+            threshold = self._derived("routing_thresholds", float32_routing_thresholds, threshold)
+        return self.children_left, self.children_right, self.feature, threshold
+
+    def predicted_class(self) -> np.ndarray:
+        """Class index a sample reaching each node is given: the largest of :meth:`proba`."""
+        return self._derived("predicted_class", lambda value: np.argmax(self.proba(), axis=1), self.value)
+
+    def _derived(self, name, compute, *sources):
+        """``compute(*sources)``, kept until one of the source arrays changes (prediction calls these
+        for every batch; recomputing them would cost more than routing a small batch)."""
+        cache = self.__dict__.setdefault("_derived_cache", {})
+        kept = cache.get(name)
+        if kept is None or not all(np.array_equal(old, new) for old, new in zip(kept[0], sources)):
+            kept = cache[name] = ([np.copy(a) for a in sources], compute(*sources))
+        return kept[1]
 
     def _edge_statistics(self, X, y, sample_weight):
         """(class weights each node sends left and right, class weights reaching each node,
@@ -235,7 +258,22 @@ class DecisionGraph:
         leaves : ndarray of shape (n_samples,)
         """
         X = self._as_input(X)
+        leaves = self._leaves_within_float32(X)
+        if leaves is not None:
+            return leaves
         return route_to_leaves(X, np.arange(X.shape[0]), 0, *self._arrays())
+
+    def _leaves_within_float32(self, X) -> np.ndarray | None:
+        """Leaves of ``X`` (as :meth:`_as_input` gives it) for a graph that compares in float32,
+        or None when it compares in another type or a value of ``X`` is not finite or beyond
+        float32's range. The values are checked in the same pass that routes them."""
+        if self.input_dtype != np.float32:
+            return None
+        children, feature = self._derived(
+            "walk_tables", walk_tables, self.children_left, self.children_right, self.feature
+        )
+        leaves, fine = route_float32_cast(X, children, feature, self._arrays()[3])
+        return leaves if fine else None
 
     def decision_path(self, X) -> sparse.csr_matrix:
         """Sparse indicator of the nodes each sample passes through, like scikit-learn's.

@@ -6,9 +6,11 @@ import streamlit as st
 
 from tnt.data.datasets import Dataset
 from tnt.experiments.training import TrainParams, TrainResult, train
+from tnt.learn import warmup
 from ui.display import format_C
 
 from . import state
+
 
 def train_with_progress(data: Dataset, params: TrainParams) -> TrainResult | None:
     """Train (or fetch from this session's cache) with a progress bar that moves at every grow pass
@@ -16,13 +18,15 @@ def train_with_progress(data: Dataset, params: TrainParams) -> TrainResult | Non
     cached = state.cached_result(data, params)
     if cached is not None:
         return cached
+    if not warmup.ready():
+        with st.spinner("Compiling TnT's training code for this machine (once, after a fresh install)..."):
+            warmup.wait()
     bar = st.progress(0.0, text="Training TnT...")
 
     def on_step(event) -> None:
         bar.progress(
             min(event.step / event.total_steps, 1.0),
-            text=f"Training TnT: {event.kind_name} {event.step} of {event.total_steps} "
-            f"({event.n_splits} splits)",
+            text=f"Training TnT: {event.kind_name} {event.step} of {event.total_steps} ({event.n_splits} splits)",
         )
 
     try:
@@ -57,6 +61,5 @@ def sidebar_summary() -> None:
     else:
         m = result.tnt_metrics
         st.caption(
-            f"TnT: {m['splits']} splits, {m['shared_nodes']} shared nodes, "
-            f"test accuracy {m['test_accuracy']:.3f}"
+            f"TnT: {m['splits']} splits, {m['shared_nodes']} shared nodes, test accuracy {m['test_accuracy']:.3f}"
         )

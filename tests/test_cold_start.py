@@ -1,0 +1,77 @@
+"""First start: ``import tnt`` and the app's Data page need no compiled code; the warm-up step
+compiles what training and prediction use."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Prints the tnt.learn kernels that hold compiled (or cache-loaded) code in this process.
+LOADED_KERNELS = """
+import importlib, pkgutil, tnt.learn
+from numba.core.registry import CPUDispatcher
+loaded = []
+for info in pkgutil.iter_modules(tnt.learn.__path__):
+    module = importlib.import_module("tnt.learn." + info.name)
+    loaded += [f"{info.name}.{n}" for n, f in vars(module).items() if isinstance(f, CPUDispatcher) and f.overloads]
+print(sorted(set(loaded)))
+"""
+
+
+def run(code: str) -> str:
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip().splitlines()[-1]
+
+
+def test_importing_tnt_compiles_nothing():
+    code = "import tnt, tnt.cli, tnt.reduction, tnt.model_io, tnt.experiments.training, tnt.viz.figures\n"
+    assert run(code + LOADED_KERNELS) == "[]"
+
+
+def test_the_data_page_shows_its_table_without_compiled_code():
+    # The app as a user opens it, the background warm-up left out: the Data page runs no kernel.
+    code = (
+        f"""
+import tnt.learn.warmup
+tnt.learn.warmup.start_in_background = lambda: None
+from streamlit.testing.v1 import AppTest
+at = AppTest.from_file({str(ROOT / "app.py")!r}, default_timeout=60)
+at.run()
+assert not at.exception, at.exception
+assert at.header[0].value == "Data" and len(at.dataframe) >= 1
+"""
+        + LOADED_KERNELS
+    )
+    assert run(code) == "[]"
+
+
+def test_warm_up_reaches_every_kernel_fit_and_predict_use():
+    code = """
+import numpy as np
+from tnt.learn import warmup
+warmup.load_compiled_code()
+from tnt.learn import routing, tree_builder, split_search, binning
+before = {d: len(d.overloads) for m in (routing, tree_builder, split_search, binning)
+          for d in vars(m).values() if hasattr(d, "overloads")}
+from sklearn.datasets import load_digits
+from tnt import TnTClassifier
+X, y = load_digits(return_X_y=True)
+model = TnTClassifier(C=1e-3, random_state=0).fit(X, y)
+for X_in in (X, X.astype(np.float32), X.astype(np.uint8)):
+    model.predict(X_in)
+    model.decision_depth(X_in)
+after = {d: len(d.overloads) for d in before}
+print([d.py_func.__name__ for d in before if after[d] != before[d]])
+"""
+    assert run(code) == "[]"
+
+
+def test_start_in_background_runs_one_process():
+    from tnt.learn import warmup
+
+    first = warmup.start_in_background()
+    assert warmup.start_in_background() is first
+    warmup.wait()
+    assert warmup.ready() and first.returncode == 0
