@@ -1,7 +1,13 @@
 import os
+import shutil
+import tempfile
 
 # scikit-learn runs its array-API estimator check only with this set (before scipy is imported).
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
+# The app's workspace store goes to a temporary folder, never the user's home (tests that need their
+# own store pass a folder or set the variable themselves).
+_WORKSPACES = tempfile.mkdtemp(prefix="tnt-test-workspaces-")
+os.environ["TNT_WORKSPACE_DIR"] = _WORKSPACES
 
 from pathlib import Path
 
@@ -104,3 +110,7 @@ def open_app():
         return at
 
     return start
+
+
+def pytest_sessionfinish(session, exitstatus):
+    shutil.rmtree(_WORKSPACES, ignore_errors=True)
