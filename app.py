@@ -7,9 +7,11 @@ script's page config, sidebar and navigation.
 
 import streamlit as st
 
+from ui.state import start_session
 from ui.views import sidebar_summary
 
 st.set_page_config(page_title="TnT Explorer", page_icon=":deciduous_tree:", layout="wide")
+start_session()  # the workspace in the address (?ws=...), restored after a reload or a restart
 
 pages = st.navigation(
     [
@@ -21,6 +23,7 @@ pages = st.navigation(
         st.Page("app_pages/paths.py", title="Paths", icon=":material/route:"),
         st.Page("app_pages/ensembles.py", title="Ensembles", icon=":material/forest:"),
         st.Page("app_pages/teach.py", title="Teach", icon=":material/school:"),
+        st.Page("app_pages/history.py", title="History", icon=":material/history:"),
     ]
 )
 st.sidebar.title("TnT Explorer")

@@ -9,12 +9,14 @@ os.environ.setdefault("SCIPY_ARRAY_API", "1")
 _WORKSPACES = tempfile.mkdtemp(prefix="tnt-test-workspaces-")
 os.environ["TNT_WORKSPACE_DIR"] = _WORKSPACES
 
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))  # for app_helpers
 SAMPLE_DATA = ROOT / "tnt" / "data" / "bundled"
 
 

@@ -158,7 +158,7 @@ def test_a_page_opened_directly_has_the_whole_app_around_it(server, browser):
     page.frame_locator('iframe[title="Decision graph"]').locator("svg g.node").first.wait_for(timeout=60_000)
     nav_links = page.locator('[data-testid="stSidebarNav"] a').all_inner_texts()
     assert [t.split()[-1] for t in nav_links] == [  # after the icon names
-        "Data", "Train", "Graph", "Compare", "Sweep", "Paths", "Ensembles", "Teach"
+        "Data", "Train", "Graph", "Compare", "Sweep", "Paths", "Ensembles", "Teach", "History"
     ]  # fmt: skip
     assert page.locator('[data-testid="stSidebar"]').get_by_text("TnT Explorer").is_visible()
 

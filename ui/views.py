@@ -7,7 +7,7 @@ import streamlit as st
 from tnt.data.datasets import Dataset
 from tnt.experiments.training import TrainParams, TrainResult, format_C, train
 
-from . import state
+from . import state, workspace
 
 _PHASE = {"grow": "grow pass", "merge": "merge", "fine_tune": "fine-tuning round"}
 
@@ -44,7 +44,7 @@ def ensure_result() -> TrainResult | None:
 
 
 def sidebar_summary() -> None:
-    """What is loaded and trained, shown in the sidebar on every page."""
+    """What is loaded and trained, shown in the sidebar on every page, and whether it is saved."""
     data = state.dataset()
     st.markdown(f"**Data:** {data.name}")
     st.caption(
@@ -62,3 +62,7 @@ def sidebar_summary() -> None:
             f"TnT: {m['splits']} splits, {m['nodes with several parents']} shared nodes, "
             f"test accuracy {m['test accuracy']:.3f}"
         )
+    if workspace.notice():
+        st.warning(workspace.notice())
+    if workspace.current():
+        st.caption("Saved in this workspace: this page's address (bookmark it) brings it back. See History.")
