@@ -85,7 +85,8 @@ def find_result(store: WorkspaceStore, workspace: str, dataset_key: str, params:
 
 
 def history_frame(runs) -> pd.DataFrame:
-    """One row per run, newest first: when, data set and hash, split, parameters, size, accuracies, fit time.
+    """One row per run, in the order given: when, data set, parameters, size, accuracies, fit time,
+    the split and the data's hash.
 
     Keys are snake_case; the app names the columns for display.
     """
@@ -95,18 +96,18 @@ def history_frame(runs) -> pd.DataFrame:
         m, c = run.metrics.get(tnt, {}), run.metrics.get(cart, {})
         rows.append({
             "run": run.id,
-            "saved": datetime.fromtimestamp(run.created, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC"),
+            "saved": datetime.fromtimestamp(run.created, timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             "dataset": run.dataset_name,
-            "data_hash": run.data_hash[:12],
-            "test_size": run.source.get("test_size"),
-            "split_seed": run.source.get("seed"),
             **{name: run.params.get(name) for name in _PARAM_TYPES},
             "splits": m.get("splits"),
-            "tnt_train_accuracy": m.get("train accuracy"),
             "tnt_test_accuracy": m.get("test accuracy"),
             "cart_test_accuracy": c.get("test accuracy"),
+            "tnt_train_accuracy": m.get("train accuracy"),
             "fit_time_s": m.get("fit time (s)"),
+            "test_size": run.source.get("test_size"),
+            "split_seed": run.source.get("seed"),
+            "data_hash": run.data_hash[:12],
         })
-    columns = ["run", "saved", "dataset", "data_hash", "test_size", "split_seed", *_PARAM_TYPES, "splits",
-               "tnt_train_accuracy", "tnt_test_accuracy", "cart_test_accuracy", "fit_time_s"]  # fmt: skip
+    columns = ["run", "saved", "dataset", *_PARAM_TYPES, "splits", "tnt_test_accuracy", "cart_test_accuracy",
+               "tnt_train_accuracy", "fit_time_s", "test_size", "split_seed", "data_hash"]  # fmt: skip
     return pd.DataFrame(rows, columns=columns)
