@@ -5,7 +5,7 @@ import streamlit as st
 
 from tnt.workspace.runs import MODEL_NAMES, history_frame
 from ui import state
-from ui.history import display_table, run_label
+from ui.display import run_label, saved_runs_table
 
 st.header("History")
 runs = state.saved_runs_list()
@@ -19,7 +19,7 @@ st.caption(
 if not runs:
     st.info("No runs yet: train a model on the Train page and it appears here.")
 else:
-    st.dataframe(display_table(history_frame(runs)), hide_index=True, key="history/table")
+    st.dataframe(saved_runs_table(history_frame(runs)), hide_index=True, key="history/table")
     by_id = {run.id: run for run in runs}
     chosen = by_id[st.selectbox("Run", list(by_id), format_func=lambda i: run_label(by_id[i]), key="history/run")]
     cols = st.columns(6)

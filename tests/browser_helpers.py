@@ -1,11 +1,11 @@
 """What the browser suites share: a real ``streamlit run`` server on a free port, Debian's chromium
 driven by Playwright, and waits for what a test asserts.
 
-Screenshots go to ``test-artifacts/``. Without chromium the tests fail (they never skip): CI
-installs it (``.ci/run``), and so should a developer (``apt-get install chromium``).
+The ``browser`` fixture is in ``conftest.py``. Screenshots go to ``test-artifacts/``. Without
+chromium the tests fail (they never skip): CI installs it (``.ci/run``), and so should a developer
+(``apt-get install chromium``).
 """
 
-import shutil
 import socket
 import subprocess
 import sys
@@ -13,8 +13,6 @@ import time
 import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
-
-import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
@@ -78,19 +76,6 @@ def running_server(log_name="streamlit.log", script_args=()):
                 proc.kill()
                 proc.wait()
         log.close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    chromium = shutil.which("chromium") or "/usr/bin/chromium"
-    if not Path(chromium).exists():
-        pytest.fail("Debian's chromium is missing: install it with `apt-get install chromium` (CI's .ci/run does).")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 def wait_idle(page, timeout=60_000):

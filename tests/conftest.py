@@ -116,3 +116,19 @@ def open_app():
 
 def pytest_sessionfinish(session, exitstatus):
     shutil.rmtree(_WORKSPACES, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's chromium, headless, driven by Playwright (for the browser suites)."""
+    from browser_helpers import CHROMIUM_ARGS
+
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    if not Path(chromium).exists():
+        pytest.fail("Debian's chromium is missing: install it with `apt-get install chromium` (CI's .ci/run does).")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        yield b
+        b.close()

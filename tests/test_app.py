@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 import streamlit.testing.v1.app_test as app_test_module
+from app_helpers import button, go, metric, new_session, upload
 from streamlit.runtime.media_file_manager import MediaFileManager
 
-from app_helpers import button, go, metric, new_session, upload
 from tnt.estimator import TnTClassifier
 from tnt.experiments.training import TrainParams
 

@@ -2,8 +2,7 @@
 (see ``browser_helpers``; screenshots in ``test-artifacts/``)."""
 
 import pytest
-
-from browser_helpers import HIGHLIGHT, ROOT, browser, nav, running_server, shot, wait_idle  # noqa: F401 - browser is a fixture
+from browser_helpers import HIGHLIGHT, ROOT, nav, running_server, shot, wait_idle
 
 pytestmark = pytest.mark.browser
 

@@ -9,8 +9,8 @@ import sqlite3
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+from browser_helpers import ROOT, nav, running_server, shot, wait_idle
 
-from browser_helpers import ROOT, browser, nav, running_server, shot, wait_idle  # noqa: F401 - browser is a fixture
 from tnt.workspace import WorkspaceStore
 
 pytestmark = pytest.mark.browser

@@ -5,8 +5,8 @@ import hashlib
 from pathlib import Path
 
 import pytest
-
 from app_helpers import button, go, metric, new_session, upload
+
 from tnt.data.sources import bundled_source, content_hash
 from tnt.estimator import TnTClassifier
 from tnt.workspace import WorkspaceStore, is_workspace_id

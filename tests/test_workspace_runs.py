@@ -67,8 +67,8 @@ def test_a_result_is_saved_found_and_loaded_back(tmp_path):
     frame = history_frame(store.runs(ws))
     row = frame.iloc[0]
     assert (row["dataset"], row["C"], row["splits"]) == ("Iris", 1e-2, result.tnt.n_splits_)
-    assert row["tnt_test_accuracy"] == result.tnt_metrics["test accuracy"]
-    assert row["cart_test_accuracy"] == result.cart_metrics["test accuracy"]
+    assert row["tnt_test_accuracy"] == result.tnt_metrics["test_accuracy"]
+    assert row["cart_test_accuracy"] == result.cart_metrics["test_accuracy"]
     assert row["data_hash"] == run.data_hash[:12] and row["test_size"] == 0.3
     assert list(history_frame([]).columns) == list(frame.columns)
 

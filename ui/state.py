@@ -12,7 +12,6 @@ memory is looked up among the workspace's runs before it is trained.
 from __future__ import annotations
 
 import dataclasses
-from collections import OrderedDict
 
 import streamlit as st
 
@@ -21,13 +20,14 @@ from tnt.data.datasets import DataError, Dataset, default_dataset_id, load_bundl
 from tnt.data.sources import bundled_source, check_source, dataset_from_source
 from tnt.experiments.training import TrainParams, TrainResult
 from tnt.workspace import runs as saved_runs
+from ui.lru import LRUStore
 
 from . import workspace
 
 DATASET = "data/dataset"
 SOURCE = "data/source"  # what the current data set came from, for the Data page's widgets
 PARAMS = "train/params"
-MODELS = "train/models"  # OrderedDict: (dataset key, TrainParams) -> TrainResult
+MODELS = "train/models"  # LRUStore: (dataset key, TrainParams) -> TrainResult
 MAX_MODELS = 24  # trained models kept per session, least recently used dropped first
 
 
@@ -134,37 +134,26 @@ def clamp(key: str, low: int, high: int, default: int = 0) -> None:
         st.session_state[key] = min(max(value, low), high)
 
 
-def _models() -> OrderedDict:
-    return st.session_state.setdefault(MODELS, OrderedDict())
+def _models() -> LRUStore:
+    return st.session_state.setdefault(MODELS, LRUStore(MAX_MODELS))
 
 
 def cached_result(data: Dataset, value: TrainParams) -> TrainResult | None:
     """The model trained on ``data`` with ``value``, if this session or its workspace has trained it."""
-    models = _models()
-    key = (data.key, value)
-    if key in models:
-        models.move_to_end(key)
-        return models[key]
-    found = workspace.read(lambda s, ws: saved_runs.find_result(s, ws, data.key, value))
-    if found is not None:
-        _remember(found)
+    found = _models().get((data.key, value))
+    if found is None:
+        found = workspace.read(lambda s, ws: saved_runs.find_result(s, ws, data.key, value))
+        if found is not None:
+            _models().put(found.key, found)
     return found
 
 
 def store_result(result: TrainResult) -> None:
     """Keep a newly trained model in this session and save it as a run of the workspace."""
-    _remember(result)
+    _models().put(result.key, result)
     data = dataset()
     if result.dataset_key == data.key:
         workspace.write(lambda s, ws: saved_runs.save_result(s, ws, result, dataset_name=data.name, source=source()))
-
-
-def _remember(result: TrainResult) -> None:
-    models = _models()
-    models[result.key] = result
-    models.move_to_end(result.key)
-    while len(models) > MAX_MODELS:
-        models.popitem(last=False)
 
 
 def current_result() -> TrainResult | None:
@@ -201,7 +190,7 @@ def open_run(run) -> str | None:
         return problem
     set_dataset(data, run.source)
     set_params(result.params)
-    _remember(result)
+    _models().put(result.key, result)
     return None
 
 

@@ -4,7 +4,7 @@ workspace store, and the history table of a workspace."""
 from __future__ import annotations
 
 import dataclasses
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pandas as pd
 
@@ -96,18 +96,18 @@ def history_frame(runs) -> pd.DataFrame:
         m, c = run.metrics.get(tnt, {}), run.metrics.get(cart, {})
         rows.append({
             "run": run.id,
-            "saved": datetime.fromtimestamp(run.created, timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "saved": datetime.fromtimestamp(run.created, UTC).strftime("%Y-%m-%d %H:%M UTC"),
             "dataset": run.dataset_name,
             **{name: run.params.get(name) for name in _PARAM_TYPES},
             "splits": m.get("splits"),
-            "tnt_test_accuracy": m.get("test accuracy"),
-            "cart_test_accuracy": c.get("test accuracy"),
-            "tnt_train_accuracy": m.get("train accuracy"),
-            "fit_time_s": m.get("fit time (s)"),
+            "tnt_test_accuracy": m.get("test_accuracy"),
+            "cart_test_accuracy": c.get("test_accuracy"),
+            "tnt_train_accuracy": m.get("train_accuracy"),
+            "fit_time": m.get("fit_time"),
             "test_size": run.source.get("test_size"),
             "split_seed": run.source.get("seed"),
             "data_hash": run.data_hash[:12],
         })
     columns = ["run", "saved", "dataset", *_PARAM_TYPES, "splits", "tnt_test_accuracy", "cart_test_accuracy",
-               "tnt_train_accuracy", "fit_time_s", "test_size", "split_seed", "data_hash"]  # fmt: skip
+               "tnt_train_accuracy", "fit_time", "test_size", "split_seed", "data_hash"]  # fmt: skip
     return pd.DataFrame(rows, columns=columns)
