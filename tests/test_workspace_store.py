@@ -207,9 +207,22 @@ def test_the_folder_and_limit_come_from_the_environment(monkeypatch, tmp_path):
     assert default_folder() == tmp_path / "xdg" / "tnt-explorer"
     monkeypatch.setenv("TNT_WORKSPACE_DIR", str(tmp_path / "mine"))
     assert WorkspaceStore().folder == tmp_path / "mine"
+    assert WorkspaceStore().max_bytes == 500_000_000  # the README's default
     monkeypatch.setenv("TNT_WORKSPACE_MAX_MB", "1.5")
     assert WorkspaceStore().max_bytes == 1_500_000
     for bad in ("0", "-2", "lots"):
         monkeypatch.setenv("TNT_WORKSPACE_MAX_MB", bad)
         with pytest.raises(ValueError, match="TNT_WORKSPACE_MAX_MB must be a positive number"):
             default_max_bytes()
+
+
+def test_no_method_reaches_a_workspace_without_its_id():
+    """Every public method but making a workspace and measuring the store takes a workspace id first;
+    none lists workspaces."""
+    import inspect
+
+    methods = {n: m for n, m in inspect.getmembers(WorkspaceStore, inspect.isfunction) if not n.startswith("_")}
+    assert set(methods) >= {"new_workspace", "runs", "save_run", "load_model", "get_data", "forget"}
+    for name, method in methods.items():
+        if name not in ("new_workspace", "size_bytes"):
+            assert list(inspect.signature(method).parameters)[1] == "workspace", name
