@@ -2,6 +2,7 @@
 History page (reopen, download, delete, forget)."""
 
 import hashlib
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -134,3 +135,36 @@ def test_a_second_tab_with_the_same_address_shares_the_workspace(folder):
     second = session(ws)
     assert second.session_state["data/dataset"].name == "Iris"
     assert workspace_of(second) == ws
+
+
+@pytest.mark.parametrize("page, header", [("Paths", "Paths"), ("Compare", "Compare")])
+def test_a_run_reopens_on_the_paths_and_compare_pages(folder, page, header):
+    at = session()
+    at.selectbox[0].set_value("iris")
+    button(at, "Load data set").click().run()
+    go(at, "train")  # iris at 1e-3
+    ws = workspace_of(at)
+    later = go(session(ws), "history")
+    button(later, f"Open on {page}").click().run()
+    assert not later.exception and not later.error, [e.value for e in later.error]
+    assert later.header[0].value == header
+    assert later.session_state["data/dataset"].name == "Iris"
+
+
+def test_a_run_whose_file_is_gone_says_so_in_one_sentence(folder):
+    at = session()
+    upload_and_train(at, C=1e-2)
+    ws = workspace_of(at)
+    with sqlite3.connect(folder / "workspaces.sqlite3") as con:  # the file's row lost, the runs kept
+        con.execute("PRAGMA foreign_keys = OFF")
+        con.execute("DELETE FROM uploads")
+    later = go(session(ws), "history")
+    assert any("could not be restored" in w.value for w in later.sidebar.warning)
+    assert later.session_state["data/dataset"].name == "Handwritten digits (8x8)"
+    button(later, "Open on Graph").click().run()
+    assert not later.exception
+    assert [e.value for e in later.error] == [
+        "The uploaded file of this data set could not be read back from the workspace; upload it again on the "
+        "Data page."
+    ]
+    assert later.header[0].value == "History"

@@ -100,8 +100,11 @@ def dataset_from(s, ws: str, source: dict) -> Dataset:
             raise DataError(str(error.args[0])) from None
     try:
         raw = s.get_data(ws, source["sha256"])
-    except (KeyError, ValueError) as error:
-        raise DataError(f"The uploaded file could not be read back ({error.args[0]}); upload it again.") from None
+    except (KeyError, ValueError):  # gone (forgotten, evicted) or damaged
+        raise DataError(
+            "The uploaded file of this data set could not be read back from the workspace; upload it again on the "
+            "Data page."
+        ) from None
     return dataset_from_source(source, uploaded_table(source["sha256"], source["name"], raw))
 
 
