@@ -120,7 +120,7 @@ def _restore(s, ws: str) -> None:
             st.session_state[DATASET] = dataset_from(s, ws, choices["source"])
             st.session_state[SOURCE] = dict(choices["source"])
         except DataError as error:
-            st.session_state[workspace._NOTICE] = f"The saved data set could not be restored: {error}"
+            workspace.set_notice(f"The saved data set could not be restored: {error}")
 
 
 def start_session() -> None:

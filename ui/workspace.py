@@ -43,7 +43,7 @@ def store() -> WorkspaceStore | None:
     """The server's store, or None (with a notice) if it cannot be opened."""
     value, problem = _open(str(folder_argument() or default_folder()))
     if problem:
-        st.session_state[_NOTICE] = problem
+        set_notice(problem)
     return value
 
 
@@ -67,12 +67,12 @@ def start(restore: Callable[[WorkspaceStore, str], None]) -> None:
             else:
                 workspace = st.session_state[_ID] = s.new_workspace()
                 if given:
-                    st.session_state[_NOTICE] = (
+                    set_notice(
                         "The workspace in this address no longer exists (forgotten, or removed to save space); "
                         "a new one was started."
                     )
         except _FAILURE as error:
-            st.session_state[_NOTICE] = f"Work is not saved: the workspace store failed ({error})."
+            set_notice(f"Work is not saved: the workspace store failed ({error}).")
             return
     if st.query_params.get(QUERY_KEY) != workspace:
         st.query_params[QUERY_KEY] = workspace
@@ -88,6 +88,11 @@ def notice() -> str | None:
     return st.session_state.get(_NOTICE)
 
 
+def set_notice(text: str) -> None:
+    """Show ``text`` in the sidebar for the rest of the session."""
+    st.session_state[_NOTICE] = text
+
+
 def write(action: Callable[[WorkspaceStore, str], object]):
     """``action(store, id)``'s result; a workspace gone meanwhile (forgotten in another tab, evicted) is
     replaced by a new one; a failing store leaves a notice and returns None."""
@@ -100,10 +105,10 @@ def write(action: Callable[[WorkspaceStore, str], object]):
         except WorkspaceNotFound:
             workspace = st.session_state[_ID] = s.new_workspace()
             st.query_params[QUERY_KEY] = workspace
-            st.session_state[_NOTICE] = "This workspace was removed (forgotten in another tab, or to save space); a new one was started."
+            set_notice("This workspace was removed (forgotten in another tab, or to save space); a new one was started.")
             return action(s, workspace)
     except _FAILURE as error:
-        st.session_state[_NOTICE] = f"Work is not saved: the workspace store failed ({error})."
+        set_notice(f"Work is not saved: the workspace store failed ({error}).")
         return None
 
 
