@@ -209,3 +209,20 @@ def delete_run(run) -> None:
 def forget_workspace() -> None:
     """Delete the workspace (runs, models, uploaded files) and empty this session; a new one starts."""
     workspace.forget()
+
+
+# ---------------------------------------------------------------- a model file opened by the user
+OPENED = "opened/model"  # tnt.experiments.opened.OpenedModel, the file opened on Graph, Compare or Paths
+
+
+def opened_model():
+    """The model file the user opened (an :class:`~tnt.experiments.opened.OpenedModel`), or None."""
+    return st.session_state.get(OPENED)
+
+
+def set_opened_model(value) -> None:
+    """Keep ``value`` as the opened model (None closes it)."""
+    if value is None:
+        st.session_state.pop(OPENED, None)
+    else:
+        st.session_state[OPENED] = value
