@@ -8,12 +8,14 @@ script's page config, sidebar and navigation.
 import streamlit as st
 
 from tnt.learn.warmup import start_in_background
+from ui.state import start_session
 from ui.views import sidebar_summary
 
 st.set_page_config(page_title="TnT Explorer", page_icon=":deciduous_tree:", layout="wide")
 # Training's compiled code is compiled, on an empty cache, in a separate process while the Data
 # page, which needs none of it, is shown.
 start_in_background()
+start_session()  # the workspace in the address (?ws=...), restored after a reload or a restart
 
 pages = st.navigation(
     [
@@ -25,6 +27,7 @@ pages = st.navigation(
         st.Page("app_pages/paths.py", title="Paths", icon=":material/route:"),
         st.Page("app_pages/ensembles.py", title="Ensembles", icon=":material/forest:"),
         st.Page("app_pages/teach.py", title="Teach", icon=":material/school:"),
+        st.Page("app_pages/history.py", title="History", icon=":material/history:"),
     ]
 )
 st.sidebar.title("TnT Explorer")

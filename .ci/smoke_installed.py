@@ -4,6 +4,7 @@ Run from a temporary folder holding copies of app.py, app_pages/ and ui/ but no 
 library, its bundled data and the command line come from site-packages alone.
 """
 
+import os
 import shutil
 import subprocess
 import sys
@@ -36,6 +37,8 @@ with tempfile.TemporaryDirectory() as folder:
     assert out.returncode == 0 and (work / "m.json").exists(), out.stderr
 
     from streamlit.testing.v1 import AppTest
+
+    os.environ["TNT_WORKSPACE_DIR"] = str(work / "workspaces")  # the app's store, not the CI user's home
 
     app = AppTest.from_file(str(work / "app.py"), default_timeout=300).run()
     assert not app.exception, app.exception

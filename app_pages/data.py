@@ -2,7 +2,8 @@
 
 import streamlit as st
 
-from tnt.data.datasets import DataError, catalog, make_dataset
+from tnt.data.datasets import DataError, catalog
+from tnt.data.sources import bundled_source, dataset_from_source, upload_source
 from ui import state
 
 st.header("Data")
@@ -25,10 +26,7 @@ with left:
         seed = st.number_input("Split seed", 0, 10_000, source.get("seed", 0), key="data/bundled_seed")
         load = st.form_submit_button("Load data set", type="primary")
     if load:
-        state.set_dataset(
-            state.bundled(chosen, float(test_share), int(seed)),
-            {"kind": "bundled", "id": chosen, "test_size": float(test_share), "seed": int(seed)},
-        )
+        state.set_dataset(state.bundled(chosen, float(test_share), int(seed)), bundled_source(chosen, test_share, seed))
     with st.expander("About the bundled data sets"):
         st.markdown("\n".join(f"- **{e['name']}**: {e['description']} *({e['source']})*" for e in entries.values()))
 
@@ -56,22 +54,17 @@ with right:
                 drop_missing = st.checkbox("Drop rows with missing values")
                 use = st.form_submit_button("Use this data", type="primary")
             if use:
+                raw = upload.getvalue()
+                chosen_source = upload_source(
+                    raw, table.name, target=target, features=features, test_size=test_share_u, seed=seed_u,
+                    drop_missing=drop_missing,
+                )  # fmt: skip
                 try:
-                    data = make_dataset(
-                        table.frame,
-                        target=target,
-                        features=[c for c in features if c != target],
-                        name=table.name,
-                        description=f"Uploaded file, {len(table.frame):,} rows.",
-                        test_size=float(test_share_u),
-                        seed=int(seed_u),
-                        drop_missing=drop_missing,
-                        source_key=f"upload:{table.digest}",
-                    )
+                    data = dataset_from_source(chosen_source, table)
                 except DataError as err:
                     st.error(str(err))
                 else:
-                    state.set_dataset(data, {"kind": "upload", "name": table.name})
+                    state.set_dataset(data, chosen_source, raw=raw)
                     st.success(f"Using {table.name}: {len(data.y_train):,} training and {len(data.y_test):,} test rows.")
             st.caption(f"Preview of {table.name} ({len(table.frame):,} rows, {len(columns)} columns)")
             st.dataframe(table.frame.head(50), height=200)

@@ -65,5 +65,5 @@ if result is not None:
         + f" CART is grown best-first with max_leaf_nodes = {max(tm['splits'] + 1, 2)}."
     )
     st.subheader("Models trained on this data in this session")
-    st.caption("Kept in memory: going back to a setting is instant.")
+    st.caption("Kept in memory: going back to a setting is instant. Every model is also saved in this workspace (see History).")
     st.dataframe(history_table(state.results_for(data)), hide_index=True)

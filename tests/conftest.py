@@ -1,14 +1,22 @@
 import os
+import shutil
+import tempfile
 
 # scikit-learn runs its array-API estimator check only with this set (before scipy is imported).
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
+# The app's workspace store goes to a temporary folder, never the user's home (tests that need their
+# own store pass a folder or set the variable themselves).
+_WORKSPACES = tempfile.mkdtemp(prefix="tnt-test-workspaces-")
+os.environ["TNT_WORKSPACE_DIR"] = _WORKSPACES
 
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))  # for app_helpers
 SAMPLE_DATA = ROOT / "tnt" / "data" / "bundled"
 
 
@@ -113,3 +121,23 @@ def compiled_kernels():
     from tnt.learn.warmup import load_compiled_code
 
     load_compiled_code()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    shutil.rmtree(_WORKSPACES, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's chromium, headless, driven by Playwright (for the browser suites)."""
+    from browser_helpers import CHROMIUM_ARGS
+
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    if not Path(chromium).exists():
+        pytest.fail("Debian's chromium is missing: install it with `apt-get install chromium` (CI's .ci/run does).")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        yield b
+        b.close()

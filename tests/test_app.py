@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import streamlit.testing.v1.app_test as app_test_module
+from app_helpers import button, go, metric, new_session, upload
 from streamlit.runtime.media_file_manager import MediaFileManager
-from streamlit.testing.v1 import AppTest
 
 from tnt.estimator import TnTClassifier
 from tnt.experiments.training import TrainParams
@@ -21,39 +21,9 @@ BAD = ROOT / "tests" / "bad_csv"
 CASES = json.loads((BAD / "cases.json").read_text())
 
 
-def new_session(timeout=30):
-    """Another browser session of the running app (the caches are shared, unlike ``open_app``'s)."""
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
-
 @pytest.fixture
 def app(open_app):
     return open_app(30)
-
-
-def button(at, label):
-    (match,) = [b for b in at.button if b.label == label]
-    return match
-
-
-def metric(at, label):
-    (match,) = [m for m in at.metric if m.label == label]
-    return match.value
-
-
-def go(at, page):
-    at.switch_page(f"app_pages/{page}.py").run()
-    assert not at.exception, at.exception
-    return at
-
-
-def upload(at, path):
-    at.file_uploader(key="data/upload").set_value((path.name, path.read_bytes(), "text/csv")).run()
-    assert not at.exception, at.exception
-    return at
 
 
 def test_data_page_works_with_no_interaction(app):

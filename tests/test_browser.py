@@ -1,34 +1,11 @@
-"""End to end: ``streamlit run`` on a free local port, driven by Playwright in Debian's chromium.
+"""End to end: ``streamlit run`` on a free local port, driven by Playwright in Debian's chromium
+(see ``browser_helpers``; screenshots in ``test-artifacts/``)."""
 
-Screenshots go to ``test-artifacts/``. Without chromium this test fails (it never skips): CI
-installs it (``.ci/run``), and so should a developer (``apt-get install chromium``).
-"""
-
-import json
 import re
-import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from pathlib import Path
 
 import pytest
+from browser_helpers import ARTIFACTS, HIGHLIGHT, ROOT, nav, running_server, shot, wait_idle
 
-ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-HIGHLIGHT = "#c00000"  # tnt.viz.export_dot.HIGHLIGHT_COLOR
 # The plotly view's figure, read in the page.
 NODE_COUNT = "() => document.querySelector('.js-plotly-plot').data.find(t => t.name === 'nodes').hovertext.length"
 X_RANGE = "() => document.querySelector('.js-plotly-plot')._fullLayout.xaxis.range"
@@ -45,80 +22,10 @@ NODE_PIXEL = """(node) => {
 pytestmark = pytest.mark.browser
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server():
-    port = free_port()
-    ARTIFACTS.mkdir(exist_ok=True)
-    log = open(ARTIFACTS / "streamlit.log", "w")
-    proc = subprocess.Popen(
-        [
-            sys.executable, "-m", "streamlit", "run", "app.py",
-            "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
-            "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
-        ],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                    if r.read().strip() == b"ok":
-                        break
-            except OSError:
-                pass
-            assert proc.poll() is None, "streamlit exited; see test-artifacts/streamlit.log"
-            assert time.monotonic() < deadline, "streamlit did not answer its health check within 60 s"
-            time.sleep(0.3)
+    with running_server() as (url, _):
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    chromium = shutil.which("chromium") or "/usr/bin/chromium"
-    if not Path(chromium).exists():
-        pytest.fail("Debian's chromium is missing: install it with `apt-get install chromium` (CI's .ci/run does).")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-def wait_idle(page, timeout=60_000):
-    """Wait until the script run is over (Streamlit shows a status widget while running)."""
-    page.wait_for_timeout(300)
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"], [data-stale=\"true\"]')",
-        timeout=timeout,
-    )
-
-
-def nav(page, title):
-    page.locator('[data-testid="stSidebarNav"] a', has_text=title).click()
-    page.wait_for_function(f"() => [...document.querySelectorAll('h2')].some(h => h.innerText.includes('{title}'))")
-    wait_idle(page)
-
-
-def shot(page, name):
-    """Save a screenshot, after checking that the page shows no exception box."""
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
-    assert page.locator('[data-testid="stException"]').count() == 0, f"an exception is on screen: {name}.png"
 
 
 def test_open_train_and_see_the_graph(server, browser):
@@ -172,7 +79,7 @@ def test_a_page_opened_directly_has_the_whole_app_around_it(server, browser):
     page.frame_locator('iframe[title="Decision graph"]').locator("svg g.node").first.wait_for(timeout=60_000)
     nav_links = page.locator('[data-testid="stSidebarNav"] a').all_inner_texts()
     assert [t.split()[-1] for t in nav_links] == [  # after the icon names
-        "Data", "Train", "Graph", "Compare", "Sweep", "Paths", "Ensembles", "Teach"
+        "Data", "Train", "Graph", "Compare", "Sweep", "Paths", "Ensembles", "Teach", "History"
     ]  # fmt: skip
     assert page.locator('[data-testid="stSidebar"]').get_by_text("TnT Explorer").is_visible()
 

@@ -8,7 +8,16 @@ import pandas as pd
 
 from tnt.experiments.training import TrainResult
 
-__all__ = ["C_GRID", "LABELS", "comparison_table", "format_C", "history_table", "labelled"]
+__all__ = [
+    "C_GRID",
+    "LABELS",
+    "comparison_table",
+    "format_C",
+    "history_table",
+    "labelled",
+    "run_label",
+    "saved_runs_table",
+]
 
 #: C on a log scale, 1-2-5 steps from 1e-5 to 1e-1.
 C_GRID = tuple(float(f"{m}e{e}") for e in range(-5, -1) for m in (1, 2, 5)) + (1e-1,)
@@ -79,3 +88,40 @@ def history_table(results) -> pd.DataFrame:
 def format_C(C: float) -> str:
     """``1e-03`` style label for a value of C."""
     return f"{C:.0e}"
+
+
+#: Display labels of the columns of :func:`tnt.workspace.runs.history_frame`, besides :data:`LABELS`.
+SAVED_RUN_LABELS = {
+    "dataset": "data set",
+    "fine_tune": "fine-tune",
+    "tnt_test_accuracy": "TnT test",
+    "cart_test_accuracy": "CART test",
+    "tnt_train_accuracy": "TnT train",
+    "test_size": "test share",
+    "split_seed": "split seed",
+    "data_hash": "data hash (SHA-256)",
+}
+
+
+def saved_runs_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """The workspace's history (:func:`tnt.workspace.runs.history_frame`) with words and rounding.
+
+    Examples
+    --------
+    >>> from tnt.workspace.runs import history_frame
+    >>> saved_runs_table(history_frame([])).columns.tolist()[:6]
+    ['run', 'saved', 'data set', 'C', 'N1', 'N2']
+    """
+    shown = frame.copy()
+    shown["C"] = shown["C"].map(lambda c: format_C(c) if isinstance(c, (int, float)) else c)
+    for key in ("tnt_test_accuracy", "cart_test_accuracy", "tnt_train_accuracy"):
+        shown[key] = shown[key].astype(float).round(3)
+    shown["fit_time"] = shown["fit_time"].astype(float).round(2)
+    return labelled(shown.rename(columns=SAVED_RUN_LABELS))
+
+
+def run_label(run) -> str:
+    """``#3 Iris, C=1e-02, N1=2, N2=5, seed=0``: a saved run in a picker."""
+    p = run.params
+    C = format_C(p["C"]) if isinstance(p.get("C"), (int, float)) else "?"
+    return f"#{run.id} {run.dataset_name}, C={C}, N1={p.get('N1')}, N2={p.get('N2')}, seed={p.get('seed')}"

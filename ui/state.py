@@ -1,18 +1,28 @@
 """The app's state, in ``st.session_state`` under namespaced keys, behind one small API.
 
 Every getter creates what it needs on first use (the default data set, default parameters), so a
-page opened directly, or after a reload, works. Objects handed out are shared with the cache:
-treat them as read-only.
+page opened directly works. Objects handed out are shared with the cache: treat them as read-only.
+
+The data set's source, the parameters and every trained model are also saved in the session's
+workspace (:mod:`ui.workspace`), so that a reload, a second tab with the same address or a server
+restart brings them back: :func:`start_session` restores them, and a model not in this session's
+memory is looked up among the workspace's runs before it is trained.
 """
 
 from __future__ import annotations
 
+import dataclasses
+
 import streamlit as st
 
 from tnt.data.csv_loader import UploadedTable, read_csv_bytes
-from tnt.data.datasets import Dataset, default_dataset_id, load_bundled
+from tnt.data.datasets import DataError, Dataset, default_dataset_id, load_bundled
+from tnt.data.sources import bundled_source, check_source, dataset_from_source
 from tnt.experiments.training import TrainParams, TrainResult
+from tnt.workspace import runs as saved_runs
 from ui.lru import LRUStore
+
+from . import workspace
 
 DATASET = "data/dataset"
 SOURCE = "data/source"  # what the current data set came from, for the Data page's widgets
@@ -37,18 +47,24 @@ def uploaded_table(file_id: str, name: str, _data: bytes) -> UploadedTable:
 def dataset() -> Dataset:
     """The data set in use (the catalog's default until the user picks another)."""
     if DATASET not in st.session_state:
-        set_dataset(bundled(default_dataset_id()), {"kind": "bundled", "id": default_dataset_id()})
+        st.session_state[DATASET] = bundled(default_dataset_id())
+        st.session_state[SOURCE] = bundled_source(default_dataset_id())
     return st.session_state[DATASET]
 
 
 def source() -> dict:
+    """Where the data set in use comes from (:mod:`tnt.data.sources`)."""
     dataset()
     return st.session_state[SOURCE]
 
 
-def set_dataset(data: Dataset, source: dict) -> None:
+def set_dataset(data: Dataset, source: dict, raw: bytes | None = None) -> None:
+    """Use ``data`` (built from ``source``), and save the choice, with the uploaded bytes ``raw``, in the workspace."""
     st.session_state[DATASET] = data
     st.session_state[SOURCE] = dict(source)
+    if raw is not None:
+        workspace.write(lambda s, ws: s.put_data(ws, raw, source.get("name", "upload.csv")))
+    _save_choices()
 
 
 def params() -> TrainParams:
@@ -57,7 +73,59 @@ def params() -> TrainParams:
 
 
 def set_params(value: TrainParams) -> None:
+    changed = st.session_state.get(PARAMS) != value
     st.session_state[PARAMS] = value
+    if changed:
+        _save_choices()
+
+
+def _save_choices() -> None:
+    choices = {"source": source(), "params": dataclasses.asdict(params())}
+    workspace.write(lambda s, ws: s.set_state(ws, choices))
+
+
+def dataset_from(s, ws: str, source: dict) -> Dataset:
+    """The data set of a saved source: a bundled one from the cache, an upload from the workspace's files.
+
+    Raises
+    ------
+    DataError
+        When it cannot be rebuilt (the source is not valid, the file is gone or damaged).
+    """
+    check_source(source)
+    if source["kind"] == "bundled":
+        try:
+            return bundled(source["id"], float(source["test_size"]), int(source["seed"]))
+        except KeyError as error:
+            raise DataError(str(error.args[0])) from None
+    try:
+        raw = s.get_data(ws, source["sha256"])
+    except (KeyError, ValueError):  # gone (forgotten, evicted) or damaged
+        raise DataError(
+            "The uploaded file of this data set could not be read back from the workspace; upload it again on the "
+            "Data page."
+        ) from None
+    return dataset_from_source(source, uploaded_table(source["sha256"], source["name"], raw))
+
+
+def _restore(s, ws: str) -> None:
+    """Put the workspace's saved data set and parameters into this new session."""
+    choices = s.state(ws)
+    try:
+        st.session_state[PARAMS] = saved_runs.check_params(choices.get("params"))
+    except ValueError:
+        pass
+    if "source" in choices:
+        try:
+            st.session_state[DATASET] = dataset_from(s, ws, choices["source"])
+            st.session_state[SOURCE] = dict(choices["source"])
+        except DataError as error:
+            workspace.set_notice(f"The saved data set could not be restored: {error}")
+
+
+def start_session() -> None:
+    """Give this browser session its workspace, restoring the saved state on its first run."""
+    workspace.start(_restore)
 
 
 def clamp(key: str, low: int, high: int, default: int = 0) -> None:
@@ -74,12 +142,21 @@ def _models() -> LRUStore:
 
 
 def cached_result(data: Dataset, value: TrainParams) -> TrainResult | None:
-    """The model trained on ``data`` with ``value``, if this session has trained it."""
-    return _models().get((data.key, value))
+    """The model trained on ``data`` with ``value``, if this session or its workspace has trained it."""
+    found = _models().get((data.key, value))
+    if found is None:
+        found = workspace.read(lambda s, ws: saved_runs.find_result(s, ws, data.key, value))
+        if found is not None:
+            _models().put(found.key, found)
+    return found
 
 
 def store_result(result: TrainResult) -> None:
+    """Keep a newly trained model in this session and save it as a run of the workspace."""
     _models().put(result.key, result)
+    data = dataset()
+    if result.dataset_key == data.key:
+        workspace.write(lambda s, ws: saved_runs.save_result(s, ws, result, dataset_name=data.name, source=source()))
 
 
 def current_result() -> TrainResult | None:
@@ -90,6 +167,48 @@ def current_result() -> TrainResult | None:
 def results_for(data: Dataset) -> list[TrainResult]:
     """The models this session has trained on ``data``."""
     return [r for r in _models().values() if r.dataset_key == data.key]
+
+
+# ---------------------------------------------------------------------- the workspace's saved runs
+def saved_runs_list():
+    """The workspace's runs, newest first, or None when work is not being saved."""
+    return workspace.read(lambda s, ws: s.runs(ws))
+
+
+def open_run(run) -> str | None:
+    """Make a saved run the data set, parameters and model in use; None, or a sentence saying why not."""
+
+    def load(s, ws):
+        try:
+            return dataset_from(s, ws, run.source), saved_runs.load_result(s, ws, run), None
+        except DataError as error:
+            return None, None, str(error)
+        except (KeyError, ValueError) as error:
+            return None, None, f"This run could not be read from the workspace ({error.args[0]})."
+
+    data, result, problem = workspace.read(load, default=(None, None, "This workspace is no longer stored."))
+    if problem is None and data.key != result.dataset_key:
+        problem = "The data of this run no longer gives the same data set; upload the file again."
+    if problem is not None:
+        return problem
+    set_dataset(data, run.source)
+    set_params(result.params)
+    _models().put(result.key, result)
+    return None
+
+
+def saved_model_json(run, name: str) -> str | None:
+    """A model of a saved run as the text of a model file, or None if it cannot be read."""
+    return workspace.read(lambda s, ws: s.model_json(ws, run.id, name))
+
+
+def delete_run(run) -> None:
+    workspace.write(lambda s, ws: s.delete_run(ws, run.id))
+
+
+def forget_workspace() -> None:
+    """Delete the workspace (runs, models, uploaded files) and empty this session; a new one starts."""
+    workspace.forget()
 
 
 # ---------------------------------------------------------------- a model file opened by the user

@@ -9,7 +9,8 @@ from tnt.experiments.training import TrainParams, TrainResult, train
 from tnt.learn import warmup
 from ui.display import format_C
 
-from . import state
+from . import state, workspace
+
 
 
 def train_with_progress(data: Dataset, params: TrainParams) -> TrainResult | None:
@@ -46,7 +47,7 @@ def ensure_result() -> TrainResult | None:
 
 
 def sidebar_summary() -> None:
-    """What is loaded and trained, shown in the sidebar on every page."""
+    """What is loaded and trained, shown in the sidebar on every page, and whether it is saved."""
     data = state.dataset()
     st.markdown(f"**Data:** {data.name}")
     st.caption(
@@ -63,3 +64,7 @@ def sidebar_summary() -> None:
         st.caption(
             f"TnT: {m['splits']} splits, {m['shared_nodes']} shared nodes, test accuracy {m['test_accuracy']:.3f}"
         )
+    if workspace.notice():
+        st.warning(workspace.notice())
+    if workspace.current():
+        st.caption("Saved in this workspace: this page's address (bookmark it) brings it back. See History.")

@@ -1,0 +1,40 @@
+"""Helpers the AppTest suites share: open a session, find a button or a metric, switch page, upload."""
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def new_session(timeout=30, ws=None):
+    """Another browser session of the running app (the caches are shared, unlike ``open_app``'s),
+    opening the address with ``?ws=<ws>`` when given."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
+    if ws is not None:
+        at.query_params["ws"] = ws
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def button(at, label):
+    (match,) = [b for b in at.button if b.label == label]
+    return match
+
+
+def metric(at, label):
+    (match,) = [m for m in at.metric if m.label == label]
+    return match.value
+
+
+def go(at, page):
+    at.switch_page(f"app_pages/{page}.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def upload(at, path):
+    at.file_uploader(key="data/upload").set_value((path.name, path.read_bytes(), "text/csv")).run()
+    assert not at.exception, at.exception
+    return at

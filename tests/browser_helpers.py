@@ -1,0 +1,99 @@
+"""What the browser suites share: a real ``streamlit run`` server on a free port, Debian's chromium
+driven by Playwright, and waits for what a test asserts.
+
+The ``browser`` fixture is in ``conftest.py``. Screenshots go to ``test-artifacts/``. Without
+chromium the tests fail (they never skip): CI installs it (``.ci/run``), and so should a developer
+(``apt-get install chromium``).
+"""
+
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+HIGHLIGHT = "#c00000"  # tnt.viz.export_dot.HIGHLIGHT_COLOR
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def running_server(log_name="streamlit.log", script_args=()):
+    """``streamlit run app.py [-- script_args]`` on a free port; yields ``(url, process)`` once it is healthy.
+
+    Stopped at the end (terminated, killed if it does not stop), unless the test killed it already.
+    """
+    port = free_port()
+    ARTIFACTS.mkdir(exist_ok=True)
+    log = open(ARTIFACTS / log_name, "w")
+    proc = subprocess.Popen(
+        [
+            sys.executable, "-m", "streamlit", "run", "app.py",
+            "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
+            "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
+            *(["--", *script_args] if script_args else []),
+        ],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                    if r.read().strip() == b"ok":
+                        break
+            except OSError:
+                pass
+            assert proc.poll() is None, f"streamlit exited; see test-artifacts/{log_name}"
+            assert time.monotonic() < deadline, "streamlit did not answer its health check within 60 s"
+            time.sleep(0.3)
+        yield url, proc
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        log.close()
+
+
+def wait_idle(page, timeout=60_000):
+    """Wait until the script run is over (Streamlit shows a status widget while running)."""
+    page.wait_for_timeout(300)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"], [data-stale=\"true\"]')",
+        timeout=timeout,
+    )
+
+
+def nav(page, title):
+    page.locator('[data-testid="stSidebarNav"] a', has_text=title).click()
+    page.wait_for_function(f"() => [...document.querySelectorAll('h2')].some(h => h.innerText.includes('{title}'))")
+    wait_idle(page)
+
+
+def shot(page, name):
+    """Save a screenshot, after checking that the page shows no exception box."""
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+    assert page.locator('[data-testid="stException"]').count() == 0, f"an exception is on screen: {name}.png"

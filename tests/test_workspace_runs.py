@@ -1,0 +1,84 @@
+"""The app's training runs in a workspace store, and the data sources that rebuild their data."""
+
+import hashlib
+
+import numpy as np
+import pytest
+
+from tnt.data.csv_loader import read_csv_bytes
+from tnt.data.datasets import DataError, load_bundled
+from tnt.data.sources import bundled_source, check_source, content_hash, dataset_from_source, upload_source
+from tnt.experiments.training import TrainParams, train
+from tnt.workspace import WorkspaceStore
+from tnt.workspace.runs import check_params, find_result, history_frame, load_result, save_result
+
+RAW = b"u;v;kind\n" + b"".join(b"%d;%d;%s\n" % (i, (7 * i) % 11, b"east" if i % 3 else b"west") for i in range(60))
+
+
+def test_an_upload_is_rebuilt_exactly_from_its_source():
+    table = read_csv_bytes(RAW, name="stripes.csv")
+    source = upload_source(RAW, "stripes.csv", target="kind", features=["u", "v", "kind"], test_size=0.25, seed=3)
+    first, again = dataset_from_source(source, table), dataset_from_source(source, read_csv_bytes(RAW, name="stripes.csv"))
+    assert first.key == again.key and first.feature_names == ("u", "v")
+    assert np.array_equal(first.X_test, again.X_test) and np.array_equal(first.y_train, again.y_train)
+    assert content_hash(source) == hashlib.sha256(RAW).hexdigest()
+    with pytest.raises(DataError, match="upload it again"):
+        dataset_from_source(source)
+
+
+@pytest.mark.parametrize(
+    "source, message",
+    [
+        ("iris", "not valid"),
+        ({"kind": "pickle"}, "not valid"),
+        ({"kind": "bundled", "id": "iris", "test_size": "0.3", "seed": 0}, "'test_size'"),
+        ({"kind": "bundled", "id": "iris", "test_size": 0.3, "seed": True}, "'seed'"),
+        ({**upload_source(RAW, "f.csv", target="kind", features=["u"]), "sha256": "../x"}, "not valid"),
+        ({**upload_source(RAW, "f.csv", target="kind", features=["u"]), "features": [1]}, "not valid"),
+    ],
+)
+def test_a_malformed_source_gets_one_sentence(source, message):
+    with pytest.raises(DataError, match=message):
+        check_source(source)
+
+
+def test_an_unknown_bundled_set_is_a_data_error():
+    with pytest.raises(DataError, match="Unknown data set"):
+        dataset_from_source(bundled_source("no-such-set"))
+    with pytest.raises(DataError, match="Unknown data set"):
+        content_hash(bundled_source("no-such-set"))
+
+
+def test_a_result_is_saved_found_and_loaded_back(tmp_path):
+    data = load_bundled("iris", test_size=0.3, seed=0)
+    source = bundled_source("iris")
+    result = train(data, TrainParams(C=1e-2))
+    store = WorkspaceStore(tmp_path)
+    ws = store.new_workspace()
+    run = save_result(store, ws, result, dataset_name=data.name, source=source)
+    assert run.data_hash == content_hash(source) and run.dataset_key == data.key
+    found = find_result(store, ws, data.key, TrainParams(C=1e-2))
+    assert found.params == result.params and found.tnt_metrics == result.tnt_metrics
+    for ours, theirs in ((found.tnt, result.tnt), (found.cart, result.cart)):
+        assert np.array_equal(ours.predict(data.X_test), theirs.predict(data.X_test))
+        assert np.array_equal(ours.decision_depth(data.X_test), theirs.decision_depth(data.X_test))
+    assert find_result(store, ws, data.key, TrainParams(C=2e-2)) is None
+    assert load_result(store, ws, run).cart.n_splits_ == result.cart.n_splits_
+    frame = history_frame(store.runs(ws))
+    row = frame.iloc[0]
+    assert (row["dataset"], row["C"], row["splits"]) == ("Iris", 1e-2, result.tnt.n_splits_)
+    assert row["tnt_test_accuracy"] == result.tnt_metrics["test_accuracy"]
+    assert row["cart_test_accuracy"] == result.cart_metrics["test_accuracy"]
+    assert row["data_hash"] == run.data_hash[:12] and row["test_size"] == 0.3
+    assert list(history_frame([]).columns) == list(frame.columns)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [None, {"C": 0.01}, {"C": 0.01, "N1": 2.5, "N2": 5, "fine_tune": 0, "seed": 0},
+     {"C": 0.01, "N1": 2, "N2": 5, "fine_tune": 0, "seed": 0, "extra": 1},
+     {"C": True, "N1": 2, "N2": 5, "fine_tune": 0, "seed": 0}],
+)  # fmt: skip
+def test_saved_parameters_are_checked(params):
+    with pytest.raises(ValueError, match="The saved parameter"):
+        check_params(params)

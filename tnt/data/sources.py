@@ -1,0 +1,126 @@
+"""Where a data set came from, as a small JSON-able dict, and the data set rebuilt from it.
+
+A *source* names a bundled data set and its split, or an uploaded file (by the SHA-256 hash of its
+bytes) with the columns and split chosen for it. The app keeps the source of the data in use, and a
+saved run keeps the source of its data, so that either can be rebuilt exactly (same rows, same split,
+same :attr:`~tnt.data.datasets.Dataset.key`) after a reload or a restart.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import lru_cache
+
+from tnt.data.csv_loader import UploadedTable
+from tnt.data.datasets import SAMPLE_DATA, DataError, Dataset, _entry, load_bundled, make_dataset
+
+__all__ = ["bundled_source", "upload_source", "dataset_from_source", "content_hash", "check_source"]
+
+_HEX = frozenset("0123456789abcdef")
+
+
+def bundled_source(dataset_id: str, test_size: float = 0.3, seed: int = 0) -> dict:
+    """The source of a bundled data set split with ``test_size`` and ``seed``.
+
+    Examples
+    --------
+    >>> bundled_source("iris")
+    {'kind': 'bundled', 'id': 'iris', 'test_size': 0.3, 'seed': 0}
+    """
+    return {"kind": "bundled", "id": str(dataset_id), "test_size": float(test_size), "seed": int(seed)}
+
+
+def upload_source(
+    raw: bytes, name: str, *, target: str, features, test_size: float = 0.3, seed: int = 0, drop_missing: bool = False
+) -> dict:
+    """The source of an uploaded CSV file (``raw``, its bytes) and the choices made on it."""
+    return {
+        "kind": "upload",
+        "name": str(name),
+        "sha256": hashlib.sha256(raw).hexdigest(),
+        "target": str(target),
+        "features": [str(f) for f in features],
+        "test_size": float(test_size),
+        "seed": int(seed),
+        "drop_missing": bool(drop_missing),
+    }
+
+
+def check_source(source) -> dict:
+    """``source`` if it is a well-formed source dict, else :class:`DataError` (one sentence).
+
+    Sources read back from a workspace store go through this before anything is loaded.
+    """
+    if not isinstance(source, dict) or source.get("kind") not in ("bundled", "upload"):
+        raise DataError("The saved data source is not valid; load the data again on the Data page.")
+    number = (int, float)
+    fields = {"test_size": number, "seed": int}
+    if source["kind"] == "bundled":
+        fields["id"] = str
+    else:
+        fields.update(name=str, sha256=str, target=str, features=list, drop_missing=bool)
+    for key, kind in fields.items():
+        if not isinstance(source.get(key), kind) or isinstance(source.get(key), bool) and kind is not bool:
+            raise DataError(f"The saved data source has no valid '{key}'; load the data again on the Data page.")
+    if source["kind"] == "upload" and (
+        len(source["sha256"]) != 64 or not set(source["sha256"]) <= _HEX or not all(isinstance(f, str) for f in source["features"])
+    ):
+        raise DataError("The saved data source is not valid; load the data again on the Data page.")
+    return source
+
+
+def dataset_from_source(source: dict, table: UploadedTable | None = None) -> Dataset:
+    """The data set ``source`` describes; an upload needs its parsed file, ``table``.
+
+    Raises
+    ------
+    DataError
+        When the source is malformed, names an unknown bundled set, or the table does not fit it.
+
+    Examples
+    --------
+    >>> data = dataset_from_source(bundled_source("iris", 0.2, 1))
+    >>> data.key == load_bundled("iris", test_size=0.2, seed=1).key
+    True
+    """
+    check_source(source)
+    if source["kind"] == "bundled":
+        try:
+            return load_bundled(source["id"], test_size=source["test_size"], seed=source["seed"])
+        except KeyError as error:
+            raise DataError(str(error.args[0])) from None
+    if table is None:
+        raise DataError("The uploaded file of this data set is not available; upload it again on the Data page.")
+    return make_dataset(
+        table.frame,
+        target=source["target"],
+        features=[c for c in source["features"] if c != source["target"]],
+        name=table.name,
+        description=f"Uploaded file, {len(table.frame):,} rows.",
+        test_size=source["test_size"],
+        seed=source["seed"],
+        drop_missing=source["drop_missing"],
+        source_key=f"upload:{table.digest}",
+    )
+
+
+def content_hash(source: dict) -> str:
+    """The SHA-256 hash (hex) of the file the data comes from: the upload's bytes, or the bundled file's.
+
+    Examples
+    --------
+    >>> len(content_hash(bundled_source("iris")))
+    64
+    """
+    check_source(source)
+    if source["kind"] == "upload":
+        return source["sha256"]
+    try:
+        return _bundled_hash(source["id"])
+    except KeyError as error:
+        raise DataError(str(error.args[0])) from None
+
+
+@lru_cache(maxsize=32)
+def _bundled_hash(dataset_id: str) -> str:
+    return hashlib.sha256((SAMPLE_DATA / _entry(dataset_id)["file"]).read_bytes()).hexdigest()

@@ -1,0 +1,113 @@
+"""Training runs of the app (:class:`~tnt.experiments.training.TrainResult`) saved to and read from a
+workspace store, and the history table of a workspace."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import UTC, datetime
+
+import pandas as pd
+
+from tnt.data.sources import check_source, content_hash
+from tnt.experiments.training import TrainParams, TrainResult
+from tnt.workspace.store import Run, WorkspaceStore
+
+__all__ = ["MODEL_NAMES", "save_result", "find_result", "load_result", "check_params", "history_frame"]
+
+#: The names under which a run's two models are stored.
+MODEL_NAMES = {"tnt": "TnT", "cart": "CART"}
+_PARAM_TYPES = {f.name: (float if f.type in (float, "float") else int) for f in dataclasses.fields(TrainParams)}
+
+
+def save_result(store: WorkspaceStore, workspace: str, result: TrainResult, *, dataset_name: str, source: dict) -> Run:
+    """Save a trained result (its TnT and CART models as model files) as a run of the workspace."""
+    check_source(source)
+    return store.save_run(
+        workspace,
+        dataset_name=dataset_name,
+        data_hash=content_hash(source),
+        dataset_key=result.dataset_key,
+        source=source,
+        params=dataclasses.asdict(result.params),
+        metrics={MODEL_NAMES["tnt"]: result.tnt_metrics, MODEL_NAMES["cart"]: result.cart_metrics},
+        models={MODEL_NAMES["tnt"]: result.tnt, MODEL_NAMES["cart"]: result.cart},
+    )
+
+
+def check_params(params) -> TrainParams:
+    """Saved training parameters (a dict) as :class:`~tnt.experiments.training.TrainParams`, checked.
+
+    Raises
+    ------
+    ValueError
+        When they are not exactly the fields of ``TrainParams`` with numbers of the right kind.
+
+    Examples
+    --------
+    >>> check_params({"C": 0.01, "N1": 2, "N2": 5, "fine_tune": 0, "seed": 3}).seed
+    3
+    >>> check_params({"C": "0.01", "N1": 2, "N2": 5, "fine_tune": 0, "seed": 3})
+    Traceback (most recent call last):
+    ...
+    ValueError: The saved parameter C is not valid.
+    """
+    if not isinstance(params, dict) or set(params) != set(_PARAM_TYPES):
+        raise ValueError("The saved parameters are not valid.")
+    values = {}
+    for name, kind in _PARAM_TYPES.items():
+        value = params[name]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or (kind is int and not isinstance(value, int)):
+            raise ValueError(f"The saved parameter {name} is not valid.")
+        values[name] = kind(value)
+    return TrainParams(**values)
+
+
+def load_result(store: WorkspaceStore, workspace: str, run: Run) -> TrainResult:
+    """A run as a :class:`~tnt.experiments.training.TrainResult` (its models read as model files)."""
+    metrics = run.metrics
+    tnt, cart = MODEL_NAMES["tnt"], MODEL_NAMES["cart"]
+    if not isinstance(metrics, dict) or not all(isinstance(metrics.get(k), dict) for k in (tnt, cart)):
+        raise ValueError("The run's measurements are not valid.")
+    return TrainResult(
+        dataset_key=run.dataset_key,
+        params=check_params(run.params),
+        tnt=store.load_model(workspace, run.id, tnt),
+        cart=store.load_model(workspace, run.id, cart),
+        tnt_metrics=metrics[tnt],
+        cart_metrics=metrics[cart],
+    )
+
+
+def find_result(store: WorkspaceStore, workspace: str, dataset_key: str, params: TrainParams) -> TrainResult | None:
+    """The workspace's newest run on ``dataset_key`` with ``params``, as a result, or None."""
+    run = store.find_run(workspace, dataset_key, dataclasses.asdict(params))
+    return None if run is None else load_result(store, workspace, run)
+
+
+def history_frame(runs) -> pd.DataFrame:
+    """One row per run, in the order given: when, data set, parameters, size, accuracies, fit time,
+    the split and the data's hash.
+
+    Keys are snake_case; the app names the columns for display.
+    """
+    tnt, cart = MODEL_NAMES["tnt"], MODEL_NAMES["cart"]
+    rows = []
+    for run in runs:
+        m, c = run.metrics.get(tnt, {}), run.metrics.get(cart, {})
+        rows.append({
+            "run": run.id,
+            "saved": datetime.fromtimestamp(run.created, UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            "dataset": run.dataset_name,
+            **{name: run.params.get(name) for name in _PARAM_TYPES},
+            "splits": m.get("splits"),
+            "tnt_test_accuracy": m.get("test_accuracy"),
+            "cart_test_accuracy": c.get("test_accuracy"),
+            "tnt_train_accuracy": m.get("train_accuracy"),
+            "fit_time": m.get("fit_time"),
+            "test_size": run.source.get("test_size"),
+            "split_seed": run.source.get("seed"),
+            "data_hash": run.data_hash[:12],
+        })
+    columns = ["run", "saved", "dataset", *_PARAM_TYPES, "splits", "tnt_test_accuracy", "cart_test_accuracy",
+               "tnt_train_accuracy", "fit_time", "test_size", "split_seed", "data_hash"]  # fmt: skip
+    return pd.DataFrame(rows, columns=columns)
