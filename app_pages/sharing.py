@@ -48,7 +48,7 @@ if result is not None:
         st.info("No node of this graph has several parents: it is a tree, and unfolds to itself.")
     else:
         st.subheader("Every shared node, most training samples first")
-        st.dataframe(shared_table(table), hide_index=True, height=min(36 * (len(table) + 1) + 2, 320))
+        st.dataframe(shared_table(table), hide_index=True, height=min(36 * (len(table) + 1) + 16, 360))
         rows = {int(n): i for i, n in enumerate(table["node"])}
         node = st.selectbox(
             "Shared node",
@@ -64,36 +64,35 @@ if result is not None:
             f"each of the {format_count(row['paths'])} paths that reach it."
         )
         edges = incoming_edges(graph, node, flows, names)
+        st.markdown("**What arrives from each parent**")
         left, right = st.columns([2, 3], gap="medium")
-        with left:
-            st.markdown("**What arrives from each parent**")
-            st.dataframe(
-                pd.DataFrame(
-                    {
-                        "parent": [f"#{e.parent}" for e in edges],
-                        "on the way": [e.condition for e in edges],
-                        "samples": [e.samples for e in edges],
-                    }
-                ),
-                hide_index=True,
-            )
+        left.dataframe(
+            pd.DataFrame(
+                {
+                    "parent": [f"#{e.parent}" for e in edges],
+                    "on the way": [e.condition for e in edges],
+                    "samples": [e.samples for e in edges],
+                }
+            ),
+            hide_index=True,
+        )
+        with right:
             for e in edges:
                 st.markdown(f"From **#{e.parent}** ({e.condition}): {e.samples:,} samples")
                 drawing.class_shares(dict(zip(classes, e.class_counts.tolist())))
-        with right:
-            small = drawing_mode(graph) == "browser"
-            whole = st.toggle("The whole graph", value=small, key="sharing/whole",
-                              help="Otherwise the node's parents, the node and two levels below it.")
-            dot = to_dot(
-                graph,
-                feature_names=names,
-                class_names=classes,
-                show_ids=True,
-                highlight_edges=[(e.parent, node) for e in edges],
-                nodes=None if whole else neighbourhood(graph, node),
-            )
-            st.caption("The edges into the node in red; edges to nodes not drawn end in the id of the node.")
-            try:
-                drawing.svg_panel(drawing.image(dot, "svg"), fit=whole and not small)
-            except Exception as err:  # never a stack trace on screen
-                st.error(f"The graph could not be drawn on the server ({err}).")
+        small = drawing_mode(graph) == "browser"
+        whole = st.toggle("The whole graph", value=small, key="sharing/whole",
+                          help="Otherwise the node's parents, the node and two levels below it.")
+        dot = to_dot(
+            graph,
+            feature_names=names,
+            class_names=classes,
+            show_ids=True,
+            highlight_edges=[(e.parent, node) for e in edges],
+            nodes=None if whole else neighbourhood(graph, node),
+        )
+        st.caption(f"The edges into node #{node} in red; edges to nodes not drawn end in the id of the node.")
+        try:
+            drawing.svg_panel(drawing.image(dot, "svg"), fit=whole and not small)
+        except Exception as err:  # never a stack trace on screen
+            st.error(f"The graph could not be drawn on the server ({err}).")

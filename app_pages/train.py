@@ -32,7 +32,7 @@ with st.form("train/form"):
     with c2:
         fine_tune = st.slider("Fine-tuning rounds", 0, 5, key="train/fine_tune")
         seed = st.number_input("Seed", 0, 10_000, key="train/seed")
-        budget_on = st.toggle("Train to a budget of splits", key="train/budget_on",
+        budget_on = st.toggle("Aim at a budget of splits (searches C)", key="train/budget_on",
                               help="Search C (starting at the C above) for the TnT with the most splits not "
                               "above the budget, reusing every model this session trained with these settings.")
         budget = st.number_input("Budget: at most this many splits", 0, 100_000, 100, key="train/budget")
@@ -52,6 +52,7 @@ if submitted and budget_on:
         st.session_state["train/budget_note"] = (result.key, (
             f"Budget of {int(budget)} splits: C={found.C:.3g} gives {found.n_splits} splits, the most not above "
             f"{int(budget)} of the values tried, found with {found.n_fits} new fits. C tried (splits): {tried}."
+            + ("" if found.bracketed else " No C tried gave more splits than the budget: TnT uses fewer on this data.")
         ))
 else:
     was_cached = state.cached_result(data, wanted) is not None

@@ -28,6 +28,15 @@ def test_result_is_within_budget_and_no_tried_C_did_better(searches, N):
     assert all(s > N or s <= found.n_splits for _, s in found.tried)
     # CART compared at exactly the same splits.
     assert found.cart.n_splits_ == found.n_splits
+    assert found.bracketed  # the digits need more than 60 splits at small C
+
+
+def test_a_budget_beyond_what_tnt_uses_stops_at_C_min(digits):
+    X, y = digits
+    found = fit_to_budget(X[:300], y[:300], 10_000, random_state=0, C_min=1e-5)
+    assert not found.bracketed
+    assert min(C for C, _ in found.tried) == 1e-5
+    assert found.n_splits == max(s for _, s in found.tried)
 
 
 def test_the_search_reuses_earlier_fits(searches, digits):

@@ -159,6 +159,8 @@ def _train(args) -> None:
         tried = ", ".join(f"{C:.3g}: {s}" for C, s in sorted(set(found.tried)))
         print(f"budget {args.max_splits} splits: C={found.C:.4g} gives {found.n_splits} splits, "
               f"found in {found.n_fits} fits (C: splits tried: {tried})")
+        if not found.bracketed:
+            print(f"no C tried gave more than {args.max_splits} splits: TnT uses fewer on this data")
     seconds = time.perf_counter() - start
     Path(args.output).write_text(model_to_json(model))
     print(f"train accuracy {model.score(X_train, y_train):.4f} on {len(y_train)} rows")

@@ -40,6 +40,8 @@ class BudgetResult:
         Seconds each new fit took, by C.
     cart_time : float
         Seconds the CART fit took.
+    max_splits : int
+        The budget asked for.
     """
 
     model: TnTClassifier
@@ -49,10 +51,17 @@ class BudgetResult:
     n_fits: int = 0
     fit_times: dict = field(default_factory=dict)
     cart_time: float = 0.0
+    max_splits: int = 0
 
     @property
     def n_splits(self) -> int:
         return int(self.model.n_splits_)
+
+    @property
+    def bracketed(self) -> bool:
+        """Whether some C tried gave more splits than the budget. When not, the search went down to
+        ``C_min`` without reaching N: TnT uses fewer splits than that on this data at any C."""
+        return any(s > self.max_splits for _, s in self.tried)
 
 
 def fit_to_budget(
@@ -112,15 +121,18 @@ def fit_to_budget(
     -----
     **How close to N.** The splits of TnT are a step function of C: between two neighbouring
     values of C the graph jumps by a few splits at a time (more for large graphs, as a whole micro
-    tree appears or goes), so exactly N is often not reachable. The search returns N itself when it
-    meets it, otherwise the best found below N once the bracket is narrower than ``resolution``;
-    ``benchmarks/budget.py`` measures the gap (typically 0 to 3 splits below N on pendigits and the
-    digits for N from 20 to 300).
+    tree appears or goes), so exactly N is not always reachable. The search returns N itself when
+    it meets it, otherwise the best found below N once the bracket is narrower than ``resolution``.
+    ``benchmarks/budget.py`` (results in ``benchmarks/budget_results.md``) measured 0 to 3 splits
+    below N on pendigits and the 8x8 digits for N from 20 to 200, exactly N in 4 of 7 cases. When N
+    is more than TnT uses at any C (the fully grown graph), the search stops at ``C_min`` with the
+    largest graph it saw and :attr:`BudgetResult.bracketed` is False.
 
-    **What it costs.** One fit per decade of C while bracketing (1 to 4 from ``C_start=1e-3``),
-    then one per halving of log C: ``log2(log(step) / log(resolution))``, 7 for the defaults, fewer
-    when a fit meets N exactly. So 5 to 11 fits of TnT, each as long as a plain fit at that C,
-    plus one CART fit; ``max_fits`` caps it.
+    **What it costs.** One fit per decade of C while bracketing (2 to 4 from ``C_start=1e-3``),
+    then one per halving of log C, at most ``log2(log(step) / log(resolution))``, 7 for the
+    defaults, fewer when a fit meets N exactly: 6 to 9 fits in the benchmark, and 6 to 14 times
+    the time of one plain fit at the C found (fits at smaller C take longer), plus one CART fit.
+    ``max_fits`` caps it, and fits in ``fitted`` are free.
 
     Examples
     --------
@@ -137,7 +149,7 @@ def fit_to_budget(
     if not 0 < C_min <= C_start <= C_max:
         raise ValueError(f"Need 0 < C_min <= C_start <= C_max, got {C_min}, {C_start}, {C_max}.")
     fitted = {} if fitted is None else fitted
-    result = BudgetResult(model=None, C=float("nan"), cart=None)
+    result = BudgetResult(model=None, C=float("nan"), cart=None, max_splits=max_splits)
 
     def splits_at(C: float) -> int:
         C = float(C)

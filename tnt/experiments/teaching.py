@@ -138,9 +138,10 @@ def _grow_reasons(records, dead) -> list[str]:
             out.append(f"Leaf #{node} ({samples:,} samples) grew a micro tree of {_count(splits, 'split')} on the "
                        "class labels.")
         else:
+            first = not any(line.startswith("Split #") for line in out)
             out.append(f"Split #{node} ({samples:,} samples) was refitted as a micro tree of {_count(splits, 'split')} "
-                       f"on its {sensitive:,} sensitive samples (those that only one of its two children "
-                       "classifies right).")
+                       f"on its {sensitive:,} sensitive samples"
+                       + (" (those that only one of its two children classifies right)." if first else "."))
     if len(grown) > MAX_LISTED:
         rest = grown[MAX_LISTED:]
         out.append(f"{len(rest)} more nodes got micro trees ({_count(sum(m[4] for m in rest), 'split')} in all).")
