@@ -84,7 +84,7 @@ def main() -> None:
     gaps = [r["gap"] for r in rows if r["bracketed"]]  # the others: N is more than TnT uses at any C
     fits = [r["fits"] for r in rows]
     header = (
-        f"# Training to a budget\n\nRun: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, "
+        f"# Training to a budget\n\nRun: {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC, "
         f"{platform.system()} {platform.machine()}, Python {platform.python_version()}; "
         "`fit_to_budget(X, y, N, random_state=0)` with its defaults (N1=2, N2=5, search from C=1e-3); "
         "search time against one plain fit at the C found, in the same run; "

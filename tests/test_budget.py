@@ -1,6 +1,5 @@
 """Train to a budget: the TnT with the most splits not above N, found by a search over C."""
 
-import numpy as np
 import pytest
 from sklearn.datasets import load_digits
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from tnt import CARTClassifier, DecisionGraph, TnTClassifier
+from tnt import CARTClassifier, TnTClassifier
 from tnt.experiments.sharing import (
     edge_flows,
     incoming_edges,

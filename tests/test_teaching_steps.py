@@ -64,8 +64,7 @@ def test_phase_two_refits_splits_on_their_sensitive_samples(replay):
     assert internal, "phase 2 starts from a graph with splits"
     root = records[0]
     assert root[0] == 0 and root[2] == 2000 and 0 <= root[3] <= root[2]
-    for node, was_leaf, samples, sensitive, splits in internal:
-        assert sensitive <= samples
+    assert all(sensitive <= samples for _, _, samples, sensitive, _ in internal)
     _, _, samples, sensitive, splits = root
     assert (f"Split #0 ({samples:,} samples) was refitted as a micro tree of {splits} split{'s' * (splits != 1)} "
             f"on its {sensitive:,} sensitive samples") in " ".join(steps[4].reasons)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Optional
 
 from tnt.baselines import CARTClassifier
 from tnt.estimator import TnTClassifier
@@ -75,8 +75,8 @@ def fit_to_budget(
     step: float = 10.0,
     max_fits: int = 14,
     resolution: float = 1.02,
-    fitted: Optional[dict] = None,
-    on_fit: Optional[Callable[[float, int, int], None]] = None,
+    fitted: dict | None = None,
+    on_fit: Callable[[float, int, int], None] | None = None,
     **params,
 ) -> BudgetResult:
     """Fit TnT with the most splits not above ``max_splits``, searching over C.

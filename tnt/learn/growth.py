@@ -48,7 +48,7 @@ class GrowthEvent:
     total_steps: int
     n_splits: int
     _snapshot: Callable[[], FlatGraph] = field(repr=False, compare=False)
-    details: Optional[dict] = field(default=None, repr=False, compare=False)
+    details: dict | None = field(default=None, repr=False, compare=False)
 
     #: Each kind of step in words, as progress bars and the step-through say it.
     KIND_NAMES: ClassVar[dict] = {"grow": "grow pass", "merge": "merge", "fine_tune": "fine-tuning round"}
