@@ -269,7 +269,7 @@ def test_shared_nodes_and_the_reasons_of_each_training_step(server, browser):
     frame.locator("svg g.node").first.wait_for(timeout=60_000)
     # Every edge into the chosen node is drawn in the highlight colour, and no other edge is.
     red_edges = frame.locator(f'svg g.edge path[stroke="{HIGHLIGHT}"]')
-    edge_titles = frame.locator("svg g.edge title").all_inner_texts()
+    edge_titles = frame.locator("svg g.edge > title").all_text_contents()
     into = [t for t in edge_titles if t.endswith(f"->n{node}")]
     assert len(into) >= 2 and red_edges.count() == len(into)
     shot(page, "6_shared_nodes")
