@@ -242,7 +242,8 @@ def test_the_analysis_pages(server, browser):
     page.get_by_role("button", name="Train the ensembles").click()
     page.get_by_text("mean ± std over").wait_for(timeout=180_000)
     wait_idle(page, timeout=180_000)
-    assert page.locator('[data-testid="stTable"]').get_by_text("Random Forest").is_visible()
+    # The table's component may still be loading (a skeleton) once the script run is over.
+    page.locator('[data-testid="stTable"]').get_by_text("Random Forest").wait_for(timeout=60_000)
     shot(page, "11_ensembles")
 
     nav(page, "Teach")
@@ -279,7 +280,7 @@ def test_shared_nodes_and_the_reasons_of_each_training_step(server, browser):
     for _ in range(11):
         page.keyboard.press("ArrowLeft")
     page.get_by_text("Step 1 of 12").wait_for(timeout=60_000)
-    assert page.get_by_text("Leaf #0 (2,000 samples) grew a micro tree of 6 splits").is_visible()
+    page.get_by_text("Leaf #0 (2,000 samples) grew a micro tree of 6 splits").wait_for(timeout=60_000)
     wait_idle(page)
     shot(page, "7_teach_reasons")
     assert not errors, errors
