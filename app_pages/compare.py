@@ -3,12 +3,15 @@
 import streamlit as st
 
 from tnt.experiments.compare import compare_models, comparison_frame
-from ui.display import format_C, labelled
+from tnt.experiments.opened import opened_metrics
 from ui import state
 from ui.analysis import remembered, show_graph
+from ui.display import format_C, labelled
+from ui.opened import model_file_panel, opened_against_data, opened_label
 
 st.header("Compare")
 data = state.dataset()
+model_file_panel("compare")
 p = state.params()
 st.caption(
     f"Data: **{data.name}**. TnT at the Train page's settings (C={format_C(p.C)}, N1={p.N1}, N2={p.N2}, "
@@ -21,6 +24,13 @@ with st.spinner("Training the four models..."):
         (data.key, p.C, p.N1, p.N2, p.seed),
         lambda: compare_models(data, C=p.C, N1=p.N1, N2=p.N2, seed=p.seed),
     )
+opened = opened_against_data(data)
+if opened is not None:
+    file, match = opened
+    if match.ok:
+        results = {**results, opened_label(file): (match.model, opened_metrics(match.model, data))}
+    else:
+        st.info(f"{match.problem} It is left out of the comparison.")
 table = comparison_frame(results)
 st.dataframe(labelled(table), key="compare/table")
 best = table["test_accuracy"].idxmax()

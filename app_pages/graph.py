@@ -1,86 +1,152 @@
 """Graph page: the decision graph coloured by dominant class, a test sample's path, one node's
-details, and downloads of both models."""
+details, and downloads; for the models trained here and for a model file the user opens."""
 
 import streamlit as st
 
 from tnt.viz.explain import drawing_mode, node_info, path_table, sample_path
 from tnt.viz.plotly_view import graph_figure
-from ui.display import format_C
 from ui import drawing, state
+from ui.display import format_C
+from ui.opened import (
+    model_file_panel,
+    opened_against_data,
+    opened_label,
+    reduced_model,
+    reduction_panel,
+)
 from ui.views import ensure_result
+
+PLOTLY = "graph/plotly"
+VIEWS = ["Graphviz (in the browser)", "SVG (rendered on the server)", "Interactive (plotly)"]
+DEFAULT_VIEW = {"browser": 0, "server": 1, "interactive": 2}
 
 st.header("Graph")
 data = state.dataset()
+just_opened = model_file_panel("graph")
 result = ensure_result()
 
 if result is not None:
     p = result.params
-    names, classes = list(data.feature_names), data.class_names
-    models = {"TnT": result.tnt, "CART (same splits)": result.cart}
+    # name -> (model, feature names, class names, does the data in use fit it, caption's opening)
+    models = {
+        label: (est, list(data.feature_names), data.class_names, True,
+                f"{label} on {data.name} at C={format_C(p.C)}, N1={p.N1}, N2={p.N2}")
+        for label, est in (("TnT", result.tnt), ("CART (same splits)", result.cart))
+    }  # fmt: skip
+    problem = None
+    opened = opened_against_data(data)
+    if opened is not None:
+        file, match = opened
+        model = match.model if match.ok else file.model
+        own = getattr(model, "feature_names_in_", None)
+        names = [str(n) for n in own] if own is not None else (list(data.feature_names) if match.ok else None)
+        label = opened_label(file)
+        models[label] = (model, names, [str(c) for c in model.classes_], match.ok,
+                         f"{model.estimator_kind_} from {file.name}")  # fmt: skip
+        problem = match.problem
+        if just_opened:
+            st.session_state["graph/model"] = label
+        reduced = reduced_model(file, data) if match.ok else None
+        if reduced is not None:
+            models[f"{label}, reduced"] = (reduced, names, models[label][2], True, f"{label} after graph reduction")
+    if st.session_state.get("graph/model") not in models:
+        st.session_state.pop("graph/model", None)
 
-    top = st.columns([2, 2, 3])
+    top = st.columns([3, 2, 3])
     which = top[0].radio("Model", list(models), horizontal=True, key="graph/model")
-    model = models[which]
+    model, names, classes, data_fits, opening = models[which]
     graph = model.graph_
-    model_key = (result.dataset_key, p, which, drawing.fingerprint(graph))
-    big = drawing_mode(graph) == "server"
-    views = ["Graphviz (in the browser)", "SVG (rendered on the server)", "Interactive (plotly)"]
-    view = top[1].radio("View", views, index=1 if big else 0, key=f"graph/view/{big}")
+    fp = drawing.fingerprint(graph)
+    model_key = (result.dataset_key, p, which, fp)
+    mode = drawing_mode(graph)
+    view = top[1].radio("View", VIEWS, index=DEFAULT_VIEW[mode], key=f"graph/view/{mode}")
+    interactive = view.startswith("Interactive")
     max_depth = int(graph.node_depth().max())
+    windowed = mode != "browser" and view.startswith("SVG")  # a big SVG starts with its first layers
     window = top[2].slider(
         "Depth window (layers shown)",
         0,
         max(max_depth, 1),
-        (0, min(max_depth, 7) if big else max(max_depth, 1)),
-        key=f"graph/window/{model_key[-1]}",  # a new graph starts with its own default window
-        help="Layers of the drawing shown in the Graphviz and SVG views; edges leaving the window end in "
-        "the id of the node they lead to.",
+        (0, min(max_depth, 7) if windowed else max(max_depth, 1)),
+        key=f"graph/window/{fp}/{VIEWS.index(view)}",  # each graph and view starts with its own window
+        help="Layers of the drawing shown: in the Graphviz and SVG views edges leaving the window end in the id "
+        "of the node they lead to; in the interactive view the window is the part in view at first (zoom out "
+        "or double-click to see all).",
     )
+    accuracy = ""
+    if which.startswith("Opened") and data_fits:
+        accuracy = (f" Accuracy on {data.name}: test {model.score(data.X_test, data.y_test):.3f}, "
+                    f"train {model.score(data.X_train, data.y_train):.3f}.")  # fmt: skip
     st.caption(
-        f"{which} on {data.name} at C={format_C(p.C)}, N1={p.N1}, N2={p.N2}: {graph.n_splits} splits, "
-        f"{graph.n_leaves} leaves, {graph.shared_nodes.size} nodes with several parents (double border), "
-        f"{max_depth + 1} layers. Left edge ('yes'): the test holds; dashed ('no'): it does not."
+        f"{opening}: {graph.n_splits} splits, {graph.n_leaves} leaves, {graph.shared_nodes.size} nodes with "
+        f"several parents (double border), {max_depth + 1} layers. Left edge ('yes'): the test holds; dashed "
+        f"('no'): it does not.{accuracy}"
     )
     drawing.legend(classes)
+    if which.startswith("Opened") and not data_fits:
+        st.info(f"{problem} The drawing and the node details need only the file; load data with the model's "
+                "columns on the Data page to see a sample's path, the accuracy and the edge widths.")  # fmt: skip
+
+    # A click on a node of the interactive view picks that node for the inspector (read before the
+    # node picker is drawn; applied once per click).
+    clicked = drawing.clicked_node(st.session_state.get(PLOTLY), graph.node_count) if interactive else None
+    if clicked is not None and st.session_state.get("graph/clicked") != (fp, clicked):
+        st.session_state["graph/clicked"] = (fp, clicked)
+        st.session_state["graph/node"] = clicked
+    state.clamp("graph/node", 0, graph.node_count - 1)
 
     left, right = st.columns([5, 2], gap="medium")
+    x = None
     with right:
-        highlight = st.toggle("Highlight a test sample", value=True, key="graph/highlight")
-        state.clamp("graph/sample", 0, len(data.y_test) - 1)
-        index = st.number_input("Test sample", 0, len(data.y_test) - 1, key="graph/sample")
-        x = data.X_test[int(index)]
-        predicted = model.predict(x.reshape(1, -1))[0]
-        truth = data.y_test[int(index)]
-        verdict = "right" if predicted == truth else "wrong"
-        st.markdown(f"Sample **#{index}**: class **{truth}**, predicted **{predicted}** ({verdict}).")
-        steps = sample_path(graph, x, names)
-        st.dataframe(
-            path_table(steps),
-            hide_index=True,
-            height=min(36 * (len(steps) + 1) + 2, 320),
-        )
+        if data_fits:
+            highlight = st.toggle("Highlight a test sample", value=True, key="graph/highlight")
+            state.clamp("graph/sample", 0, len(data.y_test) - 1)
+            index = st.number_input("Test sample", 0, len(data.y_test) - 1, key="graph/sample")
+            x = data.X_test[int(index)]
+            predicted = model.predict(x.reshape(1, -1))[0]
+            truth = data.y_test[int(index)]
+            verdict = "right" if predicted == truth else "wrong"
+            st.markdown(f"Sample **#{index}**: class **{truth}**, predicted **{predicted}** ({verdict}).")
+            steps = sample_path(graph, x, names)
+            st.dataframe(path_table(steps), hide_index=True, height=min(36 * (len(steps) + 1) + 2, 320))
+            if not highlight:
+                x = None
+        else:
+            st.markdown("No test sample: the data in use do not fit this model.")
 
     window_arg = None if window == (0, max(max_depth, 1)) else tuple(window)
-    sample_arg = int(index) if highlight else None
-    dot = drawing.dot_source(
-        model_key, graph, names, classes, window_arg, sample_arg, _sample=x if highlight else None
-    )
     with left:
-        if view.startswith("Graphviz"):
-            st.graphviz_chart(dot, width="content")
-        elif view.startswith("SVG"):
-            fit = st.toggle("Shrink to the frame's width (overview)", key="graph/fit")
-            try:
-                drawing.svg_panel(drawing.image(dot, "svg"), fit=fit)
-            except Exception as err:  # never a stack trace on screen
-                st.error(f"The graph could not be drawn on the server ({err}); try the interactive view.")
+        if interactive:
+            flows = None
+            if st.toggle("Edge width: training samples along each edge", disabled=not data_fits,
+                         key="graph/edge_width" if data_fits else "graph/edge_width/no_data",  # off, greyed out
+                         help="Each edge drawn as wide as the number of training samples that take it."):  # fmt: skip
+                flows = drawing.edge_samples(model_key, data.key, graph, data.X_train)
+            figure = graph_figure(
+                graph, feature_names=names, class_names=classes, highlight_sample=x, edge_samples=flows,
+                layers=window_arg, selected_node=st.session_state["graph/node"],
+            )  # fmt: skip
+            figure.update_layout(showlegend=False, margin={"t": 10})  # the page's legend is above
+            st.plotly_chart(
+                figure, width="stretch", key=PLOTLY, on_select="rerun", selection_mode="points",
+                config={"scrollZoom": True, "displaylogo": False},
+            )  # fmt: skip
+            st.caption("Drag to pan, scroll to zoom, double-click for the whole graph; hover a node for its details, "
+                       "click it to inspect it.")  # fmt: skip
         else:
-            figure = graph_figure(graph, feature_names=names, class_names=classes, highlight_sample=x if highlight else None)
-            st.plotly_chart(figure, width="stretch", key="graph/plotly", config={"scrollZoom": True})
+            sample_arg = None if x is None else int(index)
+            dot = drawing.dot_source(model_key, graph, names, classes, window_arg, sample_arg, _sample=x)
+            if view.startswith("Graphviz"):
+                st.graphviz_chart(dot, width="content")
+            else:
+                fit = st.toggle("Shrink to the frame's width (overview)", key="graph/fit")
+                try:
+                    drawing.svg_panel(drawing.image(dot, "svg"), fit=fit)
+                except Exception as err:  # never a stack trace on screen
+                    st.error(f"The graph could not be drawn on the server ({err}); try the interactive view.")
 
     with right:
         st.divider()
-        state.clamp("graph/node", 0, graph.node_count - 1)
         node = st.number_input("Node", 0, graph.node_count - 1, key="graph/node")
         info = node_info(graph, int(node), names, classes)
         st.markdown(f"**Node #{info.node}** ({'leaf' if info.is_leaf else info.rule})")
@@ -91,7 +157,10 @@ if result is not None:
         )
         drawing.class_shares(info.distribution)
 
+    if opened is not None and opened[1].ok:
+        reduction_panel(opened[0], opened[1], data, expanded=which.startswith("Opened"))
+
     st.subheader("Downloads")
-    for label, est in models.items():
-        stem = ("tnt" if label == "TnT" else "cart") + f"_C{format_C(p.C)}"
-        drawing.download_row(label, (result.dataset_key, p, label), est, names, classes, stem)
+    for label, (est, est_names, est_classes, _, _) in models.items():
+        stem = drawing.file_stem(label, p)
+        drawing.download_row(label, (result.dataset_key, p, label), est, est_names, est_classes, stem)

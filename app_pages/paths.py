@@ -4,20 +4,29 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from tnt.viz.figures import depth_distribution, depth_vs_splits
 from tnt.experiments.paths import depth_distributions
 from tnt.experiments.sweep import summarize
-from ui.display import format_C
+from tnt.viz.figures import depth_distribution, depth_vs_splits
 from ui import state
 from ui.analysis import latest
+from ui.display import format_C
+from ui.opened import model_file_panel, opened_against_data, opened_label
 from ui.views import ensure_result
 
 st.header("Paths")
 data = state.dataset()
+model_file_panel("paths")
 result = ensure_result()
 if result is not None:
     p = result.params
     models = {"TnT": result.tnt, "CART": result.cart}
+    opened = opened_against_data(data)
+    if opened is not None:
+        file, match = opened
+        if match.ok:
+            models[opened_label(file)] = match.model
+        else:
+            st.info(f"{match.problem} It is left out of the depth figures.")
     st.caption(
         f"TnT at C={format_C(p.C)} ({result.tnt.n_splits_} splits) and CART best-first with "
         f"{result.cart.n_splits_} splits on **{data.name}**: the depth of each test sample's decision, and "

@@ -1,6 +1,7 @@
 """The app, page by page, through Streamlit's AppTest (no browser)."""
 
 import json
+import re
 import sys
 import threading
 from pathlib import Path
@@ -170,7 +171,7 @@ def test_graph_page_draws_the_default_model_with_a_legend_and_a_sample_path(app)
     legend = app.get("html")[0].value
     assert all(f">{k}</span>" in legend for k in range(10)) and "mixed" in legend and "#2563eb" in legend
     # A large graph (hundreds of nodes): rendered on the server, first layers only.
-    assert app.radio(key="graph/view/True").value.startswith("SVG")
+    assert app.radio(key="graph/view/server").value.startswith("SVG")
     frame = app.get("iframe")[0].proto
     assert "<svg" in frame.srcdoc and 'stroke="#c00000"' in frame.srcdoc  # the sample's path
     assert "Sample **#0**" in app.main.markdown[0].value
@@ -195,14 +196,14 @@ def test_small_graphs_are_laid_out_in_the_browser_and_cart_can_be_shown(app):
     app.selectbox[0].set_value("iris")
     button(app, "Load data set").click().run()
     go(app, "graph")
-    assert app.radio(key="graph/view/False").value.startswith("Graphviz")
+    assert app.radio(key="graph/view/browser").value.startswith("Graphviz")
     dot = app.get("graphviz_chart")[0].proto.spec
     assert "digraph" in dot and "petal" in dot and 'color="#c00000"' in dot
     app.radio(key="graph/model").set_value("CART (same splits)").run()
     assert app.main.caption[0].value.startswith("CART (same splits) on Iris")
 
 
-def test_a_thousand_split_graph_is_drawn_on_the_server_through_a_depth_window(app, tmp_path):
+def test_a_thousand_split_graph_opens_whole_and_interactive_or_on_the_server_through_a_depth_window(app, tmp_path):
     rng = np.random.default_rng(0)
     X = rng.uniform(size=(4000, 4))
     y = ((X[:, 0] * 7).astype(int) + (X[:, 1] * 5).astype(int) + rng.integers(0, 3, 4000)) % 4
@@ -215,6 +216,12 @@ def test_a_thousand_split_graph_is_drawn_on_the_server_through_a_depth_window(ap
     assert not app.error
     graph = app.session_state["train/models"][next(reversed(app.session_state["train/models"]))].tnt.graph_
     assert graph.n_splits >= 1000
+    # The interactive view first: every node at once, zoom and pan in the browser.
+    assert app.radio(key="graph/view/interactive").value.startswith("Interactive")
+    spec = json.loads(app.get("plotly_chart")[0].proto.spec)
+    assert [len(t["hovertext"]) for t in spec["data"] if t.get("name") == "nodes"] == [graph.node_count]
+    # The server's SVG starts with the first layers.
+    app.radio(key="graph/view/interactive").set_value("SVG (rendered on the server)").run()
     (window,) = [s for s in app.slider if s.label.startswith("Depth window")]
     assert window.value == (0, 7)
     srcdoc = app.get("iframe")[0].proto.srcdoc
@@ -228,6 +235,7 @@ MAGIC = {
     "dot": lambda b: b.lstrip().startswith(b"digraph"),
     "json": lambda b: isinstance(json.loads(b), dict),
     "txt": lambda b: b"<=" in b,
+    "html": lambda b: b"Plotly.newPlot" in b and re.findall(rb"<script[^>]*>", b) == [b"<script>"] * 3,
 }
 
 
@@ -236,7 +244,7 @@ def test_every_download_button_yields_a_file_of_its_type(app, downloads):
     button(app, "Load data set").click().run()
     go(app, "graph")
     buttons = app.get("download_button")
-    assert len(buttons) == 12
+    assert len(buttons) == 14
     seen = set()
     for b in buttons:
         _, _, stem, fmt = b.key.split("/")  # graph/download/<model>_C<C>/<format>

@@ -4,6 +4,8 @@ Screenshots go to ``test-artifacts/``. Without chromium this test fails (it neve
 installs it (``.ci/run``), and so should a developer (``apt-get install chromium``).
 """
 
+import json
+import re
 import shutil
 import socket
 import subprocess
@@ -27,6 +29,18 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 HIGHLIGHT = "#c00000"  # tnt.viz.export_dot.HIGHLIGHT_COLOR
+# The plotly view's figure, read in the page.
+NODE_COUNT = "() => document.querySelector('.js-plotly-plot').data.find(t => t.name === 'nodes').hovertext.length"
+X_RANGE = "() => document.querySelector('.js-plotly-plot')._fullLayout.xaxis.range"
+CHILD_OF_ROOT = """() => {
+  const gd = document.querySelector('.js-plotly-plot'), t = gd.data.find(t => t.name === 'nodes');
+  return t.hovertext.findIndex((h, i) => i > 0 && h.includes('parents: #0'));
+}"""
+NODE_PIXEL = """(node) => {
+  const gd = document.querySelector('.js-plotly-plot'), t = gd._fullData.find(t => t.name === 'nodes');
+  const L = gd._fullLayout, box = gd.getBoundingClientRect();
+  return [box.left + L._size.l + L.xaxis.l2p(t.x[node]), box.top + L._size.t + L.yaxis.l2p(t.y[node])];
+}"""
 
 pytestmark = pytest.mark.browser
 
@@ -202,11 +216,61 @@ def test_a_large_model_on_the_server(server, browser):
     assert int(page.locator('[data-testid="stMetric"]', has_text="Splits").locator(
         '[data-testid="stMetricValue"]').inner_text()) > 150  # fmt: skip
     shot(page, "6_train_large")
-    nav(page, "Graph")
-    frame = page.frame_locator('iframe[title="Decision graph"]')
-    frame.locator("svg g.node").first.wait_for(timeout=120_000)
-    assert frame.locator("svg g.node").count() > 20
+    nav(page, "Graph")  # 400+ nodes: the interactive view, the whole shape at once
+    plot = page.locator(".js-plotly-plot").first
+    plot.locator(".scatterlayer .trace .point").first.wait_for(timeout=120_000)
+    wait_idle(page)
+    n_nodes = page.evaluate(NODE_COUNT)
+    caption = page.get_by_text("nodes with several parents").first.inner_text()
+    splits, leaves = (int(w) for w in re.findall(r"(\d+) splits, (\d+) leaves", caption)[0])
+    assert n_nodes == splits + leaves > 300
+    assert plot.locator(".scatterlayer .trace").nth(3).locator(".point").count() == n_nodes  # all drawn
     shot(page, "7_graph_large")
+
+    # Click a node: the inspector shows it.
+    node = page.evaluate(CHILD_OF_ROOT)
+    x, y = page.evaluate(NODE_PIXEL, node)
+    page.mouse.click(x, y)
+    page.get_by_text(f"Node #{node} (").wait_for(timeout=60_000)
+    wait_idle(page)
+    assert page.get_by_role("spinbutton", name="Node", exact=True).input_value() == str(node)
+    shot(page, "16_graph_large_node_clicked")
+
+    # Edge widths: where the training samples go.
+    page.get_by_text("Edge width: training samples along each edge").click()
+    page.wait_for_function("() => document.querySelector('.js-plotly-plot').data.length > 20")
+    wait_idle(page)
+    widths = page.evaluate("() => [...new Set(document.querySelector('.js-plotly-plot').data"
+                           ".filter(t => t.name === 'yes (<=)' || t.name === 'no (>)').map(t => t.line.width))]")
+    assert max(widths) == 14 and len(widths) >= 5
+    shot(page, "17_graph_large_edge_widths")
+
+    # Zoom with the wheel: the figure changes in place, the page is not reloaded.
+    page.evaluate("window.__still_here = true")
+    before = page.evaluate(X_RANGE)
+    box = plot.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 3)
+    for _ in range(5):
+        page.mouse.wheel(0, -300)
+    page.wait_for_function(f"(b) => {{ const r = ({X_RANGE})(); return r[1] - r[0] < 0.8 * (b[1] - b[0]); }}", arg=before)
+    assert page.evaluate("window.__still_here === true")
+    wait_idle(page)
+    shot(page, "18_graph_large_zoomed")
+
+    # The interactive HTML download works offline.
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Interactive HTML").first.click()
+    saved = ARTIFACTS / "downloaded_graph.html"
+    download.value.save_as(saved)
+    text = saved.read_text()
+    assert re.findall(r"<script[^>]*>", text) == ["<script>"] * 3
+    offline = browser.new_context(viewport={"width": 1440, "height": 900}, offline=True)
+    file_page = offline.new_page()
+    file_page.goto(saved.as_uri())
+    file_page.locator(".js-plotly-plot .scatterlayer .trace .point").first.wait_for(timeout=60_000)
+    assert file_page.evaluate(NODE_COUNT) == n_nodes
+    file_page.screenshot(path=str(ARTIFACTS / "19_downloaded_html_offline.png"))
+    offline.close()
 
 
 def drawn(page, selector, n):
@@ -242,7 +306,8 @@ def test_the_analysis_pages(server, browser):
     page.get_by_role("button", name="Train the ensembles").click()
     page.get_by_text("mean ± std over").wait_for(timeout=180_000)
     wait_idle(page, timeout=180_000)
-    # The table's component may still be loading (a skeleton) once the script run is over.
+    # The table comes after the heading in the same run: wait for it (on a loaded machine the heading can be
+    # on screen while the run goes on).
     page.locator('[data-testid="stTable"]').get_by_text("Random Forest").wait_for(timeout=60_000)
     shot(page, "11_ensembles")
 
@@ -283,4 +348,58 @@ def test_shared_nodes_and_the_reasons_of_each_training_step(server, browser):
     page.get_by_text("Leaf #0 (2,000 samples) grew a micro tree of 6 splits").wait_for(timeout=60_000)
     wait_idle(page)
     shot(page, "7_teach_reasons")
+
+
+def test_open_a_model_file_then_a_broken_one_and_reduce_it(server, browser, tmp_path):
+    from sklearn.tree import DecisionTreeClassifier
+
+    from tnt.data.datasets import default_dataset_id, load_bundled
+    from tnt.model_io import from_sklearn
+
+    data = load_bundled(default_dataset_id())  # the app's default data set and split
+    tree = DecisionTreeClassifier(max_leaf_nodes=40, random_state=0).fit(data.X_train, data.y_train)
+    good = tmp_path / "digits_tree.json"
+    from_sklearn(tree, feature_names=data.feature_names, path=good)
+    bad = tmp_path / "broken.json"
+    bad.write_text(good.read_text()[:500])
+
+    page = browser.new_page(viewport={"width": 1440, "height": 900})
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{server}/graph")
+    page.frame_locator('iframe[title="Decision graph"]').locator("svg g.node").first.wait_for(timeout=60_000)
+    wait_idle(page)
+    # The digits' TnT in the interactive view.
+    page.get_by_text("Interactive (plotly)").click()
+    page.locator(".js-plotly-plot .scatterlayer .trace .point").first.wait_for(timeout=60_000)
+    wait_idle(page)
+    shot(page, "13_digits_interactive")
+    page.get_by_text("SVG (rendered on the server)").click()  # the tree (79 nodes) is drawn by Graphviz then
+    wait_idle(page)
+
+    page.get_by_text("Open a model file").click()
+    page.locator('[data-testid="stExpander"] input[type="file"]').first.set_input_files(str(good))
+    page.get_by_text("DecisionTreeClassifier from digits_tree.json: 39 splits").wait_for(timeout=60_000)
+    wait_idle(page)
+    accuracy = f"test {tree.score(data.X_test, data.y_test):.3f}, train {tree.score(data.X_train, data.y_train):.3f}"
+    assert page.get_by_text(accuracy, exact=False).first.is_visible()
+    frame = page.frame_locator('iframe[title="Decision graph"]')  # 79 nodes: the server's SVG
+    frame.locator("svg g.node").first.wait_for(timeout=60_000)
+    assert frame.locator(f'svg g.node path[stroke="{HIGHLIGHT}"], svg g.node polygon[stroke="{HIGHLIGHT}"]').count() >= 3
+    predicted = tree.predict(data.X_test[:1])[0]
+    assert page.get_by_text(f"predicted {predicted}").first.is_visible()
+    shot(page, "14_opened_sklearn_tree")
+
+    page.get_by_role("button", name="Reduce the graph").click()
+    page.get_by_text("leaves become").wait_for(timeout=120_000)
+    wait_idle(page)
+    assert page.get_by_text("Training predictions unchanged").is_visible()
+    shot(page, "15_opened_tree_reduced")
+
+    page.locator('[data-testid="stExpander"] input[type="file"]').first.set_input_files(str(bad))
+    page.get_by_text("broken.json cannot be opened: The model file is not valid JSON").wait_for(timeout=60_000)
+    wait_idle(page)
+    assert page.get_by_text("DecisionTreeClassifier from digits_tree.json").first.is_visible()  # still open
+    page.get_by_text("broken.json cannot be opened").scroll_into_view_if_needed()
+    shot(page, "20_broken_model_file")
     assert not errors, errors

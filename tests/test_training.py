@@ -5,7 +5,7 @@ import pytest
 
 from tnt import DecisionGraph
 from tnt.data.datasets import load_bundled
-from tnt.viz.explain import LARGE_GRAPH_NODES, drawing_mode, node_info, path_table, rule, sample_path
+from tnt.viz.explain import INTERACTIVE_GRAPH_NODES, LARGE_GRAPH_NODES, drawing_mode, node_info, path_table, rule, sample_path
 from tnt.experiments.training import TrainParams, train
 from ui.display import C_GRID, comparison_table, format_C, history_table
 
@@ -98,8 +98,10 @@ def test_the_path_table_and_the_drawing_show_one_threshold():
     assert 'label="pixel <= 127.5\\n' in str(to_dot(graph, feature_names=["pixel"]))
 
 
-def test_drawing_mode_switches_to_the_server_for_big_graphs(digits_result):
+def test_drawing_mode_switches_to_the_server_then_to_the_interactive_view_for_big_graphs(digits_result):
     assert drawing_mode(GRAPH) == "browser"
+    middle = digits_result.tnt.graph_
+    assert LARGE_GRAPH_NODES < middle.node_count <= INTERACTIVE_GRAPH_NODES and drawing_mode(middle) == "server"
     big = load_bundled("pendigits")
     r = train(big, TrainParams(C=1e-4, N1=2, N2=2))
-    assert r.tnt.graph_.node_count > LARGE_GRAPH_NODES and drawing_mode(r.tnt.graph_) == "server"
+    assert r.tnt.graph_.node_count > INTERACTIVE_GRAPH_NODES and drawing_mode(r.tnt.graph_) == "interactive"

@@ -4,8 +4,19 @@ from tnt.learn.growth import GrowthEvent
 from tnt.baselines import CARTClassifier, TAOClassifier
 from tnt.estimator import TnTClassifier
 from tnt.graph import MIXED, DecisionGraph
+from tnt.regressor import TnTRegressor
+from tnt.viz.notebook import plot_graph
 
-__all__ = ["CARTClassifier", "DecisionGraph", "GrowthEvent", "MIXED", "TAOClassifier", "TnTClassifier"]
+__all__ = [
+    "CARTClassifier",
+    "DecisionGraph",
+    "GrowthEvent",
+    "MIXED",
+    "TAOClassifier",
+    "TnTClassifier",
+    "TnTRegressor",
+    "plot_graph",
+]
 __version__ = "0.1.0"
 
 from tnt.learn.warmup import load_compiled_code as _load_compiled_code  # noqa: E402

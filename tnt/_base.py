@@ -1,10 +1,10 @@
-"""What every classifier backed by a :class:`~tnt.graph.DecisionGraph` shares: prediction, routing,
-validation of the training data and the fitted attributes derived from the graph."""
+"""What every classifier and regressor backed by a :class:`~tnt.graph.DecisionGraph` shares:
+prediction, routing, validation of the training data and the fitted attributes derived from the graph."""
 
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
@@ -18,7 +18,42 @@ DTYPE = np.float32
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
-class GraphClassifierMixin(ClassifierMixin):
+class GraphModelMixin:
+    """Routing and introspection for an estimator whose fitted model is ``self.graph_``."""
+
+    def _validate_X_predict(self, X) -> np.ndarray:
+        check_is_fitted(self)
+        # Types float32 holds exactly are kept (the graph routes them without a copy); float64 is
+        # kept too and cast by the graph, once its values are known to fit float32's range when the
+        # graph compares in float32; anything else becomes float32, as in training.
+        X = validate_data(self, X, dtype=[*EXACT_IN_FLOAT32, np.float64], reset=False)
+        if X.dtype == np.float64 and self.graph_.input_dtype == DTYPE:
+            _check_float32_range(X)
+        return X
+
+    def apply(self, X):
+        """Id of the leaf (node of ``graph_``) each sample reaches."""
+        X = self._validate_X_predict(X)
+        return self.graph_.apply(X)
+
+    def decision_path(self, X):
+        """Sparse (n_samples, n_nodes) indicator of the nodes each sample passes through."""
+        X = self._validate_X_predict(X)
+        return self.graph_.decision_path(X)
+
+    def decision_depth(self, X):
+        """Number of splits each sample passes on its way to a leaf."""
+        X = self._validate_X_predict(X)
+        return self.graph_.decision_depth(X)
+
+    @property
+    def n_shared_nodes_(self) -> int:
+        """Number of nodes with more than one parent."""
+        check_is_fitted(self)
+        return int(self.graph_.shared_nodes.size)
+
+
+class GraphClassifierMixin(ClassifierMixin, GraphModelMixin):
     """Prediction and introspection for a classifier whose fitted model is ``self.graph_``."""
 
     def _validate_training_data(self, X, y, sample_weight) -> _Problem:
@@ -52,16 +87,6 @@ class GraphClassifierMixin(ClassifierMixin):
         self.feature_importances_ = self.graph_.feature_importances(
             problem.X, problem.y, problem.w, n_features=self.n_features_in_
         )
-
-    def _validate_X_predict(self, X) -> np.ndarray:
-        check_is_fitted(self)
-        # Types float32 holds exactly are kept (the graph routes them without a copy); float64 is
-        # kept too and cast by the graph, once its values are known to fit float32's range when the
-        # graph compares in float32; anything else becomes float32, as in training.
-        X = validate_data(self, X, dtype=[*EXACT_IN_FLOAT32, np.float64], reset=False)
-        if X.dtype == np.float64 and self.graph_.input_dtype == DTYPE:
-            _check_float32_range(X)
-        return X
 
     def predict_proba(self, X):
         """Class probabilities: the weighted class distribution of the training samples in each
@@ -98,26 +123,50 @@ class GraphClassifierMixin(ClassifierMixin):
         proba = self.predict_proba(X)
         return self.classes_.take(np.argmax(proba, axis=1))
 
-    def apply(self, X):
-        """Id of the leaf (node of ``graph_``) each sample reaches."""
-        X = self._validate_X_predict(X)
-        return self.graph_.apply(X)
 
-    def decision_path(self, X):
-        """Sparse (n_samples, n_nodes) indicator of the nodes each sample passes through."""
-        X = self._validate_X_predict(X)
-        return self.graph_.decision_path(X)
+class GraphRegressorMixin(RegressorMixin, GraphModelMixin):
+    """Prediction and introspection for a regressor whose fitted model is ``self.graph_``
+    (a regression graph: the mean training target at each node)."""
 
-    def decision_depth(self, X):
-        """Number of splits each sample passes on its way to a leaf."""
-        X = self._validate_X_predict(X)
-        return self.graph_.decision_depth(X)
+    def _validate_regression_data(self, X, y, sample_weight):
+        """Float32 ``X``, float64 ``y`` and positive weights, samples of weight zero removed."""
+        X, y = validate_data(self, X, y, dtype=(DTYPE, np.float64), y_numeric=True)
+        X = _within_float32(X)
+        y = np.asarray(y, dtype=np.float64)
+        if y.ndim != 1:
+            y = np.ravel(y)
+        w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        keep = w > 0
+        if not np.all(keep):
+            X, y, w = X[keep], y[keep], w[keep]
+        if X.shape[0] == 0:
+            raise ValueError("Every sample has weight zero: there is nothing to learn from.")
+        return np.ascontiguousarray(X, dtype=DTYPE), y, w
 
-    @property
-    def n_shared_nodes_(self) -> int:
-        """Number of nodes with more than one parent."""
-        check_is_fitted(self)
-        return int(self.graph_.shared_nodes.size)
+    def _set_regression_graph(self, flat: FlatGraph, X, y, w) -> None:
+        """Store the fitted graph with the mean targets of the training data and derived attributes."""
+        shape = DecisionGraph(
+            flat.children_left, flat.children_right, flat.feature, flat.threshold, np.zeros((flat.node_count, 1)),
+            regression=True,
+        )
+        self.graph_ = shape.with_regression_stats(X, y, w)
+        self.n_splits_ = self.graph_.n_splits
+        self.n_leaves_ = self.graph_.n_leaves
+        self.feature_importances_ = self.graph_.regression_feature_importances(X, y, w, n_features=self.n_features_in_)
+
+    def predict(self, X):
+        """Predicted target of each sample: the weighted mean training target of its leaf.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+        """
+        X = self._validate_X_predict(X)
+        return self.graph_.predict_value(X)
 
 
 def graph_from_flat(flat: FlatGraph, X, y, w, n_classes: int, input_dtype=DTYPE) -> DecisionGraph:
@@ -186,4 +235,4 @@ def _seed(random_state) -> int:
     return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
 
 
-__all__ = ["GraphClassifierMixin", "BaseEstimator", "DTYPE", "graph_from_flat"]
+__all__ = ["GraphClassifierMixin", "GraphModelMixin", "GraphRegressorMixin", "BaseEstimator", "DTYPE", "graph_from_flat"]

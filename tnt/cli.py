@@ -59,10 +59,13 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND")
 
     train = commands.add_parser("train", help="train a TnT on a CSV file and save it as a model file",
-                                description="Train a TnT classifier on a CSV file (numeric features, one target column). "
-                                "The file is read and checked as the app reads an upload.")
+                                description="Train a TnT classifier or regressor on a CSV file (numeric features, one "
+                                "target column). The file is read and checked as the app reads an upload.")
     train.add_argument("data", metavar="DATA.csv", help="training data, one row per sample, with a header row")
     train.add_argument("--target", required=True, metavar="COL", help="name of the label column")
+    train.add_argument("--task", choices=("auto", "classification", "regression"), default="auto",
+                       help="auto (default): regression for a numeric target with many distinct values, "
+                       "classification otherwise")
     train.add_argument("--C", type=float, default=1e-3, help="pruning strength; larger gives fewer splits (default 1e-3)")
     train.add_argument("--max-splits", type=int, metavar="N",
                        help="train to a budget: search C (from --C on) for the TnT with the most splits not above N, "
@@ -129,29 +132,40 @@ def _limits(args):
 
 # ---------------------------------------------------------------------- commands
 def _train(args) -> None:
+    from sklearn.model_selection import train_test_split
+
     from tnt.data.csv_loader import read_csv_table
-    from tnt.data.datasets import split
+    from tnt.data.datasets import split, target_task
     from tnt.estimator import TnTClassifier
     from tnt.model_io import model_to_json
+    from tnt.regressor import TnTRegressor
 
     if not 0 <= args.test_size < 1:
         raise ValueError(f"--test-size must be at least 0 and below 1, got {args.test_size}.")
     X, y = read_csv_table(args.data, target=args.target, limits=_limits(args), drop_missing=args.drop_missing,
-                          reject_constant=True)
+                          reject_constant=True, task=args.task)
+    regression = args.task == "regression" or (args.task == "auto" and target_task(y) == "regression")
     if args.test_size > 0:
-        try:  # seeded and stratified, as in the app
-            X_train, X_test, y_train, y_test = split(X, y, test_size=args.test_size, seed=args.seed)
+        try:  # seeded, and stratified for classification, as in the app
+            if regression:
+                X_train, X_test, y_train, y_test = train_test_split(
+                    X, y, test_size=args.test_size, random_state=args.seed)
+            else:
+                X_train, X_test, y_train, y_test = split(X, y, test_size=args.test_size, seed=args.seed)
         except ValueError as error:
             raise ValueError(f"{args.data}: {error}") from None
     else:
         X_train, y_train, X_test, y_test = X, y, None, None
     settings = dict(N1=args.N1, N2=args.N2, fine_tune=args.fine_tune, random_state=args.seed)
+    estimator = TnTRegressor if regression else TnTClassifier
     start = time.perf_counter()
     if args.max_splits is None:
-        model = TnTClassifier(C=args.C, **settings).fit(X_train, y_train)
+        model = estimator(C=args.C, **settings).fit(X_train, y_train)
     else:
         from tnt.experiments.budget import fit_to_budget
 
+        if regression:
+            raise ValueError("--max-splits trains classifiers only; for a regression target, choose --C.")
         if args.max_splits < 0:
             raise ValueError(f"--max-splits must be 0 or more, got {args.max_splits}.")
         found = fit_to_budget(X_train, y_train, args.max_splits, C_start=args.C, **settings)
@@ -163,9 +177,13 @@ def _train(args) -> None:
             print(f"no C tried gave more than {args.max_splits} splits: TnT uses fewer on this data")
     seconds = time.perf_counter() - start
     Path(args.output).write_text(model_to_json(model))
-    print(f"train accuracy {model.score(X_train, y_train):.4f} on {len(y_train)} rows")
-    if X_test is not None:
-        print(f"test accuracy  {model.score(X_test, y_test):.4f} on {len(y_test)} rows")
+    parts = [("train", X_train, y_train)] + ([("test", X_test, y_test)] if X_test is not None else [])
+    for part, X_part, y_part in parts:
+        if regression:
+            rmse = float(((model.predict(X_part) - y_part) ** 2).mean() ** 0.5)
+            print(f"{part + ' R2':<14} {model.score(X_part, y_part):.4f}, RMSE {rmse:.4g} on {len(y_part)} rows")
+        else:
+            print(f"{part + ' accuracy':<14} {model.score(X_part, y_part):.4f} on {len(y_part)} rows")
     print(f"splits {model.n_splits_}, leaves {model.n_leaves_}, shared nodes {model.n_shared_nodes_}")
     if args.max_splits is not None:
         data = (X_test, y_test) if X_test is not None else (X_train, y_train)
@@ -230,10 +248,13 @@ def _info(args) -> None:
     shortest, longest = graph.depth_range()
     names = getattr(model, "feature_names_in_", None)
     params = ", ".join(f"{k}={v}" for k, v in sorted(model.estimator_params_.items()))
+    if graph.regression:
+        target = f"regression, training mean {graph.value[0, 0]:.4g}"
+    else:
+        target = f"{model.n_classes_}: {', '.join(map(str, model.classes_[:20]))}" + (" ..." if model.n_classes_ > 20 else "")
     lines = [
         f"model       {model.estimator_kind_}({params})",
-        f"classes     {model.n_classes_}: {', '.join(map(str, model.classes_[:20]))}"
-        + (" ..." if model.n_classes_ > 20 else ""),
+        f"{'target' if graph.regression else 'classes':<12}{target}",
         f"features    {model.n_features_in_}"
         + ("" if names is None else f": {', '.join(names[:10])}" + (" ..." if len(names) > 10 else "")),
         f"splits      {graph.n_splits}",

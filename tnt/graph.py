@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 from scipy import sparse
+from sklearn.base import is_regressor
 
 from tnt.learn.routing import decision_paths, edge_statistics, route_to_leaves
 
@@ -48,6 +49,10 @@ class DecisionGraph:
         The number type samples are cast to before being compared with thresholds.
         scikit-learn's trees and TnT both train on float32, so routing casts to it as well
         and predicts exactly as scikit-learn does near a threshold.
+    regression : bool, default=False
+        A regression graph: ``value`` has one column, the weighted mean target of the training
+        samples at each node, and ``impurity`` is their weighted mean squared error (as in
+        scikit-learn's ``DecisionTreeRegressor``).
 
     Attributes
     ----------
@@ -77,7 +82,9 @@ class DecisionGraph:
         n_node_samples=None,
         impurity=None,
         input_dtype=np.float32,
+        regression=False,
     ):
+        self.regression = bool(regression)
         self.children_left = np.asarray(children_left, dtype=np.intp)
         self.children_right = np.asarray(children_right, dtype=np.intp)
         self.feature = np.asarray(feature, dtype=np.intp)
@@ -89,7 +96,9 @@ class DecisionGraph:
         self.n_node_samples = (
             np.zeros(n, dtype=np.intp) if n_node_samples is None else np.asarray(n_node_samples, dtype=np.intp)
         )
-        self.impurity = gini(self.value) if impurity is None else np.asarray(impurity, dtype=np.float64)
+        if impurity is None:
+            impurity = np.zeros(n) if regression else gini(self.value)
+        self.impurity = np.asarray(impurity, dtype=np.float64)
         self.input_dtype = np.dtype(input_dtype)
         self._validate()
 
@@ -301,7 +310,8 @@ class DecisionGraph:
     # ------------------------------------------------------------------ construction
     @classmethod
     def from_sklearn(cls, tree) -> "DecisionGraph":
-        """Build a graph from a fitted ``DecisionTreeClassifier`` (or its ``tree_``).
+        """Build a graph from a fitted ``DecisionTreeClassifier`` (or its ``tree_``), or from a fitted
+        ``DecisionTreeRegressor`` (a regression graph of its mean targets).
 
         The class counts are scikit-learn's weighted counts, so both models predict identically.
         Only single-output classifiers are supported.
@@ -309,6 +319,18 @@ class DecisionGraph:
         t = getattr(tree, "tree_", tree)
         if t.n_outputs != 1:
             raise ValueError("Only single-output trees can be converted to a decision graph.")
+        if hasattr(tree, "tree_") and is_regressor(tree):
+            return cls(
+                children_left=t.children_left,
+                children_right=t.children_right,
+                feature=np.where(t.children_left == TREE_LEAF, TREE_UNDEFINED, t.feature),
+                threshold=np.where(t.children_left == TREE_LEAF, TREE_UNDEFINED, t.threshold),
+                value=np.asarray(t.value[:, 0, :], dtype=np.float64),
+                n_node_samples=t.n_node_samples,
+                impurity=t.impurity,
+                input_dtype=np.float32,
+                regression=True,
+            )
         value = np.asarray(t.value[:, 0, :], dtype=np.float64)
         # scikit-learn >= 1.4 stores class fractions; scale back to weighted counts.
         totals = np.asarray(t.weighted_n_node_samples, dtype=np.float64)
@@ -343,6 +365,27 @@ class DecisionGraph:
             input_dtype=self.input_dtype,
         )
 
+    def edge_samples(self, X) -> np.ndarray:
+        """Number of the samples ``X`` that each node sends along its left ("yes") and its right
+        ("no") branch, routing every sample from the root.
+
+        Returns
+        -------
+        counts : ndarray of shape (n_nodes, 2)
+            ``counts[i, 0]`` went left out of node ``i``, ``counts[i, 1]`` right; zero for leaves.
+
+        Examples
+        --------
+        >>> from tnt import DecisionGraph
+        >>> g = DecisionGraph([1, -1, -1], [2, -1, -1], [0, -2, -2], [0.5, -2, -2],
+        ...                   [[2, 2], [2, 0], [0, 2]])
+        >>> g.edge_samples([[0.1], [0.2], [0.9]]).tolist()
+        [[2, 1], [0, 0], [0, 0]]
+        """
+        X = self._as_input(X)
+        sent, _, _ = self._edge_statistics(X, np.zeros(X.shape[0], dtype=np.intp), None)
+        return sent.sum(axis=2).round().astype(np.int64)
+
     def feature_importances(self, X, y, sample_weight=None, n_features=None) -> np.ndarray:
         """Normalised total weighted Gini decrease brought by each feature.
 
@@ -371,6 +414,7 @@ class DecisionGraph:
             n_node_samples=self.n_node_samples.copy(),
             impurity=self.impurity.copy(),
             input_dtype=self.input_dtype,
+            regression=self.regression,
         )
 
     def __eq__(self, other):
@@ -379,11 +423,66 @@ class DecisionGraph:
         return all(
             np.array_equal(getattr(self, name), getattr(other, name))
             for name in ("children_left", "children_right", "feature", "threshold", "value")
-        )
+        ) and self.regression == other.regression
 
     __hash__ = None
 
+    # ------------------------------------------------------------------ regression
+    def predict_value(self, X) -> np.ndarray:
+        """Mean training target of the leaf each sample reaches (regression graphs)."""
+        return self.value[self.apply(X), 0]
+
+    def _regression_statistics(self, X, y, sample_weight):
+        """Per node: weight, weighted target sum and weighted squared-target sum of the training
+        samples reaching it (``[..., 0]``), sending left (``sent[:, 0]``) and right (``sent[:, 1]``),
+        and the number of samples reaching it."""
+        X = self._as_input(X)
+        y = np.asarray(y, dtype=np.float64)
+        w = np.ones(y.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        index = np.zeros(y.shape[0], dtype=np.intp)
+        moments = [edge_statistics(X, index, np.ascontiguousarray(m), 1, *self._arrays()) for m in (w, w * y, w * y * y)]
+        sent = np.concatenate([m[0] for m in moments], axis=-1)  # (n_nodes, 2, 3)
+        node = np.concatenate([m[1] for m in moments], axis=-1)  # (n_nodes, 3)
+        return sent, node, moments[0][2]
+
+    def with_regression_stats(self, X, y, sample_weight=None) -> "DecisionGraph":
+        """A regression copy whose ``value`` (mean target), ``impurity`` (weighted mean squared error)
+        and ``n_node_samples`` come from routing the training samples ``(X, y)``."""
+        _, node, counts = self._regression_statistics(X, y, sample_weight)
+        mean, mse = _mean_and_mse(node)
+        return DecisionGraph(
+            self.children_left,
+            self.children_right,
+            self.feature,
+            self.threshold,
+            mean[:, None],
+            n_node_samples=counts,
+            impurity=mse,
+            input_dtype=self.input_dtype,
+            regression=True,
+        )
+
+    def regression_feature_importances(self, X, y, sample_weight=None, n_features=None) -> np.ndarray:
+        """Normalised total weighted squared-error decrease brought by each feature (regression
+        graphs), measured, as in :meth:`feature_importances`, on the samples each split sends each way."""
+        X = self._as_input(X)
+        n_features = X.shape[1] if n_features is None else n_features
+        importances = np.zeros(n_features)
+        if self.n_splits == 0 or X.shape[0] == 0:
+            return importances
+        sent, node, _ = self._regression_statistics(X, y, sample_weight)
+        decrease = _squared_error(node) - _squared_error(sent[:, 0]) - _squared_error(sent[:, 1])
+        internal = ~self.is_leaf
+        np.add.at(importances, self.feature[internal], np.maximum(decrease[internal], 0.0))
+        s = importances.sum()
+        return importances / s if s > 0 else importances
+
     def __repr__(self):
+        if self.regression:
+            return (
+                f"DecisionGraph(n_splits={self.n_splits}, n_leaves={self.n_leaves}, "
+                f"shared_nodes={self.shared_nodes.size}, regression=True)"
+            )
         return (
             f"DecisionGraph(n_splits={self.n_splits}, n_leaves={self.n_leaves}, "
             f"shared_nodes={self.shared_nodes.size}, n_classes={self.n_classes})"
@@ -407,6 +506,20 @@ def gini(value: np.ndarray) -> np.ndarray:
         p = value / total[..., None]
         g = 1.0 - np.sum(p * p, axis=-1)
     return np.where(total > 0, g, 0.0)
+
+
+def _mean_and_mse(moments: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Weighted mean and mean squared error from rows of (weight, weighted sum, weighted sum of squares);
+    0 for rows without weight."""
+    w, s, q = moments[..., 0], moments[..., 1], moments[..., 2]
+    safe = np.where(w > 0, w, 1.0)
+    mean = np.where(w > 0, s / safe, 0.0)
+    return mean, np.where(w > 0, np.maximum(q / safe - mean * mean, 0.0), 0.0)
+
+
+def _squared_error(moments: np.ndarray) -> np.ndarray:
+    """Weighted sum of squared deviations from the mean, from rows of moments as in :func:`_mean_and_mse`."""
+    return moments[..., 0] * _mean_and_mse(moments)[1]
 
 
 def _weighted_gini(value: np.ndarray) -> np.ndarray:

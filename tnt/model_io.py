@@ -1,7 +1,8 @@
-"""Model files: a fitted graph classifier as versioned JSON, and back, without pickle.
+"""Model files: a fitted graph classifier or regressor as versioned JSON, and back, without pickle.
 
 The file holds the estimator's kind and parameters, its classes (JSON strings, integers, floats or
-booleans), feature names and the graph's arrays. Loading checks every part and rejects a
+booleans; ``null`` for a regressor, whose file says ``"task": "regression"``), feature names and
+the graph's arrays. Loading checks every part and rejects a
 malformed or inconsistent file with one clear sentence; the structure checks (child ids in range,
 topological order, which also rules out cycles, finite thresholds) are
 :class:`~tnt.graph.DecisionGraph`'s own.
@@ -11,14 +12,24 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import numpy as np
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, is_regressor
 
-from tnt._base import GraphClassifierMixin
+from tnt._base import GraphClassifierMixin, GraphRegressorMixin
 from tnt.graph import DecisionGraph
 
-__all__ = ["FORMAT", "MAX_BYTES", "VERSION", "LoadedGraphModel", "model_from_json", "model_to_json"]
+__all__ = [
+    "FORMAT",
+    "MAX_BYTES",
+    "VERSION",
+    "LoadedGraphModel",
+    "LoadedGraphRegressor",
+    "from_sklearn",
+    "model_from_json",
+    "model_to_json",
+]
 
 FORMAT = "tnt-explorer-model"
 VERSION = 1
@@ -62,16 +73,47 @@ class LoadedGraphModel(GraphClassifierMixin, BaseEstimator):
         raise NotImplementedError("A loaded model is already fitted; train a TnTClassifier to fit a new one.")
 
 
-def model_to_json(estimator, *, indent: int | None = None) -> str:
-    """Serialise a fitted graph classifier (TnT, CART, TAO or a loaded model) to JSON text.
+class LoadedGraphRegressor(GraphRegressorMixin, BaseEstimator):
+    """A graph regressor read from a model file; it predicts exactly as the model that was saved.
 
-    A fitted scikit-learn ``DecisionTreeClassifier`` is accepted too: it is converted with
+    Attributes
+    ----------
+    graph_ : DecisionGraph
+        A regression graph (mean training target at each node).
+    n_features_in_, n_splits_, n_leaves_ : int
+    feature_names_in_ : ndarray of str
+        Defined only when the saved model had feature names.
+    estimator_kind_ : str
+        Class name of the estimator that was saved (``"TnTRegressor"``, ``"DecisionTreeRegressor"``).
+    estimator_params_ : dict
+        Its parameters, as saved.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_friedman1
+    >>> from tnt import TnTRegressor
+    >>> from tnt.model_io import model_from_json, model_to_json
+    >>> X, y = make_friedman1(n_samples=200, random_state=0)
+    >>> reg = TnTRegressor(C=1e-2, random_state=0).fit(X, y)
+    >>> loaded = model_from_json(model_to_json(reg))
+    >>> (loaded.predict(X) == reg.predict(X)).all(), loaded.estimator_kind_
+    (np.True_, 'TnTRegressor')
+    """
+
+    def fit(self, X, y):
+        raise NotImplementedError("A loaded model is already fitted; train a TnTRegressor to fit a new one.")
+
+
+def model_to_json(estimator, *, indent: int | None = None) -> str:
+    """Serialise a fitted graph classifier or regressor (TnT, CART, TAO or a loaded model) to JSON text.
+
+    A fitted scikit-learn ``DecisionTreeClassifier`` or ``DecisionTreeRegressor`` is accepted too: it is converted with
     :meth:`DecisionGraph.from_sklearn <tnt.graph.DecisionGraph.from_sklearn>`, and the loaded
     model predicts as the tree does.
 
     Parameters
     ----------
-    estimator : fitted estimator with ``graph_`` and ``classes_``, or a ``DecisionTreeClassifier``
+    estimator : fitted estimator with ``graph_`` (and ``classes_`` for a classifier), or a scikit-learn tree
     indent : int, default=None
         Indentation of the JSON text (compact when ``None``).
 
@@ -91,7 +133,7 @@ def model_to_json(estimator, *, indent: int | None = None) -> str:
     ('tnt-explorer-model', 1, 'CARTClassifier', [0, 1, 2])
     """
     graph = estimator.graph_ if hasattr(estimator, "graph_") else _converted_tree(estimator)
-    if isinstance(estimator, LoadedGraphModel):
+    if isinstance(estimator, (LoadedGraphModel, LoadedGraphRegressor)):
         kind, params = estimator.estimator_kind_, estimator.estimator_params_
     else:
         kind, params = type(estimator).__name__, {k: _json_param(v) for k, v in estimator.get_params().items()}
@@ -101,7 +143,7 @@ def model_to_json(estimator, *, indent: int | None = None) -> str:
         "version": VERSION,
         "estimator": kind,
         "params": params,
-        "classes": [_json_scalar(c) for c in estimator.classes_],
+        "classes": None if graph.regression else [_json_scalar(c) for c in estimator.classes_],
         "n_features_in": int(estimator.n_features_in_),
         "feature_names": None if names is None else [str(n) for n in names],
         "graph": {
@@ -115,6 +157,8 @@ def model_to_json(estimator, *, indent: int | None = None) -> str:
             "impurity": graph.impurity.tolist(),
         },
     }
+    if graph.regression:
+        doc["task"] = "regression"
     return json.dumps(doc, indent=indent, allow_nan=False)
 
 
@@ -157,9 +201,15 @@ def model_from_json(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> LoadedG
     if doc.get("version") != VERSION:
         raise ValueError(f"Model file version {doc.get('version')!r} is not supported; this version reads {VERSION}.")
     _require_keys(doc, _TOP_KEYS, "The model file")
-    graph = _read_graph(doc["graph"])
-    classes = _read_classes(doc["classes"])
-    if classes.shape[0] != graph.n_classes:
+    task = doc.get("task", "classification")
+    if task not in ("classification", "regression"):
+        raise ValueError('"task" must be "classification" or "regression".')
+    regression = task == "regression"
+    graph = _read_graph(doc["graph"], regression)
+    if regression and doc["classes"] is not None:
+        raise ValueError('A regression model file has "classes": null.')
+    classes = None if regression else _read_classes(doc["classes"])
+    if classes is not None and classes.shape[0] != graph.n_classes:
         raise ValueError(
             f"The model file lists {classes.shape[0]} classes but graph.value has {graph.n_classes} columns."
         )
@@ -177,10 +227,11 @@ def model_from_json(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> LoadedG
     if not isinstance(doc["estimator"], str) or not isinstance(doc["params"], dict):
         raise ValueError('"estimator" must be a string and "params" an object.')
 
-    model = LoadedGraphModel()
+    model = LoadedGraphRegressor() if regression else LoadedGraphModel()
     model.graph_ = graph
-    model.classes_ = classes
-    model.n_classes_ = int(classes.shape[0])
+    if not regression:
+        model.classes_ = classes
+        model.n_classes_ = int(classes.shape[0])
     model.n_features_in_ = int(n_features)
     if names is not None:
         model.feature_names_in_ = np.asarray(names, dtype=object)
@@ -191,11 +242,73 @@ def model_from_json(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> LoadedG
     return model
 
 
+def from_sklearn(tree, *, feature_names=None, class_names=None, path=None) -> LoadedGraphModel:
+    """A fitted scikit-learn ``DecisionTreeClassifier`` as a model of this project, optionally
+    written to a model file, so that any tree can be opened in the app or with ``tnt``.
+
+    Parameters
+    ----------
+    tree : fitted sklearn.tree.DecisionTreeClassifier
+        Single-output.
+    feature_names : sequence of str, default=None
+        Name of each feature; the tree's own ``feature_names_in_`` (set when it was fitted on a
+        data frame) when omitted.
+    class_names : sequence, default=None
+        Labels to use instead of ``tree.classes_``, in the same order (strings, integers, floats
+        or booleans); the loaded model predicts these.
+    path : str or path-like, default=None
+        Where to write the model file (the JSON of :func:`model_to_json`).
+
+    Returns
+    -------
+    model : LoadedGraphModel
+        Predicts as the tree does (mapped to ``class_names`` when given).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn.tree import DecisionTreeClassifier
+    >>> from tnt.model_io import from_sklearn, model_from_json, model_to_json
+    >>> data = load_iris()
+    >>> tree = DecisionTreeClassifier(max_depth=2, random_state=0).fit(data.data, data.target)
+    >>> model = from_sklearn(tree, feature_names=data.feature_names, class_names=data.target_names)
+    >>> model.predict(data.data[[0, 75, 149]]).tolist(), model.estimator_kind_
+    (['setosa', 'versicolor', 'virginica'], 'DecisionTreeClassifier')
+    >>> model_from_json(model_to_json(model)).feature_names_in_[0]
+    'sepal length (cm)'
+    """
+    graph = _converted_tree(tree)
+    n_features = int(tree.n_features_in_)
+    if feature_names is None and hasattr(tree, "feature_names_in_"):
+        feature_names = tree.feature_names_in_
+    if feature_names is not None:
+        feature_names = [str(n) for n in feature_names]
+        if len(feature_names) != n_features:
+            raise ValueError(f"feature_names has {len(feature_names)} names but the tree has {n_features} features.")
+    classes = tree.classes_ if class_names is None else list(class_names)
+    if len(classes) != graph.n_classes:
+        raise ValueError(f"class_names has {len(classes)} names but the tree has {graph.n_classes} classes.")
+    model = LoadedGraphModel()
+    model.graph_ = graph
+    model.classes_ = _read_classes([_json_scalar(c) for c in classes])
+    model.n_classes_ = graph.n_classes
+    model.n_features_in_ = n_features
+    if feature_names is not None:
+        model.feature_names_in_ = np.asarray(feature_names, dtype=object)
+    model.n_splits_ = graph.n_splits
+    model.n_leaves_ = graph.n_leaves
+    model.estimator_kind_ = type(tree).__name__
+    model.estimator_params_ = {k: _json_param(v) for k, v in tree.get_params().items()}
+    if path is not None:
+        Path(path).write_text(model_to_json(model))
+    return model
+
+
 # ---------------------------------------------------------------------- writing helpers
 def _converted_tree(estimator) -> DecisionGraph:
-    if not hasattr(estimator, "tree_") or not hasattr(estimator, "classes_"):
+    if not hasattr(estimator, "tree_") or not (hasattr(estimator, "classes_") or is_regressor(estimator)):
         raise ValueError(
-            f"{type(estimator).__name__} is not a fitted graph classifier or DecisionTreeClassifier."
+            f"{type(estimator).__name__} is not a fitted graph classifier or regressor, DecisionTreeClassifier or DecisionTreeRegressor."
         )
     return DecisionGraph.from_sklearn(estimator)
 
@@ -247,7 +360,7 @@ def _array(graph: dict, key: str, check, kind: str, n_nodes: int) -> list:
     return values
 
 
-def _read_graph(graph) -> DecisionGraph:
+def _read_graph(graph, regression: bool = False) -> DecisionGraph:
     if not isinstance(graph, dict):
         raise ValueError('"graph" must be an object of arrays.')
     _require_keys(graph, ("input_dtype", *_GRAPH_INT_KEYS, *_GRAPH_FLOAT_KEYS, "value"), '"graph"')
@@ -264,7 +377,9 @@ def _read_graph(graph) -> DecisionGraph:
     if n_classes == 0 or any(len(row) != n_classes for row in value):
         raise ValueError("graph.value must have the same positive number of class columns in every row.")
     value = np.asarray(value, dtype=np.float64)
-    if not np.all(np.isfinite(value)) or np.any(value < 0):
+    if regression and (n_classes != 1 or not np.all(np.isfinite(value))):
+        raise ValueError("graph.value of a regression model must hold one finite mean target per node.")
+    if not regression and (not np.all(np.isfinite(value)) or np.any(value < 0)):
         raise ValueError("graph.value must hold finite, non-negative class counts.")
     if graph["input_dtype"] not in _INPUT_DTYPES:
         raise ValueError(f"graph.input_dtype must be one of {', '.join(_INPUT_DTYPES)}.")
@@ -277,6 +392,7 @@ def _read_graph(graph) -> DecisionGraph:
         n_node_samples=np.asarray(arrays["n_node_samples"], dtype=np.int64),
         impurity=np.asarray(arrays["impurity"], dtype=np.float64),
         input_dtype=np.dtype(graph["input_dtype"]),
+        regression=regression,
     )
 
 

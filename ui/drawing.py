@@ -12,10 +12,11 @@ import threading
 
 import streamlit as st
 
+from tnt.model_io import model_to_json
 from tnt.viz.colors import MIXED_COLOR, class_palette
 from tnt.viz.export_dot import to_dot
 from tnt.viz.export_text import export_text
-from tnt.model_io import model_to_json
+from tnt.viz.plotly_view import graph_figure, standalone_html
 from tnt.viz.render import render
 
 # Graphviz is not thread-safe, and deferred downloads render on their own threads.
@@ -28,6 +29,7 @@ MIME = {
     "dot": "text/vnd.graphviz",
     "json": "application/json",
     "txt": "text/plain",
+    "html": "text/html",
 }
 
 
@@ -58,6 +60,41 @@ def image(dot: str, fmt: str) -> bytes:
     """The DOT source rendered on the server (svg, png or pdf)."""
     with _GRAPHVIZ:
         return render(dot, fmt)
+
+
+@st.cache_data(max_entries=16, show_spinner="Counting the samples along each edge...")
+def edge_samples(model_key, data_key, _graph, _X):
+    """Training samples each node sends left and right (``DecisionGraph.edge_samples``)."""
+    return _graph.edge_samples(_X)
+
+
+def interactive_html(graph, feature_names, class_names, title: str) -> bytes:
+    """The whole graph as a standalone interactive HTML page (plotly.js inside: works offline)."""
+    figure = graph_figure(graph, feature_names=feature_names, class_names=class_names)
+    return standalone_html(figure, title=title).encode("utf-8")
+
+
+def clicked_node(selection, node_count: int) -> int | None:
+    """The node a click on the plotly view selected (its ``customdata``), or None.
+
+    ``selection`` is the chart's state in ``st.session_state`` (``{"selection": {"points": [...]}}``);
+    only the nodes' trace carries ``customdata``, so clicks on edges select nothing.
+
+    Examples
+    --------
+    >>> clicked_node({"selection": {"points": [{"curve_number": 0}, {"customdata": 7}]}}, 10)
+    7
+    >>> clicked_node({"selection": {"points": [{"customdata": [3]}]}}, 10), clicked_node(None, 10)
+    (3, None)
+    """
+    points = ((selection or {}).get("selection") or {}).get("points") or []
+    for point in points:
+        value = point.get("customdata")
+        if isinstance(value, list):
+            value = value[0] if value else None
+        if isinstance(value, (int, float)) and 0 <= int(value) < node_count:
+            return int(value)
+    return None
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -130,17 +167,44 @@ def svg_panel(svg: bytes, *, fit: bool = False, height_px: int = 720) -> None:
     )
 
 
+def file_stem(label: str, params) -> str:
+    """A file name (without suffix) for a model's downloads: ``tnt_C1e-03``, ``cart_C1e-03``, or
+    ``opened_<file name>`` (letters, digits, ``-`` and ``.`` kept) for an opened model.
+
+    Examples
+    --------
+    >>> from tnt.experiments.training import TrainParams
+    >>> file_stem("TnT", TrainParams()), file_stem("Opened: my tree/1.json, reduced", TrainParams())
+    ('tnt_C1e-03', 'opened_my-tree-1_reduced')
+    """
+    from ui.display import format_C
+
+    if label.startswith("Opened: "):
+        name, _, rest = label[len("Opened: ") :].partition(", ")
+        name = re.sub(r"\.json$", "", name, flags=re.IGNORECASE)
+        safe = re.sub(r"[^A-Za-z0-9.-]+", "-", name).strip("-")[:60] or "model"
+        return "opened_" + safe + ("_reduced" if rest else "")
+    return ("tnt" if label == "TnT" else "cart") + f"_C{format_C(params.C)}"
+
+
 def download_row(label: str, model_key, estimator, feature_names, class_names, stem: str) -> None:
-    """Download buttons for one model: SVG, PNG, PDF (rendered on click), DOT, JSON and text rules."""
+    """Download buttons for one model: SVG, PNG, PDF and interactive HTML (made on click), DOT,
+    JSON and text rules."""
     graph = estimator.graph_
     model_key = (*model_key, fingerprint(graph))
     dot = dot_source(model_key, graph, feature_names, class_names)
     st.markdown(f"**{label}**")
-    cols = st.columns(6)
-    for col, fmt in zip(cols[:3], ("svg", "png", "pdf")):
+    cols = st.columns(7)
+    deferred = {
+        "svg": lambda: image(dot, "svg"),
+        "png": lambda: image(dot, "png"),
+        "pdf": lambda: image(dot, "pdf"),
+        "html": lambda: interactive_html(graph, feature_names, class_names, f"{label}: {stem}"),
+    }
+    for col, (fmt, make) in zip(cols[:4], deferred.items()):
         col.download_button(
-            fmt.upper(),
-            data=lambda fmt=fmt: image(dot, fmt),  # rendered only when clicked
+            "Interactive HTML" if fmt == "html" else fmt.upper(),
+            data=make,  # made only when clicked
             file_name=f"{stem}.{fmt}",
             mime=MIME[fmt],
             key=f"graph/download/{stem}/{fmt}",
@@ -151,7 +215,7 @@ def download_row(label: str, model_key, estimator, feature_names, class_names, s
         "json": model_json(model_key, estimator),
         "txt": text_rules(model_key, graph, feature_names, class_names),
     }
-    for col, (fmt, data) in zip(cols[3:], eager.items()):
+    for col, (fmt, data) in zip(cols[4:], eager.items()):
         col.download_button(
             "Text rules" if fmt == "txt" else fmt.upper(),
             data=data,

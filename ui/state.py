@@ -90,3 +90,20 @@ def current_result() -> TrainResult | None:
 def results_for(data: Dataset) -> list[TrainResult]:
     """The models this session has trained on ``data``."""
     return [r for r in _models().values() if r.dataset_key == data.key]
+
+
+# ---------------------------------------------------------------- a model file opened by the user
+OPENED = "opened/model"  # tnt.experiments.opened.OpenedModel, the file opened on Graph, Compare or Paths
+
+
+def opened_model():
+    """The model file the user opened (an :class:`~tnt.experiments.opened.OpenedModel`), or None."""
+    return st.session_state.get(OPENED)
+
+
+def set_opened_model(value) -> None:
+    """Keep ``value`` as the opened model (None closes it)."""
+    if value is None:
+        st.session_state.pop(OPENED, None)
+    else:
+        st.session_state[OPENED] = value

@@ -57,7 +57,7 @@ def main():
         "missing_values.csv": ["prepare", "Column 'b' has 1 missing value"],
         "constant_column.csv": ["prepare", "Column 'const' has the same value in every row"],
         "free_text_column.csv": ["prepare", "Column 'comment' holds text with 80 different values"],
-        "continuous_target.csv": ["prepare", "so it looks continuous; TnT is a classifier"],
+        "continuous_target.csv": ["prepare", "so it looks continuous; pick a column of class labels"],
         "infinite_values.csv": ["prepare", "Column 'b' has infinite values"],
         "singleton_class.csv": ["prepare", "Class 'rare' has only one row"],
     }

@@ -175,6 +175,7 @@ def read_csv_table(
     limits: Limits = Limits(),
     drop_missing: bool = False,
     reject_constant: bool = False,
+    task: str = "classification",
 ):
     """Read a CSV file into numeric features and, optionally, a target column.
 
@@ -191,6 +192,8 @@ def read_csv_table(
         Drop rows with missing values instead of refusing the file.
     reject_constant : bool, default=False
         Refuse feature columns holding a single value (for training; a batch to predict may have some).
+    task : {"classification", "regression", "auto"}, default="classification"
+        What the target is for (see :func:`tnt.data.datasets.prepare_table`).
 
     Returns
     -------
@@ -235,7 +238,7 @@ def read_csv_table(
             raise DataError("There are no feature columns besides the class column; add the features.")
         X, y, _, _ = prepare_table(
             frame, target=target, features=features, drop_missing=drop_missing,
-            reject_constant=reject_constant, encode_text=False,
+            reject_constant=reject_constant, encode_text=False, task=task,
         )
     except OSError as error:
         raise DataError(f"{path} could not be read ({error.strerror or error}).") from None

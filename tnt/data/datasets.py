@@ -216,6 +216,7 @@ def prepare_table(
     drop_missing: bool = False,
     reject_constant: bool = True,
     encode_text: bool = True,
+    task: str = "classification",
 ) -> tuple[np.ndarray, np.ndarray | None, list[str], pd.Index]:
     """The checks every table goes through before training or prediction, in the app and the CLI.
 
@@ -237,6 +238,9 @@ def prepare_table(
     encode_text : bool, default=True
         Encode a text feature (up to ``MAX_TEXT_CATEGORIES`` values) as numbers in alphabetical
         order, with a note; when ``False`` text is refused (a model file keeps no encoding).
+    task : {"classification", "regression", "auto"}, default="classification"
+        What the target is for: class labels (a continuous-looking column is refused), numeric
+        targets of a regression (returned as float64), or whichever :func:`target_task` says.
 
     Returns
     -------
@@ -279,7 +283,12 @@ def prepare_table(
         notes.append(f"Dropped {int(missing.sum())} rows with missing values.")
         if frame.empty:
             raise DataError("Every row has a missing value; fill them in or choose other columns.")
-    y = _check_target(frame[target], target) if target is not None else None
+    if target is None:
+        y = None
+    elif task == "regression" or (task == "auto" and target_task(frame[target]) == "regression"):
+        y = _check_regression_target(frame[target], target)
+    else:
+        y = _check_target(frame[target], target)
     X, encoded = _feature_matrix(frame[features], reject_constant, encode_text)
     return X, y, notes + encoded, frame.index
 
@@ -296,6 +305,26 @@ def _check_columns(frame: pd.DataFrame, target: str, features: list[str]) -> Non
         raise DataError(f"Column '{target}' is the class and cannot also be a feature; untick it in the features.")
 
 
+def target_task(column) -> str:
+    """``"regression"`` for a numeric target that looks continuous (more than
+    ``CONTINUOUS_TARGET_VALUES`` distinct numbers, or more than 10 that are not all whole),
+    ``"classification"`` otherwise.
+
+    Examples
+    --------
+    >>> target_task(pd.Series([0.5, 1.25, 2.0] * 5)), target_task(pd.Series(range(100)) / 7)
+    ('classification', 'regression')
+    """
+    column = pd.Series(column)
+    if not pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column):
+        return "classification"
+    values = column.dropna().to_numpy(dtype=float)
+    distinct = np.unique(values).size
+    non_integer = bool(np.any(values % 1 != 0))
+    continuous = distinct > CONTINUOUS_TARGET_VALUES or (non_integer and distinct > 10)
+    return "regression" if continuous else "classification"
+
+
 def _check_target(column: pd.Series, target: str) -> np.ndarray:
     values = column.to_numpy()
     distinct = pd.unique(column)
@@ -304,15 +333,25 @@ def _check_target(column: pd.Series, target: str) -> np.ndarray:
             f"The class column '{target}' has only one value ({distinct[0]!r}); a classifier needs at "
             "least two classes, so pick another class column."
         )
+    if target_task(column) == "regression":
+        raise DataError(
+            f"The class column '{target}' has {len(distinct)} different numbers, so it looks "
+            "continuous; pick a column of class labels (or train a TnTRegressor, from Python or with tnt train)."
+        )
     if pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column):
-        non_integer = bool(np.any(np.asarray(values, dtype=float) % 1 != 0))
-        if len(distinct) > CONTINUOUS_TARGET_VALUES or (non_integer and len(distinct) > 10):
-            raise DataError(
-                f"The class column '{target}' has {len(distinct)} different numbers, so it looks "
-                "continuous; TnT is a classifier: pick a column of class labels."
-            )
         return values
     return column.astype(str).to_numpy()
+
+
+def _check_regression_target(column: pd.Series, target: str) -> np.ndarray:
+    if not pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column):
+        raise DataError(f"The target column '{target}' holds text, not numbers; a regression needs a numeric target.")
+    values = column.to_numpy(dtype=np.float64)
+    if not np.all(np.isfinite(values)):
+        raise DataError(f"The target column '{target}' has infinite values; a regression needs finite numbers.")
+    if np.unique(values).size < 2:
+        raise DataError(f"The target column '{target}' holds one value only; there is nothing to predict.")
+    return values
 
 
 def _feature_matrix(features: pd.DataFrame, reject_constant: bool, encode_text: bool) -> tuple[np.ndarray, list[str]]:

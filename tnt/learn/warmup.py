@@ -10,6 +10,7 @@ import numpy as np
 
 from tnt.learn.binning import bin_features
 from tnt.learn.micro_tree import fit_micro_tree, fit_stump, make_workspace
+from tnt.learn.regression_tree import fit_regression_tree
 from tnt.learn.routing import count_directions, decision_paths, edge_statistics, route_past, route_to_leaves
 
 
@@ -24,6 +25,7 @@ def load_compiled_code() -> None:
         workspace = make_workspace(binned, 2)
         fit_micro_tree(binned, order, rows, y, w, 1e-3, 2, workspace)
         fit_stump(binned, order, rows, y, w, workspace)
+        fit_regression_tree(binned, order, rows, y.astype(np.float64), w, 1e-3)
     left = np.array([1, -1, -1])
     right = np.array([2, -1, -1])
     feature = np.array([0, -2, -2])

@@ -4,6 +4,10 @@ A node whose dominant class holds more than half of its weighted training sample
 class's colour; a *mixed* node (no such class) is blue. Blue is therefore reserved: no class colour
 has a hue in :data:`BLUE_HUES`. Class ``k`` always gets the same colour, whatever the number of
 classes, so a legend, a graph and a plot of the same model agree.
+
+A regression graph's nodes are coloured instead by their mean target on a sequential scale
+(:data:`VALUE_SCALE`, light for low values, dark for high), from the smallest to the largest node
+mean.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import numpy as np
 
 from tnt.graph import MIXED
 
-__all__ = ["BLUE_HUES", "HIGHLIGHT_COLOR", "MIXED_COLOR", "MIXED_FILL", "class_palette", "fill_color", "node_colors", "node_fills"]
+__all__ = ["VALUE_SCALE", "value_color", "BLUE_HUES", "HIGHLIGHT_COLOR", "MIXED_COLOR", "MIXED_FILL", "class_palette", "fill_color", "node_colors", "node_fills"]
 
 #: Hue range (degrees) kept free of class colours, so that blue always means "mixed".
 BLUE_HUES = (180.0, 265.0)
@@ -119,6 +123,34 @@ def fill_color(color: str, amount: float = 0.4) -> str:
 MIXED_FILL = fill_color(MIXED_COLOR)
 
 
+#: The sequential scale of regression graphs: (position, colour) stops from low to high mean target.
+VALUE_SCALE = ((0.0, "#fff5d6"), (0.35, "#f9b24a"), (0.7, "#d9482b"), (1.0, "#7a0c30"))
+
+
+def value_color(fraction: float) -> str:
+    """The colour of :data:`VALUE_SCALE` at ``fraction`` (0 the lowest value shown, 1 the highest).
+
+    Examples
+    --------
+    >>> from tnt.viz.colors import value_color
+    >>> value_color(0.0), value_color(1.0)
+    ('#fff5d6', '#7a0c30')
+    """
+    fraction = min(max(float(fraction), 0.0), 1.0)
+    for (low, c_low), (high, c_high) in zip(VALUE_SCALE, VALUE_SCALE[1:]):
+        if fraction <= high:
+            t = (fraction - low) / (high - low)
+            return _hex(*(a + (b - a) * t for a, b in zip(_rgb(c_low), _rgb(c_high))))
+    return VALUE_SCALE[-1][1]
+
+
+def _value_colors(graph) -> list[str]:
+    mean = graph.value[:, 0]
+    low, high = float(mean.min()), float(mean.max())
+    span = high - low if high > low else 1.0
+    return [value_color((m - low) / span) for m in mean]
+
+
 def node_colors(graph) -> list[str]:
     """Colour of each node of a :class:`~tnt.graph.DecisionGraph` under the contract.
 
@@ -129,7 +161,8 @@ def node_colors(graph) -> list[str]:
     Returns
     -------
     colors : list of str
-        The dominant class's colour, or :data:`MIXED_COLOR` for a mixed node.
+        The dominant class's colour, or :data:`MIXED_COLOR` for a mixed node; for a regression
+        graph, the node's mean target on :data:`VALUE_SCALE`.
 
     Examples
     --------
@@ -140,6 +173,8 @@ def node_colors(graph) -> list[str]:
     >>> node_colors(g)
     ['#2563eb', '#f28e2b', '#59a14f']
     """
+    if getattr(graph, "regression", False):
+        return _value_colors(graph)
     palette = np.array(class_palette(graph.n_classes) + [MIXED_COLOR])
     dominant = graph.dominant_class()
     return palette[np.where(dominant == MIXED, graph.n_classes, dominant)].tolist()
@@ -156,4 +191,6 @@ def node_fills(graph) -> list[str]:
     >>> node_fills(g) == [MIXED_FILL]
     True
     """
+    if getattr(graph, "regression", False):
+        return node_colors(graph)  # the scale is light enough under black text
     return [fill_color(c) for c in node_colors(graph)]

@@ -10,11 +10,22 @@ import numpy as np
 from tnt.graph import MIXED, DecisionGraph
 from tnt.viz.exporter import condition_text
 
-__all__ = ["NodeInfo", "PathStep", "node_info", "sample_path", "path_table", "drawing_mode", "LARGE_GRAPH_NODES"]
+__all__ = [
+    "INTERACTIVE_GRAPH_NODES",
+    "LARGE_GRAPH_NODES",
+    "NodeInfo",
+    "PathStep",
+    "drawing_mode",
+    "node_info",
+    "path_table",
+    "sample_path",
+]
 
 #: Graphs with more nodes than this are drawn on the server at natural size (readable, scrollable,
 #: with a depth window) rather than laid out in the browser and shrunk to the page's width.
 LARGE_GRAPH_NODES = 60
+# Above this many nodes the app shows the plotly view first (pendigits at C=1e-4 has about 430).
+INTERACTIVE_GRAPH_NODES = 300
 
 
 def _feature(names, index: int) -> str:
@@ -128,5 +139,10 @@ def path_table(steps: list[PathStep]) -> "pd.DataFrame":
 
 
 def drawing_mode(graph: DecisionGraph) -> str:
-    """``"browser"`` for graphs small enough for the browser to lay out, ``"server"`` otherwise."""
-    return "browser" if graph.node_count <= LARGE_GRAPH_NODES else "server"
+    """How the app draws a graph by default: ``"browser"`` (Graphviz in the browser) up to
+    :data:`LARGE_GRAPH_NODES` nodes, ``"server"`` (an SVG rendered on the server, readable at
+    natural size) up to :data:`INTERACTIVE_GRAPH_NODES`, ``"interactive"`` (the plotly view: the
+    whole shape at once, zoom and pan) above."""
+    if graph.node_count <= LARGE_GRAPH_NODES:
+        return "browser"
+    return "server" if graph.node_count <= INTERACTIVE_GRAPH_NODES else "interactive"

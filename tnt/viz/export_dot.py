@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from tnt.viz.colors import HIGHLIGHT_COLOR, MIXED_COLOR, class_palette, fill_color
 from tnt.viz.exporter import GraphText, escape_dot, path_mask
-from tnt.viz.colors import HIGHLIGHT_COLOR
 
 __all__ = ["to_dot"]
 
@@ -27,6 +27,7 @@ def to_dot(
     highlight_sample=None,
     highlight_edges=None,
     nodes=None,
+    legend: bool = False,
 ) -> str:
     """Graphviz DOT source of a decision graph.
 
@@ -61,6 +62,9 @@ def to_dot(
     nodes : iterable of int, default=None
         Show only these nodes (within the depth window, if any); edges leaving them end in stubs,
         as at the window's edges.
+    legend : bool, default=False
+        Add a key below the graph: one chip per class that colours a node, "mixed" if any node
+        is mixed, and the highlighted path if one is drawn.
 
     Returns
     -------
@@ -120,7 +124,26 @@ def to_dot(
             if (on_path[parent] and on_path[child]) or (int(parent), int(child)) in marked:
                 attrs.update(color=HIGHLIGHT_COLOR, penwidth="3")
             dot.edge(f"n{parent}", f"n{child}", **attrs)
+    if legend:
+        _add_legend(dot, graph, text, highlight_sample is not None)
     return dot.source
+
+
+def _add_legend(dot, graph, text: GraphText, with_path: bool) -> None:
+    """A row of chips above the graph (alone on the first rank), in the colours of :mod:`tnt.viz.colors`."""
+    palette = class_palette(graph.n_classes)
+    present = np.unique(text.dominant)
+    chips = [(text.class_name(k), palette[k], 1.2) for k in present if k >= 0]
+    if np.any(present < 0):
+        chips.append(("mixed (no class over half)", MIXED_COLOR, 1.2))
+    if with_path:
+        chips.append(("sample's path", HIGHLIGHT_COLOR, 3))
+    with dot.subgraph(name="legend") as key:
+        key.attr(rank="source")
+        for i, (name, color, width) in enumerate(chips):
+            fill = "white" if width == 3 else fill_color(color)
+            key.node(f"legend{i}", label=_label([name]), fillcolor=fill, color=color, penwidth=str(width),
+                     fontsize="10", id=f"legend{i}")  # fmt: skip
 
 
 def _window(depth: np.ndarray, depth_window) -> np.ndarray:

@@ -23,8 +23,10 @@ def to_networkx(graph, feature_names=None, class_names=None, precision: int = 3)
     digraph : networkx.DiGraph
         Node attributes: ``rule``, ``is_leaf``, ``feature`` and ``feature_name`` (``None`` at
         leaves), ``threshold`` (``None`` at leaves), ``n_samples``, ``value`` (weighted class
-        counts), ``dominant_class`` (class name, ``None`` for a mixed node), ``predicted_class``,
-        ``color``, ``depth``, ``n_parents``. Edge attributes: ``branch`` (``"left"``, ``"right"``,
+        counts; the mean target of a regression graph), ``dominant_class`` (class name, ``None`` for
+        a mixed node), ``predicted_class``, ``predicted_value`` (the mean target of a regression
+        graph's node, otherwise ``None``; ``predicted_class`` is then ``None``), ``color``, ``depth``,
+        ``n_parents``. Edge attributes: ``branch`` (``"left"``, ``"right"``,
         or ``"both"`` when both branches lead to the same child) and ``condition``.
 
     Examples
@@ -53,7 +55,8 @@ def to_networkx(graph, feature_names=None, class_names=None, precision: int = 3)
             n_samples=text.samples(node),
             value=graph.value[node].tolist(),
             dominant_class=text.dominant_name(node),
-            predicted_class=text.class_name(text.predicted[node]),
+            predicted_class=None if text.regression else text.class_name(text.predicted[node]),
+            predicted_value=float(graph.value[node, 0]) if text.regression else None,
             color=text.colors[node],
             depth=int(text.depth[node]),
             n_parents=int(text.n_parents[node]),

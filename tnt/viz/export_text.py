@@ -64,13 +64,13 @@ def export_text(graph, *, feature_names=None, class_names=None, precision: int =
         prefix = _INDENT * level + _BRANCH
         shared = text.is_shared(node)
         if shared and node in printed:
-            leaf_note = f" (class: {text.rule(node)})" if graph.is_leaf[node] else ""
+            leaf_note = f" ({text.leaf_text(node)})" if graph.is_leaf[node] else ""
             lines.append(f"{prefix}-> see node #{node}{leaf_note}")
             continue
         printed.add(node)
         label = f"node #{node}: " if shared else ""
         if graph.is_leaf[node]:
-            lines.append(f"{prefix}{label}class: {text.rule(node)}")
+            lines.append(f"{prefix}{label}{text.leaf_text(node)}")
             continue
         # A split at `level` shows as two condition lines, each followed by its branch one level deeper.
         left, right = int(graph.children_left[node]), int(graph.children_right[node])

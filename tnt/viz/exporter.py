@@ -86,8 +86,9 @@ def escape_html(text: str) -> str:
     return html.escape(str(text), quote=True).replace("\n", "<br>")
 
 
-def names_of(estimator) -> tuple[list[str] | None, list[str]]:
-    """Feature names (or ``None``) and class names (as text) of a fitted graph classifier.
+def names_of(estimator) -> tuple[list[str] | None, list[str] | None]:
+    """Feature names (or ``None``) and class names (as text) of a fitted graph classifier; a
+    regressor has no class names (``None``).
 
     Examples
     --------
@@ -100,7 +101,10 @@ def names_of(estimator) -> tuple[list[str] | None, list[str]]:
     ('sepal length (cm)', ['0', '1', '2'])
     """
     features = getattr(estimator, "feature_names_in_", None)
-    return (None if features is None else [str(f) for f in features]), [str(c) for c in estimator.classes_]
+    classes = getattr(estimator, "classes_", None)
+    return (None if features is None else [str(f) for f in features]), (
+        None if classes is None else [str(c) for c in classes]
+    )
 
 
 def path_mask(graph, sample) -> np.ndarray:
@@ -154,6 +158,9 @@ class GraphText:
             raise ValueError(
                 f"feature_names has {len(feature_names)} names but the graph tests feature {n_features - 1}."
             )
+        self.regression = bool(getattr(graph, "regression", False))
+        if self.regression and class_names is not None:
+            raise ValueError("A regression graph has no classes: pass class_names=None.")
         if class_names is not None and len(class_names) != graph.n_classes:
             raise ValueError(f"class_names has {len(class_names)} names but the graph has {graph.n_classes} classes.")
         self.feature_names = None if feature_names is None else [str(f) for f in feature_names]
@@ -176,17 +183,37 @@ class GraphText:
         return condition_text(self.feature_name(node), self.graph.threshold[node], branch, self.precision)
 
     def rule(self, node: int) -> str:
-        """The split of an internal node (``petal width <= 0.8``), the predicted class of a leaf."""
+        """The split of an internal node (``petal width <= 0.8``), the predicted class of a leaf
+        (its predicted value in a regression graph)."""
         if self.graph.is_leaf[node]:
+            if self.regression:
+                return self.value_text(node)
             return self.class_name(self.predicted[node])
         return self.condition(node, "left")
+
+    def leaf_text(self, node: int) -> str:
+        """What a leaf predicts, with its kind: ``class: setosa`` or ``value: 2.07``."""
+        return f"{'value' if self.regression else 'class'}: {self.rule(node)}"
+
+    # ------------------------------------------------------------------ regression
+    def value_text(self, node: int) -> str:
+        """The mean training target at ``node`` (regression graphs)."""
+        return format_number(self.graph.value[node, 0], self.precision)
+
+    def spread_text(self, node: int) -> str:
+        """Mean and standard deviation of the training targets at ``node`` (regression graphs)."""
+        sd = float(np.sqrt(max(self.graph.impurity[node], 0.0)))
+        return f"mean {self.value_text(node)}, sd {format_number(sd, self.precision)}"
 
     # ------------------------------------------------------------------ classes
     def class_name(self, k: int) -> str:
         return self.class_names[int(k)]
 
     def dominant_name(self, node: int) -> str | None:
-        """Name of the class holding more than half of the node's samples, ``None`` if mixed."""
+        """Name of the class holding more than half of the node's samples, ``None`` if mixed (and
+        in a regression graph)."""
+        if self.regression:
+            return None
         k = self.dominant[node]
         return None if k == MIXED else self.class_name(k)
 
@@ -198,7 +225,9 @@ class GraphText:
         return [(self.class_name(k), float(proba[k])) for k in order]
 
     def shares_text(self, node: int, top: int | None = None) -> str:
-        """Class shares as ``"setosa 98%, versicolor 2%"``."""
+        """Class shares as ``"setosa 98%, versicolor 2%"`` (mean and spread in a regression graph)."""
+        if self.regression:
+            return self.spread_text(node)
         decimals = max(self.precision - 2, 0)
         parts = [f"{name} {format_number(100 * share, decimals)}%" for name, share in self.shares(node, top)]
         hidden = np.count_nonzero(self.proba[node] > 0) - len(parts)

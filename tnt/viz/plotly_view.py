@@ -3,26 +3,41 @@
 The figure has a fixed number of traces whatever the graph's size: one for the "yes" branches,
 one for the "no" branches (edges drawn as single line traces with ``None`` separators), one for
 the highlighted path and one for the nodes; the legend entries add one empty trace per class.
+Edges drawn with widths proportional to the samples along them add at most ``2 * _WIDTH_LEVELS``
+traces (one per width level and branch) in place of the first two.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from tnt.viz.exporter import GraphText, escape_html, path_mask
 from tnt.viz.colors import HIGHLIGHT_COLOR, MIXED_COLOR, class_palette
+from tnt.viz.exporter import GraphText, escape_html, path_mask
 from tnt.viz.layout import edge_list, layered_layout
 
-__all__ = ["graph_figure"]
+__all__ = ["graph_figure", "standalone_html"]
 
 # Graphs up to this many nodes get their rules written next to the nodes, not only on hover.
 _LABELLED_NODES = 40
 _MAX_LISTED_PARENTS = 12
 # Above this many nodes, smaller markers so that the wide middle layers stay readable when zoomed out.
 _MANY_NODES = 300
+# Edge widths (in px) when drawn in proportion to the samples along each edge, in this many steps.
+_WIDTH_LEVELS = 8
+_MAX_EDGE_WIDTH = 14.0
 
 
-def graph_figure(graph, *, feature_names=None, class_names=None, highlight_sample=None, precision: int = 3):
+def graph_figure(
+    graph,
+    *,
+    feature_names=None,
+    class_names=None,
+    highlight_sample=None,
+    precision: int = 3,
+    edge_samples=None,
+    layers=None,
+    selected_node=None,
+):
     """A zoomable, pannable plotly figure of a decision graph in a layered layout.
 
     Nodes are coloured by the contract of :mod:`tnt.viz.colors` (leaves square, splits round, shared
@@ -38,6 +53,16 @@ def graph_figure(graph, *, feature_names=None, class_names=None, highlight_sampl
         Draw this sample's root-to-leaf path in red.
     precision : int, default=3
         Decimals of thresholds and shares.
+    edge_samples : array-like of shape (n_nodes, 2), default=None
+        Samples each node sends left and right (:meth:`DecisionGraph.edge_samples
+        <tnt.DecisionGraph.edge_samples>` of the training data): each edge is then drawn with a
+        width proportional to its count (in eight steps; an edge no sample takes is a hairline),
+        and its count is added to the hover text of the node it leaves.
+    layers : (int, int), default=None
+        The layers (0 is the root's) in view at first; the whole graph when omitted. Zooming out
+        or double-clicking shows the rest.
+    selected_node : int, default=None
+        A node marked with an arrow and its id (the node being inspected).
 
     Returns
     -------
@@ -63,29 +88,90 @@ def graph_figure(graph, *, feature_names=None, class_names=None, highlight_sampl
     path_edges = on_path[parent] & on_path[child]
 
     fig = go.Figure()
-    for name, mask, dash in (("yes (<=)", is_left, "solid"), ("no (>)", ~is_left, "dot")):
-        fig.add_trace(_edge_trace(go, x, y, parent[mask], child[mask], name, dict(color="#888888", width=1, dash=dash)))
+    if edge_samples is None:
+        for name, mask, dash in (("yes (<=)", is_left, "solid"), ("no (>)", ~is_left, "dot")):
+            line = dict(color="#888888", width=1, dash=dash)
+            fig.add_trace(_edge_trace(go, x, y, parent[mask], child[mask], name, line))
+    else:
+        counts = np.asarray(edge_samples)
+        flow = np.where(is_left, counts[parent, 0], counts[parent, 1])
+        for trace in _weighted_edge_traces(go, x, y, parent, child, is_left, flow):
+            fig.add_trace(trace)
     fig.add_trace(
         _edge_trace(go, x, y, parent[path_edges], child[path_edges], "path", dict(color=HIGHLIGHT_COLOR, width=4))
     )
-    fig.add_trace(_node_trace(go, graph, text, x, y, on_path))
+    flows = None if edge_samples is None else np.asarray(edge_samples)
+    fig.add_trace(_node_trace(go, graph, text, x, y, on_path, flows))
     for name, color in _legend(graph, text):
         fig.add_trace(
             go.Scatter(x=[None], y=[None], mode="markers", name=escape_html(name), marker=dict(color=color, size=10))
         )
     n_layers = int(-y.min()) + 1
     fig.update_layout(
-        height=int(np.clip(40 * n_layers, 450, 1400)),
+        height=int(np.clip(30 * n_layers, 450, 800)),  # the whole shape within one screen
         dragmode="pan",
         hovermode="closest",
         plot_bgcolor="white",
-        margin=dict(l=10, r=10, t=30, b=10),
+        margin=dict(l=10, r=10, t=40, b=10),
         xaxis=dict(visible=False),
-        yaxis=dict(visible=False),
-        legend=dict(itemsizing="constant"),
+        yaxis=dict(visible=False, range=_y_range(layers, n_layers)),
+        legend=dict(itemsizing="constant", orientation="h", yanchor="bottom", y=1.0, x=0),
         hoverlabel=dict(align="left"),
     )
+    if selected_node is not None:
+        node = int(selected_node)
+        fig.add_annotation(
+            x=x[node], y=y[node], text=f"<b>#{node}</b>", showarrow=True, arrowhead=2, arrowwidth=2,
+            arrowcolor="#111111", ax=30, ay=-30, bgcolor="#fff7cc", bordercolor="#111111",
+        )  # fmt: skip
     return fig
+
+
+def standalone_html(figure, title: str = "Decision graph") -> str:
+    """A figure as one self-contained HTML page (plotly.js embedded, no network access needed):
+    drag pans, the scroll wheel zooms, hovering a node shows its details.
+
+    Examples
+    --------
+    >>> from tnt import DecisionGraph
+    >>> from tnt.viz.plotly_view import graph_figure, standalone_html
+    >>> g = DecisionGraph([1, -1, -1], [2, -1, -1], [0, -2, -2], [0.8, -2, -2], [[2, 2], [2, 0], [0, 2]])
+    >>> page = standalone_html(graph_figure(g), title="A & B")
+    >>> "<title>A &amp; B</title>" in page, "<script src=" in page, len(page) > 3_000_000
+    (True, False, True)
+    """
+    import html
+
+    page = figure.to_html(include_plotlyjs=True, full_html=True, config={"scrollZoom": True, "displaylogo": False})
+    return page.replace("<head>", f"<head><title>{html.escape(title)}</title>", 1)
+
+
+def _y_range(layers, n_layers: int):
+    """The vertical axis range showing ``layers`` (first, last), with half a layer of margin."""
+    if layers is None:
+        return None
+    first, last = (int(v) for v in layers)
+    return [-min(last, n_layers - 1) - 0.5, -max(first, 0) + 0.5]
+
+
+def _weighted_edge_traces(go, x, y, parent, child, is_left, flow):
+    """Edges grouped by width level (proportional to ``flow``), one trace per level and branch."""
+    top = float(flow.max()) if flow.size else 0.0
+    level = np.zeros(flow.size, dtype=int) if top <= 0 else np.ceil(flow / top * _WIDTH_LEVELS).astype(int)
+    traces = []
+    for name, branch, dash in (("yes (<=)", is_left, "solid"), ("no (>)", ~is_left, "dot")):
+        first = True
+        for k in range(_WIDTH_LEVELS + 1):
+            mask = branch & (level == k)
+            if not mask.any():
+                continue
+            width = 0.5 if k == 0 else max(1.0, _MAX_EDGE_WIDTH * k / _WIDTH_LEVELS)
+            line = dict(color="#888888", width=width, dash=dash if k < 3 else "solid")
+            trace = _edge_trace(go, x, y, parent[mask], child[mask], name, line)
+            trace.update(legendgroup=name, showlegend=first, opacity=0.75)
+            traces.append(trace)
+            first = False
+    return traces
 
 
 def _edge_trace(go, x, y, parent, child, name, line):
@@ -107,7 +193,7 @@ def _with_breaks(start: np.ndarray, end: np.ndarray) -> list:
     return points.ravel().tolist()
 
 
-def _node_trace(go, graph, text, x, y, on_path):
+def _node_trace(go, graph, text, x, y, on_path, flows=None):
     parents = text.parents()
     shared = text.n_parents > 1
     outline = np.where(on_path, HIGHLIGHT_COLOR, np.where(shared, "#222222", "#ffffff"))
@@ -120,7 +206,7 @@ def _node_trace(go, graph, text, x, y, on_path):
         showlegend=False,
         text=[escape_html(text.rule(i)) for i in range(graph.node_count)] if labelled else None,
         textposition="middle right",
-        hovertext=[_hover(text, i, parents[i]) for i in range(graph.node_count)],
+        hovertext=[_hover(text, i, parents[i], None if flows is None else flows[i]) for i in range(graph.node_count)],
         hoverinfo="text",
         customdata=np.arange(graph.node_count),
         marker=dict(
@@ -133,7 +219,7 @@ def _node_trace(go, graph, text, x, y, on_path):
     )
 
 
-def _hover(text: GraphText, node: int, parents: list[int]) -> str:
+def _hover(text: GraphText, node: int, parents: list[int], flow=None) -> str:
     kind = "leaf" if text.graph.is_leaf[node] else "split"
     lines = [f"<b>#{node}</b> {kind}: {escape_html(text.rule(node))}", f"samples = {text.samples(node)}"]
     lines.append(escape_html(text.shares_text(node, top=5)) or "no training samples")
@@ -145,6 +231,8 @@ def _hover(text: GraphText, node: int, parents: list[int]) -> str:
         lines.append("root")
     if len(parents) > 1:
         lines.append(f"shared by {len(parents)} parents")
+    if flow is not None and not text.graph.is_leaf[node]:
+        lines.append(f"training samples sent: {int(flow[0]):,} yes, {int(flow[1]):,} no")
     return "<br>".join(lines)
 
 

@@ -1,0 +1,143 @@
+"""``TnTRegressor``: the Tree in Tree decision graph for regression, as a scikit-learn estimator."""
+
+from __future__ import annotations
+
+from sklearn.base import BaseEstimator
+
+from tnt._base import GraphRegressorMixin, _seed
+from tnt.estimator import TnTClassifier, _effective_n_jobs
+from tnt.learn.growth import ProgressCallback
+from tnt.learn.regression_growth import RegressionProblem, grow_regression_graph
+
+__all__ = ["TnTRegressor"]
+
+
+class TnTRegressor(GraphRegressorMixin, BaseEstimator):
+    """Tree in Tree (TnT) decision graph regressor (squared error).
+
+    The paper's training scheme with regression micro trees: leaves grow squared-error CART trees,
+    internal nodes grow classification micro trees that choose, for each sample, the child through
+    which the graph predicts it better. Leaves predict the weighted mean training target.
+
+    Parameters
+    ----------
+    C : float, default=1e-3
+        Pruning strength, a price per split as a share of the training target's (weighted)
+        variance: one ``C`` gives about the same number of splits whatever the units of ``y``.
+        Each micro tree is pruned with minimal cost-complexity pruning at ``C_i = C * W / W_i``
+        (``W`` the total training weight, ``W_i`` the weight its fit sees). ``N1=1`` gives
+        ``DecisionTreeRegressor(ccp_alpha=C * v)``, ``v`` the weighted variance of ``y`` (the
+        impurity of that tree's root).
+    N1 : int, default=2
+        Number of merge phases.
+    N2 : int, default=5
+        Grow passes per phase.
+    fine_tune : int, default=0
+        Rounds of fine-tuning after training (the paper's Algorithm A.1 for the squared error): each
+        internal node refits its single split on its reduced problem, each leaf takes the weighted
+        mean target of its samples.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the order in which micro trees try features (it breaks ties between equally good
+        splits).
+    n_jobs : int, default=None
+        Threads used for training (nodes of which none is an ancestor of another grow at the same
+        time). ``None`` means 1, ``-1`` all cores. The fitted graph does not depend on it.
+
+    Attributes
+    ----------
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Defined only when ``X`` has feature names that are all strings.
+    graph_ : DecisionGraph
+        The fitted regression graph (``graph_.regression`` is True): ``value[:, 0]`` is the weighted
+        mean training target at each node, ``impurity`` its weighted mean squared error.
+    n_splits_ : int
+    n_leaves_ : int
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        Normalised total weighted squared-error decrease brought by each feature.
+
+    See Also
+    --------
+    tnt.TnTClassifier : The classifier.
+
+    Notes
+    -----
+    **Derivation.** Training minimises ``sum_i w_i (y_i - f(x_i))^2 / (W v) + C * splits`` over
+    graphs ``f``, where ``v`` is the weighted variance of ``y`` (targets are standardised). As in
+    the classifier, ``N1`` phases of ``N2`` grow passes visit every node after its parents:
+
+    * A leaf's micro tree is a squared-error CART on the samples reaching it. On ``W_i`` of the
+      weight, lowering the graph's objective by more than ``C`` per split is lowering the micro
+      tree's own (``W_i``-normalised) error by more than ``C * W / W_i``: its ``ccp_alpha``.
+    * At an internal node, with the rest of the graph fixed, sending sample ``i`` to child ``c``
+      costs ``w_i L_i(c)``, ``L_i(c)`` the squared error the graph makes on it from ``c`` on.
+      Writing ``w_i L_i(c) = w_i min(L_i(l), L_i(r)) + w_i |L_i(l) - L_i(r)| [c is worse]``, the
+      first term does not depend on the node, so its best decision function is a weighted binary
+      classifier: each sample labelled by its better child and weighted by
+      ``v_i = w_i |L_i(l) - L_i(r)|``; samples with ``v_i = 0`` do not matter and are left out.
+      The node's micro tree is the classifier's Gini micro tree on these weights, pruned at
+      ``C * W / V`` (``V = sum v_i``, in the same standardised units). For the 0/1 loss, ``v_i``
+      is ``w_i`` on the samples classified correctly through exactly one child and 0 elsewhere:
+      the classifier's sensitive samples.
+
+    Merges, dead-node removal and fine-tuning are the classifier's. With ``N1=1`` the graph is one
+    micro tree fitted on all the data: cost-complexity pruned CART for the squared error.
+
+    References
+    ----------
+    .. [1] B. Zhu and M. Shoaran, "Tree in Tree: from Decision Trees to Decision Graphs",
+       NeurIPS 2021.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_friedman1
+    >>> from tnt import TnTRegressor
+    >>> X, y = make_friedman1(n_samples=500, random_state=0)
+    >>> reg = TnTRegressor(C=1e-3, random_state=0).fit(X, y)
+    >>> reg.score(X, y) > 0.8
+    True
+    >>> reg.graph_.regression
+    True
+    """
+
+    _parameter_constraints: dict = TnTClassifier._parameter_constraints
+
+    def __init__(self, *, C=1e-3, N1=2, N2=5, fine_tune=0, random_state=None, n_jobs=None):
+        self.C = C
+        self.N1 = N1
+        self.N2 = N2
+        self.fine_tune = fine_tune
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def fit(self, X, y, sample_weight=None, progress_callback: ProgressCallback = None):
+        """Train the decision graph.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Numeric targets.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights honoured everywhere: micro-tree fits, leaf means and ``C_i``.
+        progress_callback : callable, default=None
+            Called with a :class:`tnt.GrowthEvent` after every grow pass, merge and fine-tuning round.
+
+        Returns
+        -------
+        self : TnTRegressor
+        """
+        self._validate_params()
+        X, y, w = self._validate_regression_data(X, y, sample_weight)
+        problem = RegressionProblem.standardised(X, y, w, _seed(self.random_state))
+        flat = grow_regression_graph(
+            problem,
+            C=float(self.C),
+            N1=int(self.N1),
+            N2=int(self.N2),
+            fine_tune=int(self.fine_tune),
+            callback=progress_callback,
+            n_threads=_effective_n_jobs(self.n_jobs),
+        )
+        self._set_regression_graph(flat, X, y, w)
+        return self
