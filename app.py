@@ -22,6 +22,7 @@ pages = st.navigation(
         st.Page("app_pages/data.py", title="Data", icon=":material/table:", default=True),
         st.Page("app_pages/train.py", title="Train", icon=":material/model_training:"),
         st.Page("app_pages/graph.py", title="Graph", icon=":material/account_tree:"),
+        st.Page("app_pages/sharing.py", title="Shared nodes", icon=":material/merge:"),
         st.Page("app_pages/compare.py", title="Compare", icon=":material/compare:"),
         st.Page("app_pages/sweep.py", title="Sweep", icon=":material/stacked_line_chart:"),
         st.Page("app_pages/paths.py", title="Paths", icon=":material/route:"),

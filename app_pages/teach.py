@@ -4,7 +4,7 @@ graph reduction, and a step-through of training."""
 import streamlit as st
 
 from tnt.viz.regions import regions_figure
-from tnt.experiments.teaching import teaching_models, training_accuracy, training_snapshots
+from tnt.experiments.teaching import teaching_models, training_accuracy, training_steps
 from tnt.experiments.toy import corners
 from ui.display import C_GRID, format_C
 from ui import state
@@ -44,12 +44,13 @@ for i, (col, (name, model)) in enumerate(zip(cols, models.items())):
 
 st.subheader("Step through training")
 st.caption("The graph after every grow pass and every merge of Algorithm 2: micro trees grow inside the "
-           "nodes during a phase and are merged into the graph at its end.")
-steps = remembered("teach-steps", key, lambda: training_snapshots(X, y, C=C, random_state=int(seed)))
-labels = [label for label, _ in steps]
+           "nodes during a phase and are merged into the graph at its end. Each step says what it did and why.")
+steps = remembered("teach-steps", key, lambda: training_steps(X, y, names, C=C, random_state=int(seed)))
 step = st.slider("Step", 1, len(steps), len(steps), key="teach/step")
-label, graph = steps[step - 1]
-st.markdown(f"**Step {step} of {len(steps)}: {label}**")
+current = steps[step - 1]
+graph = current.graph
+st.markdown(f"**Step {step} of {len(steps)}: {current.label}**, training accuracy {current.train_accuracy:.4f}")
+st.markdown("\n".join(f"- {reason}" for reason in current.reasons))
 left, right = st.columns(2)
 left.plotly_chart(regions_figure(graph, X, y, feature_names=names, resolution=150), key="teach/step/regions")
 with right:

@@ -1,11 +1,12 @@
-"""Train page: C, N1, N2, fine-tuning and seed in one form; TnT beside CART with as many splits."""
+"""Train page: C, N1, N2, fine-tuning and seed in one form, or a budget of splits; TnT beside CART
+with as many splits."""
 
 import streamlit as st
 
 from tnt.experiments.training import TrainParams
-from ui.display import C_GRID, comparison_table, format_C, history_table
+from ui.display import C_GRID, comparison_table, format_C, history_table, nearest_C
 from ui import state
-from ui.views import train_with_progress
+from ui.views import budget_with_progress, train_with_progress
 
 st.header("Train")
 data = state.dataset()
@@ -13,8 +14,9 @@ current = state.params()
 st.caption(f"Data: **{data.name}** ({len(data.y_train):,} training rows, {data.n_features} features)")
 
 # Widgets keep their own keys; (re)filled from the parameters in use when the page opens.
-for name in ("C", "N1", "N2", "fine_tune", "seed"):
+for name in ("N1", "N2", "fine_tune", "seed"):
     st.session_state.setdefault(f"train/{name}", getattr(current, name))
+st.session_state.setdefault("train/C", nearest_C(current.C))  # a budget search's C is off the grid
 
 with st.form("train/form"):
     c1, c2 = st.columns([3, 2], gap="large")
@@ -30,14 +32,31 @@ with st.form("train/form"):
     with c2:
         fine_tune = st.slider("Fine-tuning rounds", 0, 5, key="train/fine_tune")
         seed = st.number_input("Seed", 0, 10_000, key="train/seed")
+        budget_on = st.toggle("Aim at a budget of splits (searches C)", key="train/budget_on",
+                              help="Search C (starting at the C above) for the TnT with the most splits not "
+                              "above the budget, reusing every model this session trained with these settings.")
+        budget = st.number_input("Budget: at most this many splits", 0, 100_000, 100, key="train/budget")
         submitted = st.form_submit_button("Train", type="primary")
 
 if submitted:
     wanted = TrainParams(C=float(C), N1=int(N1), N2=int(N2), fine_tune=int(fine_tune), seed=int(seed))
 else:
     wanted = state.params()
-was_cached = state.cached_result(data, wanted) is not None
-result = train_with_progress(data, wanted)
+if submitted and budget_on:
+    searched = budget_with_progress(data, wanted, int(budget))
+    result = None if searched is None else searched[0]
+    if searched is not None:
+        found = searched[1]
+        wanted, was_cached = result.params, found.C not in found.fit_times
+        tried = ", ".join(f"{c:.3g} ({s})" for c, s in sorted(set(found.tried)))
+        st.session_state["train/budget_note"] = (result.key, (
+            f"Budget of {int(budget)} splits: C={found.C:.3g} gives {found.n_splits} splits, the most not above "
+            f"{int(budget)} of the values tried, found with {found.n_fits} new fits. C tried (splits): {tried}."
+            + ("" if found.bracketed else " No C tried gave more splits than the budget: TnT uses fewer on this data.")
+        ))
+else:
+    was_cached = state.cached_result(data, wanted) is not None
+    result = train_with_progress(data, wanted)
 if result is not None:
     state.set_params(wanted)
 else:  # training failed (and said why): the model in use stays
@@ -59,6 +78,9 @@ if result is not None:
     cols[2].metric("Leaves", tm["leaves"])
     cols[3].metric("Nodes with several parents", tm["shared_nodes"])
     cols[4].metric("Mean decision depth", f"{tm['mean_depth']:.2f}")
+    note = st.session_state.get("train/budget_note")
+    if note is not None and note[0] == result.key:
+        st.info(note[1])
     st.table(comparison_table(result))
     st.caption(
         ("Taken from this session's cache." if was_cached else f"Trained in {tm['fit_time']:.2f} s.")

@@ -61,6 +61,57 @@ def toy_shared_graph():
     )
 
 
+def _random_dag(rng, n_internal):
+    """A random binary DAG in topological order whose every node is reachable from the root."""
+    n_leaves = rng.integers(2, n_internal + 2)
+    n = n_internal + n_leaves
+    left = np.full(n, -1)
+    right = np.full(n, -1)
+    has_parent = np.zeros(n, dtype=bool)
+    for node in range(n_internal):
+        # Guarantee reachability: the next unreached node becomes a child when possible.
+        unreached = [c for c in range(node + 1, n) if not has_parent[c]]
+        first = unreached[0] if unreached else rng.integers(node + 1, n)
+        second = rng.integers(node + 1, n)
+        while second == first:
+            second = rng.integers(node + 1, n)
+        left[node], right[node] = first, second
+        has_parent[[first, second]] = True
+    internal = left >= 0
+    if not has_parent[n_internal:].all() or not has_parent[1:].all():
+        return None
+    from tnt import DecisionGraph
+
+    return DecisionGraph(
+        left,
+        right,
+        np.where(internal, 0, -2),
+        np.where(internal, 0.5, -2.0),
+        np.ones((n, 2)),
+    )
+
+
+def _fibonacci_ladder(n):
+    """Split i goes left to i + 1 and right to i + 2; the two leaves are n and n + 1."""
+    left = [i + 1 for i in range(n)] + [-1, -1]
+    right = [i + 2 for i in range(n)] + [-1, -1]
+    from tnt import DecisionGraph
+
+    return DecisionGraph(left, right, [0] * n + [-2, -2], [0.5] * n + [-2, -2], np.ones((n + 2, 2)))
+
+
+@pytest.fixture(scope="session")
+def random_dag():
+    """``random_dag(rng, n_internal)``: a random reachable decision DAG (or None, then draw again)."""
+    return _random_dag
+
+
+@pytest.fixture(scope="session")
+def fibonacci_ladder():
+    """``fibonacci_ladder(n)``: split i goes to i + 1 and i + 2; paths grow like Fibonacci numbers."""
+    return _fibonacci_ladder
+
+
 @pytest.fixture
 def toy_graph():
     return toy_shared_graph()

@@ -78,8 +78,8 @@ def test_a_page_opened_directly_has_the_whole_app_around_it(server, browser):
     page.goto(f"{server}/graph")
     page.frame_locator('iframe[title="Decision graph"]').locator("svg g.node").first.wait_for(timeout=60_000)
     nav_links = page.locator('[data-testid="stSidebarNav"] a').all_inner_texts()
-    assert [t.split()[-1] for t in nav_links] == [  # after the icon names
-        "Data", "Train", "Graph", "Compare", "Sweep", "Paths", "Ensembles", "Teach", "History"
+    assert [t.split(maxsplit=1)[-1] for t in nav_links] == [  # after the icon names
+        "Data", "Train", "Graph", "Shared nodes", "Compare", "Sweep", "Paths", "Ensembles", "Teach", "History"
     ]  # fmt: skip
     assert page.locator('[data-testid="stSidebar"]').get_by_text("TnT Explorer").is_visible()
 
@@ -225,6 +225,36 @@ def test_the_analysis_pages(server, browser):
     assert drawn(page, '[data-testid="stGraphVizChart"] svg', 5) == 5
     shot(page, "12_teach")
     assert not errors, errors
+
+
+def test_shared_nodes_and_the_reasons_of_each_training_step(server, browser):
+    page = browser.new_page(viewport={"width": 1440, "height": 900})
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(server)
+    page.get_by_text("In use: Handwritten digits").wait_for(timeout=60_000)
+    nav(page, "Shared nodes")
+    page.get_by_text("Splits of the tree it stands for").wait_for(timeout=120_000)
+    wait_idle(page)
+    saves = page.get_by_text("Sharing node #").first.inner_text()
+    node = saves.split("Sharing node #")[1].split()[0]
+    frame = page.frame_locator('iframe[title="Decision graph"]')
+    frame.locator("svg g.node").first.wait_for(timeout=60_000)
+    # Every edge into the chosen node is drawn in the highlight colour, and no other edge is.
+    red_edges = frame.locator(f'svg g.edge path[stroke="{HIGHLIGHT}"]')
+    edge_titles = frame.locator("svg g.edge > title").all_text_contents()
+    into = [t for t in edge_titles if t.endswith(f"->n{node}")]
+    assert len(into) >= 2 and red_edges.count() == len(into)
+    shot(page, "6_shared_nodes")
+    nav(page, "Teach")
+    page.get_by_text("Step 12 of 12").wait_for(timeout=120_000)
+    page.get_by_role("slider").last.focus()  # the step slider
+    for _ in range(11):
+        page.keyboard.press("ArrowLeft")
+    page.get_by_text("Step 1 of 12").wait_for(timeout=60_000)
+    page.get_by_text("Leaf #0 (2,000 samples) grew a micro tree of 6 splits").wait_for(timeout=60_000)
+    wait_idle(page)
+    shot(page, "7_teach_reasons")
 
 
 def test_open_a_model_file_then_a_broken_one_and_reduce_it(server, browser, tmp_path):

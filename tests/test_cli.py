@@ -253,6 +253,21 @@ def test_info_escapes_control_characters_from_the_model_file(tmp_path):
     assert r"features    2: size\x1b[2J, b\rfake" in result.stdout
 
 
+def test_train_to_a_budget(workdir):
+    result = tnt("train", "digits.csv", "--target", "digit", "--max-splits", "30", "--N2", "2", "-o", "budget.json",
+                 cwd=workdir)
+    assert result.returncode == 0, result.stderr
+    assert "budget 30 splits: C=" in result.stdout
+    model = model_from_json((workdir / "budget.json").read_text())
+    assert model.n_splits_ <= 30
+    assert f"splits {model.n_splits_}," in result.stdout
+    assert f"CART with the same {model.n_splits_} splits: test accuracy" in result.stdout
+    assert_one_line_error(
+        tnt("train", "digits.csv", "--target", "digit", "--max-splits", "-3", "-o", "x.json", cwd=workdir),
+        "--max-splits must be 0 or more",
+    )
+
+
 @pytest.mark.slow
 def test_a_continuous_target_trains_a_regression_and_every_command_handles_it(tmp_path):
     from sklearn.datasets import make_friedman1

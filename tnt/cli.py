@@ -67,6 +67,9 @@ def _parser() -> argparse.ArgumentParser:
                        help="auto (default): regression for a numeric target with many distinct values, "
                        "classification otherwise")
     train.add_argument("--C", type=float, default=1e-3, help="pruning strength; larger gives fewer splits (default 1e-3)")
+    train.add_argument("--max-splits", type=int, metavar="N",
+                       help="train to a budget: search C (from --C on) for the TnT with the most splits not above N, "
+                       "and compare CART with as many splits")
     train.add_argument("--N1", type=int, default=2, help="merge phases (default 2)")
     train.add_argument("--N2", type=int, default=5, help="grow passes per phase (default 5)")
     train.add_argument("--fine-tune", type=int, default=0, help="rounds of fine-tuning after training (default 0)")
@@ -153,10 +156,25 @@ def _train(args) -> None:
             raise ValueError(f"{args.data}: {error}") from None
     else:
         X_train, y_train, X_test, y_test = X, y, None, None
+    settings = dict(N1=args.N1, N2=args.N2, fine_tune=args.fine_tune, random_state=args.seed)
     estimator = TnTRegressor if regression else TnTClassifier
-    model = estimator(C=args.C, N1=args.N1, N2=args.N2, fine_tune=args.fine_tune, random_state=args.seed)
     start = time.perf_counter()
-    model.fit(X_train, y_train)
+    if args.max_splits is None:
+        model = estimator(C=args.C, **settings).fit(X_train, y_train)
+    else:
+        from tnt.experiments.budget import fit_to_budget
+
+        if regression:
+            raise ValueError("--max-splits trains classifiers only; for a regression target, choose --C.")
+        if args.max_splits < 0:
+            raise ValueError(f"--max-splits must be 0 or more, got {args.max_splits}.")
+        found = fit_to_budget(X_train, y_train, args.max_splits, C_start=args.C, **settings)
+        model = found.model
+        tried = ", ".join(f"{C:.3g}: {s}" for C, s in sorted(set(found.tried)))
+        print(f"budget {args.max_splits} splits: C={found.C:.4g} gives {found.n_splits} splits, "
+              f"found in {found.n_fits} fits (C: splits tried: {tried})")
+        if not found.bracketed:
+            print(f"no C tried gave more than {args.max_splits} splits: TnT uses fewer on this data")
     seconds = time.perf_counter() - start
     Path(args.output).write_text(model_to_json(model))
     parts = [("train", X_train, y_train)] + ([("test", X_test, y_test)] if X_test is not None else [])
@@ -167,6 +185,10 @@ def _train(args) -> None:
         else:
             print(f"{part + ' accuracy':<14} {model.score(X_part, y_part):.4f} on {len(y_part)} rows")
     print(f"splits {model.n_splits_}, leaves {model.n_leaves_}, shared nodes {model.n_shared_nodes_}")
+    if args.max_splits is not None:
+        data = (X_test, y_test) if X_test is not None else (X_train, y_train)
+        print(f"CART with the same {found.cart.n_splits_} splits: {'test' if X_test is not None else 'train'} "
+              f"accuracy {found.cart.score(*data):.4f}")
     print(f"trained in {seconds:.2f} s; model written to {args.output}")
 
 

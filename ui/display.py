@@ -4,6 +4,8 @@ keys; this module is the one place they get words."""
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 
 from tnt.experiments.training import TrainResult
@@ -13,10 +15,13 @@ __all__ = [
     "LABELS",
     "comparison_table",
     "format_C",
+    "format_count",
     "history_table",
     "labelled",
+    "nearest_C",
     "run_label",
     "saved_runs_table",
+    "shared_table",
 ]
 
 #: C on a log scale, 1-2-5 steps from 1e-5 to 1e-1.
@@ -33,6 +38,10 @@ LABELS = {
     "fit_time": "fit time (s)",
     "total_splits": "total splits",
     "mean_splits": "mean splits",
+    "samples_from_other_parents": "samples from other parents",
+    "paths": "paths to it (its copies in the tree)",
+    "splits_below": "splits of the tree below it",
+    "splits_saved": "splits its sharing saves",
 }
 
 
@@ -56,8 +65,8 @@ def comparison_table(result: TrainResult) -> pd.DataFrame:
             cells = [f"{v:.3f}" for v in pair]
         elif "depth" in name:
             cells = [f"{v:.2f}" for v in pair]
-        elif "time" in name:
-            cells = [f"{v:.2f}" for v in pair]
+        elif "time" in name:  # NaN: a fit a budget search reused
+            cells = [f"{v:.2f}" if v == v else "reused" for v in pair]
         else:
             cells = [str(v) for v in pair]
         rows.append([LABELS.get(name, name), *cells])
@@ -86,8 +95,49 @@ def history_table(results) -> pd.DataFrame:
 
 
 def format_C(C: float) -> str:
-    """``1e-03`` style label for a value of C."""
-    return f"{C:.0e}"
+    """``1e-03`` style label for a value of C; three digits for a C off the grid (a budget search's).
+
+    Examples
+    --------
+    >>> format_C(1e-3), format_C(3.1623e-4)
+    ('1e-03', '3.16e-04')
+    """
+    text = f"{C:.0e}"
+    return text if float(text) == C else f"{C:.2e}"
+
+
+def nearest_C(C: float) -> float:
+    """The value of :data:`C_GRID` nearest to ``C`` on the log scale (for the sliders).
+
+    Examples
+    --------
+    >>> nearest_C(3.1e-4), nearest_C(1e-9)
+    (0.0002, 1e-05)
+    """
+    return min(C_GRID, key=lambda g: abs(math.log(g) - math.log(C)))
+
+
+def format_count(n: int) -> str:
+    """An exact count with thousands separators, or rounded in scientific notation beyond 15 digits
+    (the tree a graph stands for can have more splits than there are atoms).
+
+    Examples
+    --------
+    >>> format_count(1234), format_count(3 * 10**40)
+    ('1,234', 'about 3.00e+40')
+    """
+    n = int(n)
+    return f"{n:,}" if abs(n) < 10**15 else f"about {float(n):.2e}"
+
+
+def shared_table(table: pd.DataFrame) -> pd.DataFrame:
+    """:func:`tnt.experiments.sharing.shared_nodes_table` for display: node ids as ``#17``, the
+    tree's counts (Python ints of any size) as text, columns in words."""
+    shown = table.copy()
+    shown["node"] = [f"#{n}" for n in shown["node"]]
+    for column in ("paths", "splits_below", "splits_saved"):
+        shown[column] = [format_count(v) for v in shown[column]]
+    return labelled(shown)
 
 
 #: Display labels of the columns of :func:`tnt.workspace.runs.history_frame`, besides :data:`LABELS`.

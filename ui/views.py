@@ -5,13 +5,20 @@ from __future__ import annotations
 import streamlit as st
 
 from tnt.data.datasets import Dataset
-from tnt.experiments.training import TrainParams, TrainResult, train
+from tnt.experiments.budget import BudgetResult
+from tnt.experiments.training import TrainParams, TrainResult, train, train_to_budget
 from tnt.learn import warmup
+from ui.analysis import remembered
 from ui.display import format_C
 
 from . import state, workspace
 
 
+def _wait_for_compiled_code() -> None:
+    """On a fresh install, wait (with a word) for the app's warm-up process to compile training's code."""
+    if not warmup.ready():
+        with st.spinner("Compiling TnT's training code for this machine (once, after a fresh install)..."):
+            warmup.wait()
 
 def train_with_progress(data: Dataset, params: TrainParams) -> TrainResult | None:
     """Train (or fetch from this session's cache) with a progress bar that moves at every grow pass
@@ -19,26 +26,55 @@ def train_with_progress(data: Dataset, params: TrainParams) -> TrainResult | Non
     cached = state.cached_result(data, params)
     if cached is not None:
         return cached
-    if not warmup.ready():
-        with st.spinner("Compiling TnT's training code for this machine (once, after a fresh install)..."):
-            warmup.wait()
+    _wait_for_compiled_code()
     bar = st.progress(0.0, text="Training TnT...")
 
     def on_step(event) -> None:
         bar.progress(
             min(event.step / event.total_steps, 1.0),
-            text=f"Training TnT: {event.kind_name} {event.step} of {event.total_steps} ({event.n_splits} splits)",
+            text=f"Training TnT: {event.kind_name} {event.step} of {event.total_steps} "
+            f"({event.n_splits} splits)",
         )
 
-    try:
-        result = train(data, params, progress_callback=on_step)
-    except Exception as err:  # never a stack trace on screen
-        bar.empty()
-        st.error(f"Training failed ({type(err).__name__}: {err}); try other settings or another data set.")
-        return None
-    bar.empty()
-    state.store_result(result)
+    result = _run(bar, lambda: train(data, params, progress_callback=on_step),
+                  "Training failed", "try other settings or another data set")
+    if result is not None:
+        state.store_result(result)
     return result
+
+
+def budget_with_progress(data: Dataset, params: TrainParams, max_splits: int) -> tuple[TrainResult, BudgetResult] | None:
+    """Train to at most ``max_splits`` splits, searching C from ``params.C`` with a progress line per
+    fit. Every fit of this session with the same data and other settings is reused (the models of
+    the Train page's history and earlier searches). Returns None, after saying why, on failure."""
+    settings = (params.N1, params.N2, params.fine_tune, params.seed)
+    fitted = remembered("budget-fits", (data.key, settings), dict)
+    for r in state.results_for(data):
+        if (r.params.N1, r.params.N2, r.params.fine_tune, r.params.seed) == settings:
+            fitted.setdefault(r.params.C, r.tnt)
+    _wait_for_compiled_code()
+    bar = st.progress(0.0, text=f"Searching C for at most {max_splits} splits...")
+
+    def on_fit(C, n_splits, n_fits) -> None:
+        bar.progress(min(n_fits / 11, 1.0), text=f"Searching C: fit {n_fits} at C={C:.3g} gave {n_splits} splits")
+
+    searched = _run(bar, lambda: train_to_budget(data, max_splits, params, fitted=fitted, on_fit=on_fit),
+                    "Training to a budget failed", "try another budget or other settings")
+    if searched is not None:
+        state.store_result(searched[0])
+    return searched
+
+
+def _run(bar, compute, failed: str, advice: str):
+    """``compute()``, then the progress bar cleared; on an error, one sentence (never a stack
+    trace on screen) and None."""
+    try:
+        return compute()
+    except Exception as err:
+        st.error(f"{failed} ({type(err).__name__}: {err}); {advice}.")
+        return None
+    finally:
+        bar.empty()
 
 
 def ensure_result() -> TrainResult | None:
@@ -62,7 +98,8 @@ def sidebar_summary() -> None:
     else:
         m = result.tnt_metrics
         st.caption(
-            f"TnT: {m['splits']} splits, {m['shared_nodes']} shared nodes, test accuracy {m['test_accuracy']:.3f}"
+            f"TnT: {m['splits']} splits, {m['shared_nodes']} shared nodes, "
+            f"test accuracy {m['test_accuracy']:.3f}"
         )
     if workspace.notice():
         st.warning(workspace.notice())

@@ -4,15 +4,16 @@ splits beside it, each measured the same way (snake_case measures; display label
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from tnt.baselines import CARTClassifier
 from tnt.data.datasets import Dataset
 from tnt.estimator import TnTClassifier
+from tnt.experiments.budget import BudgetResult, fit_to_budget
 
-__all__ = ["TrainParams", "TrainResult", "train", "metrics"]
+__all__ = ["TrainParams", "TrainResult", "train", "train_to_budget", "metrics"]
 
 @dataclass(frozen=True)
 class TrainParams:
@@ -84,3 +85,34 @@ def train(data: Dataset, params: TrainParams, progress_callback=None) -> TrainRe
         tnt_metrics=metrics(tnt, data, tnt_time),
         cart_metrics=metrics(cart, data, cart_time),
     )
+
+
+def train_to_budget(data: Dataset, max_splits: int, params: TrainParams, fitted: dict | None = None,
+                    on_fit=None) -> tuple[TrainResult, BudgetResult]:
+    """The TnT with the most splits not above ``max_splits`` (:func:`tnt.experiments.budget.fit_to_budget`,
+    starting from ``params.C``, with ``params``' N1, N2, fine-tuning and seed), and CART with as many splits.
+
+    ``fitted`` (``{C: TnTClassifier}`` of earlier fits with the same data and other settings) is
+    reused and filled. The result's ``params`` carry the C found; its fit time is the time of that
+    C's fit (NaN when the fit was reused).
+
+    Examples
+    --------
+    >>> from tnt.data.datasets import load_bundled
+    >>> result, found = train_to_budget(load_bundled("iris"), 4, TrainParams(C=1e-2))
+    >>> result.tnt_metrics["splits"] <= 4, result.params.C == found.C
+    (True, True)
+    """
+    found = fit_to_budget(
+        data.X_train, data.y_train, max_splits, C_start=params.C, fitted=fitted, on_fit=on_fit,
+        N1=params.N1, N2=params.N2, fine_tune=params.fine_tune, random_state=params.seed,
+    )
+    result = TrainResult(
+        dataset_key=data.key,
+        params=replace(params, C=found.C),
+        tnt=found.model,
+        cart=found.cart,
+        tnt_metrics=metrics(found.model, data, found.fit_times.get(found.C, float("nan"))),
+        cart_metrics=metrics(found.cart, data, found.cart_time),
+    )
+    return result, found

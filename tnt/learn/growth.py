@@ -12,7 +12,7 @@ import numpy as np
 
 from tnt.learn.binning import BinnedData, bin_features
 from tnt.learn.micro_tree import MicroTree, fit_micro_tree, fit_stump, make_workspace
-from tnt.learn.working_graph import FlatGraph, WorkingGraph, compact
+from tnt.learn.working_graph import FlatGraph, WorkingGraph, compact, dead_splits
 from tnt.graph import longest_distances
 
 
@@ -32,6 +32,14 @@ class GrowthEvent:
         ``N1 * (N2 + 1) + fine_tune``.
     n_splits : int
         Splits of the graph as it stands after this step (micro trees counted as merged).
+    details : dict or None
+        What the step did, for explanations. After a grow pass, ``"micro_trees"``: one
+        ``(node, was_leaf, samples, sensitive, splits)`` per node of the phase-start graph that
+        samples reached, by node id (``sensitive`` is the number of samples the micro tree of an
+        internal node was fitted on, all the samples at a leaf; ``splits`` those of the pruned
+        micro tree; an internal node without sensitive samples keeps its split: 0 and 1); and after a grow pass or a merge, ``"dead"``: one
+        ``(feature, threshold, samples, side)`` per split that training samples reach but that
+        sends them all to ``side`` ("left" or "right"), which the merge removes.
     """
 
     kind: str
@@ -40,6 +48,7 @@ class GrowthEvent:
     total_steps: int
     n_splits: int
     _snapshot: Callable[[], FlatGraph] = field(repr=False, compare=False)
+    details: dict | None = field(default=None, repr=False, compare=False)
 
     #: Each kind of step in words, as progress bars and the step-through say it.
     KIND_NAMES: ClassVar[dict] = {"grow": "grow pass", "merge": "merge", "fine_tune": "fine-tuning round"}
@@ -168,8 +177,11 @@ def _waves(start: FlatGraph) -> list[np.ndarray]:
     return np.split(order, np.flatnonzero(np.diff(depth[order])) + 1)
 
 
-def _grow_pass(graph: WorkingGraph, problem: _Problem, C: float, cache: _MicroTreeCache, workers: _Workers) -> None:
-    """Visit every node once, parents first, and install a freshly fitted micro tree in it."""
+def _grow_pass(
+    graph: WorkingGraph, problem: _Problem, C: float, cache: _MicroTreeCache, workers: _Workers, log=None
+) -> None:
+    """Visit every node once, parents first, and install a freshly fitted micro tree in it; with a
+    ``log`` list, append what each node got (see :attr:`GrowthEvent.details`)."""
     start = graph.start
     incoming: list[list[np.ndarray]] = [[] for _ in range(graph.n_orig)]
     incoming[0].append(np.arange(problem.X.shape[0]))
@@ -191,6 +203,8 @@ def _grow_pass(graph: WorkingGraph, problem: _Problem, C: float, cache: _MicroTr
             targets = problem.y[rows]
             tree = cache.get(node, rows, targets, lambda: fit(rows, targets, problem.n_classes, workspace))
             graph.install_leaf_tree(node, tree)
+            if log is not None:
+                log.append((node, True, rows.size, rows.size, tree.n_splits))
             return
         sens_rows, sens_targets = _sensitive(graph, node, problem, rows)
         if sens_rows.size == 0:
@@ -198,6 +212,8 @@ def _grow_pass(graph: WorkingGraph, problem: _Problem, C: float, cache: _MicroTr
         else:
             tree = cache.get(node, sens_rows, sens_targets, lambda: fit(sens_rows, sens_targets, 2, workspace))
             graph.install_split_tree(node, tree)
+        if log is not None:
+            log.append((node, False, rows.size, sens_rows.size, tree.n_splits if sens_rows.size else 1))
         to_left, to_right = graph.route_through(node, problem.X, rows)
         incoming[start.children_left[node]].append(to_left)
         incoming[start.children_right[node]].append(to_right)
@@ -268,7 +284,7 @@ def grow_graph(
     total_steps = N1 * (N2 + 1) + fine_tune
     step = 0
 
-    def report(kind, phase, working_or_flat):
+    def report(kind, phase, working_or_flat, details=None):
         nonlocal step
         step += 1
         if callback is None:
@@ -278,18 +294,22 @@ def grow_graph(
         else:
             merged = compact(working_or_flat, problem.X)
             snapshot = lambda g=merged: g  # noqa: E731
-        callback(GrowthEvent(kind, phase, step, total_steps, snapshot().n_splits, snapshot))
+        callback(GrowthEvent(kind, phase, step, total_steps, snapshot().n_splits, snapshot, details))
 
     workers = _Workers(problem, n_threads)
     try:
         for phase in range(1, N1 + 1):
             working = WorkingGraph(graph)
             cache = _MicroTreeCache()
+            details = None
             for _ in range(N2):
-                _grow_pass(working, problem, C, cache, workers)
-                report("grow", phase, working)
+                log = None if callback is None else []
+                _grow_pass(working, problem, C, cache, workers, log)
+                if log is not None:
+                    details = {"micro_trees": sorted(log), "dead": dead_splits(working, problem.X)}
+                report("grow", phase, working, details)
             graph = compact(working, problem.X)
-            report("merge", phase, graph)
+            report("merge", phase, graph, details and {"dead": details["dead"]})
     finally:
         workers.close()
     return fine_tune_graph(graph, problem, fine_tune, _report=report)

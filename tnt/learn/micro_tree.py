@@ -34,6 +34,10 @@ class MicroTree:
     def node_count(self) -> int:
         return int(self.children_left.shape[0])
 
+    @property
+    def n_splits(self) -> int:
+        return int(np.count_nonzero(self.children_left >= 0))
+
 
 def make_workspace(data: BinnedData, n_targets: int, n_threads: int = 1):
     """Scratch memory for fitting micro trees with up to ``n_targets`` targets on ``n_threads``

@@ -222,6 +222,27 @@ def compact(graph: WorkingGraph, X: np.ndarray) -> FlatGraph:
     return _renumber(graph, resolved[0], new_left, new_right)
 
 
+def dead_splits(graph: WorkingGraph, X: np.ndarray) -> list[tuple[int, float, int, str]]:
+    """The splits of the working graph that training samples reach but that send all of them the
+    same way: the ones :func:`compact` bypasses. An internal node whose micro tree kept no split
+    (its two edges lead to the same child) is not a split and is not listed.
+
+    Returns
+    -------
+    dead : list of (feature, threshold, samples, side)
+        ``side`` is "left" or "right", where all ``samples`` go; in slot order.
+    """
+    went_left, went_right = graph.routing_counts(X)
+    n = graph.size
+    left, right = graph.left[:n], graph.right[:n]
+    dead = (left >= 0) & (left != right) & ((went_left == 0) != (went_right == 0))
+    return [
+        (int(graph.feature[s]), float(graph.threshold[s]), int(went_left[s] + went_right[s]),
+         "left" if went_right[s] == 0 else "right")
+        for s in np.flatnonzero(dead)
+    ]
+
+
 def topological_order(left: np.ndarray, right: np.ndarray, root: int = 0) -> np.ndarray:
     """The nodes reachable from ``root`` in the breadth-first order in which Algorithm 2 visits
     them: each after all of its parents, left before right (Kahn's algorithm, first in first out)."""

@@ -25,6 +25,8 @@ def to_dot(
     rankdir: str = "TB",
     depth_window: tuple[int, int] | None = None,
     highlight_sample=None,
+    highlight_edges=None,
+    nodes=None,
     legend: bool = False,
 ) -> str:
     """Graphviz DOT source of a decision graph.
@@ -54,6 +56,12 @@ def to_dot(
         window ends in a small stub naming the node outside it.
     highlight_sample : array-like of shape (n_features,), default=None
         Draw the path of this sample bold, in :data:`HIGHLIGHT_COLOR`.
+    highlight_edges : iterable of (int, int), default=None
+        Edges ``(parent, child)`` drawn bold in :data:`HIGHLIGHT_COLOR` (for instance every edge
+        into a shared node); their child gets a bold border.
+    nodes : iterable of int, default=None
+        Show only these nodes (within the depth window, if any); edges leaving them end in stubs,
+        as at the window's edges.
     legend : bool, default=False
         Add a key below the graph: one chip per class that colours a node, "mixed" if any node
         is mixed, and the highlighted path if one is drawn.
@@ -78,7 +86,13 @@ def to_dot(
         raise ValueError(f"rankdir must be one of {', '.join(_RANKDIRS)}, got {rankdir!r}.")
     text = GraphText(graph, feature_names, class_names, precision)
     shown = _window(text.depth, depth_window)
+    if nodes is not None:
+        chosen = np.zeros(graph.node_count, dtype=bool)
+        chosen[np.asarray(list(nodes), dtype=np.intp)] = True
+        shown &= chosen
     on_path = path_mask(graph, highlight_sample)
+    marked = {(int(p), int(c)) for p, c in (highlight_edges or ())}
+    targets = {c for _, c in marked}
 
     dot = graphviz.Digraph("decision_graph")
     # ordering=out keeps each split's "yes" child left of its "no" child (above it for LR).
@@ -91,7 +105,7 @@ def to_dot(
         attrs = {"fillcolor": text.fills[node], "color": text.colors[node], "id": f"node{node}"}
         if text.is_shared(node):
             attrs["peripheries"] = "2"
-        if on_path[node]:
+        if on_path[node] or int(node) in targets:
             attrs.update(color=HIGHLIGHT_COLOR, penwidth="3")
         dot.node(f"n{node}", label=_label(lines), **attrs)
 
@@ -107,7 +121,7 @@ def to_dot(
             attrs = {"xlabel": "yes" if branch == "left" else "no"}
             if branch == "right":
                 attrs["style"] = "dashed"
-            if on_path[parent] and on_path[child]:
+            if (on_path[parent] and on_path[child]) or (int(parent), int(child)) in marked:
                 attrs.update(color=HIGHLIGHT_COLOR, penwidth="3")
             dot.edge(f"n{parent}", f"n{child}", **attrs)
     if legend:

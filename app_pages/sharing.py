@@ -1,0 +1,98 @@
+"""Shared nodes page: every node with several parents, what flows into it from each parent, and the
+tree the graph stands for (how many splits sharing saves)."""
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from tnt.experiments.sharing import edge_flows, incoming_edges, neighbourhood, shared_nodes_table, unfold_counts
+from tnt.viz.explain import drawing_mode
+from tnt.viz.export_dot import to_dot
+from ui import drawing, state
+from ui.analysis import remembered
+from ui.display import format_C, format_count, shared_table
+from ui.views import ensure_result
+
+st.header("Shared nodes")
+data = state.dataset()
+result = ensure_result()
+
+if result is not None:
+    model, p = result.tnt, result.params
+    graph = model.graph_
+    names, classes = list(data.feature_names), data.class_names
+    key = (result.dataset_key, p, drawing.fingerprint(graph))
+
+    def analyse():
+        flows = edge_flows(graph, data.X_train, np.searchsorted(model.classes_, data.y_train))
+        unfolding = unfold_counts(graph)
+        return flows, unfolding, shared_nodes_table(graph, flows, unfolding, names)
+
+    flows, unfolding, table = remembered("sharing", key, analyse)
+    st.caption(
+        f"TnT on {data.name} at C={format_C(p.C)}, N1={p.N1}, N2={p.N2}. A node with several parents is "
+        "reached along several decision paths; a tree would need one copy of it, and of everything "
+        "below it, per path."
+    )
+    cols = st.columns(4)
+    cols[0].metric("Splits of the graph", graph.n_splits)
+    cols[1].metric("Nodes with several parents", len(table))
+    cols[2].metric("Splits of the tree it stands for", format_count(unfolding.splits))
+    cols[3].metric("Leaves of that tree", format_count(unfolding.leaves))
+    st.caption(
+        "The tree it stands for is the graph unfolded: it makes the same decision for every sample. "
+        "Its size is counted path by path with dynamic programming, never by listing the paths."
+    )
+
+    if table.empty:
+        st.info("No node of this graph has several parents: it is a tree, and unfolds to itself.")
+    else:
+        st.subheader("Every shared node, most training samples first")
+        st.dataframe(shared_table(table), hide_index=True, height=min(36 * (len(table) + 1) + 16, 360))
+        rows = {int(n): i for i, n in enumerate(table["node"])}
+        node = st.selectbox(
+            "Shared node",
+            list(rows),
+            format_func=lambda n: f"#{n}: {table['rule'][rows[n]]} ({table['samples'][rows[n]]:,} samples)",
+            key=f"sharing/node/{key[-1]}",
+        )
+        row = table.iloc[rows[node]]
+        st.markdown(
+            f"**Node #{node}** ({row['rule']}): {int(row['samples']):,} training samples arrive through "
+            f"{int(row['parents'])} parents. **Sharing node #{node} saves {format_count(row['splits_saved'])} "
+            f"splits**: a tree would repeat the {format_count(row['splits_below'])} splits below it once for "
+            f"each of the {format_count(row['paths'])} paths that reach it."
+        )
+        edges = incoming_edges(graph, node, flows, names)
+        st.markdown("**What arrives from each parent**")
+        left, right = st.columns([2, 3], gap="medium")
+        left.dataframe(
+            pd.DataFrame(
+                {
+                    "parent": [f"#{e.parent}" for e in edges],
+                    "on the way": [e.condition for e in edges],
+                    "samples": [e.samples for e in edges],
+                }
+            ),
+            hide_index=True,
+        )
+        with right:
+            for e in edges:
+                st.markdown(f"From **#{e.parent}** ({e.condition}): {e.samples:,} samples")
+                drawing.class_shares(dict(zip(classes, e.class_counts.tolist())))
+        small = drawing_mode(graph) == "browser"
+        whole = st.toggle("The whole graph", value=small, key="sharing/whole",
+                          help="Otherwise the node's parents, the node and two levels below it.")
+        dot = to_dot(
+            graph,
+            feature_names=names,
+            class_names=classes,
+            show_ids=True,
+            highlight_edges=[(e.parent, node) for e in edges],
+            nodes=None if whole else neighbourhood(graph, node),
+        )
+        st.caption(f"The edges into node #{node} in red; edges to nodes not drawn end in the id of the node.")
+        try:
+            drawing.svg_panel(drawing.image(dot, "svg"), fit=whole and not small)
+        except Exception as err:  # never a stack trace on screen
+            st.error(f"The graph could not be drawn on the server ({err}).")
