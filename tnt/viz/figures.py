@@ -13,9 +13,11 @@ from tnt.viz.colors import class_palette, fill_color
 
 __all__ = ["MODEL_COLORS", "accuracy_vs_splits", "depth_distribution", "depth_vs_splits", "splits_vs_C"]
 
-_TNT, _CART = class_palette(2)
+_TNT, _CART, _TAO, _NDG, _TUNED = class_palette(5)
 #: Line colour of each model.
-MODEL_COLORS = {"TnT": _TNT, "CART": _CART}
+MODEL_COLORS = {"TnT": _TNT, "CART": _CART, "TAO": _TAO, "NDG": _NDG, "TnT fine-tuned": _TUNED}
+# Column prefix of each model in a sweep table, in drawing order (tnt.experiments.sweep.MODEL_NAMES).
+_PREFIXES = (("TnT", "tnt"), ("TnT fine-tuned", "tnt_ft"), ("TAO", "tao"), ("CART", "cart"), ("NDG", "ndg"))
 
 
 def _go():
@@ -59,13 +61,16 @@ def _band(fig, x, mean, std, name, color, dash=None, legendgroup=None):
 
 
 def _against_splits(summary, measure):
-    """TnT and CART lines (with bands) of ``<model>_<measure>`` against each model's split count.
+    """A line (with a band) of ``<model>_<measure>`` against the model's split count for every
+    model of the summary (TnT and CART, and TnT fine-tuned, TAO and NDG when swept).
 
     Models of fewer than one split on average (a single leaf) have no place on the log axis and are
     left out.
     """
     fig = _go().Figure()
-    for model, prefix in (("TnT", "tnt"), ("CART", "cart")):
+    for model, prefix in _PREFIXES:
+        if f"{prefix}_splits_mean" not in summary or f"{prefix}_{measure}_mean" not in summary:
+            continue
         rows = summary[summary[f"{prefix}_splits_mean"] >= 1]
         x = rows[f"{prefix}_splits_mean"]
         mean, std = rows[f"{prefix}_{measure}_mean"], rows[f"{prefix}_{measure}_std"]
@@ -88,14 +93,17 @@ def _layout(fig, title, xaxis, yaxis, log_x=False):
     return fig
 
 
-def accuracy_vs_splits(summary: pd.DataFrame, part: str = "test"):
-    """Accuracy against number of splits for TnT and CART (the paper's Fig. 4), bands of ±1 std.
+def accuracy_vs_splits(summary: pd.DataFrame, part: str = "test", title: str | None = None):
+    """Accuracy against number of splits for TnT and CART (the paper's Fig. 4), bands of ±1 std,
+    and for TnT fine-tuned, TAO and NDG when the sweep trained them.
 
     Parameters
     ----------
     summary : pandas.DataFrame
         The output of :func:`tnt.experiments.sweep.summarize`.
     part : {"test", "train"}
+    title : str, default=None
+        The figure's title (default: "<Part> accuracy against model size").
 
     Returns
     -------
@@ -114,7 +122,8 @@ def accuracy_vs_splits(summary: pd.DataFrame, part: str = "test"):
     if part not in ("test", "train"):
         raise ValueError(f"part must be 'test' or 'train', got {part!r}.")
     fig = _against_splits(summary, f"{part}_acc")
-    return _layout(fig, f"{part.capitalize()} accuracy against model size", "splits (log scale)", f"{part} accuracy", log_x=True)
+    title = title or f"{part.capitalize()} accuracy against model size"
+    return _layout(fig, title, "splits (log scale)", f"{part} accuracy", log_x=True)
 
 
 def splits_vs_C(summary: pd.DataFrame):
