@@ -11,7 +11,14 @@ import pandas as pd
 
 from tnt.viz.colors import class_palette, fill_color
 
-__all__ = ["MODEL_COLORS", "accuracy_vs_splits", "depth_distribution", "depth_vs_splits", "splits_vs_C"]
+__all__ = [
+    "MODEL_COLORS",
+    "accuracy_vs_splits",
+    "depth_distribution",
+    "depth_vs_splits",
+    "splits_vs_C",
+    "train_and_test_vs_splits",
+]
 
 _TNT, _CART, _TAO, _NDG, _TUNED = class_palette(5)
 #: Line colour of each model.
@@ -198,3 +205,33 @@ def depth_distribution(distributions: dict):
         )
     fig.update_layout(barmode="group")
     return _layout(fig, "Root-to-leaf decision depth", "depth (splits on the path)", "share")
+
+
+def train_and_test_vs_splits(summary: pd.DataFrame, title: str):
+    """Train (left) and test (right) accuracy against splits side by side: one panel of the paper's
+    Fig. 4, with every model of the summary (see :func:`accuracy_vs_splits`).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from tnt.viz.figures import train_and_test_vs_splits
+    >>> from tnt.experiments.sweep import summarize
+    >>> t = pd.DataFrame({"C": [0.1, 0.01], "seed": [0, 0], "tnt_splits": [4, 20], "cart_splits": [4, 20],
+    ...                   "tnt_train_acc": [0.7, 0.9], "cart_train_acc": [0.6, 0.8],
+    ...                   "tnt_test_acc": [0.7, 0.9], "cart_test_acc": [0.6, 0.8]})
+    >>> fig = train_and_test_vs_splits(summarize(t), "toy")
+    >>> [trace.name for trace in fig.data if trace.showlegend is not False]
+    ['TnT', 'CART']
+    """
+    from plotly.subplots import make_subplots
+
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("train accuracy", "test accuracy"), horizontal_spacing=0.08)
+    for col, part in ((1, "train"), (2, "test")):
+        for trace in accuracy_vs_splits(summary, part).data:
+            if col == 2:
+                trace.showlegend = False
+            fig.add_trace(trace, row=1, col=col)
+    fig = _layout(fig, title, None, "accuracy", log_x=True)
+    fig.update_xaxes(title_text="splits (log scale)")
+    fig.update_layout(width=1100, height=480, legend={"y": 1.14}, margin={"t": 110})
+    return fig
