@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from tnt.experiments.ensembles import compare_ensembles  # noqa: E402
 from tnt.experiments.paper import PAPER_DATASETS, calibrate_C, leaf_grid, load_paper_data, table1  # noqa: E402
-from tnt.experiments.paper_numbers import C_RANGE, TABLE2  # noqa: E402
+from tnt.experiments.paper_numbers import C_RANGE, DATA_SHAPE, TABLE2  # noqa: E402
 from tnt.experiments.paper_report import NAMES, figure4_summary, table1_markdown, table2_markdown  # noqa: E402
 from tnt.experiments.sweep import EXTRA_MODELS, NDG_C, log_grid, summarize, sweep  # noqa: E402
 
@@ -87,10 +87,12 @@ def log(message: str) -> None:
 
 
 def run(args, settings: Settings) -> None:
+    """Run the data sets smallest first; the files are rewritten after each, so a run stopped early
+    leaves the data sets it finished (the report says which)."""
     start = time.perf_counter()
     seeds = list(range(settings.seeds))
-    t1, sweeps, t2, figures = {}, {}, {}, {}
-    for name in args.datasets:
+    t1, sweeps, t2 = {}, {}, {}
+    for name in sorted(args.datasets, key=_cost):
         X_train, y_train, X_test, y_test = load_paper_data(name, args.data, max_train=settings.max_train)
         low, high = C_RANGE[name]
         log(f"{name}: {len(y_train)} training, {len(y_test)} test samples")
@@ -106,19 +108,33 @@ def run(args, settings: Settings) -> None:
         table.insert(0, "data", name)
         sweeps[name] = table
         table.to_csv(args.out / f"fig4_{name}.csv", index=False)
-        figures[name] = _figure(name, summarize(table.drop(columns="data")), len(y_train), len(y_test), X_train.shape[1],
-                                len(set(y_train)))
+        figure = _figure(name, summarize(table.drop(columns="data")), len(y_train), len(y_test), X_train.shape[1],
+                         len(set(y_train)))
+        _write_images({name: figure}, args.out)
         log(f"{name}: Figure 4 done")
         if name in ENSEMBLE_SETS:
             t2[name] = _ensembles(name, X_train, y_train, X_test, y_test, settings, seeds, args.n_jobs)
             log(f"{name}: Table 2 done")
+        _write_tables(args, settings, t1, sweeps, t2, start)
+    log(f"wrote {args.out} in {(time.perf_counter() - start) / 60:.1f} min")
+
+
+def _cost(name: str) -> int:
+    """Training samples times features of a data set as the paper describes it: the order of the run."""
+    n_train, _, n_features, _ = DATA_SHAPE[name]
+    return n_train * n_features
+
+
+def _write_tables(args, settings, t1, sweeps, t2, start) -> None:
+    order = [n for n in PAPER_DATASETS if n in t1]
+    t1 = {n: t1[n] for n in order}
+    sweeps = {n: sweeps[n] for n in order}
+    t2 = {n: t2[n] for n in order if n in t2}
     pd.concat([t.assign(data=n) for n, t in t1.items()]).to_csv(args.out / "table1.csv", index=False)
     if t2:
         pd.concat([t.assign(data=n) for n, t in t2.items()]).to_csv(args.out / "table2.csv", index=False)
-    _write_images(figures, args.out)
     minutes = (time.perf_counter() - start) / 60
     (args.out / "README.md").write_text(_report(args, settings, t1, sweeps, t2, minutes))
-    log(f"wrote {args.out} in {minutes:.1f} min")
 
 
 def _ensembles(name, X_train, y_train, X_test, y_test, settings, seeds, n_jobs):
@@ -172,6 +188,8 @@ def _report(args, settings, t1, sweeps, t2, minutes) -> str:
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     train_note = (f"at most {settings.max_train:,} training samples per data set (a stratified subset; "
                   "test sets whole)") if settings.max_train else "the whole training sets"
+    missing = [NAMES[n] for n in args.datasets if n not in t1]
+    status = f" Not run yet (the run was stopped before them): {', '.join(missing)}." if missing else ""
     parts = [
         "# The paper's results, reproduced",
         "",
@@ -180,7 +198,7 @@ def _report(args, settings, t1, sweeps, t2, minutes) -> str:
         f"{train_note}; Fig. 4 with {settings.fig4_Cs} values of C per curve over the paper's range (Table B.1; "
         f"the paper: 30); cross-validation (3 folds) over {settings.cv_Cs} values of C and {settings.cv_leaves} "
         f"of `max_leaf_nodes`; ensembles of {', '.join(map(str, settings.sizes))} base estimators. "
-        "Accuracies in percent, mean ± standard deviation over the seeds.",
+        f"Accuracies in percent, mean ± standard deviation over the seeds.{status}",
         "",
         "Data: `../shared/data` (see its README). Letter and Connect-4 (one-hot, 126 features) have no "
         "official split: one stratified 33% test split (seed 0) is used by every model and trial, the "

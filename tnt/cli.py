@@ -58,12 +58,19 @@ def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="tnt", description="Train, apply, export and describe Tree in Tree decision graphs.")
     commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND")
 
-    train = commands.add_parser("train", help="train a TnT on a CSV file and save it as a model file",
-                                description="Train a TnT classifier on a CSV file (numeric features, one target column). "
-                                "The file is read and checked as the app reads an upload.")
+    train = commands.add_parser("train", help="train a TnT (or NDG) on a CSV file and save it as a model file",
+                                description="Train a TnT classifier (or the paper's naive decision graph, NDG) on a CSV "
+                                "file (numeric features, one target column). The file is read and checked as the app "
+                                "reads an upload.")
     train.add_argument("data", metavar="DATA.csv", help="training data, one row per sample, with a header row")
     train.add_argument("--target", required=True, metavar="COL", help="name of the label column")
-    train.add_argument("--C", type=float, default=1e-3, help="pruning strength; larger gives fewer splits (default 1e-3)")
+    train.add_argument("--model", choices=("tnt", "ndg"), default="tnt",
+                       help="tnt: Tree in Tree (default); ndg: the naive decision graph of the paper's Algorithm 1 "
+                       "(uses --C, default 3e-4, and --max-splits; ignores --N1, --N2, --fine-tune)")
+    train.add_argument("--C", type=float, default=None,
+                       help="pruning strength (TnT) or penalty per leaf (NDG); larger gives fewer splits "
+                       "(default 1e-3 for TnT, 3e-4 for NDG)")
+    train.add_argument("--max-splits", type=int, default=None, metavar="N", help="NDG only: at most N splits")
     train.add_argument("--N1", type=int, default=2, help="merge phases (default 2)")
     train.add_argument("--N2", type=int, default=5, help="grow passes per phase (default 5)")
     train.add_argument("--fine-tune", type=int, default=0, help="rounds of fine-tuning after training (default 0)")
@@ -128,7 +135,6 @@ def _limits(args):
 def _train(args) -> None:
     from tnt.data.csv_loader import read_csv_table
     from tnt.data.datasets import split
-    from tnt.estimator import TnTClassifier
     from tnt.model_io import model_to_json
 
     if not 0 <= args.test_size < 1:
@@ -142,7 +148,7 @@ def _train(args) -> None:
             raise ValueError(f"{args.data}: {error}") from None
     else:
         X_train, y_train, X_test, y_test = X, y, None, None
-    model = TnTClassifier(C=args.C, N1=args.N1, N2=args.N2, fine_tune=args.fine_tune, random_state=args.seed)
+    model = _model(args)
     start = time.perf_counter()
     model.fit(X_train, y_train)
     seconds = time.perf_counter() - start
@@ -152,6 +158,24 @@ def _train(args) -> None:
         print(f"test accuracy  {model.score(X_test, y_test):.4f} on {len(y_test)} rows")
     print(f"splits {model.n_splits_}, leaves {model.n_leaves_}, shared nodes {model.n_shared_nodes_}")
     print(f"trained in {seconds:.2f} s; model written to {args.output}")
+
+
+def _model(args):
+    """The estimator ``tnt train`` fits, after checking its options."""
+    if args.C is not None and args.C < 0:
+        raise ValueError(f"--C must be at least 0, got {args.C}.")
+    if args.model == "ndg":
+        from tnt.ndg import PAPER_C, NDGClassifier
+
+        if args.max_splits is not None and args.max_splits < 0:
+            raise ValueError(f"--max-splits must be at least 0, got {args.max_splits}.")
+        return NDGClassifier(C=PAPER_C if args.C is None else args.C, max_splits=args.max_splits, random_state=args.seed)
+    from tnt.estimator import TnTClassifier
+
+    if args.max_splits is not None:
+        raise ValueError("--max-splits applies to --model ndg only; TnT's size is set by --C.")
+    return TnTClassifier(C=1e-3 if args.C is None else args.C, N1=args.N1, N2=args.N2, fine_tune=args.fine_tune,
+                         random_state=args.seed)
 
 
 def _predict(args) -> None:

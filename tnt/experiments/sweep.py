@@ -24,6 +24,7 @@ from joblib import Parallel, delayed
 
 from tnt.baselines import CARTClassifier, TAOClassifier
 from tnt.estimator import TnTClassifier
+from tnt.ndg import PAPER_C as NDG_C
 from tnt.ndg import NDGClassifier
 from tnt.reduction import reduce_model
 
@@ -53,8 +54,6 @@ TIMING_COLUMNS = ["tnt_fit_time"]
 MODEL_NAMES = {"tnt": "TnT", "tnt_ft": "TnT fine-tuned", "tao": "TAO", "cart": "CART", "ndg": "NDG"}
 #: The optional models: TnT fine-tuned (5 rounds), TAO and NDG at TnT's number of splits.
 EXTRA_MODELS = ("tnt_ft", "tao", "ndg")
-#: NDG's complexity penalty in the paper's Fig. 4 (its split count is capped at TnT's).
-NDG_C = 3e-4
 _FINE_TUNE_ROUNDS = 5
 _MEASURES = ("splits", "train_acc", "test_acc", "mean_depth")
 
