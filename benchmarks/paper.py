@@ -60,10 +60,14 @@ def main(argv=None) -> int:
     parser.add_argument("--max-train", type=int, help="at most this many training samples per data set")
     parser.add_argument("--n-jobs", type=int, default=-1, help="joblib workers (default -1: all cores)")
     parser.add_argument("--scheduler", help="address of a Dask scheduler to run the joblib tasks on")
+    parser.add_argument("--redraw", action="store_true", help="only redraw the figures from the fig4_*.csv files in --out")
     args = parser.parse_args(argv)
     settings = QUICK if args.quick else FULL
     if args.max_train is not None:
         settings = Settings(**{**asdict(settings), "max_train": args.max_train})
+    if args.redraw:
+        redraw(args, settings)
+        return 0
     args.out.mkdir(parents=True, exist_ok=True)
     with _backend(args.scheduler):
         run(args, settings)
@@ -117,6 +121,18 @@ def run(args, settings: Settings) -> None:
             log(f"{name}: Table 2 done")
         _write_tables(args, settings, t1, sweeps, t2, start)
     log(f"wrote {args.out} in {(time.perf_counter() - start) / 60:.1f} min")
+
+
+def redraw(args, settings: Settings) -> None:
+    """Draw Fig. 4 again from the tables a run wrote (the data set's size is Fig. 4's title)."""
+    for name in args.datasets:
+        path = args.out / f"fig4_{name}.csv"
+        if path.is_file():
+            X_train, y_train, X_test, y_test = load_paper_data(name, args.data, max_train=settings.max_train)
+            summary = summarize(pd.read_csv(path).drop(columns="data"))
+            figure = _figure(name, summary, len(y_train), len(y_test), X_train.shape[1], len(set(y_train)))
+            _write_images({name: figure}, args.out)
+            log(f"redrew {path.with_suffix('.png')}")
 
 
 def _cost(name: str) -> int:

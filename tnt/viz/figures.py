@@ -233,5 +233,5 @@ def train_and_test_vs_splits(summary: pd.DataFrame, title: str):
             fig.add_trace(trace, row=1, col=col)
     fig = _layout(fig, title, None, "accuracy", log_x=True)
     fig.update_xaxes(title_text="splits (log scale)")
-    fig.update_layout(width=1100, height=480, legend={"y": 1.14}, margin={"t": 110})
+    fig.update_layout(width=1100, height=520, legend={"y": -0.18, "yanchor": "top"}, margin={"t": 80, "b": 120})
     return fig
