@@ -18,7 +18,7 @@ import shutil
 import sys
 import time
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
@@ -201,7 +201,7 @@ def _report(args, settings, t1, sweeps, t2, minutes) -> str:
         cmd += " --datasets " + " ".join(args.datasets)
     if args.max_train is not None:
         cmd += f" --max-train {args.max_train}"
-    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     train_note = (f"at most {settings.max_train:,} training samples per data set (a stratified subset; "
                   "test sets whole)") if settings.max_train else "the whole training sets"
     missing = [NAMES[n] for n in args.datasets if n not in t1]
