@@ -1,4 +1,4 @@
-"""Compare page: TnT, TnT fine-tuned, best-first CART and TAO at the same number of splits."""
+"""Compare page: TnT, TnT fine-tuned, best-first CART, TAO and NDG at the same number of splits."""
 
 import streamlit as st
 
@@ -16,9 +16,10 @@ p = state.params()
 st.caption(
     f"Data: **{data.name}**. TnT at the Train page's settings (C={format_C(p.C)}, N1={p.N1}, N2={p.N2}, "
     f"seed {p.seed}); CART grown best-first and TAO (CART fine-tuned) with as many splits; fine-tuning "
-    "(the paper's Algorithm A.1) for five rounds."
+    "(the paper's Algorithm A.1) for five rounds; NDG (the paper's naive decision graph, Algorithm 1, "
+    "at C=3e-4) with at most as many splits."
 )
-with st.spinner("Training the four models..."):
+with st.spinner("Training the five models..."):
     results = remembered(
         "compare",
         (data.key, p.C, p.N1, p.N2, p.seed),

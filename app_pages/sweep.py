@@ -16,7 +16,8 @@ data = state.dataset()
 p = state.params()
 st.caption(
     f"Data: **{data.name}**. Each C is trained once per seed (N1={p.N1}, N2={p.N2}); CART is grown "
-    "best-first to the same number of splits. Bands: ±1 standard deviation across seeds."
+    "best-first to the same number of splits, NDG (optional) to at most as many. Bands: ±1 standard "
+    "deviation across seeds."
 )
 cores = os.cpu_count() or 1
 with st.form("sweep/form"):
@@ -26,10 +27,12 @@ with st.form("sweep/form"):
     n_values = c1.slider("Values of C", 2, 30, 5, key="sweep/n")
     n_seeds = c2.slider("Seeds", 1, 5, 2, key="sweep/seeds")
     n_jobs = c2.slider("Parallel jobs (joblib)", 1, max(cores, 1), min(2, cores), key="sweep/jobs")
+    with_ndg = c2.checkbox("Add NDG (the paper's naive decision graph, C=3e-4) at TnT's splits", key="sweep/ndg")
     run = st.form_submit_button("Run sweep", type="primary")
 
 Cs, seeds = log_grid(low, high, n_values), list(range(n_seeds))
-key = (data.key, tuple(Cs), tuple(seeds), p.N1, p.N2)
+models = ("ndg",) if with_ndg else ()
+key = (data.key, tuple(Cs), tuple(seeds), p.N1, p.N2, models)
 table = None
 if run:
     bar, progress = progress_bar("Training:")
@@ -37,7 +40,7 @@ if run:
         "sweep",
         key,
         lambda: sweep(data.X_train, data.y_train, data.X_test, data.y_test, Cs, seeds, N1=p.N1, N2=p.N2,
-                      n_jobs=n_jobs, progress=progress),
+                      n_jobs=n_jobs, progress=progress, models=models),
     )
     bar.empty()
 else:

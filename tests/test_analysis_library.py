@@ -6,7 +6,7 @@ from sklearn.datasets import load_wine
 from sklearn.model_selection import train_test_split
 
 from tnt import CARTClassifier, TnTClassifier
-from tnt.experiments.ensembles import ENSEMBLES, compare_ensembles, fit_ensemble, summarize_ensembles
+from tnt.experiments.ensembles import ENSEMBLES, compare_ensembles, fit_ensemble, fit_ensemble_sizes, summarize_ensembles
 from tnt.experiments.paths import depth_distributions, sample_depths, structural_depths
 from tnt.viz.regions import decision_regions, regions_figure
 from tnt.experiments.teaching import training_snapshots
@@ -72,6 +72,16 @@ def test_ensembles_match_total_splits_and_measure_accuracy(wine):
     summary = summarize_ensembles(rows)
     assert list(summary.index) == list(ENSEMBLES)
     assert float(summary.loc["TnT-bagging", "total_splits"]) == pytest.approx(bag["total_splits"].mean(), abs=0.05)
+
+
+@pytest.mark.parametrize("kind", ["TnT-bagging", "Random Forest", "TnT-AdaBoost"])
+def test_the_first_estimators_of_a_larger_ensemble_are_the_smaller_ensemble(wine, kind):
+    Xa, Xb, ya, yb = wine
+    rows = fit_ensemble_sizes(kind, Xa, ya, Xb, yb, sizes=(5, 2), seed=3, C=1e-2, max_leaf_nodes=6)
+    assert [r["size"] for r in rows] == [2, 5]
+    for row in rows:
+        alone = fit_ensemble(kind, Xa, ya, Xb, yb, n_estimators=row["size"], seed=3, C=1e-2, max_leaf_nodes=6)
+        assert {k: v for k, v in row.items()} == alone
 
 
 def test_ensembles_in_parallel_give_the_same_rows(wine):

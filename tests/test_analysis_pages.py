@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from tnt import CARTClassifier, TnTClassifier
+from tnt import CARTClassifier, NDGClassifier, TnTClassifier
 from tnt.data.datasets import load_bundled
 from tnt.reduction import reduce_model
 from tnt.experiments.toy import corners
@@ -43,7 +43,7 @@ def test_compare_table_rows_equal_the_estimators(app):
     load(app, "wine")
     go(app, "compare")
     table = app.dataframe[0].value
-    assert list(table.index) == ["TnT", "TnT fine-tuned", "CART (best-first)", "TAO"]
+    assert list(table.index) == ["TnT", "TnT fine-tuned", "CART (best-first)", "TAO", "NDG"]
     data = load_bundled("wine")
     tnt = TnTClassifier(C=1e-3, random_state=0).fit(data.X_train, data.y_train)
     assert table.loc["TnT", "splits"] == tnt.n_splits_
@@ -56,7 +56,10 @@ def test_compare_table_rows_equal_the_estimators(app):
     assert table.loc["CART (best-first)", "splits"] == cart.n_splits_
     assert table.loc["CART (best-first)", "test accuracy"] == round(cart.score(data.X_test, data.y_test), 3)
     assert table.loc["TAO", "splits"] <= tnt.n_splits_
-    assert len(app.get("graphviz_chart")) == 4  # four small graphs, side by side
+    ndg = NDGClassifier(C=3e-4, max_splits=tnt.n_splits_, random_state=0).fit(data.X_train, data.y_train)
+    assert table.loc["NDG", "splits"] == ndg.n_splits_ <= tnt.n_splits_
+    assert table.loc["NDG", "test accuracy"] == round(ndg.score(data.X_test, data.y_test), 3)
+    assert len(app.get("graphviz_chart")) == 5  # five small graphs, two by two
 
 
 def test_sweep_split_counts_fall_as_C_rises_and_reduction_is_reported(app):
@@ -88,6 +91,25 @@ def test_sweep_split_counts_fall_as_C_rises_and_reduction_is_reported(app):
     go(app, "paths")
     assert not [i for i in app.info if "Run a sweep" in i.value]
     assert len(app.get("plotly_chart")) == 2
+
+
+def test_sweep_adds_the_ndg_curve_on_request(app):
+    load(app, "wine")
+    go(app, "sweep")
+    app.slider(key="sweep/n").set_value(2)
+    app.slider(key="sweep/seeds").set_value(1)
+    app.slider(key="sweep/jobs").set_value(1)
+    app.checkbox(key="sweep/ndg").check()
+    click(app, "Run sweep")
+    (result,) = app.session_state["analysis/sweep"].values()
+    assert (result["ndg_splits"] <= result["tnt_splits"]).all()
+    data = load_bundled("wine")
+    row = result.iloc[0]
+    ndg = NDGClassifier(C=3e-4, max_splits=int(row["tnt_splits"]), random_state=0).fit(data.X_train, data.y_train)
+    assert row["ndg_test_acc"] == ndg.score(data.X_test, data.y_test)
+    charts = app.get("plotly_chart")
+    assert '"name":"NDG"' in charts[0].proto.spec.replace(" ", "")
+    assert "ndg_splits" in app.dataframe[0].value.columns
 
 
 def test_paths_page_shows_depths_of_tnt_and_cart(app):

@@ -87,6 +87,25 @@ def test_train_prints_accuracy_size_and_time(model_file):
     assert model.classes_.tolist() == [f"d{i}" for i in range(10)]
 
 
+def test_train_the_naive_decision_graph(workdir):
+    good, ignored, negative = tnt_all(
+        [
+            ("train", "digits.csv", "--target", "digit", "--model", "ndg", "--max-splits", "40", "-o", "ndg.json"),
+            ("train", "digits.csv", "--target", "digit", "--max-splits", "40", "-o", "tnt_capped.json"),
+            ("train", "digits.csv", "--target", "digit", "--model", "ndg", "--C", "-1", "-o", "bad_ndg.json"),
+        ],
+        workdir,
+    )
+    assert good.returncode == 0, good.stderr
+    model = model_from_json((workdir / "ndg.json").read_text())
+    assert model.estimator_kind_ == "NDGClassifier"
+    assert model.estimator_params_["C"] == 3e-4 and model.estimator_params_["max_splits"] == 40
+    assert 0 < model.graph_.n_splits <= 40 and f"splits {model.graph_.n_splits}," in good.stdout
+    assert_one_line_error(ignored, "--max-splits applies to --model ndg only")
+    assert_one_line_error(negative, "--C must be at least 0, got -1.0.")
+    assert not (workdir / "tnt_capped.json").exists() and not (workdir / "bad_ndg.json").exists()
+
+
 def test_predict_writes_one_prediction_per_row(workdir, model_file):
     result = tnt("predict", "model.json", "digits_X.csv", "-o", "predictions.csv", cwd=workdir)
     assert result.returncode == 0, result.stderr

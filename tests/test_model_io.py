@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tnt import CARTClassifier, TAOClassifier, TnTClassifier
+from tnt import CARTClassifier, NDGClassifier, TAOClassifier, TnTClassifier
 from tnt.model_io import LoadedGraphModel, model_from_json, model_to_json
 
 
@@ -39,7 +39,10 @@ def test_tnt_round_trip_predicts_identically(optdigits):
     assert model_to_json(loaded) == model_to_json(clf)  # a loaded model saves to the same file
 
 
-@pytest.mark.parametrize("estimator", [CARTClassifier(max_leaf_nodes=40, random_state=0), TAOClassifier(max_leaf_nodes=20)])
+@pytest.mark.parametrize(
+    "estimator",
+    [CARTClassifier(max_leaf_nodes=40, random_state=0), TAOClassifier(max_leaf_nodes=20), NDGClassifier(random_state=0)],
+)
 def test_converted_cart_round_trip_predicts_identically(pendigits, estimator):
     X, y, X_test, _ = pendigits
     clf = estimator.fit(X, y)

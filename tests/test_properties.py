@@ -5,7 +5,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tnt import CARTClassifier, TAOClassifier, TnTClassifier
+from tnt import CARTClassifier, NDGClassifier, TAOClassifier, TnTClassifier
 from tnt._base import DTYPE
 from tnt.learn.growth import _grow_pass, _MicroTreeCache, _Problem, _Workers
 from tnt.learn.working_graph import FlatGraph, WorkingGraph, compact
@@ -43,6 +43,7 @@ ESTIMATORS = {
     "tnt-fine-tuned": lambda seed: TnTClassifier(C=1e-3, N1=2, N2=2, fine_tune=2, random_state=seed),
     "cart": lambda seed: CARTClassifier(random_state=seed),
     "tao": lambda seed: TAOClassifier(max_leaf_nodes=6, fine_tune=2, random_state=seed),
+    "ndg": lambda seed: NDGClassifier(C=1e-3, random_state=seed),
 }
 
 
@@ -69,7 +70,7 @@ def test_fit_never_raises_and_probabilities_sum_to_one(name, data, seed):
     assert root.sum() == pytest.approx(len(y) if w is None else w.sum())
 
 
-@pytest.mark.parametrize("name", ["tnt", "tao"])
+@pytest.mark.parametrize("name", ["tnt", "tao", "ndg"])
 @PROPERTY_SETTINGS
 @given(data=datasets(), seed=st.integers(0, 2**31 - 1))
 def test_every_sample_follows_one_path_to_its_leaf(name, data, seed):
@@ -90,7 +91,7 @@ def test_every_sample_follows_one_path_to_its_leaf(name, data, seed):
             assert child == (g.children_left[parent] if goes_left else g.children_right[parent])
 
 
-@pytest.mark.parametrize("name", ["tnt-fine-tuned", "cart"])
+@pytest.mark.parametrize("name", ["tnt-fine-tuned", "cart", "ndg"])
 @PROPERTY_SETTINGS
 @given(data=datasets(), seed=st.integers(0, 2**31 - 1))
 def test_json_round_trip_predicts_identically(name, data, seed):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from sklearn.tree import DecisionTreeClassifier
 
-from tnt import CARTClassifier, DecisionGraph, TAOClassifier, TnTClassifier
+from tnt import CARTClassifier, DecisionGraph, NDGClassifier, TAOClassifier, TnTClassifier
 from tnt.model_io import model_from_json, model_to_json
 
 ESTIMATORS = {
@@ -15,6 +15,7 @@ ESTIMATORS = {
     "tnt-fine-tuned": lambda: TnTClassifier(C=1e-3, fine_tune=2, random_state=0),
     "cart": lambda: CARTClassifier(random_state=0),
     "tao": lambda: TAOClassifier(max_leaf_nodes=8, random_state=0),
+    "ndg": lambda: NDGClassifier(random_state=0),
 }
 
 

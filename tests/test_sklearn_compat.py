@@ -13,13 +13,15 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from tnt import CARTClassifier, TAOClassifier, TnTClassifier
+from tnt import CARTClassifier, NDGClassifier, TAOClassifier, TnTClassifier
 
 ESTIMATORS = [
     TnTClassifier(C=1e-3, random_state=0),
     TnTClassifier(C=1e-3, fine_tune=2, random_state=0),
     CARTClassifier(random_state=0),
     TAOClassifier(max_leaf_nodes=8, random_state=0),
+    NDGClassifier(random_state=0),
+    NDGClassifier(max_splits=6, merge=False, random_state=0),
 ]
 
 

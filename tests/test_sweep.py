@@ -7,9 +7,9 @@ import pytest
 from sklearn.datasets import load_wine
 from sklearn.model_selection import train_test_split
 
-from tnt import CARTClassifier, TnTClassifier
+from tnt import CARTClassifier, NDGClassifier, TAOClassifier, TnTClassifier
 from tnt.viz.figures import MODEL_COLORS, accuracy_vs_splits, depth_distribution, depth_vs_splits, splits_vs_C
-from tnt.experiments.sweep import COLUMNS, TIMING_COLUMNS, log_grid, summarize, sweep
+from tnt.experiments.sweep import COLUMNS, EXTRA_MODELS, NDG_C, TIMING_COLUMNS, log_grid, summarize, sweep
 
 CS = [1e-3, 1e-2, 1e-1]
 
@@ -119,3 +119,23 @@ def test_figures_have_bands_and_model_colours(table):
     assert list(fig.data[1].x) == [5] and list(fig.data[3].x) == [1, 5]  # no 0 on a log axis
     bars = depth_distribution({"TnT (test samples)": ([1, 2], [0.25, 0.75]), "CART (paths)": ([1], [1.0])})
     assert [b.type for b in bars.data] == ["bar", "bar"] and list(bars.data[0].y) == [0.25, 0.75]
+
+
+def test_the_five_models_of_fig_4(wine):
+    Xa, Xb, ya, yb = wine
+    table = sweep(Xa, ya, Xb, yb, [1e-2, 1e-1], seeds=[0], models=EXTRA_MODELS, reduce=False)
+    assert "reduced_splits" not in table
+    assert list(table.columns[-12:]) == [f"{m}_{k}" for m in EXTRA_MODELS for k in ("splits", "train_acc", "test_acc", "mean_depth")]
+    row = table.iloc[0]
+    tuned = TnTClassifier(C=1e-2, fine_tune=5, random_state=0).fit(Xa, ya)
+    tao = TAOClassifier.with_splits(int(row["tnt_splits"]), random_state=0).fit(Xa, ya)
+    ndg = NDGClassifier(C=NDG_C, max_splits=int(row["tnt_splits"]), random_state=0).fit(Xa, ya)
+    assert row["tnt_ft_test_acc"] == tuned.score(Xb, yb) and row["tnt_ft_splits"] == tuned.n_splits_
+    assert row["tao_train_acc"] == tao.score(Xa, ya) and row["tao_splits"] == tao.n_splits_
+    assert row["ndg_test_acc"] == ndg.score(Xb, yb) and row["ndg_splits"] == ndg.n_splits_
+    assert (table["ndg_splits"] <= table["tnt_splits"]).all() and (table["tao_splits"] <= table["tnt_splits"]).all()
+    fig = accuracy_vs_splits(summarize(table), title="wine")
+    assert [t.name for t in fig.data][1::2] == ["TnT", "TnT fine-tuned", "TAO", "CART", "NDG"]
+    assert len({t.line.color for t in fig.data[1::2]}) == 5 and fig.layout.title.text == "wine"
+    with pytest.raises(ValueError, match="Unknown model 'forest'"):
+        sweep(Xa, ya, Xb, yb, [1e-2], seeds=[0], models=["forest"])

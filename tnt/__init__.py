@@ -4,6 +4,7 @@ from tnt.learn.growth import GrowthEvent
 from tnt.baselines import CARTClassifier, TAOClassifier
 from tnt.estimator import TnTClassifier
 from tnt.graph import MIXED, DecisionGraph
+from tnt.ndg import NDGClassifier
 from tnt.regressor import TnTRegressor
 from tnt.viz.notebook import plot_graph
 
@@ -12,6 +13,7 @@ __all__ = [
     "DecisionGraph",
     "GrowthEvent",
     "MIXED",
+    "NDGClassifier",
     "TAOClassifier",
     "TnTClassifier",
     "TnTRegressor",

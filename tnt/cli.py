@@ -58,18 +58,24 @@ def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="tnt", description="Train, apply, export and describe Tree in Tree decision graphs.")
     commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND")
 
-    train = commands.add_parser("train", help="train a TnT on a CSV file and save it as a model file",
-                                description="Train a TnT classifier or regressor on a CSV file (numeric features, one "
-                                "target column). The file is read and checked as the app reads an upload.")
+    train = commands.add_parser("train", help="train a TnT (or NDG) on a CSV file and save it as a model file",
+                                description="Train a TnT classifier or regressor (or the paper's naive decision graph, "
+                                "NDG) on a CSV file (numeric features, one target column). The file is read and checked "
+                                "as the app reads an upload.")
     train.add_argument("data", metavar="DATA.csv", help="training data, one row per sample, with a header row")
     train.add_argument("--target", required=True, metavar="COL", help="name of the label column")
     train.add_argument("--task", choices=("auto", "classification", "regression"), default="auto",
                        help="auto (default): regression for a numeric target with many distinct values, "
                        "classification otherwise")
-    train.add_argument("--C", type=float, default=1e-3, help="pruning strength; larger gives fewer splits (default 1e-3)")
+    train.add_argument("--model", choices=("tnt", "ndg"), default="tnt",
+                       help="tnt: Tree in Tree (default); ndg: the naive decision graph of the paper's Algorithm 1 "
+                       "(classification; uses --C, default 3e-4, and --max-splits; ignores --N1, --N2, --fine-tune)")
+    train.add_argument("--C", type=float, default=None,
+                       help="pruning strength (TnT) or penalty per leaf (NDG); larger gives fewer splits "
+                       "(default 1e-3 for TnT, 3e-4 for NDG)")
     train.add_argument("--max-splits", type=int, metavar="N",
-                       help="train to a budget: search C (from --C on) for the TnT with the most splits not above N, "
-                       "and compare CART with as many splits")
+                       help="TnT: train to a budget: search C (from --C on) for the TnT with the most splits not "
+                       "above N, and compare CART with as many splits; NDG: stop at N splits")
     train.add_argument("--N1", type=int, default=2, help="merge phases (default 2)")
     train.add_argument("--N2", type=int, default=5, help="grow passes per phase (default 5)")
     train.add_argument("--fine-tune", type=int, default=0, help="rounds of fine-tuning after training (default 0)")
@@ -136,9 +142,7 @@ def _train(args) -> None:
 
     from tnt.data.csv_loader import read_csv_table
     from tnt.data.datasets import split, target_task
-    from tnt.estimator import TnTClassifier
     from tnt.model_io import model_to_json
-    from tnt.regressor import TnTRegressor
 
     if not 0 <= args.test_size < 1:
         raise ValueError(f"--test-size must be at least 0 and below 1, got {args.test_size}.")
@@ -157,10 +161,9 @@ def _train(args) -> None:
     else:
         X_train, y_train, X_test, y_test = X, y, None, None
     settings = dict(N1=args.N1, N2=args.N2, fine_tune=args.fine_tune, random_state=args.seed)
-    estimator = TnTRegressor if regression else TnTClassifier
     start = time.perf_counter()
-    if args.max_splits is None:
-        model = estimator(C=args.C, **settings).fit(X_train, y_train)
+    if args.model == "ndg" or args.max_splits is None:
+        model = _model(args, regression).fit(X_train, y_train)
     else:
         from tnt.experiments.budget import fit_to_budget
 
@@ -168,7 +171,8 @@ def _train(args) -> None:
             raise ValueError("--max-splits trains classifiers only; for a regression target, choose --C.")
         if args.max_splits < 0:
             raise ValueError(f"--max-splits must be 0 or more, got {args.max_splits}.")
-        found = fit_to_budget(X_train, y_train, args.max_splits, C_start=args.C, **settings)
+        _model(args, regression)  # checks the options
+        found = fit_to_budget(X_train, y_train, args.max_splits, C_start=1e-3 if args.C is None else args.C, **settings)
         model = found.model
         tried = ", ".join(f"{C:.3g}: {s}" for C, s in sorted(set(found.tried)))
         print(f"budget {args.max_splits} splits: C={found.C:.4g} gives {found.n_splits} splits, "
@@ -185,11 +189,31 @@ def _train(args) -> None:
         else:
             print(f"{part + ' accuracy':<14} {model.score(X_part, y_part):.4f} on {len(y_part)} rows")
     print(f"splits {model.n_splits_}, leaves {model.n_leaves_}, shared nodes {model.n_shared_nodes_}")
-    if args.max_splits is not None:
+    if args.model == "tnt" and args.max_splits is not None:
         data = (X_test, y_test) if X_test is not None else (X_train, y_train)
         print(f"CART with the same {found.cart.n_splits_} splits: {'test' if X_test is not None else 'train'} "
               f"accuracy {found.cart.score(*data):.4f}")
     print(f"trained in {seconds:.2f} s; model written to {args.output}")
+
+
+def _model(args, regression: bool):
+    """The estimator ``tnt train`` fits, after checking its options."""
+    if args.C is not None and args.C < 0:
+        raise ValueError(f"--C must be at least 0, got {args.C}.")
+    if args.model == "ndg":
+        from tnt.ndg import PAPER_C, NDGClassifier
+
+        if regression:
+            raise ValueError("--model ndg trains classifiers only; for a regression target, use --model tnt.")
+        if args.max_splits is not None and args.max_splits < 0:
+            raise ValueError(f"--max-splits must be at least 0, got {args.max_splits}.")
+        return NDGClassifier(C=PAPER_C if args.C is None else args.C, max_splits=args.max_splits, random_state=args.seed)
+    from tnt.estimator import TnTClassifier
+    from tnt.regressor import TnTRegressor
+
+    estimator = TnTRegressor if regression else TnTClassifier
+    return estimator(C=1e-3 if args.C is None else args.C, N1=args.N1, N2=args.N2, fine_tune=args.fine_tune,
+                     random_state=args.seed)
 
 
 def _predict(args) -> None:

@@ -19,7 +19,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 from tnt.estimator import TnTClassifier
 
-__all__ = ["ENSEMBLES", "compare_ensembles", "fit_ensemble", "summarize_ensembles"]
+__all__ = ["ENSEMBLES", "compare_ensembles", "fit_ensemble", "fit_ensemble_sizes", "summarize_ensembles"]
 
 #: The four ensembles, in the order of the paper's table.
 ENSEMBLES = ("TnT-bagging", "Random Forest", "TnT-AdaBoost", "AdaBoost")
@@ -63,8 +63,8 @@ def fit_ensemble(kind, X_train, y_train, X_test, y_test, *, n_estimators, seed, 
     Returns
     -------
     row : dict
-        ``ensemble``, ``seed``, ``estimators`` (fitted), ``total splits``, ``mean splits``,
-        ``train accuracy``, ``test accuracy``.
+        ``ensemble``, ``seed``, ``size`` (asked), ``estimators`` (fitted), ``total_splits``,
+        ``mean_splits``, ``train_accuracy``, ``test_accuracy``.
 
     Examples
     --------
@@ -75,23 +75,86 @@ def fit_ensemble(kind, X_train, y_train, X_test, y_test, *, n_estimators, seed, 
     >>> row["estimators"], row["total_splits"]
     (3, 9)
     """
+    (row,) = fit_ensemble_sizes(
+        kind, X_train, y_train, X_test, y_test, sizes=(n_estimators,), seed=seed, C=C, max_leaf_nodes=max_leaf_nodes
+    )
+    return row
+
+
+def fit_ensemble_sizes(kind, X_train, y_train, X_test, y_test, *, sizes, seed, C=1e-3, max_leaf_nodes=None) -> list:
+    """Fit one ensemble of ``max(sizes)`` base estimators and measure its first ``k`` for each ``k`` in ``sizes``.
+
+    With the same seed, scikit-learn's bagging and AdaBoost draw the first ``k`` base estimators of
+    a larger ensemble exactly as they draw an ensemble of ``k``, so one fit measures every size.
+
+    Returns
+    -------
+    rows : list of dict
+        One row per size, as :func:`fit_ensemble` returns it, with the requested ``size``.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from tnt.experiments.ensembles import fit_ensemble, fit_ensemble_sizes
+    >>> X, y = load_iris(return_X_y=True)
+    >>> rows = fit_ensemble_sizes("AdaBoost", X, y, X, y, sizes=(2, 4), seed=0, max_leaf_nodes=3)
+    >>> small = fit_ensemble("AdaBoost", X, y, X, y, n_estimators=2, seed=0, max_leaf_nodes=3)
+    >>> [r["estimators"] for r in rows], rows[0] == small
+    ([2, 4], True)
+    """
     if kind not in ENSEMBLES:
         raise ValueError(f"Unknown ensemble {kind!r}; choose one of {', '.join(ENSEMBLES)}.")
-    model = _make(kind, n_estimators, seed, C, max_leaf_nodes).fit(X_train, y_train)
+    sizes = sorted({int(k) for k in sizes})
+    model = _make(kind, sizes[-1], seed, C, max_leaf_nodes).fit(X_train, y_train)
     splits = [_splits(e) for e in model.estimators_]
-    return {
-        "ensemble": kind,
-        "seed": int(seed),
-        "estimators": len(splits),
-        "total_splits": int(sum(splits)),
-        "mean_splits": float(np.mean(splits)),
-        "train_accuracy": float(model.score(X_train, y_train)),
-        "test_accuracy": float(model.score(X_test, y_test)),
-    }
+    train = _prefix_accuracies(model, X_train, y_train)
+    test = _prefix_accuracies(model, X_test, y_test)
+    rows = []
+    for size in sizes:
+        k = min(size, len(splits))  # AdaBoost stops early after a perfect base estimator
+        rows.append(
+            {
+                "ensemble": kind,
+                "seed": int(seed),
+                "size": size,
+                "estimators": k,
+                "total_splits": int(sum(splits[:k])),
+                "mean_splits": float(np.mean(splits[:k])),
+                "train_accuracy": train[k - 1],
+                "test_accuracy": test[k - 1],
+            }
+        )
+    return rows
+
+
+def _prefix_accuracies(model, X, y) -> list[float]:
+    """Accuracy of the ensemble made of its first k base estimators, for every k."""
+    if isinstance(model, AdaBoostClassifier):
+        return [float(score) for score in model.staged_score(X, y)]
+    # Bagging averages the base estimators' probabilities (each was fitted on encoded labels and
+    # its own order of the features).
+    X = np.asarray(X)
+    proba = np.zeros((X.shape[0], model.n_classes_))
+    y = np.asarray(y)
+    out = []
+    for estimator, features in zip(model.estimators_, model.estimators_features_):
+        proba[:, np.asarray(estimator.classes_, dtype=np.intp)] += estimator.predict_proba(X[:, features])
+        out.append(float(np.mean(model.classes_.take(np.argmax(proba, axis=1)) == y)))
+    return out
 
 
 def compare_ensembles(
-    X_train, y_train, X_test, y_test, *, n_estimators=5, C_bagging=1e-3, C_boosting=1e-2, seeds=(0,), n_jobs=1
+    X_train,
+    y_train,
+    X_test,
+    y_test,
+    *,
+    n_estimators=5,
+    C_bagging=1e-3,
+    C_boosting=1e-2,
+    seeds=(0,),
+    n_jobs=1,
+    sizes=None,
 ) -> pd.DataFrame:
     """TnT-bagging vs Random Forest and TnT-AdaBoost vs AdaBoost at matched total splits.
 
@@ -104,11 +167,16 @@ def compare_ensembles(
     seeds : sequence of int, default=(0,)
     n_jobs : int, default=1
         joblib workers over the (ensemble, seed) tasks.
+    sizes : sequence of int, default=None
+        Several ensemble sizes (the paper's 5, 10, 20), measured on the first base estimators
+        of one ensemble of the largest size (see :func:`fit_ensemble_sizes`); replaces
+        ``n_estimators``. The CART trees match the TnT base estimators of the largest size.
 
     Returns
     -------
     rows : pandas.DataFrame
-        One row per ensemble and seed (see :func:`fit_ensemble`), in the order of :data:`ENSEMBLES`.
+        One row per ensemble, size and seed (see :func:`fit_ensemble`), in the order of
+        :data:`ENSEMBLES`, then by size.
 
     Examples
     --------
@@ -120,25 +188,29 @@ def compare_ensembles(
     ['TnT-bagging', 'Random Forest', 'TnT-AdaBoost', 'AdaBoost']
     """
     seeds = [int(s) for s in seeds]
+    sizes = (n_estimators,) if sizes is None else tuple(sizes)
     data = (X_train, y_train, X_test, y_test)
     parallel = Parallel(n_jobs=n_jobs)
     tnt_rows = parallel(
-        delayed(fit_ensemble)(kind, *data, n_estimators=n_estimators, seed=seed, C=C)
+        delayed(fit_ensemble_sizes)(kind, *data, sizes=sizes, seed=seed, C=C)
         for kind, C in (("TnT-bagging", C_bagging), ("TnT-AdaBoost", C_boosting))
         for seed in seeds
     )
+    tnt_rows = [row for rows in tnt_rows for row in rows]
     matched = {}
     for kind in ("TnT-bagging", "TnT-AdaBoost"):
-        mean = np.mean([r["mean_splits"] for r in tnt_rows if r["ensemble"] == kind])
+        largest = max(r["estimators"] for r in tnt_rows if r["ensemble"] == kind)
+        mean = np.mean([r["mean_splits"] for r in tnt_rows if r["ensemble"] == kind and r["estimators"] == largest])
         matched[kind] = max(int(round(mean)) + 1, 2)
     cart_rows = parallel(
-        delayed(fit_ensemble)(kind, *data, n_estimators=n_estimators, seed=seed, max_leaf_nodes=matched[twin])
+        delayed(fit_ensemble_sizes)(kind, *data, sizes=sizes, seed=seed, max_leaf_nodes=matched[twin])
         for kind, twin in (("Random Forest", "TnT-bagging"), ("AdaBoost", "TnT-AdaBoost"))
         for seed in seeds
     )
-    table = pd.DataFrame(tnt_rows + cart_rows)
+    table = pd.DataFrame(tnt_rows + [row for rows in cart_rows for row in rows])
     table["_order"] = table["ensemble"].map(ENSEMBLES.index)
-    return table.sort_values(["_order", "seed"], kind="stable").drop(columns="_order").reset_index(drop=True)
+    table = table.sort_values(["_order", "size", "seed"], kind="stable").drop(columns="_order")
+    return table.reset_index(drop=True)
 
 
 def summarize_ensembles(rows: pd.DataFrame) -> pd.DataFrame:

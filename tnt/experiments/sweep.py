@@ -1,5 +1,6 @@
 """Sweeps over the pruning strength C (the paper's Fig. 3b and Fig. 4): TnT against best-first CART
-with as many splits, over several seeds, in parallel through joblib.
+with as many splits, over several seeds, in parallel through joblib. The paper's other models of
+Fig. 4 (TnT fine-tuned, TAO and NDG, the last two at TnT's split count) are optional columns.
 
 Every (C, seed) pair is one joblib task, so the sweep runs on the cores of one machine with
 ``n_jobs``, or on a Dask cluster from a script::
@@ -21,11 +22,13 @@ import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 
-from tnt.baselines import CARTClassifier
+from tnt.baselines import CARTClassifier, TAOClassifier
 from tnt.estimator import TnTClassifier
+from tnt.ndg import PAPER_C as NDG_C
+from tnt.ndg import NDGClassifier
 from tnt.reduction import reduce_model
 
-__all__ = ["COLUMNS", "log_grid", "sweep", "sweep_one", "summarize"]
+__all__ = ["COLUMNS", "EXTRA_MODELS", "MODEL_NAMES", "NDG_C", "log_grid", "sweep", "sweep_one", "summarize"]
 
 #: Columns of a sweep table, in order.
 COLUMNS = [
@@ -47,6 +50,13 @@ COLUMNS = [
 #: Columns that depend on the machine's speed, not on the data: left out when comparing tables.
 TIMING_COLUMNS = ["tnt_fit_time"]
 
+#: Column prefix and name of every model a sweep can train, in the order of the paper's Fig. 4.
+MODEL_NAMES = {"tnt": "TnT", "tnt_ft": "TnT fine-tuned", "tao": "TAO", "cart": "CART", "ndg": "NDG"}
+#: The optional models: TnT fine-tuned (5 rounds), TAO and NDG at TnT's number of splits.
+EXTRA_MODELS = ("tnt_ft", "tao", "ndg")
+_FINE_TUNE_ROUNDS = 5
+_MEASURES = ("splits", "train_acc", "test_acc", "mean_depth")
+
 
 def log_grid(low: float, high: float, n: int) -> list[float]:
     """``n`` values of C equally spaced on a log scale from ``low`` to ``high`` (as the paper samples C).
@@ -64,14 +74,46 @@ def log_grid(low: float, high: float, n: int) -> list[float]:
     return [float(f"{c:.6g}") for c in np.geomspace(low, high, n)]
 
 
-def sweep_one(X_train, y_train, X_test, y_test, C: float, seed: int, N1: int = 2, N2: int = 5) -> dict:
+def _measure(prefix, model, X_train, y_train, X_test, y_test) -> dict:
+    return {
+        f"{prefix}_splits": int(model.n_splits_),
+        f"{prefix}_train_acc": float(model.score(X_train, y_train)),
+        f"{prefix}_test_acc": float(model.score(X_test, y_test)),
+        f"{prefix}_mean_depth": float(np.mean(model.decision_depth(X_test))),
+    }
+
+
+def _extra_model(prefix: str, C: float, seed: int, N1: int, N2: int, splits: int):
+    if prefix == "tnt_ft":
+        return TnTClassifier(C=C, N1=N1, N2=N2, fine_tune=_FINE_TUNE_ROUNDS, random_state=seed)
+    if prefix == "tao":
+        return TAOClassifier.with_splits(splits, fine_tune=_FINE_TUNE_ROUNDS, random_state=seed)
+    if prefix == "ndg":
+        return NDGClassifier.with_splits(splits, C=NDG_C, random_state=seed)
+    raise ValueError(f"Unknown model {prefix!r}; choose from {', '.join(EXTRA_MODELS)}.")
+
+
+def sweep_one(
+    X_train, y_train, X_test, y_test, C: float, seed: int, N1: int = 2, N2: int = 5, models=(), reduce: bool = True
+) -> dict:
     """One row of a sweep: TnT at ``C`` and ``seed``, CART with as many splits, graph reduction.
+
+    Parameters
+    ----------
+    models : sequence of str, default=()
+        Models of :data:`EXTRA_MODELS` to train as well: ``"tnt_ft"`` (TnT at ``C`` fine-tuned for
+        5 rounds), ``"tao"`` (CART with TnT's splits, fine-tuned for 5 rounds), ``"ndg"``
+        (:class:`tnt.NDGClassifier` at ``C=3e-4`` with at most TnT's splits, as in the paper).
+    reduce : bool, default=True
+        Measure graph reduction (``reduced_splits``); left out of the row when False.
 
     Returns
     -------
     row : dict
-        The keys of :data:`COLUMNS`. Depths are mean decision depths of the test samples;
-        ``reduced_splits`` is TnT's split count after :func:`tnt.reduction.reduce_model`.
+        The keys of :data:`COLUMNS` (without ``reduced_splits`` when ``reduce`` is False), then
+        ``<model>_splits``, ``_train_acc``, ``_test_acc`` and ``_mean_depth`` for each extra
+        model. Depths are mean decision depths of the test samples; ``reduced_splits`` is TnT's
+        split count after :func:`tnt.reduction.reduce_model`.
 
     Examples
     --------
@@ -86,8 +128,7 @@ def sweep_one(X_train, y_train, X_test, y_test, C: float, seed: int, N1: int = 2
     tnt = TnTClassifier(C=C, N1=N1, N2=N2, random_state=seed).fit(X_train, y_train)
     fit_time = time.perf_counter() - start
     cart = CARTClassifier.with_splits(tnt.n_splits_, random_state=seed).fit(X_train, y_train)
-    reduced = reduce_model(tnt, X_train, y_train)
-    return {
+    row = {
         "C": float(C),
         "seed": int(seed),
         "tnt_splits": int(tnt.n_splits_),
@@ -101,8 +142,13 @@ def sweep_one(X_train, y_train, X_test, y_test, C: float, seed: int, N1: int = 2
         "cart_train_acc": float(cart.score(X_train, y_train)),
         "cart_test_acc": float(cart.score(X_test, y_test)),
         "cart_mean_depth": float(np.mean(cart.decision_depth(X_test))),
-        "reduced_splits": int(reduced.n_splits_),
     }
+    if reduce:
+        row["reduced_splits"] = int(reduce_model(tnt, X_train, y_train).n_splits_)
+    for prefix in models:
+        model = _extra_model(prefix, C, seed, N1, N2, tnt.n_splits_).fit(X_train, y_train)
+        row.update(_measure(prefix, model, X_train, y_train, X_test, y_test))
+    return row
 
 
 def sweep(
@@ -117,6 +163,8 @@ def sweep(
     N2: int = 5,
     n_jobs: int = 1,
     progress: Optional[Callable[[int, int], None]] = None,
+    models=(),
+    reduce: bool = True,
 ) -> pd.DataFrame:
     """Train TnT and CART for every (C, seed) pair, in parallel through joblib.
 
@@ -135,12 +183,16 @@ def sweep(
         go to the Dask cluster.
     progress : callable, default=None
         Called as ``progress(done, total)`` after each finished pair.
+    models : sequence of str, default=()
+        Extra models of :data:`EXTRA_MODELS` (see :func:`sweep_one`).
+    reduce : bool, default=True
+        Measure graph reduction (the ``reduced_splits`` column).
 
     Returns
     -------
     table : pandas.DataFrame
-        One row per (C, seed), columns :data:`COLUMNS`, sorted by C then seed; the same whatever
-        ``n_jobs`` or the backend, but for ``tnt_fit_time``.
+        One row per (C, seed), columns :data:`COLUMNS` then those of the extra models, sorted by C
+        then seed; the same whatever ``n_jobs`` or the backend, but for ``tnt_fit_time``.
 
     Examples
     --------
@@ -154,14 +206,22 @@ def sweep(
     Cs, seeds = [float(c) for c in Cs], [int(s) for s in seeds]
     if not Cs or not seeds:
         raise ValueError("A sweep needs at least one value of C and one seed.")
+    models = tuple(models)
+    unknown = sorted(set(models) - set(EXTRA_MODELS))
+    if unknown:
+        raise ValueError(f"Unknown model {unknown[0]!r}; choose from {', '.join(EXTRA_MODELS)}.")
     pairs = [(C, seed) for C in Cs for seed in seeds]
-    tasks = (delayed(sweep_one)(X_train, y_train, X_test, y_test, C, seed, N1, N2) for C, seed in pairs)
+    tasks = (
+        delayed(sweep_one)(X_train, y_train, X_test, y_test, C, seed, N1, N2, models, reduce) for C, seed in pairs
+    )
     rows = []
     for row in Parallel(n_jobs=n_jobs, return_as="generator_unordered")(tasks):
         rows.append(row)
         if progress is not None:
             progress(len(rows), len(pairs))
-    table = pd.DataFrame(rows, columns=COLUMNS)
+    columns = [c for c in COLUMNS if reduce or c != "reduced_splits"]
+    columns += [f"{prefix}_{measure}" for prefix in models for measure in _MEASURES]
+    table = pd.DataFrame(rows, columns=columns)
     return table.sort_values(["C", "seed"], kind="stable").reset_index(drop=True)
 
 

@@ -72,9 +72,10 @@ def fit_micro_tree(
     return _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, NO_DEPTH_LIMIT, workspace)
 
 
-def fit_stump(data: BinnedData, feature_order, rows, y, sample_weight, workspace=None) -> MicroTree:
-    """Fit the single best Gini split, as fine-tuning (Algorithm A.1) refits a node (targets 0/1)."""
-    return _fit(data, feature_order, rows, y, sample_weight, 2, 0.0, 1, workspace)
+def fit_stump(data: BinnedData, feature_order, rows, y, sample_weight, workspace=None, n_targets: int = 2) -> MicroTree:
+    """Fit the single best Gini split, as fine-tuning (Algorithm A.1) refits a node (targets 0/1 by
+    default) and the naive decision graph splits a leaf (targets ``0..n_targets-1``)."""
+    return _fit(data, feature_order, rows, y, sample_weight, n_targets, 0.0, 1, workspace)
 
 
 def _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, max_depth, workspace) -> MicroTree:

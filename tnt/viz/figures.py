@@ -11,11 +11,20 @@ import pandas as pd
 
 from tnt.viz.colors import class_palette, fill_color
 
-__all__ = ["MODEL_COLORS", "accuracy_vs_splits", "depth_distribution", "depth_vs_splits", "splits_vs_C"]
+__all__ = [
+    "MODEL_COLORS",
+    "accuracy_vs_splits",
+    "depth_distribution",
+    "depth_vs_splits",
+    "splits_vs_C",
+    "train_and_test_vs_splits",
+]
 
-_TNT, _CART = class_palette(2)
+_TNT, _CART, _TAO, _NDG, _TUNED = class_palette(5)
 #: Line colour of each model.
-MODEL_COLORS = {"TnT": _TNT, "CART": _CART}
+MODEL_COLORS = {"TnT": _TNT, "CART": _CART, "TAO": _TAO, "NDG": _NDG, "TnT fine-tuned": _TUNED}
+# Column prefix of each model in a sweep table, in drawing order (tnt.experiments.sweep.MODEL_NAMES).
+_PREFIXES = (("TnT", "tnt"), ("TnT fine-tuned", "tnt_ft"), ("TAO", "tao"), ("CART", "cart"), ("NDG", "ndg"))
 
 
 def _go():
@@ -59,13 +68,16 @@ def _band(fig, x, mean, std, name, color, dash=None, legendgroup=None):
 
 
 def _against_splits(summary, measure):
-    """TnT and CART lines (with bands) of ``<model>_<measure>`` against each model's split count.
+    """A line (with a band) of ``<model>_<measure>`` against the model's split count for every
+    model of the summary (TnT and CART, and TnT fine-tuned, TAO and NDG when swept).
 
     Models of fewer than one split on average (a single leaf) have no place on the log axis and are
     left out.
     """
     fig = _go().Figure()
-    for model, prefix in (("TnT", "tnt"), ("CART", "cart")):
+    for model, prefix in _PREFIXES:
+        if f"{prefix}_splits_mean" not in summary or f"{prefix}_{measure}_mean" not in summary:
+            continue
         rows = summary[summary[f"{prefix}_splits_mean"] >= 1]
         x = rows[f"{prefix}_splits_mean"]
         mean, std = rows[f"{prefix}_{measure}_mean"], rows[f"{prefix}_{measure}_std"]
@@ -88,14 +100,17 @@ def _layout(fig, title, xaxis, yaxis, log_x=False):
     return fig
 
 
-def accuracy_vs_splits(summary: pd.DataFrame, part: str = "test"):
-    """Accuracy against number of splits for TnT and CART (the paper's Fig. 4), bands of ±1 std.
+def accuracy_vs_splits(summary: pd.DataFrame, part: str = "test", title: str | None = None):
+    """Accuracy against number of splits for TnT and CART (the paper's Fig. 4), bands of ±1 std,
+    and for TnT fine-tuned, TAO and NDG when the sweep trained them.
 
     Parameters
     ----------
     summary : pandas.DataFrame
         The output of :func:`tnt.experiments.sweep.summarize`.
     part : {"test", "train"}
+    title : str, default=None
+        The figure's title (default: "<Part> accuracy against model size").
 
     Returns
     -------
@@ -114,7 +129,8 @@ def accuracy_vs_splits(summary: pd.DataFrame, part: str = "test"):
     if part not in ("test", "train"):
         raise ValueError(f"part must be 'test' or 'train', got {part!r}.")
     fig = _against_splits(summary, f"{part}_acc")
-    return _layout(fig, f"{part.capitalize()} accuracy against model size", "splits (log scale)", f"{part} accuracy", log_x=True)
+    title = title or f"{part.capitalize()} accuracy against model size"
+    return _layout(fig, title, "splits (log scale)", f"{part} accuracy", log_x=True)
 
 
 def splits_vs_C(summary: pd.DataFrame):
@@ -189,3 +205,33 @@ def depth_distribution(distributions: dict):
         )
     fig.update_layout(barmode="group")
     return _layout(fig, "Root-to-leaf decision depth", "depth (splits on the path)", "share")
+
+
+def train_and_test_vs_splits(summary: pd.DataFrame, title: str):
+    """Train (left) and test (right) accuracy against splits side by side: one panel of the paper's
+    Fig. 4, with every model of the summary (see :func:`accuracy_vs_splits`).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from tnt.viz.figures import train_and_test_vs_splits
+    >>> from tnt.experiments.sweep import summarize
+    >>> t = pd.DataFrame({"C": [0.1, 0.01], "seed": [0, 0], "tnt_splits": [4, 20], "cart_splits": [4, 20],
+    ...                   "tnt_train_acc": [0.7, 0.9], "cart_train_acc": [0.6, 0.8],
+    ...                   "tnt_test_acc": [0.7, 0.9], "cart_test_acc": [0.6, 0.8]})
+    >>> fig = train_and_test_vs_splits(summarize(t), "toy")
+    >>> [trace.name for trace in fig.data if trace.showlegend is not False]
+    ['TnT', 'CART']
+    """
+    from plotly.subplots import make_subplots
+
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("train accuracy", "test accuracy"), horizontal_spacing=0.08)
+    for col, part in ((1, "train"), (2, "test")):
+        for trace in accuracy_vs_splits(summary, part).data:
+            if col == 2:
+                trace.showlegend = False
+            fig.add_trace(trace, row=1, col=col)
+    fig = _layout(fig, title, None, "accuracy", log_x=True)
+    fig.update_xaxes(title_text="splits (log scale)")
+    fig.update_layout(width=1100, height=520, legend={"y": -0.18, "yanchor": "top"}, margin={"t": 80, "b": 120})
+    return fig

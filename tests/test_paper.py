@@ -1,0 +1,70 @@
+"""The paper's reproduction: its data loading, model selection and the script's quick mode on a small subset."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.model_selection import StratifiedKFold, cross_val_score
+
+from tnt import CARTClassifier
+from tnt.experiments.paper import load_paper_data, select_by_cv
+from tnt.experiments.paper_numbers import TABLE1, TABLE2
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = Path(os.environ.get("TNT_DATA", ROOT.parent / "shared" / "data"))
+
+
+def test_letter_gets_a_stratified_third_for_testing_and_subsets_keep_the_classes():
+    X_train, y_train, X_test, y_test = load_paper_data("letter", DATA)
+    assert len(y_test) == pytest.approx(0.33 * 20000, abs=1) and len(y_train) + len(y_test) == 20000
+    again = load_paper_data("letter", DATA)
+    assert np.array_equal(again[1], y_train)  # the same split every time
+    X_small, y_small, X_test2, _ = load_paper_data("mnist", DATA, max_train=1000)
+    assert X_small.shape == (1000, 784) and X_test2.shape == (10000, 784)
+    assert np.bincount(y_small).min() >= 85  # stratified: about 100 of each digit
+    with pytest.raises(ValueError, match="Unknown data set 'iris'"):
+        load_paper_data("iris", DATA)
+    with pytest.raises(ValueError, match="not found"):
+        load_paper_data("usps", DATA / "nowhere")
+
+
+def test_cross_validation_chooses_the_best_mean_accuracy(pendigits):
+    X, y = pendigits[0][:1500], pendigits[1][:1500]
+    best, scores = select_by_cv(CARTClassifier(random_state=0), "max_leaf_nodes", [4, 16, 64], X, y, n_jobs=2)
+    folds = StratifiedKFold(n_splits=3, shuffle=True, random_state=0)
+    for leaves in (4, 16, 64):
+        manual = cross_val_score(CARTClassifier(max_leaf_nodes=leaves, random_state=0), X, y, cv=folds).mean()
+        assert scores.loc[leaves] == pytest.approx(manual)
+    assert best == scores.idxmax()
+
+
+def test_quick_mode_writes_the_tables_figures_and_report(tmp_path):
+    out = tmp_path / "paper"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    cmd = [sys.executable, str(ROOT / "benchmarks" / "paper.py"), "--data", str(DATA), "--quick",
+           "--datasets", "pendigits", "connect_4", "--max-train", "300", "--out", str(out), "--n-jobs", "2"]
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=1800)
+    assert done.returncode == 0, done.stderr[-2000:]
+    for name in ("pendigits", "connect_4"):
+        for ext in ("png", "svg", "csv"):
+            assert (out / f"fig4_{name}.{ext}").stat().st_size > 1000
+        assert (out / f"fig4_{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    t1 = pd.read_csv(out / "table1.csv")
+    assert sorted(set(zip(t1["data"], t1["model"]))) == [(d, m) for d in ("connect_4", "pendigits") for m in ("CART", "TnT")]
+    assert (t1.groupby(["data", "model"]).size() == 2).all()  # two trials in quick mode
+    fig4 = pd.read_csv(out / "fig4_pendigits.csv")
+    assert len(fig4) == 4 * 2  # four values of C, two seeds
+    for prefix in ("tnt", "tnt_ft", "tao", "cart", "ndg"):
+        assert fig4[f"{prefix}_test_acc"].between(0, 1).all()
+    t2 = pd.read_csv(out / "table2.csv")
+    assert set(t2["data"]) == {"connect_4"}  # ensembles: MNIST and Connect-4 only
+    assert sorted(set(zip(t2["ensemble"], t2["size"]))) == sorted(k for k in TABLE2["connect_4"])
+    report = (out / "README.md").read_text()
+    assert "quick run" in report and "fig4_pendigits.png" in report
+    # Every row of ours stands beside the paper's number.
+    assert f"{TABLE1['pendigits']['TnT'][0]:.2f} ± {TABLE1['pendigits']['TnT'][1]:.2f}" in report
+    assert report.count("| Connect-4 | ") == 2 + len(TABLE2["connect_4"])
