@@ -3,7 +3,7 @@ details, and downloads of both models."""
 
 import streamlit as st
 
-from tnt.viz.explain import drawing_mode, node_info, path_table, sample_path
+from tnt.viz.explain import drawing_mode, drawing_note, node_info, path_table, sample_path
 from tnt.viz.plotly_view import graph_figure
 from tnt.experiments.training import format_C
 from ui import drawing, state
@@ -23,7 +23,7 @@ if result is not None:
     model = models[which]
     graph = model.graph_
     model_key = (result.dataset_key, p, which, drawing.fingerprint(graph))
-    big = drawing_mode(graph) == "server"
+    big = drawing_mode(graph) != "browser"
     views = ["Graphviz (in the browser)", "SVG (rendered on the server)", "Interactive (plotly)"]
     view = top[1].radio("View", views, index=1 if big else 0, key=f"graph/view/{big}")
     max_depth = int(graph.node_depth().max())
@@ -62,10 +62,14 @@ if result is not None:
 
     window_arg = None if window == (0, max(max_depth, 1)) else tuple(window)
     sample_arg = int(index) if highlight else None
-    dot = drawing.dot_source(
-        model_key, graph, names, classes, window_arg, sample_arg, _sample=x if highlight else None
-    )
     with left:
+        if not view.startswith("Interactive") and drawing_mode(graph, window_arg) == "plotly":
+            st.info(drawing_note(graph, window_arg))
+            view = views[2]
+        if not view.startswith("Interactive"):
+            dot = drawing.dot_source(
+                model_key, graph, names, classes, window_arg, sample_arg, _sample=x if highlight else None
+            )
         if view.startswith("Graphviz"):
             st.graphviz_chart(dot, width="content")
         elif view.startswith("SVG"):

@@ -9,11 +9,15 @@ import numpy as np
 
 from tnt.graph import MIXED, DecisionGraph
 
-__all__ = ["NodeInfo", "PathStep", "node_info", "sample_path", "path_table", "drawing_mode", "LARGE_GRAPH_NODES"]
+__all__ = ["NodeInfo", "PathStep", "node_info", "sample_path", "path_table", "drawing_mode", "drawing_note", "LARGE_GRAPH_NODES",
+           "MAX_DRAWN_NODES"]
 
 #: Graphs with more nodes than this are drawn on the server at natural size (readable, scrollable,
 #: with a depth window) rather than laid out in the browser and shrunk to the page's width.
 LARGE_GRAPH_NODES = 60
+#: Most nodes one Graphviz drawing holds (the depth window's nodes and stubs): beyond, the
+#: interactive plotly view is shown instead, with a note.
+MAX_DRAWN_NODES = 2_000
 
 
 def _feature(names, index: int) -> str:
@@ -125,6 +129,34 @@ def path_table(steps: list[PathStep]) -> "pd.DataFrame":
     )
 
 
-def drawing_mode(graph: DecisionGraph) -> str:
-    """``"browser"`` for graphs small enough for the browser to lay out, ``"server"`` otherwise."""
+def drawing_mode(graph: DecisionGraph, depth_window: tuple[int, int] | None = None) -> str:
+    """How to draw ``graph`` (or the layers of ``depth_window``).
+
+    ``"browser"`` for graphs small enough for the browser to lay out, ``"server"`` for Graphviz on
+    the server, ``"plotly"`` (the interactive view, laid out in linear time) when the drawing would
+    hold more than :data:`MAX_DRAWN_NODES` nodes, which Graphviz takes minutes to lay out.
+
+    Examples
+    --------
+    >>> g = DecisionGraph([1, -1, -1], [2, -1, -1], [0, -2, -2], [0.5, -2, -2], [[2, 2], [2, 0], [0, 2]])
+    >>> drawing_mode(g)
+    'browser'
+    """
+    from tnt.viz.export_dot import drawn_node_count
+
+    if drawn_node_count(graph, depth_window) > MAX_DRAWN_NODES:
+        return "plotly"
     return "browser" if graph.node_count <= LARGE_GRAPH_NODES else "server"
+
+
+def drawing_note(graph: DecisionGraph, depth_window: tuple[int, int] | None = None) -> str | None:
+    """The sentence shown when :func:`drawing_mode` is ``"plotly"`` (``None`` otherwise)."""
+    from tnt.viz.export_dot import drawn_node_count
+
+    count = drawn_node_count(graph, depth_window)
+    if count <= MAX_DRAWN_NODES:
+        return None
+    return (
+        f"This drawing would hold {count:,} nodes, more than Graphviz lays out quickly ({MAX_DRAWN_NODES:,}), "
+        "so the graph is shown in the interactive view; a narrower depth window brings the Graphviz views back."
+    )
