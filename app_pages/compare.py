@@ -3,7 +3,7 @@
 import streamlit as st
 
 from tnt.experiments.compare import compare_models, comparison_frame
-from tnt.experiments.training import format_C
+from ui.display import format_C, labelled
 from ui import state
 from ui.analysis import remembered, show_graph
 
@@ -22,13 +22,13 @@ with st.spinner("Training the four models..."):
         lambda: compare_models(data, C=p.C, N1=p.N1, N2=p.N2, seed=p.seed),
     )
 table = comparison_frame(results)
-st.dataframe(table, key="compare/table")
-best = table["test accuracy"].idxmax()
-st.caption(f"Highest test accuracy: **{best}** ({table.loc[best, 'test accuracy']:.3f}).")
+st.dataframe(labelled(table), key="compare/table")
+best = table["test_accuracy"].idxmax()
+st.caption(f"Highest test accuracy: **{best}** ({table.loc[best, 'test_accuracy']:.3f}).")
 
 names, classes = list(data.feature_names), data.class_names
 cols = st.columns(2)
 for i, (name, (model, m)) in enumerate(results.items()):
     with cols[i % 2]:
-        st.markdown(f"**{name}**: {m['splits']} splits, {m['leaves']} leaves, {m['nodes with several parents']} shared")
+        st.markdown(f"**{name}**: {m['splits']} splits, {m['leaves']} leaves, {m['shared_nodes']} shared")
         show_graph(model.graph_, names, classes, key=f"compare/graph/{i}")

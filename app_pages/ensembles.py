@@ -5,7 +5,7 @@ import os
 import streamlit as st
 
 from tnt.experiments.ensembles import compare_ensembles, summarize_ensembles
-from tnt.experiments.training import C_GRID, format_C
+from ui.display import C_GRID, format_C, labelled
 from ui import state
 from ui.analysis import remembered
 
@@ -37,10 +37,10 @@ if run:
                                       C_bagging=C_bag, C_boosting=C_boost, seeds=range(n_seeds), n_jobs=n_jobs),
         )
     st.subheader(f"{n_estimators} base estimators, mean ± std over {n_seeds} seed(s)")
-    st.table(summarize_ensembles(rows))
+    st.table(labelled(summarize_ensembles(rows)))
     st.caption("AdaBoost stops early when a base model fits the weighted training data perfectly, "
                "so 'estimators' can be below the number asked for.")
     with st.expander("Every ensemble and seed"):
-        st.dataframe(rows.round(3), hide_index=True, key="ensembles/rows")
+        st.dataframe(labelled(rows.round(3)), hide_index=True, key="ensembles/rows")
 else:
     st.info("Choose the ensemble size and press **Train the ensembles**.")

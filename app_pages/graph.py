@@ -5,7 +5,7 @@ import streamlit as st
 
 from tnt.viz.explain import drawing_mode, drawing_note, node_info, path_table, sample_path
 from tnt.viz.plotly_view import graph_figure
-from tnt.experiments.training import format_C
+from ui.display import format_C
 from ui import drawing, state
 from ui.views import ensure_result
 

@@ -7,7 +7,7 @@ import streamlit as st
 from tnt.viz.figures import depth_distribution, depth_vs_splits
 from tnt.experiments.paths import depth_distributions
 from tnt.experiments.sweep import summarize
-from tnt.experiments.training import format_C
+from ui.display import format_C
 from ui import state
 from ui.analysis import latest
 from ui.views import ensure_result

@@ -7,7 +7,7 @@ import streamlit as st
 from tnt.viz.figures import accuracy_vs_splits, splits_vs_C
 from tnt.data.safe_csv import neutralize_formulas
 from tnt.experiments.sweep import log_grid, summarize, sweep
-from tnt.experiments.training import C_GRID, format_C
+from ui.display import C_GRID, format_C
 from ui import state
 from ui.analysis import latest, progress_bar, remembered
 

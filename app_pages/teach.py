@@ -6,7 +6,7 @@ import streamlit as st
 from tnt.viz.regions import regions_figure
 from tnt.experiments.teaching import teaching_models, training_accuracy, training_snapshots
 from tnt.experiments.toy import corners
-from tnt.experiments.training import C_GRID, format_C
+from ui.display import C_GRID, format_C
 from ui import state
 from ui.analysis import remembered, show_graph
 

@@ -2,7 +2,8 @@
 
 import streamlit as st
 
-from tnt.experiments.training import C_GRID, TrainParams, comparison_table, format_C, history_table
+from tnt.experiments.training import TrainParams
+from ui.display import C_GRID, comparison_table, format_C, history_table
 from ui import state
 from ui.views import train_with_progress
 
@@ -47,20 +48,20 @@ if result is not None:
     tm, cm = result.tnt_metrics, result.cart_metrics
     st.subheader(f"TnT at C={format_C(params.C)}, N1={params.N1}, N2={params.N2}")
     cols = st.columns(5)
-    gain = tm["test accuracy"] - cm["test accuracy"]
+    gain = tm["test_accuracy"] - cm["test_accuracy"]
     cols[0].metric(
         "Test accuracy",
-        f"{tm['test accuracy']:.3f}",
+        f"{tm['test_accuracy']:.3f}",
         f"{gain:+.3f} vs CART" if abs(gain) >= 5e-4 else "same as CART",
         delta_color="normal" if abs(gain) >= 5e-4 else "off",
     )
     cols[1].metric("Splits", tm["splits"])
     cols[2].metric("Leaves", tm["leaves"])
-    cols[3].metric("Nodes with several parents", tm["nodes with several parents"])
-    cols[4].metric("Mean decision depth", f"{tm['mean decision depth (test)']:.2f}")
+    cols[3].metric("Nodes with several parents", tm["shared_nodes"])
+    cols[4].metric("Mean decision depth", f"{tm['mean_depth']:.2f}")
     st.table(comparison_table(result))
     st.caption(
-        ("Taken from this session's cache." if was_cached else f"Trained in {tm['fit time (s)']:.2f} s.")
+        ("Taken from this session's cache." if was_cached else f"Trained in {tm['fit_time']:.2f} s.")
         + f" CART is grown best-first with max_leaf_nodes = {max(tm['splits'] + 1, 2)}."
     )
     st.subheader("Models trained on this data in this session")

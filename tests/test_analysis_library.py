@@ -64,14 +64,14 @@ def test_ensembles_match_total_splits_and_measure_accuracy(wine):
     bag = rows[rows["ensemble"] == "TnT-bagging"]
     rf = rows[rows["ensemble"] == "Random Forest"]
     # CART base trees get max_leaf_nodes = mean TnT splits + 1, so each has at most that many splits.
-    assert (rf["mean splits"] <= round(bag["mean splits"].mean()) + 1e-9).all()
+    assert (rf["mean_splits"] <= round(bag["mean_splits"].mean()) + 1e-9).all()
     assert (bag["estimators"] == 4).all() and (rf["estimators"] == 4).all()
-    assert rows[["train accuracy", "test accuracy"]].stack().between(0.5, 1.0).all()
+    assert rows[["train_accuracy", "test_accuracy"]].stack().between(0.5, 1.0).all()
     again = fit_ensemble("TnT-bagging", Xa, ya, Xb, yb, n_estimators=4, seed=1, C=1e-2)
-    assert again["test accuracy"] == bag.iloc[1]["test accuracy"] and again["total splits"] == bag.iloc[1]["total splits"]
+    assert again["test_accuracy"] == bag.iloc[1]["test_accuracy"] and again["total_splits"] == bag.iloc[1]["total_splits"]
     summary = summarize_ensembles(rows)
     assert list(summary.index) == list(ENSEMBLES)
-    assert float(summary.loc["TnT-bagging", "total splits"]) == pytest.approx(bag["total splits"].mean(), abs=0.05)
+    assert float(summary.loc["TnT-bagging", "total_splits"]) == pytest.approx(bag["total_splits"].mean(), abs=0.05)
 
 
 def test_ensembles_in_parallel_give_the_same_rows(wine):

@@ -117,8 +117,8 @@ def test_ensembles_page_table(app):
     rows = app.session_state["analysis/ensembles"]
     (result,) = rows.values()
     bag = result[result["ensemble"] == "TnT-bagging"].iloc[0]
-    assert float(table.loc["TnT-bagging", "total splits"]) == bag["total splits"]
-    assert table.loc["TnT-bagging", "test accuracy"] == f"{bag['test accuracy']:.3f} ± 0.000"
+    assert float(table.loc["TnT-bagging", "total splits"]) == bag["total_splits"]
+    assert table.loc["TnT-bagging", "test accuracy"] == f"{bag['test_accuracy']:.3f} ± 0.000"
 
 
 def test_teach_page_corners_by_default(app):

@@ -1,5 +1,6 @@
 """The project's set-up promises: README's commands, CI, and the library's independence of the app."""
 
+import os
 import re
 import subprocess
 import sys
@@ -38,3 +39,54 @@ def test_the_app_never_shows_a_stack_trace_nor_sends_usage_statistics():
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
     assert config["client"]["showErrorDetails"] in ("type", "none")
     assert config["browser"]["gatherUsageStats"] is False
+
+
+def test_the_readme_links_only_to_files_in_the_repository():
+    readme = (ROOT / "README.md").read_text()
+    assert "ALGORITHM.md" not in readme
+    for target in re.findall(r"\]\(([^)#]+)\)", readme):
+        if "://" in target:
+            continue
+        assert not target.startswith(".."), target
+        assert (ROOT / target).exists(), target
+
+
+def test_one_version_number():
+    import importlib.metadata
+    import tomllib
+
+    import tnt
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert "version" not in project and project["dynamic"] == ["version"]
+    assert importlib.metadata.version("tnt-explorer") == tnt.__version__
+
+
+def test_the_library_depends_on_no_app_or_drawing_package():
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    names = {re.split(r"[<>=\[ ]", d)[0] for d in project["dependencies"]}
+    assert names == {"numpy", "scipy", "scikit-learn", "numba", "pandas"}
+    extras = project["optional-dependencies"]
+    assert any(d.startswith("streamlit>=1.56") for d in extras["app"])  # st.iframe
+
+
+def test_the_bundled_data_is_package_data():
+    from tnt.data import datasets
+
+    assert datasets.SAMPLE_DATA.is_relative_to(ROOT / "tnt")
+    for entry in datasets.catalog():
+        assert (datasets.SAMPLE_DATA / entry["file"]).exists()
+
+
+def test_the_readme_dask_example_runs_as_printed(tmp_path):
+    readme = (ROOT / "README.md").read_text()
+    (example,) = [block for block in re.findall(r"```python\n(.+?)\n```", readme, flags=re.S) if "LocalCluster" in block]
+    script = tmp_path / "dask_sweep.py"
+    script.write_text(example)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "tnt_splits_mean" in out.stdout and "[4 rows x" in out.stdout  # one row per value of C
+

@@ -60,6 +60,23 @@ class CARTClassifier(GraphClassifierMixin, BaseEstimator):
         self.fine_tune = fine_tune
         self.random_state = random_state
 
+    @classmethod
+    def with_splits(cls, n_splits: int, **params):
+        """The tree to compare with a graph of ``n_splits`` splits: grown best-first to as many splits.
+
+        ``max_leaf_nodes = n_splits + 1`` (at least 2, scikit-learn's smallest); the one rule every
+        same-splits comparison of the project uses.
+
+        Examples
+        --------
+        >>> from tnt import CARTClassifier, TAOClassifier
+        >>> CARTClassifier.with_splits(6, random_state=0).max_leaf_nodes
+        7
+        >>> TAOClassifier.with_splits(0).max_leaf_nodes
+        2
+        """
+        return cls(max_leaf_nodes=max(int(n_splits) + 1, 2), **params)
+
     def fit(self, X, y, sample_weight=None):
         """Fit the tree (then fine-tune it when ``fine_tune > 0``).
 

@@ -3,32 +3,25 @@ comparisons and ensembles (keyed on the data set and the settings, so going back
 
 from __future__ import annotations
 
-from collections import OrderedDict
-
 import streamlit as st
 
-from tnt.viz.export_dot import to_dot
 from tnt.viz.explain import drawing_mode
+from tnt.viz.export_dot import to_dot
 from tnt.viz.plotly_view import graph_figure
+from ui.lru import LRUStore
 
 MAX_KEPT = 12  # finished runs kept per kind and session
 
 
 def remembered(kind: str, key: tuple, compute):
     """``compute()``'s result, computed once per session for ``key`` (least recently used dropped)."""
-    store = st.session_state.setdefault(f"analysis/{kind}", OrderedDict())
-    if key not in store:
-        store[key] = compute()
-        while len(store) > MAX_KEPT:
-            store.popitem(last=False)
-    store.move_to_end(key)
-    return store[key]
+    return st.session_state.setdefault(f"analysis/{kind}", LRUStore(MAX_KEPT)).get_or_compute(key, compute)
 
 
 def latest(kind: str):
     """The last result of ``kind`` this session computed or opened, or None."""
     store = st.session_state.get(f"analysis/{kind}")
-    return next(reversed(store.values())) if store else None
+    return store.latest() if store else None
 
 
 def show_graph(graph, feature_names, class_names, key: str) -> None:

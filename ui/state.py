@@ -7,18 +7,17 @@ treat them as read-only.
 
 from __future__ import annotations
 
-from collections import OrderedDict
-
 import streamlit as st
 
 from tnt.data.csv_loader import UploadedTable, read_csv_bytes
 from tnt.data.datasets import Dataset, default_dataset_id, load_bundled
 from tnt.experiments.training import TrainParams, TrainResult
+from ui.lru import LRUStore
 
 DATASET = "data/dataset"
 SOURCE = "data/source"  # what the current data set came from, for the Data page's widgets
 PARAMS = "train/params"
-MODELS = "train/models"  # OrderedDict: (dataset key, TrainParams) -> TrainResult
+MODELS = "train/models"  # LRUStore: (dataset key, TrainParams) -> TrainResult
 MAX_MODELS = 24  # trained models kept per session, least recently used dropped first
 
 
@@ -70,26 +69,17 @@ def clamp(key: str, low: int, high: int, default: int = 0) -> None:
         st.session_state[key] = min(max(value, low), high)
 
 
-def _models() -> OrderedDict:
-    return st.session_state.setdefault(MODELS, OrderedDict())
+def _models() -> LRUStore:
+    return st.session_state.setdefault(MODELS, LRUStore(MAX_MODELS))
 
 
 def cached_result(data: Dataset, value: TrainParams) -> TrainResult | None:
     """The model trained on ``data`` with ``value``, if this session has trained it."""
-    models = _models()
-    key = (data.key, value)
-    if key in models:
-        models.move_to_end(key)
-        return models[key]
-    return None
+    return _models().get((data.key, value))
 
 
 def store_result(result: TrainResult) -> None:
-    models = _models()
-    models[result.key] = result
-    models.move_to_end(result.key)
-    while len(models) > MAX_MODELS:
-        models.popitem(last=False)
+    _models().put(result.key, result)
 
 
 def current_result() -> TrainResult | None:

@@ -5,12 +5,10 @@ from __future__ import annotations
 import streamlit as st
 
 from tnt.data.datasets import Dataset
-from tnt.experiments.training import TrainParams, TrainResult, format_C, train
+from tnt.experiments.training import TrainParams, TrainResult, train
+from ui.display import format_C
 
 from . import state
-
-_PHASE = {"grow": "grow pass", "merge": "merge", "fine_tune": "fine-tuning round"}
-
 
 def train_with_progress(data: Dataset, params: TrainParams) -> TrainResult | None:
     """Train (or fetch from this session's cache) with a progress bar that moves at every grow pass
@@ -23,7 +21,7 @@ def train_with_progress(data: Dataset, params: TrainParams) -> TrainResult | Non
     def on_step(event) -> None:
         bar.progress(
             min(event.step / event.total_steps, 1.0),
-            text=f"Training TnT: {_PHASE.get(event.kind, event.kind)} {event.step} of {event.total_steps} "
+            text=f"Training TnT: {event.kind_name} {event.step} of {event.total_steps} "
             f"({event.n_splits} splits)",
         )
 
@@ -59,6 +57,6 @@ def sidebar_summary() -> None:
     else:
         m = result.tnt_metrics
         st.caption(
-            f"TnT: {m['splits']} splits, {m['nodes with several parents']} shared nodes, "
-            f"test accuracy {m['test accuracy']:.3f}"
+            f"TnT: {m['splits']} splits, {m['shared_nodes']} shared nodes, "
+            f"test accuracy {m['test_accuracy']:.3f}"
         )

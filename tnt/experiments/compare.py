@@ -54,9 +54,8 @@ def compare_models(data, *, C=1e-3, N1=2, N2=5, seed=0, fine_tune=5) -> dict:
     Xa, ya = data.X_train, data.y_train
     tnt, t_tnt = _timed_fit(TnTClassifier(C=C, N1=N1, N2=N2, random_state=seed), Xa, ya)
     tuned, t_tuned = _timed_fit(TnTClassifier(C=C, N1=N1, N2=N2, fine_tune=fine_tune, random_state=seed), Xa, ya)
-    leaves = max(tnt.n_splits_ + 1, 2)
-    cart, t_cart = _timed_fit(CARTClassifier(max_leaf_nodes=leaves, random_state=seed), Xa, ya)
-    tao, t_tao = _timed_fit(TAOClassifier(max_leaf_nodes=leaves, fine_tune=fine_tune, random_state=seed), Xa, ya)
+    cart, t_cart = _timed_fit(CARTClassifier.with_splits(tnt.n_splits_, random_state=seed), Xa, ya)
+    tao, t_tao = _timed_fit(TAOClassifier.with_splits(tnt.n_splits_, fine_tune=fine_tune, random_state=seed), Xa, ya)
     fitted = zip(MODELS, (tnt, tuned, cart, tao), (t_tnt, t_tuned, t_cart, t_tao))
     return {name: (model, metrics(model, data, seconds)) for name, model, seconds in fitted}
 
@@ -67,15 +66,15 @@ def comparison_frame(results: dict) -> pd.DataFrame:
     Examples
     --------
     >>> from tnt.experiments.compare import comparison_frame
-    >>> row = {"train accuracy": 0.91234, "test accuracy": 0.9, "splits": 3, "leaves": 4,
-    ...        "nodes with several parents": 0, "mean decision depth (test)": 2.456, "fit time (s)": 0.01}
-    >>> comparison_frame({"CART": (None, row)}).loc["CART", "train accuracy"]
+    >>> row = {"train_accuracy": 0.91234, "test_accuracy": 0.9, "splits": 3, "leaves": 4,
+    ...        "shared_nodes": 0, "mean_depth": 2.456, "fit_time": 0.01}
+    >>> comparison_frame({"CART": (None, row)}).loc["CART", "train_accuracy"]
     np.float64(0.912)
     """
     frame = pd.DataFrame({name: m for name, (_, m) in results.items()}).T
     frame.index.name = "model"
     for col in frame.columns:
-        if col in ("splits", "leaves", "nodes with several parents"):
+        if col in ("splits", "leaves", "shared_nodes"):
             frame[col] = frame[col].astype(int)
         else:
             frame[col] = frame[col].astype(float).round(2 if "depth" in col or "time" in col else 3)

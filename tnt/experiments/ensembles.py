@@ -72,7 +72,7 @@ def fit_ensemble(kind, X_train, y_train, X_test, y_test, *, n_estimators, seed, 
     >>> from tnt.experiments.ensembles import fit_ensemble
     >>> X, y = load_iris(return_X_y=True)
     >>> row = fit_ensemble("Random Forest", X, y, X, y, n_estimators=3, seed=0, max_leaf_nodes=4)
-    >>> row["estimators"], row["total splits"]
+    >>> row["estimators"], row["total_splits"]
     (3, 9)
     """
     if kind not in ENSEMBLES:
@@ -83,10 +83,10 @@ def fit_ensemble(kind, X_train, y_train, X_test, y_test, *, n_estimators, seed, 
         "ensemble": kind,
         "seed": int(seed),
         "estimators": len(splits),
-        "total splits": int(sum(splits)),
-        "mean splits": float(np.mean(splits)),
-        "train accuracy": float(model.score(X_train, y_train)),
-        "test accuracy": float(model.score(X_test, y_test)),
+        "total_splits": int(sum(splits)),
+        "mean_splits": float(np.mean(splits)),
+        "train_accuracy": float(model.score(X_train, y_train)),
+        "test_accuracy": float(model.score(X_test, y_test)),
     }
 
 
@@ -129,7 +129,7 @@ def compare_ensembles(
     )
     matched = {}
     for kind in ("TnT-bagging", "TnT-AdaBoost"):
-        mean = np.mean([r["mean splits"] for r in tnt_rows if r["ensemble"] == kind])
+        mean = np.mean([r["mean_splits"] for r in tnt_rows if r["ensemble"] == kind])
         matched[kind] = max(int(round(mean)) + 1, 2)
     cart_rows = parallel(
         delayed(fit_ensemble)(kind, *data, n_estimators=n_estimators, seed=seed, max_leaf_nodes=matched[twin])
@@ -149,10 +149,10 @@ def summarize_ensembles(rows: pd.DataFrame) -> pd.DataFrame:
     >>> import pandas as pd
     >>> from tnt.experiments.ensembles import summarize_ensembles
     >>> rows = pd.DataFrame({"ensemble": ["AdaBoost"] * 2, "seed": [0, 1], "estimators": [5, 5],
-    ...                      "total splits": [20, 22], "mean splits": [4.0, 4.4],
-    ...                      "train accuracy": [0.9, 0.8], "test accuracy": [0.7, 0.9]})
+    ...                      "total_splits": [20, 22], "mean_splits": [4.0, 4.4],
+    ...                      "train_accuracy": [0.9, 0.8], "test_accuracy": [0.7, 0.9]})
     >>> s = summarize_ensembles(rows)
-    >>> s.loc["AdaBoost", "total splits"], s.loc["AdaBoost", "test accuracy"]
+    >>> s.loc["AdaBoost", "total_splits"], s.loc["AdaBoost", "test_accuracy"]
     ('21', '0.800 ± 0.100')
     """
     out = []
@@ -161,10 +161,10 @@ def summarize_ensembles(rows: pd.DataFrame) -> pd.DataFrame:
             {
                 "ensemble": kind,
                 "estimators": _short(group["estimators"].mean()),
-                "total splits": _short(group["total splits"].mean()),
+                "total_splits": _short(group["total_splits"].mean()),
                 **{
                     col: f"{group[col].mean():.3f} ± {group[col].std(ddof=0):.3f}"
-                    for col in ("train accuracy", "test accuracy")
+                    for col in ("train_accuracy", "test_accuracy")
                 },
             }
         )

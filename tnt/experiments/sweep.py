@@ -85,7 +85,7 @@ def sweep_one(X_train, y_train, X_test, y_test, C: float, seed: int, N1: int = 2
     start = time.perf_counter()
     tnt = TnTClassifier(C=C, N1=N1, N2=N2, random_state=seed).fit(X_train, y_train)
     fit_time = time.perf_counter() - start
-    cart = CARTClassifier(max_leaf_nodes=max(tnt.n_splits_ + 1, 2), random_state=seed).fit(X_train, y_train)
+    cart = CARTClassifier.with_splits(tnt.n_splits_, random_state=seed).fit(X_train, y_train)
     reduced = reduce_model(tnt, X_train, y_train)
     return {
         "C": float(C),

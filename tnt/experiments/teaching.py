@@ -13,9 +13,6 @@ from tnt.experiments.toy import four_split_graph
 
 __all__ = ["teaching_models", "training_accuracy", "training_snapshots"]
 
-_KIND = {"grow": "grow pass", "merge": "merge", "fine_tune": "fine-tuning round"}
-
-
 def training_snapshots(X, y, **params) -> list[tuple[str, DecisionGraph]]:
     """Train TnT and keep the graph after each step of Algorithm 2.
 
@@ -90,7 +87,7 @@ def teaching_models(X, y, *, C: float = 1e-2, seed: int = 0, corners: bool = Tru
     """
     tnt = TnTClassifier(C=C, random_state=seed).fit(X, y)
     models = {
-        "CART": CARTClassifier(max_leaf_nodes=max(tnt.n_splits_ + 1, 2), random_state=seed).fit(X, y),
+        "CART": CARTClassifier.with_splits(tnt.n_splits_, random_state=seed).fit(X, y),
         "TnT": tnt,
     }
     if corners:

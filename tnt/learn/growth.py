@@ -6,7 +6,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Callable, Optional
+from typing import Callable, ClassVar, Optional
 
 import numpy as np
 
@@ -40,6 +40,14 @@ class GrowthEvent:
     total_steps: int
     n_splits: int
     _snapshot: Callable[[], FlatGraph] = field(repr=False, compare=False)
+
+    #: Each kind of step in words, as progress bars and the step-through say it.
+    KIND_NAMES: ClassVar[dict] = {"grow": "grow pass", "merge": "merge", "fine_tune": "fine-tuning round"}
+
+    @property
+    def kind_name(self) -> str:
+        """This step's kind in words ("grow pass", "merge" or "fine-tuning round")."""
+        return self.KIND_NAMES[self.kind]
 
     def snapshot(self) -> FlatGraph:
         """The graph as it stands after this step, merged and without dead nodes."""

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tnt.graph import MIXED, DecisionGraph
+from tnt.viz.exporter import condition_text
 
 __all__ = ["NodeInfo", "PathStep", "node_info", "sample_path", "path_table", "drawing_mode", "drawing_note", "LARGE_GRAPH_NODES",
            "MAX_DRAWN_NODES"]
@@ -29,10 +30,11 @@ def _class(names, index: int) -> str:
 
 
 def rule(graph: DecisionGraph, node: int, feature_names=None, precision: int = 3) -> str:
-    """The test at an internal node, e.g. ``"petal length (cm) <= 2.45"`` (``"leaf"`` at a leaf)."""
+    """The test at an internal node, e.g. ``"petal length (cm) <= 2.45"`` (``"leaf"`` at a leaf), written
+    as the drawings write it (:func:`tnt.viz.exporter.condition_text`)."""
     if graph.is_leaf[node]:
         return "leaf"
-    return f"{_feature(feature_names, graph.feature[node])} <= {graph.threshold[node]:.{precision}g}"
+    return condition_text(_feature(feature_names, graph.feature[node]), graph.threshold[node], "left", precision)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ import numpy as np
 from tnt.viz.colors import node_colors, node_fills
 from tnt.graph import MIXED
 
-__all__ = ["GraphText", "escape_dot", "escape_html", "format_number", "names_of", "path_mask"]
+__all__ = ["GraphText", "condition_text", "escape_dot", "escape_html", "format_number", "names_of", "path_mask"]
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
@@ -39,6 +39,22 @@ def format_number(x: float, precision: int) -> str:
     if "." in text:
         text = text.rstrip("0").rstrip(".")
     return "0" if text == "-0" else text
+
+
+def condition_text(feature_name: str, threshold: float, branch: str = "left", precision: int = 3) -> str:
+    """The test a sample passes to take ``branch`` ("left" or "right") out of a split.
+
+    The one place a split's rule is written: drawings, exports, the node inspector and the path
+    table all show the same threshold for the same node.
+
+    Examples
+    --------
+    >>> from tnt.viz.exporter import condition_text
+    >>> condition_text("pixel", 127.5), condition_text("pixel", 127.5, "right")
+    ('pixel <= 127.5', 'pixel > 127.5')
+    """
+    operator = "<=" if branch == "left" else ">"
+    return f"{feature_name} {operator} {format_number(threshold, precision)}"
 
 
 def escape_dot(text: str) -> str:
@@ -155,13 +171,9 @@ class GraphText:
         f = int(self.graph.feature[node])
         return f"x[{f}]" if self.feature_names is None else self.feature_names[f]
 
-    def threshold(self, node: int) -> str:
-        return format_number(self.graph.threshold[node], self.precision)
-
     def condition(self, node: int, branch: str) -> str:
         """The test a sample passes to take ``branch`` ("left" or "right") out of ``node``."""
-        operator = "<=" if branch == "left" else ">"
-        return f"{self.feature_name(node)} {operator} {self.threshold(node)}"
+        return condition_text(self.feature_name(node), self.graph.threshold[node], branch, self.precision)
 
     def rule(self, node: int) -> str:
         """The split of an internal node (``petal width <= 0.8``), the predicted class of a leaf."""

@@ -1,0 +1,43 @@
+"""Smoke test of a non-editable install (`pip install '.[app]'`), run by .ci/run with that install's Python.
+
+Run from a temporary folder holding copies of app.py, app_pages/ and ui/ but no tnt/, so that the
+library, its bundled data and the command line come from site-packages alone.
+"""
+
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+with tempfile.TemporaryDirectory() as folder:
+    work = Path(folder)
+    shutil.copy(REPO / "app.py", work)
+    shutil.copytree(REPO / "app_pages", work / "app_pages")
+    shutil.copytree(REPO / "ui", work / "ui")
+    shutil.copytree(REPO / ".streamlit", work / ".streamlit")
+    sys.path.insert(0, str(work))
+
+    import tnt
+    from tnt.data.datasets import catalog, load_bundled
+
+    assert "site-packages" in tnt.__file__, tnt.__file__
+    data = load_bundled("digits")
+    model = tnt.TnTClassifier(C=1e-2, random_state=0).fit(data.X_train, data.y_train)
+    assert model.score(data.X_test, data.y_test) > 0.6
+    assert len(catalog()) >= 6
+
+    cli = Path(sys.executable).parent / "tnt"
+    iris = Path(tnt.__file__).parent / "data" / "bundled" / "iris.csv"
+    out = subprocess.run([str(cli), "train", str(iris), "--target", "species", "-o", str(work / "m.json")],
+                         capture_output=True, text=True)
+    assert out.returncode == 0 and (work / "m.json").exists(), out.stderr
+
+    from streamlit.testing.v1 import AppTest
+
+    app = AppTest.from_file(str(work / "app.py"), default_timeout=300).run()
+    assert not app.exception, app.exception
+    assert app.dataframe, "the Data page shows no table"
+    print(f"non-editable install: tnt {tnt.__version__} from {Path(tnt.__file__).parent}, app and command line work")
