@@ -15,7 +15,6 @@ import copy
 import io
 import json
 import signal
-import string
 import tracemalloc
 from pathlib import Path
 
