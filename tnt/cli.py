@@ -14,6 +14,8 @@ from pathlib import Path
 __all__ = ["main"]
 
 EXPORT_FORMATS = ("svg", "png", "pdf", "dot", "json", "txt")
+#: Most merge phases, grow passes or fine-tuning rounds the command line runs (the app: 5, 10 and 5).
+MAX_ROUNDS = 100
 
 
 class _Parser(argparse.ArgumentParser):
@@ -71,9 +73,10 @@ def _parser() -> argparse.ArgumentParser:
     train.add_argument("data", metavar="DATA.csv", help="training data, one row per sample, with a header row")
     train.add_argument("--target", required=True, metavar="COL", help="name of the label column")
     train.add_argument("--C", type=float, default=1e-3, help="pruning strength; larger gives fewer splits (default 1e-3)")
-    train.add_argument("--N1", type=int, default=2, help="merge phases (default 2)")
-    train.add_argument("--N2", type=int, default=5, help="grow passes per phase (default 5)")
-    train.add_argument("--fine-tune", type=int, default=0, help="rounds of fine-tuning after training (default 0)")
+    train.add_argument("--N1", type=_count(1, MAX_ROUNDS), default=2, help="merge phases (default 2)")
+    train.add_argument("--N2", type=_count(1, MAX_ROUNDS), default=5, help="grow passes per phase (default 5)")
+    train.add_argument("--fine-tune", type=_count(0, MAX_ROUNDS), default=0,
+                       help="rounds of fine-tuning after training (default 0)")
     train.add_argument("--seed", type=int, default=0, help="random seed for the split and the training (default 0)")
     train.add_argument("--test-size", type=float, default=0.25,
                        help="fraction of rows held out to measure test accuracy; 0 trains on all (default 0.25)")
@@ -108,6 +111,21 @@ def _parser() -> argparse.ArgumentParser:
     info.add_argument("model", metavar="MODEL.json")
     info.set_defaults(run=_info)
     return parser
+
+
+def _count(low: int, high: int):
+    """An argparse type: a whole number from ``low`` to ``high`` (a billion merge phases is a hang)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value} is not between {low} and {high}")
+        return value
+
+    return parse
 
 
 def _add_limits(command) -> None:
