@@ -3,7 +3,7 @@ details, and downloads; for the models trained here and for a model file the use
 
 import streamlit as st
 
-from tnt.viz.explain import drawing_mode, node_info, path_table, sample_path
+from tnt.viz.explain import drawing_mode, drawing_note, node_info, path_table, sample_path
 from tnt.viz.plotly_view import graph_figure
 from ui import drawing, state
 from ui.display import format_C
@@ -116,6 +116,10 @@ if result is not None:
 
     window_arg = None if window == (0, max(max_depth, 1)) else tuple(window)
     with left:
+        note = None if interactive else drawing_note(graph, window_arg)
+        if note:  # too many nodes for Graphviz: the interactive view instead
+            st.info(note)
+            interactive = True
         if interactive:
             flows = None
             if st.toggle("Edge width: training samples along each edge", disabled=not data_fits,

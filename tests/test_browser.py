@@ -1,10 +1,14 @@
 """End to end: ``streamlit run`` on a free local port, driven by Playwright in Debian's chromium
 (see ``browser_helpers``; screenshots in ``test-artifacts/``)."""
 
+import json
 import re
+import time
+from pathlib import Path
 
 import pytest
 from browser_helpers import ARTIFACTS, HIGHLIGHT, ROOT, nav, running_server, shot, wait_idle
+from playwright.sync_api import expect
 
 # The plotly view's figure, read in the page.
 NODE_COUNT = "() => document.querySelector('.js-plotly-plot').data.find(t => t.name === 'nodes').hovertext.length"
@@ -46,29 +50,28 @@ def test_open_train_and_see_the_graph(server, browser):
     page.keyboard.press("ArrowRight")
     page.get_by_role("button", name="Train").click()
     page.get_by_text("TnT at C=2e-03").wait_for()
-    wait_idle(page)
-    splits_after = page.locator('[data-testid="stMetric"]', has_text="Splits").locator(
-        '[data-testid="stMetricValue"]').inner_text()  # fmt: skip
+    splits = page.locator('[data-testid="stMetric"]', has_text="Splits").locator('[data-testid="stMetricValue"]')
+    expect(splits).not_to_have_text(splits_before, timeout=60_000)  # the new model's metric is drawn
+    splits_after = splits.inner_text()
     assert int(splits_after) < int(splits_before)
     sidebar = page.locator('[data-testid="stSidebar"]')
-    assert sidebar.get_by_text(f"TnT: {splits_after} splits").is_visible()  # filled after the page trained
+    sidebar.get_by_text(f"TnT: {splits_after} splits").wait_for()  # filled after the page trained
+    wait_idle(page)
     shot(page, "2_train")
 
     # Graph: drawn on the server at natural size (80 splits), with a sample's path highlighted.
     nav(page, "Graph")
     frame = page.frame_locator('iframe[title="Decision graph"]')
-    frame.locator("svg g.node").first.wait_for(timeout=60_000)
-    assert frame.locator("svg g.node").count() > 15  # the first layers of the depth window
+    frame.locator("svg g.node").nth(15).wait_for(timeout=60_000)  # the first layers of the depth window
     highlighted = f'svg g.node path[stroke="{HIGHLIGHT}"], svg g.node polygon[stroke="{HIGHLIGHT}"]'
-    assert frame.locator(highlighted).count() >= 3  # the root and the path's first splits
+    frame.locator(highlighted).nth(2).wait_for()  # the root and the path's first splits
     sample = page.get_by_role("spinbutton", name="Test sample", exact=True)
     sample.fill("7")
     sample.press("Enter")
     page.get_by_text("Sample #7").wait_for()
     wait_idle(page)
     frame = page.frame_locator('iframe[title="Decision graph"]')
-    frame.locator("svg g.node").first.wait_for()
-    assert frame.locator(highlighted).count() >= 3
+    frame.locator(highlighted).nth(2).wait_for()
     shot(page, "3_graph_path")
     assert not errors, errors
 
@@ -81,7 +84,7 @@ def test_a_page_opened_directly_has_the_whole_app_around_it(server, browser):
     assert [t.split(maxsplit=1)[-1] for t in nav_links] == [  # after the icon names
         "Data", "Train", "Graph", "Shared nodes", "Compare", "Sweep", "Paths", "Ensembles", "Teach", "History"
     ]  # fmt: skip
-    assert page.locator('[data-testid="stSidebar"]').get_by_text("TnT Explorer").is_visible()
+    page.locator('[data-testid="stSidebar"]').get_by_text("TnT Explorer").wait_for()
 
 
 def test_upload_a_csv_through_the_real_uploader(server, browser):
@@ -92,16 +95,17 @@ def test_upload_a_csv_through_the_real_uploader(server, browser):
     page.get_by_role("button", name="Use this data").wait_for(timeout=30_000)
     page.get_by_role("button", name="Use this data").click()
     page.get_by_text("In use: good_text_feature.csv").wait_for(timeout=30_000)
-    assert page.get_by_text("encoded as numbers in alphabetical order").first.is_visible()
+    page.get_by_text("encoded as numbers in alphabetical order").first.wait_for()
     page.locator('input[type="file"]').set_input_files(str(ROOT / "tests" / "bad_csv" / "latin1.csv"))
     page.get_by_text("The file is not UTF-8 text").wait_for(timeout=30_000)
-    assert page.get_by_text("In use: good_text_feature.csv").is_visible()
+    wait_idle(page)
+    page.get_by_text("In use: good_text_feature.csv").wait_for()  # the data in use stays
     wait_idle(page)
     shot(page, "4_upload_error")
     nav(page, "Graph")  # a small model: laid out in the browser (d3-graphviz), path highlighted
     chart = '[data-testid="stGraphVizChart"] svg'
     page.locator(f"{chart} g.node").first.wait_for(timeout=60_000)
-    assert page.locator(f'{chart} g.node path[stroke="{HIGHLIGHT}"]').count() >= 2
+    page.locator(f'{chart} g.node path[stroke="{HIGHLIGHT}"]').nth(1).wait_for()  # the root and a leaf at least
     shot(page, "5_graph_small")
 
 
@@ -289,24 +293,109 @@ def test_open_a_model_file_then_a_broken_one_and_reduce_it(server, browser, tmp_
     page.get_by_text("DecisionTreeClassifier from digits_tree.json: 39 splits").wait_for(timeout=60_000)
     wait_idle(page)
     accuracy = f"test {tree.score(data.X_test, data.y_test):.3f}, train {tree.score(data.X_train, data.y_train):.3f}"
-    assert page.get_by_text(accuracy, exact=False).first.is_visible()
+    page.get_by_text(accuracy, exact=False).first.wait_for()
     frame = page.frame_locator('iframe[title="Decision graph"]')  # 79 nodes: the server's SVG
     frame.locator("svg g.node").first.wait_for(timeout=60_000)
     assert frame.locator(f'svg g.node path[stroke="{HIGHLIGHT}"], svg g.node polygon[stroke="{HIGHLIGHT}"]').count() >= 3
     predicted = tree.predict(data.X_test[:1])[0]
-    assert page.get_by_text(f"predicted {predicted}").first.is_visible()
+    page.get_by_text(f"predicted {predicted}").first.wait_for()
     shot(page, "14_opened_sklearn_tree")
 
     page.get_by_role("button", name="Reduce the graph").click()
     page.get_by_text("leaves become").wait_for(timeout=120_000)
     wait_idle(page)
-    assert page.get_by_text("Training predictions unchanged").is_visible()
+    page.get_by_text("Training predictions unchanged").wait_for()
     shot(page, "15_opened_tree_reduced")
 
     page.locator('[data-testid="stExpander"] input[type="file"]').first.set_input_files(str(bad))
     page.get_by_text("broken.json cannot be opened: The model file is not valid JSON").wait_for(timeout=60_000)
     wait_idle(page)
-    assert page.get_by_text("DecisionTreeClassifier from digits_tree.json").first.is_visible()  # still open
+    page.get_by_text("DecisionTreeClassifier from digits_tree.json").first.wait_for()  # still open
     page.get_by_text("broken.json cannot be opened").scroll_into_view_if_needed()
     shot(page, "20_broken_model_file")
     assert not errors, errors
+
+
+# ---------------------------------------------------------------------- many users at once
+#: What each page shows once it has run: (page, a locator of its content, given the session's data name).
+PAGE_CONTENT = {
+    "Data": lambda page, name: page.get_by_text(f"In use: {name}"),
+    "Train": lambda page, name: page.locator('[data-testid="stMetric"]', has_text="Splits"),
+    "Graph": lambda page, name: page.locator('[data-testid="stGraphVizChart"] svg g.node').first,
+    "Compare": lambda page, name: page.get_by_text("Highest test accuracy"),
+    "Sweep": lambda page, name: page.get_by_role("button", name="Run sweep"),
+    "Paths": lambda page, name: page.get_by_text("Root-to-leaf decision depth").first,
+    "Ensembles": lambda page, name: page.get_by_role("button", name="Train the ensembles"),
+    "Teach": lambda page, name: page.get_by_text("Step through training"),
+}
+
+
+def user_csv(folder: Path, user: str) -> Path:
+    """A small data set of one user: its file name and class names are this user's alone."""
+    import numpy as np
+
+    rng = np.random.default_rng(len(user))
+    X = rng.normal(size=(90, 3))
+    labels = np.where(X[:, 0] + X[:, 1] > 0, f"{user}_yes", f"{user}_no")
+    path = folder / f"{user}.csv"
+    rows = [f"{a:.4f},{b:.4f},{c:.4f},{label}" for (a, b, c), label in zip(X, labels)]
+    path.write_text("a,b,c,label\n" + "\n".join(rows) + "\n")
+    return path
+
+
+def open_session(browser, server):
+    page = browser.new_context(viewport={"width": 1440, "height": 900}).new_page()
+    page.goto(server)
+    page.get_by_text("In use:").wait_for(timeout=120_000)
+    return page
+
+
+def test_four_users_at_once(server, browser, tmp_path):
+    """One user runs a 30-value sweep, one trains on the largest bundled data, two move between every
+    page with data of their own: every page shows its content, and nobody sees another's data."""
+    sweeper, trainer, *browsing = (open_session(browser, server) for _ in range(4))
+    users = ["user_c", "user_d"]
+    for page, user in zip(browsing, users):
+        page.locator('input[type="file"]').set_input_files(str(user_csv(tmp_path, user)))
+        page.get_by_role("button", name="Use this data").click()
+        page.get_by_text(f"In use: {user}.csv").wait_for(timeout=60_000)
+
+    nav(sweeper, "Sweep")  # 30 values of C, one seed, on the default digits
+    sweeper.locator('[data-testid="stSlider"]', has_text="Values of C").get_by_role("slider").press("End")
+    sweeper.locator('[data-testid="stSlider"]', has_text="Seeds").get_by_role("slider").press("Home")
+    expect(sweeper.locator('[data-testid="stSlider"]', has_text="Values of C")).to_contain_text("30")
+    sweeper.get_by_role("button", name="Run sweep").click()
+    sweeper.get_by_text("Training:").first.wait_for(timeout=60_000)  # the sweep is running
+
+    trainer.locator('[data-testid="stSelectbox"]').first.click()
+    trainer.get_by_role("option", name="Pen digits").click()
+    trainer.get_by_role("button", name="Load data set").click()
+    trainer.get_by_text("In use: Pen digits").wait_for(timeout=120_000)
+    trainer.locator('[data-testid="stSidebarNav"] a', has_text="Train").click()  # trains on opening
+    trainer.get_by_text("Training TnT").first.wait_for(timeout=60_000)
+
+    seconds = {user: {} for user in users}
+    for page, user in zip(browsing, users):
+        others = [u for u in users if u != user]  # its file name and class names
+        for title, content in PAGE_CONTENT.items():
+            start = time.monotonic()
+            page.locator('[data-testid="stSidebarNav"] a', has_text=title).click()
+            page.wait_for_function(f"() => [...document.querySelectorAll('h2')].some(h => h.innerText.includes('{title}'))")
+            content(page, f"{user}.csv").wait_for(timeout=120_000)
+            seconds[user][title] = round(time.monotonic() - start, 2)
+            sidebar = page.locator('[data-testid="stSidebar"]')
+            sidebar.get_by_text(f"Data: {user}.csv").wait_for()
+            text = page.locator("body").inner_text()
+            assert not any(other in text for other in others), f"{user} sees another session's data on {title}"
+            assert page.locator('[data-testid="stException"]').count() == 0, f"{user}: an exception on {title}"
+    (ARTIFACTS / "many_users_seconds.json").write_text(json.dumps(seconds, indent=1))
+    shot(browsing[0], "13_many_users_browsing")
+
+    # The two long jobs finish in their own sessions, with their own data.
+    trainer.get_by_text("TnT at C=1e-03").wait_for(timeout=300_000)
+    assert "Pen digits" in trainer.locator('[data-testid="stSidebar"]').inner_text()
+    sweeper.get_by_text("Splits saved by graph reduction").wait_for(timeout=600_000)
+    wait_idle(sweeper, timeout=120_000)
+    sidebar = sweeper.locator('[data-testid="stSidebar"]').inner_text()
+    assert "Handwritten digits" in sidebar and not any(u in sidebar for u in users)
+    shot(sweeper, "14_many_users_sweep")

@@ -1,6 +1,5 @@
 """Layered layout: layers by longest path, crossings reduced by barycenter sweeps, fast on big graphs."""
 
-import time
 
 import numpy as np
 
@@ -50,9 +49,7 @@ def test_nodes_of_a_layer_never_overlap(optdigits):
     assert count_crossings(graph, x, ys) <= count_crossings(graph, *layered_layout(graph, sweeps=0))
 
 
-def test_layout_of_fifteen_hundred_nodes_is_fast(big_random_graph):
-    start = time.perf_counter()
+def test_layout_of_fifteen_hundred_nodes(big_random_graph):  # its speed: benchmarks/limits.py
     x, y = layered_layout(big_random_graph)
-    assert time.perf_counter() - start < 5
     assert np.isfinite(x).all() and x.shape == (big_random_graph.node_count,) == (1501,)
     assert count_crossings(big_random_graph, x, y) <= count_crossings(big_random_graph, *layered_layout(big_random_graph, sweeps=0))

@@ -1,6 +1,5 @@
 """The interactive view: a fixed number of traces, contract colours, escaped hover text."""
 
-import time
 
 import numpy as np
 
@@ -49,10 +48,8 @@ def test_highlighted_path(toy_graph):
     assert [i for i, c in enumerate(outline) if c == HIGHLIGHT_COLOR] == [0, 1, 4, 6]
 
 
-def test_fifteen_hundred_nodes_stay_few_traces_and_fast(big_random_graph):
-    start = time.perf_counter()
+def test_fifteen_hundred_nodes_stay_few_traces(big_random_graph):  # its speed: benchmarks/limits.py
     fig = graph_figure(big_random_graph)
-    assert time.perf_counter() - start < 5
     assert len(fig.data) <= 4 + big_random_graph.n_classes + 1
     assert len(trace(fig, "nodes").x) == big_random_graph.node_count == 1501
     assert len(fig.to_json()) < 5_000_000

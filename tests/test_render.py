@@ -1,7 +1,6 @@
 """Images rendered in-process by pygraphviz's bundled Graphviz, with no `dot` program on the PATH."""
 
 import io
-import time
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -105,9 +104,7 @@ def test_mnist_tnt_of_a_thousand_splits_renders_each_node_once(no_dot_on_path, m
     graph = mnist_tnt.graph_
     assert 1000 <= graph.n_splits <= 1500 and graph.shared_nodes.size > 0
     source = to_dot(graph, class_names=[str(c) for c in mnist_tnt.classes_])
-    start = time.perf_counter()
     svg = render(source, "svg")
-    assert time.perf_counter() - start < 30
     ids = svg_node_ids(svg)
     assert len(ids) == graph.node_count
     assert sorted(ids) == sorted(f"node{i}" for i in range(graph.node_count))

@@ -14,13 +14,17 @@ from pathlib import Path
 __all__ = ["main"]
 
 EXPORT_FORMATS = ("svg", "png", "pdf", "dot", "json", "txt")
+#: Most merge phases, grow passes or fine-tuning rounds the command line runs (the app: 5, 10 and 5).
+MAX_ROUNDS = 100
 
 
 class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line on stderr rather than the usage block."""
 
     def error(self, message):
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        from tnt._messages import printable  # arguments may hold line breaks or escape sequences
+
+        self.exit(2, f"{self.prog}: error: {printable(message)} (see {self.prog} --help)\n")
 
 
 def main(argv=None) -> int:
@@ -49,7 +53,12 @@ def main(argv=None) -> int:
         sys.stderr.close()
         return 0
     except (ValueError, OSError) as error:
-        print(f"tnt: error: {error}", file=sys.stderr)
+        from tnt._messages import printable  # paths and names may hold line breaks or escape sequences
+
+        if isinstance(error, OSError):  # e.g. an output path that is a folder
+            what = error.strerror or type(error).__name__
+            error = f"Cannot use {error.filename} ({what[:1].lower() + what[1:]})." if error.filename else f"{what}."
+        print(f"tnt: error: {printable(str(error))}", file=sys.stderr)
         return 1
     return 0
 
@@ -76,9 +85,10 @@ def _parser() -> argparse.ArgumentParser:
     train.add_argument("--max-splits", type=int, metavar="N",
                        help="TnT: train to a budget: search C (from --C on) for the TnT with the most splits not "
                        "above N, and compare CART with as many splits; NDG: stop at N splits")
-    train.add_argument("--N1", type=int, default=2, help="merge phases (default 2)")
-    train.add_argument("--N2", type=int, default=5, help="grow passes per phase (default 5)")
-    train.add_argument("--fine-tune", type=int, default=0, help="rounds of fine-tuning after training (default 0)")
+    train.add_argument("--N1", type=_count(1, MAX_ROUNDS), default=2, help="merge phases (default 2)")
+    train.add_argument("--N2", type=_count(1, MAX_ROUNDS), default=5, help="grow passes per phase (default 5)")
+    train.add_argument("--fine-tune", type=_count(0, MAX_ROUNDS), default=0,
+                       help="rounds of fine-tuning after training (default 0)")
     train.add_argument("--seed", type=int, default=0, help="random seed for the split and the training (default 0)")
     train.add_argument("--test-size", type=float, default=0.25,
                        help="fraction of rows held out to measure test accuracy; 0 trains on all (default 0.25)")
@@ -115,6 +125,21 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _count(low: int, high: int):
+    """An argparse type: a whole number from ``low`` to ``high`` (a billion merge phases is a hang)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value} is not between {low} and {high}")
+        return value
+
+    return parse
+
+
 def _add_limits(command) -> None:
     from tnt.data.csv_loader import Limits
 
@@ -131,8 +156,8 @@ def _add_limits(command) -> None:
 def _limits(args):
     from tnt.data.csv_loader import Limits
 
-    if args.max_mb <= 0 or args.max_rows < 1 or args.max_columns < 2:
-        raise ValueError("--max-mb must be positive, --max-rows at least 1 and --max-columns at least 2.")
+    if not 0 < args.max_mb < 1e12 or args.max_rows < 1 or args.max_columns < 2:  # not NaN, not infinite
+        raise ValueError("--max-mb must be a positive number of MB, --max-rows at least 1 and --max-columns at least 2.")
     return Limits(max_bytes=int(args.max_mb * 1e6), max_rows=args.max_rows, max_columns=args.max_columns)
 
 
@@ -253,8 +278,15 @@ def _export(args) -> None:
 
         Path(args.output).write_text(export_text(model.graph_, feature_names=features, class_names=classes))
     else:
-        from tnt.viz.export_dot import to_dot
+        from tnt.viz.explain import MAX_DRAWN_NODES
+        from tnt.viz.export_dot import drawn_node_count, to_dot
 
+        count = drawn_node_count(model.graph_, args.depth_window)
+        if fmt != "dot" and count > MAX_DRAWN_NODES:
+            raise ValueError(
+                f"The drawing would hold {count:,} nodes, more than Graphviz lays out quickly ({MAX_DRAWN_NODES:,}); "
+                "pass --depth-window A B to draw some layers, or export dot, json or txt."
+            )
         source = to_dot(model.graph_, feature_names=features, class_names=classes, show_ids=args.show_ids,
                         show_shares=args.show_shares, rankdir=args.rankdir, depth_window=args.depth_window)
         if fmt == "dot":
@@ -267,6 +299,8 @@ def _export(args) -> None:
 
 
 def _info(args) -> None:
+    from tnt._messages import printable
+
     model = _load_model(args.model)
     graph = model.graph_
     shortest, longest = graph.depth_range()
@@ -287,18 +321,7 @@ def _info(args) -> None:
         f"paths       {shortest} to {longest} splits from root to leaf",
     ]
     # Names come from the model file: escape control characters so it cannot drive the terminal.
-    print("\n".join(map(_printable, lines)))
-
-
-def _printable(text: str) -> str:
-    r"""``text`` with every non-printable character (escape sequences, carriage returns) escaped.
-
-    Examples
-    --------
-    >>> print(_printable("cat\x1b[2J\rdog é"))
-    cat\x1b[2J\rdog é
-    """
-    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
+    print("\n".join(map(printable, lines)))
 
 
 def _load_model(path):

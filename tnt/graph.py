@@ -304,8 +304,10 @@ class DecisionGraph:
         """Distribution of the lengths (number of splits) of all structural root-to-leaf paths.
 
         Computed by dynamic programming over the topological order; the number of paths can be
-        exponential in the number of nodes, so they are never enumerated. Counts are exact Python
-        integers.
+        exponential in the number of nodes, so they are never enumerated. Each node keeps the
+        path counts for lengths between its shortest and its longest distance from the root
+        only, so a chain of 50,000 splits takes linear time and memory. Counts are exact Python
+        integers. Nodes no path from the root reaches are left out.
 
         Returns
         -------
@@ -314,19 +316,21 @@ class DecisionGraph:
         counts : ndarray of object (Python int)
             How many root-to-leaf paths have each length.
         """
-        depth_bound = self.node_count  # a path visits each node at most once
-        max_len = int(self.node_depth().max())
-        width = min(depth_bound, max_len + 1)
-        counts = np.zeros((self.node_count, width), dtype=object)
-        counts[0, 0] = 1
+        shortest, longest = _distance_ranges(self.children_left, self.children_right)
+        reached = shortest <= longest
+        counts = [None] * self.node_count  # counts[i][k]: paths of length shortest[i] + k into node i
+        for node in np.flatnonzero(reached):
+            counts[node] = np.zeros(longest[node] - shortest[node] + 1, dtype=object)
+        counts[0][0] = 1
         left, right, leaf = self.children_left, self.children_right, self.is_leaf
-        for node in range(self.node_count):
-            if leaf[node]:
-                continue
-            shifted = counts[node, :-1]
-            counts[left[node], 1:] += shifted
-            counts[right[node], 1:] += shifted
-        per_length = counts[leaf].sum(axis=0)
+        for node in np.flatnonzero(reached & ~leaf):
+            here = counts[node]
+            for child in (left[node], right[node]):
+                start = shortest[node] + 1 - shortest[child]
+                counts[child][start : start + here.shape[0]] += here
+        per_length = np.zeros(int(longest[reached].max()) + 1, dtype=object)
+        for node in np.flatnonzero(reached & leaf):
+            per_length[shortest[node] : longest[node] + 1] += counts[node]
         present = np.flatnonzero(per_length != 0)
         return present, per_length[present]
 
@@ -337,9 +341,10 @@ class DecisionGraph:
         return float(sum(int(l) * c for l, c in zip(lengths, counts)) / total)
 
     def depth_range(self) -> tuple[int, int]:
-        """Shortest and longest root-to-leaf path, in splits."""
-        lengths, _ = self.path_length_distribution()
-        return int(lengths[0]), int(lengths[-1])
+        """Shortest and longest root-to-leaf path, in splits (linear in the number of nodes)."""
+        shortest, longest = _distance_ranges(self.children_left, self.children_right)
+        leaves = self.is_leaf & (shortest <= longest)
+        return int(shortest[leaves].min()), int(longest[leaves].max())
 
     def node_depth(self) -> np.ndarray:
         """Longest distance (in edges) from the root to each node: the layer used for drawing."""
@@ -534,6 +539,25 @@ def longest_distances(children_left: np.ndarray, children_right: np.ndarray) -> 
         for child in (children_left[node], children_right[node]):
             depth[child] = max(depth[child], depth[node] + 1)
     return depth
+
+
+def _distance_ranges(children_left: np.ndarray, children_right: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Shortest and longest distance (in edges) from node 0 to each node; for a node node 0 does not
+    reach, shortest is ``n_nodes`` and longest ``-1``."""
+    n = children_left.shape[0]
+    shortest = np.full(n, n, dtype=np.intp)
+    longest = np.full(n, -1, dtype=np.intp)
+    shortest[0] = longest[0] = 0
+    for node in np.flatnonzero(children_left >= 0).tolist():
+        if longest[node] < 0:
+            continue
+        near, far = shortest[node] + 1, longest[node] + 1
+        for child in (children_left[node], children_right[node]):
+            if near < shortest[child]:
+                shortest[child] = near
+            if far > longest[child]:
+                longest[child] = far
+    return shortest, longest
 
 
 def gini(value: np.ndarray) -> np.ndarray:

@@ -18,6 +18,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, is_regressor
 
 from tnt._base import GraphClassifierMixin, GraphRegressorMixin
+from tnt._messages import shown
 from tnt.graph import DecisionGraph
 
 __all__ = [
@@ -192,14 +193,11 @@ def model_from_json(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> LoadedG
     size = len(text.encode("utf-8") if isinstance(text, str) else text)
     if size > max_bytes:
         raise ValueError(f"The model file is {size} bytes, more than the limit of {max_bytes} bytes.")
-    try:
-        doc = json.loads(text, parse_constant=_reject_constant)
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise ValueError(f"The model file is not valid JSON ({error}).") from None
+    doc = _parse(text)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise ValueError(f'This is not a TnT Explorer model file (its "format" is not "{FORMAT}").')
     if doc.get("version") != VERSION:
-        raise ValueError(f"Model file version {doc.get('version')!r} is not supported; this version reads {VERSION}.")
+        raise ValueError(f"Model file version {shown(doc.get('version'))} is not supported; this version reads {VERSION}.")
     _require_keys(doc, _TOP_KEYS, "The model file")
     task = doc.get("task", "classification")
     if task not in ("classification", "regression"):
@@ -226,6 +224,8 @@ def model_from_json(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> LoadedG
         raise ValueError(f'"feature_names" must be null or a list of {n_features} strings.')
     if not isinstance(doc["estimator"], str) or not isinstance(doc["params"], dict):
         raise ValueError('"estimator" must be a string and "params" an object.')
+    if not all(v is None or isinstance(v, (str, int, float)) for v in doc["params"].values()):
+        raise ValueError('"params" must map each parameter to a string, a number, a boolean or null.')
 
     model = LoadedGraphRegressor() if regression else LoadedGraphModel()
     model.graph_ = graph
@@ -332,6 +332,23 @@ def _json_param(value):
 
 
 # ---------------------------------------------------------------------- reading helpers
+def _parse(text):
+    """The JSON document in ``text``, or a ValueError of one sentence (never a RecursionError)."""
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except RecursionError:  # e.g. [[[[...]]]]: Python's parser recurses once per bracket
+        raise ValueError("The model file nests brackets too deeply to be a model file.") from None
+    except UnicodeDecodeError as error:
+        raise ValueError(f"The model file is not valid JSON (not UTF-8 text at byte {error.start}).") from None
+    except json.JSONDecodeError as error:
+        raise ValueError(f"The model file is not valid JSON ({error.msg} at line {error.lineno}, column {error.colno}).") from None
+    except ValueError as error:  # a constant such as NaN, or an integer of more than 4,300 digits
+        message = str(error)
+        if message.startswith("The model file"):
+            raise
+        raise ValueError("The model file holds a number too long to read.") from None
+
+
 def _reject_constant(name):
     raise ValueError(f"The model file contains {name}, which is not a JSON number.")
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from tnt._messages import shown
 from tnt.data.datasets import DataError, prepare_table
 
 __all__ = ["Limits", "UploadedTable", "check_size", "read_csv_bytes", "read_csv_table"]
@@ -86,7 +87,10 @@ def read_csv_bytes(data: bytes, name: str = "upload.csv", limits: Limits = Limit
             "save it as 'CSV UTF-8' and try again."
         ) from None
     delimiter = _sniff_delimiter(text)
-    header = next(csv.reader(io.StringIO(text), delimiter=delimiter), [])
+    try:
+        header = next(csv.reader(io.StringIO(text, newline=None), delimiter=delimiter), [])  # any line break
+    except csv.Error as err:  # e.g. a line break inside an unquoted header field
+        raise DataError(f"The header row cannot be read as CSV ({str(err).split(' - ')[0]}); fix it and try again.") from None
     header = [h.strip() for h in header]
     if len(header) > limits.max_columns:
         raise DataError(
@@ -103,12 +107,12 @@ def read_csv_bytes(data: bytes, name: str = "upload.csv", limits: Limits = Limit
     seen = set()
     for h in header:
         if h in seen:
-            raise DataError(f"Two columns are named '{h}'; give every column its own name and try again.")
+            raise DataError(f"Two columns are named '{shown(h)}'; give every column its own name and try again.")
         seen.add(h)
     numbers = [h for h in header if _DECIMAL.fullmatch(h)]
     if numbers:
         raise DataError(
-            f"The first row holds numbers such as '{numbers[0]}' where column names belong, so the file "
+            f"The first row holds numbers such as '{shown(numbers[0])}' where column names belong, so the file "
             "seems to have no header row; add a row of column names and try again."
         )
     try:
@@ -157,6 +161,12 @@ def _sniff_delimiter(text: str) -> str:
         return csv.Sniffer().sniff(sample, delimiters=",;\t|").delimiter
     except csv.Error:
         return ","
+
+
+def _listed(names: list[str], most: int = 10) -> str:
+    """Column names for a message: the first ``most`` of them, each shortened."""
+    more = f" and {len(names) - most} more" if len(names) > most else ""
+    return ", ".join(shown(n, 30) for n in names[:most]) + more
 
 
 def _parser_detail(err: Exception) -> str:
@@ -228,12 +238,12 @@ def read_csv_table(
         frame = read_csv_bytes(data, name=path.name, limits=limits).frame
         columns = [str(c) for c in frame.columns]
         if target is not None and target not in columns:
-            raise DataError(f"There is no column named '{target}'; the columns are {', '.join(columns)}.")
+            raise DataError(f"There is no column named '{shown(target)}'; the columns are {_listed(columns)}.")
         if features is None:
             features = [c for c in columns if c != target]
         missing = [f for f in features if f not in columns]
         if missing:
-            raise DataError(f"The model's feature column '{missing[0]}' is missing; use a file with every feature column.")
+            raise DataError(f"The model's feature column '{shown(missing[0])}' is missing; use a file with every feature column.")
         if not features:
             raise DataError("There are no feature columns besides the class column; add the features.")
         X, y, _, _ = prepare_table(

@@ -17,6 +17,8 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
+from tnt._messages import shown
+
 __all__ = [
     "DataError",
     "Dataset",
@@ -187,7 +189,7 @@ def make_dataset(
     if split_column:
         is_test = frame[split_column].astype(str).str.strip().str.lower().eq("test").to_numpy()
         X_train, X_test, y_train, y_test = X[~is_test], X[is_test], y[~is_test], y[is_test]
-        notes.append(f"The data keeps its own train/test split (column '{split_column}'); the test share does not apply.")
+        notes.append(f"The data keeps its own train/test split (column '{shown(split_column)}'); the test share does not apply.")
     else:
         X_train, X_test, y_train, y_test = split(X, y, test_size=test_size, seed=seed)
     classes = np.unique(y)
@@ -274,7 +276,7 @@ def prepare_table(
             column = frame.columns[frame.isna().any(axis=0)][0]
             count = int(frame[column].isna().sum())
             raise DataError(
-                f"Column '{column}' has {count} missing value{'s' * (count > 1)} "
+                f"Column '{shown(column)}' has {count} missing value{'s' * (count > 1)} "
                 f"(first in data row {int(np.flatnonzero(frame[column].isna())[0]) + 1}); fill them in, "
                 "leave the column out, or drop those rows ('Drop rows with missing values' in the app, "
                 "--drop-missing for tnt train)."
@@ -295,14 +297,14 @@ def prepare_table(
 
 def _check_columns(frame: pd.DataFrame, target: str, features: list[str]) -> None:
     if target not in frame.columns:
-        raise DataError(f"There is no column named '{target}'; pick the class column from the list.")
+        raise DataError(f"There is no column named '{shown(target)}'; pick the class column from the list.")
     if not features:
         raise DataError("No feature columns are chosen; tick at least one column to learn from.")
     unknown = [f for f in features if f not in frame.columns]
     if unknown:
-        raise DataError(f"There is no column named '{unknown[0]}'; pick feature columns from the list.")
+        raise DataError(f"There is no column named '{shown(unknown[0])}'; pick feature columns from the list.")
     if target in features:
-        raise DataError(f"Column '{target}' is the class and cannot also be a feature; untick it in the features.")
+        raise DataError(f"Column '{shown(target)}' is the class and cannot also be a feature; untick it in the features.")
 
 
 def target_task(column) -> str:
@@ -330,12 +332,12 @@ def _check_target(column: pd.Series, target: str) -> np.ndarray:
     distinct = pd.unique(column)
     if len(distinct) < 2:
         raise DataError(
-            f"The class column '{target}' has only one value ({distinct[0]!r}); a classifier needs at "
+            f"The class column '{shown(target)}' has only one value ('{shown(_plain(distinct[0]))}'); a classifier needs at "
             "least two classes, so pick another class column."
         )
     if target_task(column) == "regression":
         raise DataError(
-            f"The class column '{target}' has {len(distinct)} different numbers, so it looks "
+            f"The class column '{shown(target)}' has {len(distinct)} different numbers, so it looks "
             "continuous; pick a column of class labels (or train a TnTRegressor, from Python or with tnt train)."
         )
     if pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column):
@@ -364,28 +366,28 @@ def _feature_matrix(features: pd.DataFrame, reject_constant: bool, encode_text: 
             values = column.to_numpy(dtype=np.float64)
             if not np.all(np.isfinite(values)):
                 raise DataError(
-                    f"Column '{name}' has infinite values; replace them with finite numbers or leave the column out."
+                    f"Column '{shown(name)}' has infinite values; replace them with finite numbers or leave the column out."
                 )
         else:
             text = column.astype(str)
             if not encode_text:
                 raise DataError(
-                    f"Column '{name}' holds text (such as {text.iloc[0]!r}), and a model file keeps no "
+                    f"Column '{shown(name)}' holds text (such as '{shown(text.iloc[0])}'), and a model file keeps no "
                     "encoding of text; convert the column to numbers or leave it out."
                 )
             categories = np.sort(text.unique())
             if len(categories) > MAX_TEXT_CATEGORIES:
                 raise DataError(
-                    f"Column '{name}' holds text with {len(categories)} different values, too many to "
+                    f"Column '{shown(name)}' holds text with {len(categories)} different values, too many to "
                     "encode as categories; leave it out, or convert it to numbers."
                 )
             values = np.searchsorted(categories, text.to_numpy()).astype(np.float64)
-            shown = ", ".join(f"{c}={i}" for i, c in enumerate(categories[:5]))
+            listed = ", ".join(f"{shown(c, 20)}={i}" for i, c in enumerate(categories[:5]))
             more = ", ..." if len(categories) > 5 else ""
-            notes.append(f"Column '{name}' holds text; it is encoded as numbers in alphabetical order ({shown}{more}).")
+            notes.append(f"Column '{shown(name)}' holds text; it is encoded as numbers in alphabetical order ({listed}{more}).")
         if reject_constant and np.unique(values).size == 1:
             raise DataError(
-                f"Column '{name}' has the same value in every row, so it cannot help; leave it out of the features."
+                f"Column '{shown(name)}' has the same value in every row, so it cannot help; leave it out of the features."
             )
         columns.append(values)
     return np.column_stack(columns), notes
@@ -404,7 +406,7 @@ def split(X, y, *, test_size: float, seed: int):
     if counts.min() < 2:
         small = classes[np.argmin(counts)]
         raise DataError(
-            f"Class '{small}' has only one row; a stratified split needs at least two rows of every "
+            f"Class '{shown(_plain(small))}' has only one row; a stratified split needs at least two rows of every "
             "class, so add rows or remove that class."
         )
     n = len(y)
@@ -415,6 +417,11 @@ def split(X, y, *, test_size: float, seed: int):
             "without every class; move the test share towards 30% or add rows."
         )
     return train_test_split(X, y, test_size=test_size, stratify=y, random_state=seed)
+
+
+def _plain(value):
+    """A numpy scalar as the Python value it holds (so that a message shows ``0``, not ``np.int64(0)``)."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _frame_hash(frame: pd.DataFrame) -> str:

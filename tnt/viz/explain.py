@@ -13,9 +13,11 @@ from tnt.viz.exporter import condition_text
 __all__ = [
     "INTERACTIVE_GRAPH_NODES",
     "LARGE_GRAPH_NODES",
+    "MAX_DRAWN_NODES",
     "NodeInfo",
     "PathStep",
     "drawing_mode",
+    "drawing_note",
     "node_info",
     "path_table",
     "sample_path",
@@ -26,6 +28,9 @@ __all__ = [
 LARGE_GRAPH_NODES = 60
 # Above this many nodes the app shows the plotly view first (pendigits at C=1e-4 has about 430).
 INTERACTIVE_GRAPH_NODES = 300
+#: Most nodes one Graphviz drawing holds (the depth window's nodes and stubs): beyond, the
+#: interactive plotly view is shown instead, with a note.
+MAX_DRAWN_NODES = 2_000
 
 
 def _feature(names, index: int) -> str:
@@ -142,7 +147,29 @@ def drawing_mode(graph: DecisionGraph) -> str:
     """How the app draws a graph by default: ``"browser"`` (Graphviz in the browser) up to
     :data:`LARGE_GRAPH_NODES` nodes, ``"server"`` (an SVG rendered on the server, readable at
     natural size) up to :data:`INTERACTIVE_GRAPH_NODES`, ``"interactive"`` (the plotly view: the
-    whole shape at once, zoom and pan) above."""
+    whole shape at once, zoom and pan, laid out in linear time) above.
+
+    Examples
+    --------
+    >>> g = DecisionGraph([1, -1, -1], [2, -1, -1], [0, -2, -2], [0.5, -2, -2], [[2, 2], [2, 0], [0, 2]])
+    >>> drawing_mode(g)
+    'browser'
+    """
     if graph.node_count <= LARGE_GRAPH_NODES:
         return "browser"
     return "server" if graph.node_count <= INTERACTIVE_GRAPH_NODES else "interactive"
+
+
+def drawing_note(graph: DecisionGraph, depth_window: tuple[int, int] | None = None) -> str | None:
+    """Why a Graphviz drawing of ``graph`` (or of the layers of ``depth_window``) is not made: it
+    would hold more than :data:`MAX_DRAWN_NODES` nodes, which Graphviz takes minutes to lay out, so
+    the interactive view is shown instead. ``None`` when Graphviz can draw it."""
+    from tnt.viz.export_dot import drawn_node_count
+
+    count = drawn_node_count(graph, depth_window)
+    if count <= MAX_DRAWN_NODES:
+        return None
+    return (
+        f"This drawing would hold {count:,} nodes, more than Graphviz lays out quickly ({MAX_DRAWN_NODES:,}), "
+        "so the graph is shown in the interactive view; a narrower depth window brings the Graphviz views back."
+    )

@@ -7,7 +7,7 @@ import numpy as np
 from tnt.viz.colors import HIGHLIGHT_COLOR, MIXED_COLOR, class_palette, fill_color
 from tnt.viz.exporter import GraphText, escape_dot, path_mask
 
-__all__ = ["to_dot"]
+__all__ = ["drawn_node_count", "to_dot"]
 
 _RANKDIRS = ("TB", "LR", "BT", "RL")
 _FONT = "DejaVu Sans"
@@ -144,6 +144,29 @@ def _add_legend(dot, graph, text: GraphText, with_path: bool) -> None:
             fill = "white" if width == 3 else fill_color(color)
             key.node(f"legend{i}", label=_label([name]), fillcolor=fill, color=color, penwidth=str(width),
                      fontsize="10", id=f"legend{i}")  # fmt: skip
+
+
+def drawn_node_count(graph, depth_window: tuple[int, int] | None = None) -> int:
+    """Number of nodes in :func:`to_dot`'s drawing of ``graph``: the window's nodes and the stubs
+    of the edges leaving it (what Graphviz has to lay out).
+
+    Examples
+    --------
+    >>> from tnt import DecisionGraph
+    >>> from tnt.viz.export_dot import drawn_node_count
+    >>> g = DecisionGraph([1, -1, -1], [2, -1, -1], [0, -2, -2], [0.8, -2, -2],
+    ...                   [[2, 2], [2, 0], [0, 2]])
+    >>> drawn_node_count(g), drawn_node_count(g, (0, 0)), drawn_node_count(g, (1, 1))
+    (3, 3, 3)
+    """
+    shown = _window(graph.node_depth(), depth_window)
+    internal = ~graph.is_leaf
+    parent = np.flatnonzero(internal)
+    ends = []
+    for child in (graph.children_left[internal], graph.children_right[internal]):
+        crossing = shown[parent] != shown[child]  # one end in the window, the other a stub
+        ends.append(np.where(shown[parent[crossing]], child[crossing], parent[crossing]))
+    return int(np.count_nonzero(shown)) + int(np.unique(np.concatenate(ends)).size)
 
 
 def _window(depth: np.ndarray, depth_window) -> np.ndarray:

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from tnt.viz.exporter import GraphText
 
-__all__ = ["export_text"]
+__all__ = ["DEEPEST_INDENT", "export_text"]
 
 _INDENT = "|   "
+#: Deeper lines start with their depth instead of one indent per level, so that a chain of 50,000
+#: splits gives 50,000 short lines rather than billions of characters of indentation.
+DEEPEST_INDENT = 40
 _BRANCH = "|--- "
 
 
@@ -29,7 +32,8 @@ def export_text(graph, *, feature_names=None, class_names=None, precision: int =
     Returns
     -------
     text : str
-        One line per branch; lines of a shared node start with ``node #id:``.
+        One line per branch; lines of a shared node start with ``node #id:``. Below
+        :data:`DEEPEST_INDENT` levels a line starts with ``[depth N]`` instead of N indents.
 
     Examples
     --------
@@ -61,7 +65,7 @@ def export_text(graph, *, feature_names=None, class_names=None, precision: int =
             lines.append(item)
             continue
         node, level = item
-        prefix = _INDENT * level + _BRANCH
+        prefix = (_INDENT * level if level <= DEEPEST_INDENT else f"[depth {level}] ") + _BRANCH
         shared = text.is_shared(node)
         if shared and node in printed:
             leaf_note = f" ({text.leaf_text(node)})" if graph.is_leaf[node] else ""

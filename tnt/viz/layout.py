@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["count_crossings", "edge_list", "layered_layout"]
+__all__ = ["SWEPT_NODES", "count_crossings", "edge_list", "layered_layout"]
+
+#: Graphs with more nodes than this keep each layer in id order (no barycenter sweeps), so that
+#: laying out 100,000 nodes stays linear.
+SWEPT_NODES = 5_000
 
 
 def edge_list(graph) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -39,7 +43,8 @@ def layered_layout(graph, sweeps: int = 4) -> tuple[np.ndarray, np.ndarray]:
     ----------
     graph : DecisionGraph
     sweeps : int, default=4
-        Number of down-and-up barycenter sweeps (0 keeps nodes of a layer in id order).
+        Number of down-and-up barycenter sweeps (0 keeps nodes of a layer in id order); none for
+        graphs of more than :data:`SWEPT_NODES` nodes.
 
     Returns
     -------
@@ -60,7 +65,10 @@ def layered_layout(graph, sweeps: int = 4) -> tuple[np.ndarray, np.ndarray]:
     layer = graph.node_depth()
     n = graph.node_count
     parent, child, is_left = edge_list(graph)
-    layers = [np.flatnonzero(layer == level) for level in range(int(layer.max()) + 1)]
+    n_layers = int(layer.max()) + 1
+    layers = _group_by_layer(layer, n_layers)  # node ids of each layer, ascending
+    if n > SWEPT_NODES:  # each sweep costs a pass over every layer: too long for huge graphs
+        sweeps = 0
     # Positions are fractions of each layer's width, so that layers of different sizes compare.
     pos = np.zeros(n)
     width = np.zeros(n)
@@ -75,6 +83,8 @@ def layered_layout(graph, sweeps: int = 4) -> tuple[np.ndarray, np.ndarray]:
     # Barycenter sweeps remove crossings in general, but where ids already follow a good order
     # (TnT numbers nodes breadth-first) they can add some: leaves have no children to follow on
     # the way up. So the ordering with the fewest crossings seen is kept, the initial one included.
+    if sweeps == 0:
+        return (pos - 0.5) * max(nodes.size for nodes in layers), y
     best_pos, best = pos.copy(), count_crossings(graph, pos, y)
     for _ in range(sweeps):
         for moved, pull, groups, levels in (
