@@ -32,8 +32,11 @@ with tempfile.TemporaryDirectory() as folder:
 
     cli = Path(sys.executable).parent / "tnt"
     iris = Path(tnt.__file__).parent / "data" / "bundled" / "iris.csv"
-    out = subprocess.run([str(cli), "train", str(iris), "--target", "species", "-o", str(work / "m.json")],
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [str(cli), "train", str(iris), "--target", "species", "-o", str(work / "m.json")],
+        capture_output=True,
+        text=True,
+    )
     assert out.returncode == 0 and (work / "m.json").exists(), out.stderr
 
     from streamlit.testing.v1 import AppTest

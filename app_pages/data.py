@@ -65,7 +65,9 @@ with right:
                     st.error(str(err))
                 else:
                     state.set_dataset(data, chosen_source, raw=raw)
-                    st.success(f"Using {table.name}: {len(data.y_train):,} training and {len(data.y_test):,} test rows.")
+                    st.success(
+                        f"Using {table.name}: {len(data.y_train):,} training and {len(data.y_test):,} test rows."
+                    )
             st.caption(f"Preview of {table.name} ({len(table.frame):,} rows, {len(columns)} columns)")
             st.dataframe(table.frame.head(50), height=200)
 

@@ -23,7 +23,9 @@ else:
     by_id = {run.id: run for run in runs}
     chosen = by_id[st.selectbox("Run", list(by_id), format_func=lambda i: run_label(by_id[i]), key="history/run")]
     cols = st.columns(6)
-    for col, (label, page) in zip(cols, (("Open on Graph", "graph"), ("Open on Compare", "compare"), ("Open on Paths", "paths"))):
+    for col, (label, page) in zip(
+        cols, (("Open on Graph", "graph"), ("Open on Compare", "compare"), ("Open on Paths", "paths"))
+    ):
         if col.button(label, key=f"history/open/{page}"):
             problem = state.open_run(chosen)
             if problem:

@@ -38,14 +38,16 @@ if result is not None:
         lengths, shares = dist[f"{name} (test samples)"]
         plengths, pshares = dist[f"{name} (paths)"]
         path_counts = model.graph_.path_length_distribution()[1]
-        rows.append({
-            "model": name,
-            "splits": model.n_splits_,
-            "mean depth (test samples)": round(float(np.sum(lengths * shares)), 2),
-            "deepest decision (test)": int(lengths.max()),
-            "root-to-leaf paths": f"{sum(path_counts):,}",
-            "mean path length": round(float(np.sum(plengths * pshares)), 2),
-        })
+        rows.append(
+            {
+                "model": name,
+                "splits": model.n_splits_,
+                "mean depth (test samples)": round(float(np.sum(lengths * shares)), 2),
+                "deepest decision (test)": int(lengths.max()),
+                "root-to-leaf paths": f"{sum(path_counts):,}",
+                "mean path length": round(float(np.sum(plengths * pshares)), 2),
+            }
+        )
     st.dataframe(pd.DataFrame(rows).set_index("model"), key="paths/table")
     st.plotly_chart(depth_distribution(dist), key="paths/dist")
 

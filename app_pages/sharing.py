@@ -81,8 +81,12 @@ if result is not None:
                 st.markdown(f"From **#{e.parent}** ({e.condition}): {e.samples:,} samples")
                 drawing.class_shares(dict(zip(classes, e.class_counts.tolist())))
         small = drawing_mode(graph) == "browser"
-        whole = st.toggle("The whole graph", value=small, key="sharing/whole",
-                          help="Otherwise the node's parents, the node and two levels below it.")
+        whole = st.toggle(
+            "The whole graph",
+            value=small,
+            key="sharing/whole",
+            help="Otherwise the node's parents, the node and two levels below it.",
+        )
         dot = to_dot(
             graph,
             feature_names=names,

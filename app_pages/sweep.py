@@ -4,12 +4,12 @@ import os
 
 import streamlit as st
 
-from tnt.viz.figures import accuracy_vs_splits, splits_vs_C
 from tnt.data.safe_csv import neutralize_formulas
 from tnt.experiments.sweep import log_grid, summarize, sweep
-from ui.display import C_GRID, format_C
+from tnt.viz.figures import accuracy_vs_splits, splits_vs_C
 from ui import state
 from ui.analysis import latest, progress_bar, remembered
+from ui.display import C_GRID, format_C
 
 st.header("Sweep")
 data = state.dataset()
@@ -22,8 +22,9 @@ st.caption(
 cores = os.cpu_count() or 1
 with st.form("sweep/form"):
     c1, c2 = st.columns(2)
-    low, high = c1.select_slider("C range (log scale)", options=C_GRID, value=(1e-4, 2e-2), format_func=format_C,
-                                 key="sweep/range")
+    low, high = c1.select_slider(
+        "C range (log scale)", options=C_GRID, value=(1e-4, 2e-2), format_func=format_C, key="sweep/range"
+    )
     n_values = c1.slider("Values of C", 2, 30, 5, key="sweep/n")
     n_seeds = c2.slider("Seeds", 1, 5, 2, key="sweep/seeds")
     n_jobs = c2.slider("Parallel jobs (joblib)", 1, max(cores, 1), min(2, cores), key="sweep/jobs")
@@ -39,8 +40,19 @@ if run:
     table = remembered(
         "sweep",
         key,
-        lambda: sweep(data.X_train, data.y_train, data.X_test, data.y_test, Cs, seeds, N1=p.N1, N2=p.N2,
-                      n_jobs=n_jobs, progress=progress, models=models),
+        lambda: sweep(
+            data.X_train,
+            data.y_train,
+            data.X_test,
+            data.y_test,
+            Cs,
+            seeds,
+            N1=p.N1,
+            N2=p.N2,
+            n_jobs=n_jobs,
+            progress=progress,
+            models=models,
+        ),
     )
     bar.empty()
 else:
@@ -71,5 +83,10 @@ if table is not None:
     st.subheader("Mean across seeds")
     shown = summary[[c for c in summary.columns if c.endswith("_mean") and "time" not in c]]
     st.dataframe(shown.rename(columns=lambda c: c[: -len("_mean")]).round(3), key="sweep/summary")
-    st.download_button("Download the table (CSV)", neutralize_formulas(table).to_csv(index=False), file_name="tnt_sweep.csv",
-                       mime="text/csv", key="sweep/csv")
+    st.download_button(
+        "Download the table (CSV)",
+        neutralize_formulas(table).to_csv(index=False),
+        file_name="tnt_sweep.csv",
+        mime="text/csv",
+        key="sweep/csv",
+    )

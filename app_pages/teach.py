@@ -3,12 +3,12 @@ graph reduction, and a step-through of training."""
 
 import streamlit as st
 
-from tnt.viz.regions import regions_figure
 from tnt.experiments.teaching import teaching_models, training_accuracy, training_steps
 from tnt.experiments.toy import corners
-from ui.display import C_GRID, format_C
+from tnt.viz.regions import regions_figure
 from ui import state
 from ui.analysis import remembered, show_graph
+from ui.display import C_GRID, format_C
 
 st.header("Teach")
 data = state.dataset()
@@ -23,8 +23,10 @@ on_corners = source == sources[0]
 if on_corners:
     X, y = corners(seed=int(seed))
     names, classes = ["x1", "x2"], ["0 (inside)", "1 (corner)"]
-    st.caption("2,000 uniform points; class 1 in the four corner squares of side 0.25 (Fig. 2a). A tree needs "
-               "six splits; the paper's graph needs four, because both outer bands share one test of x2.")
+    st.caption(
+        "2,000 uniform points; class 1 in the four corner squares of side 0.25 (Fig. 2a). A tree needs "
+        "six splits; the paper's graph needs four, because both outer bands share one test of x2."
+    )
 else:
     X, y = data.X_train, data.y_train
     names, classes = list(data.feature_names), data.class_names
@@ -43,8 +45,10 @@ for i, (col, (name, model)) in enumerate(zip(cols, models.items())):
         show_graph(graph, names, classes, key=f"teach/graph/{i}")
 
 st.subheader("Step through training")
-st.caption("The graph after every grow pass and every merge of Algorithm 2: micro trees grow inside the "
-           "nodes during a phase and are merged into the graph at its end. Each step says what it did and why.")
+st.caption(
+    "The graph after every grow pass and every merge of Algorithm 2: micro trees grow inside the "
+    "nodes during a phase and are merged into the graph at its end. Each step says what it did and why."
+)
 steps = remembered("teach-steps", key, lambda: training_steps(X, y, names, C=C, random_state=int(seed)))
 step = st.slider("Step", 1, len(steps), len(steps), key="teach/step")
 current = steps[step - 1]

@@ -4,8 +4,8 @@ with as many splits."""
 import streamlit as st
 
 from tnt.experiments.training import TrainParams
-from ui.display import C_GRID, comparison_table, format_C, history_table, nearest_C
 from ui import state
+from ui.display import C_GRID, comparison_table, format_C, history_table, nearest_C
 from ui.views import budget_with_progress, train_with_progress
 
 st.header("Train")
@@ -32,9 +32,12 @@ with st.form("train/form"):
     with c2:
         fine_tune = st.slider("Fine-tuning rounds", 0, 5, key="train/fine_tune")
         seed = st.number_input("Seed", 0, 10_000, key="train/seed")
-        budget_on = st.toggle("Aim at a budget of splits (searches C)", key="train/budget_on",
-                              help="Search C (starting at the C above) for the TnT with the most splits not "
-                              "above the budget, reusing every model this session trained with these settings.")
+        budget_on = st.toggle(
+            "Aim at a budget of splits (searches C)",
+            key="train/budget_on",
+            help="Search C (starting at the C above) for the TnT with the most splits not "
+            "above the budget, reusing every model this session trained with these settings.",
+        )
         budget = st.number_input("Budget: at most this many splits", 0, 100_000, 100, key="train/budget")
         submitted = st.form_submit_button("Train", type="primary")
 
@@ -49,11 +52,18 @@ if submitted and budget_on:
         found = searched[1]
         wanted, was_cached = result.params, found.C not in found.fit_times
         tried = ", ".join(f"{c:.3g} ({s})" for c, s in sorted(set(found.tried)))
-        st.session_state["train/budget_note"] = (result.key, (
-            f"Budget of {int(budget)} splits: C={found.C:.3g} gives {found.n_splits} splits, the most not above "
-            f"{int(budget)} of the values tried, found with {found.n_fits} new fits. C tried (splits): {tried}."
-            + ("" if found.bracketed else " No C tried gave more splits than the budget: TnT uses fewer on this data.")
-        ))
+        st.session_state["train/budget_note"] = (
+            result.key,
+            (
+                f"Budget of {int(budget)} splits: C={found.C:.3g} gives {found.n_splits} splits, the most not above "
+                f"{int(budget)} of the values tried, found with {found.n_fits} new fits. C tried (splits): {tried}."
+                + (
+                    ""
+                    if found.bracketed
+                    else " No C tried gave more splits than the budget: TnT uses fewer on this data."
+                )
+            ),
+        )
 else:
     was_cached = state.cached_result(data, wanted) is not None
     result = train_with_progress(data, wanted)
@@ -87,5 +97,7 @@ if result is not None:
         + f" CART is grown best-first with max_leaf_nodes = {max(tm['splits'] + 1, 2)}."
     )
     st.subheader("Models trained on this data in this session")
-    st.caption("Kept in memory: going back to a setting is instant. Every model is also saved in this workspace (see History).")
+    st.caption(
+        "Kept in memory: going back to a setting is instant. Every model is also saved in this workspace (see History)."
+    )
     st.dataframe(history_table(state.results_for(data)), hide_index=True)

@@ -53,14 +53,18 @@ FULL = Settings(seeds=5, fig4_Cs=8, cv_Cs=6, cv_leaves=8, max_train=None, calibr
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data", help="folder of the .npz data sets")
+    parser.add_argument(
+        "--data", type=Path, default=ROOT.parent / "shared" / "data", help="folder of the .npz data sets"
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "paper", help="output folder (default docs/paper)")
     parser.add_argument("--quick", action="store_true", help="2 seeds, fewer C values, at most 10,000 training samples")
     parser.add_argument("--datasets", nargs="+", choices=PAPER_DATASETS, default=list(PAPER_DATASETS))
     parser.add_argument("--max-train", type=int, help="at most this many training samples per data set")
     parser.add_argument("--n-jobs", type=int, default=-1, help="joblib workers (default -1: all cores)")
     parser.add_argument("--scheduler", help="address of a Dask scheduler to run the joblib tasks on")
-    parser.add_argument("--redraw", action="store_true", help="only redraw the figures from the fig4_*.csv files in --out")
+    parser.add_argument(
+        "--redraw", action="store_true", help="only redraw the figures from the fig4_*.csv files in --out"
+    )
     args = parser.parse_args(argv)
     settings = QUICK if args.quick else FULL
     if args.max_train is not None:
@@ -101,19 +105,33 @@ def run(args, settings: Settings) -> None:
         low, high = C_RANGE[name]
         log(f"{name}: {len(y_train)} training, {len(y_test)} test samples")
         t1[name] = table1(
-            X_train, y_train, X_test, y_test,
+            X_train,
+            y_train,
+            X_test,
+            y_test,
             Cs=log_grid(low, high, settings.cv_Cs),
             leaf_counts=leaf_grid(8, min(4096, len(y_train) // 4), settings.cv_leaves),
-            trials=settings.seeds, n_jobs=args.n_jobs,
+            trials=settings.seeds,
+            n_jobs=args.n_jobs,
         )
         log(f"{name}: Table 1 done")
-        table = sweep(X_train, y_train, X_test, y_test, log_grid(low, high, settings.fig4_Cs), seeds,
-                      models=EXTRA_MODELS, reduce=False, n_jobs=args.n_jobs)
+        table = sweep(
+            X_train,
+            y_train,
+            X_test,
+            y_test,
+            log_grid(low, high, settings.fig4_Cs),
+            seeds,
+            models=EXTRA_MODELS,
+            reduce=False,
+            n_jobs=args.n_jobs,
+        )
         table.insert(0, "data", name)
         sweeps[name] = table
         table.to_csv(args.out / f"fig4_{name}.csv", index=False)
-        figure = _figure(name, summarize(table.drop(columns="data")), len(y_train), len(y_test), X_train.shape[1],
-                         len(set(y_train)))
+        figure = _figure(
+            name, summarize(table.drop(columns="data")), len(y_train), len(y_test), X_train.shape[1], len(set(y_train))
+        )
         _write_images({name: figure}, args.out)
         log(f"{name}: Figure 4 done")
         if name in ENSEMBLE_SETS:
@@ -155,16 +173,23 @@ def _write_tables(args, settings, t1, sweeps, t2, start) -> None:
 
 def _ensembles(name, X_train, y_train, X_test, y_test, settings, seeds, n_jobs):
     """Table 2 on one data set: TnT's C found for the paper's split count per base estimator."""
-    per_base = {
-        kind: TABLE2[name][(kind, 20)][0] / 20 for kind in ("TnT-bagging", "TnT-AdaBoost")
-    }
+    per_base = {kind: TABLE2[name][(kind, 20)][0] / 20 for kind in ("TnT-bagging", "TnT-AdaBoost")}
     C = {
         kind: calibrate_C(X_train, y_train, round(target), 1e-5, 1e-1, steps=settings.calibration_steps)[0]
         for kind, target in per_base.items()
     }
     log(f"{name}: Table 2 at C={C['TnT-bagging']:.3g} (bagging) and C={C['TnT-AdaBoost']:.3g} (AdaBoost)")
-    rows = compare_ensembles(X_train, y_train, X_test, y_test, sizes=settings.sizes, seeds=seeds,
-                             C_bagging=C["TnT-bagging"], C_boosting=C["TnT-AdaBoost"], n_jobs=n_jobs)
+    rows = compare_ensembles(
+        X_train,
+        y_train,
+        X_test,
+        y_test,
+        sizes=settings.sizes,
+        seeds=seeds,
+        C_bagging=C["TnT-bagging"],
+        C_boosting=C["TnT-AdaBoost"],
+        n_jobs=n_jobs,
+    )
     return rows.assign(C=rows["ensemble"].map({"TnT-bagging": C["TnT-bagging"], "TnT-AdaBoost": C["TnT-AdaBoost"]}))
 
 
@@ -202,8 +227,11 @@ def _report(args, settings, t1, sweeps, t2, minutes) -> str:
     if args.max_train is not None:
         cmd += f" --max-train {args.max_train}"
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    train_note = (f"at most {settings.max_train:,} training samples per data set (a stratified subset; "
-                  "test sets whole)") if settings.max_train else "the whole training sets"
+    train_note = (
+        (f"at most {settings.max_train:,} training samples per data set (a stratified subset; test sets whole)")
+        if settings.max_train
+        else "the whole training sets"
+    )
     missing = [NAMES[n] for n in args.datasets if n not in t1]
     status = f" Not run yet (the run was stopped before them): {', '.join(missing)}." if missing else ""
     parts = [

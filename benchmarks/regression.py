@@ -80,8 +80,12 @@ def speed_row(repeats: int = 5):
         cart = DecisionTreeRegressor(ccp_alpha=SPEED_C * y.var(), random_state=0).fit(X, y)
         cart_times.append(time.process_time() - start)
     row = (
-        SPEED_SET, SPEED_C, tnt.n_splits_, cart.tree_.node_count - cart.get_n_leaves(),
-        float(np.median(tnt_times)), float(np.median(cart_times)),
+        SPEED_SET,
+        SPEED_C,
+        tnt.n_splits_,
+        cart.tree_.node_count - cart.get_n_leaves(),
+        float(np.median(tnt_times)),
+        float(np.median(cart_times)),
     )
     name, C, s_tnt, s_cart, t_tnt, t_cart = row
     print(f"{name} C={C:g}: TnT {s_tnt} splits {t_tnt:.3f} s, CART(ccp_alpha) {s_cart} splits {t_cart:.3f} s")
@@ -96,7 +100,9 @@ def write_doc(acc, speed) -> None:
             "| data set | C | mean splits | TnT test R² | CART test R² (same splits) | TnT ≥ CART |",
             "|---|---|---|---|---|---|",
         ]
-        lines += [f"| {n} | {C:g} | {s:.1f} | {t:.4f} | {c:.4f} | {'yes' if t >= c else 'no'} |" for n, C, s, t, c in acc]
+        lines += [
+            f"| {n} | {C:g} | {s:.1f} | {t:.4f} | {c:.4f} | {'yes' if t >= c else 'no'} |" for n, C, s, t, c in acc
+        ]
         lines += ["", f"TnT at least as good as CART on {wins} of {len(acc)} pairs.", ""]
     if speed:
         name, C, s_tnt, s_cart, t_tnt, t_cart = speed

@@ -200,14 +200,14 @@ def bench_memory(data_dir):
     # VmHWM (peak resident memory of this process image) starts afresh at exec; ru_maxrss would
     # inherit the parent's peak through fork.
     code = (
-        "import re, sys, numpy as np; sys.path.insert(0, %r);"
+        f"import re, sys, numpy as np; sys.path.insert(0, {str(ROOT)!r});"
         "peak = lambda: int(re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1));"
         "from tnt import TnTClassifier;"
-        "d = np.load(%r); X, y = d['X_train'], d['y_train'];"
+        f"d = np.load({str(data_dir / 'mnist.npz')!r}); X, y = d['X_train'], d['y_train'];"
         "before = peak();"
         "TnTClassifier(C=1e-4, random_state=0, n_jobs=-1).fit(X, y);"
         "print(before, peak())"
-    ) % (str(ROOT), str(data_dir / "mnist.npz"))
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     before_kb, peak_kb = int(out[0]), int(out[1])
     return [

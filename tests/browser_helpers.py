@@ -82,7 +82,7 @@ def wait_idle(page, timeout=60_000):
     """Wait until the script run is over (Streamlit shows a status widget while running)."""
     page.wait_for_timeout(300)
     page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"], [data-stale=\"true\"]')",
+        '() => !document.querySelector(\'[data-testid="stStatusWidget"], [data-stale="true"]\')',
         timeout=timeout,
     )
 

@@ -6,11 +6,17 @@ from sklearn.datasets import load_wine
 from sklearn.model_selection import train_test_split
 
 from tnt import CARTClassifier, TnTClassifier
-from tnt.experiments.ensembles import ENSEMBLES, compare_ensembles, fit_ensemble, fit_ensemble_sizes, summarize_ensembles
+from tnt.experiments.ensembles import (
+    ENSEMBLES,
+    compare_ensembles,
+    fit_ensemble,
+    fit_ensemble_sizes,
+    summarize_ensembles,
+)
 from tnt.experiments.paths import depth_distributions, sample_depths, structural_depths
-from tnt.viz.regions import decision_regions, regions_figure
 from tnt.experiments.teaching import training_snapshots
 from tnt.experiments.toy import corners, four_split_graph
+from tnt.viz.regions import decision_regions, regions_figure
 
 
 def test_corners_labels_are_the_four_corners():
@@ -40,7 +46,10 @@ def test_four_split_graph_with_other_thresholds_is_not():
 
 def test_depth_distributions_of_tnt_and_cart():
     X, y = corners(seed=0)
-    models = {"TnT": TnTClassifier(C=1e-2, random_state=0).fit(X, y), "CART": CARTClassifier(max_leaf_nodes=7).fit(X, y)}
+    models = {
+        "TnT": TnTClassifier(C=1e-2, random_state=0).fit(X, y),
+        "CART": CARTClassifier(max_leaf_nodes=7).fit(X, y),
+    }
     d = depth_distributions(models, X)
     assert set(d) == {"TnT (test samples)", "TnT (paths)", "CART (test samples)", "CART (paths)"}
     lengths, shares = d["CART (test samples)"]
@@ -68,7 +77,9 @@ def test_ensembles_match_total_splits_and_measure_accuracy(wine):
     assert (bag["estimators"] == 4).all() and (rf["estimators"] == 4).all()
     assert rows[["train_accuracy", "test_accuracy"]].stack().between(0.5, 1.0).all()
     again = fit_ensemble("TnT-bagging", Xa, ya, Xb, yb, n_estimators=4, seed=1, C=1e-2)
-    assert again["test_accuracy"] == bag.iloc[1]["test_accuracy"] and again["total_splits"] == bag.iloc[1]["total_splits"]
+    assert (
+        again["test_accuracy"] == bag.iloc[1]["test_accuracy"] and again["total_splits"] == bag.iloc[1]["total_splits"]
+    )
     summary = summarize_ensembles(rows)
     assert list(summary.index) == list(ENSEMBLES)
     assert float(summary.loc["TnT-bagging", "total_splits"]) == pytest.approx(bag["total_splits"].mean(), abs=0.05)

@@ -5,8 +5,8 @@ import pytest
 
 from tnt import CARTClassifier, NDGClassifier, TnTClassifier
 from tnt.data.datasets import load_bundled
-from tnt.reduction import reduce_model
 from tnt.experiments.toy import corners
+from tnt.reduction import reduce_model
 
 
 @pytest.fixture

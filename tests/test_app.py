@@ -277,7 +277,9 @@ def test_names_from_an_upload_are_shown_as_text_not_markup(app, tmp_path):
     rng = np.random.default_rng(1)
     hostile = "<img src=x onerror=alert(1)>"
     path = tmp_path / "hostile.csv"
-    pd.DataFrame({"<b>width</b>": rng.uniform(size=60).round(3), "label": [hostile, "plain"] * 30}).to_csv(path, index=False)
+    pd.DataFrame({"<b>width</b>": rng.uniform(size=60).round(3), "label": [hostile, "plain"] * 30}).to_csv(
+        path, index=False
+    )
     upload(app, path)
     button(app, "Use this data").click().run()
     assert not app.error
@@ -286,7 +288,7 @@ def test_names_from_an_upload_are_shown_as_text_not_markup(app, tmp_path):
     legend = app.get("html")[0].value
     assert "&lt;img src=x onerror=alert(1)&gt;" in legend and "<img" not in legend
     dot = app.get("graphviz_chart")[0].proto.spec
-    assert '\\n<b>width</b> <=' in dot and "label=<" not in dot  # quoted labels: Graphviz shows them as text
+    assert "\\n<b>width</b> <=" in dot and "label=<" not in dot  # quoted labels: Graphviz shows them as text
 
 
 def test_a_graph_without_a_single_split_shows_on_every_page(app):
@@ -319,7 +321,9 @@ def test_two_sessions_training_at_once_see_only_their_own_data_and_models(app, t
     rng = np.random.default_rng(0)
     X = rng.uniform(size=(200, 2))
     path = tmp_path / "stripes.csv"
-    pd.DataFrame({"u": X[:, 0], "v": X[:, 1], "kind": np.where(X[:, 0] > 0.5, "east", "west")}).to_csv(path, index=False)
+    pd.DataFrame({"u": X[:, 0], "v": X[:, 1], "kind": np.where(X[:, 0] > 0.5, "east", "west")}).to_csv(
+        path, index=False
+    )
     alice, bob = app, new_session(timeout=60)  # both start on the default data set
     alice.default_timeout = 60
     _use_upload(bob, path)
@@ -331,8 +335,10 @@ def test_two_sessions_training_at_once_see_only_their_own_data_and_models(app, t
         except BaseException as error:  # noqa: BLE001 - reported below
             errors.append(error)
 
-    threads = [threading.Thread(target=run, args=(lambda: _train(alice, 1e-2),)),
-               threading.Thread(target=run, args=(lambda: _train(bob, 1e-4),))]
+    threads = [
+        threading.Thread(target=run, args=(lambda: _train(alice, 1e-2),)),
+        threading.Thread(target=run, args=(lambda: _train(bob, 1e-4),)),
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:

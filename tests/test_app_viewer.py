@@ -61,9 +61,9 @@ def test_a_scikit_learn_tree_opened_on_the_graph_page_is_shown_like_a_trained_mo
     for i in (0, 5, 17):
         app.number_input(key="graph/sample").set_value(i).run()
         text = next(m.value for m in app.main.markdown if f"Sample **#{i}**" in m.value)
-        assert f"predicted **{tree.predict(data.X_test[i:i + 1])[0]}**" in text
+        assert f"predicted **{tree.predict(data.X_test[i : i + 1])[0]}**" in text
         leaf = app.dataframe[0].value["node"].iloc[-1]
-        assert leaf == tree.apply(data.X_test[i:i + 1])[0]  # from_sklearn keeps scikit-learn's node ids
+        assert leaf == tree.apply(data.X_test[i : i + 1])[0]  # from_sklearn keeps scikit-learn's node ids
     app.number_input(key="graph/node").set_value(0).run()
     feature = data.feature_names[tree.tree_.feature[0]]
     assert any(m.value.startswith(f"**Node #0** ({feature} <=") for m in app.main.markdown)

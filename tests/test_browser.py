@@ -151,8 +151,10 @@ def test_a_large_model_on_the_server(server, browser):
     page.get_by_text("Edge width: training samples along each edge").click()
     page.wait_for_function("() => document.querySelector('.js-plotly-plot').data.length > 20")
     wait_idle(page)
-    widths = page.evaluate("() => [...new Set(document.querySelector('.js-plotly-plot').data"
-                           ".filter(t => t.name === 'yes (<=)' || t.name === 'no (>)').map(t => t.line.width))]")
+    widths = page.evaluate(
+        "() => [...new Set(document.querySelector('.js-plotly-plot').data"
+        ".filter(t => t.name === 'yes (<=)' || t.name === 'no (>)').map(t => t.line.width))]"
+    )
     assert max(widths) == 14 and len(widths) >= 5
     shot(page, "17_graph_large_edge_widths")
 
@@ -163,7 +165,9 @@ def test_a_large_model_on_the_server(server, browser):
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 3)
     for _ in range(5):
         page.mouse.wheel(0, -300)
-    page.wait_for_function(f"(b) => {{ const r = ({X_RANGE})(); return r[1] - r[0] < 0.8 * (b[1] - b[0]); }}", arg=before)
+    page.wait_for_function(
+        f"(b) => {{ const r = ({X_RANGE})(); return r[1] - r[0] < 0.8 * (b[1] - b[0]); }}", arg=before
+    )
     assert page.evaluate("window.__still_here === true")
     wait_idle(page)
     shot(page, "18_graph_large_zoomed")
@@ -296,7 +300,9 @@ def test_open_a_model_file_then_a_broken_one_and_reduce_it(server, browser, tmp_
     page.get_by_text(accuracy, exact=False).first.wait_for()
     frame = page.frame_locator('iframe[title="Decision graph"]')  # 79 nodes: the server's SVG
     frame.locator("svg g.node").first.wait_for(timeout=60_000)
-    assert frame.locator(f'svg g.node path[stroke="{HIGHLIGHT}"], svg g.node polygon[stroke="{HIGHLIGHT}"]').count() >= 3
+    assert (
+        frame.locator(f'svg g.node path[stroke="{HIGHLIGHT}"], svg g.node polygon[stroke="{HIGHLIGHT}"]').count() >= 3
+    )
     predicted = tree.predict(data.X_test[:1])[0]
     page.get_by_text(f"predicted {predicted}").first.wait_for()
     shot(page, "14_opened_sklearn_tree")
@@ -380,7 +386,9 @@ def test_four_users_at_once(server, browser, tmp_path):
         for title, content in PAGE_CONTENT.items():
             start = time.monotonic()
             page.locator('[data-testid="stSidebarNav"] a', has_text=title).click()
-            page.wait_for_function(f"() => [...document.querySelectorAll('h2')].some(h => h.innerText.includes('{title}'))")
+            page.wait_for_function(
+                f"() => [...document.querySelectorAll('h2')].some(h => h.innerText.includes('{title}'))"
+            )
             content(page, f"{user}.csv").wait_for(timeout=120_000)
             seconds[user][title] = round(time.monotonic() - start, 2)
             sidebar = page.locator('[data-testid="stSidebar"]')

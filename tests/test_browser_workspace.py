@@ -19,7 +19,9 @@ VIEW = {"width": 1440, "height": 900}
 
 
 def metric(page, label) -> str:
-    return page.locator('[data-testid="stMetric"]', has_text=label).locator('[data-testid="stMetricValue"]').inner_text()
+    return (
+        page.locator('[data-testid="stMetric"]', has_text=label).locator('[data-testid="stMetricValue"]').inner_text()
+    )
 
 
 def workspace_in(url) -> str:

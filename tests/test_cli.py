@@ -73,7 +73,9 @@ def optdigits_frame(optdigits):
 
 @pytest.fixture(scope="module")
 def model_file(workdir):
-    result = tnt("train", "digits.csv", "--target", "digit", "--C", "3e-3", "--N2", "2", "-o", "model.json", cwd=workdir)
+    result = tnt(
+        "train", "digits.csv", "--target", "digit", "--C", "3e-3", "--N2", "2", "-o", "model.json", cwd=workdir
+    )
     assert result.returncode == 0, result.stderr
     return workdir / "model.json", result.stdout
 
@@ -126,7 +128,18 @@ def test_export_drawings_without_dot_on_path(workdir, model_file, no_dot_on_path
 
 
 def test_export_options_reach_the_drawing(workdir, model_file):
-    result = tnt("export", "model.json", "-o", "window.dot", "--depth-window", "1", "2", "--show-ids", "--show-shares", cwd=workdir)
+    result = tnt(
+        "export",
+        "model.json",
+        "-o",
+        "window.dot",
+        "--depth-window",
+        "1",
+        "2",
+        "--show-ids",
+        "--show-shares",
+        cwd=workdir,
+    )
     assert result.returncode == 0, result.stderr
     source = (workdir / "window.dot").read_text()
     assert 'n0 [label="#0"' in source and "id=stub0" in source  # the root is outside the window: a stub
@@ -163,7 +176,11 @@ def write(folder, name, text):
 def test_bad_training_input_gives_one_clear_line(workdir):
     cases = [
         ("missing.csv", "digit", "missing.csv does not exist"),
-            (write(workdir, "binary.csv", "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), "digit", "binary.csv: This file is binary, not a CSV text file"),
+        (
+            write(workdir, "binary.csv", "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"),
+            "digit",
+            "binary.csv: This file is binary, not a CSV text file",
+        ),
         (write(workdir, "empty.csv", ""), "digit", "empty.csv: The file is empty"),
         ("digits.csv", "label", "There is no column named 'label'; the columns are px1, px2"),
         (write(workdir, "text.csv", "a,b,y\n1,x,0\n2,z,1\n"), "y", "text.csv: Column 'b' holds text (such as 'x')"),
@@ -242,12 +259,15 @@ def test_each_file_of_the_bad_csv_corpus_gets_the_apps_sentence(tmp_path):
 def test_missing_values_can_be_dropped_and_limits_are_options(tmp_path):
     rows = "".join(f"{i},{i % 7 if i % 10 else ''},{'ab'[i % 2]}\n" for i in range(40))
     (tmp_path / "holes.csv").write_text("a,b,y\n" + rows)
-    dropped, refused, too_many, bad_limit = tnt_all([
-        ("train", "holes.csv", "--target", "y", "--drop-missing", "-o", "m.json"),
-        ("train", "holes.csv", "--target", "y", "-o", "refused.json"),
-        ("train", "holes.csv", "--target", "y", "--max-rows", "39", "-o", "refused.json"),
-        ("train", "holes.csv", "--target", "y", "--max-columns", "1", "-o", "refused.json"),
-    ], tmp_path)
+    dropped, refused, too_many, bad_limit = tnt_all(
+        [
+            ("train", "holes.csv", "--target", "y", "--drop-missing", "-o", "m.json"),
+            ("train", "holes.csv", "--target", "y", "-o", "refused.json"),
+            ("train", "holes.csv", "--target", "y", "--max-rows", "39", "-o", "refused.json"),
+            ("train", "holes.csv", "--target", "y", "--max-columns", "1", "-o", "refused.json"),
+        ],
+        tmp_path,
+    )
     assert dropped.returncode == 0, dropped.stderr
     assert "on 27 rows" in dropped.stdout and "on 9 rows" in dropped.stdout  # 36 of 40 rows kept
     assert_one_line_error(refused, "Column 'b' has 4 missing values", "--drop-missing")
@@ -273,8 +293,9 @@ def test_info_escapes_control_characters_from_the_model_file(tmp_path):
 
 
 def test_train_to_a_budget(workdir):
-    result = tnt("train", "digits.csv", "--target", "digit", "--max-splits", "30", "--N2", "2", "-o", "budget.json",
-                 cwd=workdir)
+    result = tnt(
+        "train", "digits.csv", "--target", "digit", "--max-splits", "30", "--N2", "2", "-o", "budget.json", cwd=workdir
+    )
     assert result.returncode == 0, result.stderr
     assert "budget 30 splits: C=" in result.stdout
     model = model_from_json((workdir / "budget.json").read_text())
@@ -297,23 +318,31 @@ def test_a_continuous_target_trains_a_regression_and_every_command_handles_it(tm
     frame.drop(columns="price").to_csv(tmp_path / "prices_X.csv", index=False)
     # Small whole-number targets read as classes unless told otherwise.
     frame.assign(price=(y > y.mean()).astype(int)).to_csv(tmp_path / "labels.csv", index=False)
-    auto, told, classes = tnt_all([
-        ("train", "prices.csv", "--target", "price", "--C", "3e-3", "-o", "reg.json"),
-        ("train", "labels.csv", "--target", "price", "--task", "regression", "-o", "told.json"),
-        ("train", "labels.csv", "--target", "price", "-o", "clf.json"),
-    ], tmp_path)
+    auto, told, classes = tnt_all(
+        [
+            ("train", "prices.csv", "--target", "price", "--C", "3e-3", "-o", "reg.json"),
+            ("train", "labels.csv", "--target", "price", "--task", "regression", "-o", "told.json"),
+            ("train", "labels.csv", "--target", "price", "-o", "clf.json"),
+        ],
+        tmp_path,
+    )
     assert auto.returncode == 0, auto.stderr
     assert "train R2" in auto.stdout and "test R2" in auto.stdout and "RMSE" in auto.stdout
     model = model_from_json((tmp_path / "reg.json").read_text())
     assert model.estimator_kind_ == "TnTRegressor" and model.graph_.regression
     assert model_from_json((tmp_path / "told.json").read_text()).estimator_kind_ == "TnTRegressor"
     assert model_from_json((tmp_path / "clf.json").read_text()).estimator_kind_ == "TnTClassifier"
-    predict, text, info = tnt_all([
-        ("predict", "reg.json", "prices_X.csv", "-o", "p.csv"),
-        ("export", "reg.json", "-o", "rules.txt"),
-        ("info", "reg.json"),
-    ], tmp_path)
+    predict, text, info = tnt_all(
+        [
+            ("predict", "reg.json", "prices_X.csv", "-o", "p.csv"),
+            ("export", "reg.json", "-o", "rules.txt"),
+            ("info", "reg.json"),
+        ],
+        tmp_path,
+    )
     assert predict.returncode == 0 and text.returncode == 0 and info.returncode == 0
-    np.testing.assert_allclose(pd.read_csv(tmp_path / "p.csv")["prediction"], model.predict(frame.drop(columns="price")))
+    np.testing.assert_allclose(
+        pd.read_csv(tmp_path / "p.csv")["prediction"], model.predict(frame.drop(columns="price"))
+    )
     assert "value: " in (tmp_path / "rules.txt").read_text()
     assert "target      regression" in info.stdout

@@ -46,7 +46,15 @@ def test_palette_is_stable_whatever_the_number_of_classes():
 def test_node_colours_follow_the_dominant_class(toy_graph):
     palette = class_palette(2)
     # value rows: [6,4] [4,1] [2,3] [3,0] [2,2] mixed, [1,0], [0,3]
-    assert node_colors(toy_graph) == [palette[0], palette[0], palette[1], palette[0], MIXED_COLOR, palette[0], palette[1]]
+    assert node_colors(toy_graph) == [
+        palette[0],
+        palette[0],
+        palette[1],
+        palette[0],
+        MIXED_COLOR,
+        palette[0],
+        palette[1],
+    ]
     assert node_fills(toy_graph)[4] == MIXED_FILL
 
 

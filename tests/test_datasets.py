@@ -47,7 +47,9 @@ def test_catalog_files_exist_and_default_is_listed():
     assert {"corners", "iris", "wine", "breast_cancer", "digits", "pendigits"} <= set(ids)
     assert default_dataset_id() in ids
     for entry in catalog():
-        frame = pd.read_csv(Path(__file__).resolve().parent.parent / "tnt" / "data" / "bundled" / entry["file"], nrows=2)
+        frame = pd.read_csv(
+            Path(__file__).resolve().parent.parent / "tnt" / "data" / "bundled" / entry["file"], nrows=2
+        )
         assert entry["target"] in frame.columns and entry["description"]
 
 
@@ -89,7 +91,9 @@ def test_text_feature_is_encoded_with_a_note():
     ds = prepare(table)
     assert ds.feature_names == ("a", "colour")
     assert set(np.unique(np.concatenate([ds.X_train[:, 1], ds.X_test[:, 1]]))) == {0.0, 1.0, 2.0}
-    assert ds.notes == ("Column 'colour' holds text; it is encoded as numbers in alphabetical order (blue=0, green=1, red=2).",)
+    assert ds.notes == (
+        "Column 'colour' holds text; it is encoded as numbers in alphabetical order (blue=0, green=1, red=2).",
+    )
 
 
 def test_missing_values_can_be_dropped_on_request():

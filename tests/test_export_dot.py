@@ -58,7 +58,7 @@ def test_shared_nodes_have_a_double_border_and_a_note(toy_graph):
 
 
 def test_mixed_node_is_blue(toy_graph):
-    line = next(l for l in to_dot(toy_graph).splitlines() if l.startswith("\tn4 ["))
+    line = next(row for row in to_dot(toy_graph).splitlines() if row.startswith("\tn4 ["))
     assert f'color="{MIXED_COLOR}"' in line
 
 

@@ -42,7 +42,9 @@ def test_digits_five_seeds():
         tnt = TnTClassifier(C=3e-3, random_state=seed).fit(X_tr, y_tr)
         splits.append(tnt.n_splits_)
         tests.append(tnt.score(X_te, y_te))
-        carts.append(CARTClassifier(max_leaf_nodes=tnt.n_splits_ + 1, random_state=seed).fit(X_tr, y_tr).score(X_te, y_te))
+        carts.append(
+            CARTClassifier(max_leaf_nodes=tnt.n_splits_ + 1, random_state=seed).fit(X_tr, y_tr).score(X_te, y_te)
+        )
     assert 50 <= np.mean(splits) <= 80
     assert np.mean(tests) >= 0.85
     assert np.mean(tests) > np.mean(carts)

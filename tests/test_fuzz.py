@@ -402,7 +402,7 @@ def check_cli(argv, capsys) -> None:
         prefix = "tnt: error: " if status == 1 else ""
         assert lines[0].startswith(prefix or "tnt") and "Traceback" not in err, (argv, err)
         if status == 1:
-            message = lines[0][len(prefix):]
+            message = lines[0][len(prefix) :]
             # the paths in a message are the user's own arguments, not counted against its length
             for path in argv:
                 message = message.replace(path, "PATH") if "/" in path else message
@@ -425,8 +425,11 @@ def test_fuzz_command_line_with_mutated_model_files(cli_files, toy_graph, capsys
     path = tmp_path_factory.mktemp("mutated") / "model.json"
     path.write_bytes(serialise(data, doc))
     command = data.draw(st.sampled_from([["info"], ["predict"], ["export"]]))
-    tail = {"info": [], "predict": [str(cli_files / "features.csv")],
-            "export": ["-o", str(path.with_suffix(data.draw(st.sampled_from([".txt", ".dot", ".json", ".svg"]))))]}
+    tail = {
+        "info": [],
+        "predict": [str(cli_files / "features.csv")],
+        "export": ["-o", str(path.with_suffix(data.draw(st.sampled_from([".txt", ".dot", ".json", ".svg"]))))],
+    }
     check_cli([*command, str(path), *tail[command[0]]], capsys)
 
 

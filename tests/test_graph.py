@@ -1,7 +1,5 @@
 """DecisionGraph: routing, statistics and conversion from scikit-learn trees."""
 
-import itertools
-
 import numpy as np
 import pytest
 from sklearn.datasets import load_iris, make_classification
@@ -13,10 +11,10 @@ from tnt import MIXED, DecisionGraph
 def shared_graph():
     """Root splits x0 at 0.5; both branches reach the shared node 3 (x1 <= 0.5).
 
-        0: x0 <= 0.5 -> 1 else 2
-        1: x1 <= 0.2 -> 4 (leaf) else 3
-        2: x1 <= 0.8 -> 3 else 5 (leaf)
-        3: x0 <= 0.25 -> 6 (leaf) else 7 (leaf)
+    0: x0 <= 0.5 -> 1 else 2
+    1: x1 <= 0.2 -> 4 (leaf) else 3
+    2: x1 <= 0.8 -> 3 else 5 (leaf)
+    3: x0 <= 0.25 -> 6 (leaf) else 7 (leaf)
     """
     return DecisionGraph(
         children_left=[1, 4, 3, 6, -1, -1, -1, -1],
@@ -76,7 +74,7 @@ def test_path_length_dp_matches_enumeration_on_random_dags(random_dag):
         lengths, counts = g.path_length_distribution()
         assert (lengths.tolist(), [int(c) for c in counts]) == brute_force_path_lengths(g)
         expected = brute_force_path_lengths(g)
-        mean = sum(l * c for l, c in zip(*expected)) / sum(expected[1])
+        mean = sum(length * c for length, c in zip(*expected)) / sum(expected[1])
         assert g.mean_path_length() == pytest.approx(mean)
         checked += 1
 

@@ -1,6 +1,5 @@
 """Layered layout: layers by longest path, crossings reduced by barycenter sweeps, fast on big graphs."""
 
-
 import numpy as np
 
 from tnt import DecisionGraph, TnTClassifier
@@ -52,4 +51,6 @@ def test_nodes_of_a_layer_never_overlap(optdigits):
 def test_layout_of_fifteen_hundred_nodes(big_random_graph):  # its speed: benchmarks/limits.py
     x, y = layered_layout(big_random_graph)
     assert np.isfinite(x).all() and x.shape == (big_random_graph.node_count,) == (1501,)
-    assert count_crossings(big_random_graph, x, y) <= count_crossings(big_random_graph, *layered_layout(big_random_graph, sweeps=0))
+    assert count_crossings(big_random_graph, x, y) <= count_crossings(
+        big_random_graph, *layered_layout(big_random_graph, sweeps=0)
+    )

@@ -7,7 +7,6 @@ from sklearn.tree import DecisionTreeClassifier
 
 from tnt.learn.binning import bin_features
 from tnt.learn.micro_tree import MicroTree, fit_micro_tree, fit_stump
-from tnt.learn.working_graph import FlatGraph, WorkingGraph
 
 
 def predict(tree: MicroTree, X):
@@ -127,15 +126,17 @@ def test_codes_number_each_columns_distinct_values_in_order():
     # must get the same exact codes: the rank of each value among the column's distinct values.
     rng = np.random.default_rng(3)
     n = 3000
-    X = np.column_stack([
-        rng.integers(0, 256, n),  # pixels
-        rng.integers(-40, 40, n),  # negative whole numbers
-        rng.integers(0, 50_000, n),  # whole numbers spanning more than INTEGER_SPAN
-        np.round(rng.normal(size=n), 1),  # decimals
-        rng.choice([-0.0, 0.0, 2.0], n),  # signed zeros are one value
-        np.full(n, 7.0),  # constant
-        np.where(rng.random(n) < 0.5, 1e30, -1e30),  # huge whole numbers
-    ]).astype(np.float32)
+    X = np.column_stack(
+        [
+            rng.integers(0, 256, n),  # pixels
+            rng.integers(-40, 40, n),  # negative whole numbers
+            rng.integers(0, 50_000, n),  # whole numbers spanning more than INTEGER_SPAN
+            np.round(rng.normal(size=n), 1),  # decimals
+            rng.choice([-0.0, 0.0, 2.0], n),  # signed zeros are one value
+            np.full(n, 7.0),  # constant
+            np.where(rng.random(n) < 0.5, 1e30, -1e30),  # huge whole numbers
+        ]
+    ).astype(np.float32)
     binned = bin_features(X)
     for f in range(X.shape[1]):
         values = np.unique(X[:, f])
@@ -171,8 +172,13 @@ def _reference_tree(X, y, w, n_classes, alpha, order):
     def grow(idx):
         value = np.bincount(y[idx], weights=w[idx], minlength=n_classes)
         node = len(values)
-        for column, item in ((children_left, -1), (children_right, -1), (features, -2), (thresholds, -2.0),
-                             (values, value)):
+        for column, item in (
+            (children_left, -1),
+            (children_right, -1),
+            (features, -2),
+            (thresholds, -2.0),
+            (values, value),
+        ):
             column.append(item)
         total = value.sum()
         if len(idx) < 2 or 1.0 - (value**2).sum() / total**2 <= np.finfo(np.float64).eps:

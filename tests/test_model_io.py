@@ -41,7 +41,11 @@ def test_tnt_round_trip_predicts_identically(optdigits):
 
 @pytest.mark.parametrize(
     "estimator",
-    [CARTClassifier(max_leaf_nodes=40, random_state=0), TAOClassifier(max_leaf_nodes=20), NDGClassifier(random_state=0)],
+    [
+        CARTClassifier(max_leaf_nodes=40, random_state=0),
+        TAOClassifier(max_leaf_nodes=20),
+        NDGClassifier(random_state=0),
+    ],
 )
 def test_converted_cart_round_trip_predicts_identically(pendigits, estimator):
     X, y, X_test, _ = pendigits

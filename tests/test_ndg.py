@@ -25,8 +25,9 @@ def continuous(n=2000, d=5, seed=0):
 def _problem(X, y, w=None, seed=0):
     classes, y_enc = np.unique(y, return_inverse=True)
     w = np.ones(len(y)) if w is None else np.asarray(w, dtype=float)
-    return _Problem(X=np.ascontiguousarray(X, dtype=DTYPE), y=y_enc.astype(np.intp), w=w, n_classes=classes.size,
-                    seed=seed)
+    return _Problem(
+        X=np.ascontiguousarray(X, dtype=DTYPE), y=y_enc.astype(np.intp), w=w, n_classes=classes.size, seed=seed
+    )
 
 
 def _splits(model):
@@ -72,7 +73,9 @@ def test_a_merge_only_joins_the_two_leaves(seed, C, n_classes):
     def record(kind, snapshot):
         g = snapshot()
         kinds.append(kind)
-        partitions.append(route_to_leaves(problem.X, rows, 0, g.children_left, g.children_right, g.feature, g.threshold))
+        partitions.append(
+            route_to_leaves(problem.X, rows, 0, g.children_left, g.children_right, g.feature, g.threshold)
+        )
 
     grow_naive_graph(problem, C, callback=record)
     for before, after, kind in zip(partitions, partitions[1:], kinds[1:]):

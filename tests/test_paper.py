@@ -45,8 +45,22 @@ def test_cross_validation_chooses_the_best_mean_accuracy(pendigits):
 def test_quick_mode_writes_the_tables_figures_and_report(tmp_path):
     out = tmp_path / "paper"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    cmd = [sys.executable, str(ROOT / "benchmarks" / "paper.py"), "--data", str(DATA), "--quick",
-           "--datasets", "pendigits", "connect_4", "--max-train", "300", "--out", str(out), "--n-jobs", "2"]
+    cmd = [
+        sys.executable,
+        str(ROOT / "benchmarks" / "paper.py"),
+        "--data",
+        str(DATA),
+        "--quick",
+        "--datasets",
+        "pendigits",
+        "connect_4",
+        "--max-train",
+        "300",
+        "--out",
+        str(out),
+        "--n-jobs",
+        "2",
+    ]
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=1800)
     assert done.returncode == 0, done.stderr[-2000:]
     for name in ("pendigits", "connect_4"):
@@ -54,7 +68,9 @@ def test_quick_mode_writes_the_tables_figures_and_report(tmp_path):
             assert (out / f"fig4_{name}.{ext}").stat().st_size > 1000
         assert (out / f"fig4_{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     t1 = pd.read_csv(out / "table1.csv")
-    assert sorted(set(zip(t1["data"], t1["model"]))) == [(d, m) for d in ("connect_4", "pendigits") for m in ("CART", "TnT")]
+    assert sorted(set(zip(t1["data"], t1["model"]))) == [
+        (d, m) for d in ("connect_4", "pendigits") for m in ("CART", "TnT")
+    ]
     assert (t1.groupby(["data", "model"]).size() == 2).all()  # two trials in quick mode
     fig4 = pd.read_csv(out / "fig4_pendigits.csv")
     assert len(fig4) == 4 * 2  # four values of C, two seeds

@@ -1,6 +1,5 @@
 """The interactive view: a fixed number of traces, contract colours, escaped hover text."""
 
-
 import numpy as np
 
 from tnt.viz.colors import HIGHLIGHT_COLOR, MIXED_COLOR, class_palette

@@ -82,11 +82,21 @@ def test_the_bundled_data_is_package_data():
 
 def test_the_readme_dask_example_runs_as_printed(tmp_path):
     readme = (ROOT / "README.md").read_text()
-    (example,) = [block for block in re.findall(r"```python\n(.+?)\n```", readme, flags=re.S) if "LocalCluster" in block]
+    (example,) = [
+        block for block in re.findall(r"```python\n(.+?)\n```", readme, flags=re.S) if "LocalCluster" in block
+    ]
     script = tmp_path / "dask_sweep.py"
     script.write_text(example)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
+    out = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     assert "tnt_splits_mean" in out.stdout and "[4 rows x" in out.stdout  # one row per value of C
 
+
+def test_ruff_finds_nothing():
+    ruff = Path(sys.executable).parent / "ruff"
+    for command in (["check", "."], ["format", "--check", "."]):
+        out = subprocess.run([str(ruff), *command], capture_output=True, text=True, cwd=ROOT)
+        assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-1000:]

@@ -110,8 +110,13 @@ def _problem(X, y, w):
     classes, y_enc = np.unique(y, return_inverse=True)
     w = np.ones(len(y)) if w is None else w
     keep = w > 0
-    return _Problem(X=np.ascontiguousarray(X[keep], dtype=DTYPE), y=y_enc[keep].astype(np.intp), w=w[keep],
-                    n_classes=classes.size, seed=0)
+    return _Problem(
+        X=np.ascontiguousarray(X[keep], dtype=DTYPE),
+        y=y_enc[keep].astype(np.intp),
+        w=w[keep],
+        n_classes=classes.size,
+        seed=0,
+    )
 
 
 @PROPERTY_SETTINGS

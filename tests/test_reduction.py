@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tnt import CARTClassifier, DecisionGraph, TnTClassifier
-from tnt.reduction import reduce_graph, reduce_model
 from tnt.experiments.toy import corners, four_split_graph
+from tnt.reduction import reduce_graph, reduce_model
 
 
 def predictions(graph, X):
@@ -50,8 +50,9 @@ def test_hand_built_four_split_graph_is_already_reduced():
 def test_a_split_whose_sides_predict_the_same_class_disappears():
     X = np.array([[0.0], [1.0], [2.0], [3.0]])
     y = np.array([0, 0, 0, 1])
-    g = DecisionGraph([1, -1, 3, -1, -1], [2, -1, 4, -1, -1], [0, -2, 0, -2, -2], [0.5, -2, 2.5, -2, -2],
-                      np.zeros((5, 2))).with_training_stats(X, y)
+    g = DecisionGraph(
+        [1, -1, 3, -1, -1], [2, -1, 4, -1, -1], [0, -2, 0, -2, -2], [0.5, -2, 2.5, -2, -2], np.zeros((5, 2))
+    ).with_training_stats(X, y)
     r = reduce_graph(g, X, y)
     assert (g.n_splits, r.n_splits) == (2, 1)
     assert r.threshold[0] == 2.5
@@ -81,8 +82,10 @@ def small_problems(draw):
     n = draw(st.integers(4, 40))
     n_features = draw(st.integers(1, 3))
     n_classes = draw(st.integers(2, 3))
-    X = np.array(draw(st.lists(st.lists(st.integers(0, 4), min_size=n_features, max_size=n_features),
-                               min_size=n, max_size=n)), dtype=float)
+    X = np.array(
+        draw(st.lists(st.lists(st.integers(0, 4), min_size=n_features, max_size=n_features), min_size=n, max_size=n)),
+        dtype=float,
+    )
     y = np.array(draw(st.lists(st.integers(0, n_classes - 1), min_size=n, max_size=n)))
     w = np.array(draw(st.lists(st.sampled_from([0.5, 1.0, 2.0]), min_size=n, max_size=n)))
     return X, y, w
@@ -98,8 +101,13 @@ def random_dags(draw, n_features):
     right = [draw(st.integers(i + 1, n - 1)) for i in range(n_splits)]
     feature = [draw(st.integers(0, n_features - 1)) for _ in range(n_splits)]
     threshold = [draw(st.sampled_from([0.5, 1.5, 2.5, 3.5])) for _ in range(n_splits)]
-    return DecisionGraph(left + [-1] * n_leaves, right + [-1] * n_leaves, feature + [-2] * n_leaves,
-                         threshold + [-2.0] * n_leaves, np.zeros((n, 3)))
+    return DecisionGraph(
+        left + [-1] * n_leaves,
+        right + [-1] * n_leaves,
+        feature + [-2] * n_leaves,
+        threshold + [-2.0] * n_leaves,
+        np.zeros((n, 3)),
+    )
 
 
 @settings(max_examples=150, deadline=None)
@@ -109,11 +117,15 @@ def test_reduction_never_changes_a_training_prediction(problem, data):
     kind = data.draw(st.sampled_from(["cart", "tnt", "dag"]))
     if kind == "dag":
         g = data.draw(random_dags(X.shape[1]))
-        g = DecisionGraph(g.children_left, g.children_right, g.feature, g.threshold,
-                          np.zeros((g.node_count, int(y.max()) + 1))).with_training_stats(X, y, w)
+        g = DecisionGraph(
+            g.children_left, g.children_right, g.feature, g.threshold, np.zeros((g.node_count, int(y.max()) + 1))
+        ).with_training_stats(X, y, w)
     else:
-        model = (CARTClassifier(max_leaf_nodes=data.draw(st.integers(2, 12)))
-                 if kind == "cart" else TnTClassifier(C=data.draw(st.sampled_from([1e-3, 1e-2, 1e-1]))))
+        model = (
+            CARTClassifier(max_leaf_nodes=data.draw(st.integers(2, 12)))
+            if kind == "cart"
+            else TnTClassifier(C=data.draw(st.sampled_from([1e-3, 1e-2, 1e-1])))
+        )
         model.fit(X, y, sample_weight=w)
         y = np.searchsorted(model.classes_, y)
         g = model.graph_

@@ -83,7 +83,10 @@ def test_reduced_problem_targets_the_better_child_weighted_by_the_loss_gap():
     values = _LeafValues(0.0)
     values.add(np.array([1.0]))
     start = FlatGraph(
-        np.array([1, -1, -1]), np.array([2, -1, -1]), np.array([0, -2, -2]), np.array([0.5, -2.0, -2.0]),
+        np.array([1, -1, -1]),
+        np.array([2, -1, -1]),
+        np.array([0, -2, -2]),
+        np.array([0.5, -2.0, -2.0]),
         np.array([-1, 0, 1]),
     )
     rows, targets, weights = _reduced_problem(WorkingGraph(start), 0, problem, np.arange(4), values)

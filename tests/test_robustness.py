@@ -100,7 +100,9 @@ def test_float32_float64_and_integer_input_give_the_same_model(make, dtype):
 @pytest.mark.parametrize("value", [1e300, -1e300, 3.5e38, np.finfo(np.float64).max])
 def test_values_beyond_float32_are_rejected_with_a_clear_message(make, value):
     X = np.array([[0.0, 1.0], [value, 2.0], [1.0, 3.0]])
-    with pytest.raises(ValueError, match=r"beyond the float32 range .* in feature 0, the limit is 3\.4e\+38\): .*rescale"):
+    with pytest.raises(
+        ValueError, match=r"beyond the float32 range .* in feature 0, the limit is 3\.4e\+38\): .*rescale"
+    ):
         make().fit(X, [0, 1, 0])
     fitted = make().fit(X[[0, 2]], [0, 1])
     with pytest.raises(ValueError, match=r"beyond the float32 range"):
@@ -201,8 +203,9 @@ def test_float32_input_routes_like_its_float64_value():
 
 def test_a_loaded_float64_graph_compares_in_float64():
     # A model file may declare float64 input: its samples must not be rounded to float32 first.
-    graph = DecisionGraph([1, -1, -1], [2, -1, -1], [0, -2, -2], [0.1, -2, -2], [[1, 1], [1, 0], [0, 1]],
-                          input_dtype=np.float64)
+    graph = DecisionGraph(
+        [1, -1, -1], [2, -1, -1], [0, -2, -2], [0.1, -2, -2], [[1, 1], [1, 0], [0, 1]], input_dtype=np.float64
+    )
     doc = json.loads(model_to_json(_FakeModel(graph)))
     assert doc["graph"]["input_dtype"] == "float64"
     loaded = model_from_json(json.dumps(doc))

@@ -17,10 +17,27 @@ SKIPPED_FOLDERS = {".venv", ".git", "build", ".hypothesis", ".pytest_cache", "__
 
 # Calls that execute code or rebuild arbitrary objects from data (canonical dotted names).
 UNSAFE_CALLS = {
-    "pickle.load", "pickle.loads", "pickle.Unpickler", "_pickle.load", "_pickle.loads",
-    "cloudpickle.load", "cloudpickle.loads", "dill.load", "dill.loads", "joblib.load",
-    "marshal.load", "marshal.loads", "shelve.open", "pandas.read_pickle", "torch.load",
-    "yaml.unsafe_load", "yaml.full_load", "eval", "exec", "builtins.eval", "builtins.exec",
+    "pickle.load",
+    "pickle.loads",
+    "pickle.Unpickler",
+    "_pickle.load",
+    "_pickle.loads",
+    "cloudpickle.load",
+    "cloudpickle.loads",
+    "dill.load",
+    "dill.loads",
+    "joblib.load",
+    "marshal.load",
+    "marshal.loads",
+    "shelve.open",
+    "pandas.read_pickle",
+    "torch.load",
+    "yaml.unsafe_load",
+    "yaml.full_load",
+    "eval",
+    "exec",
+    "builtins.eval",
+    "builtins.exec",
 }
 
 # Each allowed use, with why it cannot reach a user's file. A use that disappears must leave this
@@ -76,7 +93,9 @@ def _dotted(func):
 def python_files():
     for path in sorted(ROOT.rglob("*.py")):
         relative = path.relative_to(ROOT)
-        if not SKIPPED_FOLDERS.intersection(relative.parts) and not any(p.endswith(".egg-info") for p in relative.parts):
+        if not SKIPPED_FOLDERS.intersection(relative.parts) and not any(
+            p.endswith(".egg-info") for p in relative.parts
+        ):
             yield relative
 
 
@@ -115,7 +134,7 @@ def test_no_python_file_loads_pickles_or_evaluates_code():
 
 
 # ---------------------------------------------------------------------- formula injection
-@pytest.mark.parametrize("cell", ["=1+1", "+A1", "-2+3", "@SUM(A1:A9)", "\t=cmd", "\r=cmd", "=HYPERLINK(\"x\")"])
+@pytest.mark.parametrize("cell", ["=1+1", "+A1", "-2+3", "@SUM(A1:A9)", "\t=cmd", "\r=cmd", '=HYPERLINK("x")'])
 def test_formula_cells_get_an_apostrophe(cell):
     assert neutralize_text(cell) == "'" + cell
 
@@ -126,13 +145,15 @@ def test_other_text_is_untouched(cell):
 
 
 def test_numbers_and_their_columns_are_untouched():
-    frame = pd.DataFrame({
-        "label": ["=cmd", "-x", "ok"],
-        "count": [-1, 2, 3],
-        "score": [-0.5, np.nan, 1.0],
-        "flag": [True, False, True],
-        "mixed": ["@me", -7, 2.5],
-    })
+    frame = pd.DataFrame(
+        {
+            "label": ["=cmd", "-x", "ok"],
+            "count": [-1, 2, 3],
+            "score": [-0.5, np.nan, 1.0],
+            "flag": [True, False, True],
+            "mixed": ["@me", -7, 2.5],
+        }
+    )
     safe = neutralize_formulas(frame)
     assert safe["label"].tolist() == ["'=cmd", "'-x", "ok"]
     assert safe["mixed"].tolist() == ["'@me", -7, 2.5]
@@ -157,8 +178,10 @@ def test_cli_predictions_cannot_carry_formulas(tmp_path):
     labels = np.array(['=HYPERLINK("http://x","y")', "@SUM(1)", "-cmd"])[(X[:, 0] > 0).astype(int) + (X[:, 1] > 0)]
     frame = pd.DataFrame(X, columns=["a", "b"]).assign(label=labels)
     frame.to_csv(tmp_path / "train.csv", index=False)
-    run = lambda *args: subprocess.run([sys.executable, "-m", "tnt.cli", *args], capture_output=True,  # noqa: E731
-                                       text=True, cwd=tmp_path)
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "tnt.cli", *args], capture_output=True, text=True, cwd=tmp_path)
+
     assert run("train", "train.csv", "--target", "label", "--test-size", "0", "-o", "m.json").returncode == 0
     frame[["a", "b"]].to_csv(tmp_path / "X.csv", index=False)
     written = run("predict", "m.json", "X.csv", "-o", "out.csv")

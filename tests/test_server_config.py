@@ -52,7 +52,16 @@ def test_readme_documents_the_limits(config):
     readme = (ROOT / "README.md").read_text()
     assert "## Security and limits" in readme
     section = readme.split("## Security and limits", 1)[1].split("\n## ", 1)[0]
-    for phrase in ("127.0.0.1", f"{config['server']['maxUploadSize']} MB", "XSRF", "usage statistics", "pickle",
-                   "formula", "float32", "--drop-missing", "tests/bad_csv/",
-                   "session"):
+    for phrase in (
+        "127.0.0.1",
+        f"{config['server']['maxUploadSize']} MB",
+        "XSRF",
+        "usage statistics",
+        "pickle",
+        "formula",
+        "float32",
+        "--drop-missing",
+        "tests/bad_csv/",
+        "session",
+    ):
         assert phrase in section, phrase

@@ -66,8 +66,26 @@ def test_scan_equals_brute_force_and_leaves_scratch_zeroed(n):
     start, end = 3, n - 2
     h0, h1, c0, c1, buffers = _scratch(n_bins)
     total = _total(ys, ws, start, end)
-    result = _scan_feature(cf, n_bins, 0, ys, ws, start, end, K, bin_min, bin_max, total, total.sum(), h0, h1, c0, c1,
-                           buffers.bits[0], buffers.left[0])
+    result = _scan_feature(
+        cf,
+        n_bins,
+        0,
+        ys,
+        ws,
+        start,
+        end,
+        K,
+        bin_min,
+        bin_max,
+        total,
+        total.sum(),
+        h0,
+        h1,
+        c0,
+        c1,
+        buffers.bits[0],
+        buffers.left[0],
+    )
     assert result == _brute_force(cf, ys, ws, start, end, bin_min, bin_max)
     assert not h0.any() and not h1.any() and not c0.any() and not c1.any() and not buffers.bits.any()
 
@@ -79,8 +97,9 @@ def test_constant_feature_scores_minus_infinity():
     _, _, _, bin_min, bin_max = _node(0, 10, 20)
     h0, h1, c0, c1, buffers = _scratch(20)
     total = _total(ys, ws, 0, 50)
-    result = _scan_feature(cf, 20, 0, ys, ws, 0, 50, K, bin_min, bin_max, total, 50.0, h0, h1, c0, c1,
-                           buffers.bits[0], buffers.left[0])
+    result = _scan_feature(
+        cf, 20, 0, ys, ws, 0, 50, K, bin_min, bin_max, total, 50.0, h0, h1, c0, c1, buffers.bits[0], buffers.left[0]
+    )
     assert result[0] == -np.inf
     assert _scan_sorted(cf, ys, ws, 0, 50, 0, K, bin_min, bin_max, total, 50.0, buffers.left[0])[0] == -np.inf
 
@@ -91,13 +110,51 @@ def test_scan_of_stored_histograms_equals_a_direct_scan(weights):
     cf, ys, ws, bin_min, bin_max = _node(1, 3000, n_bins, weights)
     h0, h1, c0, c1, buffers = _scratch(n_bins)
     total = _total(ys, ws, 0, 3000)
-    direct = _scan_feature(cf, n_bins, 0, ys, ws, 0, 3000, K, bin_min, bin_max, total, total.sum(), h0, h1, c0, c1,
-                           buffers.bits[0], buffers.left[0])
+    direct = _scan_feature(
+        cf,
+        n_bins,
+        0,
+        ys,
+        ws,
+        0,
+        3000,
+        K,
+        bin_min,
+        bin_max,
+        total,
+        total.sum(),
+        h0,
+        h1,
+        c0,
+        c1,
+        buffers.bits[0],
+        buffers.left[0],
+    )
     hist = np.zeros(n_bins * K)
     counts = np.zeros(n_bins, dtype=np.int32)
     bounds = np.zeros(2, dtype=np.int64)
-    filled = _fill_and_scan(cf, 0, ys, ws, 0, 3000, K, bin_min, bin_max, total, total.sum(), h0, h1, c0, c1,
-                            buffers.left[0], hist, counts, 0, bounds)
+    filled = _fill_and_scan(
+        cf,
+        0,
+        ys,
+        ws,
+        0,
+        3000,
+        K,
+        bin_min,
+        bin_max,
+        total,
+        total.sum(),
+        h0,
+        h1,
+        c0,
+        c1,
+        buffers.left[0],
+        hist,
+        counts,
+        0,
+        bounds,
+    )
     stored = _scan_stored(hist, counts, 0, bounds, 0, K, bin_min, bin_max, total, total.sum(), buffers.left[0])
     assert direct == filled == stored
     np.testing.assert_array_equal(counts, np.bincount(cf, minlength=n_bins))
@@ -117,8 +174,28 @@ def test_histogram_subtraction_equals_a_rebuild():
         counts = np.zeros(n_bins, dtype=np.int32)
         bounds = np.zeros(2, dtype=np.int64)
         total = _total(ys, ws, start, end)
-        _fill_and_scan(cf, 0, ys, ws, start, end, K, bin_min, bin_max, total, total.sum(), h0, h1, c0, c1,
-                       buffers.left[0], hist, counts, 0, bounds)
+        _fill_and_scan(
+            cf,
+            0,
+            ys,
+            ws,
+            start,
+            end,
+            K,
+            bin_min,
+            bin_max,
+            total,
+            total.sum(),
+            h0,
+            h1,
+            c0,
+            c1,
+            buffers.left[0],
+            hist,
+            counts,
+            0,
+            bounds,
+        )
         return hist, counts, bounds
 
     hist, counts, bounds = fill(0, 4000)
@@ -204,10 +281,10 @@ def test_partition_of_runs_is_stable_and_keeps_both_sides_sorted(runs_setting, s
         for name in ("sid", "code", "y", "w"):
             old = before[name][j, start:end]
             new = getattr(runs, name)[j]
-            np.testing.assert_array_equal(new[start:start + n_left], old[side])  # stable: order kept
-            np.testing.assert_array_equal(new[start + n_left:end], old[~side])
+            np.testing.assert_array_equal(new[start : start + n_left], old[side])  # stable: order kept
+            np.testing.assert_array_equal(new[start + n_left : end], old[~side])
             np.testing.assert_array_equal(new[end:], before[name][j, end:])  # outside untouched
-        assert np.all(np.diff(runs.code[j, start:start + n_left].astype(int)) >= 0)
+        assert np.all(np.diff(runs.code[j, start : start + n_left].astype(int)) >= 0)
 
 
 def test_best_of_takes_the_first_of_equal_splits_and_drops_constant_features():

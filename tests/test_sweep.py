@@ -8,8 +8,8 @@ from sklearn.datasets import load_wine
 from sklearn.model_selection import train_test_split
 
 from tnt import CARTClassifier, NDGClassifier, TAOClassifier, TnTClassifier
-from tnt.viz.figures import MODEL_COLORS, accuracy_vs_splits, depth_distribution, depth_vs_splits, splits_vs_C
 from tnt.experiments.sweep import COLUMNS, EXTRA_MODELS, NDG_C, TIMING_COLUMNS, log_grid, summarize, sweep
+from tnt.viz.figures import MODEL_COLORS, accuracy_vs_splits, depth_distribution, depth_vs_splits, splits_vs_C
 
 CS = [1e-3, 1e-2, 1e-1]
 
@@ -53,7 +53,9 @@ def test_split_counts_fall_as_C_rises(table):
 def test_n_jobs_2_gives_the_same_table(wine, table):
     Xa, Xb, ya, yb = wine
     calls = []
-    parallel = sweep(Xa, ya, Xb, yb, CS, seeds=[0, 1], n_jobs=2, progress=lambda done, total: calls.append((done, total)))
+    parallel = sweep(
+        Xa, ya, Xb, yb, CS, seeds=[0, 1], n_jobs=2, progress=lambda done, total: calls.append((done, total))
+    )
     pd.testing.assert_frame_equal(without_timing(parallel), without_timing(table))
     assert calls == [(i, 6) for i in range(1, 7)]
 
@@ -113,8 +115,16 @@ def test_figures_have_bands_and_model_colours(table):
     assert [t.name for t in splits_vs_C(s).data][1::2] == ["TnT", "TnT reduced"]
     depth = depth_vs_splits(s)
     np.testing.assert_allclose(sorted(depth.data[1].y), sorted(s["tnt_mean_depth_mean"]))
-    single_leaf = pd.DataFrame({"C": [1.0, 0.1], "seed": [0, 0], "tnt_splits": [0, 5], "cart_splits": [1, 5],
-                                "tnt_test_acc": [0.3, 0.8], "cart_test_acc": [0.5, 0.7]})
+    single_leaf = pd.DataFrame(
+        {
+            "C": [1.0, 0.1],
+            "seed": [0, 0],
+            "tnt_splits": [0, 5],
+            "cart_splits": [1, 5],
+            "tnt_test_acc": [0.3, 0.8],
+            "cart_test_acc": [0.5, 0.7],
+        }
+    )
     fig = accuracy_vs_splits(summarize(single_leaf))
     assert list(fig.data[1].x) == [5] and list(fig.data[3].x) == [1, 5]  # no 0 on a log axis
     bars = depth_distribution({"TnT (test samples)": ([1, 2], [0.25, 0.75]), "CART (paths)": ([1], [1.0])})
@@ -125,7 +135,9 @@ def test_the_five_models_of_fig_4(wine):
     Xa, Xb, ya, yb = wine
     table = sweep(Xa, ya, Xb, yb, [1e-2, 1e-1], seeds=[0], models=EXTRA_MODELS, reduce=False)
     assert "reduced_splits" not in table
-    assert list(table.columns[-12:]) == [f"{m}_{k}" for m in EXTRA_MODELS for k in ("splits", "train_acc", "test_acc", "mean_depth")]
+    assert list(table.columns[-12:]) == [
+        f"{m}_{k}" for m in EXTRA_MODELS for k in ("splits", "train_acc", "test_acc", "mean_depth")
+    ]
     row = table.iloc[0]
     tuned = TnTClassifier(C=1e-2, fine_tune=5, random_state=0).fit(Xa, ya)
     tao = TAOClassifier.with_splits(int(row["tnt_splits"]), random_state=0).fit(Xa, ya)

@@ -30,7 +30,10 @@ def test_one_step_per_grow_pass_and_merge_ending_with_the_model(replay):
 def test_the_first_pass_grows_a_micro_tree_in_the_single_leaf(replay):
     _, _, _, _, steps = replay
     first = steps[0]
-    assert first.reasons[0] == f"Leaf #0 (2,000 samples) grew a micro tree of {first.graph.n_splits} splits on the class labels."
+    assert (
+        first.reasons[0]
+        == f"Leaf #0 (2,000 samples) grew a micro tree of {first.graph.n_splits} splits on the class labels."
+    )
     majority = max(np.mean(corners(seed=0)[1] == k) for k in (0, 1))
     assert first.reasons[-1] == (
         f"Splits 0 to {first.graph.n_splits} (+{first.graph.n_splits}); "
@@ -66,8 +69,10 @@ def test_phase_two_refits_splits_on_their_sensitive_samples(replay):
     assert root[0] == 0 and root[2] == 2000 and 0 <= root[3] <= root[2]
     assert all(sensitive <= samples for _, _, samples, sensitive, _ in internal)
     _, _, samples, sensitive, splits = root
-    assert (f"Split #0 ({samples:,} samples) was refitted as a micro tree of {splits} split{'s' * (splits != 1)} "
-            f"on its {sensitive:,} sensitive samples") in " ".join(steps[4].reasons)
+    assert (
+        f"Split #0 ({samples:,} samples) was refitted as a micro tree of {splits} split{'s' * (splits != 1)} "
+        f"on its {sensitive:,} sensitive samples"
+    ) in " ".join(steps[4].reasons)
     # What the micro trees hold, less the dead splits, is what the graph has after the pass.
     total = sum(r[4] for r in records)
     assert grow.n_splits <= total - len(grow.details["dead"])

@@ -1,7 +1,6 @@
 """TnTClassifier: the algorithm's defining properties."""
 
 import numpy as np
-import pandas as pd
 import pytest
 from sklearn.datasets import load_iris, make_classification
 from sklearn.tree import DecisionTreeClassifier

@@ -183,7 +183,9 @@ def test_the_readme_notebook_example_runs_as_printed(tmp_path):
     (example,) = [b for b in blocks if "plot_graph" in b]
     (tmp_path / "example.py").write_text(example)
     env = {**os.environ, "PYTHONPATH": str(root)}
-    out = subprocess.run([sys.executable, "example.py"], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
+    out = subprocess.run(
+        [sys.executable, "example.py"], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     model = model_from_json((tmp_path / "tree.json").read_bytes())
     assert model.estimator_kind_ == "DecisionTreeClassifier" and model.n_splits_ == 39

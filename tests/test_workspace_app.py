@@ -98,7 +98,9 @@ def test_the_history_lists_runs_and_reopens_one_on_the_graph_page(folder, monkey
     assert list(table["data set"]) == ["good_text_feature.csv"] * 2 + ["Handwritten digits (8x8)"]
     assert list(table["C"]) == ["1e-02", "1e-03", "1e-03"]
     digits_hash = content_hash(bundled_source("digits"))
-    assert list(table["data hash (SHA-256)"]) == [hashlib.sha256(CSV.read_bytes()).hexdigest()[:12]] * 2 + [digits_hash[:12]]
+    assert list(table["data hash (SHA-256)"]) == [hashlib.sha256(CSV.read_bytes()).hexdigest()[:12]] * 2 + [
+        digits_hash[:12]
+    ]
     assert table["TnT test"].between(0, 1).all() and table["fit time (s)"].ge(0).all()
     later.selectbox(key="history/run").set_value(WorkspaceStore(folder).runs(ws)[2].id).run()
     button(later, "Open on Graph").click().run()

@@ -18,7 +18,10 @@ RAW = b"u;v;kind\n" + b"".join(b"%d;%d;%s\n" % (i, (7 * i) % 11, b"east" if i % 
 def test_an_upload_is_rebuilt_exactly_from_its_source():
     table = read_csv_bytes(RAW, name="stripes.csv")
     source = upload_source(RAW, "stripes.csv", target="kind", features=["u", "v", "kind"], test_size=0.25, seed=3)
-    first, again = dataset_from_source(source, table), dataset_from_source(source, read_csv_bytes(RAW, name="stripes.csv"))
+    first, again = (
+        dataset_from_source(source, table),
+        dataset_from_source(source, read_csv_bytes(RAW, name="stripes.csv")),
+    )
     assert first.key == again.key and first.feature_names == ("u", "v")
     assert np.array_equal(first.X_test, again.X_test) and np.array_equal(first.y_train, again.y_train)
     assert content_hash(source) == hashlib.sha256(RAW).hexdigest()

@@ -1,9 +1,9 @@
 """TnT Explorer: Tree in Tree decision graphs (Zhu & Shoaran, NeurIPS 2021) for scikit-learn."""
 
-from tnt.learn.growth import GrowthEvent
 from tnt.baselines import CARTClassifier, TAOClassifier
 from tnt.estimator import TnTClassifier
 from tnt.graph import MIXED, DecisionGraph
+from tnt.learn.growth import GrowthEvent
 from tnt.ndg import NDGClassifier
 from tnt.regressor import TnTRegressor
 from tnt.viz.notebook import plot_graph

@@ -9,9 +9,9 @@ from sklearn.utils import assert_all_finite, check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
+from tnt.graph import EXACT_IN_FLOAT32, DecisionGraph
 from tnt.learn.growth import _Problem
 from tnt.learn.working_graph import FlatGraph
-from tnt.graph import EXACT_IN_FLOAT32, DecisionGraph
 
 # Both scikit-learn's trees and TnT compare float32 feature values with their thresholds.
 DTYPE = np.float32
@@ -166,7 +166,11 @@ class GraphRegressorMixin(RegressorMixin, GraphModelMixin):
     def _set_regression_graph(self, flat: FlatGraph, X, y, w) -> None:
         """Store the fitted graph with the mean targets of the training data and derived attributes."""
         shape = DecisionGraph(
-            flat.children_left, flat.children_right, flat.feature, flat.threshold, np.zeros((flat.node_count, 1)),
+            flat.children_left,
+            flat.children_right,
+            flat.feature,
+            flat.threshold,
+            np.zeros((flat.node_count, 1)),
             regression=True,
         )
         self.graph_ = shape.with_regression_stats(X, y, w)
@@ -254,4 +258,11 @@ def _seed(random_state) -> int:
     return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
 
 
-__all__ = ["GraphClassifierMixin", "GraphModelMixin", "GraphRegressorMixin", "BaseEstimator", "DTYPE", "graph_from_flat"]
+__all__ = [
+    "GraphClassifierMixin",
+    "GraphModelMixin",
+    "GraphRegressorMixin",
+    "BaseEstimator",
+    "DTYPE",
+    "graph_from_flat",
+]

@@ -67,55 +67,90 @@ def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="tnt", description="Train, apply, export and describe Tree in Tree decision graphs.")
     commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND")
 
-    train = commands.add_parser("train", help="train a TnT (or NDG) on a CSV file and save it as a model file",
-                                description="Train a TnT classifier or regressor (or the paper's naive decision graph, "
-                                "NDG) on a CSV file (numeric features, one target column). The file is read and checked "
-                                "as the app reads an upload.")
+    train = commands.add_parser(
+        "train",
+        help="train a TnT (or NDG) on a CSV file and save it as a model file",
+        description="Train a TnT classifier or regressor (or the paper's naive decision graph, "
+        "NDG) on a CSV file (numeric features, one target column). The file is read and checked "
+        "as the app reads an upload.",
+    )
     train.add_argument("data", metavar="DATA.csv", help="training data, one row per sample, with a header row")
     train.add_argument("--target", required=True, metavar="COL", help="name of the label column")
-    train.add_argument("--task", choices=("auto", "classification", "regression"), default="auto",
-                       help="auto (default): regression for a numeric target with many distinct values, "
-                       "classification otherwise")
-    train.add_argument("--model", choices=("tnt", "ndg"), default="tnt",
-                       help="tnt: Tree in Tree (default); ndg: the naive decision graph of the paper's Algorithm 1 "
-                       "(classification; uses --C, default 3e-4, and --max-splits; ignores --N1, --N2, --fine-tune)")
-    train.add_argument("--C", type=float, default=None,
-                       help="pruning strength (TnT) or penalty per leaf (NDG); larger gives fewer splits "
-                       "(default 1e-3 for TnT, 3e-4 for NDG)")
-    train.add_argument("--max-splits", type=int, metavar="N",
-                       help="TnT: train to a budget: search C (from --C on) for the TnT with the most splits not "
-                       "above N, and compare CART with as many splits; NDG: stop at N splits")
+    train.add_argument(
+        "--task",
+        choices=("auto", "classification", "regression"),
+        default="auto",
+        help="auto (default): regression for a numeric target with many distinct values, classification otherwise",
+    )
+    train.add_argument(
+        "--model",
+        choices=("tnt", "ndg"),
+        default="tnt",
+        help="tnt: Tree in Tree (default); ndg: the naive decision graph of the paper's Algorithm 1 "
+        "(classification; uses --C, default 3e-4, and --max-splits; ignores --N1, --N2, --fine-tune)",
+    )
+    train.add_argument(
+        "--C",
+        type=float,
+        default=None,
+        help="pruning strength (TnT) or penalty per leaf (NDG); larger gives fewer splits "
+        "(default 1e-3 for TnT, 3e-4 for NDG)",
+    )
+    train.add_argument(
+        "--max-splits",
+        type=int,
+        metavar="N",
+        help="TnT: train to a budget: search C (from --C on) for the TnT with the most splits not "
+        "above N, and compare CART with as many splits; NDG: stop at N splits",
+    )
     train.add_argument("--N1", type=_count(1, MAX_ROUNDS), default=2, help="merge phases (default 2)")
     train.add_argument("--N2", type=_count(1, MAX_ROUNDS), default=5, help="grow passes per phase (default 5)")
-    train.add_argument("--fine-tune", type=_count(0, MAX_ROUNDS), default=0,
-                       help="rounds of fine-tuning after training (default 0)")
+    train.add_argument(
+        "--fine-tune", type=_count(0, MAX_ROUNDS), default=0, help="rounds of fine-tuning after training (default 0)"
+    )
     train.add_argument("--seed", type=int, default=0, help="random seed for the split and the training (default 0)")
-    train.add_argument("--test-size", type=float, default=0.25,
-                       help="fraction of rows held out to measure test accuracy; 0 trains on all (default 0.25)")
+    train.add_argument(
+        "--test-size",
+        type=float,
+        default=0.25,
+        help="fraction of rows held out to measure test accuracy; 0 trains on all (default 0.25)",
+    )
     train.add_argument("--drop-missing", action="store_true", help="drop rows with missing values instead of stopping")
     train.add_argument("-o", "--output", required=True, metavar="MODEL.json", help="where to write the model file")
     _add_limits(train)
     train.set_defaults(run=_train)
 
-    predict = commands.add_parser("predict", help="predict the class of every row of a CSV file",
-                                  description="Predict with a model file; writes a CSV with a 'prediction' column "
-                                  "(class names a spreadsheet would read as formulas get a leading ').")
+    predict = commands.add_parser(
+        "predict",
+        help="predict the class of every row of a CSV file",
+        description="Predict with a model file; writes a CSV with a 'prediction' column "
+        "(class names a spreadsheet would read as formulas get a leading ').",
+    )
     predict.add_argument("model", metavar="MODEL.json")
     predict.add_argument("data", metavar="DATA.csv", help="rows to classify; needs the model's feature columns")
     predict.add_argument("-o", "--output", metavar="PREDICTIONS.csv", help="output file (default: standard output)")
     _add_limits(predict)
     predict.set_defaults(run=_predict)
 
-    export = commands.add_parser("export", help="draw or convert a model file",
-                                 description="Export a model as an image (svg, png, pdf), DOT, JSON or text rules.")
+    export = commands.add_parser(
+        "export",
+        help="draw or convert a model file",
+        description="Export a model as an image (svg, png, pdf), DOT, JSON or text rules.",
+    )
     export.add_argument("model", metavar="MODEL.json")
-    export.add_argument("--format", choices=EXPORT_FORMATS,
-                        help="output format (default: from the output file's extension)")
+    export.add_argument(
+        "--format", choices=EXPORT_FORMATS, help="output format (default: from the output file's extension)"
+    )
     export.add_argument("-o", "--output", required=True, metavar="FILE")
     export.add_argument("--show-ids", action="store_true", help="write node ids in the drawing")
     export.add_argument("--show-shares", action="store_true", help="write the largest class shares in each node")
-    export.add_argument("--depth-window", type=int, nargs=2, metavar=("A", "B"),
-                        help="draw only the layers A to B (root = 0), with stubs for edges leaving them")
+    export.add_argument(
+        "--depth-window",
+        type=int,
+        nargs=2,
+        metavar=("A", "B"),
+        help="draw only the layers A to B (root = 0), with stubs for edges leaving them",
+    )
     export.add_argument("--rankdir", choices=("TB", "LR"), default="TB", help="top-down (TB) or left-right (LR)")
     export.set_defaults(run=_export)
 
@@ -145,19 +180,36 @@ def _add_limits(command) -> None:
 
     default = Limits()
     group = command.add_argument_group("limits on the CSV file")
-    group.add_argument("--max-mb", type=float, default=default.max_bytes / 1e6, metavar="MB",
-                       help=f"largest file read, in MB (default {default.max_bytes / 1e6:g})")
-    group.add_argument("--max-rows", type=int, default=default.max_rows, metavar="N",
-                       help=f"most data rows read (default {default.max_rows})")
-    group.add_argument("--max-columns", type=int, default=default.max_columns, metavar="N",
-                       help=f"most columns read (default {default.max_columns})")
+    group.add_argument(
+        "--max-mb",
+        type=float,
+        default=default.max_bytes / 1e6,
+        metavar="MB",
+        help=f"largest file read, in MB (default {default.max_bytes / 1e6:g})",
+    )
+    group.add_argument(
+        "--max-rows",
+        type=int,
+        default=default.max_rows,
+        metavar="N",
+        help=f"most data rows read (default {default.max_rows})",
+    )
+    group.add_argument(
+        "--max-columns",
+        type=int,
+        default=default.max_columns,
+        metavar="N",
+        help=f"most columns read (default {default.max_columns})",
+    )
 
 
 def _limits(args):
     from tnt.data.csv_loader import Limits
 
     if not 0 < args.max_mb < 1e12 or args.max_rows < 1 or args.max_columns < 2:  # not NaN, not infinite
-        raise ValueError("--max-mb must be a positive number of MB, --max-rows at least 1 and --max-columns at least 2.")
+        raise ValueError(
+            "--max-mb must be a positive number of MB, --max-rows at least 1 and --max-columns at least 2."
+        )
     return Limits(max_bytes=int(args.max_mb * 1e6), max_rows=args.max_rows, max_columns=args.max_columns)
 
 
@@ -171,14 +223,21 @@ def _train(args) -> None:
 
     if not 0 <= args.test_size < 1:
         raise ValueError(f"--test-size must be at least 0 and below 1, got {args.test_size}.")
-    X, y = read_csv_table(args.data, target=args.target, limits=_limits(args), drop_missing=args.drop_missing,
-                          reject_constant=True, task=args.task)
+    X, y = read_csv_table(
+        args.data,
+        target=args.target,
+        limits=_limits(args),
+        drop_missing=args.drop_missing,
+        reject_constant=True,
+        task=args.task,
+    )
     regression = args.task == "regression" or (args.task == "auto" and target_task(y) == "regression")
     if args.test_size > 0:
         try:  # seeded, and stratified for classification, as in the app
             if regression:
                 X_train, X_test, y_train, y_test = train_test_split(
-                    X, y, test_size=args.test_size, random_state=args.seed)
+                    X, y, test_size=args.test_size, random_state=args.seed
+                )
             else:
                 X_train, X_test, y_train, y_test = split(X, y, test_size=args.test_size, seed=args.seed)
         except ValueError as error:
@@ -200,8 +259,10 @@ def _train(args) -> None:
         found = fit_to_budget(X_train, y_train, args.max_splits, C_start=1e-3 if args.C is None else args.C, **settings)
         model = found.model
         tried = ", ".join(f"{C:.3g}: {s}" for C, s in sorted(set(found.tried)))
-        print(f"budget {args.max_splits} splits: C={found.C:.4g} gives {found.n_splits} splits, "
-              f"found in {found.n_fits} fits (C: splits tried: {tried})")
+        print(
+            f"budget {args.max_splits} splits: C={found.C:.4g} gives {found.n_splits} splits, "
+            f"found in {found.n_fits} fits (C: splits tried: {tried})"
+        )
         if not found.bracketed:
             print(f"no C tried gave more than {args.max_splits} splits: TnT uses fewer on this data")
     seconds = time.perf_counter() - start
@@ -216,8 +277,10 @@ def _train(args) -> None:
     print(f"splits {model.n_splits_}, leaves {model.n_leaves_}, shared nodes {model.n_shared_nodes_}")
     if args.model == "tnt" and args.max_splits is not None:
         data = (X_test, y_test) if X_test is not None else (X_train, y_train)
-        print(f"CART with the same {found.cart.n_splits_} splits: {'test' if X_test is not None else 'train'} "
-              f"accuracy {found.cart.score(*data):.4f}")
+        print(
+            f"CART with the same {found.cart.n_splits_} splits: {'test' if X_test is not None else 'train'} "
+            f"accuracy {found.cart.score(*data):.4f}"
+        )
     print(f"trained in {seconds:.2f} s; model written to {args.output}")
 
 
@@ -232,13 +295,16 @@ def _model(args, regression: bool):
             raise ValueError("--model ndg trains classifiers only; for a regression target, use --model tnt.")
         if args.max_splits is not None and args.max_splits < 0:
             raise ValueError(f"--max-splits must be at least 0, got {args.max_splits}.")
-        return NDGClassifier(C=PAPER_C if args.C is None else args.C, max_splits=args.max_splits, random_state=args.seed)
+        return NDGClassifier(
+            C=PAPER_C if args.C is None else args.C, max_splits=args.max_splits, random_state=args.seed
+        )
     from tnt.estimator import TnTClassifier
     from tnt.regressor import TnTRegressor
 
     estimator = TnTRegressor if regression else TnTClassifier
-    return estimator(C=1e-3 if args.C is None else args.C, N1=args.N1, N2=args.N2, fine_tune=args.fine_tune,
-                     random_state=args.seed)
+    return estimator(
+        C=1e-3 if args.C is None else args.C, N1=args.N1, N2=args.N2, fine_tune=args.fine_tune, random_state=args.seed
+    )
 
 
 def _predict(args) -> None:
@@ -287,8 +353,15 @@ def _export(args) -> None:
                 f"The drawing would hold {count:,} nodes, more than Graphviz lays out quickly ({MAX_DRAWN_NODES:,}); "
                 "pass --depth-window A B to draw some layers, or export dot, json or txt."
             )
-        source = to_dot(model.graph_, feature_names=features, class_names=classes, show_ids=args.show_ids,
-                        show_shares=args.show_shares, rankdir=args.rankdir, depth_window=args.depth_window)
+        source = to_dot(
+            model.graph_,
+            feature_names=features,
+            class_names=classes,
+            show_ids=args.show_ids,
+            show_shares=args.show_shares,
+            rankdir=args.rankdir,
+            depth_window=args.depth_window,
+        )
         if fmt == "dot":
             Path(args.output).write_text(source)
         else:
@@ -309,7 +382,9 @@ def _info(args) -> None:
     if graph.regression:
         target = f"regression, training mean {graph.value[0, 0]:.4g}"
     else:
-        target = f"{model.n_classes_}: {', '.join(map(str, model.classes_[:20]))}" + (" ..." if model.n_classes_ > 20 else "")
+        target = f"{model.n_classes_}: {', '.join(map(str, model.classes_[:20]))}" + (
+            " ..." if model.n_classes_ > 20 else ""
+        )
     lines = [
         f"model       {model.estimator_kind_}({params})",
         f"{'target' if graph.regression else 'classes':<12}{target}",

@@ -338,7 +338,7 @@ class DecisionGraph:
         """Mean length of the structural root-to-leaf paths (each path counted once)."""
         lengths, counts = self.path_length_distribution()
         total = sum(counts)
-        return float(sum(int(l) * c for l, c in zip(lengths, counts)) / total)
+        return float(sum(int(length) * c for length, c in zip(lengths, counts)) / total)
 
     def depth_range(self) -> tuple[int, int]:
         """Shortest and longest root-to-leaf path, in splits (linear in the number of nodes)."""
@@ -352,7 +352,7 @@ class DecisionGraph:
 
     # ------------------------------------------------------------------ construction
     @classmethod
-    def from_sklearn(cls, tree) -> "DecisionGraph":
+    def from_sklearn(cls, tree) -> DecisionGraph:
         """Build a graph from a fitted ``DecisionTreeClassifier`` (or its ``tree_``), or from a fitted
         ``DecisionTreeRegressor`` (a regression graph of its mean targets).
 
@@ -392,7 +392,7 @@ class DecisionGraph:
             input_dtype=np.float32,
         )
 
-    def with_training_stats(self, X, y, sample_weight=None) -> "DecisionGraph":
+    def with_training_stats(self, X, y, sample_weight=None) -> DecisionGraph:
         """A copy whose ``value``, ``n_node_samples`` and ``impurity`` come from routing (X, y).
 
         ``y`` holds class indices in ``0..n_classes-1``.
@@ -447,7 +447,7 @@ class DecisionGraph:
         s = importances.sum()
         return importances / s if s > 0 else importances
 
-    def copy(self) -> "DecisionGraph":
+    def copy(self) -> DecisionGraph:
         return DecisionGraph(
             self.children_left.copy(),
             self.children_right.copy(),
@@ -463,10 +463,13 @@ class DecisionGraph:
     def __eq__(self, other):
         if not isinstance(other, DecisionGraph):
             return NotImplemented
-        return all(
-            np.array_equal(getattr(self, name), getattr(other, name))
-            for name in ("children_left", "children_right", "feature", "threshold", "value")
-        ) and self.regression == other.regression
+        return (
+            all(
+                np.array_equal(getattr(self, name), getattr(other, name))
+                for name in ("children_left", "children_right", "feature", "threshold", "value")
+            )
+            and self.regression == other.regression
+        )
 
     __hash__ = None
 
@@ -483,12 +486,14 @@ class DecisionGraph:
         y = np.asarray(y, dtype=np.float64)
         w = np.ones(y.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         index = np.zeros(y.shape[0], dtype=np.intp)
-        moments = [edge_statistics(X, index, np.ascontiguousarray(m), 1, *self._arrays()) for m in (w, w * y, w * y * y)]
+        moments = [
+            edge_statistics(X, index, np.ascontiguousarray(m), 1, *self._arrays()) for m in (w, w * y, w * y * y)
+        ]
         sent = np.concatenate([m[0] for m in moments], axis=-1)  # (n_nodes, 2, 3)
         node = np.concatenate([m[1] for m in moments], axis=-1)  # (n_nodes, 3)
         return sent, node, moments[0][2]
 
-    def with_regression_stats(self, X, y, sample_weight=None) -> "DecisionGraph":
+    def with_regression_stats(self, X, y, sample_weight=None) -> DecisionGraph:
         """A regression copy whose ``value`` (mean target), ``impurity`` (weighted mean squared error)
         and ``n_node_samples`` come from routing the training samples ``(X, y)``."""
         _, node, counts = self._regression_statistics(X, y, sample_weight)

@@ -197,7 +197,9 @@ def model_from_json(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> LoadedG
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise ValueError(f'This is not a TnT Explorer model file (its "format" is not "{FORMAT}").')
     if doc.get("version") != VERSION:
-        raise ValueError(f"Model file version {shown(doc.get('version'))} is not supported; this version reads {VERSION}.")
+        raise ValueError(
+            f"Model file version {shown(doc.get('version'))} is not supported; this version reads {VERSION}."
+        )
     _require_keys(doc, _TOP_KEYS, "The model file")
     task = doc.get("task", "classification")
     if task not in ("classification", "regression"):
@@ -341,7 +343,9 @@ def _parse(text):
     except UnicodeDecodeError as error:
         raise ValueError(f"The model file is not valid JSON (not UTF-8 text at byte {error.start}).") from None
     except json.JSONDecodeError as error:
-        raise ValueError(f"The model file is not valid JSON ({error.msg} at line {error.lineno}, column {error.colno}).") from None
+        raise ValueError(
+            f"The model file is not valid JSON ({error.msg} at line {error.lineno}, column {error.colno})."
+        ) from None
     except ValueError as error:  # a constant such as NaN, or an integer of more than 4,300 digits
         message = str(error)
         if message.startswith("The model file"):
@@ -389,7 +393,9 @@ def _read_graph(graph, regression: bool = False) -> DecisionGraph:
     arrays["n_node_samples"] = _array(graph, "n_node_samples", _is_int, "integers", n)
     for key in _GRAPH_FLOAT_KEYS:
         arrays[key] = _array(graph, key, _is_number, "numbers", n)
-    value = _array(graph, "value", lambda row: isinstance(row, list) and all(_is_number(v) for v in row), "lists of numbers", n)
+    value = _array(
+        graph, "value", lambda row: isinstance(row, list) and all(_is_number(v) for v in row), "lists of numbers", n
+    )
     n_classes = len(value[0])
     if n_classes == 0 or any(len(row) != n_classes for row in value):
         raise ValueError("graph.value must have the same positive number of class columns in every row.")

@@ -25,9 +25,9 @@ import copy
 import numpy as np
 
 from tnt._base import graph_from_flat
+from tnt.graph import DecisionGraph
 from tnt.learn.routing import count_directions, decision_paths, route_to_leaves
 from tnt.learn.working_graph import FlatGraph, WorkingGraph, compact, topological_order
-from tnt.graph import DecisionGraph
 
 __all__ = ["reduce_graph", "reduce_model"]
 

@@ -155,12 +155,16 @@ def svg_panel(svg: bytes, *, fit: bool = False, height_px: int = 720) -> None:
         if size:
             width, height = (float(v) for v in size.groups())
             height_px = int(min(max(900 * height / max(width, 1.0) + 16, 160), height_px))
-    script = "" if fit else (
-        "<script>const r=document.getElementById('node0');if(r){const b=r.getBoundingClientRect();"
-        "window.scrollTo(b.left+b.width/2-window.innerWidth/2,0);}</script>"
+    script = (
+        ""
+        if fit
+        else (
+            "<script>const r=document.getElementById('node0');if(r){const b=r.getBoundingClientRect();"
+            "window.scrollTo(b.left+b.width/2-window.innerWidth/2,0);}</script>"
+        )
     )
     st.iframe(
-        f'<!DOCTYPE html><html><head><style>body{{margin:0;background:white}}{style}</style></head>'
+        f"<!DOCTYPE html><html><head><style>body{{margin:0;background:white}}{style}</style></head>"
         f"<body>{text}{script}</body></html>",
         height=height_px,
         alt="Decision graph",

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any, Callable, Hashable
+from collections.abc import Callable, Hashable
+from typing import Any
 
 
 class LRUStore(OrderedDict):
@@ -24,7 +25,7 @@ class LRUStore(OrderedDict):
         super().__init__(items)
         self.limit = int(limit)
 
-    def copy(self) -> "LRUStore":
+    def copy(self) -> LRUStore:
         return LRUStore(self.limit, self)
 
     def get(self, key: Hashable, default=None):

@@ -20,6 +20,7 @@ def _wait_for_compiled_code() -> None:
         with st.spinner("Compiling TnT's training code for this machine (once, after a fresh install)..."):
             warmup.wait()
 
+
 def train_with_progress(data: Dataset, params: TrainParams) -> TrainResult | None:
     """Train (or fetch from this session's cache) with a progress bar that moves at every grow pass
     and merge. Returns None, after saying why, if training fails; the previous model stays."""
@@ -32,18 +33,23 @@ def train_with_progress(data: Dataset, params: TrainParams) -> TrainResult | Non
     def on_step(event) -> None:
         bar.progress(
             min(event.step / event.total_steps, 1.0),
-            text=f"Training TnT: {event.kind_name} {event.step} of {event.total_steps} "
-            f"({event.n_splits} splits)",
+            text=f"Training TnT: {event.kind_name} {event.step} of {event.total_steps} ({event.n_splits} splits)",
         )
 
-    result = _run(bar, lambda: train(data, params, progress_callback=on_step),
-                  "Training failed", "try other settings or another data set")
+    result = _run(
+        bar,
+        lambda: train(data, params, progress_callback=on_step),
+        "Training failed",
+        "try other settings or another data set",
+    )
     if result is not None:
         state.store_result(result)
     return result
 
 
-def budget_with_progress(data: Dataset, params: TrainParams, max_splits: int) -> tuple[TrainResult, BudgetResult] | None:
+def budget_with_progress(
+    data: Dataset, params: TrainParams, max_splits: int
+) -> tuple[TrainResult, BudgetResult] | None:
     """Train to at most ``max_splits`` splits, searching C from ``params.C`` with a progress line per
     fit. Every fit of this session with the same data and other settings is reused (the models of
     the Train page's history and earlier searches). Returns None, after saying why, on failure."""
@@ -58,8 +64,12 @@ def budget_with_progress(data: Dataset, params: TrainParams, max_splits: int) ->
     def on_fit(C, n_splits, n_fits) -> None:
         bar.progress(min(n_fits / 11, 1.0), text=f"Searching C: fit {n_fits} at C={C:.3g} gave {n_splits} splits")
 
-    searched = _run(bar, lambda: train_to_budget(data, max_splits, params, fitted=fitted, on_fit=on_fit),
-                    "Training to a budget failed", "try another budget or other settings")
+    searched = _run(
+        bar,
+        lambda: train_to_budget(data, max_splits, params, fitted=fitted, on_fit=on_fit),
+        "Training to a budget failed",
+        "try another budget or other settings",
+    )
     if searched is not None:
         state.store_result(searched[0])
     return searched
@@ -98,8 +108,7 @@ def sidebar_summary() -> None:
     else:
         m = result.tnt_metrics
         st.caption(
-            f"TnT: {m['splits']} splits, {m['shared_nodes']} shared nodes, "
-            f"test accuracy {m['test_accuracy']:.3f}"
+            f"TnT: {m['splits']} splits, {m['shared_nodes']} shared nodes, test accuracy {m['test_accuracy']:.3f}"
         )
     if workspace.notice():
         st.warning(workspace.notice())

@@ -105,7 +105,9 @@ def write(action: Callable[[WorkspaceStore, str], object]):
         except WorkspaceNotFound:
             workspace = st.session_state[_ID] = s.new_workspace()
             st.query_params[QUERY_KEY] = workspace
-            set_notice("This workspace was removed (forgotten in another tab, or to save space); a new one was started.")
+            set_notice(
+                "This workspace was removed (forgotten in another tab, or to save space); a new one was started."
+            )
             return action(s, workspace)
     except _FAILURE as error:
         set_notice(f"Work is not saved: the workspace store failed ({error}).")

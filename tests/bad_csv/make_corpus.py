@@ -13,10 +13,8 @@ HERE = Path(__file__).resolve().parent
 def main():
     rng = np.random.default_rng(0)
 
-
     def rows(header, body):
         return "\n".join([",".join(header)] + [",".join(map(str, r)) for r in body]) + "\n"
-
 
     good = [[round(float(a), 3), round(float(b), 3), "yes" if a > b else "no"] for a, b in rng.uniform(size=(40, 2))]
     files = {
@@ -26,18 +24,30 @@ def main():
         "workbook.xlsx": b"PK\x03\x04\x14\x00\x06\x00" + bytes(range(40)),
         "binary.csv": bytes([7, 0, 1, 2, 0, 0, 250, 3]) * 8,
         "prose.txt": b"This is a letter and not a table\nIt has lines of words but no columns at all\n",
-        "latin1.csv": "name;size;class\nJos\u00e9;1.5;a\nRen\u00e9e;2.5;b\nZo\u00eb;3.5;a\nAndr\u00e9;4.5;b\n".encode("latin-1"),
+        "latin1.csv": "name;size;class\nJos\u00e9;1.5;a\nRen\u00e9e;2.5;b\nZo\u00eb;3.5;a\nAndr\u00e9;4.5;b\n".encode(
+            "latin-1"
+        ),
         "header_only.csv": b"a,b,class\n",
         "ragged.csv": b"a,b,class\n1,2,x\n3,4,y\n5,6,x,7,8\n",
         "duplicate_names.csv": b"a,a,class\n1,2,x\n3,4,y\n",
         "no_header.csv": "".join(",".join(map(str, r)) + "\n" for r in good).encode(),
-        "too_many_columns.csv": rows([f"f{i}" for i in range(600)] + ["class"], [[0] * 600 + ["x"], [1] * 600 + ["y"]]).encode(),
+        "too_many_columns.csv": rows(
+            [f"f{i}" for i in range(600)] + ["class"], [[0] * 600 + ["x"], [1] * 600 + ["y"]]
+        ).encode(),
         "one_class.csv": rows(["a", "b", "class"], [[r[0], r[1], "yes"] for r in good]).encode(),
-        "missing_values.csv": rows(["a", "b", "class"], [[r[0], "" if i == 3 else r[1], r[2]] for i, r in enumerate(good)]).encode(),
+        "missing_values.csv": rows(
+            ["a", "b", "class"], [[r[0], "" if i == 3 else r[1], r[2]] for i, r in enumerate(good)]
+        ).encode(),
         "constant_column.csv": rows(["a", "const", "b", "class"], [[r[0], 7, r[1], r[2]] for r in good]).encode(),
-        "free_text_column.csv": rows(["a", "comment", "class"], [[r[0], f"note number {i}", r[2]] for i, r in enumerate(good * 2)]).encode(),
-        "continuous_target.csv": rows(["a", "b", "price"], [[r[0], r[1], round(r[0] * 100 + r[1], 3)] for r in good * 2]).encode(),
-        "infinite_values.csv": rows(["a", "b", "class"], [[r[0], "inf" if i == 5 else r[1], r[2]] for i, r in enumerate(good)]).encode(),
+        "free_text_column.csv": rows(
+            ["a", "comment", "class"], [[r[0], f"note number {i}", r[2]] for i, r in enumerate(good * 2)]
+        ).encode(),
+        "continuous_target.csv": rows(
+            ["a", "b", "price"], [[r[0], r[1], round(r[0] * 100 + r[1], 3)] for r in good * 2]
+        ).encode(),
+        "infinite_values.csv": rows(
+            ["a", "b", "class"], [[r[0], "inf" if i == 5 else r[1], r[2]] for i, r in enumerate(good)]
+        ).encode(),
         "singleton_class.csv": rows(["a", "b", "class"], [r for r in good] + [[0.5, 0.5, "rare"]]).encode(),
     }
     cases = {

@@ -90,7 +90,9 @@ def read_csv_bytes(data: bytes, name: str = "upload.csv", limits: Limits = Limit
     try:
         header = next(csv.reader(io.StringIO(text, newline=None), delimiter=delimiter), [])  # any line break
     except csv.Error as err:  # e.g. a line break inside an unquoted header field
-        raise DataError(f"The header row cannot be read as CSV ({str(err).split(' - ')[0]}); fix it and try again.") from None
+        raise DataError(
+            f"The header row cannot be read as CSV ({str(err).split(' - ')[0]}); fix it and try again."
+        ) from None
     header = [h.strip() for h in header]
     if len(header) > limits.max_columns:
         raise DataError(
@@ -121,8 +123,7 @@ def read_csv_bytes(data: bytes, name: str = "upload.csv", limits: Limits = Limit
         raise DataError("The file is empty; use a CSV file with a header row and at least one data row.") from None
     except pd.errors.ParserError as err:
         raise DataError(
-            f"Some rows do not have as many fields as the header ({_parser_detail(err)}); fix those rows "
-            "and try again."
+            f"Some rows do not have as many fields as the header ({_parser_detail(err)}); fix those rows and try again."
         ) from None
     frame.columns = header
     if frame.empty:
@@ -173,6 +174,7 @@ def _parser_detail(err: Exception) -> str:
     message = str(err).strip().splitlines()[-1]
     # pandas: "Error tokenizing data. C error: Expected 3 fields in line 4, saw 5"
     return message.split("error: ")[-1].split("Error: ")[-1]
+
 
 # Reading a file from disk (the command line) goes through the same checks, prefixed with its path.
 
@@ -243,12 +245,19 @@ def read_csv_table(
             features = [c for c in columns if c != target]
         missing = [f for f in features if f not in columns]
         if missing:
-            raise DataError(f"The model's feature column '{shown(missing[0])}' is missing; use a file with every feature column.")
+            raise DataError(
+                f"The model's feature column '{shown(missing[0])}' is missing; use a file with every feature column."
+            )
         if not features:
             raise DataError("There are no feature columns besides the class column; add the features.")
         X, y, _, _ = prepare_table(
-            frame, target=target, features=features, drop_missing=drop_missing,
-            reject_constant=reject_constant, encode_text=False, task=task,
+            frame,
+            target=target,
+            features=features,
+            drop_missing=drop_missing,
+            reject_constant=reject_constant,
+            encode_text=False,
+            task=task,
         )
     except OSError as error:
         raise DataError(f"{path} could not be read ({error.strerror or error}).") from None

@@ -189,7 +189,9 @@ def make_dataset(
     if split_column:
         is_test = frame[split_column].astype(str).str.strip().str.lower().eq("test").to_numpy()
         X_train, X_test, y_train, y_test = X[~is_test], X[is_test], y[~is_test], y[is_test]
-        notes.append(f"The data keeps its own train/test split (column '{shown(split_column)}'); the test share does not apply.")
+        notes.append(
+            f"The data keeps its own train/test split (column '{shown(split_column)}'); the test share does not apply."
+        )
     else:
         X_train, X_test, y_train, y_test = split(X, y, test_size=test_size, seed=seed)
     classes = np.unique(y)
@@ -304,7 +306,9 @@ def _check_columns(frame: pd.DataFrame, target: str, features: list[str]) -> Non
     if unknown:
         raise DataError(f"There is no column named '{shown(unknown[0])}'; pick feature columns from the list.")
     if target in features:
-        raise DataError(f"Column '{shown(target)}' is the class and cannot also be a feature; untick it in the features.")
+        raise DataError(
+            f"Column '{shown(target)}' is the class and cannot also be a feature; untick it in the features."
+        )
 
 
 def target_task(column) -> str:
@@ -384,7 +388,9 @@ def _feature_matrix(features: pd.DataFrame, reject_constant: bool, encode_text: 
             values = np.searchsorted(categories, text.to_numpy()).astype(np.float64)
             listed = ", ".join(f"{shown(c, 20)}={i}" for i, c in enumerate(categories[:5]))
             more = ", ..." if len(categories) > 5 else ""
-            notes.append(f"Column '{shown(name)}' holds text; it is encoded as numbers in alphabetical order ({listed}{more}).")
+            notes.append(
+                f"Column '{shown(name)}' holds text; it is encoded as numbers in alphabetical order ({listed}{more})."
+            )
         if reject_constant and np.unique(values).size == 1:
             raise DataError(
                 f"Column '{shown(name)}' has the same value in every row, so it cannot help; leave it out of the features."

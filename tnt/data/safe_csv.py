@@ -71,7 +71,7 @@ def neutralize_formulas(frame):
     import pandas as pd
 
     safe = frame.copy()
-    for position, column in enumerate(frame.columns):
+    for position in range(frame.shape[1]):
         values = frame.iloc[:, position]
         if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
             continue

@@ -63,7 +63,9 @@ def check_source(source) -> dict:
         if not isinstance(source.get(key), kind) or isinstance(source.get(key), bool) and kind is not bool:
             raise DataError(f"The saved data source has no valid '{key}'; load the data again on the Data page.")
     if source["kind"] == "upload" and (
-        len(source["sha256"]) != 64 or not set(source["sha256"]) <= _HEX or not all(isinstance(f, str) for f in source["features"])
+        len(source["sha256"]) != 64
+        or not set(source["sha256"]) <= _HEX
+        or not all(isinstance(f, str) for f in source["features"])
     ):
         raise DataError("The saved data source is not valid; load the data again on the Data page.")
     return source

@@ -95,7 +95,8 @@ def match_data(model: LoadedGraphModel, data: Dataset) -> DataMatch:
         described = ""
     if data.n_features != n:
         return DataMatch(
-            None, f"The model needs {n} feature columns{described}; the data in use, {data.name}, has {data.n_features}."
+            None,
+            f"The model needs {n} feature columns{described}; the data in use, {data.name}, has {data.n_features}.",
         )
     if names is not None and [str(x) for x in names] != [str(x) for x in data.feature_names]:
         differ = [i for i in range(n) if str(names[i]) != str(data.feature_names[i])]

@@ -171,8 +171,9 @@ def _incoming(graph: DecisionGraph, node: int, flows: np.ndarray, text: GraphTex
     return edges
 
 
-def shared_nodes_table(graph: DecisionGraph, flows: np.ndarray, unfolding: Unfolding | None = None,
-                       feature_names=None) -> pd.DataFrame:
+def shared_nodes_table(
+    graph: DecisionGraph, flows: np.ndarray, unfolding: Unfolding | None = None, feature_names=None
+) -> pd.DataFrame:
     """Every node with several parents, most training samples first.
 
     Parameters
@@ -210,8 +211,16 @@ def shared_nodes_table(graph: DecisionGraph, flows: np.ndarray, unfolding: Unfol
                 "splits_saved": unfolding.saved_by(node),
             }
         )
-    columns = ["node", "rule", "parents", "samples", "samples_from_other_parents", "paths", "splits_below",
-               "splits_saved"]
+    columns = [
+        "node",
+        "rule",
+        "parents",
+        "samples",
+        "samples_from_other_parents",
+        "paths",
+        "splits_below",
+        "splits_saved",
+    ]
     table = pd.DataFrame(rows, columns=columns)
     return table.sort_values("samples", ascending=False, kind="stable").reset_index(drop=True)
 
@@ -232,7 +241,8 @@ def neighbourhood(graph: DecisionGraph, node: int, levels_below: int = 2) -> lis
     keep = set(graph.parents(node)) | {int(node)}
     frontier = [int(node)]
     for _ in range(levels_below):
-        frontier = [int(c) for n in frontier if not graph.is_leaf[n]
-                    for c in (graph.children_left[n], graph.children_right[n])]
+        frontier = [
+            int(c) for n in frontier if not graph.is_leaf[n] for c in (graph.children_left[n], graph.children_right[n])
+        ]
         keep.update(frontier)
     return sorted(keep)

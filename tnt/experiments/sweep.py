@@ -16,7 +16,7 @@ Every (C, seed) pair is one joblib task, so the sweep runs on the cores of one m
 from __future__ import annotations
 
 import time
-from typing import Callable, Optional
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -162,7 +162,7 @@ def sweep(
     N1: int = 2,
     N2: int = 5,
     n_jobs: int = 1,
-    progress: Optional[Callable[[int, int], None]] = None,
+    progress: Callable[[int, int], None] | None = None,
     models=(),
     reduce: bool = True,
 ) -> pd.DataFrame:
@@ -211,9 +211,7 @@ def sweep(
     if unknown:
         raise ValueError(f"Unknown model {unknown[0]!r}; choose from {', '.join(EXTRA_MODELS)}.")
     pairs = [(C, seed) for C in Cs for seed in seeds]
-    tasks = (
-        delayed(sweep_one)(X_train, y_train, X_test, y_test, C, seed, N1, N2, models, reduce) for C, seed in pairs
-    )
+    tasks = (delayed(sweep_one)(X_train, y_train, X_test, y_test, C, seed, N1, N2, models, reduce) for C, seed in pairs)
     rows = []
     for row in Parallel(n_jobs=n_jobs, return_as="generator_unordered")(tasks):
         rows.append(row)

@@ -10,9 +10,9 @@ import numpy as np
 from tnt._base import DTYPE, graph_from_flat
 from tnt.baselines import CARTClassifier
 from tnt.estimator import TnTClassifier
+from tnt.experiments.toy import four_split_graph
 from tnt.graph import DecisionGraph
 from tnt.reduction import reduce_model
-from tnt.experiments.toy import four_split_graph
 from tnt.viz.exporter import condition_text
 
 __all__ = ["TrainingStep", "teaching_models", "training_accuracy", "training_snapshots", "training_steps"]
@@ -108,12 +108,16 @@ def _what_happened(event, names, previous, last_phase: bool, same_graph: bool) -
     if event.kind == "grow":
         records = details.get("micro_trees", [])
         if same_graph and previous is not None and previous.get("micro_trees") == records:
-            return ["Every node received as many samples as in the previous pass and got a micro tree of the "
-                    "same size: the graph is the same as after that pass."]
+            return [
+                "Every node received as many samples as in the previous pass and got a micro tree of the "
+                "same size: the graph is the same as after that pass."
+            ]
         return _grow_reasons(records, details.get("dead", []))
     if event.kind == "merge":
-        out = ["The phase ends: the micro trees become part of the graph, numbered anew"
-               + ("." if last_phase else "; the next phase grows micro trees in all of its nodes.")]
+        out = [
+            "The phase ends: the micro trees become part of the graph, numbered anew"
+            + ("." if last_phase else "; the next phase grows micro trees in all of its nodes.")
+        ]
         dead = details.get("dead", [])
         if dead:
             listed = "; ".join(
@@ -121,13 +125,14 @@ def _what_happened(event, names, previous, last_phase: bool, same_graph: bool) -
                 for f, t, n, side in dead[:MAX_LISTED]
             )
             more = f", and {len(dead) - MAX_LISTED} more" if len(dead) > MAX_LISTED else ""
-            out.append(f"Removed as dead, since every training sample reaching them goes the same way: "
-                       f"{listed}{more}.")
+            out.append(f"Removed as dead, since every training sample reaching them goes the same way: {listed}{more}.")
         else:
             out.append("No split was dead: nothing removed.")
         return out
-    return ["Each split is refitted as a single test on its sensitive samples (kept only if it misroutes no "
-            "more of them) and each leaf takes its samples' majority class."]
+    return [
+        "Each split is refitted as a single test on its sensitive samples (kept only if it misroutes no "
+        "more of them) and each leaf takes its samples' majority class."
+    ]
 
 
 def _grow_reasons(records, dead) -> list[str]:
@@ -135,31 +140,43 @@ def _grow_reasons(records, dead) -> list[str]:
     grown = sorted((m for m in records if m[4] and (m[1] or m[3])), key=lambda m: (-m[4], m[0]))
     for node, was_leaf, samples, sensitive, splits in grown[:MAX_LISTED]:
         if was_leaf:
-            out.append(f"Leaf #{node} ({samples:,} samples) grew a micro tree of {_count(splits, 'split')} on the "
-                       "class labels.")
+            out.append(
+                f"Leaf #{node} ({samples:,} samples) grew a micro tree of {_count(splits, 'split')} on the "
+                "class labels."
+            )
         else:
             first = not any(line.startswith("Split #") for line in out)
-            out.append(f"Split #{node} ({samples:,} samples) was refitted as a micro tree of {_count(splits, 'split')} "
-                       f"on its {sensitive:,} sensitive samples"
-                       + (" (those that only one of its two children classifies right)." if first else "."))
+            out.append(
+                f"Split #{node} ({samples:,} samples) was refitted as a micro tree of {_count(splits, 'split')} "
+                f"on its {sensitive:,} sensitive samples"
+                + (" (those that only one of its two children classifies right)." if first else ".")
+            )
     if len(grown) > MAX_LISTED:
         rest = grown[MAX_LISTED:]
         out.append(f"{len(rest)} more nodes got micro trees ({_count(sum(m[4] for m in rest), 'split')} in all).")
     leaves = [m[0] for m in records if m[1] and not m[4]]
     if leaves:
-        out.append(f"{_count(len(leaves), 'leaf', 'leaves')} ({_ids(leaves)}) stayed as they were: no split of "
-                   "their samples pays for itself at this C.")
+        out.append(
+            f"{_count(len(leaves), 'leaf', 'leaves')} ({_ids(leaves)}) stayed as they were: no split of "
+            "their samples pays for itself at this C."
+        )
     bypassed = [m for m in records if not m[1] and m[3] and not m[4]]
     for node, _, samples, sensitive, _ in bypassed[:MAX_LISTED]:
-        out.append(f"Split #{node}'s micro tree on its {_count(sensitive, 'sensitive sample')} kept no split: all "
-                   f"its {_count(samples, 'sample')} now go to one child, and the split is bypassed.")
+        out.append(
+            f"Split #{node}'s micro tree on its {_count(sensitive, 'sensitive sample')} kept no split: all "
+            f"its {_count(samples, 'sample')} now go to one child, and the split is bypassed."
+        )
     kept = [m[0] for m in records if not m[1] and m[3] == 0]
     if kept:
-        out.append(f"{_count(len(kept), 'split')} ({_ids(kept)}) had no sensitive sample: both children "
-                   "classify their samples equally well, so they keep their test.")
+        out.append(
+            f"{_count(len(kept), 'split')} ({_ids(kept)}) had no sensitive sample: both children "
+            "classify their samples equally well, so they keep their test."
+        )
     if dead:
-        out.append(f"{_count(len(dead), 'split')} now send every training sample the same way (dead): they are "
-                   "not counted, and the merge removes them.")
+        out.append(
+            f"{_count(len(dead), 'split')} now send every training sample the same way (dead): they are "
+            "not counted, and the merge removes them."
+        )
     return out
 
 

@@ -15,6 +15,7 @@ from tnt.experiments.budget import BudgetResult, fit_to_budget
 
 __all__ = ["TrainParams", "TrainResult", "train", "train_to_budget", "metrics"]
 
+
 @dataclass(frozen=True)
 class TrainParams:
     """The hyperparameters the app exposes (see :class:`tnt.TnTClassifier`)."""
@@ -87,8 +88,9 @@ def train(data: Dataset, params: TrainParams, progress_callback=None) -> TrainRe
     )
 
 
-def train_to_budget(data: Dataset, max_splits: int, params: TrainParams, fitted: dict | None = None,
-                    on_fit=None) -> tuple[TrainResult, BudgetResult]:
+def train_to_budget(
+    data: Dataset, max_splits: int, params: TrainParams, fitted: dict | None = None, on_fit=None
+) -> tuple[TrainResult, BudgetResult]:
     """The TnT with the most splits not above ``max_splits`` (:func:`tnt.experiments.budget.fit_to_budget`,
     starting from ``params.C``, with ``params``' N1, N2, fine-tuning and seed), and CART with as many splits.
 
@@ -104,8 +106,16 @@ def train_to_budget(data: Dataset, max_splits: int, params: TrainParams, fitted:
     (True, True)
     """
     found = fit_to_budget(
-        data.X_train, data.y_train, max_splits, C_start=params.C, fitted=fitted, on_fit=on_fit,
-        N1=params.N1, N2=params.N2, fine_tune=params.fine_tune, random_state=params.seed,
+        data.X_train,
+        data.y_train,
+        max_splits,
+        C_start=params.C,
+        fitted=fitted,
+        on_fit=on_fit,
+        N1=params.N1,
+        N2=params.N2,
+        fine_tune=params.fine_tune,
+        random_state=params.seed,
     )
     result = TrainResult(
         dataset_key=data.key,

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Callable, ClassVar, Optional
+from typing import ClassVar
 
 import numpy as np
 
+from tnt.graph import longest_distances
 from tnt.learn.binning import BinnedData, bin_features
 from tnt.learn.micro_tree import MicroTree, fit_micro_tree, fit_stump, make_workspace
 from tnt.learn.working_graph import FlatGraph, WorkingGraph, compact, dead_splits
-from tnt.graph import longest_distances
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,7 @@ class GrowthEvent:
         return self._snapshot()
 
 
-ProgressCallback = Optional[Callable[[GrowthEvent], None]]
+ProgressCallback = Callable[[GrowthEvent], None] | None
 
 
 @dataclass

@@ -96,7 +96,9 @@ def _as_micro_tree(tree: RegressionTree, values: _LeafValues) -> MicroTree:
     return MicroTree(tree.children_left, tree.children_right, tree.feature, tree.threshold, label)
 
 
-def fit_binary_tree(problem: _Problem, rows, targets, weights, alpha: float, max_depth: int = NO_DEPTH_LIMIT) -> MicroTree:
+def fit_binary_tree(
+    problem: _Problem, rows, targets, weights, alpha: float, max_depth: int = NO_DEPTH_LIMIT
+) -> MicroTree:
     """The classifier's Gini micro tree for 0/1 ``targets``, pruned at ``alpha``, grown by the
     squared-error learner: for two classes the Gini impurity ``2 p (1 - p)`` is twice the variance of
     the 0/1 target, so both choose the same splits, and Gini pruning at ``alpha`` is squared-error

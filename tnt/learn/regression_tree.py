@@ -208,15 +208,29 @@ def build_regression_tree(codes, feature_order, rows, y, w, n_bins, bin_min, bin
         feature[node] = f
         threshold[node] = _threshold(bin_max[f, code], bin_min[f, next_code])
         stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3], stack[top, 4] = (
-            start + n_left, end, depth + 1, node, 0,
+            start + n_left,
+            end,
+            depth + 1,
+            node,
+            0,
         )
         stack[top + 1, 0], stack[top + 1, 1], stack[top + 1, 2], stack[top + 1, 3], stack[top + 1, 4] = (
-            start, start + n_left, depth + 1, node, 1,
+            start,
+            start + n_left,
+            depth + 1,
+            node,
+            1,
         )
         top += 2
     return (
-        left[:n_nodes], right[:n_nodes], feature[:n_nodes], threshold[:n_nodes],
-        node_w[:n_nodes], node_s[:n_nodes], node_q[:n_nodes], total_w,
+        left[:n_nodes],
+        right[:n_nodes],
+        feature[:n_nodes],
+        threshold[:n_nodes],
+        node_w[:n_nodes],
+        node_s[:n_nodes],
+        node_q[:n_nodes],
+        total_w,
     )
 
 

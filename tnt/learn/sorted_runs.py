@@ -160,8 +160,17 @@ def _partition_in_parallel(runs, features, n_features, start, end, goes_left, tm
     t_sid, t_code, t_y, t_w = tmp.sid, tmp.code, tmp.y, tmp.w
     n_lanes = t_sid.shape[0]
     for lane in prange(n_lanes):
-        _partition_lane(lane, n_lanes, SortedRuns(row, sid, code, y, w), features, n_features, start, end, goes_left,
-                        SortedRuns(row, t_sid, t_code, t_y, t_w))
+        _partition_lane(
+            lane,
+            n_lanes,
+            SortedRuns(row, sid, code, y, w),
+            features,
+            n_features,
+            start,
+            end,
+            goes_left,
+            SortedRuns(row, t_sid, t_code, t_y, t_w),
+        )
 
 
 @njit(cache=True, nogil=True)

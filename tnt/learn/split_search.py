@@ -212,8 +212,9 @@ def _scan_sorted(code, y, w, start, end, f, K, bin_min, bin_max, total, w_node, 
 
 
 @njit(cache=True, nogil=True)
-def _fill_and_scan(cf, f, ys, ws, start, end, K, bin_min, bin_max, total, w_node, h0, h1, c0, c1, left,
-                   hist, counts, off, bounds):
+def _fill_and_scan(
+    cf, f, ys, ws, start, end, K, bin_min, bin_max, total, w_node, h0, h1, c0, c1, left, hist, counts, off, bounds
+):
     """:func:`_scan_feature` for a node that keeps its histograms: they are written to bins
     ``off + lo .. off + hi`` of the stored histogram, ``(lo, hi)`` (the range of codes present) to
     ``bounds``. Leaves the scratch histograms zeroed."""
@@ -305,20 +306,60 @@ def _feature_work(op, lane, n_lanes, data, node, features, n_features, results, 
         if j >= 0:
             if op == SUBTRACT:
                 continue
-            result = _scan_sorted(runs.code[j], runs.y[j], runs.w[j], start, end, f, K, data.bin_min, data.bin_max,
-                                  total, w_node, ll)
+            result = _scan_sorted(
+                runs.code[j], runs.y[j], runs.w[j], start, end, f, K, data.bin_min, data.bin_max, total, w_node, ll
+            )
         elif op == SUBTRACT:
             _subtract_samples(data.codes[f], data.ys, data.ws, start, end, K, hist, counts, stored.offsets[f])
             continue
         elif op == SCAN:
-            result = _scan_feature(data.codes[f], data.n_bins[f], f, data.ys, data.ws, start, end, K, data.bin_min,
-                                   data.bin_max, total, w_node, h0, h1, c0, c1, bl, ll)
+            result = _scan_feature(
+                data.codes[f],
+                data.n_bins[f],
+                f,
+                data.ys,
+                data.ws,
+                start,
+                end,
+                K,
+                data.bin_min,
+                data.bin_max,
+                total,
+                w_node,
+                h0,
+                h1,
+                c0,
+                c1,
+                bl,
+                ll,
+            )
         elif op == FILL_AND_SCAN:
-            result = _fill_and_scan(data.codes[f], f, data.ys, data.ws, start, end, K, data.bin_min, data.bin_max,
-                                    total, w_node, h0, h1, c0, c1, ll, hist, counts, stored.offsets[f], bounds[f])
+            result = _fill_and_scan(
+                data.codes[f],
+                f,
+                data.ys,
+                data.ws,
+                start,
+                end,
+                K,
+                data.bin_min,
+                data.bin_max,
+                total,
+                w_node,
+                h0,
+                h1,
+                c0,
+                c1,
+                ll,
+                hist,
+                counts,
+                stored.offsets[f],
+                bounds[f],
+            )
         else:
-            result = _scan_stored(hist, counts, stored.offsets[f], bounds[f], f, K, data.bin_min, data.bin_max, total,
-                                  w_node, ll)
+            result = _scan_stored(
+                hist, counts, stored.offsets[f], bounds[f], f, K, data.bin_min, data.bin_max, total, w_node, ll
+            )
         results.proxies[fi], results.codes[fi], results.thresholds[fi] = result
 
 
@@ -335,10 +376,16 @@ def _feature_work_in_parallel(op, data, node, features, n_features, results, buf
     n_lanes = left.shape[0]
     for lane in prange(n_lanes):
         _feature_work(
-            op, lane, n_lanes,
+            op,
+            lane,
+            n_lanes,
             Data(codes, ys, ws, n_bins, bin_min, bin_max, SortedRuns(row, sid, run_code, run_y, run_w)),
-            NodeRange(start, end, total, w_node), features, n_features, Results(proxies, codes_out, thresholds),
-            Buffers(hist, counts, bits, left), Stored(s_hist, s_counts, s_bounds, slot, offsets),
+            NodeRange(start, end, total, w_node),
+            features,
+            n_features,
+            Results(proxies, codes_out, thresholds),
+            Buffers(hist, counts, bits, left),
+            Stored(s_hist, s_counts, s_bounds, slot, offsets),
         )
 
 

@@ -157,8 +157,9 @@ def _swap(a, first, second, n_swaps):
 
 
 @njit(cache=True, nogil=True)
-def _partition(data, position_sid, goes_left, start, end, f, code, features, n_features, first, second, parallel,
-               n_lanes):
+def _partition(
+    data, position_sid, goes_left, start, end, f, code, features, n_features, first, second, parallel, n_lanes
+):
     """Partition positions start:end (codes of ``f`` <= ``code`` first) of the code rows of
     ``features``, the targets, the weights and the sample ids, by swapping the misplaced pairs: the
     cost follows the smaller side, not the node. A split on a feature in sorted runs is read from
@@ -458,8 +459,17 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
                 pool, slot = _take_slot(pool)
             else:
                 op = SCAN
-            _on_features(op, parallel, data, NodeRange(start, end, value[node], w_node), features, n_features,
-                         results, buffers, Stored(pool.hist, pool.counts, pool.bounds, slot, offsets))
+            _on_features(
+                op,
+                parallel,
+                data,
+                NodeRange(start, end, value[node], w_node),
+                features,
+                n_features,
+                results,
+                buffers,
+                Stored(pool.hist, pool.counts, pool.bounds, slot, offsets),
+            )
             f, code, thr, n_kept = _best_of(features, n_features, results, kept)
             is_leaf = f < 0
         if is_leaf:
@@ -472,8 +482,9 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
         threshold[node] = thr
         if has_runs:
             mark_left(runs, local_codes, position_sid, start, end, f, code, goes_left)
-        mid = _partition(data, position_sid, goes_left, start, end, f, code, kept, n_kept, first, second, parallel,
-                         n_lanes)
+        mid = _partition(
+            data, position_sid, goes_left, start, end, f, code, kept, n_kept, first, second, parallel, n_lanes
+        )
         n_left = mid - start
         left[node] = n_nodes
         right[node] = n_nodes + 1
@@ -508,8 +519,17 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
                 _release_slot(pool, slot)
         if left_slot >= 0 or right_slot >= 0:
             s_start, s_end = (mid, end) if left_slot >= 0 else (start, mid)
-            _on_features(SUBTRACT, parallel, data, NodeRange(s_start, s_end, value[node], w_node), kept, n_kept,
-                         results, buffers, Stored(pool.hist, pool.counts, pool.bounds, slot, offsets))
+            _on_features(
+                SUBTRACT,
+                parallel,
+                data,
+                NodeRange(s_start, s_end, value[node], w_node),
+                kept,
+                n_kept,
+                results,
+                buffers,
+                Stored(pool.hist, pool.counts, pool.bounds, slot, offsets),
+            )
         # Right first, so the left child is grown first. A child that stops is a leaf already.
         if grow_right:
             stack = _push(stack, top, n_nodes - 1, mid, end, depth + 1, right_slot, kept, n_kept)

@@ -31,7 +31,7 @@ class FlatGraph:
     label: np.ndarray  # class index at leaves, -1 at internal nodes
 
     @classmethod
-    def single_leaf(cls, label: int) -> "FlatGraph":
+    def single_leaf(cls, label: int) -> FlatGraph:
         return cls(
             np.array([-1], dtype=np.intp),
             np.array([-1], dtype=np.intp),
@@ -213,11 +213,11 @@ def compact(graph: WorkingGraph, X: np.ndarray) -> FlatGraph:
                 if resolved[child] < 0:
                     stack.append((child, False))
             continue
-        l, r = resolved[left[slot]], resolved[right[slot]]
-        if l == r:
-            resolved[slot] = l
+        to_left, to_right = resolved[left[slot]], resolved[right[slot]]
+        if to_left == to_right:
+            resolved[slot] = to_left
         else:
-            new_left[slot], new_right[slot] = l, r
+            new_left[slot], new_right[slot] = to_left, to_right
             resolved[slot] = slot
     return _renumber(graph, resolved[0], new_left, new_right)
 
@@ -237,8 +237,12 @@ def dead_splits(graph: WorkingGraph, X: np.ndarray) -> list[tuple[int, float, in
     left, right = graph.left[:n], graph.right[:n]
     dead = (left >= 0) & (left != right) & ((went_left == 0) != (went_right == 0))
     return [
-        (int(graph.feature[s]), float(graph.threshold[s]), int(went_left[s] + went_right[s]),
-         "left" if went_right[s] == 0 else "right")
+        (
+            int(graph.feature[s]),
+            float(graph.threshold[s]),
+            int(went_left[s] + went_right[s]),
+            "left" if went_right[s] == 0 else "right",
+        )
         for s in np.flatnonzero(dead)
     ]
 

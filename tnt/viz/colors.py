@@ -18,7 +18,18 @@ import numpy as np
 
 from tnt.graph import MIXED
 
-__all__ = ["VALUE_SCALE", "value_color", "BLUE_HUES", "HIGHLIGHT_COLOR", "MIXED_COLOR", "MIXED_FILL", "class_palette", "fill_color", "node_colors", "node_fills"]
+__all__ = [
+    "VALUE_SCALE",
+    "value_color",
+    "BLUE_HUES",
+    "HIGHLIGHT_COLOR",
+    "MIXED_COLOR",
+    "MIXED_FILL",
+    "class_palette",
+    "fill_color",
+    "node_colors",
+    "node_fills",
+]
 
 #: Hue range (degrees) kept free of class colours, so that blue always means "mixed".
 BLUE_HUES = (180.0, 265.0)

@@ -4,11 +4,15 @@ and the choice of how to draw a graph of a given size."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from tnt.graph import MIXED, DecisionGraph
 from tnt.viz.exporter import condition_text
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "INTERACTIVE_GRAPH_NODES",
@@ -115,11 +119,13 @@ def sample_path(graph: DecisionGraph, x, feature_names=None) -> list[PathStep]:
             steps.append(PathStep(node, "leaf", None, None))
         else:
             value = xv[graph.feature[node]]
-            steps.append(PathStep(node, rule(graph, node, feature_names), float(value), bool(value <= graph.threshold[node])))
+            steps.append(
+                PathStep(node, rule(graph, node, feature_names), float(value), bool(value <= graph.threshold[node]))
+            )
     return steps
 
 
-def path_table(steps: list[PathStep]) -> "pd.DataFrame":
+def path_table(steps: list[PathStep]) -> pd.DataFrame:
     """A sample's path as a table: node, test, the sample's value, and which way it goes.
 
     Examples

@@ -117,7 +117,9 @@ def to_dot(
             for end in (parent, child):
                 if not shown[end] and end not in stubs:
                     stubs.add(end)
-                    dot.node(f"n{end}", label=f"#{end}", shape="plaintext", style="", fontcolor="#777777", id=f"stub{end}")
+                    dot.node(
+                        f"n{end}", label=f"#{end}", shape="plaintext", style="", fontcolor="#777777", id=f"stub{end}"
+                    )
             attrs = {"xlabel": "yes" if branch == "left" else "no"}
             if branch == "right":
                 attrs["style"] = "dashed"

@@ -12,8 +12,8 @@ import re
 
 import numpy as np
 
-from tnt.viz.colors import node_colors, node_fills
 from tnt.graph import MIXED
+from tnt.viz.colors import node_colors, node_fills
 
 __all__ = ["GraphText", "condition_text", "escape_dot", "escape_html", "format_number", "names_of", "path_mask"]
 

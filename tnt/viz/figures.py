@@ -171,7 +171,9 @@ def depth_vs_splits(summary: pd.DataFrame):
     'mean decision depth (test samples)'
     """
     fig = _against_splits(summary, "mean_depth")
-    return _layout(fig, "Decision depth against model size", "splits (log scale)", "mean decision depth (test samples)", log_x=True)
+    return _layout(
+        fig, "Decision depth against model size", "splits (log scale)", "mean decision depth (test samples)", log_x=True
+    )
 
 
 def depth_distribution(distributions: dict):

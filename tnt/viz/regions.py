@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tnt.viz.colors import class_palette, fill_color
 from tnt.graph import DecisionGraph
+from tnt.viz.colors import class_palette, fill_color
 
 __all__ = ["decision_regions", "regions_figure"]
 
@@ -56,7 +56,15 @@ def decision_regions(model, X, resolution: int = 200, margin: float = 0.05):
 
 
 def regions_figure(
-    model, X, y, *, title="", feature_names=("x1", "x2"), resolution: int = 200, max_points: int = 600, height: int = 420
+    model,
+    X,
+    y,
+    *,
+    title="",
+    feature_names=("x1", "x2"),
+    resolution: int = 200,
+    max_points: int = 600,
+    height: int = 420,
 ):
     """Decision regions (light class colours) with the training points on top.
 

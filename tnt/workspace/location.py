@@ -32,7 +32,9 @@ def default_folder(environ=None) -> Path:
     if environ.get(ENV_DIR):
         return Path(environ[ENV_DIR]).expanduser()
     xdg = environ.get("XDG_DATA_HOME", "")
-    base = Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".local" / "share"  # XDG: relative ones are ignored
+    base = (
+        Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".local" / "share"
+    )  # XDG: relative ones are ignored
     return base / "tnt-explorer"
 
 

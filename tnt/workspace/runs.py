@@ -56,7 +56,11 @@ def check_params(params) -> TrainParams:
     values = {}
     for name, kind in _PARAM_TYPES.items():
         value = params[name]
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or (kind is int and not isinstance(value, int)):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or (kind is int and not isinstance(value, int))
+        ):
             raise ValueError(f"The saved parameter {name} is not valid.")
         values[name] = kind(value)
     return TrainParams(**values)
@@ -94,20 +98,22 @@ def history_frame(runs) -> pd.DataFrame:
     rows = []
     for run in runs:
         m, c = run.metrics.get(tnt, {}), run.metrics.get(cart, {})
-        rows.append({
-            "run": run.id,
-            "saved": datetime.fromtimestamp(run.created, UTC).strftime("%Y-%m-%d %H:%M UTC"),
-            "dataset": run.dataset_name,
-            **{name: run.params.get(name) for name in _PARAM_TYPES},
-            "splits": m.get("splits"),
-            "tnt_test_accuracy": m.get("test_accuracy"),
-            "cart_test_accuracy": c.get("test_accuracy"),
-            "tnt_train_accuracy": m.get("train_accuracy"),
-            "fit_time": m.get("fit_time"),
-            "test_size": run.source.get("test_size"),
-            "split_seed": run.source.get("seed"),
-            "data_hash": run.data_hash[:12],
-        })
+        rows.append(
+            {
+                "run": run.id,
+                "saved": datetime.fromtimestamp(run.created, UTC).strftime("%Y-%m-%d %H:%M UTC"),
+                "dataset": run.dataset_name,
+                **{name: run.params.get(name) for name in _PARAM_TYPES},
+                "splits": m.get("splits"),
+                "tnt_test_accuracy": m.get("test_accuracy"),
+                "cart_test_accuracy": c.get("test_accuracy"),
+                "tnt_train_accuracy": m.get("train_accuracy"),
+                "fit_time": m.get("fit_time"),
+                "test_size": run.source.get("test_size"),
+                "split_seed": run.source.get("seed"),
+                "data_hash": run.data_hash[:12],
+            }
+        )
     columns = ["run", "saved", "dataset", *_PARAM_TYPES, "splits", "tnt_test_accuracy", "cart_test_accuracy",
                "tnt_train_accuracy", "fit_time", "test_size", "split_seed", "data_hash"]  # fmt: skip
     return pd.DataFrame(rows, columns=columns)

@@ -171,9 +171,9 @@ class WorkspaceStore:
         if not is_workspace_id(workspace):
             return False
         with self._write() as con:
-            return con.execute(
-                "UPDATE workspaces SET last_used = ? WHERE id = ?", (time.time(), workspace)
-            ).rowcount == 1
+            return (
+                con.execute("UPDATE workspaces SET last_used = ? WHERE id = ?", (time.time(), workspace)).rowcount == 1
+            )
 
     def forget(self, workspace: str) -> None:
         """Delete the workspace with its runs, models and uploaded files (files no other workspace uses)."""
@@ -364,7 +364,9 @@ class WorkspaceStore:
             try:
                 version = con.execute("PRAGMA user_version").fetchone()[0]
                 if version not in (0, _SCHEMA_VERSION):
-                    raise OSError(f"The workspace store {self.path} has schema {version}; this version reads {_SCHEMA_VERSION}.")
+                    raise OSError(
+                        f"The workspace store {self.path} has schema {version}; this version reads {_SCHEMA_VERSION}."
+                    )
                 for statement in _SCHEMA.split(";"):
                     if statement.strip():
                         con.execute(statement)
@@ -388,9 +390,7 @@ class WorkspaceStore:
         """Within the caller's transaction: drop least recently used workspaces, then runs, until under the limit."""
         if _size(con) <= self.max_bytes:
             return
-        others = con.execute(
-            "SELECT id FROM workspaces WHERE id != ? ORDER BY last_used", (workspace,)
-        ).fetchall()
+        others = con.execute("SELECT id FROM workspaces WHERE id != ? ORDER BY last_used", (workspace,)).fetchall()
         for (other,) in others:
             con.execute("DELETE FROM workspaces WHERE id = ?", (other,))
             self._drop_unused_blobs(con)
