@@ -46,4 +46,7 @@ with tempfile.TemporaryDirectory() as folder:
     app = AppTest.from_file(str(work / "app.py"), default_timeout=300).run()
     assert not app.exception, app.exception
     assert app.dataframe, "the Data page shows no table"
+    from tnt.learn import warmup
+
+    warmup.wait()  # the app's compiling process ends before this does
     print(f"non-editable install: tnt {tnt.__version__} from {Path(tnt.__file__).parent}, app and command line work")
