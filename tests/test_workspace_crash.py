@@ -80,7 +80,7 @@ def read_until(proc, wanted: str) -> list[str]:
 def kill(proc):
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    rest = proc.stdout.read().split()
+    rest = proc.stdout.read().splitlines()
     proc.stdout.close()
     proc.stderr.close()
     return rest
