@@ -1,8 +1,5 @@
 """TnTRegressor among scikit-learn's regressors: the estimator checks and the meta-estimators."""
 
-import pickle
-
-import numpy as np
 import pandas as pd
 import pytest
 from sklearn.base import clone
@@ -27,10 +24,11 @@ def friedman_split():
     return train_test_split(X, y, test_size=0.3, random_state=0)
 
 
-def test_pickle_and_clone(friedman_split):
-    X_tr, X_te, y_tr, _ = friedman_split
+def test_clone(friedman_split):
+    # Pickling is covered by scikit-learn's own check_estimators_pickle above; the project's code and
+    # tests never unpickle (tests/test_safe_files.py).
+    X_tr, _, y_tr, _ = friedman_split
     fitted = TnTRegressor(C=1e-3, random_state=0).fit(X_tr, y_tr)
-    assert np.array_equal(pickle.loads(pickle.dumps(fitted)).predict(X_te), fitted.predict(X_te))
     assert clone(fitted).get_params() == fitted.get_params()
 
 

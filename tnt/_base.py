@@ -189,7 +189,8 @@ class GraphRegressorMixin(RegressorMixin, GraphModelMixin):
         -------
         y : ndarray of shape (n_samples,)
         """
-        return self.graph_.value[self._leaves(X), 0]
+        leaves = self._leaves(X)  # checks first that the model is fitted
+        return self.graph_.value[leaves, 0]
 
 
 def graph_from_flat(flat: FlatGraph, X, y, w, n_classes: int, input_dtype=DTYPE) -> DecisionGraph:
