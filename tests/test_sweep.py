@@ -1,5 +1,8 @@
 """Sweeps over C: the table, its summary, parallel and Dask runs giving the same table, and figures."""
 
+import sys
+import types
+
 import joblib
 import numpy as np
 import pandas as pd
@@ -61,8 +64,12 @@ def test_n_jobs_2_gives_the_same_table(wine, table):
 
 
 @pytest.mark.parametrize("processes", [False, True])
-def test_a_dask_local_cluster_gives_the_same_table(wine, table, processes):
+def test_a_dask_local_cluster_gives_the_same_table(wine, table, processes, monkeypatch):
     from dask.distributed import Client, LocalCluster
+
+    # Worker processes are spawned, and spawn re-runs the parent's __main__ from its file; Streamlit's
+    # AppTest (earlier in the suite) leaves its own script there. A bare __main__ has nothing to re-run.
+    monkeypatch.setitem(sys.modules, "__main__", types.ModuleType("__main__"))
 
     Xa, Xb, ya, yb = wine
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=processes, dashboard_address=None) as cluster:
