@@ -6,18 +6,50 @@ from __future__ import annotations
 
 from numbers import Integral, Real
 
+import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.tree import DecisionTreeClassifier
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from sklearn.utils._param_validation import Interval
 
-from tnt._base import GraphClassifierMixin
+from tnt._base import GraphClassifierMixin, GraphRegressorMixin, _seed
 from tnt.learn.growth import fine_tune_graph
 from tnt.learn.working_graph import FlatGraph
 
-__all__ = ["CARTClassifier", "TAOClassifier"]
+__all__ = ["CARTClassifier", "CARTRegressor", "TAOClassifier"]
 
 
-class CARTClassifier(GraphClassifierMixin, BaseEstimator):
+#: The parameters every CART baseline checks.
+_TREE_PARAMETERS = {
+    "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
+    "ccp_alpha": [Interval(Real, 0, None, closed="left")],
+    "random_state": ["random_state"],
+}
+
+
+class _SameSplits:
+    """``with_splits``, shared by every CART baseline."""
+
+    @classmethod
+    def with_splits(cls, n_splits: int, **params):
+        """The tree to compare with a graph of ``n_splits`` splits: grown best-first to as many splits.
+
+        ``max_leaf_nodes = n_splits + 1`` (at least 2, scikit-learn's smallest); the one rule every
+        same-splits comparison of the project uses.
+
+        Examples
+        --------
+        >>> from tnt.baselines import CARTClassifier, CARTRegressor, TAOClassifier
+        >>> CARTClassifier.with_splits(6, random_state=0).max_leaf_nodes
+        7
+        >>> TAOClassifier.with_splits(0).max_leaf_nodes
+        2
+        >>> type(CARTRegressor.with_splits(3)).__name__
+        'CARTRegressor'
+        """
+        return cls(max_leaf_nodes=max(int(n_splits) + 1, 2), **params)
+
+
+class CARTClassifier(_SameSplits, GraphClassifierMixin, BaseEstimator):
     """CART (scikit-learn's ``DecisionTreeClassifier``, Gini) exposed as a decision graph.
 
     With ``max_leaf_nodes`` set, scikit-learn grows the tree best-first, which is how the paper
@@ -47,35 +79,13 @@ class CARTClassifier(GraphClassifierMixin, BaseEstimator):
     3
     """
 
-    _parameter_constraints: dict = {
-        "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
-        "ccp_alpha": [Interval(Real, 0, None, closed="left")],
-        "fine_tune": [Interval(Integral, 0, None, closed="left")],
-        "random_state": ["random_state"],
-    }
+    _parameter_constraints: dict = {**_TREE_PARAMETERS, "fine_tune": [Interval(Integral, 0, None, closed="left")]}
 
     def __init__(self, *, max_leaf_nodes=None, ccp_alpha=0.0, fine_tune=0, random_state=None):
         self.max_leaf_nodes = max_leaf_nodes
         self.ccp_alpha = ccp_alpha
         self.fine_tune = fine_tune
         self.random_state = random_state
-
-    @classmethod
-    def with_splits(cls, n_splits: int, **params):
-        """The tree to compare with a graph of ``n_splits`` splits: grown best-first to as many splits.
-
-        ``max_leaf_nodes = n_splits + 1`` (at least 2, scikit-learn's smallest); the one rule every
-        same-splits comparison of the project uses.
-
-        Examples
-        --------
-        >>> from tnt import CARTClassifier, TAOClassifier
-        >>> CARTClassifier.with_splits(6, random_state=0).max_leaf_nodes
-        7
-        >>> TAOClassifier.with_splits(0).max_leaf_nodes
-        2
-        """
-        return cls(max_leaf_nodes=max(int(n_splits) + 1, 2), **params)
 
     def fit(self, X, y, sample_weight=None):
         """Fit the tree (then fine-tune it when ``fine_tune > 0``).
@@ -110,6 +120,71 @@ class CARTClassifier(GraphClassifierMixin, BaseEstimator):
         return self
 
 
+class CARTRegressor(_SameSplits, GraphRegressorMixin, BaseEstimator):
+    """CART for regression (scikit-learn's ``DecisionTreeRegressor``, squared error) exposed as a
+    regression graph, the baseline of :class:`tnt.TnTRegressor` at the same number of splits.
+
+    Parameters
+    ----------
+    max_leaf_nodes : int, default=None
+        Grow best-first with at most this many leaves.
+    ccp_alpha : float, default=0.0
+        Minimal cost-complexity pruning strength (in the target's squared units).
+    random_state : int, RandomState instance or None, default=None
+
+    Attributes
+    ----------
+    n_features_in_, feature_names_in_, graph_, n_splits_, n_leaves_, feature_importances_ : as in
+    :class:`tnt.TnTRegressor`.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from tnt.baselines import CARTRegressor
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> CARTRegressor.with_splits(5, random_state=0).fit(X, y).n_splits_
+    5
+    """
+
+    _parameter_constraints: dict = _TREE_PARAMETERS
+
+    def __init__(self, *, max_leaf_nodes=None, ccp_alpha=0.0, random_state=None):
+        self.max_leaf_nodes = max_leaf_nodes
+        self.ccp_alpha = ccp_alpha
+        self.random_state = random_state
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the tree.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Numeric targets.
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        X, y, w = self._validate_regression_data(X, y, sample_weight)
+        tree = DecisionTreeRegressor(
+            max_leaf_nodes=self.max_leaf_nodes, ccp_alpha=self.ccp_alpha, random_state=_seed(self.random_state)
+        ).fit(X, y, sample_weight=w)
+        t = tree.tree_
+        leaf = t.children_left < 0
+        flat = FlatGraph(
+            children_left=t.children_left.astype("intp"),
+            children_right=t.children_right.astype("intp"),
+            feature=t.feature.astype("intp"),
+            threshold=t.threshold.copy(),
+            label=np.where(leaf, 0, -1).astype("intp"),
+        )
+        self._set_regression_graph(_breadth_first(flat), X, y, w)
+        return self
+
+
 class TAOClassifier(CARTClassifier):
     """TAO for axis-aligned trees: CART followed by ``fine_tune`` rounds of alternating optimisation.
 
@@ -139,7 +214,6 @@ class TAOClassifier(CARTClassifier):
 
 def _breadth_first(flat: FlatGraph) -> FlatGraph:
     """Renumber a tree breadth-first, the order in which training and fine-tuning visit nodes."""
-    import numpy as np
 
     order = [0]
     for node in order:

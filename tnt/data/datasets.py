@@ -34,6 +34,7 @@ __all__ = [
 SAMPLE_DATA = Path(__file__).resolve().parent / "bundled"
 MAX_TEXT_CATEGORIES = 50  # a text feature with more distinct values is rejected, not encoded
 CONTINUOUS_TARGET_VALUES = 50  # a numeric target with more distinct values looks continuous
+TASKS = ("auto", "classification", "regression")  # what a target can be used for ("auto": target_task decides)
 
 
 class DataError(ValueError):
@@ -42,11 +43,12 @@ class DataError(ValueError):
 
 @dataclass(frozen=True, eq=False)
 class Dataset:
-    """A classification data set split into a training and a test part.
+    """A data set split into a training and a test part, for classification or regression.
 
-    ``key`` identifies the data and every choice made on it (columns, split), so models trained on
-    it can be cached by key. ``y_*`` hold the original labels; ``classes`` is their sorted set, the
-    column order of every model trained on the data.
+    ``key`` identifies the data and every choice made on it (columns, split, task), so models
+    trained on it can be cached by key. ``y_*`` hold the original labels (the numeric targets of a
+    regression); ``classes`` is their sorted set, the column order of every model trained on the
+    data (empty for a regression). ``task`` is ``"classification"`` or ``"regression"``.
     """
 
     key: str
@@ -60,6 +62,11 @@ class Dataset:
     X_test: np.ndarray
     y_test: np.ndarray
     notes: tuple[str, ...] = field(default=())
+    task: str = "classification"
+
+    @property
+    def is_regression(self) -> bool:
+        return self.task == "regression"
 
     @property
     def class_names(self) -> list[str]:
@@ -77,6 +84,21 @@ class Dataset:
         }
         return pd.DataFrame(counts, index=pd.Index(self.class_names, name=self.target_name))
 
+    def target_histogram(self, bins: int = 20) -> pd.DataFrame:
+        """Samples of a regression target in ``bins`` equal-width bins, training and test part (one
+        row per bin, indexed by the bin's lower edge, so that a chart keeps the bins in order).
+
+        Examples
+        --------
+        >>> data = load_bundled("california_housing", test_size=0.3, seed=0)
+        >>> hist = data.target_histogram(bins=4)
+        >>> hist.shape, int(hist.to_numpy().sum()) == len(data.y_train) + len(data.y_test)
+        ((4, 2), True)
+        """
+        edges = np.histogram_bin_edges(np.concatenate([self.y_train, self.y_test]), bins=bins)
+        counts = {part: np.histogram(y, bins=edges)[0] for part, y in (("train", self.y_train), ("test", self.y_test))}
+        return pd.DataFrame(counts, index=pd.Index(edges[:-1], name=f"{self.target_name} (bin from)"))
+
     def test_frame(self) -> pd.DataFrame:
         """The test samples as a table, with their class, for display."""
         df = pd.DataFrame(self.X_test, columns=list(self.feature_names))
@@ -92,7 +114,8 @@ def _catalog_file() -> dict:
 
 def catalog() -> list[dict]:
     """The bundled data sets: dicts with ``id``, ``name``, ``file``, ``target``, ``description``,
-    ``source`` and optionally ``split_column`` (a column of ``train``/``test`` giving a fixed split)."""
+    ``source`` and optionally ``split_column`` (a column of ``train``/``test`` giving a fixed split)
+    and ``task`` (``"regression"``; classification when absent)."""
     return [dict(entry) for entry in _catalog_file()["datasets"]]
 
 
@@ -133,6 +156,7 @@ def load_bundled(dataset_id: str, *, test_size: float = 0.3, seed: int = 0) -> D
         split_column=split_column,
         reject_constant=False,  # e.g. the digits' border pixels are always 0: keep the 8x8 grid
         source_key=f"bundled:{dataset_id}",
+        task=entry.get("task", "classification"),
     )
 
 
@@ -150,6 +174,7 @@ def make_dataset(
     drop_missing: bool = False,
     reject_constant: bool = True,
     source_key: str | None = None,
+    task: str = "auto",
 ) -> Dataset:
     """Check a table, encode its text features and split it: the one path every data set takes.
 
@@ -158,13 +183,14 @@ def make_dataset(
     frame : DataFrame
         The table, one row per sample.
     target : str
-        Column holding the class labels.
+        Column holding the class labels (the numeric target of a regression).
     features : sequence of str
         Columns to learn from.
     name, description : str
         Shown in the app.
     test_size : float
-        Share of rows held out for testing (stratified by class, seeded by ``seed``).
+        Share of rows held out for testing (seeded by ``seed``; stratified by class for a
+        classification).
     split_column : str, optional
         A column of ``train``/``test`` giving a fixed split instead of a random one.
     drop_missing : bool
@@ -173,6 +199,10 @@ def make_dataset(
         Refuse feature columns holding a single value.
     source_key : str, optional
         Identifies the source (file hash, bundled id) in :attr:`Dataset.key`.
+    task : {"auto", "classification", "regression"}, default="auto"
+        What the target is for: ``"auto"`` follows :func:`target_task` (regression for a numeric
+        column with many distinct values); either of the others overrides it, so that a numeric
+        column of few values can be a regression target, and one of many values class labels.
 
     Raises
     ------
@@ -181,9 +211,18 @@ def make_dataset(
     """
     features = [str(f) for f in features]
     _check_columns(frame, target, features)
+    if task not in TASKS:
+        raise DataError(f"The task must be one of {', '.join(TASKS)}, got '{shown(str(task))}'.")
+    resolved = target_task(frame[target]) if task == "auto" else task
     columns = [*features, target] + ([split_column] if split_column else [])
     X, y, notes, kept = prepare_table(
-        frame[columns], target=target, features=features, drop_missing=drop_missing, reject_constant=reject_constant
+        frame[columns],
+        target=target,
+        features=features,
+        drop_missing=drop_missing,
+        reject_constant=reject_constant,
+        task=resolved,
+        check_continuous=task == "auto",  # a classification chosen by the user takes any column
     )
     frame = frame.loc[kept, columns]
     if split_column:
@@ -193,9 +232,13 @@ def make_dataset(
             f"The data keeps its own train/test split (column '{shown(split_column)}'); the test share does not apply."
         )
     else:
-        X_train, X_test, y_train, y_test = split(X, y, test_size=test_size, seed=seed)
-    classes = np.unique(y)
+        X_train, X_test, y_train, y_test = split(
+            X, y, test_size=test_size, seed=seed, stratify=resolved != "regression"
+        )
+    classes = np.unique(y) if resolved != "regression" else np.array([])
     key_parts = [source_key or _frame_hash(frame), target, features, test_size, seed, split_column, drop_missing]
+    if resolved == "regression":  # keys of classification data sets stay those saved before regression came
+        key_parts.append(resolved)
     key = hashlib.sha256(json.dumps(key_parts, default=str).encode()).hexdigest()[:16]
     return Dataset(
         key=key,
@@ -209,6 +252,7 @@ def make_dataset(
         X_test=X_test,
         y_test=y_test,
         notes=tuple(notes),
+        task=resolved,
     )
 
 
@@ -221,6 +265,7 @@ def prepare_table(
     reject_constant: bool = True,
     encode_text: bool = True,
     task: str = "classification",
+    check_continuous: bool = True,
 ) -> tuple[np.ndarray, np.ndarray | None, list[str], pd.Index]:
     """The checks every table goes through before training or prediction, in the app and the CLI.
 
@@ -245,6 +290,9 @@ def prepare_table(
     task : {"classification", "regression", "auto"}, default="classification"
         What the target is for: class labels (a continuous-looking column is refused), numeric
         targets of a regression (returned as float64), or whichever :func:`target_task` says.
+    check_continuous : bool, default=True
+        Refuse class labels that look continuous (:func:`target_task`); False when the user chose
+        classification for that column.
 
     Returns
     -------
@@ -292,7 +340,7 @@ def prepare_table(
     elif task == "regression" or (task == "auto" and target_task(frame[target]) == "regression"):
         y = _check_regression_target(frame[target], target)
     else:
-        y = _check_target(frame[target], target)
+        y = _check_target(frame[target], target, check_continuous)
     X, encoded = _feature_matrix(frame[features], reject_constant, encode_text)
     return X, y, notes + encoded, frame.index
 
@@ -331,7 +379,7 @@ def target_task(column) -> str:
     return "regression" if continuous else "classification"
 
 
-def _check_target(column: pd.Series, target: str) -> np.ndarray:
+def _check_target(column: pd.Series, target: str, check_continuous: bool = True) -> np.ndarray:
     values = column.to_numpy()
     distinct = pd.unique(column)
     if len(distinct) < 2:
@@ -339,10 +387,11 @@ def _check_target(column: pd.Series, target: str) -> np.ndarray:
             f"The class column '{shown(target)}' has only one value ('{shown(_plain(distinct[0]))}'); a classifier needs at "
             "least two classes, so pick another class column."
         )
-    if target_task(column) == "regression":
+    if check_continuous and target_task(column) == "regression":
         raise DataError(
             f"The class column '{shown(target)}' has {len(distinct)} different numbers, so it looks "
-            "continuous; pick a column of class labels (or train a TnTRegressor, from Python or with tnt train)."
+            "continuous; pick a column of class labels, or train a regression (the task 'regression' in the "
+            "app, --task regression for tnt train)."
         )
     if pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column):
         return values
@@ -399,8 +448,9 @@ def _feature_matrix(features: pd.DataFrame, reject_constant: bool, encode_text: 
     return np.column_stack(columns), notes
 
 
-def split(X, y, *, test_size: float, seed: int):
-    """Seeded, stratified train/test split with a plain message when the classes are too small.
+def split(X, y, *, test_size: float, seed: int, stratify: bool = True):
+    """Seeded train/test split, stratified by class (``stratify``, for a classification), with a
+    plain message when the classes or the rows are too few.
 
     Returns
     -------
@@ -408,6 +458,11 @@ def split(X, y, *, test_size: float, seed: int):
     """
     if not 0.0 < test_size < 1.0:
         raise DataError(f"The test share must be between 0 and 1, got {test_size}.")
+    if not stratify:
+        n_test = int(np.ceil(test_size * len(y)))
+        if n_test < 1 or len(y) - n_test < 2:
+            raise DataError(f"With {len(y)} rows a test share of {test_size:.0%} leaves a part too small; add rows.")
+        return train_test_split(X, y, test_size=test_size, random_state=seed)
     classes, counts = np.unique(y, return_counts=True)
     if counts.min() < 2:
         small = classes[np.argmin(counts)]

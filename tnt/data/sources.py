@@ -12,7 +12,7 @@ import hashlib
 from functools import lru_cache
 
 from tnt.data.csv_loader import UploadedTable
-from tnt.data.datasets import SAMPLE_DATA, DataError, Dataset, _entry, load_bundled, make_dataset
+from tnt.data.datasets import SAMPLE_DATA, TASKS, DataError, Dataset, _entry, load_bundled, make_dataset
 
 __all__ = ["bundled_source", "upload_source", "dataset_from_source", "content_hash", "check_source"]
 
@@ -31,9 +31,20 @@ def bundled_source(dataset_id: str, test_size: float = 0.3, seed: int = 0) -> di
 
 
 def upload_source(
-    raw: bytes, name: str, *, target: str, features, test_size: float = 0.3, seed: int = 0, drop_missing: bool = False
+    raw: bytes,
+    name: str,
+    *,
+    target: str,
+    features,
+    test_size: float = 0.3,
+    seed: int = 0,
+    drop_missing: bool = False,
+    task: str = "auto",
 ) -> dict:
-    """The source of an uploaded CSV file (``raw``, its bytes) and the choices made on it."""
+    """The source of an uploaded CSV file (``raw``, its bytes) and the choices made on it; ``task``
+    (``"auto"``, ``"classification"`` or ``"regression"``, see :func:`tnt.data.datasets.make_dataset`)
+    is kept only when it is not ``"auto"``, so that sources saved before regression read the same."""
+    extra = {} if task == "auto" else {"task": str(task)}
     return {
         "kind": "upload",
         "name": str(name),
@@ -43,6 +54,7 @@ def upload_source(
         "test_size": float(test_size),
         "seed": int(seed),
         "drop_missing": bool(drop_missing),
+        **extra,
     }
 
 
@@ -62,6 +74,8 @@ def check_source(source) -> dict:
     for key, kind in fields.items():
         if not isinstance(source.get(key), kind) or isinstance(source.get(key), bool) and kind is not bool:
             raise DataError(f"The saved data source has no valid '{key}'; load the data again on the Data page.")
+    if source["kind"] == "upload" and source.get("task", "auto") not in TASKS:
+        raise DataError("The saved data source has no valid 'task'; load the data again on the Data page.")
     if source["kind"] == "upload" and (
         len(source["sha256"]) != 64
         or not set(source["sha256"]) <= _HEX
@@ -103,6 +117,7 @@ def dataset_from_source(source: dict, table: UploadedTable | None = None) -> Dat
         seed=source["seed"],
         drop_missing=source["drop_missing"],
         source_key=f"upload:{table.digest}",
+        task=source.get("task", "auto"),
     )
 
 

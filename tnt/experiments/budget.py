@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from tnt.baselines import CARTClassifier
 from tnt.estimator import TnTClassifier
+from tnt.experiments.tasks import model_classes
 
 __all__ = ["BudgetResult", "fit_to_budget"]
 
@@ -77,6 +78,7 @@ def fit_to_budget(
     resolution: float = 1.02,
     fitted: dict | None = None,
     on_fit: Callable[[float, int, int], None] | None = None,
+    regression: bool = False,
     **params,
 ) -> BudgetResult:
     """Fit TnT with the most splits not above ``max_splits``, searching over C.
@@ -103,6 +105,8 @@ def fit_to_budget(
         every new fit is added to it.
     on_fit : callable, default=None
         Called as ``on_fit(C, n_splits, n_fits)`` after each new fit (for a progress bar).
+    regression : bool, default=False
+        Fit :class:`tnt.TnTRegressor` and CART for regression instead of the classifiers.
     **params
         Other parameters of :class:`tnt.TnTClassifier` (``N1``, ``N2``, ``fine_tune``,
         ``random_state``, ``n_jobs``).
@@ -149,6 +153,7 @@ def fit_to_budget(
     if not 0 < C_min <= C_start <= C_max:
         raise ValueError(f"Need 0 < C_min <= C_start <= C_max, got {C_min}, {C_start}, {C_max}.")
     fitted = {} if fitted is None else fitted
+    tnt_class, cart_class = model_classes(regression)
     result = BudgetResult(model=None, C=float("nan"), cart=None, max_splits=max_splits)
 
     def splits_at(C: float) -> int:
@@ -157,7 +162,7 @@ def fit_to_budget(
             if result.n_fits >= max_fits:
                 raise _OutOfFits
             start = time.perf_counter()
-            fitted[C] = TnTClassifier(C=C, **params).fit(X, y)
+            fitted[C] = tnt_class(C=C, **params).fit(X, y)
             result.fit_times[C] = time.perf_counter() - start
             result.n_fits += 1
             if on_fit is not None:
@@ -179,7 +184,7 @@ def fit_to_budget(
     best_splits, best_C = max(within)  # most splits, then the largest C among equals
     result.model, result.C = fitted[best_C], best_C
     start = time.perf_counter()
-    result.cart = CARTClassifier.with_splits(best_splits, random_state=params.get("random_state")).fit(X, y)
+    result.cart = cart_class.with_splits(best_splits, random_state=params.get("random_state")).fit(X, y)
     result.cart_time = time.perf_counter() - start
     return result
 

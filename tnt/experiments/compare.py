@@ -1,5 +1,6 @@
 """The Compare page's models: TnT, TnT fine-tuned, best-first CART, TAO and NDG at the same split
-count, measured alike (the paper's Fig. 4 at one value of C)."""
+count, measured alike (the paper's Fig. 4 at one value of C). For a regression data set, the models
+that exist for regression: TnT, TnT fine-tuned and best-first CART (TAO and NDG are classifiers)."""
 
 from __future__ import annotations
 
@@ -7,15 +8,17 @@ import time
 
 import pandas as pd
 
-from tnt.baselines import CARTClassifier, TAOClassifier
-from tnt.estimator import TnTClassifier
+from tnt.baselines import TAOClassifier
+from tnt.experiments.tasks import model_classes
 from tnt.experiments.training import metrics
 from tnt.ndg import NDGClassifier
 
-__all__ = ["MODELS", "compare_models", "comparison_frame"]
+__all__ = ["MODELS", "REGRESSION_MODELS", "compare_models", "comparison_frame"]
 
 #: The compared models, in table order.
 MODELS = ("TnT", "TnT fine-tuned", "CART (best-first)", "TAO", "NDG")
+#: Those compared on a regression data set.
+REGRESSION_MODELS = MODELS[:3]
 
 
 def _timed_fit(model, X, y):
@@ -42,8 +45,9 @@ def compare_models(data, *, C=1e-3, N1=2, N2=5, seed=0, fine_tune=5) -> dict:
     Returns
     -------
     results : dict
-        ``{name: (fitted model, metrics dict)}`` in the order of :data:`MODELS`; the metrics
-        are those of :func:`tnt.experiments.training.metrics`.
+        ``{name: (fitted model, metrics dict)}`` in the order of :data:`MODELS` (of
+        :data:`REGRESSION_MODELS` for a regression data set); the metrics are those of
+        :func:`tnt.experiments.training.metrics`.
 
     Examples
     --------
@@ -54,13 +58,18 @@ def compare_models(data, *, C=1e-3, N1=2, N2=5, seed=0, fine_tune=5) -> dict:
     True
     """
     Xa, ya = data.X_train, data.y_train
-    tnt, t_tnt = _timed_fit(TnTClassifier(C=C, N1=N1, N2=N2, random_state=seed), Xa, ya)
-    tuned, t_tuned = _timed_fit(TnTClassifier(C=C, N1=N1, N2=N2, fine_tune=fine_tune, random_state=seed), Xa, ya)
-    cart, t_cart = _timed_fit(CARTClassifier.with_splits(tnt.n_splits_, random_state=seed), Xa, ya)
-    tao, t_tao = _timed_fit(TAOClassifier.with_splits(tnt.n_splits_, fine_tune=fine_tune, random_state=seed), Xa, ya)
-    ndg, t_ndg = _timed_fit(NDGClassifier.with_splits(tnt.n_splits_, random_state=seed), Xa, ya)
-    fitted = zip(MODELS, (tnt, tuned, cart, tao, ndg), (t_tnt, t_tuned, t_cart, t_tao, t_ndg))
-    return {name: (model, metrics(model, data, seconds)) for name, model, seconds in fitted}
+    tnt_class, cart_class = model_classes(data.is_regression)
+    tnt = _timed_fit(tnt_class(C=C, N1=N1, N2=N2, random_state=seed), Xa, ya)
+    fitted = [
+        tnt,
+        _timed_fit(tnt_class(C=C, N1=N1, N2=N2, fine_tune=fine_tune, random_state=seed), Xa, ya),
+        _timed_fit(cart_class.with_splits(tnt[0].n_splits_, random_state=seed), Xa, ya),
+    ]
+    if not data.is_regression:
+        splits = tnt[0].n_splits_
+        fitted.append(_timed_fit(TAOClassifier.with_splits(splits, fine_tune=fine_tune, random_state=seed), Xa, ya))
+        fitted.append(_timed_fit(NDGClassifier.with_splits(splits, random_state=seed), Xa, ya))
+    return {name: (model, metrics(model, data, seconds)) for name, (model, seconds) in zip(MODELS, fitted)}
 
 
 def comparison_frame(results: dict) -> pd.DataFrame:

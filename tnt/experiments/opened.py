@@ -67,7 +67,8 @@ def _listed(names) -> str:
 
 
 def match_data(model: LoadedGraphModel, data: Dataset) -> DataMatch:
-    """Check that ``data`` has the model's feature columns and classes.
+    """Check that ``data`` has the model's feature columns and classes (or, for a regression model,
+    that ``data`` is a regression too).
 
     Columns match when their number is the model's and, if the file names its features, their
     names are the file's, in the same order. Classes match when every class of the model is a
@@ -106,6 +107,20 @@ def match_data(model: LoadedGraphModel, data: Dataset) -> DataMatch:
             f"The model's feature columns have other names than those of the data in use, {data.name} "
             f"({len(differ)} differ; column {i + 1} is '{names[i]}' in the model, '{data.feature_names[i]}' in the data).",
         )
+    regression = bool(model.graph_.regression)
+    if regression != data.is_regression:
+        kinds = (
+            ("a regression (it predicts numbers)", "a classification")
+            if regression
+            else ("a classifier", "a regression (a numeric target)")
+        )
+        return DataMatch(
+            None,
+            f"The model is {kinds[0]}, and the data in use, {data.name}, is {kinds[1]}; load data of the model's "
+            "kind on the Data page.",
+        )
+    if regression:
+        return DataMatch(model, None)
     by_text = {str(c): c for c in data.classes}
     missing = [str(c) for c in model.classes_ if str(c) not in by_text]
     if missing:

@@ -22,13 +22,23 @@ import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 
-from tnt.baselines import CARTClassifier, TAOClassifier
-from tnt.estimator import TnTClassifier
+from tnt.baselines import TAOClassifier
+from tnt.experiments.tasks import model_classes, scores
 from tnt.ndg import PAPER_C as NDG_C
 from tnt.ndg import NDGClassifier
 from tnt.reduction import reduce_model
 
-__all__ = ["COLUMNS", "EXTRA_MODELS", "MODEL_NAMES", "NDG_C", "log_grid", "sweep", "sweep_one", "summarize"]
+__all__ = [
+    "COLUMNS",
+    "REGRESSION_COLUMNS",
+    "EXTRA_MODELS",
+    "MODEL_NAMES",
+    "NDG_C",
+    "log_grid",
+    "sweep",
+    "sweep_one",
+    "summarize",
+]
 
 #: Columns of a sweep table, in order.
 COLUMNS = [
@@ -47,6 +57,28 @@ COLUMNS = [
     "cart_mean_depth",
     "reduced_splits",
 ]
+#: The columns of a regression sweep (``regression=True``): R² and RMSE instead of accuracy, no
+#: graph reduction (it merges sub-graphs of equal class predictions).
+REGRESSION_COLUMNS = [
+    "C",
+    "seed",
+    "tnt_splits",
+    "tnt_leaves",
+    "tnt_shared_nodes",
+    "tnt_train_r2",
+    "tnt_test_r2",
+    "tnt_train_rmse",
+    "tnt_test_rmse",
+    "tnt_mean_depth",
+    "tnt_fit_time",
+    "cart_splits",
+    "cart_train_r2",
+    "cart_test_r2",
+    "cart_train_rmse",
+    "cart_test_rmse",
+    "cart_mean_depth",
+]
+
 #: Columns that depend on the machine's speed, not on the data: left out when comparing tables.
 TIMING_COLUMNS = ["tnt_fit_time"]
 
@@ -75,17 +107,21 @@ def log_grid(low: float, high: float, n: int) -> list[float]:
 
 
 def _measure(prefix, model, X_train, y_train, X_test, y_test) -> dict:
+    """``<prefix>_splits``, the scores of :func:`tnt.experiments.tasks.scores` (``_acc`` for accuracy)
+    and ``<prefix>_mean_depth``."""
+    found = {**scores(model, X_train, y_train, "train"), **scores(model, X_test, y_test, "test")}
     return {
         f"{prefix}_splits": int(model.n_splits_),
-        f"{prefix}_train_acc": float(model.score(X_train, y_train)),
-        f"{prefix}_test_acc": float(model.score(X_test, y_test)),
+        **{f"{prefix}_{key.replace('accuracy', 'acc')}": value for key, value in found.items()},
         f"{prefix}_mean_depth": float(np.mean(model.decision_depth(X_test))),
     }
 
 
-def _extra_model(prefix: str, C: float, seed: int, N1: int, N2: int, splits: int):
+def _extra_model(prefix: str, C: float, seed: int, N1: int, N2: int, splits: int, regression: bool = False):
     if prefix == "tnt_ft":
-        return TnTClassifier(C=C, N1=N1, N2=N2, fine_tune=_FINE_TUNE_ROUNDS, random_state=seed)
+        return model_classes(regression)[0](C=C, N1=N1, N2=N2, fine_tune=_FINE_TUNE_ROUNDS, random_state=seed)
+    if regression:
+        raise ValueError(f"Model {prefix!r} is a classifier; a regression sweep can add 'tnt_ft' only.")
     if prefix == "tao":
         return TAOClassifier.with_splits(splits, fine_tune=_FINE_TUNE_ROUNDS, random_state=seed)
     if prefix == "ndg":
@@ -94,7 +130,17 @@ def _extra_model(prefix: str, C: float, seed: int, N1: int, N2: int, splits: int
 
 
 def sweep_one(
-    X_train, y_train, X_test, y_test, C: float, seed: int, N1: int = 2, N2: int = 5, models=(), reduce: bool = True
+    X_train,
+    y_train,
+    X_test,
+    y_test,
+    C: float,
+    seed: int,
+    N1: int = 2,
+    N2: int = 5,
+    models=(),
+    reduce: bool = True,
+    regression: bool = False,
 ) -> dict:
     """One row of a sweep: TnT at ``C`` and ``seed``, CART with as many splits, graph reduction.
 
@@ -106,6 +152,9 @@ def sweep_one(
         (:class:`tnt.NDGClassifier` at ``C=3e-4`` with at most TnT's splits, as in the paper).
     reduce : bool, default=True
         Measure graph reduction (``reduced_splits``); left out of the row when False.
+    regression : bool, default=False
+        Train :class:`tnt.TnTRegressor` and CART for regression; the row has the keys of
+        :data:`REGRESSION_COLUMNS` (R² and RMSE, no graph reduction).
 
     Returns
     -------
@@ -124,29 +173,26 @@ def sweep_one(
     >>> row["tnt_splits"], row["reduced_splits"], row["tnt_train_acc"]
     (6, 4, 1.0)
     """
+    tnt_class, cart_class = model_classes(regression)
     start = time.perf_counter()
-    tnt = TnTClassifier(C=C, N1=N1, N2=N2, random_state=seed).fit(X_train, y_train)
+    tnt = tnt_class(C=C, N1=N1, N2=N2, random_state=seed).fit(X_train, y_train)
     fit_time = time.perf_counter() - start
-    cart = CARTClassifier.with_splits(tnt.n_splits_, random_state=seed).fit(X_train, y_train)
+    cart = cart_class.with_splits(tnt.n_splits_, random_state=seed).fit(X_train, y_train)
+    measured = _measure("tnt", tnt, X_train, y_train, X_test, y_test)
     row = {
         "C": float(C),
         "seed": int(seed),
-        "tnt_splits": int(tnt.n_splits_),
+        **measured,
         "tnt_leaves": int(tnt.n_leaves_),
         "tnt_shared_nodes": int(tnt.n_shared_nodes_),
-        "tnt_train_acc": float(tnt.score(X_train, y_train)),
-        "tnt_test_acc": float(tnt.score(X_test, y_test)),
-        "tnt_mean_depth": float(np.mean(tnt.decision_depth(X_test))),
         "tnt_fit_time": float(fit_time),
-        "cart_splits": int(cart.n_splits_),
-        "cart_train_acc": float(cart.score(X_train, y_train)),
-        "cart_test_acc": float(cart.score(X_test, y_test)),
-        "cart_mean_depth": float(np.mean(cart.decision_depth(X_test))),
+        **_measure("cart", cart, X_train, y_train, X_test, y_test),
     }
-    if reduce:
+    if reduce and not regression:
         row["reduced_splits"] = int(reduce_model(tnt, X_train, y_train).n_splits_)
+    row = {key: row[key] for key in (REGRESSION_COLUMNS if regression else COLUMNS) if key in row}
     for prefix in models:
-        model = _extra_model(prefix, C, seed, N1, N2, tnt.n_splits_).fit(X_train, y_train)
+        model = _extra_model(prefix, C, seed, N1, N2, tnt.n_splits_, regression).fit(X_train, y_train)
         row.update(_measure(prefix, model, X_train, y_train, X_test, y_test))
     return row
 
@@ -165,6 +211,7 @@ def sweep(
     progress: Callable[[int, int], None] | None = None,
     models=(),
     reduce: bool = True,
+    regression: bool = False,
 ) -> pd.DataFrame:
     """Train TnT and CART for every (C, seed) pair, in parallel through joblib.
 
@@ -186,7 +233,9 @@ def sweep(
     models : sequence of str, default=()
         Extra models of :data:`EXTRA_MODELS` (see :func:`sweep_one`).
     reduce : bool, default=True
-        Measure graph reduction (the ``reduced_splits`` column).
+        Measure graph reduction (the ``reduced_splits`` column; never for a regression).
+    regression : bool, default=False
+        A regression sweep (:func:`sweep_one`): columns :data:`REGRESSION_COLUMNS`.
 
     Returns
     -------
@@ -211,14 +260,21 @@ def sweep(
     if unknown:
         raise ValueError(f"Unknown model {unknown[0]!r}; choose from {', '.join(EXTRA_MODELS)}.")
     pairs = [(C, seed) for C in Cs for seed in seeds]
-    tasks = (delayed(sweep_one)(X_train, y_train, X_test, y_test, C, seed, N1, N2, models, reduce) for C, seed in pairs)
+    tasks = (
+        delayed(sweep_one)(X_train, y_train, X_test, y_test, C, seed, N1, N2, models, reduce, regression)
+        for C, seed in pairs
+    )
     rows = []
     for row in Parallel(n_jobs=n_jobs, return_as="generator_unordered")(tasks):
         rows.append(row)
         if progress is not None:
             progress(len(rows), len(pairs))
-    columns = [c for c in COLUMNS if reduce or c != "reduced_splits"]
-    columns += [f"{prefix}_{measure}" for prefix in models for measure in _MEASURES]
+    if regression:
+        columns = list(REGRESSION_COLUMNS)
+        measures = ("splits", "train_r2", "test_r2", "train_rmse", "test_rmse", "mean_depth")
+    else:
+        columns, measures = [c for c in COLUMNS if reduce or c != "reduced_splits"], _MEASURES
+    columns += [f"{prefix}_{measure}" for prefix in models for measure in measures]
     table = pd.DataFrame(rows, columns=columns)
     return table.sort_values(["C", "seed"], kind="stable").reset_index(drop=True)
 

@@ -1,5 +1,7 @@
 """Training as the app does it: TnT at the chosen C, N1, N2, and CART best-first with the same number of
-splits beside it, each measured the same way (snake_case measures; display labels are the app's)."""
+splits beside it, each measured the same way (snake_case measures; display labels are the app's).
+A regression data set (``data.task == "regression"``) trains :class:`tnt.TnTRegressor` and CART
+for regression, measured by R² and RMSE instead of accuracy (:mod:`tnt.experiments.tasks`)."""
 
 from __future__ import annotations
 
@@ -12,13 +14,14 @@ from tnt.baselines import CARTClassifier
 from tnt.data.datasets import Dataset
 from tnt.estimator import TnTClassifier
 from tnt.experiments.budget import BudgetResult, fit_to_budget
+from tnt.experiments.tasks import model_classes, scores
 
 __all__ = ["TrainParams", "TrainResult", "train", "train_to_budget", "metrics"]
 
 
 @dataclass(frozen=True)
 class TrainParams:
-    """The hyperparameters the app exposes (see :class:`tnt.TnTClassifier`)."""
+    """The hyperparameters the app exposes (see :class:`tnt.TnTClassifier` and :class:`tnt.TnTRegressor`)."""
 
     C: float = 1e-3
     N1: int = 2
@@ -26,13 +29,16 @@ class TrainParams:
     fine_tune: int = 0
     seed: int = 0
 
-    def estimator(self) -> TnTClassifier:
-        return TnTClassifier(C=self.C, N1=self.N1, N2=self.N2, fine_tune=self.fine_tune, random_state=self.seed)
+    def estimator(self, regression: bool = False) -> TnTClassifier:
+        """The unfitted TnT classifier (or regressor) of these settings."""
+        tnt_class = model_classes(regression)[0]
+        return tnt_class(C=self.C, N1=self.N1, N2=self.N2, fine_tune=self.fine_tune, random_state=self.seed)
 
 
 @dataclass(frozen=True, eq=False)
 class TrainResult:
-    """A trained TnT model, the CART tree with as many splits, and their measurements."""
+    """A trained TnT model, the CART tree with as many splits, and their measurements (classifiers, or
+    regressors for a regression data set)."""
 
     dataset_key: str
     params: TrainParams
@@ -47,10 +53,20 @@ class TrainResult:
 
 
 def metrics(model, data: Dataset, fit_time: float) -> dict:
-    """Accuracy, size and decision depth of a fitted graph model on a data set."""
+    """Accuracy (R² and RMSE for a regressor), size and decision depth of a fitted graph model on a data set.
+
+    Examples
+    --------
+    >>> from tnt.data.datasets import load_bundled
+    >>> result = train(load_bundled("california_housing"), TrainParams(C=1e-2))
+    >>> list(result.tnt_metrics)[:4]
+    ['train_r2', 'test_r2', 'train_rmse', 'test_rmse']
+    """
+    train_scores = scores(model, data.X_train, data.y_train, "train")
+    test_scores = scores(model, data.X_test, data.y_test, "test")
+    ordered = [pair for both in zip(train_scores.items(), test_scores.items()) for pair in both]
     return {
-        "train_accuracy": float(model.score(data.X_train, data.y_train)),
-        "test_accuracy": float(model.score(data.X_test, data.y_test)),
+        **dict(ordered),
         "splits": int(model.n_splits_),
         "leaves": int(model.n_leaves_),
         "shared_nodes": int(model.n_shared_nodes_),
@@ -72,10 +88,10 @@ def train(data: Dataset, params: TrainParams, progress_callback=None) -> TrainRe
     True
     """
     start = time.perf_counter()
-    tnt = params.estimator().fit(data.X_train, data.y_train, progress_callback=progress_callback)
+    tnt = params.estimator(data.is_regression).fit(data.X_train, data.y_train, progress_callback=progress_callback)
     tnt_time = time.perf_counter() - start
     start = time.perf_counter()
-    cart = CARTClassifier.with_splits(tnt.n_splits_, random_state=params.seed)
+    cart = model_classes(data.is_regression)[1].with_splits(tnt.n_splits_, random_state=params.seed)
     cart.fit(data.X_train, data.y_train)
     cart_time = time.perf_counter() - start
     return TrainResult(
@@ -116,6 +132,7 @@ def train_to_budget(
         N2=params.N2,
         fine_tune=params.fine_tune,
         random_state=params.seed,
+        regression=data.is_regression,
     )
     result = TrainResult(
         dataset_key=data.key,

@@ -21,6 +21,8 @@ from tnt.graph import MIXED
 __all__ = [
     "VALUE_SCALE",
     "value_color",
+    "value_range",
+    "value_ticks",
     "BLUE_HUES",
     "HIGHLIGHT_COLOR",
     "MIXED_COLOR",
@@ -155,11 +157,38 @@ def value_color(fraction: float) -> str:
     return VALUE_SCALE[-1][1]
 
 
-def _value_colors(graph) -> list[str]:
+def value_range(graph) -> tuple[float, float]:
+    """The smallest and largest node mean of a regression graph: the two ends of its colour scale
+    (and of every colour bar drawn beside it).
+
+    Examples
+    --------
+    >>> from tnt import DecisionGraph
+    >>> from tnt.viz.colors import value_range
+    >>> g = DecisionGraph([1, -1, -1], [2, -1, -1], [0, -2, -2], [0.5, -2, -2], [[2.0], [1.0], [3.0]], regression=True)
+    >>> value_range(g)
+    (1.0, 3.0)
+    """
     mean = graph.value[:, 0]
-    low, high = float(mean.min()), float(mean.max())
+    return float(mean.min()), float(mean.max())
+
+
+def value_ticks(low: float, high: float, n: int = 5) -> list[tuple[float, float]]:
+    """``n`` evenly spaced (fraction along the scale, value) ticks of a colour bar from ``low`` to ``high``.
+
+    Examples
+    --------
+    >>> from tnt.viz.colors import value_ticks
+    >>> value_ticks(0.0, 10.0, 3)
+    [(0.0, 0.0), (0.5, 5.0), (1.0, 10.0)]
+    """
+    return [(i / (n - 1), low + (high - low) * i / (n - 1)) for i in range(n)]
+
+
+def _value_colors(graph) -> list[str]:
+    low, high = value_range(graph)
     span = high - low if high > low else 1.0
-    return [value_color((m - low) / span) for m in mean]
+    return [value_color((m - low) / span) for m in graph.value[:, 0]]
 
 
 def node_colors(graph) -> list[str]:

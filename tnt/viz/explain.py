@@ -59,11 +59,13 @@ class NodeInfo:
     is_leaf: bool
     rule: str
     n_samples: int
-    distribution: dict  # class name -> weighted count of training samples
-    dominant: str  # dominant class name, or "mixed"
+    distribution: dict  # class name -> weighted count of training samples (empty in a regression graph)
+    dominant: str  # dominant class name, or "mixed" ("" in a regression graph)
     parents: list
     left: int | None  # child when the rule holds
     right: int | None  # child when it does not
+    mean: float | None = None  # regression graphs: weighted mean training target at the node
+    std: float | None = None  # and its weighted standard deviation
 
 
 def node_info(graph: DecisionGraph, node: int, feature_names=None, class_names=None) -> NodeInfo:
@@ -75,21 +77,34 @@ def node_info(graph: DecisionGraph, node: int, feature_names=None, class_names=N
     >>> info = node_info(g, 0, feature_names=["x"], class_names=["a", "b"])
     >>> info.rule, info.left, info.right, info.dominant
     ('x <= 0.5', 1, 2, 'mixed')
+
+    A regression graph's node has the mean and standard deviation of its training targets:
+
+    >>> r = DecisionGraph([-1], [-1], [-2], [-2], [[2.5]], n_node_samples=[4], impurity=[0.25], regression=True)
+    >>> info = node_info(r, 0)
+    >>> info.mean, info.std, info.n_samples, info.distribution
+    (2.5, 0.5, 4, {})
     """
     if not 0 <= node < graph.node_count:
         raise ValueError(f"Node {node} does not exist; the graph has nodes 0 to {graph.node_count - 1}.")
     leaf = bool(graph.is_leaf[node])
-    dominant = int(graph.dominant_class()[node])
-    return NodeInfo(
+    shape = dict(
         node=node,
         is_leaf=leaf,
         rule=rule(graph, node, feature_names),
         n_samples=int(graph.n_node_samples[node]),
-        distribution={_class(class_names, k): float(v) for k, v in enumerate(graph.value[node])},
-        dominant="mixed" if dominant == MIXED else _class(class_names, dominant),
         parents=graph.parents(node),
         left=None if leaf else int(graph.children_left[node]),
         right=None if leaf else int(graph.children_right[node]),
+    )
+    if graph.regression:
+        mean, std = float(graph.value[node, 0]), float(np.sqrt(max(graph.impurity[node], 0.0)))
+        return NodeInfo(**shape, distribution={}, dominant="", mean=mean, std=std)
+    dominant = int(graph.dominant_class()[node])
+    return NodeInfo(
+        **shape,
+        distribution={_class(class_names, k): float(v) for k, v in enumerate(graph.value[node])},
+        dominant="mixed" if dominant == MIXED else _class(class_names, dominant),
     )
 
 

@@ -102,7 +102,8 @@ def _layout(fig, title, xaxis, yaxis, log_x=False):
 
 def accuracy_vs_splits(summary: pd.DataFrame, part: str = "test", title: str | None = None):
     """Accuracy against number of splits for TnT and CART (the paper's Fig. 4), bands of ±1 std,
-    and for TnT fine-tuned, TAO and NDG when the sweep trained them.
+    and for TnT fine-tuned, TAO and NDG when the sweep trained them; R² for a regression sweep
+    (columns ``<model>_<part>_r2``).
 
     Parameters
     ----------
@@ -128,9 +129,10 @@ def accuracy_vs_splits(summary: pd.DataFrame, part: str = "test", title: str | N
     """
     if part not in ("test", "train"):
         raise ValueError(f"part must be 'test' or 'train', got {part!r}.")
-    fig = _against_splits(summary, f"{part}_acc")
-    title = title or f"{part.capitalize()} accuracy against model size"
-    return _layout(fig, title, "splits (log scale)", f"{part} accuracy", log_x=True)
+    measure, words = (f"{part}_r2", "R²") if f"tnt_{part}_r2_mean" in summary else (f"{part}_acc", "accuracy")
+    fig = _against_splits(summary, measure)
+    title = title or f"{part.capitalize()} {words} against model size"
+    return _layout(fig, title, "splits (log scale)", f"{part} {words}", log_x=True)
 
 
 def splits_vs_C(summary: pd.DataFrame):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tnt.viz.colors import HIGHLIGHT_COLOR, MIXED_COLOR, class_palette
+from tnt.viz.colors import HIGHLIGHT_COLOR, MIXED_COLOR, VALUE_SCALE, class_palette, value_range
 from tnt.viz.exporter import GraphText, escape_html, path_mask
 from tnt.viz.layout import edge_list, layered_layout
 
@@ -37,12 +37,14 @@ def graph_figure(
     edge_samples=None,
     layers=None,
     selected_node=None,
+    target_name=None,
 ):
     """A zoomable, pannable plotly figure of a decision graph in a layered layout.
 
     Nodes are coloured by the contract of :mod:`tnt.viz.colors` (leaves square, splits round, shared
     nodes with a thick dark ring). Hovering a node shows its rule, sample count, class
-    distribution and parents.
+    distribution (mean and spread of the target in a regression graph) and parents. A regression
+    graph gets a colour bar of its node means instead of the class legend.
 
     Parameters
     ----------
@@ -63,6 +65,8 @@ def graph_figure(
         or double-clicking shows the rest.
     selected_node : int, default=None
         A node marked with an arrow and its id (the node being inspected).
+    target_name : str, default=None
+        Name of a regression graph's target, the title of its colour bar ("mean <target_name>").
 
     Returns
     -------
@@ -108,6 +112,8 @@ def graph_figure(
         fig.add_trace(
             go.Scatter(x=[None], y=[None], mode="markers", name=escape_html(name), marker=dict(color=color, size=10))
         )
+    if text.regression:
+        fig.add_trace(_colour_bar(go, graph, target_name))
     n_layers = int(-y.min()) + 1
     fig.update_layout(
         height=int(np.clip(30 * n_layers, 450, 800)),  # the whole shape within one screen
@@ -240,8 +246,34 @@ def _hover(text: GraphText, node: int, parents: list[int], flow=None) -> str:
     return "<br>".join(lines)
 
 
+def _colour_bar(go, graph, target_name: str | None):
+    """An invisible trace carrying the colour bar of a regression graph: :data:`VALUE_SCALE` from the
+    smallest to the largest node mean, as the nodes are coloured."""
+    low, high = value_range(graph)
+    title = escape_html(f"mean {target_name}" if target_name else "mean target")
+    return go.Scatter(
+        x=[None],
+        y=[None],
+        mode="markers",
+        name="mean target",
+        showlegend=False,
+        hoverinfo="skip",
+        marker=dict(
+            color=[low, high],
+            cmin=low,
+            cmax=high if high > low else low + 1.0,
+            colorscale=[list(stop) for stop in VALUE_SCALE],
+            showscale=True,
+            colorbar=dict(title=dict(text=title, side="right"), thickness=14, len=0.8, outlinewidth=0),
+        ),
+    )
+
+
 def _legend(graph, text: GraphText) -> list[tuple[str, str]]:
-    """(name, colour) of each class that colours some node, then "mixed" if any node is mixed."""
+    """(name, colour) of each class that colours some node, then "mixed" if any node is mixed (none
+    for a regression graph: its colour bar stands for the legend)."""
+    if text.regression:
+        return []
     palette = class_palette(graph.n_classes)
     present = np.unique(text.dominant)
     entries = [(text.class_name(k), palette[k]) for k in present if k >= 0]

@@ -89,8 +89,8 @@ def find_result(store: WorkspaceStore, workspace: str, dataset_key: str, params:
 
 
 def history_frame(runs) -> pd.DataFrame:
-    """One row per run, in the order given: when, data set, parameters, size, accuracies, fit time,
-    the split and the data's hash.
+    """One row per run, in the order given: when, data set, parameters, size, accuracies (R² and RMSE
+    for a regression run, empty otherwise), fit time, the split and the data's hash.
 
     Keys are snake_case; the app names the columns for display.
     """
@@ -108,6 +108,9 @@ def history_frame(runs) -> pd.DataFrame:
                 "tnt_test_accuracy": m.get("test_accuracy"),
                 "cart_test_accuracy": c.get("test_accuracy"),
                 "tnt_train_accuracy": m.get("train_accuracy"),
+                "tnt_test_r2": m.get("test_r2"),
+                "cart_test_r2": c.get("test_r2"),
+                "tnt_test_rmse": m.get("test_rmse"),
                 "fit_time": m.get("fit_time"),
                 "test_size": run.source.get("test_size"),
                 "split_seed": run.source.get("seed"),
@@ -115,5 +118,5 @@ def history_frame(runs) -> pd.DataFrame:
             }
         )
     columns = ["run", "saved", "dataset", *_PARAM_TYPES, "splits", "tnt_test_accuracy", "cart_test_accuracy",
-               "tnt_train_accuracy", "fit_time", "test_size", "split_seed", "data_hash"]  # fmt: skip
+               "tnt_train_accuracy", "tnt_test_r2", "cart_test_r2", "tnt_test_rmse", "fit_time", "test_size", "split_seed", "data_hash"]  # fmt: skip
     return pd.DataFrame(rows, columns=columns)
