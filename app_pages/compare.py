@@ -6,20 +6,27 @@ from tnt.experiments.compare import compare_models, comparison_frame
 from tnt.experiments.opened import opened_metrics
 from ui import state
 from ui.analysis import remembered, show_graph
-from ui.display import format_C, labelled
+from ui.display import format_C, format_measure, headline, labelled
 from ui.opened import model_file_panel, opened_against_data, opened_label
 
 st.header("Compare")
 data = state.dataset()
 model_file_panel("compare")
 p = state.params()
-st.caption(
-    f"Data: **{data.name}**. TnT at the Train page's settings (C={format_C(p.C)}, N1={p.N1}, N2={p.N2}, "
-    f"seed {p.seed}); CART grown best-first and TAO (CART fine-tuned) with as many splits; fine-tuning "
-    "(the paper's Algorithm A.1) for five rounds; NDG (the paper's naive decision graph, Algorithm 1, "
-    "at C=3e-4) with at most as many splits."
-)
-with st.spinner("Training the five models..."):
+settings = f"TnT at the Train page's settings (C={format_C(p.C)}, N1={p.N1}, N2={p.N2}, seed {p.seed})"
+if data.is_regression:
+    st.caption(
+        f"Data: **{data.name}**, a regression (R² and RMSE on the test part). {settings}; TnT fine-tuned (the "
+        "paper's Algorithm A.1) for five rounds; CART (DecisionTreeRegressor) grown best-first with as many "
+        "splits. TAO and NDG are classifiers, so they are left out."
+    )
+else:
+    st.caption(
+        f"Data: **{data.name}**. {settings}; CART grown best-first and TAO (CART fine-tuned) with as many splits; "
+        "fine-tuning (the paper's Algorithm A.1) for five rounds; NDG (the paper's naive decision graph, "
+        "Algorithm 1, at C=3e-4) with at most as many splits."
+    )
+with st.spinner("Training the models..."):
     results = remembered(
         "compare",
         (data.key, p.C, p.N1, p.N2, p.seed),
@@ -34,10 +41,11 @@ if opened is not None:
         st.info(f"{match.problem} It is left out of the comparison.")
 table = comparison_frame(results)
 st.dataframe(labelled(table), key="compare/table")
-best = table["test_accuracy"].idxmax()
-st.caption(f"Highest test accuracy: **{best}** ({table.loc[best, 'test_accuracy']:.3f}).")
+key, label = headline(table.columns)
+best = table[key].idxmax()
+st.caption(f"Highest {label}: **{best}** ({format_measure(key, table.loc[best, key])}).")
 
-names, classes = list(data.feature_names), data.class_names
+names, classes = list(data.feature_names), None if data.is_regression else data.class_names
 cols = st.columns(2)
 for i, (name, (model, m)) in enumerate(results.items()):
     with cols[i % 2]:

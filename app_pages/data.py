@@ -1,10 +1,17 @@
-"""Data page: pick a bundled data set or upload a CSV, choose the columns and the split, look at it."""
+"""Data page: pick a bundled data set or upload a CSV, choose the columns, the task (classification or
+regression) and the split, look at it."""
 
 import streamlit as st
 
 from tnt.data.datasets import DataError, catalog
 from tnt.data.sources import bundled_source, dataset_from_source, upload_source
 from ui import state
+
+TASKS = {
+    "auto": "Decide from the column (numbers with many values: regression)",
+    "classification": "Classification (the column holds class labels)",
+    "regression": "Regression (the column holds numbers to predict)",
+}
 
 st.header("Data")
 entries = {e["id"]: e for e in catalog()}
@@ -33,7 +40,7 @@ with left:
 with right:
     st.subheader("Upload a CSV file")
     upload = st.file_uploader(
-        "CSV with a header row, one row per sample, one column holding the class",
+        "CSV with a header row, one row per sample, one column holding the class (or the number to predict)",
         key="data/upload",
     )
     if upload is not None:
@@ -45,7 +52,8 @@ with right:
         if table is not None:
             columns = list(table.frame.columns)
             with st.form("data/upload_form"):
-                target = st.selectbox("Class column", columns, index=len(columns) - 1)
+                target = st.selectbox("Class column (or target)", columns, index=len(columns) - 1)
+                task = st.radio("Task", list(TASKS), format_func=TASKS.get, key="data/upload_task")
                 features = st.multiselect(
                     "Feature columns (the class column is left out automatically)", columns, default=columns
                 )
@@ -57,7 +65,7 @@ with right:
                 raw = upload.getvalue()
                 chosen_source = upload_source(
                     raw, table.name, target=target, features=features, test_size=test_share_u, seed=seed_u,
-                    drop_missing=drop_missing,
+                    drop_missing=drop_missing, task=task,
                 )  # fmt: skip
                 try:
                     data = dataset_from_source(chosen_source, table)
@@ -65,8 +73,10 @@ with right:
                     st.error(str(err))
                 else:
                     state.set_dataset(data, chosen_source, raw=raw)
+                    kind = f"a regression of '{data.target_name}'" if data.is_regression else "a classification"
                     st.success(
-                        f"Using {table.name}: {len(data.y_train):,} training and {len(data.y_test):,} test rows."
+                        f"Using {table.name} as {kind}: {len(data.y_train):,} training and {len(data.y_test):,} "
+                        "test rows."
                     )
             st.caption(f"Preview of {table.name} ({len(table.frame):,} rows, {len(columns)} columns)")
             st.dataframe(table.frame.head(50), height=200)
@@ -81,11 +91,18 @@ cols = st.columns(4)
 cols[0].metric("Training rows", f"{len(data.y_train):,}")
 cols[1].metric("Test rows", f"{len(data.y_test):,}")
 cols[2].metric("Features", data.n_features)
-cols[3].metric("Classes", len(data.classes))
+if data.is_regression:
+    cols[3].metric("Task", "regression", help=f"TnT predicts the number in '{data.target_name}'.")
+else:
+    cols[3].metric("Classes", len(data.classes))
 preview, balance = st.columns([3, 2], gap="large")
 with preview:
     st.caption("Test rows (first 100)")
     st.dataframe(data.test_frame().head(100), height=300)
 with balance:
-    st.caption("Class balance")
-    st.bar_chart(data.class_balance(), stack=True, height=300)
+    if data.is_regression:
+        st.caption(f"Distribution of {data.target_name}")
+        st.bar_chart(data.target_histogram(), stack=True, height=300)
+    else:
+        st.caption("Class balance")
+        st.bar_chart(data.class_balance(), stack=True, height=300)

@@ -11,53 +11,56 @@ from ui.display import C_GRID, format_C, labelled
 
 st.header("Ensembles")
 data = state.dataset()
-st.caption(
-    f"Data: **{data.name}**. Bagging draws each base model's training set with replacement "
-    "(max_samples=1.0, no feature sampling); AdaBoost is SAMME with learning rate 1.0. The CART base "
-    "trees get as many splits as the TnT base graphs have on average, so both ensembles are the same size."
-)
-cores = os.cpu_count() or 1
-with st.form("ensembles/form"):
-    c1, c2 = st.columns(2)
-    n_estimators = c1.slider("Base estimators", 2, 20, 5, key="ensembles/n")
-    n_seeds = c1.slider("Seeds", 1, 5, 1, key="ensembles/seeds")
-    C_bag = c2.select_slider(
-        "C of TnT-bagging (large base models)", options=C_GRID, value=1e-3, format_func=format_C, key="ensembles/C_bag"
+if data.is_regression:
+    st.info(
+        f"{data.name} is a regression, and this page compares the paper's classifier ensembles (bagging, "
+        "AdaBoost with SAMME); load a classification data set on the Data page to use it."
     )
-    C_boost = c2.select_slider(
-        "C of TnT-AdaBoost (small base models)",
-        options=C_GRID,
-        value=2e-2,
-        format_func=format_C,
-        key="ensembles/C_boost",
-    )
-    n_jobs = c2.slider("Parallel jobs (joblib)", 1, max(cores, 1), min(2, cores), key="ensembles/jobs")
-    run = st.form_submit_button("Train the ensembles", type="primary")
-
-if run:
-    with st.spinner("Training four ensembles per seed..."):
-        rows = remembered(
-            "ensembles",
-            (data.key, n_estimators, n_seeds, C_bag, C_boost),
-            lambda: compare_ensembles(
-                data.X_train,
-                data.y_train,
-                data.X_test,
-                data.y_test,
-                n_estimators=n_estimators,
-                C_bagging=C_bag,
-                C_boosting=C_boost,
-                seeds=range(n_seeds),
-                n_jobs=n_jobs,
-            ),
-        )
-    st.subheader(f"{n_estimators} base estimators, mean ± std over {n_seeds} seed(s)")
-    st.table(labelled(summarize_ensembles(rows)))
-    st.caption(
-        "AdaBoost stops early when a base model fits the weighted training data perfectly, "
-        "so 'estimators' can be below the number asked for."
-    )
-    with st.expander("Every ensemble and seed"):
-        st.dataframe(labelled(rows.round(3)), hide_index=True, key="ensembles/rows")
 else:
-    st.info("Choose the ensemble size and press **Train the ensembles**.")
+    st.caption(
+        f"Data: **{data.name}**. Bagging draws each base model's training set with replacement "
+        "(max_samples=1.0, no feature sampling); AdaBoost is SAMME with learning rate 1.0. The CART base "
+        "trees get as many splits as the TnT base graphs have on average, so both ensembles are the same size."
+    )
+    cores = os.cpu_count() or 1
+    with st.form("ensembles/form"):
+        c1, c2 = st.columns(2)
+        n_estimators = c1.slider("Base estimators", 2, 20, 5, key="ensembles/n")
+        n_seeds = c1.slider("Seeds", 1, 5, 1, key="ensembles/seeds")
+        C_bag, C_boost = (
+            c2.select_slider(label, options=C_GRID, value=value, format_func=format_C, key=f"ensembles/{key}")
+            for label, value, key in (
+                ("C of TnT-bagging (large base models)", 1e-3, "C_bag"),
+                ("C of TnT-AdaBoost (small base models)", 2e-2, "C_boost"),
+            )
+        )
+        n_jobs = c2.slider("Parallel jobs (joblib)", 1, max(cores, 1), min(2, cores), key="ensembles/jobs")
+        run = st.form_submit_button("Train the ensembles", type="primary")
+
+    if run:
+        with st.spinner("Training four ensembles per seed..."):
+            rows = remembered(
+                "ensembles",
+                (data.key, n_estimators, n_seeds, C_bag, C_boost),
+                lambda: compare_ensembles(
+                    data.X_train,
+                    data.y_train,
+                    data.X_test,
+                    data.y_test,
+                    n_estimators=n_estimators,
+                    C_bagging=C_bag,
+                    C_boosting=C_boost,
+                    seeds=range(n_seeds),
+                    n_jobs=n_jobs,
+                ),
+            )
+        st.subheader(f"{n_estimators} base estimators, mean ± std over {n_seeds} seed(s)")
+        st.table(labelled(summarize_ensembles(rows)))
+        st.caption(
+            "AdaBoost stops early when a base model fits the weighted training data perfectly, "
+            "so 'estimators' can be below the number asked for."
+        )
+        with st.expander("Every ensemble and seed"):
+            st.dataframe(labelled(rows.round(3)), hide_index=True, key="ensembles/rows")
+    else:
+        st.info("Choose the ensemble size and press **Train the ensembles**.")

@@ -1,12 +1,14 @@
-"""Graph page: the decision graph coloured by dominant class, a test sample's path, one node's
-details, and downloads; for the models trained here and for a model file the user opens."""
+"""Graph page: the decision graph coloured by dominant class (by mean target, with a colour bar, for a
+regression), a test sample's path, one node's details, and downloads; for the models trained here
+and for a model file the user opens."""
 
 import streamlit as st
 
+from tnt.experiments.tasks import is_regression, scores
 from tnt.viz.explain import drawing_mode, drawing_note, node_info, path_table, sample_path
 from tnt.viz.plotly_view import graph_figure
 from ui import drawing, state
-from ui.display import format_C
+from ui.display import LABELS, format_C, format_measure
 from ui.opened import (
     model_file_panel,
     opened_against_data,
@@ -27,9 +29,10 @@ result = ensure_result()
 
 if result is not None:
     p = result.params
+    data_classes = None if data.is_regression else data.class_names  # a regression graph has no classes
     # name -> (model, feature names, class names, does the data in use fit it, caption's opening)
     models = {
-        label: (est, list(data.feature_names), data.class_names, True,
+        label: (est, list(data.feature_names), data_classes, True,
                 f"{label} on {data.name} at C={format_C(p.C)}, N1={p.N1}, N2={p.N2}")
         for label, est in (("TnT", result.tnt), ("CART (same splits)", result.cart))
     }  # fmt: skip
@@ -41,12 +44,12 @@ if result is not None:
         own = getattr(model, "feature_names_in_", None)
         names = [str(n) for n in own] if own is not None else (list(data.feature_names) if match.ok else None)
         label = opened_label(file)
-        models[label] = (model, names, [str(c) for c in model.classes_], match.ok,
-                         f"{model.estimator_kind_} from {file.name}")  # fmt: skip
+        own_classes = None if is_regression(model) else [str(c) for c in model.classes_]
+        models[label] = (model, names, own_classes, match.ok, f"{model.estimator_kind_} from {file.name}")
         problem = match.problem
         if just_opened:
             st.session_state["graph/model"] = label
-        reduced = reduced_model(file, data) if match.ok else None
+        reduced = reduced_model(file, data) if match.ok and not data.is_regression else None
         if reduced is not None:
             models[f"{label}, reduced"] = (reduced, names, models[label][2], True, f"{label} after graph reduction")
     if st.session_state.get("graph/model") not in models:
@@ -75,14 +78,22 @@ if result is not None:
     )
     accuracy = ""
     if which.startswith("Opened") and data_fits:
-        accuracy = (f" Accuracy on {data.name}: test {model.score(data.X_test, data.y_test):.3f}, "
-                    f"train {model.score(data.X_train, data.y_train):.3f}.")  # fmt: skip
+        found = {
+            **scores(model, data.X_test, data.y_test, "test"),
+            **scores(model, data.X_train, data.y_train, "train"),
+        }
+        accuracy = (
+            f" On {data.name}: " + ", ".join(f"{LABELS[k]} {format_measure(k, v)}" for k, v in found.items()) + "."
+        )
     st.caption(
         f"{opening}: {graph.n_splits} splits, {graph.n_leaves} leaves, {graph.shared_nodes.size} nodes with "
         f"several parents (double border), {max_depth + 1} layers. Left edge ('yes'): the test holds; dashed "
         f"('no'): it does not.{accuracy}"
     )
-    drawing.legend(classes)
+    if graph.regression:
+        drawing.value_legend(graph, data.target_name if data_fits else "target")
+    else:
+        drawing.legend(classes)
     if which.startswith("Opened") and not data_fits:
         st.info(f"{problem} The drawing and the node details need only the file; load data with the model's "
                 "columns on the Data page to see a sample's path, the accuracy and the edge widths.")  # fmt: skip
@@ -105,8 +116,14 @@ if result is not None:
             x = data.X_test[int(index)]
             predicted = model.predict(x.reshape(1, -1))[0]
             truth = data.y_test[int(index)]
-            verdict = "right" if predicted == truth else "wrong"
-            st.markdown(f"Sample **#{index}**: class **{truth}**, predicted **{predicted}** ({verdict}).")
+            if graph.regression:
+                st.markdown(
+                    f"Sample **#{index}**: {data.target_name} **{truth:,.4g}**, predicted **{predicted:,.4g}** "
+                    f"(the mean of its leaf's training samples; off by {abs(predicted - truth):,.4g})."
+                )
+            else:
+                verdict = "right" if predicted == truth else "wrong"
+                st.markdown(f"Sample **#{index}**: class **{truth}**, predicted **{predicted}** ({verdict}).")
             steps = sample_path(graph, x, names)
             st.dataframe(path_table(steps), hide_index=True, height=min(36 * (len(steps) + 1) + 2, 320))
             if not highlight:
@@ -129,6 +146,7 @@ if result is not None:
             figure = graph_figure(
                 graph, feature_names=names, class_names=classes, highlight_sample=x, edge_samples=flows,
                 layers=window_arg, selected_node=st.session_state["graph/node"],
+                target_name=data.target_name if data_fits and graph.regression else None,
             )  # fmt: skip
             figure.update_layout(showlegend=False, margin={"t": 10})  # the page's legend is above
             st.plotly_chart(
@@ -154,14 +172,21 @@ if result is not None:
         node = st.number_input("Node", 0, graph.node_count - 1, key="graph/node")
         info = node_info(graph, int(node), names, classes)
         st.markdown(f"**Node #{info.node}** ({'leaf' if info.is_leaf else info.rule})")
+        summary = (
+            f"mean {info.mean:,.4g}, spread (std) {info.std:,.4g} over **{info.n_samples:,}** training samples"
+            + (" (the leaf predicts the mean)" if info.is_leaf else "")
+            if graph.regression
+            else f"{info.n_samples:,} training samples, dominant class **{info.dominant}**"
+        )
         st.markdown(
-            f"{info.n_samples:,} training samples, dominant class **{info.dominant}**  \n"
+            f"{summary}  \n"
             f"parents: {', '.join(f'#{q}' for q in info.parents) or 'none (root)'}  \n"
             + ("" if info.is_leaf else f"children: yes #{info.left}, no #{info.right}")
         )
-        drawing.class_shares(info.distribution)
+        if not graph.regression:
+            drawing.class_shares(info.distribution)
 
-    if opened is not None and opened[1].ok:
+    if opened is not None and opened[1].ok and not data.is_regression:  # reduction merges equal class predictions
         reduction_panel(opened[0], opened[1], data, expanded=which.startswith("Opened"))
 
     st.subheader("Downloads")

@@ -20,11 +20,13 @@ result = ensure_result()
 if result is not None:
     model, p = result.tnt, result.params
     graph = model.graph_
-    names, classes = list(data.feature_names), data.class_names
+    names, classes = list(data.feature_names), None if data.is_regression else data.class_names
     key = (result.dataset_key, p, drawing.fingerprint(graph))
 
     def analyse():
-        flows = edge_flows(graph, data.X_train, np.searchsorted(model.classes_, data.y_train))
+        # A regression graph has one column of values: its samples are counted as one "class".
+        y = np.zeros(len(data.y_train), np.intp) if graph.regression else np.searchsorted(model.classes_, data.y_train)
+        flows = edge_flows(graph, data.X_train, y)
         unfolding = unfold_counts(graph)
         return flows, unfolding, shared_nodes_table(graph, flows, unfolding, names)
 
@@ -79,7 +81,8 @@ if result is not None:
         with right:
             for e in edges:
                 st.markdown(f"From **#{e.parent}** ({e.condition}): {e.samples:,} samples")
-                drawing.class_shares(dict(zip(classes, e.class_counts.tolist())))
+                if classes is not None:
+                    drawing.class_shares(dict(zip(classes, e.class_counts.tolist())))
         small = drawing_mode(graph) == "browser"
         whole = st.toggle(
             "The whole graph",

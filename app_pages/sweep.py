@@ -14,10 +14,11 @@ from ui.display import C_GRID, format_C
 st.header("Sweep")
 data = state.dataset()
 p = state.params()
+score = "R²" if data.is_regression else "accuracy"
 st.caption(
     f"Data: **{data.name}**. Each C is trained once per seed (N1={p.N1}, N2={p.N2}); CART is grown "
     "best-first to the same number of splits, NDG (optional) to at most as many. Bands: ±1 standard "
-    "deviation across seeds."
+    f"deviation across seeds. Scored by {score}."
 )
 cores = os.cpu_count() or 1
 with st.form("sweep/form"):
@@ -28,11 +29,16 @@ with st.form("sweep/form"):
     n_values = c1.slider("Values of C", 2, 30, 5, key="sweep/n")
     n_seeds = c2.slider("Seeds", 1, 5, 2, key="sweep/seeds")
     n_jobs = c2.slider("Parallel jobs (joblib)", 1, max(cores, 1), min(2, cores), key="sweep/jobs")
-    with_ndg = c2.checkbox("Add NDG (the paper's naive decision graph, C=3e-4) at TnT's splits", key="sweep/ndg")
+    with_ndg = c2.checkbox(
+        "Add NDG (the paper's naive decision graph, C=3e-4) at TnT's splits",
+        key="sweep/ndg",
+        disabled=data.is_regression,
+        help="NDG is a classifier: not for a regression." if data.is_regression else None,
+    )
     run = st.form_submit_button("Run sweep", type="primary")
 
 Cs, seeds = log_grid(low, high, n_values), list(range(n_seeds))
-models = ("ndg",) if with_ndg else ()
+models = ("ndg",) if with_ndg and not data.is_regression else ()
 key = (data.key, tuple(Cs), tuple(seeds), p.N1, p.N2, models)
 table = None
 if run:
@@ -52,6 +58,7 @@ if run:
             n_jobs=n_jobs,
             progress=progress,
             models=models,
+            regression=data.is_regression,
         ),
     )
     bar.empty()
@@ -65,18 +72,20 @@ else:
 
 if table is not None:
     summary = summarize(table)
-    saved = table["tnt_splits"] - table["reduced_splits"]
     cols = st.columns(4)
     cols[0].metric("Models trained", len(table))
     cols[1].metric("TnT splits (smallest C)", f"{summary['tnt_splits_mean'].iloc[0]:.1f}")
     cols[2].metric("TnT splits (largest C)", f"{summary['tnt_splits_mean'].iloc[-1]:.1f}")
-    cols[3].metric("Splits saved by graph reduction", f"{int(saved.sum())} of {int(table['tnt_splits'].sum())}")
-    st.caption(
-        "Graph reduction merges sub-graphs that give every training sample reaching them the same "
-        f"prediction (tnt.reduction); it saved {saved.mean():.2f} splits per model on average here, "
-        f"at most {int(saved.max())}, without changing a training prediction."
-    )
-    tabs = st.tabs(["Test accuracy", "Train accuracy", "Splits against C"])
+    if "reduced_splits" in table:
+        saved = table["tnt_splits"] - table["reduced_splits"]
+        cols[3].metric("Splits saved by graph reduction", f"{int(saved.sum())} of {int(table['tnt_splits'].sum())}")
+        st.caption(
+            "Graph reduction merges sub-graphs that give every training sample reaching them the same "
+            f"prediction (tnt.reduction); it saved {saved.mean():.2f} splits per model on average here, "
+            f"at most {int(saved.max())}, without changing a training prediction."
+        )
+    score = "R²" if "tnt_test_r2" in table else "accuracy"  # the table's own task (the last sweep's)
+    tabs = st.tabs([f"Test {score}", f"Train {score}", "Splits against C"])
     tabs[0].plotly_chart(accuracy_vs_splits(summary, "test"), key="sweep/test")
     tabs[1].plotly_chart(accuracy_vs_splits(summary, "train"), key="sweep/train")
     tabs[2].plotly_chart(splits_vs_C(summary), key="sweep/splits")

@@ -13,7 +13,7 @@ from ui.display import C_GRID, format_C
 st.header("Teach")
 data = state.dataset()
 sources = ["Corners (the paper's toy problem)"]
-if data.n_features == 2:
+if data.n_features == 2 and not data.is_regression:  # decision regions of classes
     sources.append(f"Current data: {data.name}")
 c1, c2, c3 = st.columns(3)
 source = c1.radio("Data", sources, key="teach/source")

@@ -5,13 +5,14 @@ import streamlit as st
 
 from tnt.experiments.training import TrainParams
 from ui import state
-from ui.display import C_GRID, comparison_table, format_C, history_table, nearest_C
+from ui.display import C_GRID, comparison_table, format_C, format_measure, headline, history_table, nearest_C
 from ui.views import budget_with_progress, train_with_progress
 
 st.header("Train")
 data = state.dataset()
 current = state.params()
-st.caption(f"Data: **{data.name}** ({len(data.y_train):,} training rows, {data.n_features} features)")
+task = f"a regression of {data.target_name}: R² and RMSE" if data.is_regression else "a classification: accuracy"
+st.caption(f"Data: **{data.name}** ({len(data.y_train):,} training rows, {data.n_features} features), {task}.")
 
 # Widgets keep their own keys; (re)filled from the parameters in use when the page opens.
 for name in ("N1", "N2", "fine_tune", "seed"):
@@ -77,10 +78,11 @@ if result is not None:
     tm, cm = result.tnt_metrics, result.cart_metrics
     st.subheader(f"TnT at C={format_C(params.C)}, N1={params.N1}, N2={params.N2}")
     cols = st.columns(5)
-    gain = tm["test_accuracy"] - cm["test_accuracy"]
+    key, label = headline(tm)
+    gain = tm[key] - cm[key]
     cols[0].metric(
-        "Test accuracy",
-        f"{tm['test_accuracy']:.3f}",
+        label[0].upper() + label[1:],
+        format_measure(key, tm[key]),
         f"{gain:+.3f} vs CART" if abs(gain) >= 5e-4 else "same as CART",
         delta_color="normal" if abs(gain) >= 5e-4 else "off",
     )
@@ -94,7 +96,8 @@ if result is not None:
     st.table(comparison_table(result))
     st.caption(
         ("Taken from this session's cache." if was_cached else f"Trained in {tm['fit_time']:.2f} s.")
-        + f" CART is grown best-first with max_leaf_nodes = {max(tm['splits'] + 1, 2)}."
+        + f" CART ({'DecisionTreeRegressor' if data.is_regression else 'DecisionTreeClassifier'}) is grown "
+        f"best-first with max_leaf_nodes = {max(tm['splits'] + 1, 2)}."
     )
     st.subheader("Models trained on this data in this session")
     st.caption(

@@ -8,6 +8,7 @@ import math
 
 import pandas as pd
 
+from tnt.experiments.tasks import headline_measure
 from tnt.experiments.training import TrainResult
 
 __all__ = [
@@ -16,6 +17,8 @@ __all__ = [
     "comparison_table",
     "format_C",
     "format_count",
+    "format_measure",
+    "headline",
     "history_table",
     "labelled",
     "nearest_C",
@@ -31,6 +34,10 @@ C_GRID = tuple(float(f"{m}e{e}") for e in range(-5, -1) for m in (1, 2, 5)) + (1
 LABELS = {
     "train_accuracy": "train accuracy",
     "test_accuracy": "test accuracy",
+    "train_r2": "train R²",
+    "test_r2": "test R²",
+    "train_rmse": "train RMSE",
+    "test_rmse": "test RMSE",
     "splits": "splits",
     "leaves": "leaves",
     "shared_nodes": "nodes with several parents",
@@ -56,25 +63,52 @@ def labelled(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.rename(columns=lambda c: LABELS.get(c, c))
 
 
+def format_measure(name: str, value) -> str:
+    """A measure as the app writes it: accuracies and R² to 3 decimals, an RMSE (in the target's
+    units) to 4 significant digits with thousands separators, depths and times to 2 decimals.
+
+    Examples
+    --------
+    >>> format_measure("test_r2", 0.71234), format_measure("test_rmse", 58234.6), format_measure("test_rmse", 0.01234)
+    ('0.712', '58,235', '0.01234')
+    >>> format_measure("fit_time", float("nan")), format_measure("splits", 12)
+    ('reused', '12')
+    """
+    if "accuracy" in name or name.endswith("_r2"):
+        return f"{value:.3f}"
+    if name.endswith("_rmse"):
+        return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.4g}"
+    if "depth" in name:
+        return f"{value:.2f}"
+    if "time" in name:  # NaN: a fit a budget search reused
+        return f"{value:.2f}" if value == value else "reused"
+    return str(value)
+
+
+def headline(metrics: dict) -> tuple[str, str]:
+    """The headline measure of a model's metrics, as (key, label): test accuracy, or test R² for a
+    regression.
+
+    Examples
+    --------
+    >>> headline({"test_accuracy": 0.9}), headline({"test_r2": 0.7, "test_rmse": 3.0})
+    (('test_accuracy', 'test accuracy'), ('test_r2', 'test R²'))
+    """
+    key = headline_measure(metrics)
+    return key, LABELS[key]
+
+
 def comparison_table(result: TrainResult) -> pd.DataFrame:
     """The measurements of both models side by side, one row per measure, formatted for display."""
-    rows = []
-    for name in result.tnt_metrics:
-        pair = [result.tnt_metrics[name], result.cart_metrics[name]]
-        if "accuracy" in name:
-            cells = [f"{v:.3f}" for v in pair]
-        elif "depth" in name:
-            cells = [f"{v:.2f}" for v in pair]
-        elif "time" in name:  # NaN: a fit a budget search reused
-            cells = [f"{v:.2f}" if v == v else "reused" for v in pair]
-        else:
-            cells = [str(v) for v in pair]
-        rows.append([LABELS.get(name, name), *cells])
+    rows = [
+        [LABELS.get(name, name), *(format_measure(name, m[name]) for m in (result.tnt_metrics, result.cart_metrics))]
+        for name in result.tnt_metrics
+    ]
     return pd.DataFrame(rows, columns=["measure", "TnT", "CART (same splits)"]).set_index("measure")
 
 
 def history_table(results) -> pd.DataFrame:
-    """One row per trained model (settings, size, accuracies), sorted by C then the other settings."""
+    """One row per trained model (settings, size, accuracies or R²), sorted by C then the other settings."""
     rows = [
         {
             "C": format_C(r.params.C),
@@ -84,14 +118,17 @@ def history_table(results) -> pd.DataFrame:
             "seed": r.params.seed,
             "splits": r.tnt_metrics["splits"],
             "shared nodes": r.tnt_metrics["shared_nodes"],
-            "TnT test": round(r.tnt_metrics["test_accuracy"], 3),
-            "CART test": round(r.cart_metrics["test_accuracy"], 3),
+            **{f"{model} {headline(m)[1]}": round(m[headline(m)[0]], 3) for model, m in _pair(r)},
             "_order": (r.params.C, r.params.N1, r.params.N2, r.params.fine_tune, r.params.seed),
         }
         for r in results
     ]
     frame = pd.DataFrame(rows, columns=[*(rows[0] if rows else ["_order"])])
     return frame.sort_values("_order").drop(columns="_order").reset_index(drop=True)
+
+
+def _pair(result: TrainResult):
+    return (("TnT", result.tnt_metrics), ("CART", result.cart_metrics))
 
 
 def format_C(C: float) -> str:
@@ -147,6 +184,9 @@ SAVED_RUN_LABELS = {
     "tnt_test_accuracy": "TnT test",
     "cart_test_accuracy": "CART test",
     "tnt_train_accuracy": "TnT train",
+    "tnt_test_r2": "TnT test R²",
+    "cart_test_r2": "CART test R²",
+    "tnt_test_rmse": "TnT test RMSE",
     "test_size": "test share",
     "split_seed": "split seed",
     "data_hash": "data hash (SHA-256)",
@@ -154,7 +194,8 @@ SAVED_RUN_LABELS = {
 
 
 def saved_runs_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """The workspace's history (:func:`tnt.workspace.runs.history_frame`) with words and rounding.
+    """The workspace's history (:func:`tnt.workspace.runs.history_frame`) with words and rounding;
+    the accuracy columns, or the R² and RMSE columns, are left out when no run has them.
 
     Examples
     --------
@@ -164,8 +205,12 @@ def saved_runs_table(frame: pd.DataFrame) -> pd.DataFrame:
     """
     shown = frame.copy()
     shown["C"] = shown["C"].map(lambda c: format_C(c) if isinstance(c, (int, float)) else c)
-    for key in ("tnt_test_accuracy", "cart_test_accuracy", "tnt_train_accuracy"):
+    scores = ("tnt_test_accuracy", "cart_test_accuracy", "tnt_train_accuracy", "tnt_test_r2", "cart_test_r2")
+    for key in scores:
         shown[key] = shown[key].astype(float).round(3)
+    shown["tnt_test_rmse"] = shown["tnt_test_rmse"].astype(float).map(lambda v: v if v != v else float(f"{v:.4g}"))
+    if len(shown):
+        shown = shown.drop(columns=[key for key in (*scores, "tnt_test_rmse") if shown[key].isna().all()])
     shown["fit_time"] = shown["fit_time"].astype(float).round(2)
     return labelled(shown.rename(columns=SAVED_RUN_LABELS))
 

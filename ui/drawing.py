@@ -13,7 +13,7 @@ import threading
 import streamlit as st
 
 from tnt.model_io import model_to_json
-from tnt.viz.colors import MIXED_COLOR, class_palette
+from tnt.viz.colors import MIXED_COLOR, VALUE_SCALE, class_palette, value_range, value_ticks
 from tnt.viz.export_dot import to_dot
 from tnt.viz.export_text import export_text
 from tnt.viz.plotly_view import graph_figure, standalone_html
@@ -138,6 +138,24 @@ def legend(class_names) -> None:
         for name, color in items
     )
     st.html(f'<div style="font-size:0.9rem">{chips}</div>')
+
+
+def value_legend(graph, target_name: str) -> None:
+    """The colour bar of a regression graph: :data:`~tnt.viz.colors.VALUE_SCALE` from the smallest to
+    the largest node mean (the range the nodes are coloured over), with five values under it."""
+    low, high = value_range(graph)
+    stops = ", ".join(f"{color} {100 * position:g}%" for position, color in VALUE_SCALE)
+    ticks = "".join(
+        f'<span style="position:absolute;left:{100 * f:g}%;transform:translateX(-{100 * f:g}%)">{v:,.4g}</span>'
+        for f, v in value_ticks(low, high)
+    )
+    st.html(
+        f'<div style="font-size:0.9rem;max-width:520px">Node colour: mean <b>{html.escape(target_name)}</b> of '
+        "the training samples reaching the node"
+        f'<div style="height:14px;border-radius:3px;border:1px solid #bbb;margin-top:4px;'
+        f'background:linear-gradient(to right, {stops})"></div>'
+        f'<div style="position:relative;height:1.2em;font-size:0.8rem">{ticks}</div></div>'
+    )
 
 
 def svg_panel(svg: bytes, *, fit: bool = False, height_px: int = 720) -> None:

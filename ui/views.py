@@ -9,7 +9,7 @@ from tnt.experiments.budget import BudgetResult
 from tnt.experiments.training import TrainParams, TrainResult, train, train_to_budget
 from tnt.learn import warmup
 from ui.analysis import remembered
-from ui.display import format_C
+from ui.display import format_C, format_measure, headline
 
 from . import state, workspace
 
@@ -96,10 +96,8 @@ def sidebar_summary() -> None:
     """What is loaded and trained, shown in the sidebar on every page, and whether it is saved."""
     data = state.dataset()
     st.markdown(f"**Data:** {data.name}")
-    st.caption(
-        f"{len(data.y_train):,} train / {len(data.y_test):,} test rows, {data.n_features} features, "
-        f"{len(data.classes)} classes"
-    )
+    target = f"regression of {data.target_name}" if data.is_regression else f"{len(data.classes)} classes"
+    st.caption(f"{len(data.y_train):,} train / {len(data.y_test):,} test rows, {data.n_features} features, {target}")
     p = state.params()
     st.markdown(f"**Settings:** C={format_C(p.C)}, N1={p.N1}, N2={p.N2}, fine-tune={p.fine_tune}, seed={p.seed}")
     result = state.current_result()
@@ -107,8 +105,9 @@ def sidebar_summary() -> None:
         st.caption("Not trained yet with these settings: open Train.")
     else:
         m = result.tnt_metrics
+        key, label = headline(m)
         st.caption(
-            f"TnT: {m['splits']} splits, {m['shared_nodes']} shared nodes, test accuracy {m['test_accuracy']:.3f}"
+            f"TnT: {m['splits']} splits, {m['shared_nodes']} shared nodes, {label} {format_measure(key, m[key])}"
         )
     if workspace.notice():
         st.warning(workspace.notice())
