@@ -50,4 +50,4 @@ cols = st.columns(2)
 for i, (name, (model, m)) in enumerate(results.items()):
     with cols[i % 2]:
         st.markdown(f"**{name}**: {m['splits']} splits, {m['leaves']} leaves, {m['shared_nodes']} shared")
-        show_graph(model.graph_, names, classes, key=f"compare/graph/{i}")
+        show_graph(model.graph_, names, classes, key=f"compare/graph/{i}", target_name=data.target_name)

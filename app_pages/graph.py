@@ -6,6 +6,7 @@ import streamlit as st
 
 from tnt.experiments.tasks import is_regression, scores
 from tnt.viz.explain import drawing_mode, drawing_note, node_info, path_table, sample_path
+from tnt.viz.exporter import format_value
 from tnt.viz.plotly_view import graph_figure
 from ui import drawing, state
 from ui.display import LABELS, format_C, format_measure
@@ -118,8 +119,9 @@ if result is not None:
             truth = data.y_test[int(index)]
             if graph.regression:
                 st.markdown(
-                    f"Sample **#{index}**: {data.target_name} **{truth:,.4g}**, predicted **{predicted:,.4g}** "
-                    f"(the mean of its leaf's training samples; off by {abs(predicted - truth):,.4g})."
+                    f"Sample **#{index}**: {data.target_name} **{format_value(truth)}**, predicted "
+                    f"**{format_value(predicted)}** (the mean of its leaf's training samples; off by "
+                    f"{format_value(abs(predicted - truth))})."
                 )
             else:
                 verdict = "right" if predicted == truth else "wrong"
@@ -149,6 +151,7 @@ if result is not None:
                 target_name=data.target_name if data_fits and graph.regression else None,
             )  # fmt: skip
             figure.update_layout(showlegend=False, margin={"t": 10})  # the page's legend is above
+            figure.update_traces(marker_showscale=False, selector={"name": "mean target"})  # and its colour bar
             st.plotly_chart(
                 figure, width="stretch", key=PLOTLY, on_select="rerun", selection_mode="points",
                 config={"scrollZoom": True, "displaylogo": False},
@@ -173,8 +176,8 @@ if result is not None:
         info = node_info(graph, int(node), names, classes)
         st.markdown(f"**Node #{info.node}** ({'leaf' if info.is_leaf else info.rule})")
         summary = (
-            f"mean {info.mean:,.4g}, spread (std) {info.std:,.4g} over **{info.n_samples:,}** training samples"
-            + (" (the leaf predicts the mean)" if info.is_leaf else "")
+            f"mean **{format_value(info.mean)}**, spread (std) {format_value(info.std)} over "
+            f"**{info.n_samples:,}** training samples" + (" (the leaf predicts the mean)" if info.is_leaf else "")
             if graph.regression
             else f"{info.n_samples:,} training samples, dominant class **{info.dominant}**"
         )

@@ -93,6 +93,15 @@ def nav(page, title):
     wait_idle(page)
 
 
+def load_bundled(page, name):
+    """Load the bundled data set called ``name`` on the Data page (the page open at the address)."""
+    page.get_by_text("In use:").wait_for(timeout=60_000)
+    page.locator('[data-testid="stSelectbox"]').first.click()
+    page.get_by_role("option", name=name).click()
+    page.get_by_role("button", name="Load data set").click()
+    page.get_by_text(f"In use: {name}").wait_for(timeout=60_000)
+
+
 def shot(page, name):
     """Save a screenshot, after checking that the page shows no exception box."""
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)

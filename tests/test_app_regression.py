@@ -71,7 +71,8 @@ def test_a_regression_session_through_every_page(folder, monkeypatch):
     at.radio(key="graph/view/browser").set_value("Interactive (plotly)").run()
     no_problem(at)
     figure = at.get("plotly_chart")[0].proto.spec
-    assert '"showscale":true' in figure and "mean median_house_value" in figure
+    assert "mean median_house_value" in figure and '"showscale":false' in figure  # the page's colour bar is above
+    assert "#7a0c30" in figure  # the node of the largest mean, at the dark end of the scale
     at.number_input(key="graph/node").set_value(3).run()
     assert "Node #3" in texts(no_problem(at))
 
@@ -82,6 +83,7 @@ def test_a_regression_session_through_every_page(folder, monkeypatch):
     assert list(compared.index) == ["TnT", "TnT fine-tuned", "CART (best-first)"]
     assert "test R²" in compared.columns and "test accuracy" not in compared.columns
     assert any("Highest test R²" in c.value for c in at.caption)
+    assert sum("Node colour: mean" in h.proto.body for h in at.get("html")) == 3  # a colour bar per graph
 
     # Sweep: two values of C, one seed; R² tabs.
     go(at, "sweep")

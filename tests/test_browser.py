@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
-from browser_helpers import ARTIFACTS, HIGHLIGHT, ROOT, nav, running_server, shot, wait_idle
+from browser_helpers import ARTIFACTS, HIGHLIGHT, ROOT, load_bundled, nav, running_server, shot, wait_idle
 from playwright.sync_api import expect
 
 # The plotly view's figure, read in the page.
@@ -112,11 +112,7 @@ def test_upload_a_csv_through_the_real_uploader(server, browser):
 def test_a_large_model_on_the_server(server, browser):
     page = browser.new_page(viewport={"width": 1440, "height": 900})
     page.goto(server)
-    page.get_by_text("In use:").wait_for(timeout=60_000)
-    page.locator('[data-testid="stSelectbox"]').first.click()
-    page.get_by_role("option", name="Pen digits").click()
-    page.get_by_role("button", name="Load data set").click()
-    page.get_by_text("In use: Pen digits").wait_for(timeout=60_000)
+    load_bundled(page, "Pen digits")
     nav(page, "Train")
     page.get_by_role("slider").first.focus()
     for _ in range(3):  # 1e-3 -> 1e-4

@@ -8,6 +8,7 @@ import streamlit as st
 from tnt.viz.explain import drawing_mode
 from tnt.viz.export_dot import to_dot
 from tnt.viz.plotly_view import graph_figure
+from ui.drawing import value_legend
 from ui.lru import LRUStore
 
 MAX_KEPT = 12  # finished runs kept per kind and session
@@ -24,12 +25,15 @@ def latest(kind: str):
     return store.latest() if store else None
 
 
-def show_graph(graph, feature_names, class_names, key: str) -> None:
-    """A small graph laid out by Graphviz in the browser, a large one as the plotly view."""
+def show_graph(graph, feature_names, class_names, key: str, target_name: str = "target") -> None:
+    """A small graph laid out by Graphviz in the browser (under its colour bar if it is a regression
+    graph: each graph's colours span its own node means), a large one as the plotly view."""
     if drawing_mode(graph) == "browser":
+        if graph.regression:
+            value_legend(graph, target_name)
         st.graphviz_chart(to_dot(graph, feature_names=feature_names, class_names=class_names))
     else:
-        fig = graph_figure(graph, feature_names=feature_names, class_names=class_names)
+        fig = graph_figure(graph, feature_names=feature_names, class_names=class_names, target_name=target_name)
         st.plotly_chart(fig, key=key)
 
 

@@ -10,6 +10,7 @@ import pandas as pd
 
 from tnt.experiments.tasks import headline_measure
 from tnt.experiments.training import TrainResult
+from tnt.viz.exporter import format_value
 
 __all__ = [
     "C_GRID",
@@ -65,19 +66,19 @@ def labelled(frame: pd.DataFrame) -> pd.DataFrame:
 
 def format_measure(name: str, value) -> str:
     """A measure as the app writes it: accuracies and R² to 3 decimals, an RMSE (in the target's
-    units) to 4 significant digits with thousands separators, depths and times to 2 decimals.
+    units) as :func:`tnt.viz.exporter.format_value` writes target values, depths and times to 2 decimals.
 
     Examples
     --------
     >>> format_measure("test_r2", 0.71234), format_measure("test_rmse", 58234.6), format_measure("test_rmse", 0.01234)
-    ('0.712', '58,235', '0.01234')
+    ('0.712', '58,235', '0.0123')
     >>> format_measure("fit_time", float("nan")), format_measure("splits", 12)
     ('reused', '12')
     """
     if "accuracy" in name or name.endswith("_r2"):
         return f"{value:.3f}"
-    if name.endswith("_rmse"):
-        return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.4g}"
+    if name.endswith("_rmse"):  # in the target's units
+        return format_value(value, 4)
     if "depth" in name:
         return f"{value:.2f}"
     if "time" in name:  # NaN: a fit a budget search reused

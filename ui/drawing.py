@@ -16,6 +16,7 @@ from tnt.model_io import model_to_json
 from tnt.viz.colors import MIXED_COLOR, VALUE_SCALE, class_palette, value_range, value_ticks
 from tnt.viz.export_dot import to_dot
 from tnt.viz.export_text import export_text
+from tnt.viz.exporter import format_value
 from tnt.viz.plotly_view import graph_figure, standalone_html
 from tnt.viz.render import render
 
@@ -146,7 +147,7 @@ def value_legend(graph, target_name: str) -> None:
     low, high = value_range(graph)
     stops = ", ".join(f"{color} {100 * position:g}%" for position, color in VALUE_SCALE)
     ticks = "".join(
-        f'<span style="position:absolute;left:{100 * f:g}%;transform:translateX(-{100 * f:g}%)">{v:,.4g}</span>'
+        f'<span style="position:absolute;left:{100 * f:g}%;transform:translateX(-{100 * f:g}%)">{format_value(v)}</span>'
         for f, v in value_ticks(low, high)
     )
     st.html(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
 import pandas as pd
 
 from tnt.baselines import TAOClassifier
@@ -73,7 +74,8 @@ def compare_models(data, *, C=1e-3, N1=2, N2=5, seed=0, fine_tune=5) -> dict:
 
 
 def comparison_frame(results: dict) -> pd.DataFrame:
-    """One row per model, one column per measure (accuracies and depths rounded for display).
+    """One row per model, one column per measure (accuracies and depths rounded for display, an RMSE
+    to about four significant digits).
 
     Examples
     --------
@@ -88,6 +90,10 @@ def comparison_frame(results: dict) -> pd.DataFrame:
     for col in frame.columns:
         if col in ("splits", "leaves", "shared_nodes"):
             frame[col] = frame[col].astype(int)
+        elif col.endswith("_rmse"):  # in the target's units: about 4 significant digits
+            largest = float(frame[col].abs().max())
+            digits = 3 - int(np.floor(np.log10(largest))) if largest > 0 else 3
+            frame[col] = frame[col].astype(float).round(max(digits, 0))
         else:
             frame[col] = frame[col].astype(float).round(2 if "depth" in col or "time" in col else 3)
     return frame

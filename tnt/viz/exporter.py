@@ -15,7 +15,16 @@ import numpy as np
 from tnt.graph import MIXED
 from tnt.viz.colors import node_colors, node_fills
 
-__all__ = ["GraphText", "condition_text", "escape_dot", "escape_html", "format_number", "names_of", "path_mask"]
+__all__ = [
+    "GraphText",
+    "condition_text",
+    "escape_dot",
+    "escape_html",
+    "format_number",
+    "format_value",
+    "names_of",
+    "path_mask",
+]
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
@@ -39,6 +48,20 @@ def format_number(x: float, precision: int) -> str:
     if "." in text:
         text = text.rstrip("0").rstrip(".")
     return "0" if text == "-0" else text
+
+
+def format_value(x: float, precision: int = 3) -> str:
+    """A target value (a regression node's mean or spread): :func:`format_number`, but from 1,000 up a
+    whole number with thousands separators, so that house prices read ``394,864``, not ``394863.856``.
+
+    Examples
+    --------
+    >>> from tnt.viz.exporter import format_value
+    >>> format_value(394863.856), format_value(-1234.5), format_value(14.2345, 2), format_value(0.5)
+    ('394,864', '-1,234', '14.23', '0.5')
+    """
+    x = float(x)
+    return f"{x:,.0f}" if abs(x) >= 1000 else format_number(x, precision)
 
 
 def condition_text(feature_name: str, threshold: float, branch: str = "left", precision: int = 3) -> str:
@@ -198,12 +221,12 @@ class GraphText:
     # ------------------------------------------------------------------ regression
     def value_text(self, node: int) -> str:
         """The mean training target at ``node`` (regression graphs)."""
-        return format_number(self.graph.value[node, 0], self.precision)
+        return format_value(self.graph.value[node, 0], self.precision)
 
     def spread_text(self, node: int) -> str:
         """Mean and standard deviation of the training targets at ``node`` (regression graphs)."""
         sd = float(np.sqrt(max(self.graph.impurity[node], 0.0)))
-        return f"mean {self.value_text(node)}, sd {format_number(sd, self.precision)}"
+        return f"mean {self.value_text(node)}, sd {format_value(sd, self.precision)}"
 
     # ------------------------------------------------------------------ classes
     def class_name(self, k: int) -> str:
