@@ -83,9 +83,14 @@ if result is not None:
             **scores(model, data.X_test, data.y_test, "test"),
             **scores(model, data.X_train, data.y_train, "train"),
         }
-        accuracy = (
-            f" On {data.name}: " + ", ".join(f"{LABELS[k]} {format_measure(k, v)}" for k, v in found.items()) + "."
-        )
+        if graph.regression:
+            accuracy = (
+                f" On {data.name}: " + ", ".join(f"{LABELS[k]} {format_measure(k, v)}" for k, v in found.items()) + "."
+            )
+        else:
+            accuracy = (
+                f" Accuracy on {data.name}: test {found['test_accuracy']:.3f}, train {found['train_accuracy']:.3f}."
+            )
     st.caption(
         f"{opening}: {graph.n_splits} splits, {graph.n_leaves} leaves, {graph.shared_nodes.size} nodes with "
         f"several parents (double border), {max_depth + 1} layers. Left edge ('yes'): the test holds; dashed "

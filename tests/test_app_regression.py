@@ -66,6 +66,8 @@ def test_a_regression_session_through_every_page(folder, monkeypatch):
     no_problem(at)
     shown = texts(at)
     assert "predicted" in shown and "off by" in shown
+    path = at.dataframe[0].value  # the sample's path ends in the leaf's predicted value
+    assert path["test"].iloc[-1].startswith("leaf, predicts ")
     assert "spread (std)" in shown and "training samples" in shown
     assert any("Node colour: mean" in h.proto.body for h in at.get("html"))
     at.radio(key="graph/view/browser").set_value("Interactive (plotly)").run()
@@ -147,3 +149,30 @@ def test_an_uploaded_numeric_target_is_offered_as_regression_and_can_be_overridd
     assert no_problem(at).session_state["data/dataset"].task == "regression"
     go(at, "train")
     assert float(metric(no_problem(at), "Test R²")) <= 1.0
+
+
+def test_a_regression_model_file_opens_on_the_graph_page_against_regression_data(folder):
+    from sklearn.tree import DecisionTreeRegressor
+
+    from tnt.model_io import from_sklearn, model_to_json
+
+    at = load_california(new_session(90))
+    data = at.session_state["data/dataset"]
+    tree = DecisionTreeRegressor(max_leaf_nodes=12, random_state=0).fit(data.X_train, data.y_train)
+    content = model_to_json(from_sklearn(tree, feature_names=data.feature_names)).encode()
+    go(at, "train")
+    at.select_slider[0].set_value(1e-2)
+    button(at, "Train").click().run()
+    go(at, "graph")
+    at.file_uploader(key="graph/model_file").set_value(("prices.json", content, "application/json")).run()
+    no_problem(at)
+    assert at.radio(key="graph/model").value == "Opened: prices.json"
+    caption = at.main.caption[0].value
+    assert f"test R² {tree.score(data.X_test, data.y_test):.3f}" in caption and "test RMSE" in caption
+    assert "spread (std)" in texts(at) and "off by" in texts(at)
+    go(at, "data")  # a classification data set: the file does not fit it, and the page says why
+    at.selectbox[0].set_value("iris")
+    button(at, "Load data set").click().run()
+    go(at, "graph")
+    at.radio(key="graph/model").set_value("Opened: prices.json").run()
+    assert "needs 8 feature columns" in texts(no_problem(at))

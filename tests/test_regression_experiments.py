@@ -177,3 +177,16 @@ def test_a_model_file_is_matched_against_data_of_its_own_task(housing):
     above = housing.y_train > np.median(housing.y_train)  # the same columns, classes "above the median"
     classifier = model_from_json(model_to_json(CARTClassifier.with_splits(2).fit(housing.X_train, above)))
     assert "is a classifier" in match_data(classifier, housing).problem
+
+
+def test_a_scikit_learn_regression_tree_converts_to_a_model_file(housing):
+    from tnt.model_io import from_sklearn, model_from_json, model_to_json
+
+    tree = DecisionTreeRegressor(max_leaf_nodes=9, random_state=0).fit(housing.X_train, housing.y_train)
+    model = from_sklearn(tree, feature_names=housing.feature_names)
+    assert type(model).__name__ == "LoadedGraphRegressor" and model.estimator_kind_ == "DecisionTreeRegressor"
+    np.testing.assert_allclose(model.predict(housing.X_test), tree.predict(housing.X_test))
+    again = model_from_json(model_to_json(model))
+    assert list(again.feature_names_in_) == list(housing.feature_names)
+    with pytest.raises(ValueError, match="has no classes"):
+        from_sklearn(tree, class_names=["a"])

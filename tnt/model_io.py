@@ -244,13 +244,14 @@ def model_from_json(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> LoadedG
     return model
 
 
-def from_sklearn(tree, *, feature_names=None, class_names=None, path=None) -> LoadedGraphModel:
-    """A fitted scikit-learn ``DecisionTreeClassifier`` as a model of this project, optionally
-    written to a model file, so that any tree can be opened in the app or with ``tnt``.
+def from_sklearn(tree, *, feature_names=None, class_names=None, path=None) -> LoadedGraphModel | LoadedGraphRegressor:
+    """A fitted scikit-learn ``DecisionTreeClassifier`` (or ``DecisionTreeRegressor``) as a model of
+    this project, optionally written to a model file, so that any tree can be opened in the app or
+    with ``tnt``.
 
     Parameters
     ----------
-    tree : fitted sklearn.tree.DecisionTreeClassifier
+    tree : fitted sklearn.tree.DecisionTreeClassifier or DecisionTreeRegressor
         Single-output.
     feature_names : sequence of str, default=None
         Name of each feature; the tree's own ``feature_names_in_`` (set when it was fitted on a
@@ -263,8 +264,8 @@ def from_sklearn(tree, *, feature_names=None, class_names=None, path=None) -> Lo
 
     Returns
     -------
-    model : LoadedGraphModel
-        Predicts as the tree does (mapped to ``class_names`` when given).
+    model : LoadedGraphModel or LoadedGraphRegressor
+        Predicts as the tree does (mapped to ``class_names`` when given; a regressor has none).
 
     Examples
     --------
@@ -287,13 +288,18 @@ def from_sklearn(tree, *, feature_names=None, class_names=None, path=None) -> Lo
         feature_names = [str(n) for n in feature_names]
         if len(feature_names) != n_features:
             raise ValueError(f"feature_names has {len(feature_names)} names but the tree has {n_features} features.")
-    classes = tree.classes_ if class_names is None else list(class_names)
-    if len(classes) != graph.n_classes:
-        raise ValueError(f"class_names has {len(classes)} names but the tree has {graph.n_classes} classes.")
-    model = LoadedGraphModel()
+    if graph.regression:
+        if class_names is not None:
+            raise ValueError("A DecisionTreeRegressor has no classes: pass class_names=None.")
+        model = LoadedGraphRegressor()
+    else:
+        classes = tree.classes_ if class_names is None else list(class_names)
+        if len(classes) != graph.n_classes:
+            raise ValueError(f"class_names has {len(classes)} names but the tree has {graph.n_classes} classes.")
+        model = LoadedGraphModel()
+        model.classes_ = _read_classes([_json_scalar(c) for c in classes])
+        model.n_classes_ = graph.n_classes
     model.graph_ = graph
-    model.classes_ = _read_classes([_json_scalar(c) for c in classes])
-    model.n_classes_ = graph.n_classes
     model.n_features_in_ = n_features
     if feature_names is not None:
         model.feature_names_in_ = np.asarray(feature_names, dtype=object)

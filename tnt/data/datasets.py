@@ -28,7 +28,9 @@ __all__ = [
     "make_dataset",
     "prepare_table",
     "split",
+    "target_task",
     "SAMPLE_DATA",
+    "TASKS",
 ]
 
 SAMPLE_DATA = Path(__file__).resolve().parent / "bundled"

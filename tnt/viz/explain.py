@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tnt.graph import MIXED, DecisionGraph
-from tnt.viz.exporter import condition_text
+from tnt.viz.exporter import condition_text, format_value
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -124,14 +124,18 @@ def sample_path(graph: DecisionGraph, x, feature_names=None) -> list[PathStep]:
     >>> g = DecisionGraph([1, -1, -1], [2, -1, -1], [0, -2, -2], [0.5, -2, -2], [[2, 2], [2, 0], [0, 2]])
     >>> [(s.node, s.holds) for s in sample_path(g, [0.7], ["x"])]
     [(0, False), (2, None)]
+    >>> r = DecisionGraph([1, -1, -1], [2, -1, -1], [0, -2, -2], [0.5, -2, -2], [[2.0], [1.0], [3000.0]], regression=True)
+    >>> sample_path(r, [0.7], ["x"])[-1].rule
+    'leaf, predicts 3,000'
     """
     x = np.asarray(x, dtype=np.float64).reshape(1, -1)
     nodes = graph.decision_path(x).indices.tolist()
     xv = np.ascontiguousarray(x, dtype=graph.input_dtype)[0]
     steps = []
     for node in nodes:
-        if graph.is_leaf[node]:
-            steps.append(PathStep(node, "leaf", None, None))
+        if graph.is_leaf[node]:  # a regression graph's leaf says what it predicts: its mean
+            text = f"leaf, predicts {format_value(graph.value[node, 0])}" if graph.regression else "leaf"
+            steps.append(PathStep(node, text, None, None))
         else:
             value = xv[graph.feature[node]]
             steps.append(
