@@ -1,4 +1,5 @@
-"""TnTRegressor among scikit-learn's regressors: the estimator checks and the meta-estimators."""
+"""TnTRegressor (and CARTRegressor, its baseline) among scikit-learn's regressors: the estimator checks and
+the meta-estimators."""
 
 import pandas as pd
 import pytest
@@ -11,9 +12,16 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from tnt import TnTRegressor
+from tnt.baselines import CARTRegressor
 
 
-@parametrize_with_checks([TnTRegressor(C=1e-3, random_state=0), TnTRegressor(C=1e-3, fine_tune=1, random_state=0)])
+@parametrize_with_checks(
+    [
+        TnTRegressor(C=1e-3, random_state=0),
+        TnTRegressor(C=1e-3, fine_tune=1, random_state=0),
+        CARTRegressor(max_leaf_nodes=8, random_state=0),  # the app's baseline of TnTRegressor
+    ]
+)
 def test_scikit_learn_estimator_checks(estimator, check):
     check(estimator)
 

@@ -1,6 +1,6 @@
 """TnT Explorer: Tree in Tree decision graphs (Zhu & Shoaran, NeurIPS 2021) for scikit-learn."""
 
-from tnt.baselines import CARTClassifier, TAOClassifier
+from tnt.baselines import CARTClassifier, CARTRegressor, TAOClassifier
 from tnt.estimator import TnTClassifier
 from tnt.graph import MIXED, DecisionGraph
 from tnt.learn.growth import GrowthEvent
@@ -10,6 +10,7 @@ from tnt.viz.notebook import plot_graph
 
 __all__ = [
     "CARTClassifier",
+    "CARTRegressor",
     "DecisionGraph",
     "GrowthEvent",
     "MIXED",
