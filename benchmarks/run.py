@@ -72,18 +72,33 @@ def row(name, limit, baseline, measured, ratio, note="", value=None, unit=""):
 
 
 def bench_fit(name, data, repeat, jobs=(1, -1)):
-    """TnT at C=1e-4 with one thread and with all cores against one scikit-learn CART (single-threaded)."""
+    """TnT at C=1e-4 with one thread and with all cores against one scikit-learn CART (single-threaded),
+    on the data's own type and, with one thread, on float64 (what most users pass)."""
     X, y, X_test, y_test = data
     TnTClassifier(C=C, random_state=0).fit(X[:300], y[:300])  # compiled code loaded before timing
-    cart_time, cart = timed(lambda: DecisionTreeClassifier(ccp_alpha=C, random_state=0).fit(X, y), repeat)
-    baseline = f"`DecisionTreeClassifier(ccp_alpha=1e-4)`: {seconds(cart_time)}, {cart.tree_.node_count // 2} splits"
     rows, model = [], None
     limits = {"mnist": {1: 1.0, -1: 0.6}, "pendigits": {1: 3.0, -1: 2.0}}[name]
-    for n_jobs in jobs:
-        t, model = timed(lambda n_jobs=n_jobs: TnTClassifier(C=C, random_state=0, n_jobs=n_jobs).fit(X, y), repeat)
+    runs = [(X.dtype, n_jobs) for n_jobs in jobs]
+    if 1 in jobs and X.dtype != np.float64:
+        runs.append((np.dtype(np.float64), 1))
+    baselines = {}
+    for dtype, n_jobs in runs:
+        X_in = np.ascontiguousarray(X, dtype=dtype)
+        if dtype not in baselines:
+            cart_time, cart = timed(
+                lambda X_in=X_in: DecisionTreeClassifier(ccp_alpha=C, random_state=0).fit(X_in, y), repeat
+            )
+            baselines[dtype] = (
+                cart_time,
+                f"`DecisionTreeClassifier(ccp_alpha=1e-4)`: {seconds(cart_time)}, {cart.tree_.node_count // 2} splits",
+            )
+        cart_time, baseline = baselines[dtype]
+        t, model = timed(
+            lambda n_jobs=n_jobs, X_in=X_in: TnTClassifier(C=C, random_state=0, n_jobs=n_jobs).fit(X_in, y), repeat
+        )
         rows.append(
             row(
-                f"fit {name}, C=1e-4, `n_jobs={n_jobs}`",
+                f"fit {name} as {dtype.name}, C=1e-4, `n_jobs={n_jobs}`",
                 limits[n_jobs],
                 baseline,
                 f"TnT {seconds(t)}, {model.n_splits_} splits, test accuracy {model.score(X_test, y_test):.4f}",
@@ -279,8 +294,10 @@ by the test suite, not here.
 
 
 def write_readme(rows):
+    """Rewrite benchmarks/README.md whole, and the block between the speed markers of the project's README."""
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    write_speed_summary(rows, stamp, load)
     lines = [
         INTRO,
         "## Latest run",
@@ -342,3 +359,26 @@ def main(argv=None):
 
 if __name__ == "__main__":
     main()
+
+
+PROJECT_README = ROOT / "README.md"
+SPEED_START, SPEED_END = "<!-- speed:start -->", "<!-- speed:end -->"
+
+
+def write_speed_summary(rows, stamp: str, load: float, readme: Path = PROJECT_README) -> None:
+    """Replace the project README's speed figures with this run's ratios, so they never drift from it."""
+    lines = [
+        SPEED_START,
+        f"Latest full run of `benchmarks/run.py` ({stamp}, {machine()}, load average {load:.1f}; every "
+        "ratio is TnT's time over a scikit-learn baseline timed in the same run, details in "
+        "[benchmarks/README.md](benchmarks/README.md)):",
+        "",
+        "| measurement | TnT | ratio | target | met |",
+        "|---|---|---|---|---|",
+    ]
+    for r in rows:
+        lines.append(f"| {r['row']} | {r['measured']} | {r['ratio']:.2f} | {r['target']} | {r['met']} |")
+    lines.append(SPEED_END)
+    text = readme.read_text()
+    start, end = text.index(SPEED_START), text.index(SPEED_END) + len(SPEED_END)
+    readme.write_text(text[:start] + "\n".join(lines) + text[end:])

@@ -10,6 +10,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 from browser_helpers import ROOT, nav, running_server, shot, wait_idle
+from playwright.sync_api import expect
 
 from tnt.workspace import WorkspaceStore
 
@@ -39,6 +40,7 @@ def train_one_step(page, key):
 def picker_options(page) -> list[str]:
     """The labels of the History page's run picker."""
     page.locator('[data-testid="stSelectbox"]').first.click()
+    page.get_by_role("option").first.wait_for(timeout=30_000)
     options = page.get_by_role("option").all_inner_texts()
     page.keyboard.press("Escape")
     return options
@@ -64,9 +66,11 @@ def test_reload_and_restart_after_kill_bring_back_data_models_and_history(browse
         page.get_by_text("TnT at C=1e-03").wait_for(timeout=60_000)
         wait_idle(page)
         assert workspace_in(page.url) == ws
-        assert page.locator('[data-testid="stSidebar"]').get_by_text("good_text_feature.csv").is_visible()
+        expect(page.locator('[data-testid="stSidebar"]').get_by_text("good_text_feature.csv")).to_be_visible(
+            timeout=30_000
+        )
         assert (metric(page, "Splits"), metric(page, "Test accuracy")) == (splits, accuracy)
-        assert page.get_by_text("Taken from this session's cache").is_visible()  # not trained again
+        expect(page.get_by_text("Taken from this session's cache")).to_be_visible(timeout=30_000)  # not trained again
         shot(page, "ws_1_train_after_reload")
 
         train_one_step(page, "ArrowRight")
@@ -112,6 +116,8 @@ def test_two_sessions_training_at_once_keep_their_own_workspaces(browser, tmp_pa
         assert sorted(r.params["C"] for r in store.runs(mine)) == [1e-3, 2e-3]
         assert sorted(r.params["C"] for r in store.runs(theirs)) == [5e-4, 1e-3]
         nav(pages[1], "History")
+        pages[1].get_by_text("Forget this workspace").first.wait_for(timeout=60_000)
+        wait_idle(pages[1])
         assert [o.split(",")[1] for o in picker_options(pages[1])] == [" C=5e-04", " C=1e-03"]
         wait_idle(pages[1])
         shot(pages[1], "ws_4_history_second_session")
