@@ -15,6 +15,7 @@ import threading
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from tnt.learn.micro_tree import MicroTree
 from tnt.learn.routing import count_directions, route_past, route_to_leaves
@@ -79,8 +80,10 @@ class WorkingGraph:
             self.threshold[node] = s.threshold[node]
             self.label[node] = s.label[node]
 
-    def _allocate(self, count: int) -> np.ndarray:
-        needed = self.size + count
+    def _reserve(self, count: int) -> int:
+        """Make room for ``count`` more slots; returns the first of them."""
+        first = self.size
+        needed = first + count
         if needed > self.left.shape[0]:
             capacity = max(needed, 2 * self.left.shape[0])
             for name, fill in (("left", -1), ("right", -1), ("feature", -2), ("threshold", -2.0), ("label", -1)):
@@ -88,40 +91,16 @@ class WorkingGraph:
                 new = np.full(capacity, fill, dtype=old.dtype)
                 new[: self.size] = old[: self.size]
                 setattr(self, name, new)
-        ids = np.arange(self.size, needed, dtype=np.intp)
         self.size = needed
-        return ids
-
-    def _write(self, tree: MicroTree, slot_of: np.ndarray) -> None:
-        """Write the internal nodes of ``tree`` into their slots."""
-        internal = tree.children_left >= 0
-        micro = np.flatnonzero(internal)
-        target = slot_of[micro]
-        self.left[target] = slot_of[tree.children_left[micro]]
-        self.right[target] = slot_of[tree.children_right[micro]]
-        self.feature[target] = tree.feature[micro]
-        self.threshold[target] = tree.threshold[micro]
-        self.label[target] = -1
+        return first
 
     def install_leaf_tree(self, node: int, tree: MicroTree) -> None:
         """Replace leaf ``node`` by a micro tree fitted on class labels."""
         with self.lock:
-            self._install_leaf_tree(node, tree)
-
-    def _install_leaf_tree(self, node: int, tree: MicroTree) -> None:
-        if tree.is_single_leaf:
-            self.left[node] = self.right[node] = -1
-            self.feature[node], self.threshold[node] = -2, -2.0
-            self.label[node] = tree.label[0]
-            return
-        slot_of = np.empty(tree.node_count, dtype=np.intp)
-        slot_of[0] = node
-        slot_of[1:] = self._allocate(tree.node_count - 1)
-        leaves = np.flatnonzero(tree.children_left < 0)
-        self.left[slot_of[leaves]] = self.right[slot_of[leaves]] = -1
-        self.feature[slot_of[leaves]], self.threshold[slot_of[leaves]] = -2, -2.0
-        self.label[slot_of[leaves]] = tree.label[leaves]
-        self._write(tree, slot_of)
+            first = self._reserve(tree.node_count - 1)
+            _write_tree(
+                self.left, self.right, self.feature, self.threshold, self.label, node, first, -1, -1, *tree.arrays
+            )
 
     def install_split_tree(self, node: int, tree: MicroTree) -> None:
         """Replace the split of internal ``node`` by a micro tree fitted on 0 (left) / 1 (right) targets.
@@ -131,29 +110,31 @@ class WorkingGraph:
         as a split whose two edges lead to the same child, which compaction bypasses.
         """
         with self.lock:
-            self._install_split_tree(node, tree)
-
-    def _install_split_tree(self, node: int, tree: MicroTree) -> None:
-        to_child = np.array([self.start.children_left[node], self.start.children_right[node]])
-        if tree.is_single_leaf:
-            target = to_child[tree.label[0]]
-            self.left[node] = self.right[node] = target
-            self.feature[node], self.threshold[node] = 0, np.inf
-            self.label[node] = -1
-            return
-        internal = tree.children_left >= 0
-        slot_of = np.empty(tree.node_count, dtype=np.intp)
-        slot_of[~internal] = to_child[tree.label[~internal]]
-        internal_ids = np.flatnonzero(internal)  # depth-first numbering: the root comes first
-        slot_of[internal_ids[0]] = node
-        slot_of[internal_ids[1:]] = self._allocate(internal_ids.size - 1)
-        self._write(tree, slot_of)
+            first = self._reserve(max(tree.n_splits - 1, 0))
+            to_left, to_right = self.start.children_left[node], self.start.children_right[node]
+            _write_tree(
+                self.left,
+                self.right,
+                self.feature,
+                self.threshold,
+                self.label,
+                node,
+                first,
+                to_left,
+                to_right,
+                *tree.arrays,
+            )
 
     # ------------------------------------------------------------------ routing
     def _arrays(self):
         # Read together: another thread's install may reallocate the arrays.
         with self.lock:
             return self.left, self.right, self.feature, self.threshold
+
+    def all_arrays(self):
+        """(left, right, feature, threshold, label), read together."""
+        with self.lock:
+            return self.left, self.right, self.feature, self.threshold, self.label
 
     def predict_from(self, start: int, X: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """Leaf labels the graph gives ``X[rows]`` when inference starts at slot ``start``."""
@@ -173,6 +154,74 @@ class WorkingGraph:
     def routing_counts(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """How many training samples each slot sends left and right."""
         return count_directions(X, self.size, *self._arrays())
+
+
+@njit(cache=True, nogil=True)
+def _write_tree(
+    left,
+    right,
+    feature,
+    threshold,
+    label,
+    node,
+    first,
+    to_left,
+    to_right,
+    t_left,
+    t_right,
+    t_feature,
+    t_threshold,
+    t_label,
+):
+    """Write a micro tree (arrays ``t_*``, nodes numbered depth-first) into a working graph: its
+    root into slot ``node``, its other nodes into slots ``first, first + 1, ...`` in their order.
+
+    With ``to_left < 0`` it is a leaf's micro tree and keeps its leaves (a single leaf: ``node``
+    becomes that leaf). Otherwise it is a split's: only its splits take slots, and a leaf labelled
+    0 (1) becomes an edge to ``to_left`` (``to_right``); a single leaf becomes a split whose two
+    edges lead to the same child.
+    """
+    n = t_left.shape[0]
+    split_tree = to_left >= 0
+    if n == 1 or t_left[0] < 0:
+        if split_tree:
+            target = to_left if t_label[0] == 0 else to_right
+            left[node] = target
+            right[node] = target
+            feature[node] = 0
+            threshold[node] = np.inf
+            label[node] = -1
+        else:
+            left[node] = -1
+            right[node] = -1
+            feature[node] = -2
+            threshold[node] = -2.0
+            label[node] = t_label[0]
+        return
+    slot_of = np.empty(n, dtype=np.int64)
+    next_slot = first
+    for j in range(n):
+        if j == 0:
+            slot_of[j] = node
+        elif t_left[j] < 0 and split_tree:
+            slot_of[j] = to_left if t_label[j] == 0 else to_right
+        else:
+            slot_of[j] = next_slot
+            next_slot += 1
+    for j in range(n):
+        s = slot_of[j]
+        if t_left[j] >= 0:
+            left[s] = slot_of[t_left[j]]
+            right[s] = slot_of[t_right[j]]
+            feature[s] = t_feature[j]
+            threshold[s] = t_threshold[j]
+            label[s] = -1
+        elif not split_tree:
+            left[s] = -1
+            right[s] = -1
+            feature[s] = -2
+            threshold[s] = -2.0
+            label[s] = t_label[j]
 
 
 def compact(graph: WorkingGraph, X: np.ndarray) -> FlatGraph:
