@@ -7,6 +7,8 @@ parent's visit; here it is checked against a plain reimplementation of the defin
 pass, on one thread and with the threads forced on.
 """
 
+from collections import Counter
+
 import numpy as np
 import pytest
 from sklearn.datasets import load_digits, make_classification
@@ -15,7 +17,7 @@ import tnt.learn.growth as growth
 from tnt.learn.growth import _grow_pass, _MicroTreeCache, _Problem, _waves, _Workers
 from tnt.learn.micro_tree import MicroTree, fit_micro_tree
 from tnt.learn.wave_routing import bucket_rows
-from tnt.learn.working_graph import FlatGraph, WorkingGraph, compact, dead_splits
+from tnt.learn.working_graph import FlatGraph, WorkingGraph, compact, dead_splits, topological_order
 
 
 def _reference_pass(graph: WorkingGraph, problem: _Problem, C: float, log: list) -> None:
@@ -154,3 +156,36 @@ def test_installing_a_micro_tree_writes_the_slots_a_node_by_node_install_would()
     assert (graph.left[0], graph.right[0], graph.feature[0], graph.threshold[0]) == (2, 2, 0, np.inf)
     assert (graph.left[2], graph.feature[2], graph.label[2]) == (-1, -2, 1)
     assert graph.size == n
+
+
+def _kahn_reference(left, right, root=0):
+    """Kahn's algorithm, first in first out, over the nodes reachable from ``root``."""
+    reachable, stack = {root}, [root]
+    while stack:
+        node = stack.pop()
+        children = (left[node], right[node]) if left[node] >= 0 else ()
+        stack.extend(c for c in children if c not in reachable)
+        reachable.update(children)
+    indegree = Counter(c for node in reachable if left[node] >= 0 for c in (left[node], right[node]))
+    order = [root]
+    for node in order:  # the list grows while it is read
+        for child in (left[node], right[node]) if left[node] >= 0 else ():
+            indegree[child] -= 1
+            if indegree[child] == 0:
+                order.append(child)
+    return order
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_compiled_topological_order_equals_kahns_algorithm_on_random_graphs(seed):
+    rng = np.random.default_rng(seed)
+    n = 60
+    # Node i points only to higher ids: a DAG with shared nodes, some unreachable, some double edges.
+    left = np.full(n, -1, dtype=np.intp)
+    right = np.full(n, -1, dtype=np.intp)
+    for i in range(n - 5):
+        if rng.random() < 0.8:
+            left[i] = rng.integers(i + 1, n)
+            right[i] = left[i] if rng.random() < 0.1 else rng.integers(i + 1, n)
+    for root in (0, 3):
+        assert topological_order(left, right, root).tolist() == _kahn_reference(left, right, root)

@@ -390,7 +390,7 @@ def grow_graph(
     total_steps = N1 * (N2 + 1) + fine_tune
     step = 0
 
-    def report(kind, phase, working_or_flat, details=None):
+    def report(kind, phase, working_or_flat, details=None, counts=None):
         nonlocal step
         step += 1
         if callback is None:
@@ -398,7 +398,7 @@ def grow_graph(
         if isinstance(working_or_flat, FlatGraph):
             snapshot = lambda g=working_or_flat: g  # noqa: E731
         else:
-            merged = compact(working_or_flat, problem.X)
+            merged = compact(working_or_flat, problem.X, counts)
             snapshot = lambda g=merged: g  # noqa: E731
         callback(GrowthEvent(kind, phase, step, total_steps, snapshot().n_splits, snapshot, details))
 
@@ -411,9 +411,11 @@ def grow_graph(
             for _ in range(N2):
                 log = None if callback is None else []
                 _grow_pass(working, problem, C, cache, workers, log)
-                if log is not None:
-                    details = {"micro_trees": sorted(log), "dead": dead_splits(working, problem.X)}
-                report("grow", phase, working, details)
+                counts = None
+                if log is not None:  # one routing of the samples for the details and the snapshot
+                    counts = working.routing_counts(problem.X)
+                    details = {"micro_trees": sorted(log), "dead": dead_splits(working, problem.X, counts)}
+                report("grow", phase, working, details, counts)
             graph = compact(working, problem.X)
             report("merge", phase, graph, details and {"dead": details["dead"]})
     finally:

@@ -224,28 +224,42 @@ def _write_tree(
             label[s] = t_label[j]
 
 
-def compact(graph: WorkingGraph, X: np.ndarray) -> FlatGraph:
+def compact(graph: WorkingGraph, X: np.ndarray, counts=None) -> FlatGraph:
     """Merge: renumber the working graph topologically and remove its dead nodes.
 
     A split that sends all its training samples to the same node is bypassed (its parents point
     to that node instead), and nodes no training sample reaches disappear with it. Neither changes
     any training prediction. Nodes are numbered in the breadth-first order in which Algorithm 2
-    visits them: a node comes after all its parents, left before right.
+    visits them: a node comes after all its parents, left before right. ``counts`` is
+    :meth:`WorkingGraph.routing_counts` when the caller has it already.
     """
-    went_left, went_right = graph.routing_counts(X)
-    left, right = graph.left[: graph.size], graph.right[: graph.size]
-    resolved = np.full(graph.size, -1, dtype=np.intp)
-    new_left, new_right = left.copy(), right.copy()
+    went_left, went_right = graph.routing_counts(X) if counts is None else counts
+    root, new_left, new_right = _bypass_dead(graph.left[: graph.size], graph.right[: graph.size], went_left, went_right)
+    return _renumber(graph, root, new_left, new_right)
 
+
+@njit(cache=True, nogil=True)
+def _bypass_dead(left, right, went_left, went_right):
+    """(new root, new left, new right): every reachable split that sends all its samples one way
+    (or whose two edges lead to the same node) bypassed, and each parent pointed past them."""
+    n = left.shape[0]
+    resolved = np.full(n, -1, dtype=np.int64)
+    new_left, new_right = left.copy(), right.copy()
     # Post-order over the reachable slots: children are resolved before their parents.
-    stack = [(0, False)]
-    while stack:
-        slot, children_done = stack.pop()
+    stack = np.empty(64, dtype=np.int64)
+    done = np.empty(64, dtype=np.bool_)
+    stack[0], done[0] = 0, False
+    top = 1
+    while top > 0:
+        top -= 1
+        slot, children_done = stack[top], done[top]
         if resolved[slot] >= 0:
             continue
         if left[slot] < 0:
             resolved[slot] = slot
             continue
+        if top + 3 > stack.shape[0]:
+            stack, done = np.concatenate((stack, stack)), np.concatenate((done, done))
         dead_left = went_left[slot] == 0
         dead_right = went_right[slot] == 0
         if dead_left != dead_right or left[slot] == right[slot]:
@@ -253,14 +267,17 @@ def compact(graph: WorkingGraph, X: np.ndarray) -> FlatGraph:
             if resolved[only] >= 0:
                 resolved[slot] = resolved[only]
             else:
-                stack.append((slot, True))
-                stack.append((only, False))
+                stack[top], done[top] = slot, True
+                stack[top + 1], done[top + 1] = only, False
+                top += 2
             continue
         if not children_done or resolved[left[slot]] < 0 or resolved[right[slot]] < 0:
-            stack.append((slot, True))
+            stack[top], done[top] = slot, True
+            top += 1
             for child in (right[slot], left[slot]):
                 if resolved[child] < 0:
-                    stack.append((child, False))
+                    stack[top], done[top] = child, False
+                    top += 1
             continue
         to_left, to_right = resolved[left[slot]], resolved[right[slot]]
         if to_left == to_right:
@@ -268,10 +285,10 @@ def compact(graph: WorkingGraph, X: np.ndarray) -> FlatGraph:
         else:
             new_left[slot], new_right[slot] = to_left, to_right
             resolved[slot] = slot
-    return _renumber(graph, resolved[0], new_left, new_right)
+    return resolved[0], new_left, new_right
 
 
-def dead_splits(graph: WorkingGraph, X: np.ndarray) -> list[tuple[int, float, int, str]]:
+def dead_splits(graph: WorkingGraph, X: np.ndarray, counts=None) -> list[tuple[int, float, int, str]]:
     """The splits of the working graph that training samples reach but that send all of them the
     same way: the ones :func:`compact` bypasses. An internal node whose micro tree kept no split
     (its two edges lead to the same child) is not a split and is not listed.
@@ -281,7 +298,7 @@ def dead_splits(graph: WorkingGraph, X: np.ndarray) -> list[tuple[int, float, in
     dead : list of (feature, threshold, samples, side)
         ``side`` is "left" or "right", where all ``samples`` go; in slot order.
     """
-    went_left, went_right = graph.routing_counts(X)
+    went_left, went_right = graph.routing_counts(X) if counts is None else counts
     n = graph.size
     left, right = graph.left[:n], graph.right[:n]
     dead = (left >= 0) & (left != right) & ((went_left == 0) != (went_right == 0))
@@ -299,21 +316,34 @@ def dead_splits(graph: WorkingGraph, X: np.ndarray) -> list[tuple[int, float, in
 def topological_order(left: np.ndarray, right: np.ndarray, root: int = 0) -> np.ndarray:
     """The nodes reachable from ``root`` in the breadth-first order in which Algorithm 2 visits
     them: each after all of its parents, left before right (Kahn's algorithm, first in first out)."""
-    indegree: dict[int, int] = {root: 0}
-    frontier = [root]
-    while frontier:
-        node = frontier.pop()
+    return _topological_order(np.asarray(left, dtype=np.intp), np.asarray(right, dtype=np.intp), int(root))
+
+
+@njit(cache=True, nogil=True)
+def _topological_order(left, right, root):
+    n = left.shape[0]
+    indegree = np.full(n, -1, dtype=np.int64)  # -1: not reached
+    indegree[root] = 0
+    frontier = np.empty(n, dtype=np.int64)
+    frontier[0] = root
+    top = 1
+    while top > 0:
+        top -= 1
+        node = frontier[top]
         if left[node] < 0:
             continue
         for child in (left[node], right[node]):
-            if child in indegree:
+            if indegree[child] >= 0:
                 indegree[child] += 1
             else:
                 indegree[child] = 1
-                frontier.append(child)
-    order = [root]
+                frontier[top] = child
+                top += 1
+    order = np.empty(n, dtype=np.int64)
+    order[0] = root
+    count = 1
     head = 0
-    while head < len(order):
+    while head < count:
         node = order[head]
         head += 1
         if left[node] < 0:
@@ -321,8 +351,9 @@ def topological_order(left: np.ndarray, right: np.ndarray, root: int = 0) -> np.
         for child in (left[node], right[node]):
             indegree[child] -= 1
             if indegree[child] == 0:
-                order.append(child)
-    return np.asarray(order, dtype=np.intp)
+                order[count] = child
+                count += 1
+    return order[:count]
 
 
 def _renumber(graph: WorkingGraph, root: int, left: np.ndarray, right: np.ndarray) -> FlatGraph:
