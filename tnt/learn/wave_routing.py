@@ -47,36 +47,41 @@ def bucket_rows(pos, index_of, n_nodes):
     return order, offsets
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _walk(X, r, start, n_orig, left, right, feature, threshold):
-    """(leaf reached by sample ``r`` from ``start``, first phase-start node (id below ``n_orig``)
-    passed after leaving ``start``, -1 if none)."""
-    node = start
-    first = -1
-    while left[node] >= 0:
-        if np.float64(X[r, feature[node]]) <= threshold[node]:
-            node = left[node]
-        else:
-            node = right[node]
-        if first < 0 and node < n_orig:
-            first = node
-    return node, first
+# Walks made together: their independent steps keep several memory loads in flight at once, which
+# hides the latency of reading samples' feature values from a large matrix (as in routing.py).
+LANES = 16
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _first_below(X, r, start, n_orig, graph):
-    """The first phase-start node sample ``r`` reaches after leaving ``start`` (-1: a leaf first)
-    in ``graph = (left, right, feature, threshold)``."""
+@njit(cache=True, nogil=True)
+def _walk_together(X, rows, at, first, n, n_orig, graph, to_phase_start):
+    """Walk samples ``rows[:n]`` from nodes ``at[:n]`` of ``graph = (left, right, feature,
+    threshold)``, interleaved. ``at[j]`` ends at the leaf reached, or with ``to_phase_start`` at
+    the first phase-start node (id below ``n_orig``) passed, -1 when a leaf comes first;
+    ``first[j]`` is that first phase-start node in either case (-1: none)."""
     left, right, feature, threshold = graph
-    node = start
-    while left[node] >= 0:
-        if np.float64(X[r, feature[node]]) <= threshold[node]:
-            node = left[node]
-        else:
-            node = right[node]
-        if node < n_orig:
-            return node
-    return -1
+    for j in range(n):
+        first[j] = -1
+    active = n
+    while active > 0:
+        active = 0
+        for j in range(n):
+            node = at[j]
+            if node < 0 or left[node] < 0 or (to_phase_start and first[j] >= 0):
+                continue
+            if np.float64(X[rows[j], feature[node]]) <= threshold[node]:
+                node = left[node]
+            else:
+                node = right[node]
+            at[j] = node
+            if node < n_orig and first[j] < 0:
+                first[j] = node
+                if to_phase_start:
+                    continue
+            if left[node] >= 0:
+                active += 1
+    if to_phase_start:
+        for j in range(n):
+            at[j] = first[j]
 
 
 @njit(cache=True, nogil=True)
@@ -94,14 +99,20 @@ def sensitive_samples(
     memo) and the label it reaches from it, for :func:`move_samples`.
     """
     order, offsets, nodes = wave
-    left, right, feature, threshold = graph
     memo_child, memo_label = memo
     below, reached = found
+    # Pending walks (position, side; sample, node), made LANES or more at a time.
+    pk = np.empty(2 * LANES, dtype=np.int64)
+    ps = np.empty(2 * LANES, dtype=np.int64)
+    pr = np.empty(2 * LANES, dtype=np.int64)
+    at = np.empty(2 * LANES, dtype=np.int64)
+    fp = np.empty(2 * LANES, dtype=np.int64)
     for i in range(first, stop):
         v = nodes[i]
         children = (start_left[v], start_right[v])
         if children[0] < 0:
             continue
+        n = 0
         for k in range(offsets[i], offsets[i + 1]):
             r = order[k]
             a = memo_child[r]
@@ -111,11 +122,17 @@ def sensitive_samples(
                     reached[k, side] = memo_label[r]
                     below[k, side] = UNKNOWN
                 else:
-                    leaf, b = _walk(X, r, c, n_orig, left, right, feature, threshold)
-                    reached[k, side] = label[leaf]
-                    below[k, side] = b
-            left_ok = reached[k, 0] == y[r]
-            right_ok = reached[k, 1] == y[r]
+                    pk[n], ps[n], pr[n], at[n] = k, side, r, c
+                    n += 1
+            if n >= LANES or k == offsets[i + 1] - 1:
+                _walk_together(X, pr, at, fp, n, n_orig, graph, False)
+                for j in range(n):
+                    reached[pk[j], ps[j]] = label[at[j]]
+                    below[pk[j], ps[j]] = fp[j]
+                n = 0
+        for k in range(offsets[i], offsets[i + 1]):
+            left_ok = reached[k, 0] == y[order[k]]
+            right_ok = reached[k, 1] == y[order[k]]
             sensitive[k] = left_ok != right_ok
             target[k] = right_ok
 
@@ -127,17 +144,33 @@ def move_samples(X, wave, first, stop, start_left, n_orig, graph, found, pos, me
     from what :func:`sensitive_samples` ``found``. Arguments as there."""
     below, reached = found
     order, offsets, nodes = wave
+    pr = np.empty(LANES, dtype=np.int64)
+    at = np.empty(LANES, dtype=np.int64)
+    fp = np.empty(LANES, dtype=np.int64)
+    child = np.empty(LANES, dtype=np.int64)
     for i in range(first, stop):
         v = nodes[i]
         if start_left[v] < 0:
             continue
-        for k in range(offsets[i], offsets[i + 1]):
-            r = order[k]
-            child = _first_below(X, r, v, n_orig, graph)
-            side = 0 if child == start_left[v] else 1
-            b = below[k, side]
-            if b == UNKNOWN:
-                b = _first_below(X, r, child, n_orig, graph)
-            pos[r] = child
-            memo[0][r] = b
-            memo[1][r] = reached[k, side]
+        for k0 in range(offsets[i], offsets[i + 1], LANES):
+            n = min(LANES, offsets[i + 1] - k0)
+            for j in range(n):
+                pr[j] = order[k0 + j]
+                at[j] = v
+            _walk_together(X, pr, at, fp, n, n_orig, graph, True)
+            # Below a child known from the memo, its first phase-start node is found now.
+            for j in range(n):
+                child[j] = at[j]
+                side = 0 if at[j] == start_left[v] else 1
+                if below[k0 + j, side] != UNKNOWN:
+                    at[j] = -1  # nothing to walk
+            _walk_together(X, pr, at, fp, n, n_orig, graph, True)
+            for j in range(n):
+                k = k0 + j
+                side = 0 if child[j] == start_left[v] else 1
+                b = below[k, side]
+                if b == UNKNOWN:
+                    b = at[j]
+                pos[pr[j]] = child[j]
+                memo[0][pr[j]] = b
+                memo[1][pr[j]] = reached[k, side]
