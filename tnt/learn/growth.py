@@ -14,6 +14,7 @@ import numpy as np
 from tnt.graph import longest_distances
 from tnt.learn.binning import BinnedData, bin_features
 from tnt.learn.micro_tree import MicroTree, fit_micro_tree, fit_stump, make_workspace
+from tnt.learn.wave_routing import NO_MEMO, bucket_rows, move_samples, sensitive_samples
 from tnt.learn.working_graph import FlatGraph, WorkingGraph, compact, dead_splits
 
 
@@ -90,6 +91,15 @@ class _Problem:
     def total_weight(self) -> float:
         return float(self.w.sum())
 
+    @cached_property
+    def unit_weights(self) -> bool:
+        """Whether every weight is 1 (no ``sample_weight``, or one of ones)."""
+        return bool(np.all(self.w == 1.0))
+
+    @cached_property
+    def ones(self) -> np.ndarray:
+        return np.ones(self.X.shape[0])
+
 
 class _MicroTreeCache:
     """Reuse a node's micro tree when it would be refitted on exactly the same samples and targets.
@@ -155,10 +165,15 @@ class _Workers:
             ws = self._local.workspace = make_workspace(self.problem.binned, self.problem.n_classes, 1)
         return ws
 
+    def threaded(self, n_nodes: int, work: int) -> bool:
+        """Whether a wave of ``n_nodes`` nodes is shared among threads; ``work`` (samples times
+        features reaching them) decides whether they are worth waking: on small data they cost
+        more than they save."""
+        return self.pool is not None and n_nodes > 1 and work >= THREADED_WORK
+
     def run(self, wave, visit, work: int) -> None:
-        """Visit the nodes of ``wave``; ``work`` (samples times features reaching them) decides
-        whether threads are worth waking: on small data they cost more than they save."""
-        if self.pool is None or len(wave) == 1 or work < THREADED_WORK:
+        """Visit the nodes of ``wave``, on threads when :meth:`threaded` says so."""
+        if not self.threaded(len(wave), work):
             for node in wave:
                 visit(node, self.workspace(alone=True))
             return
@@ -178,51 +193,141 @@ def _waves(start: FlatGraph) -> list[np.ndarray]:
     return np.split(order, np.flatnonzero(np.diff(depth[order])) + 1)
 
 
+class _Wave:
+    """The samples at the nodes of one wave of a grow pass (:func:`_waves`), grouped by node, with
+    what :mod:`tnt.learn.wave_routing` finds about them: which are sensitive, and where they go.
+
+    ``moves`` holds the state of the pass shared by all waves: ``(pos, memo_child, memo_label)``.
+    """
+
+    def __init__(self, graph: WorkingGraph, problem: _Problem, nodes: np.ndarray, index_of: np.ndarray, moves):
+        self.graph, self.problem, self.nodes, self.moves = graph, problem, nodes, moves
+        index_of[nodes] = np.arange(nodes.size)
+        self.order, self.offsets = bucket_rows(moves[0], index_of, nodes.size)
+        index_of[nodes] = -1
+        self.size = np.diff(self.offsets)
+        m = self.order.size
+        self.sensitive = np.empty(m, dtype=np.bool_)
+        self.target = np.empty(m, dtype=np.int64)
+        self.below = np.empty((m, 2), dtype=np.int64)
+        self.reached = np.empty((m, 2), dtype=np.int64)
+
+    def rows(self, i: int) -> np.ndarray:
+        return self.order[self.offsets[i] : self.offsets[i + 1]]
+
+    def sensitive_rows(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+        """The sensitive samples at internal node ``nodes[i]`` and their targets (0: left is right,
+        1: right is right); :meth:`find_sensitive` must have covered ``i``."""
+        part = slice(self.offsets[i], self.offsets[i + 1])
+        mask = self.sensitive[part]
+        return self.order[part][mask], self.target[part][mask]
+
+    def find_sensitive(self, first: int, stop: int) -> None:
+        """Sensitive samples of the internal nodes ``nodes[first:stop]``, before their installs."""
+        g, start = self.graph, self.graph.start
+        left, right, feature, threshold, label = g.all_arrays()
+        sensitive_samples(
+            self.problem.X,
+            self.problem.y,
+            (self.order, self.offsets, self.nodes),
+            first,
+            stop,
+            start.children_left,
+            start.children_right,
+            g.n_orig,
+            (left, right, feature, threshold),
+            label,
+            self.moves[1:],
+            (self.below, self.reached),
+            self.sensitive,
+            self.target,
+        )
+
+    def move(self, first: int, stop: int) -> None:
+        """Send the samples of ``nodes[first:stop]`` to the children, after their installs."""
+        g = self.graph
+        left, right, feature, threshold, _ = g.all_arrays()
+        move_samples(
+            self.problem.X,
+            (self.order, self.offsets, self.nodes),
+            first,
+            stop,
+            g.start.children_left,
+            g.n_orig,
+            (left, right, feature, threshold),
+            (self.below, self.reached),
+            self.moves[0],
+            self.moves[1:],
+        )
+
+
 def _grow_pass(
     graph: WorkingGraph, problem: _Problem, C: float, cache: _MicroTreeCache, workers: _Workers, log=None
 ) -> None:
     """Visit every node once, parents first, and install a freshly fitted micro tree in it; with a
-    ``log`` list, append what each node got (see :attr:`GrowthEvent.details`)."""
+    ``log`` list, append what each node got (see :attr:`GrowthEvent.details`).
+
+    The samples at the nodes of a wave, their sensitive subsets and their moves to the children are
+    found for the whole wave in one compiled call each (:class:`_Wave`) when the wave is visited
+    on one thread, and node by node inside the threads otherwise.
+    """
     start = graph.start
-    incoming: list[list[np.ndarray]] = [[] for _ in range(graph.n_orig)]
-    incoming[0].append(np.arange(problem.X.shape[0]))
+    n = problem.X.shape[0]
+    # The phase-start node each sample sits at, and its memo (see tnt.learn.wave_routing).
+    moves = (np.zeros(n, dtype=np.int64), np.full(n, NO_MEMO, dtype=np.int64), np.zeros(n, dtype=np.int64))
+    index_of = np.full(graph.n_orig, -1, dtype=np.int64)
     W = problem.total_weight
 
     def fit(rows, targets, n_targets, workspace):
-        alpha = C * W / float(problem.w[rows].sum())
-        return fit_micro_tree(
-            problem.binned, problem.feature_order, rows, targets, problem.w[rows], alpha, n_targets, workspace
-        )
+        if problem.unit_weights:  # a sum of ones is exact: the same alpha as summing them
+            w = problem.ones[: rows.size]
+            alpha = C * W / float(rows.size)
+        else:
+            w = problem.w[rows]
+            alpha = C * W / float(w.sum())
+        return fit_micro_tree(problem.binned, problem.feature_order, rows, targets, w, alpha, n_targets, workspace)
 
-    def visit(node, workspace):
-        rows = _gather(incoming[node])
-        incoming[node] = []
-        if rows.size == 0:
+    def install(wave: _Wave, i: int, workspace) -> None:
+        node = wave.nodes[i]
+        if wave.size[i] == 0:
             graph.reset(node)
             return
         if start.children_left[node] < 0:
+            rows = wave.rows(i)
             targets = problem.y[rows]
             tree = cache.get(node, rows, targets, lambda: fit(rows, targets, problem.n_classes, workspace))
             graph.install_leaf_tree(node, tree)
             if log is not None:
                 log.append((node, True, rows.size, rows.size, tree.n_splits))
             return
-        sens_rows, sens_targets = _sensitive(graph, node, problem, rows)
+        sens_rows, sens_targets = wave.sensitive_rows(i)
         if sens_rows.size == 0:
             graph.reset(node)
         else:
             tree = cache.get(node, sens_rows, sens_targets, lambda: fit(sens_rows, sens_targets, 2, workspace))
             graph.install_split_tree(node, tree)
         if log is not None:
-            log.append((node, False, rows.size, sens_rows.size, tree.n_splits if sens_rows.size else 1))
-        to_left, to_right = graph.route_through(node, problem.X, rows)
-        incoming[start.children_left[node]].append(to_left)
-        incoming[start.children_right[node]].append(to_right)
+            log.append((node, False, int(wave.size[i]), sens_rows.size, tree.n_splits if sens_rows.size else 1))
 
-    for wave in _waves(start):
+    for nodes in _waves(start):
+        wave = _Wave(graph, problem, nodes, index_of, moves)
         # Largest first, so that no thread is left with a large node at the end of the wave.
-        size = np.array([sum(part.size for part in incoming[node]) for node in wave])
-        workers.run(wave[np.argsort(-size, kind="stable")], visit, int(size.sum()) * problem.X.shape[1])
+        by_size = np.argsort(-wave.size, kind="stable")
+        work = wave.order.size * problem.X.shape[1]
+        if workers.threaded(nodes.size, work):
+
+            def visit(i, workspace, wave=wave):
+                wave.find_sensitive(i, i + 1)
+                install(wave, i, workspace)
+                wave.move(i, i + 1)
+
+            workers.run(by_size, visit, work)
+        else:
+            wave.find_sensitive(0, nodes.size)
+            workspace = workers.workspace(alone=True)
+            for i in by_size:
+                install(wave, i, workspace)
+            wave.move(0, nodes.size)
 
 
 def _weighted_error(go_right: np.ndarray, targets: np.ndarray, w: np.ndarray) -> float:
@@ -285,7 +390,7 @@ def grow_graph(
     total_steps = N1 * (N2 + 1) + fine_tune
     step = 0
 
-    def report(kind, phase, working_or_flat, details=None):
+    def report(kind, phase, working_or_flat, details=None, counts=None):
         nonlocal step
         step += 1
         if callback is None:
@@ -293,7 +398,7 @@ def grow_graph(
         if isinstance(working_or_flat, FlatGraph):
             snapshot = lambda g=working_or_flat: g  # noqa: E731
         else:
-            merged = compact(working_or_flat, problem.X)
+            merged = compact(working_or_flat, problem.X, counts)
             snapshot = lambda g=merged: g  # noqa: E731
         callback(GrowthEvent(kind, phase, step, total_steps, snapshot().n_splits, snapshot, details))
 
@@ -306,9 +411,11 @@ def grow_graph(
             for _ in range(N2):
                 log = None if callback is None else []
                 _grow_pass(working, problem, C, cache, workers, log)
-                if log is not None:
-                    details = {"micro_trees": sorted(log), "dead": dead_splits(working, problem.X)}
-                report("grow", phase, working, details)
+                counts = None
+                if log is not None:  # one routing of the samples for the details and the snapshot
+                    counts = working.routing_counts(problem.X)
+                    details = {"micro_trees": sorted(log), "dead": dead_splits(working, problem.X, counts)}
+                report("grow", phase, working, details, counts)
             graph = compact(working, problem.X)
             report("merge", phase, graph, details and {"dead": details["dead"]})
     finally:

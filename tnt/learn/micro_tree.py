@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -34,9 +35,14 @@ class MicroTree:
     def node_count(self) -> int:
         return int(self.children_left.shape[0])
 
-    @property
+    @cached_property
     def n_splits(self) -> int:
         return int(np.count_nonzero(self.children_left >= 0))
+
+    @property
+    def arrays(self) -> tuple:
+        """(children_left, children_right, feature, threshold, label)."""
+        return self.children_left, self.children_right, self.feature, self.threshold, self.label
 
 
 def make_workspace(data: BinnedData, n_targets: int, n_threads: int = 1):
@@ -106,5 +112,7 @@ def _unit_mean(w: np.ndarray) -> np.ndarray:
     no comparison between splits changes.
     """
     mean = w.mean() if w.size else 1.0
+    if mean == 1.0:  # no sample_weight: nothing to rescale
+        return np.ascontiguousarray(w)
     exponent = int(np.round(np.log2(mean))) if mean > 0 else 0
     return np.ascontiguousarray(w if exponent == 0 else np.ldexp(w, -exponent))

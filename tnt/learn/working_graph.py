@@ -15,6 +15,7 @@ import threading
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from tnt.learn.micro_tree import MicroTree
 from tnt.learn.routing import count_directions, route_past, route_to_leaves
@@ -79,8 +80,10 @@ class WorkingGraph:
             self.threshold[node] = s.threshold[node]
             self.label[node] = s.label[node]
 
-    def _allocate(self, count: int) -> np.ndarray:
-        needed = self.size + count
+    def _reserve(self, count: int) -> int:
+        """Make room for ``count`` more slots; returns the first of them."""
+        first = self.size
+        needed = first + count
         if needed > self.left.shape[0]:
             capacity = max(needed, 2 * self.left.shape[0])
             for name, fill in (("left", -1), ("right", -1), ("feature", -2), ("threshold", -2.0), ("label", -1)):
@@ -88,40 +91,16 @@ class WorkingGraph:
                 new = np.full(capacity, fill, dtype=old.dtype)
                 new[: self.size] = old[: self.size]
                 setattr(self, name, new)
-        ids = np.arange(self.size, needed, dtype=np.intp)
         self.size = needed
-        return ids
-
-    def _write(self, tree: MicroTree, slot_of: np.ndarray) -> None:
-        """Write the internal nodes of ``tree`` into their slots."""
-        internal = tree.children_left >= 0
-        micro = np.flatnonzero(internal)
-        target = slot_of[micro]
-        self.left[target] = slot_of[tree.children_left[micro]]
-        self.right[target] = slot_of[tree.children_right[micro]]
-        self.feature[target] = tree.feature[micro]
-        self.threshold[target] = tree.threshold[micro]
-        self.label[target] = -1
+        return first
 
     def install_leaf_tree(self, node: int, tree: MicroTree) -> None:
         """Replace leaf ``node`` by a micro tree fitted on class labels."""
         with self.lock:
-            self._install_leaf_tree(node, tree)
-
-    def _install_leaf_tree(self, node: int, tree: MicroTree) -> None:
-        if tree.is_single_leaf:
-            self.left[node] = self.right[node] = -1
-            self.feature[node], self.threshold[node] = -2, -2.0
-            self.label[node] = tree.label[0]
-            return
-        slot_of = np.empty(tree.node_count, dtype=np.intp)
-        slot_of[0] = node
-        slot_of[1:] = self._allocate(tree.node_count - 1)
-        leaves = np.flatnonzero(tree.children_left < 0)
-        self.left[slot_of[leaves]] = self.right[slot_of[leaves]] = -1
-        self.feature[slot_of[leaves]], self.threshold[slot_of[leaves]] = -2, -2.0
-        self.label[slot_of[leaves]] = tree.label[leaves]
-        self._write(tree, slot_of)
+            first = self._reserve(tree.node_count - 1)
+            _write_tree(
+                self.left, self.right, self.feature, self.threshold, self.label, node, first, -1, -1, *tree.arrays
+            )
 
     def install_split_tree(self, node: int, tree: MicroTree) -> None:
         """Replace the split of internal ``node`` by a micro tree fitted on 0 (left) / 1 (right) targets.
@@ -131,29 +110,31 @@ class WorkingGraph:
         as a split whose two edges lead to the same child, which compaction bypasses.
         """
         with self.lock:
-            self._install_split_tree(node, tree)
-
-    def _install_split_tree(self, node: int, tree: MicroTree) -> None:
-        to_child = np.array([self.start.children_left[node], self.start.children_right[node]])
-        if tree.is_single_leaf:
-            target = to_child[tree.label[0]]
-            self.left[node] = self.right[node] = target
-            self.feature[node], self.threshold[node] = 0, np.inf
-            self.label[node] = -1
-            return
-        internal = tree.children_left >= 0
-        slot_of = np.empty(tree.node_count, dtype=np.intp)
-        slot_of[~internal] = to_child[tree.label[~internal]]
-        internal_ids = np.flatnonzero(internal)  # depth-first numbering: the root comes first
-        slot_of[internal_ids[0]] = node
-        slot_of[internal_ids[1:]] = self._allocate(internal_ids.size - 1)
-        self._write(tree, slot_of)
+            first = self._reserve(max(tree.n_splits - 1, 0))
+            to_left, to_right = self.start.children_left[node], self.start.children_right[node]
+            _write_tree(
+                self.left,
+                self.right,
+                self.feature,
+                self.threshold,
+                self.label,
+                node,
+                first,
+                to_left,
+                to_right,
+                *tree.arrays,
+            )
 
     # ------------------------------------------------------------------ routing
     def _arrays(self):
         # Read together: another thread's install may reallocate the arrays.
         with self.lock:
             return self.left, self.right, self.feature, self.threshold
+
+    def all_arrays(self):
+        """(left, right, feature, threshold, label), read together."""
+        with self.lock:
+            return self.left, self.right, self.feature, self.threshold, self.label
 
     def predict_from(self, start: int, X: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """Leaf labels the graph gives ``X[rows]`` when inference starts at slot ``start``."""
@@ -175,28 +156,110 @@ class WorkingGraph:
         return count_directions(X, self.size, *self._arrays())
 
 
-def compact(graph: WorkingGraph, X: np.ndarray) -> FlatGraph:
+@njit(cache=True, nogil=True)
+def _write_tree(
+    left,
+    right,
+    feature,
+    threshold,
+    label,
+    node,
+    first,
+    to_left,
+    to_right,
+    t_left,
+    t_right,
+    t_feature,
+    t_threshold,
+    t_label,
+):
+    """Write a micro tree (arrays ``t_*``, nodes numbered depth-first) into a working graph: its
+    root into slot ``node``, its other nodes into slots ``first, first + 1, ...`` in their order.
+
+    With ``to_left < 0`` it is a leaf's micro tree and keeps its leaves (a single leaf: ``node``
+    becomes that leaf). Otherwise it is a split's: only its splits take slots, and a leaf labelled
+    0 (1) becomes an edge to ``to_left`` (``to_right``); a single leaf becomes a split whose two
+    edges lead to the same child.
+    """
+    n = t_left.shape[0]
+    split_tree = to_left >= 0
+    if n == 1 or t_left[0] < 0:
+        if split_tree:
+            target = to_left if t_label[0] == 0 else to_right
+            left[node] = target
+            right[node] = target
+            feature[node] = 0
+            threshold[node] = np.inf
+            label[node] = -1
+        else:
+            left[node] = -1
+            right[node] = -1
+            feature[node] = -2
+            threshold[node] = -2.0
+            label[node] = t_label[0]
+        return
+    slot_of = np.empty(n, dtype=np.int64)
+    next_slot = first
+    for j in range(n):
+        if j == 0:
+            slot_of[j] = node
+        elif t_left[j] < 0 and split_tree:
+            slot_of[j] = to_left if t_label[j] == 0 else to_right
+        else:
+            slot_of[j] = next_slot
+            next_slot += 1
+    for j in range(n):
+        s = slot_of[j]
+        if t_left[j] >= 0:
+            left[s] = slot_of[t_left[j]]
+            right[s] = slot_of[t_right[j]]
+            feature[s] = t_feature[j]
+            threshold[s] = t_threshold[j]
+            label[s] = -1
+        elif not split_tree:
+            left[s] = -1
+            right[s] = -1
+            feature[s] = -2
+            threshold[s] = -2.0
+            label[s] = t_label[j]
+
+
+def compact(graph: WorkingGraph, X: np.ndarray, counts=None) -> FlatGraph:
     """Merge: renumber the working graph topologically and remove its dead nodes.
 
     A split that sends all its training samples to the same node is bypassed (its parents point
     to that node instead), and nodes no training sample reaches disappear with it. Neither changes
     any training prediction. Nodes are numbered in the breadth-first order in which Algorithm 2
-    visits them: a node comes after all its parents, left before right.
+    visits them: a node comes after all its parents, left before right. ``counts`` is
+    :meth:`WorkingGraph.routing_counts` when the caller has it already.
     """
-    went_left, went_right = graph.routing_counts(X)
-    left, right = graph.left[: graph.size], graph.right[: graph.size]
-    resolved = np.full(graph.size, -1, dtype=np.intp)
-    new_left, new_right = left.copy(), right.copy()
+    went_left, went_right = graph.routing_counts(X) if counts is None else counts
+    root, new_left, new_right = _bypass_dead(graph.left[: graph.size], graph.right[: graph.size], went_left, went_right)
+    return _renumber(graph, root, new_left, new_right)
 
+
+@njit(cache=True, nogil=True)
+def _bypass_dead(left, right, went_left, went_right):
+    """(new root, new left, new right): every reachable split that sends all its samples one way
+    (or whose two edges lead to the same node) bypassed, and each parent pointed past them."""
+    n = left.shape[0]
+    resolved = np.full(n, -1, dtype=np.int64)
+    new_left, new_right = left.copy(), right.copy()
     # Post-order over the reachable slots: children are resolved before their parents.
-    stack = [(0, False)]
-    while stack:
-        slot, children_done = stack.pop()
+    stack = np.empty(64, dtype=np.int64)
+    done = np.empty(64, dtype=np.bool_)
+    stack[0], done[0] = 0, False
+    top = 1
+    while top > 0:
+        top -= 1
+        slot, children_done = stack[top], done[top]
         if resolved[slot] >= 0:
             continue
         if left[slot] < 0:
             resolved[slot] = slot
             continue
+        if top + 3 > stack.shape[0]:
+            stack, done = np.concatenate((stack, stack)), np.concatenate((done, done))
         dead_left = went_left[slot] == 0
         dead_right = went_right[slot] == 0
         if dead_left != dead_right or left[slot] == right[slot]:
@@ -204,14 +267,17 @@ def compact(graph: WorkingGraph, X: np.ndarray) -> FlatGraph:
             if resolved[only] >= 0:
                 resolved[slot] = resolved[only]
             else:
-                stack.append((slot, True))
-                stack.append((only, False))
+                stack[top], done[top] = slot, True
+                stack[top + 1], done[top + 1] = only, False
+                top += 2
             continue
         if not children_done or resolved[left[slot]] < 0 or resolved[right[slot]] < 0:
-            stack.append((slot, True))
+            stack[top], done[top] = slot, True
+            top += 1
             for child in (right[slot], left[slot]):
                 if resolved[child] < 0:
-                    stack.append((child, False))
+                    stack[top], done[top] = child, False
+                    top += 1
             continue
         to_left, to_right = resolved[left[slot]], resolved[right[slot]]
         if to_left == to_right:
@@ -219,10 +285,10 @@ def compact(graph: WorkingGraph, X: np.ndarray) -> FlatGraph:
         else:
             new_left[slot], new_right[slot] = to_left, to_right
             resolved[slot] = slot
-    return _renumber(graph, resolved[0], new_left, new_right)
+    return resolved[0], new_left, new_right
 
 
-def dead_splits(graph: WorkingGraph, X: np.ndarray) -> list[tuple[int, float, int, str]]:
+def dead_splits(graph: WorkingGraph, X: np.ndarray, counts=None) -> list[tuple[int, float, int, str]]:
     """The splits of the working graph that training samples reach but that send all of them the
     same way: the ones :func:`compact` bypasses. An internal node whose micro tree kept no split
     (its two edges lead to the same child) is not a split and is not listed.
@@ -232,7 +298,7 @@ def dead_splits(graph: WorkingGraph, X: np.ndarray) -> list[tuple[int, float, in
     dead : list of (feature, threshold, samples, side)
         ``side`` is "left" or "right", where all ``samples`` go; in slot order.
     """
-    went_left, went_right = graph.routing_counts(X)
+    went_left, went_right = graph.routing_counts(X) if counts is None else counts
     n = graph.size
     left, right = graph.left[:n], graph.right[:n]
     dead = (left >= 0) & (left != right) & ((went_left == 0) != (went_right == 0))
@@ -250,21 +316,34 @@ def dead_splits(graph: WorkingGraph, X: np.ndarray) -> list[tuple[int, float, in
 def topological_order(left: np.ndarray, right: np.ndarray, root: int = 0) -> np.ndarray:
     """The nodes reachable from ``root`` in the breadth-first order in which Algorithm 2 visits
     them: each after all of its parents, left before right (Kahn's algorithm, first in first out)."""
-    indegree: dict[int, int] = {root: 0}
-    frontier = [root]
-    while frontier:
-        node = frontier.pop()
+    return _topological_order(np.asarray(left, dtype=np.intp), np.asarray(right, dtype=np.intp), int(root))
+
+
+@njit(cache=True, nogil=True)
+def _topological_order(left, right, root):
+    n = left.shape[0]
+    indegree = np.full(n, -1, dtype=np.int64)  # -1: not reached
+    indegree[root] = 0
+    frontier = np.empty(n, dtype=np.int64)
+    frontier[0] = root
+    top = 1
+    while top > 0:
+        top -= 1
+        node = frontier[top]
         if left[node] < 0:
             continue
         for child in (left[node], right[node]):
-            if child in indegree:
+            if indegree[child] >= 0:
                 indegree[child] += 1
             else:
                 indegree[child] = 1
-                frontier.append(child)
-    order = [root]
+                frontier[top] = child
+                top += 1
+    order = np.empty(n, dtype=np.int64)
+    order[0] = root
+    count = 1
     head = 0
-    while head < len(order):
+    while head < count:
         node = order[head]
         head += 1
         if left[node] < 0:
@@ -272,8 +351,9 @@ def topological_order(left: np.ndarray, right: np.ndarray, root: int = 0) -> np.
         for child in (left[node], right[node]):
             indegree[child] -= 1
             if indegree[child] == 0:
-                order.append(child)
-    return np.asarray(order, dtype=np.intp)
+                order[count] = child
+                count += 1
+    return order[:count]
 
 
 def _renumber(graph: WorkingGraph, root: int, left: np.ndarray, right: np.ndarray) -> FlatGraph:

@@ -1,0 +1,191 @@
+"""The wave-batched grow pass (tnt.learn.wave_routing) against the node-by-node definition.
+
+A grow pass finds each internal node's sensitive samples by routing them from both phase-start
+children, fits a micro tree and sends the samples on through it. The compiled pass does this a wave
+at a time and routes from only one child, the other's prediction being remembered from the
+parent's visit; here it is checked against a plain reimplementation of the definition, pass after
+pass, on one thread and with the threads forced on.
+"""
+
+from collections import Counter
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_digits, make_classification
+
+import tnt.learn.growth as growth
+from tnt.learn.growth import _grow_pass, _MicroTreeCache, _Problem, _waves, _Workers
+from tnt.learn.micro_tree import MicroTree, fit_micro_tree
+from tnt.learn.wave_routing import bucket_rows
+from tnt.learn.working_graph import FlatGraph, WorkingGraph, compact, dead_splits, topological_order
+
+
+def _reference_pass(graph: WorkingGraph, problem: _Problem, C: float, log: list) -> None:
+    """Algorithm 2's grow pass written out node by node, as the paper states it."""
+    start = graph.start
+    incoming = [[] for _ in range(graph.n_orig)]
+    incoming[0].append(np.arange(problem.X.shape[0]))
+    for wave in _waves(start):
+        size = np.array([sum(part.size for part in incoming[node]) for node in wave])
+        for node in wave[np.argsort(-size, kind="stable")]:
+            rows = np.sort(np.concatenate(incoming[node])) if incoming[node] else np.empty(0, dtype=np.intp)
+            if rows.size == 0:
+                graph.reset(node)
+                continue
+            w = problem.w[rows]
+            alpha = C * problem.total_weight / float(w.sum())
+            if start.children_left[node] < 0:
+                targets = problem.y[rows]
+                tree = fit_micro_tree(problem.binned, problem.feature_order, rows, targets, w, alpha, problem.n_classes)
+                graph.install_leaf_tree(node, tree)
+                log.append((node, True, rows.size, rows.size, tree.n_splits))
+                continue
+            y = problem.y[rows]
+            left_ok = graph.predict_from(start.children_left[node], problem.X, rows) == y
+            right_ok = graph.predict_from(start.children_right[node], problem.X, rows) == y
+            sensitive = left_ok != right_ok
+            sens_rows, targets = rows[sensitive], right_ok[sensitive].astype(np.intp)
+            splits = 1
+            if sens_rows.size == 0:
+                graph.reset(node)
+            else:
+                w = problem.w[sens_rows]
+                alpha = C * problem.total_weight / float(w.sum())
+                tree = fit_micro_tree(problem.binned, problem.feature_order, sens_rows, targets, w, alpha, 2)
+                graph.install_split_tree(node, tree)
+                splits = tree.n_splits
+            log.append((node, False, rows.size, sens_rows.size, splits))
+            to_left = graph.goes_left(node, problem.X, rows)
+            incoming[start.children_left[node]].append(rows[to_left])
+            incoming[start.children_right[node]].append(rows[~to_left])
+
+
+def _same_graph(a: WorkingGraph, b: WorkingGraph) -> bool:
+    n = a.size
+    return n == b.size and all(
+        np.array_equal(getattr(a, name)[:n], getattr(b, name)[:n])
+        for name in ("left", "right", "feature", "threshold", "label")
+    )
+
+
+def _datasets():
+    X, y = load_digits(return_X_y=True)
+    Xc, yc = make_classification(n_samples=1500, n_features=8, n_informative=5, n_classes=3, random_state=3)
+    w = np.random.default_rng(0).uniform(0.2, 2.0, size=yc.size)
+    return [("digits", X, y, np.ones(y.size)), ("continuous, weighted", Xc, yc, w)]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("case", _datasets(), ids=lambda c: c[0])
+def test_wave_batched_passes_equal_the_node_by_node_definition(case, threads, monkeypatch):
+    _, X, y, w = case
+    if threads > 1:
+        monkeypatch.setattr(growth, "THREADED_WORK", 0)  # every wave of several nodes on threads
+    classes, y_enc = np.unique(y, return_inverse=True)
+    problem = _Problem(np.ascontiguousarray(X, dtype=np.float32), y_enc.astype(np.intp), w, classes.size, seed=0)
+    C = 3e-3
+    graph = FlatGraph.single_leaf(0)
+    workers = _Workers(problem, threads)
+    try:
+        for _ in range(3):  # phases: the later ones start from graphs with shared nodes
+            fast, slow = WorkingGraph(graph), WorkingGraph(graph)
+            cache = _MicroTreeCache()
+            for _ in range(3):
+                fast_log, slow_log = [], []
+                _grow_pass(fast, problem, C, cache, workers, fast_log)
+                _reference_pass(slow, problem, C, slow_log)
+                assert sorted(fast_log) == sorted(slow_log)
+                if threads == 1:  # threads install in any order, so slots may be numbered differently
+                    assert _same_graph(fast, slow)
+                    assert dead_splits(fast, problem.X) == dead_splits(slow, problem.X)
+                all_rows = np.arange(problem.X.shape[0])
+                assert np.array_equal(
+                    fast.predict_from(0, problem.X, all_rows), slow.predict_from(0, problem.X, all_rows)
+                )
+            merged = compact(fast, problem.X)
+            reference = compact(slow, problem.X)
+            for name in ("children_left", "children_right", "feature", "threshold", "label"):
+                assert np.array_equal(getattr(merged, name), getattr(reference, name))
+            graph = merged
+        assert graph.n_splits > 20, "the test should reach graphs with many nodes"
+    finally:
+        workers.close()
+
+
+def test_bucket_rows_groups_the_samples_of_a_wave_by_node_in_increasing_order():
+    rng = np.random.default_rng(1)
+    pos = rng.integers(0, 9, size=500)
+    wave = np.array([2, 5, 7])
+    index_of = np.full(9, -1, dtype=np.int64)
+    index_of[wave] = np.arange(wave.size)
+    order, offsets = bucket_rows(pos, index_of, wave.size)
+    for i, node in enumerate(wave):
+        assert np.array_equal(order[offsets[i] : offsets[i + 1]], np.flatnonzero(pos == node))
+    assert offsets[-1] == np.isin(pos, wave).sum()
+
+
+def test_installing_a_micro_tree_writes_the_slots_a_node_by_node_install_would():
+    # Splits take slots in depth-first order after the root; a split tree's leaves become edges.
+    start = FlatGraph(
+        np.array([1, -1, -1]),
+        np.array([2, -1, -1]),
+        np.array([0, -2, -2]),
+        np.array([0.5, -2, -2.0]),
+        np.array([-1, 0, 1]),
+    )
+    tree = MicroTree(
+        np.array([1, 2, -1, -1, -1]),
+        np.array([4, 3, -1, -1, -1]),
+        np.array([3, 5, -2, -2, -2]),
+        np.array([1.5, 2.5, -2, -2, -2.0]),
+        np.array([-1, -1, 0, 1, 1]),
+    )
+    graph = WorkingGraph(start)
+    graph.install_split_tree(0, tree)
+    graph.install_leaf_tree(1, tree)
+    n = graph.size
+    assert n == 3 + 1 + 4
+    assert graph.left[:n].tolist() == [3, 4, -1, 1, 5, -1, -1, -1]
+    assert graph.right[:n].tolist() == [2, 7, -1, 2, 6, -1, -1, -1]
+    assert graph.feature[:n].tolist() == [3, 3, -2, 5, 5, -2, -2, -2]
+    assert graph.threshold[:n].tolist() == [1.5, 1.5, -2.0, 2.5, 2.5, -2.0, -2.0, -2.0]
+    assert graph.label[:n].tolist() == [-1, -1, 1, -1, -1, 0, 1, 1]
+    single = MicroTree(np.array([-1]), np.array([-1]), np.array([-2]), np.array([-2.0]), np.array([1]))
+    graph.install_split_tree(0, single)  # a split sending everything right: both edges to child 2
+    graph.install_leaf_tree(2, single)
+    assert (graph.left[0], graph.right[0], graph.feature[0], graph.threshold[0]) == (2, 2, 0, np.inf)
+    assert (graph.left[2], graph.feature[2], graph.label[2]) == (-1, -2, 1)
+    assert graph.size == n
+
+
+def _kahn_reference(left, right, root=0):
+    """Kahn's algorithm, first in first out, over the nodes reachable from ``root``."""
+    reachable, stack = {root}, [root]
+    while stack:
+        node = stack.pop()
+        children = (left[node], right[node]) if left[node] >= 0 else ()
+        stack.extend(c for c in children if c not in reachable)
+        reachable.update(children)
+    indegree = Counter(c for node in reachable if left[node] >= 0 for c in (left[node], right[node]))
+    order = [root]
+    for node in order:  # the list grows while it is read
+        for child in (left[node], right[node]) if left[node] >= 0 else ():
+            indegree[child] -= 1
+            if indegree[child] == 0:
+                order.append(child)
+    return order
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_compiled_topological_order_equals_kahns_algorithm_on_random_graphs(seed):
+    rng = np.random.default_rng(seed)
+    n = 60
+    # Node i points only to higher ids: a DAG with shared nodes, some unreachable, some double edges.
+    left = np.full(n, -1, dtype=np.intp)
+    right = np.full(n, -1, dtype=np.intp)
+    for i in range(n - 5):
+        if rng.random() < 0.8:
+            left[i] = rng.integers(i + 1, n)
+            right[i] = left[i] if rng.random() < 0.1 else rng.integers(i + 1, n)
+    for root in (0, 3):
+        assert topological_order(left, right, root).tolist() == _kahn_reference(left, right, root)

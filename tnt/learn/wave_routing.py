@@ -1,0 +1,176 @@
+"""Compiled routing for a grow pass of Algorithm 2, a wave of nodes at a time.
+
+A grow pass visits the nodes of the phase-start graph wave by wave (:func:`tnt.learn.growth._waves`).
+Every training sample sits at one phase-start node at a time (``pos``); a node's samples are those
+sitting at it, in increasing order, and the node sends each of them, through its new micro tree, to
+one of its phase-start children. The kernels here do that bookkeeping for many nodes per call, and
+find the sensitive samples of internal nodes (those that the graph classifies correctly from one
+child and wrongly from the other).
+
+Finding a sample's prediction from both children of a node means routing it down the graph twice.
+Half of that is known already: when the sample's parent node was visited, the sample was routed
+from this node through its (previous) micro tree to one of its phase-start children ``a`` and on to a
+leaf, and nothing from ``a`` down has changed since (nodes below ``a`` are visited after ``a``'s
+parent, in later waves). So each sample carries a *memo*: that child ``a`` and the label reached
+from it. Only the route from the other child is walked.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+NO_MEMO = -1  # no child known (a pass starts with none): both children are walked
+UNKNOWN = -2  # the first phase-start node below the known child is found when the sample moves on
+
+
+@njit(cache=True, nogil=True)
+def bucket_rows(pos, index_of, n_nodes):
+    """The samples sitting at the nodes of a wave, grouped by node: ``order[offsets[i]:offsets[i + 1]]``
+    are those at the wave's node ``i`` (``index_of[node] == i``, -1 for nodes outside the wave), in
+    increasing order."""
+    offsets = np.zeros(n_nodes + 1, dtype=np.int64)
+    n = pos.shape[0]
+    for r in range(n):
+        i = index_of[pos[r]]
+        if i >= 0:
+            offsets[i + 1] += 1
+    for i in range(n_nodes):
+        offsets[i + 1] += offsets[i]
+    order = np.empty(offsets[n_nodes], dtype=np.int64)
+    fill = offsets[:n_nodes].copy()
+    for r in range(n):
+        i = index_of[pos[r]]
+        if i >= 0:
+            order[fill[i]] = r
+            fill[i] += 1
+    return order, offsets
+
+
+# Walks made together: their independent steps keep several memory loads in flight at once, which
+# hides the latency of reading samples' feature values from a large matrix (as in routing.py).
+LANES = 16
+
+
+@njit(cache=True, nogil=True)
+def _walk_together(X, rows, at, first, n, n_orig, graph, to_phase_start):
+    """Walk samples ``rows[:n]`` from nodes ``at[:n]`` of ``graph = (left, right, feature,
+    threshold)``, interleaved. ``at[j]`` ends at the leaf reached, or with ``to_phase_start`` at
+    the first phase-start node (id below ``n_orig``) passed, -1 when a leaf comes first;
+    ``first[j]`` is that first phase-start node in either case (-1: none)."""
+    left, right, feature, threshold = graph
+    for j in range(n):
+        first[j] = -1
+    active = n
+    while active > 0:
+        active = 0
+        for j in range(n):
+            node = at[j]
+            if node < 0 or left[node] < 0 or (to_phase_start and first[j] >= 0):
+                continue
+            if np.float64(X[rows[j], feature[node]]) <= threshold[node]:
+                node = left[node]
+            else:
+                node = right[node]
+            at[j] = node
+            if node < n_orig and first[j] < 0:
+                first[j] = node
+                if to_phase_start:
+                    continue
+            if left[node] >= 0:
+                active += 1
+    if to_phase_start:
+        for j in range(n):
+            at[j] = first[j]
+
+
+@njit(cache=True, nogil=True)
+def sensitive_samples(
+    X, y, wave, first, stop, start_left, start_right, n_orig, graph, label, memo, found, sensitive, target
+):
+    """For the samples at the internal nodes ``nodes[first:stop]`` of a wave: ``sensitive[k]``,
+    whether the graph classifies sample ``order[k]`` correctly from exactly one of its node's
+    phase-start children, and ``target[k]``, 1 when that is the right child.
+
+    ``wave`` is ``(order, offsets, nodes)`` (:func:`bucket_rows`), ``graph`` the working graph's
+    ``(left, right, feature, threshold)`` and ``memo`` ``(memo_child, memo_label)`` by sample.
+    ``found = (below, reached)`` receives, per position and child (0: left, 1: right), the first
+    phase-start node the sample passes below that child (``UNKNOWN`` for the child known from the
+    memo) and the label it reaches from it, for :func:`move_samples`.
+    """
+    order, offsets, nodes = wave
+    memo_child, memo_label = memo
+    below, reached = found
+    # Pending walks (position, side; sample, node), made LANES or more at a time.
+    pk = np.empty(2 * LANES, dtype=np.int64)
+    ps = np.empty(2 * LANES, dtype=np.int64)
+    pr = np.empty(2 * LANES, dtype=np.int64)
+    at = np.empty(2 * LANES, dtype=np.int64)
+    fp = np.empty(2 * LANES, dtype=np.int64)
+    for i in range(first, stop):
+        v = nodes[i]
+        children = (start_left[v], start_right[v])
+        if children[0] < 0:
+            continue
+        n = 0
+        for k in range(offsets[i], offsets[i + 1]):
+            r = order[k]
+            a = memo_child[r]
+            for side in range(2):
+                c = children[side]
+                if c == a:
+                    reached[k, side] = memo_label[r]
+                    below[k, side] = UNKNOWN
+                else:
+                    pk[n], ps[n], pr[n], at[n] = k, side, r, c
+                    n += 1
+            if n >= LANES or k == offsets[i + 1] - 1:
+                _walk_together(X, pr, at, fp, n, n_orig, graph, False)
+                for j in range(n):
+                    reached[pk[j], ps[j]] = label[at[j]]
+                    below[pk[j], ps[j]] = fp[j]
+                n = 0
+        for k in range(offsets[i], offsets[i + 1]):
+            left_ok = reached[k, 0] == y[order[k]]
+            right_ok = reached[k, 1] == y[order[k]]
+            sensitive[k] = left_ok != right_ok
+            target[k] = right_ok
+
+
+@njit(cache=True, nogil=True)
+def move_samples(X, wave, first, stop, start_left, n_orig, graph, found, pos, memo):
+    """Send the samples at the internal nodes ``nodes[first:stop]`` of a wave through their new
+    micro trees to their phase-start children (``pos``), each with its memo for that child, made
+    from what :func:`sensitive_samples` ``found``. Arguments as there."""
+    below, reached = found
+    order, offsets, nodes = wave
+    pr = np.empty(LANES, dtype=np.int64)
+    at = np.empty(LANES, dtype=np.int64)
+    fp = np.empty(LANES, dtype=np.int64)
+    child = np.empty(LANES, dtype=np.int64)
+    for i in range(first, stop):
+        v = nodes[i]
+        if start_left[v] < 0:
+            continue
+        for k0 in range(offsets[i], offsets[i + 1], LANES):
+            n = min(LANES, offsets[i + 1] - k0)
+            for j in range(n):
+                pr[j] = order[k0 + j]
+                at[j] = v
+            _walk_together(X, pr, at, fp, n, n_orig, graph, True)
+            # Below a child known from the memo, its first phase-start node is found now.
+            for j in range(n):
+                child[j] = at[j]
+                side = 0 if at[j] == start_left[v] else 1
+                if below[k0 + j, side] != UNKNOWN:
+                    at[j] = -1  # nothing to walk
+            _walk_together(X, pr, at, fp, n, n_orig, graph, True)
+            for j in range(n):
+                k = k0 + j
+                side = 0 if child[j] == start_left[v] else 1
+                b = below[k, side]
+                if b == UNKNOWN:
+                    b = at[j]
+                pos[pr[j]] = child[j]
+                memo[0][pr[j]] = b
+                memo[1][pr[j]] = reached[k, side]
