@@ -390,12 +390,19 @@ def _feature_work_in_parallel(op, data, node, features, n_features, results, buf
 
 
 @njit(cache=True, nogil=True)
-def _on_features(op, parallel, data, node, features, n_features, results, buffers, stored):
-    """:func:`_feature_work` on all lanes of ``buffers`` at once when ``parallel``, else on one."""
-    if parallel and buffers.left.shape[0] > 1:
-        _feature_work_in_parallel(op, data, node, features, n_features, results, buffers, stored)
-    else:
-        _feature_work(op, 0, 1, data, node, features, n_features, results, buffers, stored)
+def _on_features(op, parallel, threaded, data, node, features, n_features, results, buffers, stored):
+    """:func:`_feature_work` on all lanes of ``buffers`` at once when ``parallel``, else on one.
+
+    ``threaded`` is None in a fit that never scans a node on several threads: numba drops a branch
+    on ``threaded is not None`` before typing it, so such a fit does not compile the parallel
+    kernel at all (see :func:`tnt.learn.tree_builder.build_tree`).
+    """
+    if threaded is not None:
+        if parallel and buffers.left.shape[0] > 1:
+            _feature_work_in_parallel(op, data, node, features, n_features, results, buffers, stored)
+            return
+    # int64, not literal, arguments: numba compiles a separate copy of a kernel for literal ones.
+    _feature_work(op, np.int64(0), np.int64(1), data, node, features, n_features, results, buffers, stored)
 
 
 BITMAP_WORDS = 16

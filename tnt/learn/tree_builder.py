@@ -49,7 +49,7 @@ from tnt.learn.split_search import (
     make_buffers,
 )
 
-__all__ = ["build_tree", "buffer_classes", "make_buffers", "prune_tree", "pruned_tree"]
+__all__ = ["build_tree", "buffer_classes", "make_buffers", "prune_tree", "pruned_tree", "threaded"]
 
 EPSILON = np.finfo(np.float64).eps
 
@@ -158,7 +158,7 @@ def _swap(a, first, second, n_swaps):
 
 @njit(cache=True, nogil=True)
 def _partition(
-    data, position_sid, goes_left, start, end, f, code, features, n_features, first, second, parallel, n_lanes
+    data, position_sid, goes_left, start, end, f, code, features, n_features, first, second, parallel, n_lanes, threaded
 ):
     """Partition positions start:end (codes of ``f`` <= ``code`` first) of the code rows of
     ``features``, the targets, the weights and the sample ids, by swapping the misplaced pairs: the
@@ -172,10 +172,11 @@ def _partition(
     _swap(data.ws, first, second, n_swaps)
     if position_sid.shape[0]:
         _swap(position_sid, first, second, n_swaps)
-    if parallel and n_lanes > 1:
-        _swap_features_in_parallel(data.codes, data.runs.row, features, n_features, first, second, n_swaps, n_lanes)
-    else:
-        _swap_features(0, 1, data.codes, data.runs.row, features, n_features, first, second, n_swaps)
+    if threaded is not None:  # None: compiled without the parallel kernel
+        if parallel and n_lanes > 1:
+            _swap_features_in_parallel(data.codes, data.runs.row, features, n_features, first, second, n_swaps, n_lanes)
+            return mid
+    _swap_features(np.int64(0), np.int64(1), data.codes, data.runs.row, features, n_features, first, second, n_swaps)
     return mid
 
 
@@ -368,12 +369,23 @@ def _histogram_offsets(n_bins, row):
     return offsets
 
 
+def threaded(n_rows: int, n_features: int, n_lanes: int):
+    """:func:`build_tree`'s ``threaded``: True when a fit on ``n_rows`` samples and ``n_features``
+    candidate features with buffers of ``n_lanes`` threads may work on a node with several threads,
+    else None (a node with n samples and f features is threaded when ``n * f >= PARALLEL_WORK``)."""
+    return True if n_lanes > 1 and n_rows * n_features >= PARALLEL_WORK else None
+
+
 @njit(cache=True, nogil=True)
-def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin_max, alpha, max_depth, buffers):
+def build_tree(
+    codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin_max, alpha, max_depth, buffers, threaded
+):
     """Grow a Gini tree on the samples ``rows`` (targets ``y``, weights ``w``, aligned with rows).
 
     ``codes`` is the sample-major code matrix; ``buffers`` is the per-thread workspace made by
-    :func:`make_buffers`, reused across fits.
+    :func:`make_buffers`, reused across fits. ``threaded`` is None for a fit that never works on a
+    node with several threads (:func:`threaded`): numba then compiles this kernel without its
+    parallel kernels, which are a large part of its compile time; True compiles the copy with them.
 
     Returns the node arrays (children, feature, threshold, weighted class counts), nodes numbered in
     the order scikit-learn's depth-first builder creates them. With ``alpha > 0`` a node is left
@@ -402,7 +414,7 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
     # codes of a feature are one contiguous run, which every scan reads in order. Features with
     # many codes are kept in sorted runs instead, partitioned stably.
     local_codes = _gather_codes(codes, rows, n_bins)
-    runs = make_runs(local_codes, n_bins, ys, ws, n_lanes, m * n_all >= PARALLEL_WORK)
+    runs = make_runs(local_codes, n_bins, ys, ws, n_lanes, m * n_all >= PARALLEL_WORK, threaded)
     has_runs = runs.sid.shape[0] > 0
     position_sid = np.arange(m if has_runs else 0)
     goes_left = np.zeros(m if has_runs else 0, dtype=np.bool_)
@@ -422,7 +434,8 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
     pool = _new_pool(entries, offsets[n_bins.shape[0]], n_bins.shape[0])
     # Nodes are numbered as they are created and renumbered depth-first at the end.
     stack = _new_stack(n_all)
-    _class_totals(ys, ws, 0, m, value, 0)
+    zero = np.int64(0)  # int64, not literal, arguments: numba compiles a kernel again for literal ones
+    _class_totals(ys, ws, zero, m, value, zero)
     parent[0] = -1
     leaf_cost[0] = _leaf_cost(value, 0, total_w, alpha)
     bound[0] = min(leaf_cost[0], alpha + alpha)
@@ -431,7 +444,7 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
         if n_bins[feature_order[fi]] > 1:
             kept[n_candidates] = feature_order[fi]
             n_candidates += 1
-    stack = _push(stack, 0, 0, 0, m, 0, -1, kept, n_candidates)
+    stack = _push(stack, zero, zero, zero, m, zero, np.int64(-1), kept, np.int64(n_candidates))
     top = 0 if _stops(value, 0, m, 0, max_depth, alpha, total_w) else 1
     n_nodes = 1
     while top > 0:
@@ -462,6 +475,7 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
             _on_features(
                 op,
                 parallel,
+                threaded,
                 data,
                 NodeRange(start, end, value[node], w_node),
                 features,
@@ -483,7 +497,7 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
         if has_runs:
             mark_left(runs, local_codes, position_sid, start, end, f, code, goes_left)
         mid = _partition(
-            data, position_sid, goes_left, start, end, f, code, kept, n_kept, first, second, parallel, n_lanes
+            data, position_sid, goes_left, start, end, f, code, kept, n_kept, first, second, parallel, n_lanes, threaded
         )
         n_left = mid - start
         left[node] = n_nodes
@@ -505,7 +519,7 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
             _release_slot(pool, slot)
             continue
         if has_runs:
-            partition_runs(runs, kept, n_kept, start, end, goes_left, run_tmp, parallel)
+            partition_runs(runs, kept, n_kept, start, end, goes_left, run_tmp, parallel, threaded)
         # The larger child inherits the node's stored histograms, minus the smaller child's samples.
         left_slot = -1
         right_slot = -1
@@ -520,8 +534,9 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
         if left_slot >= 0 or right_slot >= 0:
             s_start, s_end = (mid, end) if left_slot >= 0 else (start, mid)
             _on_features(
-                SUBTRACT,
+                np.int64(SUBTRACT),
                 parallel,
+                threaded,
                 data,
                 NodeRange(s_start, s_end, value[node], w_node),
                 kept,
