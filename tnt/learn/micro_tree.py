@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tnt.learn.binning import BinnedData
-from tnt.learn.tree_builder import buffer_classes, build_tree, make_buffers, pruned_tree, threaded
+from tnt.learn.tree_builder import buffer_classes, build_tree, make_buffers, pruned_tree, threaded, with_runs
 
 NO_DEPTH_LIMIT = np.iinfo(np.int64).max
 
@@ -83,6 +83,7 @@ def _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, max_dept
         workspace = make_workspace(data, n_targets)
     feature_order = np.ascontiguousarray(feature_order, dtype=np.int64)
     rows = np.ascontiguousarray(rows, dtype=np.int64)
+    threads = threaded(rows.shape[0], feature_order.shape[0], workspace.left.shape[0])
     left, right, feature, threshold, value, total_w = build_tree(
         data.codes,
         feature_order,
@@ -96,7 +97,8 @@ def _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, max_dept
         float(alpha),
         max_depth,
         workspace,
-        threaded(rows.shape[0], feature_order.shape[0], workspace.left.shape[0]),
+        threads,
+        with_runs(data.n_bins, threads),
     )
     return MicroTree(*pruned_tree(left, right, feature, threshold, value, total_w, float(alpha)))
 

@@ -15,7 +15,7 @@ from numba import njit, prange
 
 from tnt.learn.split_search import HISTOGRAM_MAX_BINS, SortedRuns
 
-__all__ = ["make_runs", "mark_left", "partition_runs", "run_scratch"]
+__all__ = ["make_runs", "mark_left", "no_runs", "partition_runs", "run_scratch"]
 
 
 @njit(cache=True, nogil=True)
@@ -106,6 +106,18 @@ def make_runs(codes, n_bins, ys, ws, n_lanes, parallel, threaded):
     return runs
 
 
+@njit(cache=True, nogil=True, inline="always")
+def no_runs(n_features, codes, ys, ws):
+    """:class:`SortedRuns` with no feature in them, for a fit compiled without sorted runs."""
+    return SortedRuns(
+        np.full(n_features, -1, dtype=np.int64),
+        np.empty((0, 0), dtype=np.int64),
+        np.empty((0, 0), dtype=codes.dtype),
+        np.empty((0, 0), dtype=ys.dtype),
+        np.empty((0, 0), dtype=ws.dtype),
+    )
+
+
 @njit(cache=True, nogil=True)
 def mark_left(runs, codes, position_sid, start, end, f, code, goes_left):
     """``goes_left[s]`` for every sample id ``s`` of positions start:end: whether the split
@@ -141,10 +153,11 @@ def _partition_run(runs, j, start, end, goes_left, tmp_sid, tmp_code, tmp_y, tmp
             tmp_y[n_right] = y[i]
             tmp_w[n_right] = w[i]
             n_right += 1
-    sid[put:end] = tmp_sid[:n_right]
-    code[put:end] = tmp_code[:n_right]
-    y[put:end] = tmp_y[:n_right]
-    w[put:end] = tmp_w[:n_right]
+    for k in range(n_right):  # a loop, not slice assignments (see tree_builder._more_slots)
+        sid[put + k] = tmp_sid[k]
+        code[put + k] = tmp_code[k]
+        y[put + k] = tmp_y[k]
+        w[put + k] = tmp_w[k]
 
 
 @njit(cache=True, nogil=True)

@@ -78,7 +78,7 @@ def load_compiled_code(report=None) -> None:
         _, y, binned, rows, w = tiny(n_values)
         workspace = make_workspace(binned, 2, 2)
         args = (binned.codes, np.arange(2), rows, y, w, 2, binned.n_bins, binned.bin_min, binned.bin_max)
-        build_tree(*args, 1e-3, np.iinfo(np.int64).max, workspace, True)
+        build_tree(*args, 1e-3, np.iinfo(np.int64).max, workspace, True, True)
 
     X, y, rows, w = fit_kernels(4)  # one-byte feature codes
     left = np.array([1, -1, -1])
@@ -96,11 +96,12 @@ def load_compiled_code(report=None) -> None:
     if report is not None:
         report()
     fit_kernels(300)  # two-byte feature codes
+    fit_kernels(1100)  # two-byte codes, a feature in sorted runs
     for n_values in (4, 300):
         _, y, binned, rows, w = tiny(n_values)
         fit_regression_tree(binned, np.arange(2), rows, y.astype(np.float64), w, 1e-3)
     threaded_fit_kernels(4)
-    threaded_fit_kernels(300)
+    threaded_fit_kernels(1100)
 
 
 def start_in_background() -> subprocess.Popen:
