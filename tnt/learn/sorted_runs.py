@@ -79,7 +79,7 @@ def _fill_runs(features, codes, ys, ws, runs, scratch, parallel, threaded):
 
 
 @njit(cache=True, nogil=True)
-def make_runs(codes, n_bins, ys, ws, n_lanes, parallel, threaded):
+def make_runs(codes, n_bins, ys, ws, n_lanes, parallel, threaded=True):
     """The :class:`SortedRuns` of the features with more than ``HISTOGRAM_MAX_BINS`` codes, from
     the feature-major ``codes`` of a fit's samples (positions are sample ids) and their targets
     ``ys`` and weights ``ws``. With no such feature the arrays are empty. ``threaded`` is None in
@@ -189,7 +189,7 @@ def _partition_in_parallel(runs, features, n_features, start, end, goes_left, tm
 
 
 @njit(cache=True, nogil=True)
-def partition_runs(runs, features, n_features, start, end, goes_left, tmp, parallel, threaded):
+def partition_runs(runs, features, n_features, start, end, goes_left, tmp, parallel, threaded=True):
     """Partition positions start:end of the runs of ``features[:n_features]`` stably: samples
     with ``goes_left[sid]`` first, each side still sorted by code. ``tmp`` is a
     :class:`SortedRuns` with one row per thread, for the right side. ``threaded`` is None in a fit
