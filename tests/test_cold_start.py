@@ -75,3 +75,44 @@ def test_start_in_background_runs_one_process():
     assert warmup.start_in_background() is first
     warmup.wait()
     assert warmup.ready() and first.returncode == 0
+
+
+def test_the_warm_up_says_when_the_default_data_can_train():
+    from tnt.learn.warmup import NARROW_READY
+
+    result = subprocess.run([sys.executable, "-m", "tnt.learn.warmup"], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[0] == NARROW_READY
+
+
+def test_two_byte_codes_are_told_apart():
+    import numpy as np
+
+    from tnt.learn.warmup import needs_wide_codes
+
+    X = np.tile(np.arange(300.0)[:, None], (1, 2))
+    assert needs_wide_codes(X)
+    assert not needs_wide_codes(X % 256)
+
+
+def test_warm_up_reaches_the_copies_for_wide_codes_and_threads():
+    # Each copy of the fit kernel (two-byte codes with and without sorted runs, with threads) is
+    # compiled by the warm-up: fits that need them compile nothing more.
+    code = """
+import numpy as np
+from tnt.learn import warmup
+warmup.load_compiled_code()
+from tnt.learn import tree_builder, split_search, sorted_runs
+before = {d: len(d.overloads) for m in (tree_builder, split_search, sorted_runs)
+          for d in vars(m).values() if hasattr(d, "overloads")}
+from tnt import TnTClassifier
+rng = np.random.default_rng(0)
+y = rng.integers(0, 3, 5000)
+for X in (rng.integers(0, 300, (5000, 50)), rng.normal(size=(5000, 50)), rng.integers(0, 9, (5000, 50))):
+    X[:, 0] += y
+    for n_jobs in (1, 2):
+        TnTClassifier(C=1e-2, random_state=0, n_jobs=n_jobs).fit(X, y)
+after = {d: len(d.overloads) for d in before}
+print([d.py_func.__name__ for d in before if after[d] != before[d]])
+"""
+    assert run(code) == "[]"

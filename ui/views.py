@@ -14,11 +14,13 @@ from ui.display import format_C, format_measure, headline
 from . import state, workspace
 
 
-def _wait_for_compiled_code() -> None:
-    """On a fresh install, wait (with a word) for the app's warm-up process to compile training's code."""
-    if not warmup.ready():
+def _wait_for_compiled_code(data: Dataset) -> None:
+    """On a fresh install, wait (with a word) for the app's warm-up process to compile what training
+    on ``data`` needs: its first stage for data of at most 256 values per feature, else all of it."""
+    narrow = not warmup.ready() and not warmup.needs_wide_codes(data.X_train)
+    if not warmup.ready(narrow=narrow):
         with st.spinner("Compiling TnT's training code for this machine (once, after a fresh install)..."):
-            warmup.wait()
+            warmup.wait(narrow=narrow)
 
 
 def train_with_progress(data: Dataset, params: TrainParams) -> TrainResult | None:
@@ -27,7 +29,7 @@ def train_with_progress(data: Dataset, params: TrainParams) -> TrainResult | Non
     cached = state.cached_result(data, params)
     if cached is not None:
         return cached
-    _wait_for_compiled_code()
+    _wait_for_compiled_code(data)
     bar = st.progress(0.0, text="Training TnT...")
 
     def on_step(event) -> None:
@@ -58,7 +60,7 @@ def budget_with_progress(
     for r in state.results_for(data):
         if (r.params.N1, r.params.N2, r.params.fine_tune, r.params.seed) == settings:
             fitted.setdefault(r.params.C, r.tnt)
-    _wait_for_compiled_code()
+    _wait_for_compiled_code(data)
     bar = st.progress(0.0, text=f"Searching C for at most {max_splits} splits...")
 
     def on_fit(C, n_splits, n_fits) -> None:

@@ -8,7 +8,7 @@ from functools import cached_property
 import numpy as np
 
 from tnt.learn.binning import BinnedData
-from tnt.learn.tree_builder import buffer_classes, build_tree, make_buffers, pruned_tree
+from tnt.learn.tree_builder import buffer_classes, build_tree, make_buffers, pruned_tree, threaded, with_runs
 
 NO_DEPTH_LIMIT = np.iinfo(np.int64).max
 
@@ -87,10 +87,13 @@ def fit_stump(data: BinnedData, feature_order, rows, y, sample_weight, workspace
 def _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, max_depth, workspace) -> MicroTree:
     if workspace is None or buffer_classes(workspace) < n_targets:
         workspace = make_workspace(data, n_targets)
+    feature_order = np.ascontiguousarray(feature_order, dtype=np.int64)
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    threads = threaded(rows.shape[0], feature_order.shape[0], workspace.left.shape[0])
     left, right, feature, threshold, value, total_w = build_tree(
         data.codes,
-        np.ascontiguousarray(feature_order, dtype=np.int64),
-        np.ascontiguousarray(rows, dtype=np.int64),
+        feature_order,
+        rows,
         np.ascontiguousarray(y, dtype=np.int64),
         _unit_mean(np.asarray(sample_weight, dtype=np.float64)),
         n_targets,
@@ -100,6 +103,8 @@ def _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, max_dept
         float(alpha),
         max_depth,
         workspace,
+        threads,
+        with_runs(data.n_bins, threads),
     )
     return MicroTree(*pruned_tree(left, right, feature, threshold, value, total_w, float(alpha)))
 

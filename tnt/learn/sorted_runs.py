@@ -15,7 +15,7 @@ from numba import njit, prange
 
 from tnt.learn.split_search import HISTOGRAM_MAX_BINS, SortedRuns
 
-__all__ = ["make_runs", "mark_left", "partition_runs", "run_scratch"]
+__all__ = ["make_runs", "mark_left", "no_runs", "partition_runs", "run_scratch"]
 
 
 @njit(cache=True, nogil=True)
@@ -69,19 +69,21 @@ def _fill_runs_in_parallel(features, codes, ys, ws, runs, scratch):
 
 
 @njit(cache=True, nogil=True)
-def _fill_runs(features, codes, ys, ws, runs, scratch, parallel):
-    if parallel and scratch.shape[0] > 1:
-        _fill_runs_in_parallel(features, codes, ys, ws, runs, scratch)
-    else:
-        for fi in range(features.shape[0]):
-            _fill_run(fi, codes[features[fi]], ys, ws, runs, scratch[0])
+def _fill_runs(features, codes, ys, ws, runs, scratch, parallel, threaded):
+    if threaded is not None:  # None: compiled without the parallel kernel
+        if parallel and scratch.shape[0] > 1:
+            _fill_runs_in_parallel(features, codes, ys, ws, runs, scratch)
+            return
+    for fi in range(features.shape[0]):
+        _fill_run(fi, codes[features[fi]], ys, ws, runs, scratch[0])
 
 
 @njit(cache=True, nogil=True)
-def make_runs(codes, n_bins, ys, ws, n_lanes, parallel):
+def make_runs(codes, n_bins, ys, ws, n_lanes, parallel, threaded=True):
     """The :class:`SortedRuns` of the features with more than ``HISTOGRAM_MAX_BINS`` codes, from
     the feature-major ``codes`` of a fit's samples (positions are sample ids) and their targets
-    ``ys`` and weights ``ws``. With no such feature the arrays are empty."""
+    ``ys`` and weights ``ws``. With no such feature the arrays are empty. ``threaded`` is None in
+    a fit compiled for one thread (:func:`tnt.learn.tree_builder.build_tree`)."""
     m = ys.shape[0]
     row = np.full(n_bins.shape[0], -1, dtype=np.int64)
     n_sorted = 0
@@ -100,8 +102,20 @@ def make_runs(codes, n_bins, ys, ws, n_lanes, parallel):
     )
     if n_sorted:
         scratch = np.empty((n_lanes, m), dtype=np.int64)
-        _fill_runs(features, codes, ys, ws, runs, scratch, parallel)
+        _fill_runs(features, codes, ys, ws, runs, scratch, parallel, threaded)
     return runs
+
+
+@njit(cache=True, nogil=True, inline="always")
+def no_runs(n_features, codes, ys, ws):
+    """:class:`SortedRuns` with no feature in them, for a fit compiled without sorted runs."""
+    return SortedRuns(
+        np.full(n_features, -1, dtype=np.int64),
+        np.empty((0, 0), dtype=np.int64),
+        np.empty((0, 0), dtype=codes.dtype),
+        np.empty((0, 0), dtype=ys.dtype),
+        np.empty((0, 0), dtype=ws.dtype),
+    )
 
 
 @njit(cache=True, nogil=True)
@@ -139,10 +153,11 @@ def _partition_run(runs, j, start, end, goes_left, tmp_sid, tmp_code, tmp_y, tmp
             tmp_y[n_right] = y[i]
             tmp_w[n_right] = w[i]
             n_right += 1
-    sid[put:end] = tmp_sid[:n_right]
-    code[put:end] = tmp_code[:n_right]
-    y[put:end] = tmp_y[:n_right]
-    w[put:end] = tmp_w[:n_right]
+    for k in range(n_right):  # a loop, not slice assignments (see tree_builder._more_slots)
+        sid[put + k] = tmp_sid[k]
+        code[put + k] = tmp_code[k]
+        y[put + k] = tmp_y[k]
+        w[put + k] = tmp_w[k]
 
 
 @njit(cache=True, nogil=True)
@@ -174,14 +189,16 @@ def _partition_in_parallel(runs, features, n_features, start, end, goes_left, tm
 
 
 @njit(cache=True, nogil=True)
-def partition_runs(runs, features, n_features, start, end, goes_left, tmp, parallel):
+def partition_runs(runs, features, n_features, start, end, goes_left, tmp, parallel, threaded=True):
     """Partition positions start:end of the runs of ``features[:n_features]`` stably: samples
     with ``goes_left[sid]`` first, each side still sorted by code. ``tmp`` is a
-    :class:`SortedRuns` with one row per thread, for the right side."""
-    if parallel and tmp.sid.shape[0] > 1:
-        _partition_in_parallel(runs, features, n_features, start, end, goes_left, tmp)
-    else:
-        _partition_lane(0, 1, runs, features, n_features, start, end, goes_left, tmp)
+    :class:`SortedRuns` with one row per thread, for the right side. ``threaded`` is None in a fit
+    compiled for one thread."""
+    if threaded is not None:
+        if parallel and tmp.sid.shape[0] > 1:
+            _partition_in_parallel(runs, features, n_features, start, end, goes_left, tmp)
+            return
+    _partition_lane(np.int64(0), np.int64(1), runs, features, n_features, start, end, goes_left, tmp)
 
 
 @njit(cache=True, nogil=True)

@@ -275,7 +275,7 @@ SCAN, FILL_AND_SCAN, SCAN_STORED, SUBTRACT = 0, 1, 2, 3
 
 
 @njit(cache=True, nogil=True)
-def _feature_work(op, lane, n_lanes, data, node, features, n_features, results, buffers, stored):
+def _feature_work(op, lane, n_lanes, with_runs, data, node, features, n_features, results, buffers, stored):
     """One step on features lane, lane + n_lanes, ... of ``features[:n_features]``:
 
     * ``SCAN``: best split of the node, histograms built in the scratch ``buffers``;
@@ -283,7 +283,9 @@ def _feature_work(op, lane, n_lanes, data, node, features, n_features, results, 
     * ``SCAN_STORED``: the same from the histograms already in the slot;
     * ``SUBTRACT``: remove the node's positions from the histograms in the slot.
 
-    Features in sorted runs are scanned in order whatever ``op`` asks (they have no histograms).
+    Features in sorted runs are scanned in order whatever ``op`` asks (they have no histograms);
+    ``with_runs`` is None in a fit compiled without sorted runs (see
+    :func:`tnt.learn.tree_builder.build_tree`).
     ``data`` is a :class:`Data`, ``node`` a :class:`NodeRange`, ``results`` :class:`Results`,
     ``buffers`` :class:`Buffers` and ``stored`` :class:`Stored` (unused by ``SCAN``).
     """
@@ -302,14 +304,15 @@ def _feature_work(op, lane, n_lanes, data, node, features, n_features, results, 
         bounds = stored.bounds[stored.slot]
     for fi in range(lane, n_features, n_lanes):
         f = features[fi]
-        j = runs.row[f]
-        if j >= 0:
-            if op == SUBTRACT:
+        if with_runs is not None:
+            j = runs.row[f]
+            if j >= 0:
+                if op != SUBTRACT:
+                    code, y, w = runs.code[j], runs.y[j], runs.w[j]
+                    result = _scan_sorted(code, y, w, start, end, f, K, data.bin_min, data.bin_max, total, w_node, ll)
+                    results.proxies[fi], results.codes[fi], results.thresholds[fi] = result
                 continue
-            result = _scan_sorted(
-                runs.code[j], runs.y[j], runs.w[j], start, end, f, K, data.bin_min, data.bin_max, total, w_node, ll
-            )
-        elif op == SUBTRACT:
+        if op == SUBTRACT:
             _subtract_samples(data.codes[f], data.ys, data.ws, start, end, K, hist, counts, stored.offsets[f])
             continue
         elif op == SCAN:
@@ -364,7 +367,7 @@ def _feature_work(op, lane, n_lanes, data, node, features, n_features, results, 
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _feature_work_in_parallel(op, data, node, features, n_features, results, buffers, stored):
+def _feature_work_in_parallel(op, with_runs, data, node, features, n_features, results, buffers, stored):
     # A parallel loop takes arrays and scalars, not named tuples: they are taken apart here and
     # put back together in each lane.
     codes, ys, ws, n_bins, bin_min, bin_max = data.codes, data.ys, data.ws, data.n_bins, data.bin_min, data.bin_max
@@ -379,6 +382,7 @@ def _feature_work_in_parallel(op, data, node, features, n_features, results, buf
             op,
             lane,
             n_lanes,
+            with_runs,
             Data(codes, ys, ws, n_bins, bin_min, bin_max, SortedRuns(row, sid, run_code, run_y, run_w)),
             NodeRange(start, end, total, w_node),
             features,
@@ -390,12 +394,19 @@ def _feature_work_in_parallel(op, data, node, features, n_features, results, buf
 
 
 @njit(cache=True, nogil=True)
-def _on_features(op, parallel, data, node, features, n_features, results, buffers, stored):
-    """:func:`_feature_work` on all lanes of ``buffers`` at once when ``parallel``, else on one."""
-    if parallel and buffers.left.shape[0] > 1:
-        _feature_work_in_parallel(op, data, node, features, n_features, results, buffers, stored)
-    else:
-        _feature_work(op, 0, 1, data, node, features, n_features, results, buffers, stored)
+def _on_features(op, parallel, threaded, with_runs, data, node, features, n_features, results, buffers, stored):
+    """:func:`_feature_work` on all lanes of ``buffers`` at once when ``parallel``, else on one.
+
+    ``threaded`` is None in a fit that never scans a node on several threads: numba drops a branch
+    on ``threaded is not None`` before typing it, so such a fit does not compile the parallel
+    kernel at all (see :func:`tnt.learn.tree_builder.build_tree`).
+    """
+    if threaded is not None:
+        if parallel and buffers.left.shape[0] > 1:
+            _feature_work_in_parallel(op, with_runs, data, node, features, n_features, results, buffers, stored)
+            return
+    # int64, not literal, arguments: numba compiles a separate copy of a kernel for literal ones.
+    _feature_work(op, np.int64(0), np.int64(1), with_runs, data, node, features, n_features, results, buffers, stored)
 
 
 BITMAP_WORDS = 16

@@ -32,7 +32,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit, prange
 
-from tnt.learn.sorted_runs import make_runs, mark_left, partition_runs, run_scratch
+from tnt.learn.sorted_runs import make_runs, mark_left, no_runs, partition_runs, run_scratch
 from tnt.learn.split_search import (
     FILL_AND_SCAN,
     PARALLEL_WORK,
@@ -46,10 +46,11 @@ from tnt.learn.split_search import (
     _best_of,
     _on_features,
     buffer_classes,
+    histogram_features,
     make_buffers,
 )
 
-__all__ = ["build_tree", "buffer_classes", "make_buffers", "prune_tree", "pruned_tree"]
+__all__ = ["build_tree", "buffer_classes", "make_buffers", "prune_tree", "pruned_tree", "threaded"]
 
 EPSILON = np.finfo(np.float64).eps
 
@@ -158,24 +159,42 @@ def _swap(a, first, second, n_swaps):
 
 @njit(cache=True, nogil=True)
 def _partition(
-    data, position_sid, goes_left, start, end, f, code, features, n_features, first, second, parallel, n_lanes
+    data,
+    position_sid,
+    goes_left,
+    start,
+    end,
+    f,
+    code,
+    features,
+    n_features,
+    first,
+    second,
+    parallel,
+    n_lanes,
+    threaded,
+    with_runs,
 ):
     """Partition positions start:end (codes of ``f`` <= ``code`` first) of the code rows of
     ``features``, the targets, the weights and the sample ids, by swapping the misplaced pairs: the
     cost follows the smaller side, not the node. A split on a feature in sorted runs is read from
     ``goes_left`` (by sample id). Returns the first position of the right part."""
-    if data.runs.row[f] >= 0:
-        mid, n_swaps = _split_marked_positions(position_sid, goes_left, start, end, first, second)
+    if with_runs is not None:  # None: compiled without sorted runs
+        if data.runs.row[f] >= 0:
+            mid, n_swaps = _split_marked_positions(position_sid, goes_left, start, end, first, second)
+        else:
+            mid, n_swaps = _split_positions(data.codes[f], code, start, end, first, second)
     else:
         mid, n_swaps = _split_positions(data.codes[f], code, start, end, first, second)
     _swap(data.ys, first, second, n_swaps)
     _swap(data.ws, first, second, n_swaps)
     if position_sid.shape[0]:
         _swap(position_sid, first, second, n_swaps)
-    if parallel and n_lanes > 1:
-        _swap_features_in_parallel(data.codes, data.runs.row, features, n_features, first, second, n_swaps, n_lanes)
-    else:
-        _swap_features(0, 1, data.codes, data.runs.row, features, n_features, first, second, n_swaps)
+    if threaded is not None:  # None: compiled without the parallel kernel
+        if parallel and n_lanes > 1:
+            _swap_features_in_parallel(data.codes, data.runs.row, features, n_features, first, second, n_swaps, n_lanes)
+            return mid
+    _swap_features(np.int64(0), np.int64(1), data.codes, data.runs.row, features, n_features, first, second, n_swaps)
     return mid
 
 
@@ -253,7 +272,8 @@ def _preorder(left, right, feature, threshold, value, n_nodes):
             stack[top + 1] = left[x]
             top += 2
     new_id = np.empty(n_nodes, dtype=np.int64)
-    new_id[order] = np.arange(n_nodes)
+    for i in range(n_nodes):  # a loop, not an array assignment (see _more_slots)
+        new_id[order[i]] = i
     new_left = np.full(n_nodes, -1, dtype=np.int64)
     new_right = np.full(n_nodes, -1, dtype=np.int64)
     for i in range(n_nodes):
@@ -286,13 +306,21 @@ def _more_slots(pool):
     old = pool.hist.shape[0]
     new = 2 * old + 2
     hist = np.empty((new, pool.hist.shape[1]))
-    hist[:old] = pool.hist
     counts = np.empty((new, pool.counts.shape[1]), dtype=pool.counts.dtype)
-    counts[:old] = pool.counts
     bounds = np.empty((new, pool.bounds.shape[1], 2), dtype=pool.bounds.dtype)
-    bounds[:old] = pool.bounds
+    # Loops, not slice assignments: numba compiles a slice assignment's error message (a few
+    # seconds of string formatting code) for every shape of them.
+    for s in range(old):
+        for e in range(hist.shape[1]):
+            hist[s, e] = pool.hist[s, e]
+        for e in range(counts.shape[1]):
+            counts[s, e] = pool.counts[s, e]
+        for f in range(bounds.shape[1]):
+            bounds[s, f, 0] = pool.bounds[s, f, 0]
+            bounds[s, f, 1] = pool.bounds[s, f, 1]
     free = np.empty(new, dtype=np.int64)
-    free[: new - old] = np.arange(old, new)
+    for k in range(new - old):
+        free[k] = old + k
     pool.n_free[0] = new - old
     return SlotPool(hist, counts, bounds, free, pool.n_free)
 
@@ -335,18 +363,22 @@ def _push(stack, top, node, start, end, depth, slot, features, n_features):
     if top == stack.nodes.shape[0]:
         capacity = 2 * top
         nodes = np.zeros((capacity, 5), dtype=np.int64)
-        nodes[:top] = stack.nodes[:top]
         grown_features = np.empty((capacity, stack.features.shape[1]), dtype=np.int64)
-        grown_features[:top] = stack.features[:top]
         grown_n = np.zeros(capacity, dtype=np.int64)
-        grown_n[:top] = stack.n_features[:top]
+        for i in range(top):  # loops, not slice assignments (see _more_slots)
+            for k in range(5):
+                nodes[i, k] = stack.nodes[i, k]
+            for k in range(grown_features.shape[1]):
+                grown_features[i, k] = stack.features[i, k]
+            grown_n[i] = stack.n_features[i]
         stack = Stack(nodes, grown_features, grown_n)
     stack.nodes[top, 0] = node
     stack.nodes[top, 1] = start
     stack.nodes[top, 2] = end
     stack.nodes[top, 3] = depth
     stack.nodes[top, 4] = slot
-    stack.features[top, :n_features] = features[:n_features]
+    for k in range(n_features):
+        stack.features[top, k] = features[k]
     stack.n_features[top] = n_features
     return stack
 
@@ -368,12 +400,44 @@ def _histogram_offsets(n_bins, row):
     return offsets
 
 
+def threaded(n_rows: int, n_features: int, n_lanes: int):
+    """:func:`build_tree`'s ``threaded``: True when a fit on ``n_rows`` samples and ``n_features``
+    candidate features with buffers of ``n_lanes`` threads may work on a node with several threads,
+    else None (a node with n samples and f features is threaded when ``n * f >= PARALLEL_WORK``)."""
+    return True if n_lanes > 1 and n_rows * n_features >= PARALLEL_WORK else None
+
+
+def with_runs(n_bins, threaded):
+    """:func:`build_tree`'s ``with_runs``: True when some feature has more codes than histograms
+    take (:func:`tnt.learn.split_search.histogram_features`) or the fit is ``threaded`` (the copy
+    with the parallel kernels has sorted runs too), else None. Never for one-byte codes."""
+    return True if threaded is not None or not histogram_features(n_bins).all() else None
+
+
 @njit(cache=True, nogil=True)
-def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin_max, alpha, max_depth, buffers):
+def build_tree(
+    codes,
+    feature_order,
+    rows,
+    y,
+    w,
+    n_classes,
+    n_bins,
+    bin_min,
+    bin_max,
+    alpha,
+    max_depth,
+    buffers,
+    threaded,
+    with_runs,
+):
     """Grow a Gini tree on the samples ``rows`` (targets ``y``, weights ``w``, aligned with rows).
 
     ``codes`` is the sample-major code matrix; ``buffers`` is the per-thread workspace made by
-    :func:`make_buffers`, reused across fits.
+    :func:`make_buffers`, reused across fits. ``threaded`` is None for a fit that never works on a
+    node with several threads (:func:`threaded`): numba then compiles this kernel without its
+    parallel kernels, which are a large part of its compile time; True compiles the copy with them.
+    Likewise ``with_runs`` (:func:`with_runs`) is None when no feature is kept in sorted runs.
 
     Returns the node arrays (children, feature, threshold, weighted class counts), nodes numbered in
     the order scikit-learn's depth-first builder creates them. With ``alpha > 0`` a node is left
@@ -402,11 +466,15 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
     # codes of a feature are one contiguous run, which every scan reads in order. Features with
     # many codes are kept in sorted runs instead, partitioned stably.
     local_codes = _gather_codes(codes, rows, n_bins)
-    runs = make_runs(local_codes, n_bins, ys, ws, n_lanes, m * n_all >= PARALLEL_WORK)
+    if with_runs is not None:
+        runs = make_runs(local_codes, n_bins, ys, ws, n_lanes, m * n_all >= PARALLEL_WORK, threaded)
+        run_tmp = run_scratch(runs, n_lanes)
+    else:
+        runs = no_runs(n_bins.shape[0], local_codes, ys, ws)
+        run_tmp = runs
     has_runs = runs.sid.shape[0] > 0
     position_sid = np.arange(m if has_runs else 0)
     goes_left = np.zeros(m if has_runs else 0, dtype=np.bool_)
-    run_tmp = run_scratch(runs, n_lanes)
     total_w = 0.0
     for i in range(m):
         total_w += w[i]
@@ -422,7 +490,8 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
     pool = _new_pool(entries, offsets[n_bins.shape[0]], n_bins.shape[0])
     # Nodes are numbered as they are created and renumbered depth-first at the end.
     stack = _new_stack(n_all)
-    _class_totals(ys, ws, 0, m, value, 0)
+    zero = np.int64(0)  # int64, not literal, arguments: numba compiles a kernel again for literal ones
+    _class_totals(ys, ws, zero, m, value, zero)
     parent[0] = -1
     leaf_cost[0] = _leaf_cost(value, 0, total_w, alpha)
     bound[0] = min(leaf_cost[0], alpha + alpha)
@@ -431,7 +500,7 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
         if n_bins[feature_order[fi]] > 1:
             kept[n_candidates] = feature_order[fi]
             n_candidates += 1
-    stack = _push(stack, 0, 0, 0, m, 0, -1, kept, n_candidates)
+    stack = _push(stack, zero, zero, zero, m, zero, np.int64(-1), kept, np.int64(n_candidates))
     top = 0 if _stops(value, 0, m, 0, max_depth, alpha, total_w) else 1
     n_nodes = 1
     while top > 0:
@@ -462,6 +531,8 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
             _on_features(
                 op,
                 parallel,
+                threaded,
+                with_runs,
                 data,
                 NodeRange(start, end, value[node], w_node),
                 features,
@@ -480,10 +551,25 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
             continue
         feature[node] = f
         threshold[node] = thr
-        if has_runs:
-            mark_left(runs, local_codes, position_sid, start, end, f, code, goes_left)
+        if with_runs is not None:
+            if has_runs:
+                mark_left(runs, local_codes, position_sid, start, end, f, code, goes_left)
         mid = _partition(
-            data, position_sid, goes_left, start, end, f, code, kept, n_kept, first, second, parallel, n_lanes
+            data,
+            position_sid,
+            goes_left,
+            start,
+            end,
+            f,
+            code,
+            kept,
+            n_kept,
+            first,
+            second,
+            parallel,
+            n_lanes,
+            threaded,
+            with_runs,
         )
         n_left = mid - start
         left[node] = n_nodes
@@ -504,8 +590,9 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
             # Pruning will cut this split, or both children are leaves already.
             _release_slot(pool, slot)
             continue
-        if has_runs:
-            partition_runs(runs, kept, n_kept, start, end, goes_left, run_tmp, parallel)
+        if with_runs is not None:
+            if has_runs:
+                partition_runs(runs, kept, n_kept, start, end, goes_left, run_tmp, parallel, threaded)
         # The larger child inherits the node's stored histograms, minus the smaller child's samples.
         left_slot = -1
         right_slot = -1
@@ -520,8 +607,10 @@ def build_tree(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin
         if left_slot >= 0 or right_slot >= 0:
             s_start, s_end = (mid, end) if left_slot >= 0 else (start, mid)
             _on_features(
-                SUBTRACT,
+                np.int64(SUBTRACT),
                 parallel,
+                threaded,
+                with_runs,
                 data,
                 NodeRange(s_start, s_end, value[node], w_node),
                 kept,

@@ -9,8 +9,9 @@ that before a user waits for it:
   ``pip install``;
 - :func:`start_in_background`, which the app calls at start: the Data page needs no compiled code
   and is shown at once while the kernels compile in a separate process (a thread would hold the
-  server's interpreter lock through numba's compiler and delay every page), and the first
-  training waits for that process, then loads its code from the cache.
+  server's interpreter lock through numba's compiler and delay every page). The process compiles
+  first what the app's default data needs (one-byte codes, one thread), and says so; a training
+  on such data waits only for that, then loads its code from the cache.
 """
 
 from __future__ import annotations
@@ -26,9 +27,24 @@ _process: subprocess.Popen | None = None
 _lock = threading.Lock()
 
 
-def load_compiled_code() -> None:
-    """Call every kernel once on tiny inputs, for both widths of feature codes and every input type
-    prediction routes without converting it, so that each is compiled or loaded from the cache."""
+# Printed by the warm-up process once the kernels of the first stage are compiled.
+NARROW_READY = "TnT's compiled code for data with up to 256 values per feature is ready."
+# A column with more distinct values than this is coded on 16 bits (tnt.learn.binning), which
+# needs the kernels of the warm-up's later stages.
+NARROW_VALUES = 256
+
+_narrow_ready = threading.Event()
+
+
+def load_compiled_code(report=None) -> None:
+    """Call every kernel once on tiny inputs, so that each is compiled or loaded from the cache.
+
+    First what a fit with one thread on data of at most 256 values per feature (one-byte codes:
+    the app's default data) and prediction need, every input type prediction routes without
+    converting it included; then ``report()`` is called, if given. Then the rest: two-byte codes,
+    regression trees, and the copies of the fit kernels with their parallel kernels
+    (:func:`tnt.learn.tree_builder.threaded`), which only fits on several threads use.
+    """
     from tnt.learn.binning import bin_features
     from tnt.learn.micro_tree import fit_micro_tree, fit_stump, make_workspace
     from tnt.learn.regression_tree import fit_regression_tree
@@ -41,23 +57,30 @@ def load_compiled_code() -> None:
         route_to_leaves,
         walk_tables,
     )
+    from tnt.learn.tree_builder import build_tree
 
-    def fit_kernels(n_values):
+    def tiny(n_values):
         X = np.tile(np.arange(n_values, dtype=np.float32)[:, None], (1, 2))
         y = np.arange(n_values) % 2
-        binned = bin_features(X)
-        rows = np.arange(n_values)
+        return X, y, bin_features(X), np.arange(n_values), np.ones(n_values)
+
+    def fit_kernels(n_values):
+        X, y, binned, rows, w = tiny(n_values)
         order = np.arange(2)
-        w = np.ones(n_values)
         workspace = make_workspace(binned, 2)
         fit_micro_tree(binned, order, rows, y, w, 1e-3, 2, workspace)
         fit_stump(binned, order, rows, y, w, workspace)
-        fit_regression_tree(binned, order, rows, y.astype(np.float64), w, 1e-3)
         return X, y, rows, w
 
-    # uint8 feature codes and routing first: that is all a fit on the default data (the digits) needs, and
-    # a training waiting for this thread gets it before the uint16 codes are compiled.
-    X, y, rows, w = fit_kernels(4)
+    def threaded_fit_kernels(n_values):
+        # The copy of the fit kernel with its parallel kernels: compiled whole, though a tiny fit
+        # never takes its parallel branches.
+        _, y, binned, rows, w = tiny(n_values)
+        workspace = make_workspace(binned, 2, 2)
+        args = (binned.codes, np.arange(2), rows, y, w, 2, binned.n_bins, binned.bin_min, binned.bin_max)
+        build_tree(*args, 1e-3, np.iinfo(np.int64).max, workspace, True, True)
+
+    X, y, rows, w = fit_kernels(4)  # one-byte feature codes
     left = np.array([1, -1, -1])
     right = np.array([2, -1, -1])
     feature = np.array([0, -2, -2])
@@ -70,7 +93,15 @@ def load_compiled_code() -> None:
     route_past(X, rows, 0, 1, left, right, feature, threshold)
     count_directions(X, 3, left, right, feature, threshold)
     edge_statistics(X, y, w, 2, left, right, feature, threshold)
-    fit_kernels(300)  # uint16 feature codes
+    if report is not None:
+        report()
+    fit_kernels(300)  # two-byte feature codes
+    fit_kernels(1100)  # two-byte codes, a feature in sorted runs
+    for n_values in (4, 300):
+        _, y, binned, rows, w = tiny(n_values)
+        fit_regression_tree(binned, np.arange(2), rows, y.astype(np.float64), w, 1e-3)
+    threaded_fit_kernels(4)
+    threaded_fit_kernels(1100)
 
 
 def start_in_background() -> subprocess.Popen:
@@ -85,25 +116,54 @@ def start_in_background() -> subprocess.Popen:
     with _lock:
         if _process is None:
             _process = subprocess.Popen(
-                [sys.executable, "-m", "tnt.learn.warmup"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+                [sys.executable, "-m", "tnt.learn.warmup"],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
             )
+            threading.Thread(target=_watch, args=(_process,), daemon=True).start()
         return _process
 
 
-def ready() -> bool:
-    """True once :func:`start_in_background`'s process has finished (False if it was never started)."""
-    return _process is not None and _process.poll() is not None
+def _watch(process: subprocess.Popen) -> None:
+    """Read the warm-up process's output: it says when its first stage is done."""
+    for line in process.stdout:
+        if line.strip() == NARROW_READY:
+            _narrow_ready.set()
+    process.wait()
+    _narrow_ready.set()
 
 
-def wait() -> None:
-    """Wait for :func:`start_in_background`'s process, if one was started."""
-    if _process is not None:
+def ready(narrow: bool = False) -> bool:
+    """True once :func:`start_in_background`'s process has finished (False if it was never started);
+    with ``narrow``, once it has compiled what data of at most 256 values per feature needs."""
+    if _process is None:
+        return False
+    return _narrow_ready.is_set() if narrow else _process.poll() is not None
+
+
+def wait(narrow: bool = False) -> None:
+    """Wait for :func:`start_in_background`'s process, if one was started; with ``narrow``, only
+    until it has compiled what data of at most 256 values per feature needs."""
+    if _process is None:
+        return
+    if narrow:
+        _narrow_ready.wait()
+    else:
         _process.wait()
+
+
+def needs_wide_codes(X) -> bool:
+    """Whether some column of ``X`` has more than 256 distinct values (two-byte feature codes)."""
+    X = np.asarray(X)
+    if X.ndim != 2 or X.shape[0] <= NARROW_VALUES:
+        return False
+    return any(np.unique(X[:, j]).size > NARROW_VALUES for j in range(X.shape[1]))
 
 
 def main() -> None:
     start = time.perf_counter()
-    load_compiled_code()
+    load_compiled_code(report=lambda: print(NARROW_READY, flush=True))
     print(f"TnT's compiled code is ready ({time.perf_counter() - start:.0f} s).")
 
 
