@@ -52,13 +52,14 @@ def test_warm_up_reaches_every_kernel_fit_and_predict_use():
 import numpy as np
 from tnt.learn import warmup
 warmup.load_compiled_code()
-from tnt.learn import routing, tree_builder, split_search, binning
-before = {d: len(d.overloads) for m in (routing, tree_builder, split_search, binning)
-          for d in vars(m).values() if hasattr(d, "overloads")}
+import importlib, pkgutil, tnt.learn
+modules = [importlib.import_module("tnt.learn." + info.name) for info in pkgutil.iter_modules(tnt.learn.__path__)]
+before = {d: len(d.overloads) for m in modules for d in vars(m).values() if hasattr(d, "overloads")}
 from sklearn.datasets import load_digits
 from tnt import TnTClassifier
 X, y = load_digits(return_X_y=True)
 model = TnTClassifier(C=1e-3, random_state=0).fit(X, y)
+TnTClassifier(C=1e-3, random_state=0).fit(X, y, progress_callback=lambda event: event.snapshot())  # as the app
 for X_in in (X, X.astype(np.float32), X.astype(np.uint8)):
     model.predict(X_in)
     model.decision_depth(X_in)

@@ -93,6 +93,7 @@ def load_compiled_code(report=None) -> None:
     route_past(X, rows, 0, 1, left, right, feature, threshold)
     count_directions(X, 3, left, right, feature, threshold)
     edge_statistics(X, y, w, 2, left, right, feature, threshold)
+    _small_fit()  # the growth loop's own kernels (waves, installs, compaction), a callback's too
     if report is not None:
         report()
     fit_kernels(300)  # two-byte feature codes
@@ -102,6 +103,16 @@ def load_compiled_code(report=None) -> None:
         fit_regression_tree(binned, np.arange(2), rows, y.astype(np.float64), w, 1e-3)
     threaded_fit_kernels(4)
     threaded_fit_kernels(1100)
+
+
+def _small_fit() -> None:
+    """A one-thread TnT fit on a few samples of four values, with a progress callback taking snapshots."""
+    from tnt.estimator import TnTClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 4, size=(200, 3)).astype(np.float64)
+    y = (X[:, 0] + X[:, 1] > 3).astype(np.intp) ^ (X[:, 2] > 1)
+    TnTClassifier(C=1e-3, random_state=0, n_jobs=1).fit(X, y, progress_callback=lambda event: event.snapshot())
 
 
 def start_in_background() -> subprocess.Popen:
