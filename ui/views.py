@@ -16,8 +16,9 @@ from . import state, workspace
 
 def _wait_for_compiled_code(data: Dataset) -> None:
     """On a fresh install, wait (with a word) for the app's warm-up process to compile what training
-    on ``data`` needs: its first stage for data of at most 256 values per feature, else all of it."""
-    narrow = not warmup.ready() and not warmup.needs_wide_codes(data.X_train)
+    on ``data`` needs: its first stage for classification data of at most 256 values per feature,
+    else all of it (regression trees are compiled in the second stage)."""
+    narrow = not warmup.ready() and not data.is_regression and not warmup.needs_wide_codes(data.X_train)
     if not warmup.ready(narrow=narrow):
         with st.spinner("Compiling TnT's training code for this machine (once, after a fresh install)..."):
             warmup.wait(narrow=narrow)
