@@ -35,6 +35,7 @@ from tnt.experiments.paper_numbers import C_RANGE, DATA_SHAPE, TABLE2  # noqa: E
 from tnt.experiments.paper_report import (  # noqa: E402
     NAMES,
     figure4_summary,
+    letter_splits_markdown,
     reading_markdown,
     table1_markdown,
     table2_markdown,
@@ -186,7 +187,13 @@ def _write_tables(args, settings, t1, sweeps, t2, start) -> None:
         pd.concat([t.assign(data=n) for n, t in t2.items()]).to_csv(args.out / "table2.csv", index=False)
     meta = _meta(args, settings, (time.perf_counter() - start) / 60, order)
     (args.out / "run.json").write_text(json.dumps(meta, indent=1) + "\n")
-    (args.out / "README.md").write_text(_report(meta, t1, sweeps, t2))
+    (args.out / "README.md").write_text(_report(meta, t1, sweeps, t2, _letter_splits(args.out)))
+
+
+def _letter_splits(out: Path):
+    """The table of ``benchmarks/paper_letter.py`` in ``out``, if it was run."""
+    path = out / "letter_splits.csv"
+    return pd.read_csv(path) if path.is_file() else None
 
 
 def _meta(args, settings, minutes, finished) -> dict:
@@ -221,7 +228,7 @@ def report_again(out: Path) -> None:
         sweeps[name] = pd.read_csv(out / f"fig4_{name}.csv")
         if t2_all is not None and name in set(t2_all["data"]):
             t2[name] = t2_all[t2_all["data"] == name].drop(columns="data")
-    (out / "README.md").write_text(_report(meta, t1, sweeps, t2))
+    (out / "README.md").write_text(_report(meta, t1, sweeps, t2, _letter_splits(out)))
     log(f"wrote {out / 'README.md'} again")
 
 
@@ -285,7 +292,7 @@ def _write_images(figures: dict, out: Path) -> None:
             fig.write_image(path, width=width, height=height)
 
 
-def _report(meta, t1, sweeps, t2) -> str:
+def _report(meta, t1, sweeps, t2, letter_splits=None) -> str:
     settings = Settings(**{**meta["settings"], "sizes": tuple(meta["settings"]["sizes"])})
     mode = "quick run (`--quick`)" if meta["quick"] else "full run"
     cmd, stamp, minutes = meta["command"], meta["stamp"], meta["minutes"]
@@ -344,6 +351,16 @@ def _report(meta, t1, sweeps, t2) -> str:
             "",
         ]
     parts += [reading_markdown(t1, sweeps, t2, max_train=settings.max_train), ""]
+    if letter_splits is not None:
+        parts += [
+            "### Letter over five random test splits (`benchmarks/paper_letter.py`)",
+            "",
+            "Test accuracy in percent on the whole training part of each split (seed 0 of the models); "
+            "split 0 is the one of Table 1 and Fig. 4.",
+            "",
+            letter_splits_markdown(letter_splits),
+            "",
+        ]
     if NOTES.is_file():
         parts += [NOTES.read_text().strip(), ""]
     return "\n".join(parts)

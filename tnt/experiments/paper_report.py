@@ -11,7 +11,15 @@ import pandas as pd
 
 from tnt.experiments.paper_numbers import C_RANGE, DATA_SHAPE, TABLE1, TABLE2
 
-__all__ = ["NAMES", "figure4_summary", "reading", "reading_markdown", "table1_markdown", "table2_markdown"]
+__all__ = [
+    "NAMES",
+    "figure4_summary",
+    "letter_splits_markdown",
+    "reading",
+    "reading_markdown",
+    "table1_markdown",
+    "table2_markdown",
+]
 
 #: Names of the data sets as the paper prints them.
 NAMES = {
@@ -267,3 +275,52 @@ def reading_markdown(t1: dict, sweeps: dict, t2: dict, *, max_train: int | None 
             + f". Ours: {'; '.join(won)}."
         )
     return "\n".join(lines)
+
+
+def letter_splits_markdown(table: pd.DataFrame) -> str:
+    """Letter over several random test splits (``benchmarks/paper_letter.py``): a table per split
+    and a generated sentence on where the paper's Table 1 values fall among them.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from tnt.experiments.paper_report import letter_splits_markdown
+    >>> t = pd.DataFrame({"split": [0, 0, 1, 1], "model": ["TnT", "CART"] * 2, "C": [1e-4] * 4,
+    ...                   "splits": [1200, 1200, 1210, 1210], "shared_nodes": [100, 0, 90, 0],
+    ...                   "train_accuracy": [0.99] * 4, "test_accuracy": [0.855, 0.857, 0.868, 0.867]})
+    >>> print(letter_splits_markdown(t).splitlines()[-1])
+    TnT's test accuracy ranges over the splits from 85.50 to 86.80 at C=0.0001 (split 0, Table 1's, gives 85.50); CART's with as many splits from 85.70 to 86.70. The paper: TnT 86.62 ± 0.02, CART 86.26 ± 0.15.
+    """
+    models = [m for m in ("CART unpruned", "TnT", "CART") if m in set(table["model"])]
+    Cs = sorted(table["C"].dropna().unique())
+    header = ["split"]
+    if "CART unpruned" in models:
+        header.append("CART unpruned")
+    for C in Cs:
+        header += [f"TnT, C={C:g} (#S, shared)", f"CART, TnT's #S (C={C:g})"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for split, part in table.groupby("split"):
+        cells = [str(split)]
+        if "CART unpruned" in models:
+            row = part[part["model"] == "CART unpruned"].iloc[0]
+            cells.append(f"{100 * row['test_accuracy']:.2f} ({row['splits']:.0f})")
+        for C in Cs:
+            tnt = part[(part["model"] == "TnT") & (part["C"] == C)].iloc[0]
+            cart = part[(part["model"] == "CART") & (part["C"] == C)].iloc[0]
+            cells += [
+                f"{100 * tnt['test_accuracy']:.2f} ({tnt['splits']:.0f}, {tnt['shared_nodes']:.0f})",
+                f"{100 * cart['test_accuracy']:.2f}",
+            ]
+        lines.append("| " + " | ".join(cells) + " |")
+    said = []
+    for C in Cs[-1:]:  # the C nearest the paper's split count
+        tnt = table[(table["model"] == "TnT") & (table["C"] == C)].set_index("split")["test_accuracy"] * 100
+        cart = table[(table["model"] == "CART") & (table["C"] == C)]["test_accuracy"] * 100
+        said.append(
+            f"TnT's test accuracy ranges over the splits from {tnt.min():.2f} to {tnt.max():.2f} at C={C:g} "
+            f"(split 0, Table 1's, gives {tnt.get(0, float('nan')):.2f}); CART's with as many splits from "
+            f"{cart.min():.2f} to {cart.max():.2f}."
+        )
+    p_tnt, p_cart = TABLE1["letter"]["TnT"], TABLE1["letter"]["CART"]
+    said.append(f"The paper: TnT {_pm(p_tnt[0], p_tnt[1])}, CART {_pm(p_cart[0], p_cart[1])}.")
+    return "\n".join(lines) + "\n\n" + " ".join(said)
