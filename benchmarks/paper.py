@@ -187,13 +187,18 @@ def _write_tables(args, settings, t1, sweeps, t2, start) -> None:
         pd.concat([t.assign(data=n) for n, t in t2.items()]).to_csv(args.out / "table2.csv", index=False)
     meta = _meta(args, settings, (time.perf_counter() - start) / 60, order)
     (args.out / "run.json").write_text(json.dumps(meta, indent=1) + "\n")
-    (args.out / "README.md").write_text(_report(meta, t1, sweeps, t2, _letter_splits(args.out)))
+    (args.out / "README.md").write_text(_report(meta, t1, sweeps, t2, _letter_splits(args.out), _has_quick(args.out)))
 
 
 def _letter_splits(out: Path):
     """The table of ``benchmarks/paper_letter.py`` in ``out``, if it was run."""
     path = out / "letter_splits.csv"
     return pd.read_csv(path) if path.is_file() else None
+
+
+def _has_quick(out: Path) -> bool:
+    """Whether ``out/quick`` holds the report of a quick run (kept beside a full run's)."""
+    return (out / "quick" / "README.md").is_file()
 
 
 def _meta(args, settings, minutes, finished) -> dict:
@@ -228,7 +233,7 @@ def report_again(out: Path) -> None:
         sweeps[name] = pd.read_csv(out / f"fig4_{name}.csv")
         if t2_all is not None and name in set(t2_all["data"]):
             t2[name] = t2_all[t2_all["data"] == name].drop(columns="data")
-    (out / "README.md").write_text(_report(meta, t1, sweeps, t2, _letter_splits(out)))
+    (out / "README.md").write_text(_report(meta, t1, sweeps, t2, _letter_splits(out), _has_quick(out)))
     log(f"wrote {out / 'README.md'} again")
 
 
@@ -292,7 +297,7 @@ def _write_images(figures: dict, out: Path) -> None:
             fig.write_image(path, width=width, height=height)
 
 
-def _report(meta, t1, sweeps, t2, letter_splits=None) -> str:
+def _report(meta, t1, sweeps, t2, letter_splits=None, quick_beside=False) -> str:
     settings = Settings(**{**meta["settings"], "sizes": tuple(meta["settings"]["sizes"])})
     mode = "quick run (`--quick`)" if meta["quick"] else "full run"
     cmd, stamp, minutes = meta["command"], meta["stamp"], meta["minutes"]
@@ -302,7 +307,17 @@ def _report(meta, t1, sweeps, t2, letter_splits=None) -> str:
         else "the whole training sets"
     )
     missing = [NAMES[n] for n in meta["datasets"] if n not in t1]
-    status = f" Not run yet (the run was stopped before them): {', '.join(missing)}." if missing else ""
+    status = (
+        f" Not finished when this file was written (it is written again after each data set, so a run "
+        f"stopped early leaves those it finished): {', '.join(missing)}."
+        if missing
+        else ""
+    )
+    if quick_beside and not meta["quick"]:
+        status += (
+            " A quick run over all six data sets and Table 2 (less data, fewer seeds) is in "
+            "[quick/README.md](quick/README.md)."
+        )
     parts = [
         "# The paper's results, reproduced",
         "",
