@@ -214,6 +214,7 @@ def _meta(args, settings, minutes, finished) -> dict:
         "stamp": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "minutes": round(minutes, 1),
         "cores": os.cpu_count(),
+        "load": round(os.getloadavg()[1], 1),  # the 5-minute load average when written
         "machine": platform.machine(),
         "python": platform.python_version(),
         "settings": asdict(settings),
@@ -300,6 +301,7 @@ def _write_images(figures: dict, out: Path) -> None:
 def _report(meta, t1, sweeps, t2, letter_splits=None, quick_beside=False) -> str:
     settings = Settings(**{**meta["settings"], "sizes": tuple(meta["settings"]["sizes"])})
     mode = "quick run (`--quick`)" if meta["quick"] else "full run"
+    load = f"; load average {meta['load']:g} when written, on a shared machine" if meta.get("load") else ""
     cmd, stamp, minutes = meta["command"], meta["stamp"], meta["minutes"]
     train_note = (
         (f"at most {settings.max_train:,} training samples per data set (a stratified subset; test sets whole)")
@@ -322,7 +324,7 @@ def _report(meta, t1, sweeps, t2, letter_splits=None, quick_beside=False) -> str
         "# The paper's results, reproduced",
         "",
         f"**This is the {mode}**: `{cmd}`, {stamp}, {minutes:.0f} minutes on {meta['cores']} cores "
-        f"({meta['machine']}, Python {meta['python']}). Settings: {settings.seeds} seeds/trials; "
+        f"({meta['machine']}, Python {meta['python']}{load}). Settings: {settings.seeds} seeds/trials; "
         f"{train_note}; Fig. 4 with {settings.fig4_Cs} values of C per curve over the paper's range (Table B.1; "
         f"the paper: 30); cross-validation (3 folds) over {settings.cv_Cs} values of C and {settings.cv_leaves} "
         f"of `max_leaf_nodes`; ensembles of {', '.join(map(str, settings.sizes))} base estimators. "
