@@ -317,7 +317,7 @@ def _report(meta, t1, sweeps, t2, letter_splits=None, quick_beside=False) -> str
     )
     if quick_beside and not meta["quick"]:
         status += (
-            " A quick run over all six data sets and Table 2 (less data, fewer seeds) is in "
+            " A quick run (less data, fewer seeds; its header says which data sets it finished) is in "
             "[quick/README.md](quick/README.md)."
         )
     parts = [
