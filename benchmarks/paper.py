@@ -4,6 +4,8 @@
 
 ``--quick`` uses 2 seeds, fewer values of C and at most 10,000 training samples per data set;
 ``--datasets`` and ``--max-train`` narrow it further; ``--scheduler`` runs on a Dask cluster.
+``--report`` only writes README.md again from the tables and ``run.json`` of an earlier run in
+``--out`` (for example after editing ``benchmarks/paper_notes.md`` or the reading's code).
 The experiments are functions of ``tnt.experiments`` (paper, sweep, ensembles); this script only
 chooses the settings, runs them and writes the files.
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import platform
 import shutil
@@ -29,7 +32,14 @@ sys.path.insert(0, str(ROOT))
 from tnt.experiments.ensembles import compare_ensembles  # noqa: E402
 from tnt.experiments.paper import PAPER_DATASETS, calibrate_C, leaf_grid, load_paper_data, table1  # noqa: E402
 from tnt.experiments.paper_numbers import C_RANGE, DATA_SHAPE, TABLE2  # noqa: E402
-from tnt.experiments.paper_report import NAMES, figure4_summary, table1_markdown, table2_markdown  # noqa: E402
+from tnt.experiments.paper_report import (  # noqa: E402
+    NAMES,
+    figure4_summary,
+    letter_splits_markdown,
+    reading_markdown,
+    table1_markdown,
+    table2_markdown,
+)
 from tnt.experiments.sweep import EXTRA_MODELS, NDG_C, log_grid, summarize, sweep  # noqa: E402
 
 ENSEMBLE_SETS = ("mnist", "connect_4")
@@ -48,7 +58,9 @@ class Settings:
 
 
 QUICK = Settings(seeds=2, fig4_Cs=4, cv_Cs=4, cv_leaves=5, max_train=10_000, calibration_steps=3)
-FULL = Settings(seeds=5, fig4_Cs=8, cv_Cs=6, cv_leaves=8, max_train=None, calibration_steps=5)
+# The full run within 90 minutes on 2 cores: 5 seeds, the paper's ensemble sizes, but 6 values of C
+# per Fig. 4 curve (the paper: 30), since MNIST's Fig. 4 and Table 2 alone take about an hour.
+FULL = Settings(seeds=5, fig4_Cs=6, cv_Cs=6, cv_leaves=8, max_train=None, calibration_steps=3)
 
 
 def main(argv=None) -> int:
@@ -65,12 +77,18 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--redraw", action="store_true", help="only redraw the figures from the fig4_*.csv files in --out"
     )
+    parser.add_argument(
+        "--report", action="store_true", help="only write README.md again from the tables and run.json in --out"
+    )
     args = parser.parse_args(argv)
     settings = QUICK if args.quick else FULL
     if args.max_train is not None:
         settings = Settings(**{**asdict(settings), "max_train": args.max_train})
     if args.redraw:
         redraw(args, settings)
+        return 0
+    if args.report:
+        report_again(args.out)
         return 0
     args.out.mkdir(parents=True, exist_ok=True)
     with _backend(args.scheduler):
@@ -135,7 +153,7 @@ def run(args, settings: Settings) -> None:
         _write_images({name: figure}, args.out)
         log(f"{name}: Figure 4 done")
         if name in ENSEMBLE_SETS:
-            t2[name] = _ensembles(name, X_train, y_train, X_test, y_test, settings, seeds, args.n_jobs)
+            t2[name] = _ensembles(name, X_train, y_train, X_test, y_test, settings, seeds, args.n_jobs, table)
             log(f"{name}: Table 2 done")
         _write_tables(args, settings, t1, sweeps, t2, start)
     log(f"wrote {args.out} in {(time.perf_counter() - start) / 60:.1f} min")
@@ -167,17 +185,66 @@ def _write_tables(args, settings, t1, sweeps, t2, start) -> None:
     pd.concat([t.assign(data=n) for n, t in t1.items()]).to_csv(args.out / "table1.csv", index=False)
     if t2:
         pd.concat([t.assign(data=n) for n, t in t2.items()]).to_csv(args.out / "table2.csv", index=False)
-    minutes = (time.perf_counter() - start) / 60
-    (args.out / "README.md").write_text(_report(args, settings, t1, sweeps, t2, minutes))
+    meta = _meta(args, settings, (time.perf_counter() - start) / 60, order)
+    (args.out / "run.json").write_text(json.dumps(meta, indent=1) + "\n")
+    (args.out / "README.md").write_text(_report(meta, t1, sweeps, t2, _letter_splits(args.out), _has_quick(args.out)))
 
 
-def _ensembles(name, X_train, y_train, X_test, y_test, settings, seeds, n_jobs):
-    """Table 2 on one data set: TnT's C found for the paper's split count per base estimator."""
-    per_base = {kind: TABLE2[name][(kind, 20)][0] / 20 for kind in ("TnT-bagging", "TnT-AdaBoost")}
-    C = {
-        kind: calibrate_C(X_train, y_train, round(target), 1e-5, 1e-1, steps=settings.calibration_steps)[0]
-        for kind, target in per_base.items()
+def _letter_splits(out: Path):
+    """The table of ``benchmarks/paper_letter.py`` in ``out``, if it was run."""
+    path = out / "letter_splits.csv"
+    return pd.read_csv(path) if path.is_file() else None
+
+
+def _has_quick(out: Path) -> bool:
+    """Whether ``out/quick`` holds the report of a quick run (kept beside a full run's)."""
+    return (out / "quick" / "README.md").is_file()
+
+
+def _meta(args, settings, minutes, finished) -> dict:
+    """What the report says of the run: its command, settings, time and the data sets it finished."""
+    cmd = "python benchmarks/paper.py --data ../shared/data" + (" --quick" if args.quick else "")
+    if args.datasets != list(PAPER_DATASETS):
+        cmd += " --datasets " + " ".join(args.datasets)
+    if args.max_train is not None:
+        cmd += f" --max-train {args.max_train}"
+    return {
+        "quick": bool(args.quick),
+        "command": cmd,
+        "stamp": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "minutes": round(minutes, 1),
+        "cores": os.cpu_count(),
+        "load": round(os.getloadavg()[1], 1),  # the 5-minute load average when written
+        "machine": platform.machine(),
+        "python": platform.python_version(),
+        "settings": asdict(settings),
+        "datasets": list(args.datasets),
+        "finished": list(finished),
     }
+
+
+def report_again(out: Path) -> None:
+    """README.md from the tables and run.json an earlier run left in ``out``."""
+    meta = json.loads((out / "run.json").read_text())
+    t1_all = pd.read_csv(out / "table1.csv")
+    t2_all = pd.read_csv(out / "table2.csv") if (out / "table2.csv").is_file() else None
+    t1, sweeps, t2 = {}, {}, {}
+    for name in meta["finished"]:
+        t1[name] = t1_all[t1_all["data"] == name].drop(columns="data")
+        sweeps[name] = pd.read_csv(out / f"fig4_{name}.csv")
+        if t2_all is not None and name in set(t2_all["data"]):
+            t2[name] = t2_all[t2_all["data"] == name].drop(columns="data")
+    (out / "README.md").write_text(_report(meta, t1, sweeps, t2, _letter_splits(out), _has_quick(out)))
+    log(f"wrote {out / 'README.md'} again")
+
+
+def _ensembles(name, X_train, y_train, X_test, y_test, settings, seeds, n_jobs, sweep_table):
+    """Table 2 on one data set: TnT's C found for the paper's split count per base estimator.
+
+    The bisection starts from the two values of C of Fig. 4's sweep (seed 0, the same training
+    part) whose split counts bracket the target, so that a few fits find it."""
+    per_base = {kind: round(TABLE2[name][(kind, 20)][0] / 20) for kind in ("TnT-bagging", "TnT-AdaBoost")}
+    C = {kind: _calibrate(X_train, y_train, target, settings, sweep_table) for kind, target in per_base.items()}
     log(f"{name}: Table 2 at C={C['TnT-bagging']:.3g} (bagging) and C={C['TnT-AdaBoost']:.3g} (AdaBoost)")
     rows = compare_ensembles(
         X_train,
@@ -191,6 +258,18 @@ def _ensembles(name, X_train, y_train, X_test, y_test, settings, seeds, n_jobs):
         n_jobs=n_jobs,
     )
     return rows.assign(C=rows["ensemble"].map({"TnT-bagging": C["TnT-bagging"], "TnT-AdaBoost": C["TnT-AdaBoost"]}))
+
+
+def _calibrate(X_train, y_train, target, settings, sweep_table) -> float:
+    seen = sweep_table[sweep_table["seed"] == 0][["C", "tnt_splits"]].to_numpy()
+    above = [C for C, splits in seen if splits >= target]  # splits fall as C rises
+    below = [C for C, splits in seen if splits <= target]
+    low = max(above) if above else 1e-5
+    high = min(below) if below else 1e-1
+    found = [(float(C), int(splits)) for C, splits in seen]
+    if low < high:
+        found.append(calibrate_C(X_train, y_train, target, low, high, steps=settings.calibration_steps))
+    return min(found, key=lambda pair: (abs(pair[1] - target), pair[0]))[0]
 
 
 def _figure(name, summary, n_train, n_test, n_features, n_classes):
@@ -219,26 +298,33 @@ def _write_images(figures: dict, out: Path) -> None:
             fig.write_image(path, width=width, height=height)
 
 
-def _report(args, settings, t1, sweeps, t2, minutes) -> str:
-    mode = "quick run (`--quick`)" if args.quick else "full run"
-    cmd = "python benchmarks/paper.py --data ../shared/data" + (" --quick" if args.quick else "")
-    if args.datasets != list(PAPER_DATASETS):
-        cmd += " --datasets " + " ".join(args.datasets)
-    if args.max_train is not None:
-        cmd += f" --max-train {args.max_train}"
-    stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+def _report(meta, t1, sweeps, t2, letter_splits=None, quick_beside=False) -> str:
+    settings = Settings(**{**meta["settings"], "sizes": tuple(meta["settings"]["sizes"])})
+    mode = "quick run (`--quick`)" if meta["quick"] else "full run"
+    load = f"; load average {meta['load']:g} when written, on a shared machine" if meta.get("load") else ""
+    cmd, stamp, minutes = meta["command"], meta["stamp"], meta["minutes"]
     train_note = (
         (f"at most {settings.max_train:,} training samples per data set (a stratified subset; test sets whole)")
         if settings.max_train
         else "the whole training sets"
     )
-    missing = [NAMES[n] for n in args.datasets if n not in t1]
-    status = f" Not run yet (the run was stopped before them): {', '.join(missing)}." if missing else ""
+    missing = [NAMES[n] for n in meta["datasets"] if n not in t1]
+    status = (
+        f" Not finished when this file was written (it is written again after each data set, so a run "
+        f"stopped early leaves those it finished): {', '.join(missing)}."
+        if missing
+        else ""
+    )
+    if quick_beside and not meta["quick"]:
+        status += (
+            " A quick run (less data, fewer seeds; its header says which data sets it finished) is in "
+            "[quick/README.md](quick/README.md)."
+        )
     parts = [
         "# The paper's results, reproduced",
         "",
-        f"**This is the {mode}**: `{cmd}`, {stamp}, {minutes:.0f} minutes on {os.cpu_count()} cores "
-        f"({platform.machine()}, Python {platform.python_version()}). Settings: {settings.seeds} seeds/trials; "
+        f"**This is the {mode}**: `{cmd}`, {stamp}, {minutes:.0f} minutes on {meta['cores']} cores "
+        f"({meta['machine']}, Python {meta['python']}{load}). Settings: {settings.seeds} seeds/trials; "
         f"{train_note}; Fig. 4 with {settings.fig4_Cs} values of C per curve over the paper's range (Table B.1; "
         f"the paper: 30); cross-validation (3 folds) over {settings.cv_Cs} values of C and {settings.cv_leaves} "
         f"of `max_leaf_nodes`; ensembles of {', '.join(map(str, settings.sizes))} base estimators. "
@@ -279,6 +365,17 @@ def _report(args, settings, t1, sweeps, t2, minutes) -> str:
             "`max_samples=1.0`, `bootstrap_features=False`; AdaBoost: SAMME, learning rate 1.0.",
             "",
             table2_markdown(t2),
+            "",
+        ]
+    parts += [reading_markdown(t1, sweeps, t2, max_train=settings.max_train), ""]
+    if letter_splits is not None:
+        parts += [
+            "### Letter over five random test splits (`benchmarks/paper_letter.py`)",
+            "",
+            "Test accuracy in percent on the whole training part of each split (seed 0 of the models); "
+            "split 0 is the one of Table 1 and Fig. 4.",
+            "",
+            letter_splits_markdown(letter_splits),
             "",
         ]
     if NOTES.is_file():

@@ -1,5 +1,6 @@
 """The paper's reproduction: its data loading, model selection and the script's quick mode on a small subset."""
 
+import json
 import os
 import subprocess
 import sys
@@ -80,7 +81,19 @@ def test_quick_mode_writes_the_tables_figures_and_report(tmp_path):
     assert set(t2["data"]) == {"connect_4"}  # ensembles: MNIST and Connect-4 only
     assert sorted(set(zip(t2["ensemble"], t2["size"]))) == sorted(k for k in TABLE2["connect_4"])
     report = (out / "README.md").read_text()
-    assert "quick run" in report and "fig4_pendigits.png" in report
+    assert "quick run" in report
+    for name in ("pendigits", "connect_4"):
+        assert f"fig4_{name}.png" in report
     # Every row of ours stands beside the paper's number.
     assert f"{TABLE1['pendigits']['TnT'][0]:.2f} ± {TABLE1['pendigits']['TnT'][1]:.2f}" in report
     assert report.count("| Connect-4 | ") == 2 + len(TABLE2["connect_4"])
+    # The reading is generated from the tables, then the hand-written notes follow.
+    assert "## Reading (generated from the tables)" in report and "Table 2, Connect-4" in report
+    assert (ROOT / "benchmarks" / "paper_notes.md").read_text().strip() in report
+    meta = json.loads((out / "run.json").read_text())
+    assert meta["finished"] == ["connect_4", "pendigits"] and meta["settings"]["max_train"] == 300
+    # --report writes the same README again from the tables and run.json alone.
+    (out / "README.md").unlink()
+    again = subprocess.run([*cmd[:2], "--report", "--out", str(out)], env=env, capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert (out / "README.md").read_text() == report

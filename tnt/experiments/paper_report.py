@@ -6,11 +6,20 @@ lies within the paper's standard deviation, or within one point where the paper 
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
-from tnt.experiments.paper_numbers import TABLE1, TABLE2
+from tnt.experiments.paper_numbers import C_RANGE, DATA_SHAPE, TABLE1, TABLE2
 
-__all__ = ["NAMES", "figure4_summary", "reading", "table1_markdown", "table2_markdown"]
+__all__ = [
+    "NAMES",
+    "figure4_summary",
+    "letter_splits_markdown",
+    "reading",
+    "reading_markdown",
+    "table1_markdown",
+    "table2_markdown",
+]
 
 #: Names of the data sets as the paper prints them.
 NAMES = {
@@ -40,6 +49,10 @@ def reading(ours: float, paper: float, paper_std: float | None) -> str:
     if abs(diff) <= 1.0:
         return "match (within 1 point)"
     return f"{'above' if diff > 0 else 'below'} by {abs(diff):.2f}"
+
+
+#: Data sets whose numbers cannot be set beside the paper's, and why.
+NOT_COMPARABLE = {"usps": "not comparable (10 classes here, 2 in the paper)"}
 
 
 def _pm(mean: float, std: float | None) -> str:
@@ -82,7 +95,8 @@ def table1_markdown(rows: dict) -> str:
             p_acc, p_std, p_splits = TABLE1[name][model]
             lines.append(
                 f"| {NAMES[name]} | {model} | {_pm(mean, std)} | {part['splits'].mean():.0f} | {chosen} | "
-                f"{_pm(p_acc, p_std)} | {_count(p_splits)} | {reading(mean, p_acc, p_std)} |"
+                f"{_pm(p_acc, p_std)} | {_count(p_splits)} | "
+                f"{NOT_COMPARABLE.get(name) or reading(mean, p_acc, p_std)} |"
             )
     return "\n".join(lines)
 
@@ -134,3 +148,197 @@ def figure4_summary(summary: pd.DataFrame) -> dict:
         diff = summary["tnt_test_acc_mean"] - summary[column]
         out[name] = (int((diff > 0).sum()), int(diff.size), round(float(100 * diff.mean()), 2))
     return out
+
+
+def _t1_mean(table: pd.DataFrame, model: str) -> float:
+    return float(100 * table.loc[table["model"] == model, "test_accuracy"].mean())
+
+
+def _diagnose(name: str, table: pd.DataFrame, sweep: pd.DataFrame | None, max_train: int | None) -> str:
+    """What the tables say about a shortfall of TnT in Table 1: where C fell in the grid, how TnT
+    fitted the training data there, whether our CART falls short too, how much data was used."""
+    chosen = float(table.loc[table["model"] == "TnT", "chosen"].iloc[0])
+    low, high = C_RANGE[name]
+    said = []
+    if np.isclose(chosen, low, rtol=1e-3):
+        said.append("cross-validation chose the smallest C of the grid (more splits might have scored higher)")
+    elif np.isclose(chosen, high, rtol=1e-3):
+        said.append("cross-validation chose the largest C of the grid")
+    if sweep is not None and len(sweep):
+        Cs = sweep["C"].to_numpy(dtype=float)
+        near = Cs[np.argmin(np.abs(np.log(Cs) - np.log(chosen)))]
+        rows = sweep[sweep["C"] == near]
+        shared = rows["tnt_shared_nodes"].mean() if "tnt_shared_nodes" in rows else float("nan")
+        said.append(
+            f"at C={near:.3g} Fig. 4's TnT has {100 * rows['tnt_train_acc'].mean():.2f}% training accuracy "
+            f"with {rows['tnt_splits'].mean():.0f} splits and {shared:.0f} shared nodes"
+            + (" (a TnT that shares no node is a tree)" if shared == 0 else "")
+        )
+    p_cart, p_cart_std, _ = TABLE1[name]["CART"]
+    cart = _t1_mean(table, "CART")
+    if reading(cart, p_cart, p_cart_std).startswith("below"):
+        said.append(
+            f"our CART is below the paper's as well ({reading(cart, p_cart, p_cart_std)}), so part of the gap is the data or protocol, not TnT alone"
+        )
+    tnt = _t1_mean(table, "TnT")
+    said.append(f"ours TnT {'above' if tnt > cart else 'not above'} our CART ({tnt - cart:+.2f} points)")
+    n_paper = DATA_SHAPE[name][0]
+    if max_train is not None and max_train < n_paper:
+        said.append(f"trained on at most {max_train:,} of about {n_paper:,} training samples")
+    return "; ".join(said)
+
+
+def reading_markdown(t1: dict, sweeps: dict, t2: dict, *, max_train: int | None = None) -> str:
+    """The plain reading of the report, generated from the tables (so it cannot drift from them).
+
+    Parameters
+    ----------
+    t1 : dict
+        ``{data set: DataFrame}`` of :func:`tnt.experiments.paper.table1`.
+    sweeps : dict
+        ``{data set: DataFrame}`` of Fig. 4's sweeps (rows per C and seed).
+    t2 : dict
+        ``{data set: DataFrame}`` of Table 2 (:func:`tnt.experiments.ensembles.compare_ensembles`).
+    max_train : int, default=None
+        Training samples kept per data set in the run.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from tnt.experiments.paper_report import reading_markdown
+    >>> t = pd.DataFrame({"model": ["TnT", "CART"], "trial": [0, 0], "chosen": [5e-4, 200],
+    ...                   "cv_accuracy": [0.9, 0.9], "splits": [120, 199], "test_accuracy": [0.90, 0.91]})
+    >>> text = reading_markdown({"pendigits": t}, {}, {})
+    >>> "CART on Pendigits" in text.split("Not within")[0], "TnT on Pendigits (below by 2.61" in text
+    (True, True)
+    """
+    lines = ["## Reading (generated from the tables)", ""]
+    matched = {"TnT": [], "CART": []}
+    missed = {"TnT": [], "CART": []}
+    for name, table in t1.items():
+        if name in NOT_COMPARABLE:
+            continue
+        for model in ("TnT", "CART"):
+            acc, std, _ = TABLE1[name][model]
+            said = reading(_t1_mean(table, model), acc, std)
+            if said.startswith("match"):
+                matched[model].append(NAMES[name])
+            else:
+                missed[model].append(f"{NAMES[name]} ({said})")
+    comparable = [NAMES[n] for n in t1 if n not in NOT_COMPARABLE]
+    if comparable:
+        lines.append(
+            "- **Table 1, within the paper's spread** (its ± std, or 1 point): "
+            + "; ".join(f"{m} on {', '.join(v)}" if v else f"{m} on none" for m, v in matched.items())
+            + f" (of {', '.join(comparable)})."
+        )
+        if missed["TnT"] or missed["CART"]:
+            lines.append(
+                "- **Table 1, not within it**: "
+                + "; ".join(f"{m} on {', '.join(v)}" for m, v in missed.items() if v)
+                + "."
+            )
+        wins = [NAMES[n] for n, t in t1.items() if _t1_mean(t, "TnT") > _t1_mean(t, "CART")]
+        lines.append(
+            f"- **TnT above CART** (the paper's claim, on every set): ours on {len(wins)} of {len(t1)} "
+            f"({', '.join(wins) if wins else 'none'})."
+        )
+    for name, table in t1.items():
+        if name in NOT_COMPARABLE:
+            continue
+        acc, std, _ = TABLE1[name]["TnT"]
+        said = reading(_t1_mean(table, "TnT"), acc, std)
+        if said.startswith("below"):
+            lines.append(f"- **{NAMES[name]}, TnT {said}**: {_diagnose(name, table, sweeps.get(name), max_train)}.")
+    for name, table in t2.items():
+        counts = {"match": 0, "other": []}
+        beats = {}
+        for (kind, size), group in table.groupby(["ensemble", "size"], sort=False):
+            _, _, _, p_test, p_std = TABLE2[name][(kind, int(size))]
+            ours = 100 * group["test_accuracy"].mean()
+            said = reading(ours, p_test, p_std)
+            if said.startswith("match"):
+                counts["match"] += 1
+            else:
+                counts["other"].append(f"{kind} of {size} {said}")
+            beats[(kind, int(size))] = ours
+        pairs = [("TnT-bagging", "Random Forest"), ("TnT-AdaBoost", "AdaBoost")]
+        won = [
+            f"{tnt} above {base} at {sum(beats[(tnt, k)] > beats[(base, k)] for k in (5, 10, 20) if (tnt, k) in beats)}"
+            f" of {sum((tnt, k) in beats for k in (5, 10, 20))} sizes"
+            for tnt, base in pairs
+        ]
+        lines.append(
+            f"- **Table 2, {NAMES[name]}**: test accuracy within the paper's spread (or 1 point) for "
+            f"{counts['match']} of {len(beats)} rows"
+            + (f"; not for {', '.join(counts['other'])}" if counts["other"] else "")
+            + f". Ours: {'; '.join(won)}."
+        )
+    return "\n".join(lines)
+
+
+def letter_splits_markdown(table: pd.DataFrame) -> str:
+    """Letter over several random test splits (``benchmarks/paper_letter.py``): a table per split
+    and a generated sentence on where the paper's Table 1 values fall among them.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from tnt.experiments.paper_report import letter_splits_markdown
+    >>> t = pd.DataFrame({"split": [0, 0, 1, 1], "model": ["TnT", "CART"] * 2, "C": [1e-4] * 4,
+    ...                   "splits": [1200, 1200, 1210, 1210], "shared_nodes": [100, 0, 90, 0],
+    ...                   "train_accuracy": [0.99] * 4, "test_accuracy": [0.855, 0.857, 0.868, 0.867]})
+    >>> print(letter_splits_markdown(t).splitlines()[-1])
+    TnT's test accuracy ranges over the splits from 85.50 to 86.80 at C=0.0001 (split 0, Table 1's, gives 85.50); CART's with as many splits from 85.70 to 86.70. Their means over the splits against the paper's Table 1: TnT match (within 1 point), CART match (within the paper's ±0.15). The paper: TnT 86.62 ± 0.02, CART 86.26 ± 0.15; TnT's and CART's lie within our range over the splits.
+    """
+    models = [m for m in ("CART unpruned", "TnT", "CART") if m in set(table["model"])]
+    Cs = sorted(table["C"].dropna().unique())
+    header = ["split"]
+    if "CART unpruned" in models:
+        header.append("CART unpruned")
+    for C in Cs:
+        header += [f"TnT, C={C:g} (#S, shared)", f"CART, TnT's #S (C={C:g})"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for split, part in table.groupby("split"):
+        cells = [str(split)]
+        if "CART unpruned" in models:
+            row = part[part["model"] == "CART unpruned"].iloc[0]
+            cells.append(f"{100 * row['test_accuracy']:.2f} ({row['splits']:.0f})")
+        for C in Cs:
+            tnt = part[(part["model"] == "TnT") & (part["C"] == C)].iloc[0]
+            cart = part[(part["model"] == "CART") & (part["C"] == C)].iloc[0]
+            cells += [
+                f"{100 * tnt['test_accuracy']:.2f} ({tnt['splits']:.0f}, {tnt['shared_nodes']:.0f})",
+                f"{100 * cart['test_accuracy']:.2f}",
+            ]
+        lines.append("| " + " | ".join(cells) + " |")
+    mean = ["mean"]
+    if "CART unpruned" in models:
+        mean.append(f"{100 * table.loc[table['model'] == 'CART unpruned', 'test_accuracy'].mean():.2f}")
+    for C in Cs:
+        for model in ("TnT", "CART"):
+            mean.append(f"{100 * table.loc[(table['model'] == model) & (table['C'] == C), 'test_accuracy'].mean():.2f}")
+    lines.append("| " + " | ".join(mean) + " |")
+    said = []
+    for C in Cs[-1:]:  # the C nearest the paper's split count
+        tnt = table[(table["model"] == "TnT") & (table["C"] == C)].set_index("split")["test_accuracy"] * 100
+        cart = table[(table["model"] == "CART") & (table["C"] == C)]["test_accuracy"] * 100
+        said.append(
+            f"TnT's test accuracy ranges over the splits from {tnt.min():.2f} to {tnt.max():.2f} at C={C:g} "
+            f"(split 0, Table 1's, gives {tnt.get(0, float('nan')):.2f}); CART's with as many splits from "
+            f"{cart.min():.2f} to {cart.max():.2f}. Their means over the splits against the paper's Table 1: "
+            f"TnT {reading(tnt.mean(), *TABLE1['letter']['TnT'][:2])}, CART {reading(cart.mean(), *TABLE1['letter']['CART'][:2])}."
+        )
+    p_tnt, p_cart = TABLE1["letter"]["TnT"], TABLE1["letter"]["CART"]
+    said.append(f"The paper: TnT {_pm(p_tnt[0], p_tnt[1])}, CART {_pm(p_cart[0], p_cart[1])}")
+    inside = [
+        name
+        for name, values, paper in (("TnT's", tnt, p_tnt[0]), ("CART's", cart, p_cart[0]))
+        if values.min() <= paper <= values.max()
+    ]
+    said[-1] += (
+        f"; {' and '.join(inside)} lie{'s' if len(inside) == 1 else ''} within our range over the splits."
+        if inside
+        else "; neither lies within our range over the splits."
+    )
+    return "\n".join(lines) + "\n\n" + " ".join(said)
