@@ -420,10 +420,6 @@ def main(argv=None):
         write_readme(rows)
 
 
-if __name__ == "__main__":
-    main()
-
-
 PROJECT_README = ROOT / "README.md"
 SPEED_START, SPEED_END = "<!-- speed:start -->", "<!-- speed:end -->"
 
@@ -445,3 +441,7 @@ def write_speed_summary(rows, stamp: str, load: float, readme: Path = PROJECT_RE
     text = readme.read_text()
     start, end = text.index(SPEED_START), text.index(SPEED_END) + len(SPEED_END)
     readme.write_text(text[:start] + "\n".join(lines) + text[end:])
+
+
+if __name__ == "__main__":
+    main()

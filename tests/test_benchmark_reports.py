@@ -48,3 +48,13 @@ def test_the_readme_speed_block_agrees_with_the_benchmark_file():
     outside = readme.replace(block, "")
     speed = outside[outside.index("### Speed") : outside.index("## Data")]
     assert not re.search(r"\d(\.\d+)?x\b", speed), "a speed ratio written by hand outside the generated block"
+
+
+def test_the_script_defines_everything_before_it_runs():
+    # A function defined below `if __name__ == "__main__": main()` does not exist yet when main() runs.
+    import ast
+
+    tree = ast.parse((ROOT / "benchmarks" / "run.py").read_text())
+    last = tree.body[-1]
+    assert isinstance(last, ast.If) and "__main__" in ast.unparse(last.test)
+    assert not any(isinstance(node, ast.If) and "__main__" in ast.unparse(node.test) for node in tree.body[:-1])
