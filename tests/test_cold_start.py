@@ -140,3 +140,17 @@ def test_the_train_page_waits_for_the_warm_up_stage_its_data_needs(monkeypatch):
     wide = np.arange(digits.X_train.size, dtype=np.float64).reshape(digits.X_train.shape)
     views._wait_for_compiled_code(dataclasses.replace(digits, X_train=wide))
     assert waited == [True, False, False]
+
+
+def test_the_background_warm_up_compiles_the_tnt_that_started_it(tmp_path, monkeypatch):
+    # From a folder holding another `tnt/` (a repository beside a non-editable install), the
+    # process must still import the same tnt as the app; this decoy fails on import.
+    from tnt.learn import warmup
+
+    (tmp_path / "tnt").mkdir()
+    (tmp_path / "tnt" / "__init__.py").write_text("raise SystemExit(3)\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(warmup, "_process", None)
+    process = warmup.start_in_background()
+    process.wait(timeout=600)
+    assert process.returncode == 0

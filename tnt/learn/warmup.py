@@ -20,6 +20,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -126,8 +127,11 @@ def start_in_background() -> subprocess.Popen:
     global _process
     with _lock:
         if _process is None:
+            # `-m` puts the working folder first on the path: run from the folder that holds this
+            # very `tnt`, so that the process compiles this copy, not a `tnt/` the user stands in.
             _process = subprocess.Popen(
                 [sys.executable, "-m", "tnt.learn.warmup"],
+                cwd=Path(__file__).resolve().parent.parent.parent,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
                 text=True,
