@@ -5,6 +5,7 @@ import json
 
 import numpy as np
 import pytest
+from sklearn.datasets import load_digits
 from sklearn.tree import DecisionTreeClassifier
 
 from tnt import CARTClassifier, DecisionGraph, NDGClassifier, TAOClassifier, TnTClassifier
@@ -234,3 +235,17 @@ def test_weights_of_any_scale_give_the_same_graph(scale):
     scaled = TnTClassifier(C=1e-3, random_state=0).fit(X, y, sample_weight=w * scale)
     assert scaled.n_splits_ == reference.n_splits_ == 3
     assert np.array_equal(scaled.predict(X), y)
+
+
+def test_negligible_weights_beside_large_ones_give_one_graph_whatever_their_scale():
+    # Boosting leaves some samples with weights 1e-170 of others': a node of only such samples had
+    # a Gini whose squared weight underflowed to zero, and a child histogram obtained by subtracting
+    # its sibling's from its parent's weighed exactly nothing (both raised ZeroDivisionError).
+    X, y = load_digits(return_X_y=True)
+    heavy = X[:, 20] <= 8
+    graphs = []
+    for tiny in (1e-150, 1e-170, 1e-300):
+        model = TnTClassifier(C=1e-3, random_state=0, n_jobs=1).fit(X, y, sample_weight=np.where(heavy, 1.0, tiny))
+        graphs.append((model.n_splits_, model.predict(X).tobytes()))
+    assert graphs[0][0] > 10
+    assert graphs.count(graphs[0]) == 3

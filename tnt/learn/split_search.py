@@ -119,6 +119,10 @@ def _candidate(best, prev, b, f, left, total, K, w_left, w_node, bin_min, bin_ma
     present ``prev`` (the last going left; -1 before the first code) and ``b``."""
     if prev < 0:
         return best
+    if w_left <= 0.0 or w_node - w_left <= 0.0:
+        # A side weighs nothing, up to rounding: tiny weights (boosting's) next to large ones, added
+        # or subtracted (a child's histogram is its parent's minus its sibling's).
+        return best
     proxy = _proxy(left, total, K, w_left, w_node)
     if proxy > best[0]:
         return proxy, prev, _threshold(bin_max[f, prev], bin_min[f, b])

@@ -229,7 +229,13 @@ def _stops(value, node, n, depth, max_depth, alpha, total_w):
     for k in range(value.shape[1]):
         w_node += value[node, k]
         sq += value[node, k] * value[node, k]
-    gini = 1.0 - sq / (w_node * w_node)
+    w_squared = w_node * w_node
+    if w_squared > 0.0:
+        gini = 1.0 - sq / w_squared
+    else:  # tiny weights (boosting's) whose square underflows: the same Gini from class shares
+        gini = 1.0
+        for k in range(value.shape[1]):
+            gini -= (value[node, k] / w_node) ** 2
     return gini <= EPSILON or (alpha > 0.0 and w_node / total_w * gini <= alpha)
 
 
