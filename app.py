@@ -5,18 +5,27 @@ old way, so a page's URL opened directly (``/graph``) would run that page alone,
 script's page config, sidebar and navigation.
 """
 
+import sys
+
 import streamlit as st
 
-from tnt.learn.warmup import start_in_background
-from ui.state import start_session
-from ui.views import sidebar_summary
-
 st.set_page_config(page_title="TnT Explorer", page_icon=":deciduous_tree:", layout="wide")
+# The first run of the server imports the libraries below (seconds on a first start): say so at
+# once rather than leave the browser blank meanwhile.
+starting = st.empty()
+if "ui.views" not in sys.modules:
+    starting.info("Starting TnT Explorer: loading its libraries...", icon=":material/hourglass_top:")
+
+from tnt.learn.warmup import start_in_background  # noqa: E402
+from ui.state import start_session  # noqa: E402
+from ui.views import sidebar_summary  # noqa: E402
+
 # Training's compiled code is compiled, on an empty cache, in a separate process while the Data
 # page, which needs none of it, is shown.
 start_in_background()
 start_session()  # the workspace in the address (?ws=...), restored after a reload or a restart
 
+starting.empty()
 pages = st.navigation(
     [
         st.Page("app_pages/data.py", title="Data", icon=":material/table:", default=True),

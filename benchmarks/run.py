@@ -212,6 +212,8 @@ def bench_first_start():
 
 
 SCREENSHOT = Path(__file__).resolve().parent / "first_start_2s.png"
+# True once the page's main area shows some text: the app's start message or a page.
+FIRST_WORDS = "() => (document.querySelector('[data-testid=\"stMain\"]')?.innerText || '').trim().length > 0"
 
 
 def bench_app_start():
@@ -237,6 +239,8 @@ def bench_app_start():
                 page = browser.new_page(viewport={"width": 1440, "height": 900})
                 opened = time.perf_counter()
                 page.goto(url)
+                page.wait_for_function(FIRST_WORDS, timeout=300_000)
+                first_words = time.perf_counter() - opened
                 page.wait_for_timeout(max(0.0, 2.0 - (time.perf_counter() - opened)) * 1000)
                 page.screenshot(path=str(SCREENSHOT))
                 page.locator('[data-testid="stDataFrame"]').first.wait_for(timeout=300_000)
@@ -250,6 +254,16 @@ def bench_app_start():
             browser.close()
     base = f"`streamlit run app.py` answering its health check: {seconds(healthy)}"
     return [
+        row(
+            "app first start: opening the page to its first words",
+            2,
+            "the server answering its health check",
+            seconds(first_words),
+            first_words / 2,
+            "ratio: over 2 s",
+            value=first_words,
+            unit=" s",
+        ),
         row(
             "app first start: `streamlit run app.py` to the Data page's table (empty numba cache)",
             15,

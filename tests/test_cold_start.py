@@ -154,3 +154,17 @@ def test_the_background_warm_up_compiles_the_tnt_that_started_it(tmp_path, monke
     process = warmup.start_in_background()
     process.wait(timeout=600)
     assert process.returncode == 0
+
+
+def test_the_app_says_it_is_starting_before_importing_its_libraries():
+    # A first start spends seconds importing tnt, scikit-learn and the pages' helpers; the browser
+    # shows the message meanwhile instead of a blank page (benchmarks/run.py times the first words).
+    import ast
+
+    calls_before_imports = []
+    for statement in ast.parse((ROOT / "app.py").read_text()).body:
+        if isinstance(statement, ast.ImportFrom) and statement.module.split(".")[0] in ("tnt", "ui"):
+            break
+        calls_before_imports += [ast.unparse(node.func) for node in ast.walk(statement) if isinstance(node, ast.Call)]
+    assert "st.set_page_config" in calls_before_imports
+    assert "starting.info" in calls_before_imports
