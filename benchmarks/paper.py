@@ -4,6 +4,8 @@
 
 ``--quick`` uses 2 seeds, fewer values of C and at most 10,000 training samples per data set;
 ``--datasets`` and ``--max-train`` narrow it further; ``--scheduler`` runs on a Dask cluster.
+``--resume`` keeps the data sets an earlier run with the same settings finished in ``--out`` and
+runs only the others (a run stopped early, or one data set added), adding up the minutes.
 ``--report`` only writes README.md again from the tables and ``run.json`` of an earlier run in
 ``--out`` (for example after editing ``benchmarks/paper_notes.md`` or the reading's code).
 The experiments are functions of ``tnt.experiments`` (paper, sweep, ensembles); this script only
@@ -78,6 +80,11 @@ def main(argv=None) -> int:
         "--redraw", action="store_true", help="only redraw the figures from the fig4_*.csv files in --out"
     )
     parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep the data sets an earlier run with the same settings finished in --out; run the others",
+    )
+    parser.add_argument(
         "--report", action="store_true", help="only write README.md again from the tables and run.json in --out"
     )
     args = parser.parse_args(argv)
@@ -91,9 +98,35 @@ def main(argv=None) -> int:
         report_again(args.out)
         return 0
     args.out.mkdir(parents=True, exist_ok=True)
+    earlier = None
+    if args.resume:
+        earlier = _earlier_run(args.out, args.quick, settings)
+        if isinstance(earlier, str):
+            parser.error(earlier)
     with _backend(args.scheduler):
-        run(args, settings)
+        run(args, settings, earlier)
     return 0
+
+
+def _earlier_run(out: Path, quick: bool, settings: Settings):
+    """The meta data and tables of the run in ``out`` that ``--resume`` continues, or why it cannot."""
+    path = out / "run.json"
+    if not path.is_file():
+        return f"--resume: {out} holds no earlier run (no run.json); run without --resume."
+    meta = json.loads(path.read_text())
+    if meta["quick"] != quick or meta["settings"] != json.loads(json.dumps(asdict(settings))):
+        return f"--resume: the run in {out} used other settings; resume with the same options, or run without --resume."
+    t1_all = pd.read_csv(out / "table1.csv")
+    t2_all = pd.read_csv(out / "table2.csv") if (out / "table2.csv").is_file() else None
+    tables = {}
+    for name in meta["finished"]:
+        t2 = None if t2_all is None or name not in set(t2_all["data"]) else t2_all[t2_all["data"] == name]
+        tables[name] = (
+            t1_all[t1_all["data"] == name].drop(columns="data"),
+            pd.read_csv(out / f"fig4_{name}.csv"),
+            None if t2 is None else t2.drop(columns="data"),
+        )
+    return {"meta": meta, "tables": tables}
 
 
 @contextlib.contextmanager
@@ -112,13 +145,22 @@ def log(message: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
 
 
-def run(args, settings: Settings) -> None:
+def run(args, settings: Settings, earlier=None) -> None:
     """Run the data sets smallest first; the files are rewritten after each, so a run stopped early
-    leaves the data sets it finished (the report says which)."""
+    leaves the data sets it finished (the report says which). ``earlier`` (``--resume``): the data
+    sets an earlier run finished, kept as they are."""
     start = time.perf_counter()
     seeds = list(range(settings.seeds))
     t1, sweeps, t2 = {}, {}, {}
-    for name in sorted(args.datasets, key=_cost):
+    for name, (table_1, table_4, table_2) in (earlier or {"tables": {}})["tables"].items():
+        if name in args.datasets:
+            t1[name], sweeps[name] = table_1, table_4
+            if table_2 is not None:
+                t2[name] = table_2
+            log(f"{name}: kept from the earlier run")
+    if earlier is not None:
+        args.earlier_meta = earlier["meta"]
+    for name in sorted((n for n in args.datasets if n not in t1), key=_cost):
         X_train, y_train, X_test, y_test = load_paper_data(name, args.data, max_train=settings.max_train)
         low, high = C_RANGE[name]
         log(f"{name}: {len(y_train)} training, {len(y_test)} test samples")
@@ -186,6 +228,10 @@ def _write_tables(args, settings, t1, sweeps, t2, start) -> None:
     if t2:
         pd.concat([t.assign(data=n) for n, t in t2.items()]).to_csv(args.out / "table2.csv", index=False)
     meta = _meta(args, settings, (time.perf_counter() - start) / 60, order)
+    earlier = getattr(args, "earlier_meta", None)
+    if earlier is not None:  # --resume: the time of every sitting
+        meta["minutes"] = round(meta["minutes"] + earlier["minutes"], 1)
+        meta["sittings"] = earlier.get("sittings", 1) + 1
     (args.out / "run.json").write_text(json.dumps(meta, indent=1) + "\n")
     (args.out / "README.md").write_text(_report(meta, t1, sweeps, t2, _letter_splits(args.out), _has_quick(args.out)))
 
@@ -303,6 +349,8 @@ def _report(meta, t1, sweeps, t2, letter_splits=None, quick_beside=False) -> str
     mode = "quick run (`--quick`)" if meta["quick"] else "full run"
     load = f"; load average {meta['load']:g} when written, on a shared machine" if meta.get("load") else ""
     cmd, stamp, minutes = meta["command"], meta["stamp"], meta["minutes"]
+    sittings = meta.get("sittings", 1)
+    over = f" in {sittings} sittings (continued with `--resume`)" if sittings > 1 else ""
     train_note = (
         (f"at most {settings.max_train:,} training samples per data set (a stratified subset; test sets whole)")
         if settings.max_train
@@ -323,7 +371,7 @@ def _report(meta, t1, sweeps, t2, letter_splits=None, quick_beside=False) -> str
     parts = [
         "# The paper's results, reproduced",
         "",
-        f"**This is the {mode}**: `{cmd}`, {stamp}, {minutes:.0f} minutes on {meta['cores']} cores "
+        f"**This is the {mode}**: `{cmd}`, {stamp}, {minutes:.0f} minutes{over} on {meta['cores']} cores "
         f"({meta['machine']}, Python {meta['python']}{load}). Settings: {settings.seeds} seeds/trials; "
         f"{train_note}; Fig. 4 with {settings.fig4_Cs} values of C per curve over the paper's range (Table B.1; "
         f"the paper: 30); cross-validation (3 folds) over {settings.cv_Cs} values of C and {settings.cv_leaves} "

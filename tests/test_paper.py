@@ -97,3 +97,19 @@ def test_quick_mode_writes_the_tables_figures_and_report(tmp_path):
     again = subprocess.run([*cmd[:2], "--report", "--out", str(out)], env=env, capture_output=True, text=True)
     assert again.returncode == 0, again.stderr[-2000:]
     assert (out / "README.md").read_text() == report
+    # --resume keeps what the run finished and runs only the data set added, adding up the minutes.
+    more = [*cmd, "--resume", "--datasets", "pendigits", "connect_4", "usps"]
+    resumed = subprocess.run(more, env=env, capture_output=True, text=True, timeout=1800)
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert "pendigits: kept from the earlier run" in resumed.stderr + resumed.stdout
+    t1_again = pd.read_csv(out / "table1.csv")
+    assert set(t1_again["data"]) == {"pendigits", "connect_4", "usps"}
+    kept = t1_again[t1_again["data"] != "usps"].reset_index(drop=True)
+    pd.testing.assert_frame_equal(kept, t1)
+    meta_again = json.loads((out / "run.json").read_text())
+    assert meta_again["sittings"] == 2 and meta_again["minutes"] >= meta["minutes"]
+    assert "in 2 sittings (continued with `--resume`)" in (out / "README.md").read_text()
+    # Other settings cannot be resumed: one sentence, nothing rewritten.
+    other = subprocess.run([*cmd, "--max-train", "200", "--resume"], env=env, capture_output=True, text=True)
+    assert other.returncode == 2 and "used other settings" in other.stderr
+    assert json.loads((out / "run.json").read_text()) == meta_again
