@@ -105,16 +105,7 @@ class CARTClassifier(_SameSplits, GraphClassifierMixin, BaseEstimator):
         tree = DecisionTreeClassifier(
             max_leaf_nodes=self.max_leaf_nodes, ccp_alpha=self.ccp_alpha, random_state=problem.seed
         ).fit(problem.X, problem.y, sample_weight=problem.w)
-        t = tree.tree_
-        leaf = t.children_left < 0
-        flat = FlatGraph(
-            children_left=t.children_left.astype("intp"),
-            children_right=t.children_right.astype("intp"),
-            feature=t.feature.astype("intp"),
-            threshold=t.threshold.copy(),
-            label=tree.classes_.take(t.value[:, 0, :].argmax(axis=1)) * leaf - (~leaf),
-        )
-        flat = _breadth_first(flat)
+        flat = _flat_tree(tree, leaf_labels=tree.classes_.take(tree.tree_.value[:, 0, :].argmax(axis=1)))
         flat = fine_tune_graph(flat, problem, int(self.fine_tune))
         self._set_graph(flat, problem)
         return self
@@ -172,16 +163,7 @@ class CARTRegressor(_SameSplits, GraphRegressorMixin, BaseEstimator):
         tree = DecisionTreeRegressor(
             max_leaf_nodes=self.max_leaf_nodes, ccp_alpha=self.ccp_alpha, random_state=_seed(self.random_state)
         ).fit(X, y, sample_weight=w)
-        t = tree.tree_
-        leaf = t.children_left < 0
-        flat = FlatGraph(
-            children_left=t.children_left.astype("intp"),
-            children_right=t.children_right.astype("intp"),
-            feature=t.feature.astype("intp"),
-            threshold=t.threshold.copy(),
-            label=np.where(leaf, 0, -1).astype("intp"),
-        )
-        self._set_regression_graph(_breadth_first(flat), X, y, w)
+        self._set_regression_graph(_flat_tree(tree, leaf_labels=0), X, y, w)
         return self
 
 
@@ -210,6 +192,20 @@ class TAOClassifier(CARTClassifier):
         super().__init__(
             max_leaf_nodes=max_leaf_nodes, ccp_alpha=ccp_alpha, fine_tune=fine_tune, random_state=random_state
         )
+
+
+def _flat_tree(tree, leaf_labels) -> FlatGraph:
+    """A fitted scikit-learn tree as a :class:`FlatGraph` numbered breadth-first, each leaf labelled
+    from ``leaf_labels`` (one per node, or one for all) and every split -1."""
+    t = tree.tree_
+    flat = FlatGraph(
+        children_left=t.children_left.astype("intp"),
+        children_right=t.children_right.astype("intp"),
+        feature=t.feature.astype("intp"),
+        threshold=t.threshold.copy(),
+        label=np.where(t.children_left < 0, leaf_labels, -1).astype("intp"),
+    )
+    return _breadth_first(flat)
 
 
 def _breadth_first(flat: FlatGraph) -> FlatGraph:
