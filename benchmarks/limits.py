@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import resource
-import shutil
 import sys
 import tempfile
 import time
@@ -54,15 +53,14 @@ def csv_at_the_limits(rows: int = 200_000, columns: int = 21) -> bytes:
 
 def upload_in_the_browser(raw: bytes) -> None:
     """The CSV chosen in the Data page's uploader of ``streamlit run app.py``, until it is in use."""
-    from browser_helpers import CHROMIUM_ARGS, running_server
+    from browser_helpers import launch_chromium, running_server
     from playwright.sync_api import sync_playwright
 
-    chromium = shutil.which("chromium") or "/usr/bin/chromium"
     with tempfile.TemporaryDirectory() as folder, sync_playwright() as p:
         path = Path(folder) / "large.csv"
         path.write_bytes(raw)
         os.environ["TNT_WORKSPACE_DIR"] = str(Path(folder) / "workspaces")  # for the server
-        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        browser = launch_chromium(p)
         with running_server("limits_upload.log") as (url, _):
             page = browser.new_page(viewport={"width": 1440, "height": 900})
             page.goto(url)

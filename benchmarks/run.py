@@ -220,17 +220,14 @@ def bench_app_start():
     """``streamlit run app.py`` from an empty numba cache and an empty workspace store: time to the Data
     page's table and to the first training on the default data (the Train page trains on its first
     visit), with a screenshot 2 s after the page was opened (``benchmarks/first_start_2s.png``)."""
-    import shutil
-
     from playwright.sync_api import sync_playwright
 
     sys.path.insert(0, str(ROOT / "tests"))
-    from browser_helpers import CHROMIUM_ARGS, running_server
+    from browser_helpers import launch_chromium, running_server
 
-    chromium = shutil.which("chromium") or "/usr/bin/chromium"
     saved = dict(os.environ)
     with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as store, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        browser = launch_chromium(p)
         os.environ.update(NUMBA_CACHE_DIR=cache, TNT_WORKSPACE_DIR=store)  # for the server's processes
         try:
             start = time.perf_counter()

@@ -6,6 +6,7 @@ chromium the tests fail (they never skip): CI installs it (``.ci/run``), and so 
 (``apt-get install chromium``).
 """
 
+import shutil
 import socket
 import subprocess
 import sys
@@ -27,6 +28,12 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 HIGHLIGHT = "#c00000"  # tnt.viz.export_dot.HIGHLIGHT_COLOR
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"  # Debian's
+
+
+def launch_chromium(playwright):
+    """Debian's chromium, headless, with the flags this closed network needs."""
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
 
 
 def free_port() -> int:

@@ -181,14 +181,13 @@ def pytest_sessionfinish(session, exitstatus):
 @pytest.fixture(scope="module")
 def browser():
     """Debian's chromium, headless, driven by Playwright (for the browser suites)."""
-    from browser_helpers import CHROMIUM_ARGS
+    from browser_helpers import CHROMIUM, launch_chromium
 
-    chromium = shutil.which("chromium") or "/usr/bin/chromium"
-    if not Path(chromium).exists():
+    if not Path(CHROMIUM).exists():
         pytest.fail("Debian's chromium is missing: install it with `apt-get install chromium` (CI's .ci/run does).")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        b = launch_chromium(p)
         yield b
         b.close()
