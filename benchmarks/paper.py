@@ -108,25 +108,29 @@ def main(argv=None) -> int:
     return 0
 
 
-def _earlier_run(out: Path, quick: bool, settings: Settings):
-    """The meta data and tables of the run in ``out`` that ``--resume`` continues, or why it cannot."""
+def _earlier_run(out: Path, quick: bool, settings: Settings) -> dict | str:
+    """The ``run.json`` of the run in ``out`` that ``--resume`` continues, or why it cannot."""
     path = out / "run.json"
     if not path.is_file():
         return f"--resume: {out} holds no earlier run (no run.json); run without --resume."
     meta = json.loads(path.read_text())
     if meta["quick"] != quick or meta["settings"] != json.loads(json.dumps(asdict(settings))):
         return f"--resume: the run in {out} used other settings; resume with the same options, or run without --resume."
+    return meta
+
+
+def _finished_tables(out: Path, meta: dict) -> tuple[dict, dict, dict]:
+    """Table 1, Fig. 4's table and Table 2 (where run) of each data set ``meta`` says a run in
+    ``out`` finished, by data set name."""
     t1_all = pd.read_csv(out / "table1.csv")
     t2_all = pd.read_csv(out / "table2.csv") if (out / "table2.csv").is_file() else None
-    tables = {}
+    t1, sweeps, t2 = {}, {}, {}
     for name in meta["finished"]:
-        t2 = None if t2_all is None or name not in set(t2_all["data"]) else t2_all[t2_all["data"] == name]
-        tables[name] = (
-            t1_all[t1_all["data"] == name].drop(columns="data"),
-            pd.read_csv(out / f"fig4_{name}.csv"),
-            None if t2 is None else t2.drop(columns="data"),
-        )
-    return {"meta": meta, "tables": tables}
+        t1[name] = t1_all[t1_all["data"] == name].drop(columns="data")
+        sweeps[name] = pd.read_csv(out / f"fig4_{name}.csv")
+        if t2_all is not None and name in set(t2_all["data"]):
+            t2[name] = t2_all[t2_all["data"] == name].drop(columns="data")
+    return t1, sweeps, t2
 
 
 @contextlib.contextmanager
@@ -145,21 +149,18 @@ def log(message: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
 
 
-def run(args, settings: Settings, earlier=None) -> None:
+def run(args, settings: Settings, earlier: dict | None = None) -> None:
     """Run the data sets smallest first; the files are rewritten after each, so a run stopped early
-    leaves the data sets it finished (the report says which). ``earlier`` (``--resume``): the data
-    sets an earlier run finished, kept as they are."""
+    leaves the data sets it finished (the report says which). ``earlier`` (``--resume``): the
+    ``run.json`` of a run in ``args.out`` whose finished data sets are kept as they are."""
     start = time.perf_counter()
     seeds = list(range(settings.seeds))
-    t1, sweeps, t2 = {}, {}, {}
-    for name, (table_1, table_4, table_2) in (earlier or {"tables": {}})["tables"].items():
+    t1, sweeps, t2 = _finished_tables(args.out, earlier) if earlier else ({}, {}, {})
+    for name in list(t1):
         if name in args.datasets:
-            t1[name], sweeps[name] = table_1, table_4
-            if table_2 is not None:
-                t2[name] = table_2
             log(f"{name}: kept from the earlier run")
-    if earlier is not None:
-        args.earlier_meta = earlier["meta"]
+        else:
+            t1.pop(name), sweeps.pop(name), t2.pop(name, None)
     for name in sorted((n for n in args.datasets if n not in t1), key=_cost):
         X_train, y_train, X_test, y_test = load_paper_data(name, args.data, max_train=settings.max_train)
         low, high = C_RANGE[name]
@@ -197,7 +198,7 @@ def run(args, settings: Settings, earlier=None) -> None:
         if name in ENSEMBLE_SETS:
             t2[name] = _ensembles(name, X_train, y_train, X_test, y_test, settings, seeds, args.n_jobs, table)
             log(f"{name}: Table 2 done")
-        _write_tables(args, settings, t1, sweeps, t2, start)
+        _write_tables(args, settings, t1, sweeps, t2, start, earlier)
     log(f"wrote {args.out} in {(time.perf_counter() - start) / 60:.1f} min")
 
 
@@ -219,7 +220,7 @@ def _cost(name: str) -> int:
     return n_train * n_features
 
 
-def _write_tables(args, settings, t1, sweeps, t2, start) -> None:
+def _write_tables(args, settings, t1, sweeps, t2, start, earlier=None) -> None:
     order = [n for n in PAPER_DATASETS if n in t1]
     t1 = {n: t1[n] for n in order}
     sweeps = {n: sweeps[n] for n in order}
@@ -228,7 +229,6 @@ def _write_tables(args, settings, t1, sweeps, t2, start) -> None:
     if t2:
         pd.concat([t.assign(data=n) for n, t in t2.items()]).to_csv(args.out / "table2.csv", index=False)
     meta = _meta(args, settings, (time.perf_counter() - start) / 60, order)
-    earlier = getattr(args, "earlier_meta", None)
     if earlier is not None:  # --resume: the time of every sitting
         meta["minutes"] = round(meta["minutes"] + earlier["minutes"], 1)
         meta["sittings"] = earlier.get("sittings", 1) + 1
@@ -272,14 +272,7 @@ def _meta(args, settings, minutes, finished) -> dict:
 def report_again(out: Path) -> None:
     """README.md from the tables and run.json an earlier run left in ``out``."""
     meta = json.loads((out / "run.json").read_text())
-    t1_all = pd.read_csv(out / "table1.csv")
-    t2_all = pd.read_csv(out / "table2.csv") if (out / "table2.csv").is_file() else None
-    t1, sweeps, t2 = {}, {}, {}
-    for name in meta["finished"]:
-        t1[name] = t1_all[t1_all["data"] == name].drop(columns="data")
-        sweeps[name] = pd.read_csv(out / f"fig4_{name}.csv")
-        if t2_all is not None and name in set(t2_all["data"]):
-            t2[name] = t2_all[t2_all["data"] == name].drop(columns="data")
+    t1, sweeps, t2 = _finished_tables(out, meta)
     (out / "README.md").write_text(_report(meta, t1, sweeps, t2, _letter_splits(out), _has_quick(out)))
     log(f"wrote {out / 'README.md'} again")
 
