@@ -13,9 +13,12 @@ by marking the values present, in one pass over the matrix; other columns are so
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from numba import njit
+
+from tnt.learn.split_search import histogram_features
 
 MAX_EXACT_BINS = 65535
 INTEGER_SPAN = 4096
@@ -41,6 +44,12 @@ class BinnedData:
     bin_min: np.ndarray
     bin_max: np.ndarray
     n_bins: np.ndarray
+
+    @cached_property
+    def has_sorted_runs(self) -> bool:
+        """Whether some feature has more codes than histograms take, so that micro trees keep it in
+        sorted runs (:func:`tnt.learn.split_search.histogram_features`)."""
+        return not bool(histogram_features(self.n_bins).all())
 
 
 @njit(cache=True, nogil=True)

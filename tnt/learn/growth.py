@@ -114,11 +114,16 @@ class _MicroTreeCache:
 
     def get(self, node, rows, targets, fit):
         entry = self._entries.get(node)
-        if entry is not None and np.array_equal(entry[0], rows) and np.array_equal(entry[1], targets):
+        if entry is not None and _same(entry[0], rows) and _same(entry[1], targets):
             return entry[2]
         tree = fit()
         self._entries[node] = (rows, targets, tree)
         return tree
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    """``np.array_equal`` for two 1-d arrays of one dtype, without its overhead (called per node)."""
+    return a.shape == b.shape and a.tobytes() == b.tobytes()
 
 
 def _gather(parts: list[np.ndarray]) -> np.ndarray:

@@ -104,7 +104,7 @@ def _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, max_dept
         max_depth,
         workspace,
         threads,
-        with_runs(data.n_bins, threads),
+        with_runs(data, threads),
     )
     return MicroTree(*pruned_tree(left, right, feature, threshold, value, total_w, float(alpha)))
 
@@ -116,7 +116,7 @@ def _unit_mean(w: np.ndarray) -> np.ndarray:
     from underflow (weights of 1e-177) and overflow. A power of two scales every value exactly, so
     no comparison between splits changes.
     """
-    mean = w.mean() if w.size else 1.0
+    mean = np.add.reduce(w) / w.size if w.size else 1.0  # w.mean() without its Python wrapper
     if mean == 1.0:  # no sample_weight: nothing to rescale
         return np.ascontiguousarray(w)
     exponent = int(np.round(np.log2(mean))) if mean > 0 else 0

@@ -46,7 +46,6 @@ from tnt.learn.split_search import (
     _best_of,
     _on_features,
     buffer_classes,
-    histogram_features,
     make_buffers,
 )
 
@@ -413,11 +412,12 @@ def threaded(n_rows: int, n_features: int, n_lanes: int):
     return True if n_lanes > 1 and n_rows * n_features >= PARALLEL_WORK else None
 
 
-def with_runs(n_bins, threaded):
-    """:func:`build_tree`'s ``with_runs``: True when some feature has more codes than histograms
-    take (:func:`tnt.learn.split_search.histogram_features`) or the fit is ``threaded`` (the copy
+def with_runs(data, threaded):
+    """:func:`build_tree`'s ``with_runs`` for a fit on the :class:`~tnt.learn.binning.BinnedData`
+    ``data``: True when some feature has more codes than histograms take
+    (:attr:`~tnt.learn.binning.BinnedData.has_sorted_runs`) or the fit is ``threaded`` (the copy
     with the parallel kernels has sorted runs too), else None. Never for one-byte codes."""
-    return True if threaded is not None or not histogram_features(n_bins).all() else None
+    return True if threaded is not None or data.has_sorted_runs else None
 
 
 @njit(cache=True, nogil=True)
