@@ -39,6 +39,7 @@ from tnt.experiments.paper_report import (  # noqa: E402
     figure4_summary,
     letter_splits_markdown,
     reading_markdown,
+    single_leaf_note,
     table1_markdown,
     table2_markdown,
 )
@@ -395,6 +396,8 @@ def _report(meta, t1, sweeps, t2, letter_splits=None, quick_beside=False) -> str
         wins = figure4_summary(s)
         said = "; ".join(f"{m}: higher at {k} of {n} C values (mean {d:+.2f} points)" for m, (k, n, d) in wins.items())
         parts += [f"![Fig. 4, {NAMES[name]}](fig4_{name}.png)", "", f"TnT's test accuracy against {said}.", ""]
+        if note := single_leaf_note(s):
+            parts += [note, ""]
     if t2:
         parts += [
             "## Table 2: ensembles",

@@ -14,6 +14,7 @@ from tnt.experiments.paper_numbers import C_RANGE, DATA_SHAPE, TABLE1, TABLE2
 __all__ = [
     "NAMES",
     "figure4_summary",
+    "single_leaf_note",
     "letter_splits_markdown",
     "reading",
     "reading_markdown",
@@ -148,6 +149,34 @@ def figure4_summary(summary: pd.DataFrame) -> dict:
         diff = summary["tnt_test_acc_mean"] - summary[column]
         out[name] = (int((diff > 0).sum()), int(diff.size), round(float(100 * diff.mean()), 2))
     return out
+
+
+def single_leaf_note(summary: pd.DataFrame) -> str:
+    """A sentence naming the models that are a single leaf (fewer than one split on average) at
+    some value of C of a Fig. 4 sweep (:func:`tnt.experiments.sweep.summarize`): the log axis has no place for them, so the figure leaves
+    them out; empty when there are none.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from tnt.experiments.paper_report import single_leaf_note
+    >>> s = pd.DataFrame({"tnt_splits_mean": [40.0, 0.0], "cart_splits_mean": [40.0, 1.0]},
+    ...                  index=pd.Index([0.001, 0.05], name="C"))
+    >>> single_leaf_note(s)
+    'Not drawn (a single leaf, 0 splits, has no place on the log axis): TnT at C=0.05.'
+    """
+    from tnt.experiments.sweep import MODEL_NAMES
+
+    missing = []
+    for prefix, name in MODEL_NAMES.items():
+        column = f"{prefix}_splits_mean"
+        if column in summary:
+            Cs = summary.index[summary[column] < 1]  # summarize's index: C
+            if len(Cs):
+                missing.append(f"{name} at C={', '.join(f'{C:g}' for C in Cs)}")
+    if not missing:
+        return ""
+    return f"Not drawn (a single leaf, 0 splits, has no place on the log axis): {'; '.join(missing)}."
 
 
 def _t1_mean(table: pd.DataFrame, model: str) -> float:
