@@ -36,6 +36,7 @@ from tnt.experiments.paper import PAPER_DATASETS, calibrate_C, leaf_grid, load_p
 from tnt.experiments.paper_numbers import C_RANGE, DATA_SHAPE, TABLE2  # noqa: E402
 from tnt.experiments.paper_report import (  # noqa: E402
     NAMES,
+    adaboost_sizes_markdown,
     figure4_summary,
     letter_splits_markdown,
     reading_markdown,
@@ -234,13 +235,14 @@ def _write_tables(args, settings, t1, sweeps, t2, start, earlier=None) -> None:
         meta["minutes"] = round(meta["minutes"] + earlier["minutes"], 1)
         meta["sittings"] = earlier.get("sittings", 1) + 1
     (args.out / "run.json").write_text(json.dumps(meta, indent=1) + "\n")
-    (args.out / "README.md").write_text(_report(meta, t1, sweeps, t2, _letter_splits(args.out), _has_quick(args.out)))
+    (args.out / "README.md").write_text(_report(meta, t1, sweeps, t2, _side_tables(args.out), _has_quick(args.out)))
 
 
-def _letter_splits(out: Path):
-    """The table of ``benchmarks/paper_letter.py`` in ``out``, if it was run."""
-    path = out / "letter_splits.csv"
-    return pd.read_csv(path) if path.is_file() else None
+def _side_tables(out: Path) -> dict:
+    """The tables of ``benchmarks/paper_letter.py`` and ``benchmarks/paper_adaboost.py`` in ``out``
+    (None for a script not run there)."""
+    paths = {"letter_splits": out / "letter_splits.csv", "adaboost_sizes": out / "adaboost_sizes.csv"}
+    return {key: pd.read_csv(path) if path.is_file() else None for key, path in paths.items()}
 
 
 def _has_quick(out: Path) -> bool:
@@ -274,7 +276,7 @@ def report_again(out: Path) -> None:
     """README.md from the tables and run.json an earlier run left in ``out``."""
     meta = json.loads((out / "run.json").read_text())
     t1, sweeps, t2 = _finished_tables(out, meta)
-    (out / "README.md").write_text(_report(meta, t1, sweeps, t2, _letter_splits(out), _has_quick(out)))
+    (out / "README.md").write_text(_report(meta, t1, sweeps, t2, _side_tables(out), _has_quick(out)))
     log(f"wrote {out / 'README.md'} again")
 
 
@@ -338,7 +340,7 @@ def _write_images(figures: dict, out: Path) -> None:
             fig.write_image(path, width=width, height=height)
 
 
-def _report(meta, t1, sweeps, t2, letter_splits=None, quick_beside=False) -> str:
+def _report(meta, t1, sweeps, t2, side=None, quick_beside=False) -> str:
     settings = Settings(**{**meta["settings"], "sizes": tuple(meta["settings"]["sizes"])})
     mode = "quick run (`--quick`)" if meta["quick"] else "full run"
     load = f"; load average {meta['load']:g} when written, on a shared machine" if meta.get("load") else ""
@@ -412,6 +414,8 @@ def _report(meta, t1, sweeps, t2, letter_splits=None, quick_beside=False) -> str
             "",
         ]
     parts += [reading_markdown(t1, sweeps, t2, max_train=settings.max_train), ""]
+    side = side or {}
+    letter_splits, adaboost_sizes = side.get("letter_splits"), side.get("adaboost_sizes")
     if letter_splits is not None:
         parts += [
             "### Letter over five random test splits (`benchmarks/paper_letter.py`)",
@@ -420,6 +424,16 @@ def _report(meta, t1, sweeps, t2, letter_splits=None, quick_beside=False) -> str
             "split 0 is the one of Table 1 and Fig. 4.",
             "",
             letter_splits_markdown(letter_splits),
+            "",
+        ]
+    if adaboost_sizes is not None:
+        parts += [
+            "### AdaBoost of CART at our base size and at the paper's (`benchmarks/paper_adaboost.py`)",
+            "",
+            "scikit-learn's AdaBoost (SAMME) of best-first CART on the same split, 5 seeds; base trees with "
+            "the splits Table 2 gave them above (ours) and with the paper's splits per base estimator.",
+            "",
+            adaboost_sizes_markdown(adaboost_sizes),
             "",
         ]
     if NOTES.is_file():

@@ -113,3 +113,21 @@ def test_quick_mode_writes_the_tables_figures_and_report(tmp_path):
     other = subprocess.run([*cmd, "--max-train", "200", "--resume"], env=env, capture_output=True, text=True)
     assert other.returncode == 2 and "used other settings" in other.stderr
     assert json.loads((out / "run.json").read_text()) == meta_again
+    # AdaBoost of CART at our base size and at the paper's: its table, then a section of the report.
+    script = [sys.executable, str(ROOT / "benchmarks" / "paper_adaboost.py"), "--data", str(DATA), "--out", str(out)]
+    sizes = subprocess.run(
+        [*script, "--max-train", "300", "--seeds", "1", "--n-jobs", "1"], env=env, capture_output=True, text=True
+    )
+    assert sizes.returncode == 0, sizes.stderr[-2000:]
+    table = pd.read_csv(out / "adaboost_sizes.csv")
+    ours = t2[(t2["data"] == "connect_4") & (t2["ensemble"] == "AdaBoost") & (t2["size"] == 20)]["mean_splits"].mean()
+    leaves = dict(zip(table["base"], table["max_leaf_nodes"]))
+    assert leaves == {"ours": round(ours) + 1, "paper's": round(TABLE2["connect_4"][("AdaBoost", 20)][0] / 20) + 1}
+    assert sorted(table["size"].unique()) == [5, 10, 20] and table["test_accuracy"].between(0, 1).all()
+    assert subprocess.run([*cmd[:2], "--report", "--out", str(out)], env=env).returncode == 0
+    report = (out / "README.md").read_text()
+    assert "### AdaBoost of CART at our base size and at the paper's" in report
+    assert "| Connect-4 | paper's | 20 |" in report and "Connect-4: at our base size, " in report
+    # A data set without Table 2 in --out: one sentence, status 2.
+    none = subprocess.run([*script, "--datasets", "mnist"], env=env, capture_output=True, text=True)
+    assert none.returncode == 2 and "has no Table 2 for mnist" in none.stderr

@@ -13,6 +13,7 @@ from tnt.experiments.paper_numbers import C_RANGE, DATA_SHAPE, TABLE1, TABLE2
 
 __all__ = [
     "NAMES",
+    "adaboost_sizes_markdown",
     "figure4_summary",
     "single_leaf_note",
     "letter_splits_markdown",
@@ -125,6 +126,48 @@ def table2_markdown(rows: dict) -> str:
                 f"{_pm(p_train, p_train_std)} | {_pm(p_test, p_test_std)} | {reading(test.mean(), p_test, p_test_std)} |"
             )
     return "\n".join(lines)
+
+
+def adaboost_sizes_markdown(table: pd.DataFrame) -> str:
+    """AdaBoost of CART at two sizes of base tree (``benchmarks/paper_adaboost.py``): the size our
+    Table 2 matched to TnT-AdaBoost and the paper's splits per base estimator, each beside the
+    paper's AdaBoost row, then a generated sentence per data set.
+
+    ``table`` has one row per data set, ``base`` ("ours" or "paper's"), seed and ensemble size,
+    with ``mean_splits``, ``train_accuracy`` and ``test_accuracy``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from tnt.experiments.paper_report import adaboost_sizes_markdown
+    >>> t = pd.DataFrame({"data": "connect_4", "base": ["ours", "paper's"], "seed": 0, "size": 5,
+    ...                   "mean_splits": [58.0, 90.0], "train_accuracy": [0.750, 0.768],
+    ...                   "test_accuracy": [0.742, 0.759]})
+    >>> print(adaboost_sizes_markdown(t).splitlines()[-1])
+    Connect-4: at our base size, 0 of 1 rows match the paper's test accuracy; at the paper's, 1 of 1.
+    """
+    lines = [
+        "| data | base trees | #E | splits per base | train | test | paper: train | paper: test | reading (test) |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    sentences = []
+    for name, part in table.groupby("data", sort=False):
+        matches = {}
+        for (base, size), group in part.groupby(["base", "size"], sort=False):
+            train, test = 100 * group["train_accuracy"], 100 * group["test_accuracy"]
+            _, p_train, p_train_std, p_test, p_test_std = TABLE2[name][("AdaBoost", int(size))]
+            said = reading(test.mean(), p_test, p_test_std)
+            matches.setdefault(base, []).append(said.startswith("match"))
+            lines.append(
+                f"| {NAMES[name]} | {base} | {size} | {group['mean_splits'].mean():.0f} | "
+                f"{_pm(train.mean(), train.std(ddof=0))} | {_pm(test.mean(), test.std(ddof=0))} | "
+                f"{_pm(p_train, p_train_std)} | {_pm(p_test, p_test_std)} | {said} |"
+            )
+        ours, papers = (f"{sum(matches.get(b, []))} of {len(matches.get(b, []))}" for b in ("ours", "paper's"))
+        sentences.append(
+            f"{NAMES[name]}: at our base size, {ours} rows match the paper's test accuracy; at the paper's, {papers}."
+        )
+    return "\n".join(lines + [""] + sentences)
 
 
 def figure4_summary(summary: pd.DataFrame) -> dict:
