@@ -62,8 +62,8 @@ class Settings:
 
 
 QUICK = Settings(seeds=2, fig4_Cs=4, cv_Cs=4, cv_leaves=5, max_train=10_000, calibration_steps=3)
-# The full run within 90 minutes on 2 cores: 5 seeds, the paper's ensemble sizes, but 6 values of C
-# per Fig. 4 curve (the paper: 30), since MNIST's Fig. 4 and Table 2 alone take about an hour.
+# 5 seeds and the paper's ensemble sizes, but 6 values of C per Fig. 4 curve (the paper: 30) to save
+# time; still 210 minutes in 3 sittings on a shared 2-core machine (MNIST 123: Fig. 4 38, Table 2 74).
 FULL = Settings(seeds=5, fig4_Cs=6, cv_Cs=6, cv_leaves=8, max_train=None, calibration_steps=3)
 
 
