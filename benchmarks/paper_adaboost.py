@@ -40,9 +40,9 @@ def base_leaves(table2: pd.DataFrame, name: str) -> dict:
     }
 
 
-def one_run(data, name, base, leaves, seed, max_train=None) -> list[dict]:
-    X, y, X_test, y_test = load_paper_data(name, data, max_train=max_train)
-    rows = fit_ensemble_sizes("AdaBoost", X, y, X_test, y_test, sizes=SIZES, seed=seed, max_leaf_nodes=leaves)
+def one_run(split, name, base, leaves, seed) -> list[dict]:
+    """AdaBoost of ``leaves``-leaf CART trees on ``split`` (X, y, X_test, y_test) of data set ``name``."""
+    rows = fit_ensemble_sizes("AdaBoost", *split, sizes=SIZES, seed=seed, max_leaf_nodes=leaves)
     return [{"data": name, "base": base, "max_leaf_nodes": leaves, **row} for row in rows]
 
 
@@ -61,13 +61,13 @@ def main(argv=None) -> int:
         parser.error(
             f"{args.out / 'table2.csv'} has no Table 2 for {', '.join(missing)}; run benchmarks/paper.py first."
         )
-    tasks = [
-        (name, base, leaves, seed)
+    splits = {name: load_paper_data(name, args.data, max_train=args.max_train) for name in args.datasets}
+    parts = Parallel(n_jobs=args.n_jobs)(
+        delayed(one_run)(splits[name], name, base, leaves, seed)
         for name in args.datasets
         for base, leaves in base_leaves(table2, name).items()
         for seed in range(args.seeds)
-    ]
-    parts = Parallel(n_jobs=args.n_jobs)(delayed(one_run)(args.data, *task, args.max_train) for task in tasks)
+    )
     table = pd.DataFrame([row for part in parts for row in part])
     table.to_csv(args.out / "adaboost_sizes.csv", index=False)
     print(table.groupby(["data", "base", "size"])[["mean_splits", "train_accuracy", "test_accuracy"]].mean())
