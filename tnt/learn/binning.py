@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-from numba import njit
 
+from tnt.learn.compiled import kernel
 from tnt.learn.split_search import histogram_features
 
 MAX_EXACT_BINS = 65535
@@ -52,7 +52,7 @@ class BinnedData:
         return not bool(histogram_features(self.n_bins).all())
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _whole_number_columns(X, lo, hi, max_span):
     """Columns holding whole numbers only, with ``hi - lo < max_span``."""
     n_samples, n_features = X.shape
@@ -67,7 +67,7 @@ def _whole_number_columns(X, lo, hi, max_span):
     return ok
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _mark_whole_numbers(X, lo, columns, span):
     """``present[j, v]``: whether value ``lo[columns[j]] + v`` occurs in column ``columns[j]``."""
     present = np.zeros((columns.shape[0], span), dtype=np.bool_)
@@ -78,7 +78,7 @@ def _mark_whole_numbers(X, lo, columns, span):
     return present
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _code_whole_numbers(X, lo, columns, rank, codes):
     for i in range(X.shape[0]):
         for j in range(columns.shape[0]):

@@ -20,9 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from tnt.learn.binning import BinnedData
+from tnt.learn.compiled import kernel
 from tnt.learn.split_search import _threshold
 
 __all__ = ["RegressionTree", "fit_regression_tree"]
@@ -53,7 +53,7 @@ class RegressionTree:
         return int(self.children_left.shape[0])
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _node_stats(order, start, end, lw, lwy, lwyy):
     w = 0.0
     s = 0.0
@@ -66,7 +66,7 @@ def _node_stats(order, start, end, lw, lwy, lwyy):
     return w, s, q
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _best_split(sorted_idx, lc, active, n_active, start, end, lw, lwy, w_node, s_node):
     """Best split of node start:end: (proxy, feature, last code going left, next code), proxy ``-inf``
     when every feature is constant in the node. Features are tried in the order of ``active``; the
@@ -104,7 +104,7 @@ def _best_split(sorted_idx, lc, active, n_active, start, end, lw, lwy, w_node, s
     return best, best_f, best_code, best_next
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _partition(sorted_idx, lc, active, n_active, start, end, f, code, buffer):
     """Split every feature's sorted run of start:end stably into codes of ``f`` <= ``code`` and the rest.
     Returns the number of samples going left."""
@@ -128,7 +128,7 @@ def _partition(sorted_idx, lc, active, n_active, start, end, f, code, buffer):
     return n_left
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def build_regression_tree(codes, feature_order, rows, y, w, n_bins, bin_min, bin_max, alpha, max_depth):
     """Grow a squared-error tree on the samples ``rows`` (targets ``y``, weights ``w`` aligned with them).
 
@@ -234,7 +234,7 @@ def build_regression_tree(codes, feature_order, rows, y, w, n_bins, bin_min, bin
     )
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def prune_regression_tree(left, right, node_w, node_s, node_q, total_w, alpha):
     """Minimal cost-complexity pruning: the smallest subtree minimising ``R(T) + alpha * |leaves|``,
     with ``R(t) = W_t * impurity(t) / W`` as scikit-learn computes it. Returns the kept splits."""

@@ -9,7 +9,8 @@ their float32 cast would go without being converted.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from tnt.learn.compiled import kernel
 
 _FLOAT32_OVERFLOW = 2.0**128  # where float32's next number after its largest would be
 
@@ -60,7 +61,7 @@ def float32_routing_thresholds(threshold) -> np.ndarray:
 LANES = 16
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def route_to_leaves(X, rows, start, left, right, feature, threshold):
     """Leaf reached by each ``X[rows[i]]`` when starting at node ``start``."""
     n = rows.shape[0]
@@ -89,7 +90,7 @@ def route_to_leaves(X, rows, start, left, right, feature, threshold):
     return out
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def route_past(X, rows, start, stop_below, left, right, feature, threshold):
     """Walk each ``X[rows[i]]`` from ``start`` until the first node with id below ``stop_below``.
 
@@ -111,7 +112,7 @@ def route_past(X, rows, start, stop_below, left, right, feature, threshold):
     return out
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def count_directions(X, n_nodes, left, right, feature, threshold):
     """How many rows of ``X`` each node sends left and right, routing all of them from node 0."""
     went_left = np.zeros(n_nodes, dtype=np.int64)
@@ -128,7 +129,7 @@ def count_directions(X, n_nodes, left, right, feature, threshold):
     return went_left, went_right
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def decision_paths(X, left, right, feature, threshold):
     """CSR arrays (indptr, indices) of the nodes each row of ``X`` visits, root first."""
     n = X.shape[0]
@@ -158,7 +159,7 @@ def decision_paths(X, left, right, feature, threshold):
     return indptr, indices
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def edge_statistics(X, y, w, n_classes, left, right, feature, threshold):
     """Weighted class counts each node sends left (``[:, 0]``) and right (``[:, 1]``), and the
     number of samples and weighted class counts reaching each node, routing every row of ``X``
@@ -195,7 +196,7 @@ def walk_tables(left, right, feature) -> tuple[np.ndarray, np.ndarray]:
     return np.ascontiguousarray(np.stack([left, right], axis=1).ravel()), np.where(left < 0, -1, feature)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _step(row, node, children, feature, threshold):
     """The child of ``node`` that ``row`` goes to (``node`` itself at a leaf), without a branch on the value."""
     f = feature[node]
@@ -204,7 +205,7 @@ def _step(row, node, children, feature, threshold):
     return children[2 * node + np.int64(np.float64(row[f]) > threshold[node])]
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def route_float32_cast(X, children, feature, threshold):
     """Leaf reached from node 0 by each row of ``X`` cast to float32, and whether every value of
     ``X`` is finite and within float32's range (when not, the leaves are meaningless).

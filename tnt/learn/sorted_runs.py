@@ -11,14 +11,15 @@ sample's id, code, target and weight, so the scan reads memory in order.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from tnt.learn.compiled import kernel
 from tnt.learn.split_search import HISTOGRAM_MAX_BINS, SortedRuns
 
 __all__ = ["make_runs", "mark_left", "no_runs", "partition_runs", "run_scratch"]
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _argsort_codes(cf, order, scratch):
     """``order[:m]``: the positions of ``cf`` (m codes of at most 16 bits) sorted by code, equal
     codes in increasing position: a stable radix sort, low byte then high byte."""
@@ -44,7 +45,7 @@ def _argsort_codes(cf, order, scratch):
         counts[b] += 1
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _fill_run(j, cf, ys, ws, runs, scratch):
     sid = runs.sid[j]
     _argsort_codes(cf, sid, scratch)
@@ -58,7 +59,7 @@ def _fill_run(j, cf, ys, ws, runs, scratch):
         w[k] = ws[i]
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@kernel(parallel=True)
 def _fill_runs_in_parallel(features, codes, ys, ws, runs, scratch):
     # A parallel loop takes arrays, not named tuples: taken apart here, put together in each lane.
     row, sid, code, y, w = runs.row, runs.sid, runs.code, runs.y, runs.w
@@ -68,7 +69,7 @@ def _fill_runs_in_parallel(features, codes, ys, ws, runs, scratch):
             _fill_run(fi, codes[features[fi]], ys, ws, SortedRuns(row, sid, code, y, w), scratch[lane])
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _fill_runs(features, codes, ys, ws, runs, scratch, parallel, threaded):
     if threaded is not None:  # None: compiled without the parallel kernel
         if parallel and scratch.shape[0] > 1:
@@ -78,7 +79,7 @@ def _fill_runs(features, codes, ys, ws, runs, scratch, parallel, threaded):
         _fill_run(fi, codes[features[fi]], ys, ws, runs, scratch[0])
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def make_runs(codes, n_bins, ys, ws, n_lanes, parallel, threaded=True):
     """The :class:`SortedRuns` of the features with more than ``HISTOGRAM_MAX_BINS`` codes, from
     the feature-major ``codes`` of a fit's samples (positions are sample ids) and their targets
@@ -106,7 +107,7 @@ def make_runs(codes, n_bins, ys, ws, n_lanes, parallel, threaded=True):
     return runs
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def no_runs(n_features, codes, ys, ws):
     """:class:`SortedRuns` with no feature in them, for a fit compiled without sorted runs."""
     return SortedRuns(
@@ -118,7 +119,7 @@ def no_runs(n_features, codes, ys, ws):
     )
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def mark_left(runs, codes, position_sid, start, end, f, code, goes_left):
     """``goes_left[s]`` for every sample id ``s`` of positions start:end: whether the split
     (feature ``f``, codes <= ``code`` go left) sends it left."""
@@ -134,7 +135,7 @@ def mark_left(runs, codes, position_sid, start, end, f, code, goes_left):
             goes_left[position_sid[i]] = np.int64(cf[i]) <= code
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _partition_run(runs, j, start, end, goes_left, tmp_sid, tmp_code, tmp_y, tmp_w):
     sid, code, y, w = runs.sid[j], runs.code[j], runs.y[j], runs.w[j]
     put = start
@@ -160,7 +161,7 @@ def _partition_run(runs, j, start, end, goes_left, tmp_sid, tmp_code, tmp_y, tmp
         w[put + k] = tmp_w[k]
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _partition_lane(lane, n_lanes, runs, features, n_features, start, end, goes_left, tmp):
     tmp_sid, tmp_code, tmp_y, tmp_w = tmp.sid[lane], tmp.code[lane], tmp.y[lane], tmp.w[lane]
     for fi in range(lane, n_features, n_lanes):
@@ -169,7 +170,7 @@ def _partition_lane(lane, n_lanes, runs, features, n_features, start, end, goes_
             _partition_run(runs, j, start, end, goes_left, tmp_sid, tmp_code, tmp_y, tmp_w)
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@kernel(parallel=True)
 def _partition_in_parallel(runs, features, n_features, start, end, goes_left, tmp):
     row, sid, code, y, w = runs.row, runs.sid, runs.code, runs.y, runs.w
     t_sid, t_code, t_y, t_w = tmp.sid, tmp.code, tmp.y, tmp.w
@@ -188,7 +189,7 @@ def _partition_in_parallel(runs, features, n_features, start, end, goes_left, tm
         )
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def partition_runs(runs, features, n_features, start, end, goes_left, tmp, parallel, threaded=True):
     """Partition positions start:end of the runs of ``features[:n_features]`` stably: samples
     with ``goes_left[sid]`` first, each side still sorted by code. ``tmp`` is a
@@ -201,7 +202,7 @@ def partition_runs(runs, features, n_features, start, end, goes_left, tmp, paral
     _partition_lane(np.int64(0), np.int64(1), runs, features, n_features, start, end, goes_left, tmp)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def run_scratch(runs, n_lanes):
     """One row per thread of room for the right side of a partition of ``runs``."""
     length = runs.sid.shape[1] if runs.sid.shape[0] else 0

@@ -20,7 +20,9 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
+
+from tnt.learn.compiled import kernel
 
 Data = namedtuple("Data", ["codes", "ys", "ws", "n_bins", "bin_min", "bin_max", "runs"])
 Data.__doc__ = """A fit's samples: feature-major ``codes`` (one row per feature, a node's samples one
@@ -58,14 +60,14 @@ for _i in range(64):
     _DEBRUIJN_TABLE[(((1 << _i) * 0x03F79D71B4CB0A89) & (2**64 - 1)) >> 58] = _i
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _lowest_bit(x):
     """Index of the lowest set bit of the nonzero uint64 ``x``."""
     low = x & (~x + np.uint64(1))
     return _DEBRUIJN_TABLE[(low * _DEBRUIJN) >> np.uint64(58)]
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _threshold(low_value, high_value):
     # scikit-learn's rule: the midpoint in float64, unless rounding makes it equal the upper value.
     t = np.float64(low_value) / 2.0 + np.float64(high_value) / 2.0
@@ -74,7 +76,7 @@ def _threshold(low_value, high_value):
     return t
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _proxy(left_counts, total, n_classes, w_left, w_node):
     """scikit-learn's proxy of the Gini improvement of a split (larger is better), up to a constant."""
     sq_left = 0.0
@@ -86,7 +88,7 @@ def _proxy(left_counts, total, n_classes, w_left, w_node):
     return sq_left / w_left + sq_right / (w_node - w_left)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _accumulate(cf, ys, ws, start, end, K, h0, h1, c0, c1):
     """Add positions start:end to the class histograms and counts of one feature, even and odd
     samples apart so that consecutive samples with the same code (pixels are mostly 0) do not wait
@@ -113,7 +115,7 @@ def _accumulate(cf, ys, ws, start, end, K, h0, h1, c0, c1):
     return lo, hi
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _candidate(best, prev, b, f, left, total, K, w_left, w_node, bin_min, bin_max):
     """``best`` (proxy, last code going left, threshold) updated with the split between the codes
     present ``prev`` (the last going left; -1 before the first code) and ``b``."""
@@ -129,7 +131,7 @@ def _candidate(best, prev, b, f, left, total, K, w_left, w_node, bin_min, bin_ma
     return best
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _move_code(b, K, h0, h1, left, w_left, hist, base):
     """Move code ``b``'s class weights from the scratch histograms (cleared) to the left side of a
     split, storing them at ``hist[base:base + K]`` too when ``base >= 0``. Returns the new weight
@@ -145,7 +147,7 @@ def _move_code(b, K, h0, h1, left, w_left, hist, base):
     return w_left
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _scan_feature(cf, nb, f, ys, ws, start, end, K, bin_min, bin_max, total, w_node, h0, h1, c0, c1, bits, left):
     """Best split of positions start:end on one feature of at most ``64 * bits.shape[0]`` codes:
     (proxy, last code going left, threshold).
@@ -193,7 +195,7 @@ def _scan_feature(cf, nb, f, ys, ws, start, end, K, bin_min, bin_max, total, w_n
     return best
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _scan_sorted(code, y, w, start, end, f, K, bin_min, bin_max, total, w_node, left):
     """Best split of positions start:end of a sorted run (codes ``code``, targets ``y``, weights
     ``w``, in increasing code order): (proxy, last code going left, threshold), the proxy ``-inf``
@@ -215,7 +217,7 @@ def _scan_sorted(code, y, w, start, end, f, K, bin_min, bin_max, total, w_node, 
     return best
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _fill_and_scan(
     cf, f, ys, ws, start, end, K, bin_min, bin_max, total, w_node, h0, h1, c0, c1, left, hist, counts, off, bounds
 ):
@@ -243,7 +245,7 @@ def _fill_and_scan(
     return best
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _scan_stored(hist, counts, off, bounds, f, K, bin_min, bin_max, total, w_node, left):
     """Best split on one feature from its stored histogram, codes ``bounds[0] .. bounds[1]`` (a
     range holding every code present), which is left unchanged: (proxy, last code going left,
@@ -266,7 +268,7 @@ def _scan_stored(hist, counts, off, bounds, f, K, bin_min, bin_max, total, w_nod
     return best
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _subtract_samples(cf, ys, ws, start, end, K, hist, counts, off):
     """Remove positions start:end from a stored histogram of one feature."""
     for i in range(start, end):
@@ -278,7 +280,7 @@ def _subtract_samples(cf, ys, ws, start, end, K, hist, counts, off):
 SCAN, FILL_AND_SCAN, SCAN_STORED, SUBTRACT = 0, 1, 2, 3
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _feature_work(op, lane, n_lanes, with_runs, data, node, features, n_features, results, buffers, stored):
     """One step on features lane, lane + n_lanes, ... of ``features[:n_features]``:
 
@@ -370,7 +372,7 @@ def _feature_work(op, lane, n_lanes, with_runs, data, node, features, n_features
         results.proxies[fi], results.codes[fi], results.thresholds[fi] = result
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@kernel(parallel=True)
 def _feature_work_in_parallel(op, with_runs, data, node, features, n_features, results, buffers, stored):
     # A parallel loop takes arrays and scalars, not named tuples: they are taken apart here and
     # put back together in each lane.
@@ -397,7 +399,7 @@ def _feature_work_in_parallel(op, with_runs, data, node, features, n_features, r
         )
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _on_features(op, parallel, threaded, with_runs, data, node, features, n_features, results, buffers, stored):
     """:func:`_feature_work` on all lanes of ``buffers`` at once when ``parallel``, else on one.
 
@@ -445,7 +447,7 @@ def make_buffers(n_bins, n_classes, n_lanes) -> Buffers:
 PARALLEL_WORK = 200_000
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _best_of(features, n_features, results, kept):
     """The best scanned split: (feature, last code going left, threshold, number of non-constant
     features); the non-constant features are written, in order, to ``kept`` (a feature constant in

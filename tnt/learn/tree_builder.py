@@ -30,8 +30,9 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from tnt.learn.compiled import kernel
 from tnt.learn.sorted_runs import make_runs, mark_left, no_runs, partition_runs, run_scratch
 from tnt.learn.split_search import (
     FILL_AND_SCAN,
@@ -54,7 +55,7 @@ __all__ = ["build_tree", "buffer_classes", "make_buffers", "prune_tree", "pruned
 EPSILON = np.finfo(np.float64).eps
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _gather_codes(codes, rows, n_bins):
     """Feature-major copy of the codes of ``rows`` from the sample-major matrix ``codes``.
 
@@ -90,7 +91,7 @@ def _gather_codes(codes, rows, n_bins):
     return local_codes
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _split_positions(cf, code, start, end, first, second):
     """Pair the positions that are on the wrong side of a split of start:end (codes <= ``code``
     go left): ``first[:n]`` are positions before the split point that go right, ``second[:n]``
@@ -110,7 +111,7 @@ def _split_positions(cf, code, start, end, first, second):
     return mid, n_first
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _split_marked_positions(position_sid, goes_left, start, end, first, second):
     """:func:`_split_positions` for a split marked per sample id (:func:`mark_left`)."""
     n_left = 0
@@ -128,7 +129,7 @@ def _split_marked_positions(position_sid, goes_left, start, end, first, second):
     return mid, n_first
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _swap_features(lane, n_lanes, codes, row, features, n_features, first, second, n_swaps):
     """Swap the codes at positions ``first[k]`` and ``second[k]`` of the given features' rows
     (features in sorted runs, ``row[f] >= 0``, are partitioned apart)."""
@@ -142,13 +143,13 @@ def _swap_features(lane, n_lanes, codes, row, features, n_features, first, secon
             cf[i], cf[j] = cf[j], cf[i]
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@kernel(parallel=True)
 def _swap_features_in_parallel(codes, row, features, n_features, first, second, n_swaps, n_lanes):
     for lane in prange(n_lanes):
         _swap_features(lane, n_lanes, codes, row, features, n_features, first, second, n_swaps)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _swap(a, first, second, n_swaps):
     for k in range(n_swaps):
         i = first[k]
@@ -156,7 +157,7 @@ def _swap(a, first, second, n_swaps):
         a[i], a[j] = a[j], a[i]
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _partition(
     data,
     position_sid,
@@ -197,7 +198,7 @@ def _partition(
     return mid
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _leaf_cost(value, node, total_w, alpha):
     """``R(t) + alpha`` for a node kept as a leaf: its weighted Gini impurity as a share of the
     tree's weight, plus ``alpha``. Growth bounds and :func:`prune_tree` compute it alike."""
@@ -209,7 +210,7 @@ def _leaf_cost(value, node, total_w, alpha):
     return (w_node - sq / w_node) / total_w + alpha
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _class_totals(ys, ws, start, end, value, node):
     for k in range(value.shape[1]):
         value[node, k] = 0.0
@@ -217,7 +218,7 @@ def _class_totals(ys, ws, start, end, value, node):
         value[node, ys[i]] += ws[i]
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _stops(value, node, n, depth, max_depth, alpha, total_w):
     """Whether a node is a leaf without looking at its features: too few samples, pure, at the
     depth limit, or so small that cost-complexity pruning would remove any split below it."""
@@ -238,7 +239,7 @@ def _stops(value, node, n, depth, max_depth, alpha, total_w):
     return gini <= EPSILON or (alpha > 0.0 and w_node / total_w * gini <= alpha)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _tighten(node, left, right, parent, leaf_cost, bound, decided):
     """Propagate a raised lower bound from ``node``'s children to its ancestors.
 
@@ -259,7 +260,7 @@ def _tighten(node, left, right, parent, leaf_cost, bound, decided):
         a = parent[a]
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _preorder(left, right, feature, threshold, value, n_nodes):
     """The node arrays renumbered depth-first, left child first, as scikit-learn numbers them."""
     order = np.empty(n_nodes, dtype=np.int64)
@@ -294,7 +295,7 @@ SlotPool.__doc__ = """Slots of stored histograms (:class:`tnt.learn.split_search
 pending node that keeps its histograms: ``free[:n_free[0]]`` are the slots not in use."""
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _new_pool(entries, n_codes, n_features):
     return SlotPool(
         np.empty((0, entries)),
@@ -305,7 +306,7 @@ def _new_pool(entries, n_codes, n_features):
     )
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _more_slots(pool):
     """The pool with room for twice as many slots (plus two), the new ones free; no slot was free."""
     old = pool.hist.shape[0]
@@ -330,7 +331,7 @@ def _more_slots(pool):
     return SlotPool(hist, counts, bounds, free, pool.n_free)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _take_slot(pool):
     """(pool, a slot taken from it); the pool grows when no slot is free."""
     if pool.n_free[0] == 0:
@@ -339,7 +340,7 @@ def _take_slot(pool):
     return pool, pool.free[pool.n_free[0]]
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _release_slot(pool, slot):
     """Give ``slot`` back to the pool (nothing for -1)."""
     if slot >= 0:
@@ -352,7 +353,7 @@ Stack.__doc__ = """Pending nodes, depth first: ``nodes[i]`` is (node, start, end
 its candidate features ``features[i, :n_features[i]]``."""
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _new_stack(n_all):
     capacity = 16  # a depth-first stack holds at most depth + 1 entries; it grows when needed
     return Stack(
@@ -362,7 +363,7 @@ def _new_stack(n_all):
     )
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _push(stack, top, node, start, end, depth, slot, features, n_features):
     """Put a node on the stack at ``top``; returns the stack, grown when full."""
     if top == stack.nodes.shape[0]:
@@ -395,7 +396,7 @@ STORED_SAMPLES_PER_ENTRY = 1.0
 STORED_MAX_ENTRIES = 1 << 22
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _histogram_offsets(n_bins, row):
     """Where each feature's codes start in a stored histogram: features with several codes and
     no sorted run (``row[f] < 0``), side by side; the last entry is the total number of codes."""
@@ -420,7 +421,7 @@ def with_runs(data, threaded):
     return True if threaded is not None or data.has_sorted_runs else None
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def build_tree(
     codes,
     feature_order,
@@ -636,7 +637,7 @@ def build_tree(
     return left, right, feature, threshold, value, total_w
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def prune_tree(left, right, value, total_w, alpha):
     """Minimal cost-complexity pruning: the smallest subtree minimising ``R(T) + alpha * |leaves|``."""
     n = left.shape[0]
@@ -656,7 +657,7 @@ def prune_tree(left, right, value, total_w, alpha):
     return keep
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def pruned_tree(left, right, feature, threshold, value, total_w, alpha):
     """The tree grown by :func:`build_tree` after :func:`prune_tree`, as compact arrays numbered
     depth-first: (children_left, children_right, feature, threshold, label), the label being the

@@ -18,13 +18,14 @@ from it. Only the route from the other child is walked.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from tnt.learn.compiled import kernel
 
 NO_MEMO = -1  # no child known (a pass starts with none): both children are walked
 UNKNOWN = -2  # the first phase-start node below the known child is found when the sample moves on
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def bucket_rows(pos, index_of, n_nodes):
     """The samples sitting at the nodes of a wave, grouped by node: ``order[offsets[i]:offsets[i + 1]]``
     are those at the wave's node ``i`` (``index_of[node] == i``, -1 for nodes outside the wave), in
@@ -52,7 +53,7 @@ def bucket_rows(pos, index_of, n_nodes):
 LANES = 16
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _walk_together(X, rows, at, first, n, n_orig, graph, to_phase_start):
     """Walk samples ``rows[:n]`` from nodes ``at[:n]`` of ``graph = (left, right, feature,
     threshold)``, interleaved. ``at[j]`` ends at the leaf reached, or with ``to_phase_start`` at
@@ -84,7 +85,7 @@ def _walk_together(X, rows, at, first, n, n_orig, graph, to_phase_start):
             at[j] = first[j]
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def sensitive_samples(
     X, y, wave, first, stop, start_left, start_right, n_orig, graph, label, memo, found, sensitive, target
 ):
@@ -137,7 +138,7 @@ def sensitive_samples(
             target[k] = right_ok
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def move_samples(X, wave, first, stop, start_left, n_orig, graph, found, pos, memo):
     """Send the samples at the internal nodes ``nodes[first:stop]`` of a wave through their new
     micro trees to their phase-start children (``pos``), each with its memo for that child, made

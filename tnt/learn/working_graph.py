@@ -15,8 +15,8 @@ import threading
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
+from tnt.learn.compiled import kernel
 from tnt.learn.micro_tree import MicroTree
 from tnt.learn.routing import count_directions, route_past, route_to_leaves
 
@@ -156,7 +156,7 @@ class WorkingGraph:
         return count_directions(X, self.size, *self._arrays())
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _write_tree(
     left,
     right,
@@ -238,7 +238,7 @@ def compact(graph: WorkingGraph, X: np.ndarray, counts=None) -> FlatGraph:
     return _renumber(graph, root, new_left, new_right)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _bypass_dead(left, right, went_left, went_right):
     """(new root, new left, new right): every reachable split that sends all its samples one way
     (or whose two edges lead to the same node) bypassed, and each parent pointed past them."""
@@ -319,7 +319,7 @@ def topological_order(left: np.ndarray, right: np.ndarray, root: int = 0) -> np.
     return _topological_order(np.asarray(left, dtype=np.intp), np.asarray(right, dtype=np.intp), int(root))
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _topological_order(left, right, root):
     n = left.shape[0]
     indegree = np.full(n, -1, dtype=np.int64)  # -1: not reached

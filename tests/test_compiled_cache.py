@@ -1,0 +1,184 @@
+"""The kernels' on-disk cache (tnt.learn.compiled): processes that compile different signatures of one
+kernel at once, or die between writes, never leave an index naming the wrong machine code."""
+
+import importlib
+import os
+import pkgutil
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+from numba.core.caching import IndexDataCacheFile
+from numba.core.dispatcher import Dispatcher
+
+import tnt.learn
+from tnt.learn.compiled import CheckedCacheFile
+
+KEY_A = (("int64", "int64"), ("x86_64", "cpu"), ("code", "cells"))
+KEY_B = (("float64", "float64"), ("x86_64", "cpu"), ("code", "cells"))
+
+
+def cache_file(folder, cls=CheckedCacheFile, stamp=(1.0, 100)):
+    return cls(cache_path=str(folder), filename_base="module.kernel-10.py311", source_stamp=stamp)
+
+
+def test_a_saved_signature_loads_back_and_an_unknown_one_is_a_miss(tmp_path):
+    cache_file(tmp_path).save(KEY_A, "code for A")
+    assert cache_file(tmp_path).load(KEY_A) == "code for A"
+    assert cache_file(tmp_path).load(KEY_B) is None
+
+
+def test_two_writers_saving_different_signatures_at_once_keep_both(tmp_path, monkeypatch):
+    # Each writer is slowed inside its write, so that without a lock both would read the index
+    # before the other writes it and take the same data file.
+    write = CheckedCacheFile._save_data
+
+    def slow_write(self, name, data):
+        time.sleep(0.3)
+        write(self, name, data)
+
+    monkeypatch.setattr(CheckedCacheFile, "_save_data", slow_write)
+    start = threading.Barrier(2)
+
+    def writer(key, data):
+        start.wait()
+        cache_file(tmp_path).save(key, data)
+
+    threads = [threading.Thread(target=writer, args=args) for args in ((KEY_A, "code for A"), (KEY_B, "code for B"))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    reader = cache_file(tmp_path)
+    assert reader.load(KEY_A) == "code for A"
+    assert reader.load(KEY_B) == "code for B"
+    assert len(list(tmp_path.glob("*.nbc"))) == 2
+
+
+def test_an_index_naming_another_signatures_data_is_a_miss_not_that_code(tmp_path):
+    # What numba's own writer can leave after a race: the index names A's data file for B.
+    checked = cache_file(tmp_path)
+    checked.save(KEY_A, "code for A")
+    overloads = checked._load_index()
+    checked._save_index({**overloads, KEY_B: overloads[KEY_A]})
+    assert cache_file(tmp_path).load(KEY_B) is None
+    assert cache_file(tmp_path).load(KEY_A) == "code for A"
+
+
+def test_files_written_by_numbas_own_cache_are_compiled_again(tmp_path):
+    cache_file(tmp_path, IndexDataCacheFile).save(KEY_A, "code for A")
+    assert cache_file(tmp_path).load(KEY_A) is None
+    cache_file(tmp_path).save(KEY_A, "code for A, checked")
+    assert cache_file(tmp_path).load(KEY_A) == "code for A, checked"
+
+
+def test_a_writer_dying_between_data_and_index_leaves_the_index_as_it_was(tmp_path, monkeypatch):
+    cache_file(tmp_path).save(KEY_A, "code for A")
+
+    def die(self, overloads):
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patch:
+        patch.setattr(CheckedCacheFile, "_save_index", die)
+        with pytest.raises(KeyboardInterrupt):
+            cache_file(tmp_path).save(KEY_B, "code for B")
+    assert cache_file(tmp_path).load(KEY_B) is None
+    assert cache_file(tmp_path).load(KEY_A) == "code for A"
+    cache_file(tmp_path).save(KEY_B, "code for B")
+    assert cache_file(tmp_path).load(KEY_B) == "code for B"
+
+
+@pytest.mark.parametrize("damaged", ["index", "data"])
+def test_truncated_or_garbled_files_are_a_miss(tmp_path, damaged):
+    cache_file(tmp_path).save(KEY_A, "code for A")
+    (path,) = tmp_path.glob("*.nbi" if damaged == "index" else "*.nbc")
+    path.write_bytes(path.read_bytes()[:7])
+    assert cache_file(tmp_path).load(KEY_A) is None
+    cache_file(tmp_path).save(KEY_A, "code for A")
+    assert cache_file(tmp_path).load(KEY_A) == "code for A"
+
+
+def test_a_stale_index_from_an_older_source_is_ignored(tmp_path):
+    cache_file(tmp_path, stamp=(1.0, 100)).save(KEY_A, "old code for A")
+    assert cache_file(tmp_path, stamp=(2.0, 120)).load(KEY_A) is None
+    cache_file(tmp_path, stamp=(2.0, 120)).save(KEY_B, "new code for B")
+    assert cache_file(tmp_path, stamp=(2.0, 120)).load(KEY_B) == "new code for B"
+
+
+def test_every_cached_kernel_of_tnt_uses_the_checked_cache():
+    dispatchers = []
+    for info in pkgutil.iter_modules(tnt.learn.__path__):
+        module = importlib.import_module(f"tnt.learn.{info.name}")
+        dispatchers += [value for value in vars(module).values() if isinstance(value, Dispatcher)]
+    assert len(dispatchers) > 40
+    unchecked = [d.py_func.__qualname__ for d in dispatchers if not isinstance(d._cache._cache_file, CheckedCacheFile)]
+    assert unchecked == []
+
+
+WRITER = """
+import sys, time
+import numpy as np
+import numba.core.caching as caching
+
+# Widen numba's window: each writer sleeps after reading the index and after writing it.
+load_sleep, index_sleep = float(sys.argv[2]), float(sys.argv[3])
+load_index, save_index = caching.IndexDataCacheFile._load_index, caching.IndexDataCacheFile._save_index
+
+
+def slow_load(self):
+    found = load_index(self)
+    time.sleep(load_sleep)
+    return found
+
+
+def slow_save(self, overloads):
+    save_index(self, overloads)
+    time.sleep(index_sleep)
+
+
+caching.IndexDataCacheFile._load_index = slow_load
+caching.IndexDataCacheFile._save_index = slow_save
+import kernels_here
+
+time.sleep(float(sys.argv[4]))
+print(kernels_here.twice_plus_one(3 if sys.argv[1] == "int" else np.arange(3.0)))
+"""
+
+READER = """
+import numpy as np
+import kernels_here
+
+f = kernels_here.twice_plus_one
+print(f(3), f(np.arange(3.0)).tolist(), sum(f.stats.cache_hits.values()))
+"""
+
+
+def test_two_processes_compiling_two_signatures_at_once_leave_a_cache_a_third_loads(tmp_path):
+    """The real pipeline and the race numba's own cache loses: process A (int) reads the index, B
+    (array) reads it too, A writes it, B writes it and its data, A writes its data last. With
+    numba's writer both take data file 1 and the index names A's int code for B's arrays."""
+    (tmp_path / "kernels_here.py").write_text(
+        "from tnt.learn.compiled import kernel\n\n\n@kernel\ndef twice_plus_one(a):\n    return a * 2 + 1\n"
+    )
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(tmp_path)}
+
+    def start(*args):
+        return subprocess.Popen(
+            [sys.executable, "-c", *args],
+            env=env,
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+
+    writers = [start(WRITER, "int", "1", "2", "0"), start(WRITER, "array", "1", "0", "0.3")]
+    outputs = [writer.communicate(timeout=120) for writer in writers]
+    assert [writer.returncode for writer in writers] == [0, 0], outputs
+    reader = subprocess.run(
+        [sys.executable, "-c", READER], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert reader.returncode == 0, reader.stderr
+    assert reader.stdout.split(maxsplit=1) == ["7", "[1.0, 3.0, 5.0] 2\n"]

@@ -1,0 +1,118 @@
+"""The decorator of every compiled kernel: numba's ``njit`` with an on-disk cache that several
+processes can share safely.
+
+numba keeps a kernel's machine code beside its source (``__pycache__``): an index file naming one
+data file per compiled signature. Its writer (``numba.core.caching.IndexDataCacheFile.save``) reads
+the index, takes the first data file number the index does not use, writes the index, then the data
+file, with no lock. So
+
+- two processes compiling different signatures of one kernel at the same time (the app's
+  background warm-up and a training, joblib's workers, a test suite after an edit of a kernel's
+  source) can both take number 1, and the index can end up naming one signature's code for another;
+- a process killed between the two writes leaves the index naming a data file that still holds
+  code compiled from an older source, possibly for other argument types.
+
+A later process then loads machine code for other argument types and crashes (a segfault, seen
+here with ``build_tree``, whose one-byte, two-byte and threaded copies share one index).
+:func:`kernel` gives each kernel a cache that writes the data file before the index, under an
+exclusive lock on a file beside the index (re-reading the index inside the lock), and that stores
+the index key inside the data file and checks it on loading: a data file holding anything else,
+or unreadable, is a cache miss (the kernel is compiled again), never a crash.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+
+from numba import njit
+from numba.core.caching import FunctionCache, IndexDataCacheFile
+
+try:
+    import fcntl
+except ImportError:  # Windows: no lock; the key check on loading still applies
+    fcntl = None
+
+__all__ = ["CheckedCacheFile", "kernel"]
+
+# Marks a data file written by CheckedCacheFile (numba's own files hold other tuples).
+_MARK = "tnt-checked-cache-1"
+
+
+class CheckedCacheFile(IndexDataCacheFile):
+    """numba's index and data files, written under a lock, data first, each data file naming its key."""
+
+    def save(self, key, data):
+        with self._locked():
+            overloads = self._load_index()
+            name = overloads.get(key)
+            if name is None:
+                used = set(overloads.values())
+                name = next(n for n in map(self._data_name, itertools.count(1)) if n not in used)
+            self._save_data(name, (_MARK, key, data))
+            overloads[key] = name
+            self._save_index(overloads)
+
+    def load(self, key):
+        try:
+            found = super().load(key)
+        except Exception:  # a truncated or foreign file: compile again rather than fail
+            return None
+        if isinstance(found, tuple) and len(found) == 3 and found[0] == _MARK and found[1] == key:
+            return found[2]
+        return None
+
+    def _load_index(self):
+        try:
+            return super()._load_index()
+        except Exception:  # an unreadable index: as if empty (the next save rewrites it)
+            return {}
+
+    @contextlib.contextmanager
+    def _locked(self):
+        if fcntl is None:
+            yield
+            return
+        with open(self._index_path + ".lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+class _CheckedFunctionCache(FunctionCache):
+    def __init__(self, py_func):
+        super().__init__(py_func)
+        self._cache_file = CheckedCacheFile(
+            cache_path=self._cache_path,
+            filename_base=self._impl.filename_base,
+            source_stamp=self._impl.locator.get_source_stamp(),
+        )
+
+
+def kernel(function=None, *, inline: str = "never", parallel: bool = False):
+    """``numba.njit(cache=True, nogil=True)`` with the checked on-disk cache of this module.
+
+    Use as ``@kernel`` or ``@kernel(inline="always")`` / ``@kernel(parallel=True)``.
+
+    Parameters
+    ----------
+    function : callable, optional
+    inline : {"never", "always"}, default="never"
+        numba's ``inline`` option.
+    parallel : bool, default=False
+        numba's ``parallel`` option (``prange`` loops on numba's threads).
+
+    Returns
+    -------
+    dispatcher : numba's CPU dispatcher, or a decorator making one
+    """
+
+    def decorate(f):
+        dispatcher = njit(cache=True, nogil=True, inline=inline, parallel=parallel)(f)
+        # numba has no public hook for a cache class; enable_caching() set this attribute.
+        dispatcher._cache = _CheckedFunctionCache(dispatcher.py_func)
+        return dispatcher
+
+    return decorate if function is None else decorate(function)
