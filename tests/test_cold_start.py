@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 # Prints the tnt.learn kernels that hold compiled (or cache-loaded) code in this process.
@@ -168,3 +170,41 @@ def test_the_app_says_it_is_starting_before_importing_its_libraries():
         calls_before_imports += [ast.unparse(node.func) for node in ast.walk(statement) if isinstance(node, ast.Call)]
     assert "st.set_page_config" in calls_before_imports
     assert "starting.info" in calls_before_imports
+
+
+def test_the_warm_up_compiles_on_two_processes_where_there_are_two_cores(monkeypatch, capsys):
+    from tnt.learn import warmup
+
+    shares, started = [], []
+    monkeypatch.setattr(warmup, "load_compiled_code", lambda report=None, share="all": shares.append(share))
+    real_popen = subprocess.Popen
+
+    def popen(args, **kwargs):
+        started.append(args[1:])
+        return real_popen([sys.executable, "-c", "raise SystemExit(0)"])
+
+    monkeypatch.setattr(warmup.subprocess, "Popen", popen)
+    monkeypatch.setattr(warmup.os, "cpu_count", lambda: 2)
+    warmup.main([])
+    assert shares == ["first"] and started == [["-m", "tnt.learn.warmup", "--second"]]
+    monkeypatch.setattr(warmup.os, "cpu_count", lambda: 1)
+    warmup.main([])
+    assert shares == ["first", "all"] and len(started) == 1
+    warmup.main(["--second"])
+    assert shares[-1] == "second"
+    assert "compiled code is ready" in capsys.readouterr().out
+
+
+def test_a_failing_second_process_fails_the_warm_up(monkeypatch):
+    from tnt.learn import warmup
+
+    with pytest.raises(ValueError, match="share must be"):
+        warmup.load_compiled_code(share="half")
+    monkeypatch.setattr(warmup, "load_compiled_code", lambda report=None, share="all": None)
+    real_popen = subprocess.Popen
+    monkeypatch.setattr(
+        warmup.subprocess, "Popen", lambda args, **kwargs: real_popen([sys.executable, "-c", "raise SystemExit(5)"])
+    )
+    monkeypatch.setattr(warmup.os, "cpu_count", lambda: 2)
+    with pytest.raises(SystemExit, match="second process failed"):
+        warmup.main([])
