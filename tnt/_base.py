@@ -206,6 +206,24 @@ def graph_from_flat(flat: FlatGraph, X, y, w, n_classes: int, input_dtype=DTYPE)
     return shape.with_training_stats(X, y, w)
 
 
+def flat_from_graph(graph: DecisionGraph) -> FlatGraph:
+    """The :class:`FlatGraph` behind a fitted classification graph: its arrays, each leaf labelled
+    with the first largest of its training class weights.
+
+    That is the label TnT's growth gave the leaf: a micro tree's leaf takes the first largest class
+    weight of the samples it holds, which are the samples reaching it once the pass is over (nodes
+    are visited parents first), and a merge joins leaves of one label, whose summed weights keep it.
+    """
+    leaf = graph.children_left < 0
+    return FlatGraph(
+        np.array(graph.children_left, dtype=np.intp),
+        np.array(graph.children_right, dtype=np.intp),
+        np.array(graph.feature, dtype=np.intp),
+        np.array(graph.threshold, dtype=np.float64),
+        np.where(leaf, np.argmax(graph.value, axis=1), -1).astype(np.intp),
+    )
+
+
 def _within_float32(X: np.ndarray) -> np.ndarray:
     """``X`` as float32, refusing finite values too large for float32 rather than turning them into infinity.
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 import os
 from numbers import Integral, Real
 
-from sklearn.base import BaseEstimator
+import numpy as np
+from sklearn.base import BaseEstimator, clone
 from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_is_fitted
 
-from tnt._base import GraphClassifierMixin
-from tnt.learn.growth import ProgressCallback, grow_graph
+from tnt._base import GraphClassifierMixin, flat_from_graph
+from tnt.learn.growth import ProgressCallback, fine_tune_graph, grow_graph
 
 __all__ = ["TnTClassifier"]
 
@@ -140,6 +142,62 @@ class TnTClassifier(GraphClassifierMixin, BaseEstimator):
         )
         self._set_graph(flat, problem)
         return self
+
+    def fine_tuned(self, X, y, rounds: int = 5, sample_weight=None) -> TnTClassifier:
+        """A copy of this model fine-tuned for ``rounds`` rounds (the paper's Algorithm A.1).
+
+        On the data a model with ``fine_tune=0`` was trained on, this is the model that
+        ``fine_tune=rounds`` trains, without growing the graph again: measuring TnT with and
+        without fine-tuning (the paper's Fig. 4) grows each graph once.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            The training data (fine-tuning refits splits on the samples reaching them).
+        rounds : int, default=5
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        model : TnTClassifier
+            A new fitted estimator with ``fine_tune=rounds``; this one is unchanged.
+
+        Raises
+        ------
+        ValueError
+            If this model was trained with ``fine_tune > 0`` (rounds continued from a fine-tuned
+            graph can differ from training with their sum, so no ``fine_tune`` value would describe
+            the result), or ``(X, y)`` has other features or classes than its training data.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from tnt import TnTClassifier
+        >>> X, y = load_iris(return_X_y=True)
+        >>> tnt = TnTClassifier(C=1e-2, random_state=0).fit(X, y)
+        >>> tuned = tnt.fine_tuned(X, y, rounds=5)
+        >>> direct = TnTClassifier(C=1e-2, fine_tune=5, random_state=0).fit(X, y)
+        >>> bool((tuned.predict(X) == direct.predict(X)).all()), tuned.fine_tune
+        (True, 5)
+        """
+        check_is_fitted(self)
+        if not isinstance(rounds, Integral) or isinstance(rounds, bool) or rounds < 0:
+            raise ValueError(f"rounds must be a whole number of rounds, 0 or more; got {rounds!r}.")
+        if self.fine_tune != 0:
+            raise ValueError(
+                f"fine_tuned starts from a model trained with fine_tune=0; this one has fine_tune={self.fine_tune}. "
+                "Train it with fine_tune=0, or with the rounds you want."
+            )
+        model = clone(self).set_params(fine_tune=int(rounds))
+        problem = model._validate_training_data(X, y, sample_weight)
+        if model.n_features_in_ != self.n_features_in_ or not np.array_equal(model.classes_, self.classes_):
+            raise ValueError(
+                "fine_tuned needs the data the model was trained on: these samples have other "
+                "features or classes; pass the training data."
+            )
+        model._set_graph(fine_tune_graph(flat_from_graph(self.graph_), problem, int(rounds)), problem)
+        return model
 
 
 def _effective_n_jobs(n_jobs) -> int:

@@ -192,7 +192,10 @@ def sweep_one(
         row["reduced_splits"] = int(reduce_model(tnt, X_train, y_train).n_splits_)
     row = {key: row[key] for key in (REGRESSION_COLUMNS if regression else COLUMNS) if key in row}
     for prefix in models:
-        model = _extra_model(prefix, C, seed, N1, N2, tnt.n_splits_, regression).fit(X_train, y_train)
+        if prefix == "tnt_ft" and not regression:  # the same graph fine-tuned, not grown again
+            model = tnt.fine_tuned(X_train, y_train, rounds=_FINE_TUNE_ROUNDS)
+        else:
+            model = _extra_model(prefix, C, seed, N1, N2, tnt.n_splits_, regression).fit(X_train, y_train)
         row.update(_measure(prefix, model, X_train, y_train, X_test, y_test))
     return row
 

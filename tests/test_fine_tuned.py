@@ -1,0 +1,74 @@
+"""TnTClassifier.fine_tuned: fine-tuning a fitted graph equals training with fine_tune=rounds."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_digits, load_iris
+from sklearn.exceptions import NotFittedError
+
+from tnt import TnTClassifier
+from tnt.experiments.toy import corners
+
+
+def graph_arrays(model):
+    g = model.graph_
+    return [g.children_left, g.children_right, g.feature, g.threshold, g.value]
+
+
+def weighted_digits():
+    X, y = load_digits(return_X_y=True)
+    w = np.random.default_rng(3).integers(0, 4, size=y.size).astype(float)  # zeros included, as in bagging
+    return X, y, w, 1e-3
+
+
+def cases():
+    X, y = load_iris(return_X_y=True)
+    yield "iris", X, y, None, 1e-2
+    X, y = load_digits(return_X_y=True)
+    yield "digits", X, y, None, 1e-3
+    yield "digits, small C", X, y, None, 1e-4
+    X, y = corners(n=2000, seed=1)
+    yield "corners", X, y, None, 1e-3
+    yield "weighted digits", *weighted_digits()
+
+
+@pytest.mark.parametrize("case", list(cases()), ids=lambda case: case[0])
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("rounds", [1, 5])
+def test_fine_tuning_a_fitted_model_equals_training_with_fine_tune(case, seed, rounds):
+    _, X, y, w, C = case
+    grown = TnTClassifier(C=C, random_state=seed).fit(X, y, sample_weight=w)
+    before = [a.copy() for a in graph_arrays(grown)]
+    tuned = grown.fine_tuned(X, y, rounds=rounds, sample_weight=w)
+    direct = TnTClassifier(C=C, fine_tune=rounds, random_state=seed).fit(X, y, sample_weight=w)
+    for ours, theirs in zip(graph_arrays(tuned), graph_arrays(direct)):
+        np.testing.assert_array_equal(ours, theirs)
+    assert tuned.fine_tune == rounds and tuned.n_splits_ == direct.n_splits_
+    np.testing.assert_array_equal(tuned.feature_importances_, direct.feature_importances_)
+    for ours, kept in zip(graph_arrays(grown), before):  # the grown model is left as it was
+        np.testing.assert_array_equal(ours, kept)
+
+
+def test_zero_rounds_gives_the_same_graph():
+    X, y = load_iris(return_X_y=True)
+    grown = TnTClassifier(C=1e-2, random_state=0).fit(X, y)
+    same = grown.fine_tuned(X, y, rounds=0)
+    assert same is not grown
+    for ours, theirs in zip(graph_arrays(same), graph_arrays(grown)):
+        np.testing.assert_array_equal(ours, theirs)
+
+
+def test_other_data_an_unfitted_model_or_a_bad_round_count_are_refused():
+    X, y = load_iris(return_X_y=True)
+    with pytest.raises(NotFittedError):
+        TnTClassifier().fine_tuned(X, y)
+    grown = TnTClassifier(C=1e-2, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="the data the model was trained on"):
+        grown.fine_tuned(X[:, :3], y)
+    with pytest.raises(ValueError, match="the data the model was trained on"):
+        grown.fine_tuned(X[y < 2], y[y < 2])
+    tuned = grown.fine_tuned(X, y, rounds=2)
+    with pytest.raises(ValueError, match="starts from a model trained with fine_tune=0"):
+        tuned.fine_tuned(X, y, rounds=3)
+    for rounds in (-1, 2.5, True):
+        with pytest.raises(ValueError, match="rounds must be"):
+            grown.fine_tuned(X, y, rounds=rounds)
