@@ -72,3 +72,16 @@ def test_other_data_an_unfitted_model_or_a_bad_round_count_are_refused():
     for rounds in (-1, 2.5, True):
         with pytest.raises(ValueError, match="rounds must be"):
             grown.fine_tuned(X, y, rounds=rounds)
+
+
+def test_the_compare_table_fine_tunes_the_grown_graph_and_counts_its_growing_time():
+    from tnt.data.datasets import load_bundled
+    from tnt.experiments.compare import compare_models
+
+    data = load_bundled("wine")
+    results = compare_models(data, C=1e-3, seed=1)
+    (_, grown), (tuned, fine_tuned) = results["TnT"], results["TnT fine-tuned"]
+    direct = TnTClassifier(C=1e-3, fine_tune=5, random_state=1).fit(data.X_train, data.y_train)
+    for ours, theirs in zip(graph_arrays(tuned), graph_arrays(direct)):
+        np.testing.assert_array_equal(ours, theirs)
+    assert fine_tuned["fit_time"] >= grown["fit_time"] > 0
