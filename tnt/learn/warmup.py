@@ -57,7 +57,7 @@ def load_compiled_code(report=None, share: str = "all") -> None:
     share : {"all", "first", "second"}, default="all"
         "first" is the narrow stage and the two-byte fit kernels, "second" the regression trees
         and the threaded copies (no ``report``): :func:`main` runs the two in two processes at
-        once (about 40% less time on two cores), as numba compiles on one core.
+        once (76 s against 140 s in one, empty cache, two cores), as numba compiles on one core.
     """
     if share not in ("all", "first", "second"):
         raise ValueError(f"share must be 'all', 'first' or 'second', got {share!r}.")
