@@ -107,6 +107,23 @@ def test_a_stale_index_from_an_older_source_is_ignored(tmp_path):
     assert cache_file(tmp_path, stamp=(2.0, 120)).load(KEY_B) == "new code for B"
 
 
+def test_tnt_imports_and_runs_a_kernel_with_numba_compilation_disabled():
+    # NUMBA_DISABLE_JIT=1 (for debugging kernels in Python) makes njit return the plain function.
+    import numpy as np
+
+    from tnt.learn.binning import bin_features
+
+    X = np.arange(12.0).reshape(4, 3) % 5
+    code = (
+        "import numpy as np, tnt\nfrom tnt.learn.binning import bin_features\n"
+        "print(bin_features(np.arange(12.0).reshape(4, 3) % 5).codes.tolist())"
+    )
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip() == str(bin_features(X).codes.tolist())
+
+
 def test_every_cached_kernel_of_tnt_uses_the_checked_cache():
     dispatchers = []
     for info in pkgutil.iter_modules(tnt.learn.__path__):

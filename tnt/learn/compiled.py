@@ -27,6 +27,7 @@ import itertools
 
 from numba import njit
 from numba.core.caching import FunctionCache, IndexDataCacheFile
+from numba.core.dispatcher import Dispatcher
 
 try:
     import fcntl
@@ -110,9 +111,11 @@ def kernel(function=None, *, inline: str = "never", parallel: bool = False):
     """
 
     def decorate(f):
-        dispatcher = njit(cache=True, nogil=True, inline=inline, parallel=parallel)(f)
-        # numba has no public hook for a cache class; enable_caching() set this attribute.
-        dispatcher._cache = _CheckedFunctionCache(dispatcher.py_func)
+        dispatcher = njit(nogil=True, inline=inline, parallel=parallel)(f)
+        if isinstance(dispatcher, Dispatcher):  # not the plain function NUMBA_DISABLE_JIT=1 gives
+            # What njit(cache=True) does (Dispatcher.enable_caching), with the checked cache: numba
+            # has no public hook for a cache class.
+            dispatcher._cache = _CheckedFunctionCache(dispatcher.py_func)
         return dispatcher
 
     return decorate if function is None else decorate(function)
