@@ -230,6 +230,35 @@ def test_bad_arguments_give_one_line_and_status_two(workdir):
     assert_one_line_error(bad_size, "--test-size")
 
 
+def test_max_bins_reaches_the_model(workdir):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2000, 3))
+    frame = pd.DataFrame(X, columns=["a", "b", "c"]).assign(label=np.where(X.sum(axis=1) > 0, "yes", "no"))
+    frame.to_csv(workdir / "continuous.csv", index=False)
+    command = ("train", "continuous.csv", "--target", "label", "--C", "0")
+    exact, binned, too_few = tnt_all(
+        [
+            (*command, "-o", "exact.json"),
+            (*command, "--max-bins", "4", "-o", "binned.json"),
+            (*command, "--max-bins", "1", "-o", "never.json"),
+        ],
+        workdir,
+    )
+    assert exact.returncode == 0 and binned.returncode == 0, exact.stderr + binned.stderr
+    models = {name: model_from_json((workdir / f"{name}.json").read_text()) for name in ("exact", "binned")}
+    assert (
+        models["exact"].estimator_params_["max_bins"] == 65535 and models["binned"].estimator_params_["max_bins"] == 4
+    )
+    for name, model in models.items():
+        g = model.graph_
+        splits = g.children_left >= 0
+        most = max(np.unique(g.threshold[splits & (g.feature == f)]).size for f in range(3))
+        # A threshold between two of four quantile bins has six places at most; exact splits find more.
+        assert (most <= 6) == (name == "binned"), (name, most)
+    assert_one_line_error(too_few, "--max-bins", "not between 2 and 65535", status=2)
+    assert not (workdir / "never.json").exists()
+
+
 def test_console_script_is_declared():
     import tomllib
     from pathlib import Path

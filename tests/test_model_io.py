@@ -35,7 +35,15 @@ def test_tnt_round_trip_predicts_identically(optdigits):
     assert isinstance(loaded, LoadedGraphModel)
     assert_predicts_identically(clf, loaded, X_test)
     assert loaded.estimator_kind_ == "TnTClassifier"
-    assert loaded.estimator_params_ == {"C": 3e-3, "N1": 2, "N2": 2, "fine_tune": 0, "random_state": 0, "n_jobs": None}
+    assert loaded.estimator_params_ == {
+        "C": 3e-3,
+        "N1": 2,
+        "N2": 2,
+        "fine_tune": 0,
+        "random_state": 0,
+        "n_jobs": None,
+        "max_bins": 65535,
+    }
     assert model_to_json(loaded) == model_to_json(clf)  # a loaded model saves to the same file
 
 

@@ -10,6 +10,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from tnt.graph import EXACT_IN_FLOAT32, DecisionGraph
+from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.learn.growth import _Problem
 from tnt.learn.working_graph import FlatGraph
 
@@ -75,7 +76,7 @@ class GraphModelMixin:
 class GraphClassifierMixin(ClassifierMixin, GraphModelMixin):
     """Prediction and introspection for a classifier whose fitted model is ``self.graph_``."""
 
-    def _validate_training_data(self, X, y, sample_weight) -> _Problem:
+    def _validate_training_data(self, X, y, sample_weight, max_bins: int = MAX_EXACT_BINS) -> _Problem:
         # float64 is kept so that values beyond float32's range are reported rather than turned into
         # infinity; anything else becomes float32 directly, as scikit-learn's trees convert it.
         X, y = validate_data(self, X, y, dtype=(DTYPE, np.float64))
@@ -96,6 +97,7 @@ class GraphClassifierMixin(ClassifierMixin, GraphModelMixin):
             w=w,
             n_classes=self.n_classes_,
             seed=_seed(self.random_state),
+            max_bins=max_bins,
         )
 
     def _set_graph(self, flat: FlatGraph, problem: _Problem) -> None:

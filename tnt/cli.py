@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+from tnt.learn.binning import MAX_EXACT_BINS
+
 __all__ = ["main"]
 
 EXPORT_FORMATS = ("svg", "png", "pdf", "dot", "json", "txt")
@@ -107,6 +109,14 @@ def _parser() -> argparse.ArgumentParser:
     train.add_argument("--N2", type=_count(1, MAX_ROUNDS), default=5, help="grow passes per phase (default 5)")
     train.add_argument(
         "--fine-tune", type=_count(0, MAX_ROUNDS), default=0, help="rounds of fine-tuning after training (default 0)"
+    )
+    train.add_argument(
+        "--max-bins",
+        type=_count(2, MAX_EXACT_BINS),
+        default=MAX_EXACT_BINS,
+        metavar="N",
+        help="TnT: most split positions per feature; features with more distinct values are cut into N "
+        f"quantile bins (default {MAX_EXACT_BINS}: exact splits; 255 trains continuous data much faster)",
     )
     train.add_argument("--seed", type=int, default=0, help="random seed for the split and the training (default 0)")
     train.add_argument(
@@ -244,7 +254,7 @@ def _train(args) -> None:
             raise ValueError(f"{args.data}: {error}") from None
     else:
         X_train, y_train, X_test, y_test = X, y, None, None
-    settings = dict(N1=args.N1, N2=args.N2, fine_tune=args.fine_tune, random_state=args.seed)
+    settings = dict(N1=args.N1, N2=args.N2, fine_tune=args.fine_tune, random_state=args.seed, max_bins=args.max_bins)
     start = time.perf_counter()
     if args.model == "ndg" or args.max_splits is None:
         model = _model(args, regression).fit(X_train, y_train)
@@ -303,7 +313,12 @@ def _model(args, regression: bool):
 
     estimator = TnTRegressor if regression else TnTClassifier
     return estimator(
-        C=1e-3 if args.C is None else args.C, N1=args.N1, N2=args.N2, fine_tune=args.fine_tune, random_state=args.seed
+        C=1e-3 if args.C is None else args.C,
+        N1=args.N1,
+        N2=args.N2,
+        fine_tune=args.fine_tune,
+        random_state=args.seed,
+        max_bins=args.max_bins,
     )
 
 

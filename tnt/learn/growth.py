@@ -12,7 +12,7 @@ from typing import ClassVar
 import numpy as np
 
 from tnt.graph import longest_distances
-from tnt.learn.binning import BinnedData, bin_features
+from tnt.learn.binning import MAX_EXACT_BINS, BinnedData, bin_features
 from tnt.learn.micro_tree import MicroTree, fit_micro_tree, fit_stump, make_workspace
 from tnt.learn.wave_routing import NO_MEMO, bucket_rows, move_samples, sensitive_samples
 from tnt.learn.working_graph import FlatGraph, WorkingGraph, compact, dead_splits
@@ -77,10 +77,11 @@ class _Problem:
     w: np.ndarray  # positive weights
     n_classes: int
     seed: int
+    max_bins: int = MAX_EXACT_BINS  # codes per feature (see tnt.learn.binning)
 
     @cached_property
     def binned(self) -> BinnedData:
-        return bin_features(self.X)
+        return bin_features(self.X, self.max_bins)
 
     @cached_property
     def feature_order(self) -> np.ndarray:

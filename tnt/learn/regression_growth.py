@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.learn.growth import (
     GrowthEvent,
     ProgressCallback,
@@ -54,12 +55,14 @@ class RegressionProblem(_Problem):
     problems."""
 
     @classmethod
-    def standardised(cls, X: np.ndarray, y: np.ndarray, w: np.ndarray, seed: int) -> RegressionProblem:
+    def standardised(
+        cls, X: np.ndarray, y: np.ndarray, w: np.ndarray, seed: int, max_bins: int = MAX_EXACT_BINS
+    ) -> RegressionProblem:
         mean = float(np.average(y, weights=w))
         scale = float(np.sqrt(np.average((y - mean) ** 2, weights=w)))
         if not np.isfinite(scale) or scale == 0.0:
             scale = 1.0
-        return cls(X=X, y=(y - mean) / scale, w=w, n_classes=2, seed=seed)
+        return cls(X=X, y=(y - mean) / scale, w=w, n_classes=2, seed=seed, max_bins=max_bins)
 
 
 class _LeafValues:

@@ -1,0 +1,113 @@
+"""``max_bins``: features with more distinct values than it are cut into quantile bins; the others keep
+CART's exact thresholds."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_digits, make_classification
+
+from tnt import TnTClassifier, TnTRegressor
+from tnt.learn.binning import MAX_EXACT_BINS
+
+
+def graph_arrays(model):
+    g = model.graph_
+    return g.children_left, g.children_right, g.feature, g.threshold
+
+
+def assert_same_graph(a, b):
+    for x, y in zip(graph_arrays(a), graph_arrays(b)):
+        np.testing.assert_array_equal(x, y)
+
+
+def clustered(n_features, seed=0):
+    """Each feature: 8 equal clusters of 375 distinct values (centres 0..7, spread 0.6), so that 8
+    quantile bins are the clusters; the target depends on the values within clusters too."""
+    rng = np.random.default_rng(seed)
+    centres = np.repeat(np.arange(8.0), 375)
+    X = np.column_stack([rng.permutation(centres) for _ in range(n_features)]) + rng.uniform(
+        -0.3, 0.3, (3000, n_features)
+    )
+    return X, X[:, 0] + X[:, 1] + rng.normal(0.0, 1.0, 3000)
+
+
+def splits_inside_a_cluster(model, X) -> int:
+    """Splits that send two training samples of one cluster (one quantile bin) to different sides."""
+    g = model.graph_
+    paths = model.decision_path(X).tocsc()
+    cluster = np.rint(X).astype(int)
+    count = 0
+    for node in np.flatnonzero(g.children_left >= 0):
+        rows = paths[:, node].indices
+        f = g.feature[node]
+        left = X[rows, f].astype(np.float32) <= g.threshold[node]
+        count += bool(np.intersect1d(cluster[rows[left], f], cluster[rows[~left], f]).size)
+    return count
+
+
+@pytest.fixture(scope="module")
+def continuous():
+    X, y = make_classification(n_samples=3000, n_features=6, n_informative=4, random_state=0)
+    return X, y
+
+
+def test_the_default_keeps_every_distinct_value_of_a_continuous_feature(continuous):
+    X, y = continuous
+    assert TnTClassifier().max_bins == MAX_EXACT_BINS
+    problem = TnTClassifier()._validate_training_data(X, y, None)
+    assert (problem.binned.n_bins == [np.unique(X[:, f].astype(np.float32)).size for f in range(X.shape[1])]).all()
+
+
+def test_a_binned_feature_is_split_only_between_its_bins():
+    X, y = clustered(3)
+    labels = y > 7
+    # N1=1: a tree, each split fitted on every sample reaching it (in a graph, an internal node's
+    # split is fitted on its sensitive samples only, and may cut a bin the others fall in).
+    exact = TnTClassifier(C=0.0, N1=1, random_state=0).fit(X, labels)
+    binned = TnTClassifier(C=0.0, N1=1, random_state=0, max_bins=8).fit(X, labels)
+    # Grown without pruning, exact splits cut clusters; splits between 8 quantile bins never do.
+    assert splits_inside_a_cluster(exact, X) > 0
+    assert splits_inside_a_cluster(binned, X) == 0 and binned.n_splits_ > 7
+
+
+def test_255_bins_give_one_byte_codes_to_continuous_features(continuous):
+    X, y = continuous
+    wide = TnTClassifier()._validate_training_data(X, y, None).binned
+    narrow = TnTClassifier()._validate_training_data(X, y, None, max_bins=255).binned
+    assert wide.codes.dtype == np.uint16 and narrow.codes.dtype == np.uint8
+    assert (narrow.n_bins <= 255).all() and (narrow.n_bins >= 250).all()
+
+
+def test_features_with_few_values_are_split_exactly_whatever_max_bins():
+    X, y = load_digits(return_X_y=True)  # at most 17 values per pixel
+    exact = TnTClassifier(C=1e-3, random_state=0).fit(X, y)
+    assert_same_graph(TnTClassifier(C=1e-3, random_state=0, max_bins=17).fit(X, y), exact)
+    assert_same_graph(TnTClassifier(C=1e-3, random_state=0, max_bins=255).fit(X, y), exact)
+    # One bin fewer than a pixel's values, and that pixel is binned: the graph changes.
+    coarser = TnTClassifier(C=1e-3, random_state=0, max_bins=4).fit(X, y)
+    assert any(not np.array_equal(a, b) for a, b in zip(graph_arrays(coarser), graph_arrays(exact)))
+
+
+def test_fine_tuned_keeps_the_binning_it_was_trained_with(continuous):
+    X, y = continuous
+    grown = TnTClassifier(C=1e-3, random_state=0, max_bins=8).fit(X, y)
+    direct = TnTClassifier(C=1e-3, random_state=0, max_bins=8, fine_tune=3).fit(X, y)
+    tuned = grown.fine_tuned(X, y, rounds=3)
+    assert tuned.max_bins == 8
+    assert_same_graph(tuned, direct)
+
+
+def test_the_regressor_bins_as_the_classifier_does():
+    X, y = clustered(3, seed=1)
+    exact = TnTRegressor(C=1e-4, N1=1, random_state=0).fit(X, y)
+    binned = TnTRegressor(C=1e-4, N1=1, random_state=0, max_bins=8).fit(X, y)
+    assert splits_inside_a_cluster(exact, X) > 0
+    assert splits_inside_a_cluster(binned, X) == 0 and binned.n_splits_ > 7
+    assert binned.score(X, y) > 0.5
+
+
+@pytest.mark.parametrize("estimator", [TnTClassifier, TnTRegressor])
+@pytest.mark.parametrize("max_bins", [1, 0, MAX_EXACT_BINS + 1, 2.5])
+def test_max_bins_out_of_range_is_refused(estimator, max_bins, continuous):
+    X, y = continuous
+    with pytest.raises(ValueError, match="'max_bins' parameter .* must be an int in the range \\[2, 65535\\]"):
+        estimator(max_bins=max_bins).fit(X, y)
