@@ -378,9 +378,20 @@ def _is_number(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
+def _all_integers(values: list) -> bool:
+    """``all(map(_is_int, values))`` for parsed JSON, without a Python call per value (a model may
+    have hundreds of thousands of nodes)."""
+    return set(map(type, values)) <= {int} and (not values or _is_int(min(values)) and _is_int(max(values)))
+
+
+def _all_numbers(values: list) -> bool:
+    """``all(map(_is_number, values))`` for parsed JSON (where a number is an int or a float)."""
+    return set(map(type, values)) <= {int, float}
+
+
 def _array(graph: dict, key: str, check, kind: str, n_nodes: int) -> list:
     values = graph[key]
-    if not isinstance(values, list) or not all(check(v) for v in values):
+    if not isinstance(values, list) or not check(values):
         raise ValueError(f"graph.{key} must be a list of {kind}.")
     if len(values) != n_nodes:
         raise ValueError(f"graph.{key} has {len(values)} entries but the graph has {n_nodes} nodes.")
@@ -395,12 +406,16 @@ def _read_graph(graph, regression: bool = False) -> DecisionGraph:
     if not isinstance(left, list) or not left:
         raise ValueError("graph.children_left must be a non-empty list of integers.")
     n = len(left)
-    arrays = {key: _array(graph, key, _is_int, "integers", n) for key in ("children_left", "children_right", "feature")}
-    arrays["n_node_samples"] = _array(graph, "n_node_samples", _is_int, "integers", n)
+    integer_keys = ("children_left", "children_right", "feature", "n_node_samples")
+    arrays = {key: _array(graph, key, _all_integers, "integers", n) for key in integer_keys}
     for key in _GRAPH_FLOAT_KEYS:
-        arrays[key] = _array(graph, key, _is_number, "numbers", n)
+        arrays[key] = _array(graph, key, _all_numbers, "numbers", n)
     value = _array(
-        graph, "value", lambda row: isinstance(row, list) and all(_is_number(v) for v in row), "lists of numbers", n
+        graph,
+        "value",
+        lambda rows: set(map(type, rows)) <= {list} and all(map(_all_numbers, rows)),
+        "lists of numbers",
+        n,
     )
     n_classes = len(value[0])
     if n_classes == 0 or any(len(row) != n_classes for row in value):

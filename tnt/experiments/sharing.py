@@ -196,13 +196,14 @@ def shared_nodes_table(
     """
     unfolding = unfold_counts(graph) if unfolding is None else unfolding
     text = GraphText(graph, feature_names)
+    is_leaf = graph.is_leaf  # a new array on every access of the property
     rows = []
     for node in graph.shared_nodes.tolist():
         arriving = [edge.samples for edge in _incoming(graph, node, flows, text)]
         rows.append(
             {
                 "node": node,
-                "rule": f"leaf: {text.rule(node)}" if graph.is_leaf[node] else text.rule(node),
+                "rule": f"leaf: {text.rule(node)}" if is_leaf[node] else text.rule(node),
                 "parents": int(graph.n_parents[node]),
                 "samples": sum(arriving),
                 "samples_from_other_parents": sum(arriving) - max(arriving),
@@ -240,9 +241,10 @@ def neighbourhood(graph: DecisionGraph, node: int, levels_below: int = 2) -> lis
     """
     keep = set(graph.parents(node)) | {int(node)}
     frontier = [int(node)]
+    is_leaf = graph.is_leaf
     for _ in range(levels_below):
         frontier = [
-            int(c) for n in frontier if not graph.is_leaf[n] for c in (graph.children_left[n], graph.children_right[n])
+            int(c) for n in frontier if not is_leaf[n] for c in (graph.children_left[n], graph.children_right[n])
         ]
         keep.update(frontier)
     return sorted(keep)

@@ -43,8 +43,9 @@ def to_networkx(graph, feature_names=None, class_names=None, precision: int = 3)
 
     text = GraphText(graph, feature_names, class_names, precision)
     digraph = nx.DiGraph()
+    is_leaf = graph.is_leaf  # a new array on every access of the property
     for node in range(graph.node_count):
-        leaf = bool(graph.is_leaf[node])
+        leaf = bool(is_leaf[node])
         digraph.add_node(
             node,
             rule=text.rule(node),
@@ -62,7 +63,7 @@ def to_networkx(graph, feature_names=None, class_names=None, precision: int = 3)
             n_parents=int(text.n_parents[node]),
         )
     for node in range(graph.node_count):
-        if graph.is_leaf[node]:
+        if is_leaf[node]:
             continue
         left, right = int(graph.children_left[node]), int(graph.children_right[node])
         if left == right:

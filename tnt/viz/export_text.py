@@ -55,6 +55,7 @@ def export_text(graph, *, feature_names=None, class_names=None, precision: int =
     <BLANKLINE>
     """
     text = GraphText(graph, feature_names, class_names, precision)
+    is_leaf = graph.is_leaf  # a new array on every access of the property
     lines: list[str] = []
     printed: set[int] = set()
     # An explicit stack rather than recursion: TnT graphs can be hundreds of levels deep.
@@ -68,12 +69,12 @@ def export_text(graph, *, feature_names=None, class_names=None, precision: int =
         prefix = (_INDENT * level if level <= DEEPEST_INDENT else f"[depth {level}] ") + _BRANCH
         shared = text.is_shared(node)
         if shared and node in printed:
-            leaf_note = f" ({text.leaf_text(node)})" if graph.is_leaf[node] else ""
+            leaf_note = f" ({text.leaf_text(node)})" if is_leaf[node] else ""
             lines.append(f"{prefix}-> see node #{node}{leaf_note}")
             continue
         printed.add(node)
         label = f"node #{node}: " if shared else ""
-        if graph.is_leaf[node]:
+        if is_leaf[node]:
             lines.append(f"{prefix}{label}{text.leaf_text(node)}")
             continue
         # A split at `level` shows as two condition lines, each followed by its branch one level deeper.
