@@ -2,7 +2,9 @@
 
 import numpy as np
 
+from tnt import DecisionGraph
 from tnt.viz.colors import HIGHLIGHT_COLOR, MIXED_COLOR, class_palette
+from tnt.viz.exporter import GraphText
 from tnt.viz.plotly_view import graph_figure
 
 
@@ -52,3 +54,29 @@ def test_fifteen_hundred_nodes_stay_few_traces(big_random_graph):  # its speed: 
     assert len(fig.data) <= 4 + big_random_graph.n_classes + 1
     assert len(trace(fig, "nodes").x) == big_random_graph.node_count == 1501
     assert len(fig.to_json()) < 5_000_000
+
+
+def expected_shares(counts, top):
+    """The shares line written out by hand: classes present, largest first, ties by class."""
+    shares = counts / counts.sum()
+    present = [k for k in sorted(range(len(shares)), key=lambda k: (-shares[k], k)) if shares[k] > 0]
+    parts = [f"{k} {100 * shares[k]:.0f}%" for k in present[:top]]
+    hidden = len(present) - len(parts)
+    return ", ".join(parts) + (f", +{hidden} more" if hidden > 0 else "")
+
+
+def test_hover_shares_list_the_largest_classes_then_how_many_more(toy_graph):
+    # Seven classes with ties and absent ones: the hover lists the five largest, then "+k more".
+    value = np.random.default_rng(0).integers(0, 3, size=(toy_graph.node_count, 7)).astype(float)
+    value[:, 0] += 1  # no node without samples
+    graph = DecisionGraph(
+        toy_graph.children_left, toy_graph.children_right, toy_graph.feature, toy_graph.threshold, value
+    )
+    hover = trace(graph_figure(graph, precision=2), "nodes").hovertext
+    assert [h.split("<br>")[2] for h in hover] == [expected_shares(row, 5) for row in value]
+    assert any(", +" in h for h in hover)
+    text = GraphText(graph, precision=2)
+    for top in (None, 0, 1, 7):
+        wanted = [expected_shares(row, top) for row in value]
+        assert text.all_shares_text(top) == wanted
+        assert [text.shares_text(node, top) for node in range(graph.node_count)] == wanted

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import re
+from functools import cached_property
 
 import numpy as np
 
@@ -175,7 +176,8 @@ class GraphText:
     def __init__(self, graph, feature_names=None, class_names=None, precision: int = 3):
         self.graph = graph
         self.precision = int(precision)
-        internal = ~graph.is_leaf
+        self.is_leaf = graph.is_leaf  # the graph computes it on each access; the per-node methods use it
+        internal = ~self.is_leaf
         n_features = int(graph.feature[internal].max()) + 1 if internal.any() else 0
         if feature_names is not None and len(feature_names) < n_features:
             raise ValueError(
@@ -189,12 +191,16 @@ class GraphText:
         self.feature_names = None if feature_names is None else [str(f) for f in feature_names]
         self.class_names = [str(c) for c in (range(graph.n_classes) if class_names is None else class_names)]
         self.colors = node_colors(graph)
-        self.fills = node_fills(graph)
         self.dominant = graph.dominant_class()
         self.predicted = graph.leaf_class()
         self.proba = graph.proba()
         self.n_parents = graph.n_parents
         self.depth = graph.node_depth()
+
+    @cached_property
+    def fills(self) -> list[str]:
+        """Each node's background: the lighter tint of its colour (:func:`~tnt.viz.colors.node_fills`)."""
+        return node_fills(self.graph)
 
     # ------------------------------------------------------------------ rules
     def feature_name(self, node: int) -> str:
@@ -208,7 +214,7 @@ class GraphText:
     def rule(self, node: int) -> str:
         """The split of an internal node (``petal width <= 0.8``), the predicted class of a leaf
         (its predicted value in a regression graph)."""
-        if self.graph.is_leaf[node]:
+        if self.is_leaf[node]:
             if self.regression:
                 return self.value_text(node)
             return self.class_name(self.predicted[node])
@@ -240,21 +246,54 @@ class GraphText:
         k = self.dominant[node]
         return None if k == MIXED else self.class_name(k)
 
-    def shares(self, node: int, top: int | None = None) -> list[tuple[str, float]]:
-        """(class name, share) of the classes present at ``node``, largest first."""
-        proba = self.proba[node]
-        order = np.argsort(-proba, kind="stable")
-        order = order[proba[order] > 0][:top]
-        return [(self.class_name(k), float(proba[k])) for k in order]
-
     def shares_text(self, node: int, top: int | None = None) -> str:
-        """Class shares as ``"setosa 98%, versicolor 2%"`` (mean and spread in a regression graph)."""
+        """Class shares as ``"setosa 98%, versicolor 2%"``, largest first, the classes present only,
+        then how many more there are beyond ``top`` (mean and spread in a regression graph)."""
+        return self.all_shares_text(top, nodes=[node])[0]
+
+    def all_shares_text(self, top: int | None = None, nodes=None) -> list[str]:
+        """:meth:`shares_text` of every node (or of ``nodes``), computed for them all at once.
+
+        Parameters
+        ----------
+        top : int, default=None
+            Show at most this many classes (the largest shares) of each node; all when omitted.
+        nodes : sequence of int, default=None
+            The nodes, in this order; all of them when omitted.
+
+        Returns
+        -------
+        texts : list of str
+
+        Examples
+        --------
+        >>> from tnt import DecisionGraph
+        >>> from tnt.viz.exporter import GraphText
+        >>> g = DecisionGraph([1, -1, -1], [2, -1, -1], [0, -2, -2], [0.8, -2, -2],
+        ...                   [[3, 1, 0], [3, 0, 0], [0, 1, 0]])
+        >>> GraphText(g).all_shares_text(top=1)
+        ['0 75%, +1 more', '0 100%', '1 100%']
+        """
+        nodes = range(self.graph.node_count) if nodes is None else nodes
         if self.regression:
-            return self.spread_text(node)
+            return [self.spread_text(node) for node in nodes]
+        proba = self.proba[np.asarray(nodes, dtype=np.intp)]
         decimals = max(self.precision - 2, 0)
-        parts = [f"{name} {format_number(100 * share, decimals)}%" for name, share in self.shares(node, top)]
-        hidden = np.count_nonzero(self.proba[node] > 0) - len(parts)
-        return ", ".join(parts) + (f", +{hidden} more" if hidden > 0 else "")
+        # Nodes share few distinct shares (a pure node's 100%, halves...): each is formatted once.
+        percents: dict[float, str] = {}
+        order = np.argsort(-proba, axis=1, kind="stable")  # largest first, ties by class
+        ranked = np.take_along_axis(proba, order, axis=1)
+        present = np.count_nonzero(proba > 0, axis=1)
+        texts = []
+        for classes, shares, n_present in zip(order.tolist(), ranked.tolist(), present.tolist()):
+            parts = []
+            for k, share in zip(classes[:n_present][:top], shares):  # the classes present lead
+                if share not in percents:
+                    percents[share] = format_number(100 * share, decimals)
+                parts.append(f"{self.class_names[k]} {percents[share]}%")
+            hidden = n_present - len(parts)
+            texts.append(", ".join(parts) + (f", +{hidden} more" if hidden > 0 else ""))
+        return texts
 
     # ------------------------------------------------------------------ structure
     def parents(self) -> list[list[int]]:

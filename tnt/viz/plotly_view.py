@@ -91,29 +91,29 @@ def graph_figure(
     on_path = path_mask(graph, highlight_sample)
     path_edges = on_path[parent] & on_path[child]
 
-    # Every value is built here from a checked graph: plotly's per-element validation of the node
-    # colours and hover texts would take most of the time for 100,000 nodes, so it is skipped.
-    fig = go.Figure(_validate=False)
-    if edge_samples is None:
-        for name, mask, dash in (("yes (<=)", is_left, "solid"), ("no (>)", ~is_left, "dot")):
-            line = dict(color="#888888", width=1, dash=dash)
-            fig.add_trace(_edge_trace(go, x, y, parent[mask], child[mask], name, line))
-    else:
-        counts = np.asarray(edge_samples)
-        flow = np.where(is_left, counts[parent, 0], counts[parent, 1])
-        for trace in _weighted_edge_traces(go, x, y, parent, child, is_left, flow):
-            fig.add_trace(trace)
-    fig.add_trace(
-        _edge_trace(go, x, y, parent[path_edges], child[path_edges], "path", dict(color=HIGHLIGHT_COLOR, width=4))
-    )
     flows = None if edge_samples is None else np.asarray(edge_samples)
-    fig.add_trace(_node_trace(go, graph, text, x, y, on_path, flows))
+    if flows is None:
+        traces = [
+            _edge_trace(x, y, parent[mask], child[mask], name, dict(color="#888888", width=1, dash=dash))
+            for name, mask, dash in (("yes (<=)", is_left, "solid"), ("no (>)", ~is_left, "dot"))
+        ]
+    else:
+        flow = np.where(is_left, flows[parent, 0], flows[parent, 1])
+        traces = _weighted_edge_traces(x, y, parent, child, is_left, flow)
+    traces.append(
+        _edge_trace(x, y, parent[path_edges], child[path_edges], "path", dict(color=HIGHLIGHT_COLOR, width=4))
+    )
+    traces.append(_node_trace(graph, text, x, y, on_path, flows))
     for name, color in _legend(graph, text):
-        fig.add_trace(
-            go.Scatter(x=[None], y=[None], mode="markers", name=escape_html(name), marker=dict(color=color, size=10))
+        traces.append(
+            _scatter(x=[None], y=[None], mode="markers", name=escape_html(name), marker=dict(color=color, size=10))
         )
     if text.regression:
-        fig.add_trace(_colour_bar(go, graph, target_name))
+        traces.append(_colour_bar(graph, target_name))
+    # Every value is built here from a checked graph. Validating traces (go.Scatter, add_trace) checks
+    # the node colours and hover texts one by one, most of the time for 100,000 nodes: so the traces
+    # are plain dicts, handed to an unvalidated figure.
+    fig = go.Figure(data=traces, _validate=False)
     n_layers = int(-y.min()) + 1
     fig.update_layout(
         height=int(np.clip(30 * n_layers, 450, 800)),  # the whole shape within one screen
@@ -162,7 +162,12 @@ def _y_range(layers, n_layers: int):
     return [-min(last, n_layers - 1) - 0.5, -max(first, 0) + 0.5]
 
 
-def _weighted_edge_traces(go, x, y, parent, child, is_left, flow):
+def _scatter(**properties) -> dict:
+    """A scatter trace as a plain dict (for the unvalidated figure)."""
+    return dict(type="scatter", **properties)
+
+
+def _weighted_edge_traces(x, y, parent, child, is_left, flow) -> list[dict]:
     """Edges grouped by width level (proportional to ``flow``), one trace per level and branch."""
     top = float(flow.max()) if flow.size else 0.0
     level = np.zeros(flow.size, dtype=int) if top <= 0 else np.ceil(flow / top * _WIDTH_LEVELS).astype(int)
@@ -175,17 +180,16 @@ def _weighted_edge_traces(go, x, y, parent, child, is_left, flow):
                 continue
             width = 0.5 if k == 0 else max(1.0, _MAX_EDGE_WIDTH * k / _WIDTH_LEVELS)
             line = dict(color="#888888", width=width, dash=dash if k < 3 else "solid")
-            trace = _edge_trace(go, x, y, parent[mask], child[mask], name, line)
+            trace = _edge_trace(x, y, parent[mask], child[mask], name, line)
             trace.update(legendgroup=name, showlegend=first, opacity=0.75)
             traces.append(trace)
             first = False
     return traces
 
 
-def _edge_trace(go, x, y, parent, child, name, line):
+def _edge_trace(x, y, parent, child, name, line) -> dict:
     """All the given edges as one line trace: ``x0, x1, None`` per edge."""
-    return go.Scatter(
-        _validate=False,
+    return _scatter(
         x=_with_breaks(x[parent], x[child]),
         y=_with_breaks(y[parent], y[child]),
         mode="lines",
@@ -202,13 +206,11 @@ def _with_breaks(start: np.ndarray, end: np.ndarray) -> list:
     return points.ravel().tolist()
 
 
-def _node_trace(go, graph, text, x, y, on_path, flows=None):
-    parents = text.parents()
+def _node_trace(graph, text, x, y, on_path, flows=None) -> dict:
     shared = text.n_parents > 1
     outline = np.where(on_path, HIGHLIGHT_COLOR, np.where(shared, "#222222", "#ffffff"))
     labelled = graph.node_count <= _LABELLED_NODES
-    return go.Scatter(
-        _validate=False,
+    return _scatter(
         x=x,
         y=y,
         mode="markers+text" if labelled else "markers",
@@ -216,42 +218,53 @@ def _node_trace(go, graph, text, x, y, on_path, flows=None):
         showlegend=False,
         text=[escape_html(text.rule(i)) for i in range(graph.node_count)] if labelled else None,
         textposition="middle right",
-        hovertext=[_hover(text, i, parents[i], None if flows is None else flows[i]) for i in range(graph.node_count)],
+        hovertext=_hover_texts(text, flows),
         hoverinfo="text",
         customdata=np.arange(graph.node_count),
         marker=dict(
             color=text.colors,
-            size=np.where(graph.is_leaf, 9, 12) if graph.node_count <= _MANY_NODES else np.where(graph.is_leaf, 5, 7),
-            symbol=np.where(graph.is_leaf, "square", "circle"),
+            size=np.where(text.is_leaf, 9, 12) if graph.node_count <= _MANY_NODES else np.where(text.is_leaf, 5, 7),
+            symbol=np.where(text.is_leaf, "square", "circle"),
             line=dict(color=outline, width=np.where(shared | on_path, 2.5, 0.5)),
             opacity=1.0,
         ),
     )
 
 
-def _hover(text: GraphText, node: int, parents: list[int], flow=None) -> str:
-    kind = "leaf" if text.graph.is_leaf[node] else "split"
-    lines = [f"<b>#{node}</b> {kind}: {escape_html(text.rule(node))}", f"samples = {text.samples(node)}"]
-    lines.append(escape_html(text.shares_text(node, top=5)) or "no training samples")
-    if parents:
-        listed = ", ".join(f"#{p}" for p in parents[:_MAX_LISTED_PARENTS])
-        more = len(parents) - _MAX_LISTED_PARENTS
-        lines.append(f"parents: {listed}" + (f" and {more} more" if more > 0 else ""))
-    else:
-        lines.append("root")
-    if len(parents) > 1:
-        lines.append(f"shared by {len(parents)} parents")
-    if flow is not None and not text.graph.is_leaf[node]:
-        lines.append(f"training samples sent: {int(flow[0]):,} yes, {int(flow[1]):,} no")
-    return "<br>".join(lines)
+def _hover_texts(text: GraphText, flows=None) -> list[str]:
+    """Each node's hover text: rule, samples, class shares (mean and spread in a regression graph),
+    parents and, given ``flows`` (samples sent left and right), what each split sends each way."""
+    shares = text.all_shares_text(top=5)
+    samples = text.graph.n_node_samples.tolist()
+    sent = None if flows is None else flows[:, :2].tolist()
+    texts = []
+    for node, (leaf, parents) in enumerate(zip(text.is_leaf.tolist(), text.parents())):
+        lines = [
+            f"<b>#{node}</b> {'leaf' if leaf else 'split'}: {escape_html(text.rule(node))}",
+            f"samples = {samples[node]}",
+            escape_html(shares[node]) or "no training samples",
+        ]
+        if parents:
+            listed = ", ".join(f"#{p}" for p in parents[:_MAX_LISTED_PARENTS])
+            more = len(parents) - _MAX_LISTED_PARENTS
+            lines.append(f"parents: {listed}" + (f" and {more} more" if more > 0 else ""))
+        else:
+            lines.append("root")
+        if len(parents) > 1:
+            lines.append(f"shared by {len(parents)} parents")
+        if sent is not None and not leaf:
+            yes, no = sent[node]
+            lines.append(f"training samples sent: {int(yes):,} yes, {int(no):,} no")
+        texts.append("<br>".join(lines))
+    return texts
 
 
-def _colour_bar(go, graph, target_name: str | None):
+def _colour_bar(graph, target_name: str | None) -> dict:
     """An invisible trace carrying the colour bar of a regression graph: :data:`VALUE_SCALE` from the
     smallest to the largest node mean, as the nodes are coloured."""
     low, high = value_range(graph)
     title = escape_html(f"mean {target_name}" if target_name else "mean target")
-    return go.Scatter(
+    return _scatter(
         x=[None],
         y=[None],
         mode="markers",
