@@ -6,14 +6,17 @@ from tnt.experiments.compare import compare_models, comparison_frame
 from tnt.experiments.opened import opened_metrics
 from ui import state
 from ui.analysis import remembered, show_graph
-from ui.display import format_C, format_measure, headline, labelled
+from ui.display import format_bins, format_C, format_measure, headline, labelled
 from ui.opened import model_file_panel, opened_against_data, opened_label
 
 st.header("Compare")
 data = state.dataset()
 model_file_panel("compare")
 p = state.params()
-settings = f"TnT at the Train page's settings (C={format_C(p.C)}, N1={p.N1}, N2={p.N2}, seed {p.seed})"
+settings = (
+    f"TnT at the Train page's settings (C={format_C(p.C)}, N1={p.N1}, N2={p.N2}, seed {p.seed}, "
+    f"thresholds: {format_bins(p.max_bins)})"
+)
 if data.is_regression:
     st.caption(
         f"Data: **{data.name}**, a regression (R² and RMSE on the test part). {settings}; TnT fine-tuned (the "
@@ -29,8 +32,8 @@ else:
 with st.spinner("Training the models..."):
     results = remembered(
         "compare",
-        (data.key, p.C, p.N1, p.N2, p.seed),
-        lambda: compare_models(data, C=p.C, N1=p.N1, N2=p.N2, seed=p.seed),
+        (data.key, p.C, p.N1, p.N2, p.seed, p.max_bins),
+        lambda: compare_models(data, C=p.C, N1=p.N1, N2=p.N2, seed=p.seed, max_bins=p.max_bins),
     )
 opened = opened_against_data(data)
 if opened is not None:

@@ -1,11 +1,20 @@
-"""Train page: C, N1, N2, fine-tuning and seed in one form, or a budget of splits; TnT beside CART
+"""Train page: C, N1, N2, fine-tuning, seed and thresholds in one form, or a budget of splits; TnT beside CART
 with as many splits."""
 
 import streamlit as st
 
 from tnt.experiments.training import TrainParams
 from ui import state
-from ui.display import C_GRID, comparison_table, format_C, format_measure, headline, history_table, nearest_C
+from ui.display import (
+    BIN_CHOICES,
+    C_GRID,
+    comparison_table,
+    format_C,
+    format_measure,
+    headline,
+    history_table,
+    nearest_C,
+)
 from ui.views import budget_with_progress, train_with_progress
 
 st.header("Train")
@@ -15,7 +24,7 @@ task = f"a regression of {data.target_name}: R² and RMSE" if data.is_regression
 st.caption(f"Data: **{data.name}** ({len(data.y_train):,} training rows, {data.n_features} features), {task}.")
 
 # Widgets keep their own keys; (re)filled from the parameters in use when the page opens.
-for name in ("N1", "N2", "fine_tune", "seed"):
+for name in ("N1", "N2", "fine_tune", "seed", "max_bins"):
     st.session_state.setdefault(f"train/{name}", getattr(current, name))
 st.session_state.setdefault("train/C", nearest_C(current.C))  # a budget search's C is off the grid
 
@@ -33,6 +42,16 @@ with st.form("train/form"):
     with c2:
         fine_tune = st.slider("Fine-tuning rounds", 0, 5, key="train/fine_tune")
         seed = st.number_input("Seed", 0, 10_000, key="train/seed")
+        max_bins = st.selectbox(
+            "Thresholds",
+            BIN_CHOICES,
+            format_func=lambda n: "exact (CART's)" if n == BIN_CHOICES[0] else f"between {n} bins (faster)",
+            key="train/max_bins",
+            help="Exact: each split falls halfway between two training values, as in CART. Between "
+            "255 bins: a feature with more than 255 values (a continuous column) is cut into 255 "
+            "quantile bins first, which trains such data much faster and may cost a little "
+            "accuracy; features of at most 255 values are split exactly either way.",
+        )
         budget_on = st.toggle(
             "Aim at a budget of splits (searches C)",
             key="train/budget_on",
@@ -43,7 +62,9 @@ with st.form("train/form"):
         submitted = st.form_submit_button("Train", type="primary")
 
 if submitted:
-    wanted = TrainParams(C=float(C), N1=int(N1), N2=int(N2), fine_tune=int(fine_tune), seed=int(seed))
+    wanted = TrainParams(
+        C=float(C), N1=int(N1), N2=int(N2), fine_tune=int(fine_tune), seed=int(seed), max_bins=int(max_bins)
+    )
 else:
     wanted = state.params()
 if submitted and budget_on:

@@ -53,6 +53,27 @@ def test_train_page_trains_the_default_model_on_first_open(app):
     assert any(c.value.startswith(f"TnT: {splits} splits") for c in app.sidebar.caption)
 
 
+def test_binned_thresholds_reach_the_model_the_history_and_compare(app):
+    go(app, "train")
+    exact = app.session_state["train/params"]
+    assert exact.max_bins == 65535
+    app.selectbox(key="train/max_bins").set_value(255)
+    button(app, "Train").click().run()
+    assert not app.error
+    params = app.session_state["train/params"]
+    assert params.max_bins == 255 and params.C == exact.C
+    result = app.session_state["train/models"].get((app.session_state["data/dataset"].key, params))
+    assert result.tnt.max_bins == 255
+    # The digits have at most 17 values per pixel: 255 bins split them exactly, as before.
+    history = app.dataframe[0].value
+    assert list(history["thresholds"]) == ["exact", "255 bins"]
+    assert history["splits"].iloc[0] == history["splits"].iloc[1]
+    assert any(m.value.endswith("thresholds: 255 bins") for m in app.sidebar.markdown)
+    go(app, "compare")
+    assert not app.error
+    assert any("thresholds: 255 bins" in c.value for c in app.main.caption)
+
+
 def test_changing_c_changes_the_split_count_and_going_back_is_instant(app):
     go(app, "train")
     before = int(metric(app, "Splits"))

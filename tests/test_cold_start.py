@@ -123,25 +123,33 @@ print([d.py_func.__name__ for d in before if after[d] != before[d]])
 
 def test_the_train_page_waits_for_the_warm_up_stage_its_data_needs(monkeypatch):
     # Classification on one-byte codes waits for the first stage only; regression (its trees are
-    # compiled in the second stage) and data of more than 256 values per feature wait for all.
+    # compiled in the second stage) and data of more than 256 values per feature wait for all,
+    # unless 255 bins give that data one-byte codes.
     import dataclasses
 
     import numpy as np
 
     from tnt.data.datasets import load_bundled
+    from tnt.experiments.training import TrainParams
     from tnt.learn import warmup
     from ui import views
 
     waited = []
     monkeypatch.setattr(warmup, "ready", lambda narrow=False: False)
     monkeypatch.setattr(warmup, "wait", lambda narrow=False: waited.append(narrow))
+    exact, binned = TrainParams(), TrainParams(max_bins=255)
     digits = load_bundled("digits")
-    views._wait_for_compiled_code(digits)
+    views._wait_for_compiled_code(digits, exact)
     housing = load_bundled("california_housing")
-    views._wait_for_compiled_code(dataclasses.replace(housing, X_train=np.floor(housing.X_train) % 7))  # narrow
-    wide = np.arange(digits.X_train.size, dtype=np.float64).reshape(digits.X_train.shape)
-    views._wait_for_compiled_code(dataclasses.replace(digits, X_train=wide))
-    assert waited == [True, False, False]
+    narrow_housing = dataclasses.replace(housing, X_train=np.floor(housing.X_train) % 7)
+    views._wait_for_compiled_code(narrow_housing, exact)
+    wide = dataclasses.replace(
+        digits, X_train=np.arange(digits.X_train.size, dtype=np.float64).reshape(digits.X_train.shape)
+    )
+    views._wait_for_compiled_code(wide, exact)
+    views._wait_for_compiled_code(wide, binned)
+    views._wait_for_compiled_code(housing, binned)
+    assert waited == [True, False, False, True, False]
 
 
 def test_the_background_warm_up_compiles_the_tnt_that_started_it(tmp_path, monkeypatch):

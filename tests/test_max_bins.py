@@ -111,3 +111,16 @@ def test_max_bins_out_of_range_is_refused(estimator, max_bins, continuous):
     X, y = continuous
     with pytest.raises(ValueError, match="'max_bins' parameter .* must be an int in the range \\[2, 65535\\]"):
         estimator(max_bins=max_bins).fit(X, y)
+
+
+def test_the_compare_table_trains_both_tnt_models_with_the_bins_asked_for():
+    from tnt.data.datasets import load_bundled
+    from tnt.experiments.compare import compare_models
+
+    data = load_bundled("wine")  # up to 133 distinct values per feature
+    results = compare_models(data, C=1e-3, seed=1, max_bins=8)
+    direct = TnTClassifier(C=1e-3, random_state=1, max_bins=8, fine_tune=5).fit(data.X_train, data.y_train)
+    assert results["TnT"][0].max_bins == 8 and results["TnT fine-tuned"][0].max_bins == 8
+    assert_same_graph(results["TnT fine-tuned"][0], direct)
+    # The baselines split exactly whatever TnT does.
+    assert results["CART (best-first)"][0].get_params().get("max_bins") is None

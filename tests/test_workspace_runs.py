@@ -1,6 +1,7 @@
 """The app's training runs in a workspace store, and the data sources that rebuild their data."""
 
 import hashlib
+import json
 
 import numpy as np
 import pytest
@@ -76,11 +77,42 @@ def test_a_result_is_saved_found_and_loaded_back(tmp_path):
     assert list(history_frame([]).columns) == list(frame.columns)
 
 
+def test_runs_saved_before_max_bins_are_found_and_read_as_exact(tmp_path):
+    data = load_bundled("iris", test_size=0.3, seed=0)
+    store = WorkspaceStore(tmp_path)
+    ws = store.new_workspace()
+    result = train(data, TrainParams(C=1e-2))
+    run = save_result(store, ws, result, dataset_name=data.name, source=bundled_source("iris"))
+    # The same run as an earlier version saved it: its parameters without max_bins.
+    older = {name: value for name, value in run.params.items() if name != "max_bins"}
+    with store._write() as con:
+        con.execute("UPDATE runs SET params = ? WHERE id = ?", (json.dumps(older, sort_keys=True), run.id))
+    (saved,) = store.runs(ws)
+    assert "max_bins" not in saved.params
+    assert check_params(saved.params) == TrainParams(C=1e-2) and check_params(saved.params).max_bins == 65535
+    found = find_result(store, ws, data.key, TrainParams(C=1e-2))
+    assert found is not None and found.params == TrainParams(C=1e-2)
+    assert find_result(store, ws, data.key, TrainParams(C=1e-2, max_bins=255)) is None
+    assert history_frame(store.runs(ws)).iloc[0]["max_bins"] == 65535
+
+
+def test_a_binned_run_is_saved_and_found_with_its_bins(tmp_path):
+    data = load_bundled("iris", test_size=0.3, seed=0)
+    store = WorkspaceStore(tmp_path)
+    ws = store.new_workspace()
+    binned = train(data, TrainParams(C=1e-2, max_bins=4))
+    assert binned.tnt.max_bins == 4
+    save_result(store, ws, binned, dataset_name=data.name, source=bundled_source("iris"))
+    assert find_result(store, ws, data.key, TrainParams(C=1e-2)) is None
+    assert find_result(store, ws, data.key, TrainParams(C=1e-2, max_bins=4)).tnt.estimator_params_["max_bins"] == 4
+
+
 @pytest.mark.parametrize(
     "params",
     [None, {"C": 0.01}, {"C": 0.01, "N1": 2.5, "N2": 5, "fine_tune": 0, "seed": 0},
      {"C": 0.01, "N1": 2, "N2": 5, "fine_tune": 0, "seed": 0, "extra": 1},
-     {"C": True, "N1": 2, "N2": 5, "fine_tune": 0, "seed": 0}],
+     {"C": True, "N1": 2, "N2": 5, "fine_tune": 0, "seed": 0},
+     {"C": 0.01, "N1": 2, "N2": 5, "fine_tune": 0, "seed": 0, "max_bins": 2.5}],
 )  # fmt: skip
 def test_saved_parameters_are_checked(params):
     with pytest.raises(ValueError, match="The saved parameter"):

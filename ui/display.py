@@ -10,6 +10,7 @@ import pandas as pd
 
 from tnt.experiments.tasks import headline_measure
 from tnt.experiments.training import TrainResult
+from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.viz.exporter import format_value
 
 __all__ = [
@@ -117,10 +118,11 @@ def history_table(results) -> pd.DataFrame:
             "N2": r.params.N2,
             "fine-tune": r.params.fine_tune,
             "seed": r.params.seed,
+            "thresholds": format_bins(r.params.max_bins),
             "splits": r.tnt_metrics["splits"],
             "shared nodes": r.tnt_metrics["shared_nodes"],
             **{f"{model} {headline(m)[1]}": round(m[headline(m)[0]], 3) for model, m in _pair(r)},
-            "_order": (r.params.C, r.params.N1, r.params.N2, r.params.fine_tune, r.params.seed),
+            "_order": (r.params.C, r.params.N1, r.params.N2, r.params.fine_tune, r.params.seed, -r.params.max_bins),
         }
         for r in results
     ]
@@ -142,6 +144,21 @@ def format_C(C: float) -> str:
     """
     text = f"{C:.0e}"
     return text if float(text) == C else f"{C:.2e}"
+
+
+#: The Train page's choices of ``max_bins``: exact thresholds (the default), or one byte per value.
+BIN_CHOICES = (MAX_EXACT_BINS, 255)
+
+
+def format_bins(max_bins) -> str:
+    """``exact`` for the default ``max_bins`` (CART's thresholds), else ``255 bins``.
+
+    Examples
+    --------
+    >>> format_bins(65535), format_bins(255)
+    ('exact', '255 bins')
+    """
+    return "exact" if max_bins == MAX_EXACT_BINS else f"{max_bins} bins"
 
 
 def nearest_C(C: float) -> float:
@@ -182,6 +199,7 @@ def shared_table(table: pd.DataFrame) -> pd.DataFrame:
 SAVED_RUN_LABELS = {
     "dataset": "data set",
     "fine_tune": "fine-tune",
+    "max_bins": "thresholds",
     "tnt_test_accuracy": "TnT test",
     "cart_test_accuracy": "CART test",
     "tnt_train_accuracy": "TnT train",
@@ -213,6 +231,7 @@ def saved_runs_table(frame: pd.DataFrame) -> pd.DataFrame:
     if len(shown):
         shown = shown.drop(columns=[key for key in (*scores, "tnt_test_rmse") if shown[key].isna().all()])
     shown["fit_time"] = shown["fit_time"].astype(float).round(2)
+    shown["max_bins"] = shown["max_bins"].map(format_bins)
     return labelled(shown.rename(columns=SAVED_RUN_LABELS))
 
 
@@ -220,4 +239,5 @@ def run_label(run) -> str:
     """``#3 Iris, C=1e-02, N1=2, N2=5, seed=0``: a saved run in a picker."""
     p = run.params
     C = format_C(p["C"]) if isinstance(p.get("C"), (int, float)) else "?"
-    return f"#{run.id} {run.dataset_name}, C={C}, N1={p.get('N1')}, N2={p.get('N2')}, seed={p.get('seed')}"
+    binned = "" if p.get("max_bins", MAX_EXACT_BINS) == MAX_EXACT_BINS else f", {format_bins(p['max_bins'])}"
+    return f"#{run.id} {run.dataset_name}, C={C}, N1={p.get('N1')}, N2={p.get('N2')}, seed={p.get('seed')}{binned}"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import streamlit as st
 
 from tnt.data.datasets import Dataset
@@ -9,16 +11,20 @@ from tnt.experiments.budget import BudgetResult
 from tnt.experiments.training import TrainParams, TrainResult, train, train_to_budget
 from tnt.learn import warmup
 from ui.analysis import remembered
-from ui.display import format_C, format_measure, headline
+from ui.display import format_bins, format_C, format_measure, headline
 
 from . import state, workspace
 
 
-def _wait_for_compiled_code(data: Dataset) -> None:
+def _wait_for_compiled_code(data: Dataset, params: TrainParams) -> None:
     """On a fresh install, wait (with a word) for the app's warm-up process to compile what training
-    on ``data`` needs: its first stage for classification data of at most 256 values per feature,
-    else all of it (regression trees are compiled in the second stage)."""
-    narrow = not warmup.ready() and not data.is_regression and not warmup.needs_wide_codes(data.X_train)
+    on ``data`` needs: its first stage for classification data of at most 256 codes per feature (256
+    values, or at most 256 bins), else all of it (regression trees are compiled in the second stage)."""
+    narrow = (
+        not warmup.ready()
+        and not data.is_regression
+        and (params.max_bins <= warmup.NARROW_VALUES or not warmup.needs_wide_codes(data.X_train))
+    )
     if not warmup.ready(narrow=narrow):
         with st.spinner("Compiling TnT's training code for this machine (once, after a fresh install)..."):
             warmup.wait(narrow=narrow)
@@ -30,7 +36,7 @@ def train_with_progress(data: Dataset, params: TrainParams) -> TrainResult | Non
     cached = state.cached_result(data, params)
     if cached is not None:
         return cached
-    _wait_for_compiled_code(data)
+    _wait_for_compiled_code(data, params)
     bar = st.progress(0.0, text="Training TnT...")
 
     def on_step(event) -> None:
@@ -56,12 +62,11 @@ def budget_with_progress(
     """Train to at most ``max_splits`` splits, searching C from ``params.C`` with a progress line per
     fit. Every fit of this session with the same data and other settings is reused (the models of
     the Train page's history and earlier searches). Returns None, after saying why, on failure."""
-    settings = (params.N1, params.N2, params.fine_tune, params.seed)
-    fitted = remembered("budget-fits", (data.key, settings), dict)
+    fitted = remembered("budget-fits", (data.key, replace(params, C=0.0)), dict)
     for r in state.results_for(data):
-        if (r.params.N1, r.params.N2, r.params.fine_tune, r.params.seed) == settings:
+        if params.same_but_C(r.params):
             fitted.setdefault(r.params.C, r.tnt)
-    _wait_for_compiled_code(data)
+    _wait_for_compiled_code(data, params)
     bar = st.progress(0.0, text=f"Searching C for at most {max_splits} splits...")
 
     def on_fit(C, n_splits, n_fits) -> None:
@@ -102,7 +107,10 @@ def sidebar_summary() -> None:
     target = f"regression of {data.target_name}" if data.is_regression else f"{len(data.classes)} classes"
     st.caption(f"{len(data.y_train):,} train / {len(data.y_test):,} test rows, {data.n_features} features, {target}")
     p = state.params()
-    st.markdown(f"**Settings:** C={format_C(p.C)}, N1={p.N1}, N2={p.N2}, fine-tune={p.fine_tune}, seed={p.seed}")
+    st.markdown(
+        f"**Settings:** C={format_C(p.C)}, N1={p.N1}, N2={p.N2}, fine-tune={p.fine_tune}, seed={p.seed}, "
+        f"thresholds: {format_bins(p.max_bins)}"
+    )
     result = state.current_result()
     if result is None:
         st.caption("Not trained yet with these settings: open Train.")

@@ -12,6 +12,7 @@ import pandas as pd
 from tnt.baselines import TAOClassifier
 from tnt.experiments.tasks import model_classes
 from tnt.experiments.training import metrics
+from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.ndg import NDGClassifier
 
 __all__ = ["MODELS", "REGRESSION_MODELS", "compare_models", "comparison_frame"]
@@ -28,7 +29,7 @@ def _timed_fit(model, X, y):
     return model, time.perf_counter() - start
 
 
-def compare_models(data, *, C=1e-3, N1=2, N2=5, seed=0, fine_tune=5) -> dict:
+def compare_models(data, *, C=1e-3, N1=2, N2=5, seed=0, fine_tune=5, max_bins=MAX_EXACT_BINS) -> dict:
     """Fit the five models of :data:`MODELS` on ``data``'s training part.
 
     TnT is trained at ``C``; CART best-first and TAO get ``max_leaf_nodes`` = TnT's splits + 1,
@@ -42,6 +43,8 @@ def compare_models(data, *, C=1e-3, N1=2, N2=5, seed=0, fine_tune=5) -> dict:
     seed : int
     fine_tune : int, default=5
         Fine-tuning rounds (the paper uses 5).
+    max_bins : int, default=65535
+        TnT's and TnT fine-tuned's ``max_bins`` (the baselines always split exactly).
 
     Returns
     -------
@@ -60,9 +63,10 @@ def compare_models(data, *, C=1e-3, N1=2, N2=5, seed=0, fine_tune=5) -> dict:
     """
     Xa, ya = data.X_train, data.y_train
     tnt_class, cart_class = model_classes(data.is_regression)
-    tnt = _timed_fit(tnt_class(C=C, N1=N1, N2=N2, random_state=seed), Xa, ya)
+    settings = dict(C=C, N1=N1, N2=N2, random_state=seed, max_bins=max_bins)
+    tnt = _timed_fit(tnt_class(**settings), Xa, ya)
     if data.is_regression:
-        tuned = _timed_fit(tnt_class(C=C, N1=N1, N2=N2, fine_tune=fine_tune, random_state=seed), Xa, ya)
+        tuned = _timed_fit(tnt_class(**settings, fine_tune=fine_tune), Xa, ya)
     else:  # the graph TnT just grew, fine-tuned: the same model; its time counts the growing too
         start = time.perf_counter()
         tuned = (tnt[0].fine_tuned(Xa, ya, rounds=fine_tune), tnt[1] + time.perf_counter() - start)

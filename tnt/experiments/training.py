@@ -15,6 +15,7 @@ from tnt.data.datasets import Dataset
 from tnt.estimator import TnTClassifier
 from tnt.experiments.budget import BudgetResult, fit_to_budget
 from tnt.experiments.tasks import model_classes, scores
+from tnt.learn.binning import MAX_EXACT_BINS
 
 __all__ = ["TrainParams", "TrainResult", "train", "train_to_budget", "metrics"]
 
@@ -28,11 +29,18 @@ class TrainParams:
     N2: int = 5
     fine_tune: int = 0
     seed: int = 0
+    max_bins: int = MAX_EXACT_BINS
 
     def estimator(self, regression: bool = False) -> TnTClassifier:
         """The unfitted TnT classifier (or regressor) of these settings."""
         tnt_class = model_classes(regression)[0]
-        return tnt_class(C=self.C, N1=self.N1, N2=self.N2, fine_tune=self.fine_tune, random_state=self.seed)
+        return tnt_class(
+            C=self.C, N1=self.N1, N2=self.N2, fine_tune=self.fine_tune, random_state=self.seed, max_bins=self.max_bins
+        )
+
+    def same_but_C(self, other: TrainParams) -> bool:
+        """Whether ``other`` differs from these settings in C alone (a budget search reuses its fits)."""
+        return replace(other, C=self.C) == self
 
 
 @dataclass(frozen=True, eq=False)
@@ -108,7 +116,7 @@ def train_to_budget(
     data: Dataset, max_splits: int, params: TrainParams, fitted: dict | None = None, on_fit=None
 ) -> tuple[TrainResult, BudgetResult]:
     """The TnT with the most splits not above ``max_splits`` (:func:`tnt.experiments.budget.fit_to_budget`,
-    starting from ``params.C``, with ``params``' N1, N2, fine-tuning and seed), and CART with as many splits.
+    starting from ``params.C``, with ``params``' other settings), and CART with as many splits.
 
     ``fitted`` (``{C: TnTClassifier}`` of earlier fits with the same data and other settings) is
     reused and filled. The result's ``params`` carry the C found; its fit time is the time of that
@@ -132,6 +140,7 @@ def train_to_budget(
         N2=params.N2,
         fine_tune=params.fine_tune,
         random_state=params.seed,
+        max_bins=params.max_bins,
         regression=data.is_regression,
     )
     result = TrainResult(

@@ -10,6 +10,7 @@ import pandas as pd
 
 from tnt.data.sources import check_source, content_hash
 from tnt.experiments.training import TrainParams, TrainResult
+from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.workspace.store import Run, WorkspaceStore
 
 __all__ = ["MODEL_NAMES", "save_result", "find_result", "load_result", "check_params", "history_frame"]
@@ -17,6 +18,8 @@ __all__ = ["MODEL_NAMES", "save_result", "find_result", "load_result", "check_pa
 #: The names under which a run's two models are stored.
 MODEL_NAMES = {"tnt": "TnT", "cart": "CART"}
 _PARAM_TYPES = {f.name: (float if f.type in (float, "float") else int) for f in dataclasses.fields(TrainParams)}
+#: Parameters added after runs were first saved, with the value the runs saved before them used.
+_ADDED_LATER = {"max_bins": MAX_EXACT_BINS}
 
 
 def save_result(store: WorkspaceStore, workspace: str, result: TrainResult, *, dataset_name: str, source: dict) -> Run:
@@ -40,18 +43,22 @@ def check_params(params) -> TrainParams:
     Raises
     ------
     ValueError
-        When they are not exactly the fields of ``TrainParams`` with numbers of the right kind.
+        When they are not exactly the fields of ``TrainParams`` with numbers of the right kind (a
+        run saved before ``max_bins`` existed has it at its default, as it was trained).
 
     Examples
     --------
-    >>> check_params({"C": 0.01, "N1": 2, "N2": 5, "fine_tune": 0, "seed": 3}).seed
-    3
+    >>> check_params({"C": 0.01, "N1": 2, "N2": 5, "fine_tune": 0, "seed": 3}).max_bins
+    65535
     >>> check_params({"C": "0.01", "N1": 2, "N2": 5, "fine_tune": 0, "seed": 3})
     Traceback (most recent call last):
     ...
     ValueError: The saved parameter C is not valid.
     """
-    if not isinstance(params, dict) or set(params) != set(_PARAM_TYPES):
+    if not isinstance(params, dict):
+        raise ValueError("The saved parameters are not valid.")
+    params = {**_ADDED_LATER, **params}
+    if set(params) != set(_PARAM_TYPES):
         raise ValueError("The saved parameters are not valid.")
     values = {}
     for name, kind in _PARAM_TYPES.items():
@@ -84,7 +91,12 @@ def load_result(store: WorkspaceStore, workspace: str, run: Run) -> TrainResult:
 
 def find_result(store: WorkspaceStore, workspace: str, dataset_key: str, params: TrainParams) -> TrainResult | None:
     """The workspace's newest run on ``dataset_key`` with ``params``, as a result, or None."""
-    run = store.find_run(workspace, dataset_key, dataclasses.asdict(params))
+    saved = dataclasses.asdict(params)
+    run = store.find_run(workspace, dataset_key, saved)
+    if run is None and all(saved[name] == value for name, value in _ADDED_LATER.items()):
+        # A run saved before those parameters existed was trained with these settings too.
+        older = {name: value for name, value in saved.items() if name not in _ADDED_LATER}
+        run = store.find_run(workspace, dataset_key, older)
     return None if run is None else load_result(store, workspace, run)
 
 
@@ -98,12 +110,13 @@ def history_frame(runs) -> pd.DataFrame:
     rows = []
     for run in runs:
         m, c = run.metrics.get(tnt, {}), run.metrics.get(cart, {})
+        params = {**_ADDED_LATER, **run.params}
         rows.append(
             {
                 "run": run.id,
                 "saved": datetime.fromtimestamp(run.created, UTC).strftime("%Y-%m-%d %H:%M UTC"),
                 "dataset": run.dataset_name,
-                **{name: run.params.get(name) for name in _PARAM_TYPES},
+                **{name: params.get(name) for name in _PARAM_TYPES},
                 "splits": m.get("splits"),
                 "tnt_test_accuracy": m.get("test_accuracy"),
                 "cart_test_accuracy": c.get("test_accuracy"),
