@@ -14,9 +14,11 @@ from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.viz.exporter import format_value
 
 __all__ = [
+    "BIN_CHOICES",
     "C_GRID",
     "LABELS",
     "comparison_table",
+    "format_bins",
     "format_C",
     "format_count",
     "format_measure",

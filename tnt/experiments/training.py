@@ -39,7 +39,7 @@ class TrainParams:
         )
 
     def same_but_C(self, other: TrainParams) -> bool:
-        """Whether ``other`` differs from these settings in C alone (a budget search reuses its fits)."""
+        """Whether ``other`` has these settings, C aside (a budget search reuses the fits of such settings)."""
         return replace(other, C=self.C) == self
 
 
