@@ -111,3 +111,21 @@ def test_html_looking_names_never_become_html_labels(toy_graph):
     source = to_dot(toy_graph, show_samples=False, feature_names=["<b>", "<i>"], class_names=["<x>", "<y>"])
     assert "label=<" not in source
     assert 'label="<x>"' in source
+
+
+def test_node_and_edge_lines_are_the_ones_graphviz_writes():
+    # to_dot writes its node and edge lines itself (graphviz's per-call handling took most of the
+    # time of a large graph); they must stay what graphviz's own node() and edge() write.
+    import graphviz
+
+    from tnt.viz.export_dot import _add_node, _attributes
+
+    labels = [graphviz.nohtml('a "quoted" <b>\\\\n</b> label'), "#12", "node", "plain"]
+    attrs = {"fillcolor": "#a1b2c3", "id": "node7", "peripheries": "2", "style": "", "xlabel": "graph", "color": "x y"}
+    for label in labels:
+        ours, theirs = graphviz.Digraph(), graphviz.Digraph()
+        _add_node(ours, "n7", label, attrs)
+        theirs.node("n7", label=label, **attrs)
+        ours.body.append(f"\tn1 -> n7{_attributes(None, attrs)}\n")
+        theirs.edge("n1", "n7", **attrs)
+        assert ours.source == theirs.source

@@ -233,4 +233,6 @@ def node_fills(graph) -> list[str]:
     """
     if getattr(graph, "regression", False):
         return node_colors(graph)  # the scale is light enough under black text
-    return [fill_color(c) for c in node_colors(graph)]
+    colors = node_colors(graph)
+    fills = {c: fill_color(c) for c in set(colors)}  # a few colours for many nodes
+    return [fills[c] for c in colors]
