@@ -96,6 +96,7 @@ def test_two_byte_codes_are_told_apart():
     X = np.tile(np.arange(300.0)[:, None], (1, 2))
     assert needs_wide_codes(X)
     assert not needs_wide_codes(X % 256)
+    assert not needs_wide_codes(X, max_bins=255) and needs_wide_codes(X, max_bins=257)
 
 
 def test_warm_up_reaches_the_copies_for_wide_codes_and_threads():

@@ -21,9 +21,7 @@ def _wait_for_compiled_code(data: Dataset, params: TrainParams) -> None:
     on ``data`` needs: its first stage for classification data of at most 256 codes per feature (256
     values, or at most 256 bins), else all of it (regression trees are compiled in the second stage)."""
     narrow = (
-        not warmup.ready()
-        and not data.is_regression
-        and (params.max_bins <= warmup.NARROW_VALUES or not warmup.needs_wide_codes(data.X_train))
+        not warmup.ready() and not data.is_regression and not warmup.needs_wide_codes(data.X_train, params.max_bins)
     )
     if not warmup.ready(narrow=narrow):
         with st.spinner("Compiling TnT's training code for this machine (once, after a fresh install)..."):
@@ -62,9 +60,10 @@ def budget_with_progress(
     """Train to at most ``max_splits`` splits, searching C from ``params.C`` with a progress line per
     fit. Every fit of this session with the same data and other settings is reused (the models of
     the Train page's history and earlier searches). Returns None, after saying why, on failure."""
-    fitted = remembered("budget-fits", (data.key, replace(params, C=0.0)), dict)
+    settings = replace(params, C=0.0)  # a fit with these settings at any C can be reused
+    fitted = remembered("budget-fits", (data.key, settings), dict)
     for r in state.results_for(data):
-        if params.same_but_C(r.params):
+        if replace(r.params, C=0.0) == settings:
             fitted.setdefault(r.params.C, r.tnt)
     _wait_for_compiled_code(data, params)
     bar = st.progress(0.0, text=f"Searching C for at most {max_splits} splits...")

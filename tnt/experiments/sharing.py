@@ -196,7 +196,7 @@ def shared_nodes_table(
     """
     unfolding = unfold_counts(graph) if unfolding is None else unfolding
     text = GraphText(graph, feature_names)
-    is_leaf = graph.is_leaf  # a new array on every access of the property
+    is_leaf = text.is_leaf
     rows = []
     for node in graph.shared_nodes.tolist():
         arriving = [edge.samples for edge in _incoming(graph, node, flows, text)]

@@ -38,10 +38,6 @@ class TrainParams:
             C=self.C, N1=self.N1, N2=self.N2, fine_tune=self.fine_tune, random_state=self.seed, max_bins=self.max_bins
         )
 
-    def same_but_C(self, other: TrainParams) -> bool:
-        """Whether ``other`` has these settings, C aside (a budget search reuses the fits of such settings)."""
-        return replace(other, C=self.C) == self
-
 
 @dataclass(frozen=True, eq=False)
 class TrainResult:

@@ -185,10 +185,11 @@ def wait(narrow: bool = False) -> None:
         _process.wait()
 
 
-def needs_wide_codes(X) -> bool:
-    """Whether some column of ``X`` has more than 256 distinct values (two-byte feature codes)."""
+def needs_wide_codes(X, max_bins: int | None = None) -> bool:
+    """Whether a fit gives some column of ``X`` two-byte feature codes: more than 256 distinct values,
+    unless the fit's ``max_bins`` (:class:`tnt.TnTClassifier`'s; None: the default) is at most 256."""
     X = np.asarray(X)
-    if X.ndim != 2 or X.shape[0] <= NARROW_VALUES:
+    if (max_bins is not None and max_bins <= NARROW_VALUES) or X.ndim != 2 or X.shape[0] <= NARROW_VALUES:
         return False
     return any(np.unique(X[:, j]).size > NARROW_VALUES for j in range(X.shape[1]))
 

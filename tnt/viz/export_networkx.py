@@ -43,7 +43,7 @@ def to_networkx(graph, feature_names=None, class_names=None, precision: int = 3)
 
     text = GraphText(graph, feature_names, class_names, precision)
     digraph = nx.DiGraph()
-    is_leaf = graph.is_leaf  # a new array on every access of the property
+    is_leaf = text.is_leaf
     for node in range(graph.node_count):
         leaf = bool(is_leaf[node])
         digraph.add_node(

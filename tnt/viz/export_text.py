@@ -55,7 +55,7 @@ def export_text(graph, *, feature_names=None, class_names=None, precision: int =
     <BLANKLINE>
     """
     text = GraphText(graph, feature_names, class_names, precision)
-    is_leaf = graph.is_leaf  # a new array on every access of the property
+    is_leaf = text.is_leaf
     lines: list[str] = []
     printed: set[int] = set()
     # An explicit stack rather than recursion: TnT graphs can be hundreds of levels deep.
