@@ -9,14 +9,15 @@ from tnt.experiments.sweep import log_grid, summarize, sweep
 from tnt.viz.figures import accuracy_vs_splits, splits_vs_C
 from ui import state
 from ui.analysis import latest, progress_bar, remembered
-from ui.display import C_GRID, format_C
+from ui.display import C_GRID, format_bins, format_C
 
 st.header("Sweep")
 data = state.dataset()
 p = state.params()
 score = "R²" if data.is_regression else "accuracy"
 st.caption(
-    f"Data: **{data.name}**. Each C is trained once per seed (N1={p.N1}, N2={p.N2}); CART is grown "
+    f"Data: **{data.name}**. Each C is trained once per seed (N1={p.N1}, N2={p.N2}, thresholds: "
+    f"{format_bins(p.max_bins)}, as on the Train page); CART is grown "
     "best-first to the same number of splits, NDG (optional) to at most as many. Bands: ±1 standard "
     f"deviation across seeds. Scored by {score}."
 )
@@ -39,7 +40,7 @@ with st.form("sweep/form"):
 
 Cs, seeds = log_grid(low, high, n_values), list(range(n_seeds))
 models = ("ndg",) if with_ndg and not data.is_regression else ()
-key = (data.key, tuple(Cs), tuple(seeds), p.N1, p.N2, models)
+key = (data.key, tuple(Cs), tuple(seeds), p.N1, p.N2, models, p.max_bins)
 table = None
 if run:
     bar, progress = progress_bar("Training:")
@@ -59,6 +60,7 @@ if run:
             progress=progress,
             models=models,
             regression=data.is_regression,
+            max_bins=p.max_bins,
         ),
     )
     bar.empty()

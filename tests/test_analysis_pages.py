@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from tnt import CARTClassifier, NDGClassifier, TnTClassifier
+from tnt import CARTClassifier, NDGClassifier, TnTClassifier, TnTRegressor
 from tnt.data.datasets import load_bundled
 from tnt.experiments.toy import corners
 from tnt.reduction import reduce_model
@@ -91,6 +91,27 @@ def test_sweep_split_counts_fall_as_C_rises_and_reduction_is_reported(app):
     go(app, "paths")
     assert not [i for i in app.info if "Run a sweep" in i.value]
     assert len(app.get("plotly_chart")) == 2
+
+
+def test_sweep_trains_with_the_thresholds_chosen_on_the_train_page(app):
+    load(app, "california_housing")  # up to 1,279 distinct values per feature: 255 bins change TnT
+    go(app, "train")
+    app.selectbox(key="train/max_bins").set_value(255)
+    click(app, "Train")
+    go(app, "sweep")
+    assert any("thresholds: 255 bins, as on the Train page" in c.value for c in app.main.caption)
+    app.select_slider(key="sweep/range").set_value((1e-3, 1e-2))
+    app.slider(key="sweep/n").set_value(2)
+    app.slider(key="sweep/seeds").set_value(1)
+    app.slider(key="sweep/jobs").set_value(1)
+    click(app, "Run sweep")
+    (result,) = app.session_state["analysis/sweep"].values()
+    data = load_bundled("california_housing")
+    binned = TnTRegressor(C=1e-3, random_state=0, max_bins=255).fit(data.X_train, data.y_train)
+    exact = TnTRegressor(C=1e-3, random_state=0).fit(data.X_train, data.y_train)
+    assert binned.n_splits_ != exact.n_splits_
+    assert result.iloc[0]["tnt_splits"] == binned.n_splits_
+    assert result.iloc[0]["tnt_test_r2"] == pytest.approx(binned.score(data.X_test, data.y_test))
 
 
 def test_sweep_adds_the_ndg_curve_on_request(app):

@@ -124,3 +124,22 @@ def test_the_compare_table_trains_both_tnt_models_with_the_bins_asked_for():
     assert_same_graph(results["TnT fine-tuned"][0], direct)
     # The baselines split exactly whatever TnT does.
     assert results["CART (best-first)"][0].get_params().get("max_bins") is None
+
+
+def test_a_sweep_trains_tnt_and_its_fine_tuned_copy_with_the_bins_asked_for():
+    from tnt.experiments.sweep import sweep
+
+    X, y = clustered(3)
+    labels = y > 7
+    table = sweep(X, labels, X, labels, [1e-3], [0], models=("tnt_ft",), max_bins=8)
+    binned = TnTClassifier(C=1e-3, random_state=0, max_bins=8).fit(X, labels)
+    exact = TnTClassifier(C=1e-3, random_state=0).fit(X, labels)
+    assert binned.n_splits_ != exact.n_splits_  # so that the row tells which one was trained
+    (row,) = table.to_dict("records")
+    assert row["tnt_splits"] == binned.n_splits_
+    assert row["tnt_train_acc"] == binned.score(X, labels)
+    assert row["tnt_ft_train_acc"] == binned.fine_tuned(X, labels, rounds=5).score(X, labels)
+    # CART splits exactly, with TnT's number of splits, whatever TnT's bins.
+    assert row["cart_splits"] == binned.n_splits_
+    (exact_row,) = sweep(X, labels, X, labels, [1e-3], [0]).to_dict("records")
+    assert exact_row["tnt_splits"] == exact.n_splits_

@@ -24,6 +24,7 @@ from joblib import Parallel, delayed
 
 from tnt.baselines import TAOClassifier
 from tnt.experiments.tasks import model_classes, scores
+from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.ndg import PAPER_C as NDG_C
 from tnt.ndg import NDGClassifier
 from tnt.reduction import reduce_model
@@ -117,9 +118,13 @@ def _measure(prefix, model, X_train, y_train, X_test, y_test) -> dict:
     }
 
 
-def _extra_model(prefix: str, C: float, seed: int, N1: int, N2: int, splits: int, regression: bool = False):
+def _extra_model(
+    prefix: str, C: float, seed: int, N1: int, N2: int, splits: int, regression: bool = False, max_bins=MAX_EXACT_BINS
+):
     if prefix == "tnt_ft":
-        return model_classes(regression)[0](C=C, N1=N1, N2=N2, fine_tune=_FINE_TUNE_ROUNDS, random_state=seed)
+        return model_classes(regression)[0](
+            C=C, N1=N1, N2=N2, fine_tune=_FINE_TUNE_ROUNDS, random_state=seed, max_bins=max_bins
+        )
     if regression:
         raise ValueError(f"Model {prefix!r} is a classifier; a regression sweep can add 'tnt_ft' only.")
     if prefix == "tao":
@@ -141,6 +146,7 @@ def sweep_one(
     models=(),
     reduce: bool = True,
     regression: bool = False,
+    max_bins: int = MAX_EXACT_BINS,
 ) -> dict:
     """One row of a sweep: TnT at ``C`` and ``seed``, CART with as many splits, graph reduction.
 
@@ -155,6 +161,9 @@ def sweep_one(
     regression : bool, default=False
         Train :class:`tnt.TnTRegressor` and CART for regression; the row has the keys of
         :data:`REGRESSION_COLUMNS` (R² and RMSE, no graph reduction).
+    max_bins : int, default=65535
+        TnT's ``max_bins`` (its fine-tuned copy's too): thresholds between quantile bins for
+        features with more distinct values. The baselines (CART, TAO, NDG) split exactly.
 
     Returns
     -------
@@ -175,7 +184,7 @@ def sweep_one(
     """
     tnt_class, cart_class = model_classes(regression)
     start = time.perf_counter()
-    tnt = tnt_class(C=C, N1=N1, N2=N2, random_state=seed).fit(X_train, y_train)
+    tnt = tnt_class(C=C, N1=N1, N2=N2, random_state=seed, max_bins=max_bins).fit(X_train, y_train)
     fit_time = time.perf_counter() - start
     cart = cart_class.with_splits(tnt.n_splits_, random_state=seed).fit(X_train, y_train)
     measured = _measure("tnt", tnt, X_train, y_train, X_test, y_test)
@@ -195,7 +204,7 @@ def sweep_one(
         if prefix == "tnt_ft" and not regression:  # the same graph fine-tuned, not grown again
             model = tnt.fine_tuned(X_train, y_train, rounds=_FINE_TUNE_ROUNDS)
         else:
-            model = _extra_model(prefix, C, seed, N1, N2, tnt.n_splits_, regression).fit(X_train, y_train)
+            model = _extra_model(prefix, C, seed, N1, N2, tnt.n_splits_, regression, max_bins).fit(X_train, y_train)
         row.update(_measure(prefix, model, X_train, y_train, X_test, y_test))
     return row
 
@@ -215,6 +224,7 @@ def sweep(
     models=(),
     reduce: bool = True,
     regression: bool = False,
+    max_bins: int = MAX_EXACT_BINS,
 ) -> pd.DataFrame:
     """Train TnT and CART for every (C, seed) pair, in parallel through joblib.
 
@@ -239,6 +249,8 @@ def sweep(
         Measure graph reduction (the ``reduced_splits`` column; never for a regression).
     regression : bool, default=False
         A regression sweep (:func:`sweep_one`): columns :data:`REGRESSION_COLUMNS`.
+    max_bins : int, default=65535
+        TnT's ``max_bins`` (see :func:`sweep_one`); the baselines split exactly.
 
     Returns
     -------
@@ -264,7 +276,7 @@ def sweep(
         raise ValueError(f"Unknown model {unknown[0]!r}; choose from {', '.join(EXTRA_MODELS)}.")
     pairs = [(C, seed) for C in Cs for seed in seeds]
     tasks = (
-        delayed(sweep_one)(X_train, y_train, X_test, y_test, C, seed, N1, N2, models, reduce, regression)
+        delayed(sweep_one)(X_train, y_train, X_test, y_test, C, seed, N1, N2, models, reduce, regression, max_bins)
         for C, seed in pairs
     )
     rows = []
