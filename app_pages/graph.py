@@ -63,7 +63,19 @@ if result is not None:
     fp = drawing.fingerprint(graph)
     model_key = (result.dataset_key, p, which, fp)
     mode = drawing_mode(graph)
-    view = top[1].radio("View", VIEWS, index=DEFAULT_VIEW[mode], key=f"graph/view/{mode}")
+    # Graphviz in the browser shrinks a large graph to the page's width, unreadably, after laying it
+    # out for up to a minute: it is offered for graphs the app draws in the browser or on the server.
+    offered = VIEWS if mode != "interactive" else VIEWS[1:]
+    view = top[1].radio(
+        "View",
+        offered,
+        index=offered.index(VIEWS[DEFAULT_VIEW[mode]]),
+        key=f"graph/view/{mode}",
+        help=None
+        if mode != "interactive"
+        else f"{graph.node_count:,} nodes: too many for Graphviz in the browser, "
+        "which shrinks the whole graph to the page's width; the SVG view draws its layers at natural size.",
+    )
     interactive = view.startswith("Interactive")
     max_depth = int(graph.node_depth().max())
     windowed = mode != "browser" and view.startswith("SVG")  # a big SVG starts with its first layers

@@ -10,6 +10,7 @@ from ui.display import (
     C_GRID,
     comparison_table,
     format_C,
+    format_count,
     format_measure,
     headline,
     history_table,
@@ -73,16 +74,24 @@ if submitted and budget_on:
     if searched is not None:
         found = searched[1]
         wanted, was_cached = result.params, found.C not in found.fit_times
-        tried = ", ".join(f"{c:.3g} ({s})" for c, s in sorted(set(found.tried)))
+        tried = ", ".join(f"{format_C(c)} ({s:,})" for c, s in sorted(set(found.tried)))
+        searching = f" in {sum(found.fit_times.values()):.1f} s" if found.fit_times else ""
+        off_grid = nearest_C(found.C) != found.C
         st.session_state["train/budget_note"] = (
             result.key,
             (
-                f"Budget of {int(budget)} splits: C={found.C:.3g} gives {found.n_splits} splits, the most not above "
-                f"{int(budget)} of the values tried, found with {found.n_fits} new fits. C tried (splits): {tried}."
+                f"Budget of {int(budget):,} splits: C={format_C(found.C)} gives {found.n_splits:,} splits, the most "
+                f"not above {int(budget):,} of the values tried, found with {found.n_fits} new fits{searching}. "
+                f"C tried (splits): {tried}."
                 + (
                     ""
                     if found.bracketed
                     else " No C tried gave more splits than the budget: TnT uses fewer on this data."
+                )
+                + (
+                    " The C slider keeps the value the search started from: this C lies between its steps."
+                    if off_grid
+                    else ""
                 )
             ),
         )
@@ -107,16 +116,16 @@ if result is not None:
         f"{gain:+.3f} vs CART" if abs(gain) >= 5e-4 else "same as CART",
         delta_color="normal" if abs(gain) >= 5e-4 else "off",
     )
-    cols[1].metric("Splits", tm["splits"])
-    cols[2].metric("Leaves", tm["leaves"])
-    cols[3].metric("Nodes with several parents", tm["shared_nodes"])
+    cols[1].metric("Splits", format_count(tm["splits"]))
+    cols[2].metric("Leaves", format_count(tm["leaves"]))
+    cols[3].metric("Nodes with several parents", format_count(tm["shared_nodes"]))
     cols[4].metric("Mean decision depth", f"{tm['mean_depth']:.2f}")
     note = st.session_state.get("train/budget_note")
     if note is not None and note[0] == result.key:
         st.info(note[1])
     st.table(comparison_table(result))
     st.caption(
-        ("Taken from this session's cache." if was_cached else f"Trained in {tm['fit_time']:.2f} s.")
+        ("Taken from this session's cache." if was_cached else f"This model trained in {tm['fit_time']:.2f} s.")
         + f" CART ({'DecisionTreeRegressor' if data.is_regression else 'DecisionTreeClassifier'}) is grown "
         f"best-first with max_leaf_nodes = {max(tm['splits'] + 1, 2)}."
     )

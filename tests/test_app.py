@@ -74,6 +74,29 @@ def test_binned_thresholds_reach_the_model_the_history_and_compare(app):
     assert any("thresholds: 255 bins" in c.value for c in app.main.caption)
 
 
+def test_a_budget_search_says_what_it_tried_and_how_long_it_took(app):
+    from ui.display import format_C, nearest_C
+
+    go(app, "train")
+    app.toggle(key="train/budget_on").set_value(True)
+    app.number_input(key="train/budget").set_value(40)
+    button(app, "Train").click().run()
+    assert not app.error
+    note = " ".join(i.value for i in app.info)
+    params = app.session_state["train/params"]
+    found = re.search(r"found with (\d+) new fits in (\d+\.\d) s\. C tried \(splits\): (.*?)\.( |$)", note)
+    assert found is not None, note
+    tried = found.group(3).split(", ")
+    assert len(tried) >= int(found.group(1)) >= 1
+    # Each C as the rest of the app writes it, with its split count.
+    assert all(re.fullmatch(r"\d(\.\d\d)?e-\d\d \(\d+\)", t) for t in tried), tried
+    assert f"C={format_C(params.C)} gives" in note and f"{format_C(params.C)} (" in found.group(3)
+    slider_said = "The C slider keeps the value the search started from" in note
+    assert slider_said == (nearest_C(params.C) != params.C)
+    caption = " ".join(c.value for c in app.main.caption)
+    assert "This model trained in " in caption
+
+
 def test_changing_c_changes_the_split_count_and_going_back_is_instant(app):
     go(app, "train")
     before = int(metric(app, "Splits"))
@@ -160,7 +183,8 @@ def test_graph_page_draws_the_default_model_with_a_legend_and_a_sample_path(app)
     caption = app.main.caption[0].value
     assert caption.startswith("TnT on Handwritten digits (8x8)") and "nodes with several parents" in caption
     legend = app.get("html")[0].value
-    assert all(f">{k}</span>" in legend for k in range(10)) and "mixed" in legend and "#2563eb" in legend
+    assert all(f">{k}</span>" in legend for k in range(10)) and "#2563eb" in legend
+    assert "mixed (no class over half)" in legend  # as in the plotly view and the DOT legend
     # A large graph (hundreds of nodes): rendered on the server, first layers only.
     assert app.radio(key="graph/view/server").value.startswith("SVG")
     frame = app.get("iframe")[0].proto
@@ -207,8 +231,10 @@ def test_a_thousand_split_graph_opens_whole_and_interactive_or_on_the_server_thr
     assert not app.error
     graph = app.session_state["train/models"][next(reversed(app.session_state["train/models"]))].tnt.graph_
     assert graph.n_splits >= 1000
-    # The interactive view first: every node at once, zoom and pan in the browser.
+    # The interactive view first: every node at once, zoom and pan in the browser. Graphviz in the
+    # browser would shrink it to the page's width: not offered.
     assert app.radio(key="graph/view/interactive").value.startswith("Interactive")
+    assert app.radio(key="graph/view/interactive").options == ["SVG (rendered on the server)", "Interactive (plotly)"]
     spec = json.loads(app.get("plotly_chart")[0].proto.spec)
     assert [len(t["hovertext"]) for t in spec["data"] if t.get("name") == "nodes"] == [graph.node_count]
     # The server's SVG starts with the first layers.

@@ -5,7 +5,7 @@ import re
 import numpy as np
 import pytest
 
-from tnt.viz.colors import HIGHLIGHT_COLOR, MIXED_COLOR
+from tnt.viz.colors import HIGHLIGHT_COLOR, MIXED_COLOR, MIXED_LABEL
 from tnt.viz.export_dot import to_dot
 
 GOLDEN_DOT = r"""digraph decision_graph {
@@ -60,6 +60,13 @@ def test_shared_nodes_have_a_double_border_and_a_note(toy_graph):
 def test_mixed_node_is_blue(toy_graph):
     line = next(row for row in to_dot(toy_graph).splitlines() if row.startswith("\tn4 ["))
     assert f'color="{MIXED_COLOR}"' in line
+
+
+def test_the_legend_names_every_class_and_the_mixed_colour_as_the_other_views_do(toy_graph):
+    dot = to_dot(toy_graph, class_names=["setosa", "other"], legend=True)
+    legend = dot[dot.index("subgraph legend") :]
+    assert "label=setosa " in legend and "label=other " in legend
+    assert f'[label="{MIXED_LABEL}" color="{MIXED_COLOR}"' in legend
 
 
 def test_options_change_labels(toy_graph):

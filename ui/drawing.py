@@ -13,7 +13,7 @@ import threading
 import streamlit as st
 
 from tnt.model_io import model_to_json
-from tnt.viz.colors import MIXED_COLOR, VALUE_SCALE, class_palette, value_range, value_ticks
+from tnt.viz.colors import MIXED_COLOR, MIXED_LABEL, VALUE_SCALE, class_palette, value_range, value_ticks
 from tnt.viz.export_dot import to_dot
 from tnt.viz.export_text import export_text
 from tnt.viz.exporter import format_value
@@ -131,7 +131,7 @@ def class_shares(distribution: dict) -> None:
 
 def legend(class_names) -> None:
     """One coloured chip per class, and blue for mixed nodes."""
-    items = list(zip(class_names, class_palette(len(class_names)))) + [("mixed (no class above half)", MIXED_COLOR)]
+    items = list(zip(class_names, class_palette(len(class_names)))) + [(MIXED_LABEL, MIXED_COLOR)]
     chips = "".join(
         f'<span style="display:inline-block;margin:0 12px 4px 0;white-space:nowrap">'
         f'<span style="display:inline-block;width:12px;height:12px;border-radius:3px;background:{color};'

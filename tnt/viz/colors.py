@@ -26,6 +26,7 @@ __all__ = [
     "BLUE_HUES",
     "HIGHLIGHT_COLOR",
     "MIXED_COLOR",
+    "MIXED_LABEL",
     "MIXED_FILL",
     "class_palette",
     "fill_color",
@@ -38,6 +39,8 @@ BLUE_HUES = (180.0, 265.0)
 
 #: Colour of mixed nodes: a clear blue.
 MIXED_COLOR = "#2563eb"
+#: How legends name :data:`MIXED_COLOR`.
+MIXED_LABEL = "mixed (no class over half)"
 
 #: Colour of a highlighted sample's path (outlines and edges, never a node's fill).
 HIGHLIGHT_COLOR = "#c00000"

@@ -6,7 +6,7 @@ import functools
 
 import numpy as np
 
-from tnt.viz.colors import HIGHLIGHT_COLOR, MIXED_COLOR, class_palette, fill_color
+from tnt.viz.colors import HIGHLIGHT_COLOR, MIXED_COLOR, MIXED_LABEL, class_palette, fill_color
 from tnt.viz.exporter import GraphText, escape_dot, path_mask
 
 __all__ = ["drawn_node_count", "to_dot"]
@@ -162,7 +162,7 @@ def _add_legend(dot, graph, text: GraphText, with_path: bool) -> None:
     present = np.unique(text.dominant)
     chips = [(text.class_name(k), palette[k], 1.2) for k in present if k >= 0]
     if np.any(present < 0):
-        chips.append(("mixed (no class over half)", MIXED_COLOR, 1.2))
+        chips.append((MIXED_LABEL, MIXED_COLOR, 1.2))
     if with_path:
         chips.append(("sample's path", HIGHLIGHT_COLOR, 3))
     with dot.subgraph(name="legend") as key:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tnt.viz.colors import HIGHLIGHT_COLOR, MIXED_COLOR, VALUE_SCALE, class_palette, value_range
+from tnt.viz.colors import HIGHLIGHT_COLOR, MIXED_COLOR, MIXED_LABEL, VALUE_SCALE, class_palette, value_range
 from tnt.viz.exporter import GraphText, escape_html, path_mask
 from tnt.viz.layout import edge_list, layered_layout
 
@@ -291,5 +291,5 @@ def _legend(graph, text: GraphText) -> list[tuple[str, str]]:
     present = np.unique(text.dominant)
     entries = [(text.class_name(k), palette[k]) for k in present if k >= 0]
     if np.any(present < 0):
-        entries.append(("mixed (no class over half)", MIXED_COLOR))
+        entries.append((MIXED_LABEL, MIXED_COLOR))
     return entries
