@@ -33,16 +33,25 @@ else:
 
 key = (source, data.key if not on_corners else None, C, int(seed))
 models = remembered("teach", key, lambda: teaching_models(X, y, C=C, seed=int(seed), corners=on_corners))
-cols = st.columns(len(models))
-for i, (col, (name, model)) in enumerate(zip(cols, models.items())):
-    graph = model if hasattr(model, "apply") and not hasattr(model, "graph_") else model.graph_
+graphs = {
+    name: model if hasattr(model, "apply") and not hasattr(model, "graph_") else model.graph_
+    for name, model in models.items()
+}
+for i, (col, (name, model)) in enumerate(zip(st.columns(len(models)), models.items())):
     with col:
         st.markdown(f"**{name}**")
-        col.metric("Splits", graph.n_splits)
+        col.metric("Splits", graphs[name].n_splits)
         col.metric("Training accuracy", f"{training_accuracy(model, X, y):.4f}")
         fig = regions_figure(model, X, y, feature_names=names, resolution=150, height=330)
         st.plotly_chart(fig, key=f"teach/regions/{i}")
-        show_graph(graph, names, classes, key=f"teach/graph/{i}")
+# The graphs two by two: four side by side shrink a six-split tree's labels out of reading.
+names_in_order = list(graphs)
+for row in range(0, len(names_in_order), 2):
+    for i, col in enumerate(st.columns(2), start=row):
+        if i < len(names_in_order):
+            with col:
+                st.markdown(f"**{names_in_order[i]}**")
+                show_graph(graphs[names_in_order[i]], names, classes, key=f"teach/graph/{i}")
 
 st.subheader("Step through training")
 st.caption(

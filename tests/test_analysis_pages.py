@@ -174,6 +174,15 @@ def test_teach_page_corners_by_default(app):
     tnt = TnTClassifier(C=1e-2, random_state=0).fit(X, y)
     assert accuracy[1] == f"{tnt.score(X, y):.4f}"
     assert len(app.get("plotly_chart")) == 5  # four region plots and the step's
+    # The four graphs two per row, each as wide as half the page: readable labels.
+    drawn = [c for c in app.columns if c.get("graphviz_chart") and c.markdown]
+    assert [c.markdown[0].value for c in drawn] == [
+        "**CART**",
+        "**TnT**",
+        "**The paper's graph (Fig. 2c)**",
+        "**TnT after graph reduction**",
+    ]
+    assert all(c.weight == 0.5 for c in drawn), [c.weight for c in drawn]
     # Step through: the first step is the first grow pass, the last the final graph.
     steps = app.slider(key="teach/step")
     assert steps.max == 12 and steps.value == 12
