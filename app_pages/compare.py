@@ -6,7 +6,7 @@ from tnt.experiments.compare import compare_models, comparison_frame
 from tnt.experiments.opened import opened_metrics
 from ui import state
 from ui.analysis import remembered, show_graph
-from ui.display import format_bins, format_C, format_measure, headline, labelled
+from ui.display import format_bins, format_C, format_measure, headline, labelled, measure_columns
 from ui.opened import model_file_panel, opened_against_data, opened_label
 
 st.header("Compare")
@@ -33,7 +33,15 @@ with st.spinner("Training the models..."):
     results = remembered(
         "compare",
         (data.key, p.C, p.N1, p.N2, p.seed, p.max_bins),
-        lambda: compare_models(data, C=p.C, N1=p.N1, N2=p.N2, seed=p.seed, max_bins=p.max_bins),
+        lambda: compare_models(
+            data,
+            C=p.C,
+            N1=p.N1,
+            N2=p.N2,
+            seed=p.seed,
+            max_bins=p.max_bins,
+            fitted=state.comparable_models(data, p),
+        ),
     )
 opened = opened_against_data(data)
 if opened is not None:
@@ -43,7 +51,13 @@ if opened is not None:
     else:
         st.info(f"{match.problem} It is left out of the comparison.")
 table = comparison_frame(results)
-st.dataframe(labelled(table), key="compare/table")
+st.dataframe(labelled(table), key="compare/table", column_config=measure_columns(table.columns))
+if any(r.tnt is results["TnT"][0] for r in state.results_for(data)):
+    st.caption(
+        "TnT and CART are the models the Train page trained with these settings (not trained again): their fit "
+        "times are the Train page's"
+        + ("." if data.is_regression else ", and TnT fine-tuned's is TnT's plus the fine-tuning.")
+    )
 key, label = headline(table.columns)
 best = table[key].idxmax()
 st.caption(f"Highest {label}: **{best}** ({format_measure(key, table.loc[best, key])}).")

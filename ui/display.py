@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 import pandas as pd
+import streamlit as st
 
 from tnt.experiments.tasks import headline_measure
 from tnt.experiments.training import TrainResult
@@ -25,6 +26,7 @@ __all__ = [
     "headline",
     "history_table",
     "labelled",
+    "measure_columns",
     "nearest_C",
     "run_label",
     "saved_runs_table",
@@ -87,6 +89,28 @@ def format_measure(name: str, value) -> str:
     if "time" in name:  # NaN: a fit a budget search reused
         return f"{value:.2f}" if value == value else "reused"
     return str(value)
+
+
+def measure_columns(columns) -> dict:
+    """``st.dataframe``'s ``column_config`` for a table of measures (snake_case ``columns``, shown
+    under their :func:`labelled` names): decimals as :func:`format_measure` writes them (0.840,
+    not 0.84), counts with thousands separators; an RMSE keeps its own rounding.
+
+    Examples
+    --------
+    >>> config = measure_columns(["test_accuracy", "splits", "fit_time", "test_rmse"])
+    >>> sorted(config), config["test accuracy"]["type_config"]["format"], config["splits"]["type_config"]["format"]
+    (['fit time (s)', 'splits', 'test accuracy'], '%.3f', 'localized')
+    """
+    formats = {}
+    for name in columns:
+        if "accuracy" in name or name.endswith("_r2"):
+            formats[name] = "%.3f"
+        elif "depth" in name or "time" in name:
+            formats[name] = "%.2f"
+        elif name in ("splits", "leaves", "shared_nodes", "total_splits", "samples", "paths"):
+            formats[name] = "localized"
+    return {LABELS.get(name, name): st.column_config.NumberColumn(format=f) for name, f in formats.items()}
 
 
 def headline(metrics: dict) -> tuple[str, str]:

@@ -12,12 +12,14 @@ memory is looked up among the workspace's runs before it is trained.
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import streamlit as st
 
 from tnt.data.csv_loader import UploadedTable, read_csv_bytes
 from tnt.data.datasets import DataError, Dataset, default_dataset_id, load_bundled
 from tnt.data.sources import bundled_source, check_source, dataset_from_source
+from tnt.experiments.tasks import model_classes
 from tnt.experiments.training import TrainParams, TrainResult
 from tnt.workspace import runs as saved_runs
 from ui.lru import LRUStore
@@ -149,6 +151,21 @@ def cached_result(data: Dataset, value: TrainParams) -> TrainResult | None:
         if found is not None:
             _models().put(found.key, found)
     return found
+
+
+def comparable_models(data: Dataset, value: TrainParams) -> dict | None:
+    """The TnT and CART this session trained on ``data`` at ``value``'s settings without fine-tuning,
+    with their fit times, as :func:`tnt.experiments.compare.compare_models` takes them (``fitted``),
+    or None. The Compare table's TnT is never fine-tuned, so a model trained with ``value.fine_tune``
+    rounds is not it; a run read back from the workspace holds model files (which cannot be
+    fine-tuned), and a budget search's reused fit has no fit time: those are fitted again."""
+    result = cached_result(data, dataclasses.replace(value, fine_tune=0))
+    if result is None or not isinstance(result.tnt, model_classes(data.is_regression)[0]):
+        return None
+    tnt_time, cart_time = result.tnt_metrics["fit_time"], result.cart_metrics["fit_time"]
+    if not (math.isfinite(tnt_time) and math.isfinite(cart_time)):
+        return None
+    return {"TnT": (result.tnt, tnt_time), "CART (best-first)": (result.cart, cart_time)}
 
 
 def store_result(result: TrainResult) -> None:

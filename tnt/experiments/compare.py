@@ -1,6 +1,7 @@
 """The Compare page's models: TnT, TnT fine-tuned, best-first CART, TAO and NDG at the same split
 count, measured alike (the paper's Fig. 4 at one value of C). For a regression data set, the models
-that exist for regression: TnT, TnT fine-tuned and best-first CART (TAO and NDG are classifiers)."""
+that exist for regression: TnT, TnT fine-tuned and best-first CART (TAO and NDG are classifiers).
+Models already trained exactly so (the Train page's TnT and CART) are taken instead of fitted again."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import time
 
 import numpy as np
 import pandas as pd
+from sklearn.utils.validation import check_is_fitted
 
 from tnt.baselines import TAOClassifier
 from tnt.experiments.tasks import model_classes
@@ -23,13 +25,36 @@ MODELS = ("TnT", "TnT fine-tuned", "CART (best-first)", "TAO", "NDG")
 REGRESSION_MODELS = MODELS[:3]
 
 
-def _timed_fit(model, X, y):
-    start = time.perf_counter()
-    model.fit(X, y)
-    return model, time.perf_counter() - start
+def _timed_fit(name, model, X, y, fitted: dict):
+    """``model`` fitted on ``(X, y)`` and the seconds it took; or, when ``fitted`` holds ``name``, the
+    model given there with its time, after checking that it is ``model`` fitted (same class and
+    parameters, fitted on as many features)."""
+    if name not in fitted:
+        start = time.perf_counter()
+        model.fit(X, y)
+        return model, time.perf_counter() - start
+    given, seconds = fitted[name]
+    if type(given) is not type(model):
+        raise ValueError(
+            f"fitted[{name!r}] is a {type(given).__name__}; compare_models fits {name} as a {type(model).__name__}."
+        )
+    theirs = given.get_params()
+    differ = [f"{k}={theirs[k]!r} (not {v!r})" for k, v in model.get_params().items() if theirs[k] != v]
+    if differ:
+        raise ValueError(
+            f"fitted[{name!r}] is not the model compare_models fits as {name} at these settings: its {', '.join(differ)}."
+        )
+    check_is_fitted(given)
+    if given.n_features_in_ != X.shape[1]:
+        raise ValueError(
+            f"fitted[{name!r}] was fitted on {given.n_features_in_} features; the data set has {X.shape[1]}."
+        )
+    return given, float(seconds)
 
 
-def compare_models(data, *, C=1e-3, N1=2, N2=5, seed=0, fine_tune=5, max_bins=MAX_EXACT_BINS) -> dict:
+def compare_models(
+    data, *, C=1e-3, N1=2, N2=5, seed=0, fine_tune=5, max_bins=MAX_EXACT_BINS, fitted: dict | None = None
+) -> dict:
     """Fit the five models of :data:`MODELS` on ``data``'s training part.
 
     TnT is trained at ``C``; CART best-first and TAO get ``max_leaf_nodes`` = TnT's splits + 1,
@@ -45,6 +70,14 @@ def compare_models(data, *, C=1e-3, N1=2, N2=5, seed=0, fine_tune=5, max_bins=MA
         Fine-tuning rounds (the paper uses 5).
     max_bins : int, default=65535
         TnT's and TnT fine-tuned's ``max_bins`` (the baselines always split exactly).
+    fitted : dict, default=None
+        ``{name: (fitted model, fit seconds)}``: models of the table already trained on ``data``'s
+        training part exactly as this function trains them, used with their fit times instead of
+        being fitted again; typically ``"TnT"`` and ``"CART (best-first)"`` of
+        :func:`tnt.experiments.training.train` at these settings with ``fine_tune=0`` (its
+        ``tnt``, ``cart`` and their metrics' ``fit_time``). Unless given too, TnT fine-tuned of a
+        classification is still the TnT used, fine-tuned, its time that TnT's plus the fine-tuning.
+        The results are those of a call without ``fitted`` but for the fit times.
 
     Returns
     -------
@@ -53,6 +86,13 @@ def compare_models(data, *, C=1e-3, N1=2, N2=5, seed=0, fine_tune=5, max_bins=MA
         :data:`REGRESSION_MODELS` for a regression data set); the metrics are those of
         :func:`tnt.experiments.training.metrics`.
 
+    Raises
+    ------
+    ValueError
+        If ``fitted`` names a model not in the table, or holds a model that is not the one this
+        function would fit under its name (another class or other parameters: a TnT trained with
+        ``fine_tune`` rounds is not the TnT row), or one fitted on another number of features.
+
     Examples
     --------
     >>> from tnt.data.datasets import load_bundled
@@ -60,22 +100,47 @@ def compare_models(data, *, C=1e-3, N1=2, N2=5, seed=0, fine_tune=5, max_bins=MA
     >>> results = compare_models(load_bundled("iris"), C=1e-2)
     >>> results["CART (best-first)"][1]["splits"] <= results["TnT"][1]["splits"]
     True
+
+    The TnT and CART of the Train page's :func:`~tnt.experiments.training.train`, reused:
+
+    >>> from tnt.experiments.training import TrainParams, train
+    >>> trained = train(load_bundled("iris"), TrainParams(C=1e-2))
+    >>> again = compare_models(
+    ...     load_bundled("iris"),
+    ...     C=1e-2,
+    ...     fitted={
+    ...         "TnT": (trained.tnt, trained.tnt_metrics["fit_time"]),
+    ...         "CART (best-first)": (trained.cart, trained.cart_metrics["fit_time"]),
+    ...     },
+    ... )
+    >>> again["TnT"][0] is trained.tnt, again["TnT"][1]["fit_time"] == trained.tnt_metrics["fit_time"]
+    (True, True)
     """
     Xa, ya = data.X_train, data.y_train
+    names = REGRESSION_MODELS if data.is_regression else MODELS
+    fitted = {} if fitted is None else dict(fitted)
+    unknown = sorted(set(fitted) - set(names))
+    if unknown:
+        raise ValueError(f"fitted names models that are not compared here: {unknown}; the models are {list(names)}.")
     tnt_class, cart_class = model_classes(data.is_regression)
     settings = dict(C=C, N1=N1, N2=N2, random_state=seed, max_bins=max_bins)
-    tnt = _timed_fit(tnt_class(**settings), Xa, ya)
-    if data.is_regression:
-        tuned = _timed_fit(tnt_class(**settings, fine_tune=fine_tune), Xa, ya)
+    tnt = _timed_fit("TnT", tnt_class(**settings), Xa, ya, fitted)
+    if data.is_regression or "TnT fine-tuned" in fitted:
+        tuned = _timed_fit("TnT fine-tuned", tnt_class(**settings, fine_tune=fine_tune), Xa, ya, fitted)
     else:  # the graph TnT just grew, fine-tuned: the same model; its time counts the growing too
         start = time.perf_counter()
         tuned = (tnt[0].fine_tuned(Xa, ya, rounds=fine_tune), tnt[1] + time.perf_counter() - start)
-    fitted = [tnt, tuned, _timed_fit(cart_class.with_splits(tnt[0].n_splits_, random_state=seed), Xa, ya)]
+    splits = tnt[0].n_splits_
+    models = [
+        tnt,
+        tuned,
+        _timed_fit("CART (best-first)", cart_class.with_splits(splits, random_state=seed), Xa, ya, fitted),
+    ]
     if not data.is_regression:
-        splits = tnt[0].n_splits_
-        fitted.append(_timed_fit(TAOClassifier.with_splits(splits, fine_tune=fine_tune, random_state=seed), Xa, ya))
-        fitted.append(_timed_fit(NDGClassifier.with_splits(splits, random_state=seed), Xa, ya))
-    return {name: (model, metrics(model, data, seconds)) for name, (model, seconds) in zip(MODELS, fitted)}
+        tao = TAOClassifier.with_splits(splits, fine_tune=fine_tune, random_state=seed)
+        models.append(_timed_fit("TAO", tao, Xa, ya, fitted))
+        models.append(_timed_fit("NDG", NDGClassifier.with_splits(splits, random_state=seed), Xa, ya, fitted))
+    return {name: (model, metrics(model, data, seconds)) for name, (model, seconds) in zip(names, models)}
 
 
 def comparison_frame(results: dict) -> pd.DataFrame:
