@@ -1,11 +1,11 @@
-"""TnTClassifier.fine_tuned: fine-tuning a fitted graph equals training with fine_tune=rounds."""
+"""fine_tuned: fine-tuning a fitted TnT graph (or CART tree) equals training with fine_tune=rounds (TAO for a tree)."""
 
 import numpy as np
 import pytest
 from sklearn.datasets import load_digits, load_iris
 from sklearn.exceptions import NotFittedError
 
-from tnt import TnTClassifier
+from tnt import CARTClassifier, TAOClassifier, TnTClassifier
 from tnt.experiments.toy import corners
 
 
@@ -74,7 +74,7 @@ def test_other_data_an_unfitted_model_or_a_bad_round_count_are_refused():
             grown.fine_tuned(X, y, rounds=rounds)
 
 
-def test_the_compare_table_fine_tunes_the_grown_graph_and_counts_its_growing_time():
+def test_the_compare_table_fine_tunes_the_grown_graph_and_tree_and_counts_their_growing_time():
     from tnt.data.datasets import load_bundled
     from tnt.experiments.compare import compare_models
 
@@ -85,3 +85,41 @@ def test_the_compare_table_fine_tunes_the_grown_graph_and_counts_its_growing_tim
     for ours, theirs in zip(graph_arrays(tuned), graph_arrays(direct)):
         np.testing.assert_array_equal(ours, theirs)
     assert fine_tuned["fit_time"] >= grown["fit_time"] > 0
+    # TAO likewise: the CART of the table fine-tuned, as TAOClassifier trains it from scratch.
+    (_, cart), (tao, tao_metrics) = results["CART (best-first)"], results["TAO"]
+    direct = TAOClassifier.with_splits(grown["splits"], fine_tune=5, random_state=1).fit(data.X_train, data.y_train)
+    for ours, theirs in zip(graph_arrays(tao), graph_arrays(direct)):
+        np.testing.assert_array_equal(ours, theirs)
+    assert tao_metrics["fit_time"] >= cart["fit_time"] > 0
+
+
+@pytest.mark.parametrize("case", list(cases()), ids=lambda case: case[0])
+@pytest.mark.parametrize("rounds", [1, 5])
+def test_fine_tuning_a_fitted_cart_equals_training_tao(case, rounds):
+    _, X, y, w, C = case
+    splits = TnTClassifier(C=C, random_state=0).fit(X, y, sample_weight=w).n_splits_
+    cart = CARTClassifier.with_splits(splits, random_state=1).fit(X, y, sample_weight=w)
+    before = [a.copy() for a in graph_arrays(cart)]
+    tao = cart.fine_tuned(X, y, rounds=rounds, sample_weight=w)
+    direct = TAOClassifier.with_splits(splits, fine_tune=rounds, random_state=1).fit(X, y, sample_weight=w)
+    for ours, theirs in zip(graph_arrays(tao), graph_arrays(direct)):
+        np.testing.assert_array_equal(ours, theirs)
+    assert type(tao) is TAOClassifier and tao.get_params() == direct.get_params()
+    np.testing.assert_array_equal(tao.feature_importances_, direct.feature_importances_)
+    assert any(not np.array_equal(a, b) for a, b in zip(graph_arrays(tao), before)) or rounds == 1
+    for ours, kept in zip(graph_arrays(cart), before):  # the tree is left as it was
+        np.testing.assert_array_equal(ours, kept)
+
+
+def test_a_tree_fine_tuned_already_or_other_data_are_refused():
+    X, y = load_iris(return_X_y=True)
+    with pytest.raises(NotFittedError):
+        CARTClassifier().fine_tuned(X, y)
+    tao = TAOClassifier(max_leaf_nodes=5, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="starts from a model trained with fine_tune=0"):
+        tao.fine_tuned(X, y)
+    cart = CARTClassifier(max_leaf_nodes=5, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="the data the model was trained on"):
+        cart.fine_tuned(X[:, :3], y)
+    with pytest.raises(ValueError, match="rounds must be"):
+        cart.fine_tuned(X, y, rounds=-1)

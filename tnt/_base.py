@@ -3,6 +3,8 @@ prediction, routing, validation of the training data and the fitted attributes d
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import assert_all_finite, check_random_state
@@ -11,7 +13,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from tnt.graph import EXACT_IN_FLOAT32, DecisionGraph
 from tnt.learn.binning import MAX_EXACT_BINS
-from tnt.learn.growth import _Problem
+from tnt.learn.growth import _Problem, fine_tune_graph
 from tnt.learn.working_graph import FlatGraph
 
 # Both scikit-learn's trees and TnT compare float32 feature values with their thresholds.
@@ -108,6 +110,28 @@ class GraphClassifierMixin(ClassifierMixin, GraphModelMixin):
         self.feature_importances_ = self.graph_.feature_importances(
             problem.X, problem.y, problem.w, n_features=self.n_features_in_
         )
+
+    def _fine_tuned(self, make_model, X, y, rounds, sample_weight, max_bins: int = MAX_EXACT_BINS):
+        """What ``fine_tuned`` returns: ``make_model(rounds)`` (a new estimator whose ``fine_tune`` is
+        ``rounds``) fitted as this fitted model's graph fine-tuned for ``rounds`` rounds on ``(X, y)``."""
+        check_is_fitted(self)
+        if not isinstance(rounds, Integral) or isinstance(rounds, bool) or rounds < 0:
+            raise ValueError(f"rounds must be a whole number of rounds, 0 or more; got {rounds!r}.")
+        rounds = int(rounds)
+        model = make_model(rounds)
+        if self.fine_tune != 0:
+            raise ValueError(
+                f"fine_tuned starts from a model trained with fine_tune=0; this one has fine_tune={self.fine_tune}. "
+                "Train it with fine_tune=0, or with the rounds you want."
+            )
+        problem = model._validate_training_data(X, y, sample_weight, max_bins)
+        if model.n_features_in_ != self.n_features_in_ or not np.array_equal(model.classes_, self.classes_):
+            raise ValueError(
+                "fine_tuned needs the data the model was trained on: these samples have other "
+                "features or classes; pass the training data."
+            )
+        model._set_graph(fine_tune_graph(flat_from_graph(self.graph_), problem, rounds), problem)
+        return model
 
     def predict_proba(self, X):
         """Class probabilities: the weighted class distribution of the training samples in each

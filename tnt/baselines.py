@@ -110,6 +110,28 @@ class CARTClassifier(_SameSplits, GraphClassifierMixin, BaseEstimator):
         self._set_graph(flat, problem)
         return self
 
+    def fine_tuned(self, X, y, rounds: int = 5, sample_weight=None) -> TAOClassifier:
+        """TAO from this tree without growing it again: the tree fine-tuned for ``rounds`` rounds
+        (the paper's Algorithm A.1), as ``TAOClassifier(fine_tune=rounds)`` with this tree's
+        ``max_leaf_nodes``, ``ccp_alpha`` and ``random_state`` trains it on this tree's training data.
+
+        Parameters and errors are those of :meth:`tnt.TnTClassifier.fine_tuned`; the result is a
+        new fitted :class:`TAOClassifier` with ``fine_tune=rounds`` (this tree is unchanged).
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from tnt import CARTClassifier, TAOClassifier
+        >>> X, y = load_iris(return_X_y=True)
+        >>> cart = CARTClassifier(max_leaf_nodes=5, random_state=0).fit(X, y)
+        >>> tao = cart.fine_tuned(X, y, rounds=5)
+        >>> direct = TAOClassifier(max_leaf_nodes=5, fine_tune=5, random_state=0).fit(X, y)
+        >>> bool((tao.graph_.threshold == direct.graph_.threshold).all()), tao.get_params() == direct.get_params()
+        (True, True)
+        """
+        params = {"max_leaf_nodes": self.max_leaf_nodes, "ccp_alpha": self.ccp_alpha, "random_state": self.random_state}
+        return self._fine_tuned(lambda n: TAOClassifier(**params, fine_tune=n), X, y, rounds, sample_weight)
+
 
 class CARTRegressor(_SameSplits, GraphRegressorMixin, BaseEstimator):
     """CART for regression (scikit-learn's ``DecisionTreeRegressor``, squared error) exposed as a

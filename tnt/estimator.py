@@ -5,14 +5,12 @@ from __future__ import annotations
 import os
 from numbers import Integral, Real
 
-import numpy as np
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import check_is_fitted
 
-from tnt._base import GraphClassifierMixin, flat_from_graph
+from tnt._base import GraphClassifierMixin
 from tnt.learn.binning import MAX_EXACT_BINS
-from tnt.learn.growth import ProgressCallback, fine_tune_graph, grow_graph
+from tnt.learn.growth import ProgressCallback, grow_graph
 
 __all__ = ["TnTClassifier"]
 
@@ -194,23 +192,9 @@ class TnTClassifier(GraphClassifierMixin, BaseEstimator):
         >>> bool((tuned.predict(X) == direct.predict(X)).all()), tuned.fine_tune
         (True, 5)
         """
-        check_is_fitted(self)
-        if not isinstance(rounds, Integral) or isinstance(rounds, bool) or rounds < 0:
-            raise ValueError(f"rounds must be a whole number of rounds, 0 or more; got {rounds!r}.")
-        if self.fine_tune != 0:
-            raise ValueError(
-                f"fine_tuned starts from a model trained with fine_tune=0; this one has fine_tune={self.fine_tune}. "
-                "Train it with fine_tune=0, or with the rounds you want."
-            )
-        model = clone(self).set_params(fine_tune=int(rounds))
-        problem = model._validate_training_data(X, y, sample_weight, int(model.max_bins))
-        if model.n_features_in_ != self.n_features_in_ or not np.array_equal(model.classes_, self.classes_):
-            raise ValueError(
-                "fine_tuned needs the data the model was trained on: these samples have other "
-                "features or classes; pass the training data."
-            )
-        model._set_graph(fine_tune_graph(flat_from_graph(self.graph_), problem, int(rounds)), problem)
-        return model
+        return self._fine_tuned(
+            lambda n: clone(self).set_params(fine_tune=n), X, y, rounds, sample_weight, int(self.max_bins)
+        )
 
 
 def _effective_n_jobs(n_jobs) -> int:

@@ -22,7 +22,6 @@ import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 
-from tnt.baselines import TAOClassifier
 from tnt.experiments.tasks import model_classes, scores
 from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.ndg import PAPER_C as NDG_C
@@ -127,8 +126,6 @@ def _extra_model(
         )
     if regression:
         raise ValueError(f"Model {prefix!r} is a classifier; a regression sweep can add 'tnt_ft' only.")
-    if prefix == "tao":
-        return TAOClassifier.with_splits(splits, fine_tune=_FINE_TUNE_ROUNDS, random_state=seed)
     if prefix == "ndg":
         return NDGClassifier.with_splits(splits, C=NDG_C, random_state=seed)
     raise ValueError(f"Unknown model {prefix!r}; choose from {', '.join(EXTRA_MODELS)}.")
@@ -203,6 +200,8 @@ def sweep_one(
     for prefix in models:
         if prefix == "tnt_ft" and not regression:  # the same graph fine-tuned, not grown again
             model = tnt.fine_tuned(X_train, y_train, rounds=_FINE_TUNE_ROUNDS)
+        elif prefix == "tao" and not regression:  # TAO: the same CART fine-tuned, not grown again
+            model = cart.fine_tuned(X_train, y_train, rounds=_FINE_TUNE_ROUNDS)
         else:
             model = _extra_model(prefix, C, seed, N1, N2, tnt.n_splits_, regression, max_bins).fit(X_train, y_train)
         row.update(_measure(prefix, model, X_train, y_train, X_test, y_test))
