@@ -10,8 +10,15 @@ from tnt.viz.explain import drawing_mode
 from tnt.viz.export_dot import to_dot
 from ui import drawing, state
 from ui.analysis import remembered
-from ui.display import format_C, format_count, shared_table
+from ui.display import LABELS, format_C, format_count, shared_table
 from ui.views import ensure_result
+
+#: The count columns of the table of shared nodes: the graph's, shown with separators and sorted as
+#: numbers; and the unfolded tree's, which can be too large for a float, as text (``shared_table``).
+GRAPH_COUNTS = ("parents", "samples", "samples_from_other_parents")
+TREE_COUNTS = ("paths", "splits_below", "splits_saved")
+#: Tallest the chart of the incoming edges is shown (pixels); a taller one scrolls in its frame.
+CHART_PX = 560
 
 st.header("Shared nodes")
 data = state.dataset()
@@ -37,8 +44,8 @@ if result is not None:
         "below it, per path."
     )
     cols = st.columns(4)
-    cols[0].metric("Splits of the graph", graph.n_splits)
-    cols[1].metric("Nodes with several parents", len(table))
+    cols[0].metric("Splits of the graph", format_count(graph.n_splits))
+    cols[1].metric("Nodes with several parents", format_count(len(table)))
     cols[2].metric("Splits of the tree it stands for", format_count(unfolding.splits))
     cols[3].metric("Leaves of that tree", format_count(unfolding.leaves))
     st.caption(
@@ -50,39 +57,55 @@ if result is not None:
         st.info("No node of this graph has several parents: it is a tree, and unfolds to itself.")
     else:
         st.subheader("Every shared node, most training samples first")
-        st.dataframe(shared_table(table), hide_index=True, height=min(36 * (len(table) + 1) + 16, 360))
+        st.dataframe(
+            shared_table(table),
+            hide_index=True,
+            height=min(36 * (len(table) + 1) + 16, 360),
+            column_config={
+                **{LABELS.get(c, c): st.column_config.NumberColumn(format="localized") for c in GRAPH_COUNTS},
+                **{LABELS.get(c, c): st.column_config.TextColumn(alignment="right") for c in TREE_COUNTS},
+            },
+        )
+        st.caption(
+            "Read the last column row by row, not as a sum: a node's saving counts the whole tree below "
+            "it, shared nodes below included, so the savings of nested shared nodes overlap and add up "
+            "to more than the tree itself."
+        )
         rows = {int(n): i for i, n in enumerate(table["node"])}
         node = st.selectbox(
             "Shared node",
             list(rows),
-            format_func=lambda n: f"#{n}: {table['rule'][rows[n]]} ({table['samples'][rows[n]]:,} samples)",
+            format_func=lambda n: f"#{n}: {table['rule'][rows[n]]} ({format_count(table['samples'][rows[n]])} samples)",
             key=f"sharing/node/{key[-1]}",
         )
         row = table.iloc[rows[node]]
         st.markdown(
-            f"**Node #{node}** ({row['rule']}): {int(row['samples']):,} training samples arrive through "
-            f"{int(row['parents'])} parents. **Sharing node #{node} saves {format_count(row['splits_saved'])} "
-            f"splits**: a tree would repeat the {format_count(row['splits_below'])} splits below it once for "
-            f"each of the {format_count(row['paths'])} paths that reach it."
+            f"**Node #{node}** ({row['rule']}): {format_count(row['samples'])} training samples arrive "
+            f"through {format_count(row['parents'])} parents. **Sharing node #{node} saves "
+            f"{format_count(row['splits_saved'])} splits**: a tree would repeat the "
+            f"{format_count(row['splits_below'])} splits below it once for each of the "
+            f"{format_count(row['paths'])} paths that reach it."
         )
         edges = incoming_edges(graph, node, flows, names)
-        st.markdown("**What arrives from each parent**")
-        left, right = st.columns([2, 3], gap="medium")
-        left.dataframe(
-            pd.DataFrame(
-                {
-                    "parent": [f"#{e.parent}" for e in edges],
-                    "on the way": [e.condition for e in edges],
-                    "samples": [e.samples for e in edges],
-                }
-            ),
-            hide_index=True,
+        st.markdown(
+            "**What arrives from each parent**, busiest parent first"
+            + ("" if classes is None else ": how many training samples, and their classes (hover for counts)")
         )
-        with right:
-            for e in edges:
-                st.markdown(f"From **#{e.parent}** ({e.condition}): {e.samples:,} samples")
-                if classes is not None:
-                    drawing.class_shares(dict(zip(classes, e.class_counts.tolist())))
+        figure = drawing.incoming_figure(edges, classes)
+        frame = st.container(height=CHART_PX) if figure.layout.height > CHART_PX else st.container()
+        frame.plotly_chart(figure, key="sharing/incoming", config={"displayModeBar": False})
+        with st.expander(f"The {format_count(len(edges))} edges into node #{node} as a table"):
+            st.dataframe(
+                pd.DataFrame(
+                    {
+                        "parent": [f"#{e.parent}" for e in edges],
+                        "on the way": [e.condition for e in edges],
+                        "samples": [format_count(e.samples) for e in edges],
+                    }
+                ),
+                hide_index=True,
+                column_config={"samples": st.column_config.TextColumn(alignment="right")},
+            )
         small = drawing_mode(graph) == "browser"
         whole = st.toggle(
             "The whole graph",
@@ -100,6 +123,6 @@ if result is not None:
         )
         st.caption(f"The edges into node #{node} in red; edges to nodes not drawn end in the id of the node.")
         try:
-            drawing.svg_panel(drawing.image(dot, "svg"), fit=whole and not small)
+            drawing.svg_panel(drawing.image(dot, "svg"), fit=whole and not small, focus=node)
         except Exception as err:  # never a stack trace on screen
             st.error(f"The graph could not be drawn on the server ({err}).")

@@ -1,17 +1,20 @@
 """Node sharing explained: the tree a graph stands for, the flows into shared nodes, the drawing."""
 
+import re
+
 import numpy as np
 import pytest
 
 from tnt import CARTClassifier, TnTClassifier
 from tnt.experiments.sharing import (
+    IncomingEdge,
     edge_flows,
     incoming_edges,
     neighbourhood,
     shared_nodes_table,
     unfold_counts,
 )
-from tnt.viz.colors import HIGHLIGHT_COLOR
+from tnt.viz.colors import HIGHLIGHT_COLOR, class_palette
 from tnt.viz.export_dot import to_dot
 
 
@@ -127,3 +130,73 @@ def test_the_drawing_highlights_every_edge_into_the_node(toy_graph):
     assert sorted(line.split("[")[0].strip() for line in bold) == ["n1 -> n4", "n2 -> n4"]
     # Node 0 is not in the neighbourhood of node 4: it is a stub (its id only).
     assert 'n0 [label="#0"' in source and "stub0" in source
+
+
+def test_the_chart_of_incoming_edges_has_one_bar_per_edge_busiest_first(tnt_digits):
+    from ui.drawing import BAR_ROW_PX, incoming_figure
+
+    model, X, y = tnt_digits
+    graph = model.graph_
+    flows = edge_flows(graph, X, y)
+    node = int(graph.shared_nodes[np.argmax(graph.n_parents[graph.shared_nodes])])
+    edges = incoming_edges(graph, node, flows)
+    assert len(edges) >= 3
+    names = [str(c) for c in model.classes_]
+    fig = incoming_figure(edges, names)
+    samples, *shares = fig.data
+    busiest = sorted(edges, key=lambda e: -e.samples)
+    assert list(samples.x) == [e.samples for e in busiest] and sum(samples.x) == graph.n_node_samples[node]
+    assert [label.split()[0] for label in samples.y] == [f"#{e.parent}" for e in busiest]
+    assert [t.name for t in shares] == names  # class order, the bar's stacking order too
+    assert [t.marker.color for t in shares] == class_palette(len(names))
+    total = np.sum([t.x for t in shares], axis=0)
+    np.testing.assert_allclose(total, 100.0)
+    assert fig.layout.barmode == "stack" and fig.layout.yaxis.autorange == "reversed"
+    # Its height grows with the number of edges: the page scrolls it in a frame beyond a maximum.
+    assert fig.layout.height == BAR_ROW_PX * len(edges) + 100
+    assert incoming_figure(edges[:1], names).layout.height < fig.layout.height
+
+
+def test_the_chart_of_incoming_edges_of_a_regression_graph_shows_samples_only():
+    from ui.drawing import incoming_figure
+
+    edges = [
+        IncomingEdge(2, "left", "a very long feature name of a data set <= 1.5", np.array([5.0])),
+        IncomingEdge(7, "right", "b > 3", np.array([9.0])),
+        IncomingEdge(9, "left", "c <= 0", np.array([5.0])),
+    ]
+    (samples,) = incoming_figure(edges, None).data
+    assert list(samples.x) == [9, 5, 5] and list(samples.text) == ["9", "5", "5"]
+    assert samples.y[0] == "#7  b > 3" and samples.y[1].startswith("#2  a very long") and samples.y[1].endswith("…")
+    assert "a very long feature name of a data set &lt;= 1.5" in samples.customdata[1][0]  # whole in the hover
+
+
+def test_class_shares_legend_is_in_class_order_and_never_breaks_inside_an_entry():
+    from ui.drawing import class_shares_html
+
+    page = class_shares_html({"0": 20, "1": 0, "2": 1533, "3": 7.5})
+    bar, legend = page.split("</div>", 1)
+    # The bar and the legend in the same (class) order, classes without samples left out.
+    assert [bar.index(f'title="{c}:') for c in "023"] == sorted(bar.index(f'title="{c}:') for c in "023")
+    entries = re.findall(r'<span style="white-space:nowrap[^"]*">(.*?)</span></span>', legend)
+    assert [re.sub("<[^>]+>", "", e).replace("&#9632;", "").strip() for e in entries] == [
+        "0: 20 (1%)",
+        "2: 1,533 (98%)",
+        "3: 7.5 (0%)",
+    ]
+    assert "&nbsp;" not in legend and ", " not in legend  # lines break between entries only
+
+
+def test_the_svg_panel_opens_centred_on_the_chosen_node(toy_graph):
+    from tnt.viz.render import render
+    from ui.drawing import svg_page
+
+    svg = render(to_dot(toy_graph, show_ids=True, nodes=neighbourhood(toy_graph, 4, 1)), "svg")
+    assert b'id="node4"' in svg  # the element the script looks for
+    page, height = svg_page(svg, focus=4)
+    assert page.startswith("<!DOCTYPE html>") and "<?xml" not in page and height == 720
+    script = page[page.index("<script>") :]
+    assert "getElementById('node4')" in script and "scrollTo" in script and "innerHeight" in script
+    assert "getElementById('node0')" in svg_page(svg)[0]  # the root by default (the Graph page)
+    assert "<script>" not in svg_page(svg, focus=None)[0]
+    assert svg_page(svg, fit=True)[1] <= 720

@@ -10,6 +10,7 @@ import html
 import re
 import threading
 
+import numpy as np
 import streamlit as st
 
 from tnt.model_io import model_to_json
@@ -108,25 +109,163 @@ def model_json(model_key, _estimator) -> str:
     return model_to_json(_estimator)
 
 
-def class_shares(distribution: dict) -> None:
-    """A bar split by class in the classes' colours, and the classes present with their counts."""
+def _count_text(value) -> str:
+    """A count as the page writes it: thousands separators for whole numbers (``1,533``), three
+    significant digits for weighted ones (``12.5``)."""
+    from ui.display import format_count
+
+    value = float(value)
+    return format_count(int(value)) if value.is_integer() else f"{value:.3g}"
+
+
+def class_shares_html(distribution: dict) -> str:
+    """The HTML of :func:`class_shares`: a bar split by class, in class order, and a legend of the
+    classes present in the same order; each legend entry is kept on one line (``nowrap``).
+
+    Examples
+    --------
+    >>> text = class_shares_html({"a": 1, "b": 0, "c": 1533})
+    >>> text.index(">a: 1 (0%)<") < text.index(">c: 1,533 (100%)<"), "b:" in text
+    (True, False)
+    >>> class_shares_html({"a": 0}).endswith(">no training samples</div>")
+    True
+    """
     names = list(distribution)
     colors = class_palette(len(names))
     total = sum(distribution.values()) or 1.0
     present = [(n, c, distribution[n]) for n, c in zip(names, colors) if distribution[n] > 0]
     bar = "".join(
-        f'<span title="{html.escape(str(n))}: {v:g}" style="display:inline-block;height:14px;'
+        f'<span title="{html.escape(str(n))}: {_count_text(v)}" style="display:inline-block;height:14px;'
         f'width:{100 * v / total:.2f}%;background:{c}"></span>'
         for n, c, v in present
     )
-    rows = ", ".join(
-        f'<span style="color:{c}">&#9632;</span>&nbsp;{html.escape(str(n))}: {v:g} ({100 * v / total:.0f}%)'
-        for n, c, v in sorted(present, key=lambda t: -t[2])
+    entries = " ".join(  # the spaces between entries are the only places a line may break
+        f'<span style="white-space:nowrap;margin-right:0.6em"><span style="color:{c}">&#9632;</span> '
+        f"<span>{html.escape(str(n))}: {_count_text(v)} ({100 * v / total:.0f}%)</span></span>"
+        for n, c, v in present
     )
-    st.html(
+    return (
         f'<div style="display:flex;width:100%;border-radius:3px;overflow:hidden;background:#eee">{bar}</div>'
-        f'<div style="font-size:0.85rem;margin-top:4px">{rows or "no training samples"}</div>'
+        f'<div style="font-size:0.85rem;margin-top:4px;line-height:1.5">{entries or "no training samples"}</div>'
     )
+
+
+def class_shares(distribution: dict) -> None:
+    """A bar split by class in the classes' colours, and the classes present with their counts,
+    both in class order (:func:`class_shares_html`)."""
+    st.html(class_shares_html(distribution))
+
+
+def _short(text: str, limit: int = 36) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+#: Height of one parent's bar in :func:`incoming_figure`, in pixels.
+BAR_ROW_PX = 26
+
+
+def incoming_figure(edges, class_names=None):
+    """One chart of what arrives along each edge into a node: one row per edge (its parent's id
+    and the condition on the way), busiest first; the samples on the left, and, for a classifier,
+    one bar split by class share on the right (class colours, class order; hover for counts).
+
+    Parameters
+    ----------
+    edges : sequence of :class:`tnt.experiments.sharing.IncomingEdge`
+    class_names : sequence of str, default=None
+        None for a regression graph: the samples only.
+
+    Returns
+    -------
+    figure : plotly Figure
+        Its ``samples`` trace holds one bar per edge; its height grows with the number of edges
+        (:data:`BAR_ROW_PX` each).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tnt.experiments.sharing import IncomingEdge
+    >>> edges = [IncomingEdge(3, "left", "x <= 1", np.array([1.0, 3.0])),
+    ...          IncomingEdge(5, "right", "y > 2", np.array([0.0, 6.0]))]
+    >>> fig = incoming_figure(edges, ["a", "b"])
+    >>> list(fig.data[0].y), list(fig.data[0].x), [t.name for t in fig.data[1:]]
+    (['#5  y > 2', '#3  x <= 1'], [6, 4], ['a', 'b'])
+    >>> [round(v) for v in fig.data[2].x]
+    [100, 75]
+    """
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    order = sorted(range(len(edges)), key=lambda i: -edges[i].samples)  # stable: ties keep parent order
+    edges = [edges[i] for i in order]
+    labels = [f"#{e.parent}  {_short(e.condition)}" for e in edges]
+    samples = [e.samples for e in edges]
+    shown = [_count_text(v) for v in samples]
+    where = [f"<b>#{e.parent}</b> ({html.escape(e.condition)})" for e in edges]
+    shares = class_names is not None
+    fig = (
+        make_subplots(rows=1, cols=2, shared_yaxes=True, column_widths=[0.28, 0.72], horizontal_spacing=0.03)
+        if shares
+        else go.Figure()
+    )
+    where_samples = {"row": 1, "col": 1} if shares else {}
+    fig.add_trace(
+        go.Bar(
+            name="samples",
+            y=labels,
+            x=samples,
+            orientation="h",
+            marker_color="#9aa0a6",
+            text=shown,
+            textposition="outside",
+            textfont={"size": 12},
+            cliponaxis=False,
+            customdata=list(zip(where, shown)),
+            hovertemplate="%{customdata[0]}: %{customdata[1]} samples<extra></extra>",
+            showlegend=False,
+        ),
+        **where_samples,
+    )
+    if shares:
+        counts = [np.asarray(e.class_counts, dtype=float) for e in edges]
+        totals = [c.sum() or 1.0 for c in counts]
+        for k, (name, color) in enumerate(zip(class_names, class_palette(len(class_names)))):
+            part = [c[k] / t * 100 for c, t in zip(counts, totals)]
+            fig.add_trace(
+                go.Bar(
+                    name=str(name),
+                    y=labels,
+                    x=part,
+                    orientation="h",
+                    marker={"color": color, "line": {"width": 0}},
+                    text=[str(name) if p >= 5 else "" for p in part],  # hidden where it does not fit
+                    textposition="inside",
+                    insidetextanchor="middle",
+                    textangle=0,
+                    textfont={"color": "black", "size": 10},
+                    customdata=[(w, _count_text(c[k]), f"{p:.0f}") for w, c, p in zip(where, counts, part)],
+                    hovertemplate=f"%{{customdata[0]}}<br>{html.escape(str(name))}: %{{customdata[1]}} "
+                    "(%{customdata[2]}%)<extra></extra>",
+                ),
+                row=1,
+                col=2,
+            )
+    fig.update_layout(
+        barmode="stack",
+        height=BAR_ROW_PX * len(edges) + (100 if shares else 60),
+        margin={"l": 0, "r": 10, "t": 90 if shares else 50, "b": 10},
+        bargap=0.2,
+        uniformtext={"minsize": 8, "mode": "hide"},
+        legend={"orientation": "h", "x": 0, "y": 1, "yanchor": "top", "yref": "container", "traceorder": "normal"},
+        font={"size": 13},
+    )
+    fig.update_yaxes(autorange="reversed", automargin=True, type="category", fixedrange=True, tickfont={"size": 13})
+    fig.update_xaxes(side="top", showgrid=False, zeroline=False, fixedrange=True)
+    top = max(samples, default=0) * 1.3 or 1  # room for the counts written past the bars
+    fig.layout.xaxis.update(title_text="samples", range=[0, top], nticks=4)  # the first panel
+    if shares:
+        fig.update_xaxes(title_text="class shares", range=[0, 100], ticksuffix="%", row=1, col=2)
+    return fig
 
 
 def legend(class_names) -> None:
@@ -159,12 +298,22 @@ def value_legend(graph, target_name: str) -> None:
     )
 
 
-def svg_panel(svg: bytes, *, fit: bool = False, height_px: int = 720) -> None:
-    """A server-rendered SVG in a scrollable frame: at natural size (readable, scrolled so the root
-    is in view) or shrunk to the frame's width (an overview).
+def svg_page(svg: bytes, *, fit: bool = False, height_px: int = 720, focus: int | None = 0) -> tuple[str, int]:
+    """The HTML page :func:`svg_panel` shows, and the height of its frame.
 
-    The SVG is Graphviz's output of :func:`tnt.viz.export_dot.to_dot`, which escapes every name, so
-    it carries no markup from the user. (``st.html`` would strip the SVG: its sanitiser keeps HTML only.)
+    ``focus`` is a node id: a small script scrolls the frame so that node (Graphviz's
+    ``<g id="node17">``, set by :func:`tnt.viz.export_dot.to_dot`) is in the middle, across and
+    down, when the frame opens; None leaves the frame at its top left corner.
+
+    Examples
+    --------
+    >>> svg = b'<?xml version="1.0"?><svg width="800pt" height="400pt"><g id="node7"></g></svg>'
+    >>> page, height = svg_page(svg, focus=7)
+    >>> page.count("<?xml"), "getElementById('node7')" in page, height
+    (0, True, 720)
+    >>> page, height = svg_page(svg, fit=True, focus=None)
+    >>> "<script>" in page, height
+    (False, 466)
     """
     text = svg.decode("utf-8")
     text = text[text.find("<svg") :]  # the XML prologue and doctype do not belong inside HTML
@@ -176,18 +325,32 @@ def svg_panel(svg: bytes, *, fit: bool = False, height_px: int = 720) -> None:
             height_px = int(min(max(900 * height / max(width, 1.0) + 16, 160), height_px))
     script = (
         ""
-        if fit
+        if focus is None
         else (
-            "<script>const r=document.getElementById('node0');if(r){const b=r.getBoundingClientRect();"
-            "window.scrollTo(b.left+b.width/2-window.innerWidth/2,0);}</script>"
+            f"<script>function centre(){{const r=document.getElementById('node{int(focus)}');if(!r)return;"
+            "const b=r.getBoundingClientRect();"
+            "window.scrollTo(window.scrollX+b.left+b.width/2-window.innerWidth/2,"
+            "window.scrollY+b.top+b.height/2-window.innerHeight/2);}"
+            "centre();window.addEventListener('load',centre);</script>"
         )
     )
-    st.iframe(
+    page = (
         f"<!DOCTYPE html><html><head><style>body{{margin:0;background:white}}{style}</style></head>"
-        f"<body>{text}{script}</body></html>",
-        height=height_px,
-        alt="Decision graph",
+        f"<body>{text}{script}</body></html>"
     )
+    return page, height_px
+
+
+def svg_panel(svg: bytes, *, fit: bool = False, height_px: int = 720, focus: int | None = 0) -> None:
+    """A server-rendered SVG in a scrollable frame: at natural size (readable, scrolled so the
+    ``focus`` node, the root unless told, is in the middle) or shrunk to the frame's width (an
+    overview); see :func:`svg_page`.
+
+    The SVG is Graphviz's output of :func:`tnt.viz.export_dot.to_dot`, which escapes every name, so
+    it carries no markup from the user. (``st.html`` would strip the SVG: its sanitiser keeps HTML only.)
+    """
+    page, height = svg_page(svg, fit=fit, height_px=height_px, focus=focus)
+    st.iframe(page, height=height, alt="Decision graph")
 
 
 def file_stem(label: str, params) -> str:
