@@ -2,13 +2,12 @@
 exec), and CSV files written for users cannot carry spreadsheet formulas."""
 
 import ast
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from cli_helpers import run_tnt
 
 from tnt.data.safe_csv import neutralize_formulas, neutralize_text
 
@@ -179,8 +178,8 @@ def test_cli_predictions_cannot_carry_formulas(tmp_path):
     frame = pd.DataFrame(X, columns=["a", "b"]).assign(label=labels)
     frame.to_csv(tmp_path / "train.csv", index=False)
 
-    def run(*args):
-        return subprocess.run([sys.executable, "-m", "tnt.cli", *args], capture_output=True, text=True, cwd=tmp_path)
+    def run(*args):  # in this process, as a `tnt` process would run (see cli_helpers; test_cli starts real ones)
+        return run_tnt(*args, cwd=tmp_path)
 
     assert run("train", "train.csv", "--target", "label", "--test-size", "0", "-o", "m.json").returncode == 0
     frame[["a", "b"]].to_csv(tmp_path / "X.csv", index=False)
