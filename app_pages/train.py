@@ -106,7 +106,8 @@ params = state.params()
 
 if result is not None:
     tm, cm = result.tnt_metrics, result.cart_metrics
-    st.subheader(f"TnT at C={format_C(params.C)}, N1={params.N1}, N2={params.N2}")
+    binned = "" if params.max_bins == BIN_CHOICES[0] else f", thresholds between {params.max_bins} bins"
+    st.subheader(f"TnT at C={format_C(params.C)}, N1={params.N1}, N2={params.N2}{binned}")
     cols = st.columns(5)
     key, label = headline(tm)
     gain = tm[key] - cm[key]

@@ -57,6 +57,7 @@ def test_binned_thresholds_reach_the_model_the_history_and_compare(app):
     go(app, "train")
     exact = app.session_state["train/params"]
     assert exact.max_bins == 65535
+    assert app.subheader[0].value == "TnT at C=1e-03, N1=2, N2=5"  # exact thresholds go unsaid
     app.selectbox(key="train/max_bins").set_value(255)
     button(app, "Train").click().run()
     assert not app.error
@@ -69,6 +70,7 @@ def test_binned_thresholds_reach_the_model_the_history_and_compare(app):
     assert list(history["thresholds"]) == ["exact", "255 bins"]
     assert history["splits"].iloc[0] == history["splits"].iloc[1]
     assert any(m.value.endswith("thresholds: 255 bins") for m in app.sidebar.markdown)
+    assert app.subheader[0].value == "TnT at C=1e-03, N1=2, N2=5, thresholds between 255 bins"
     go(app, "compare")
     assert not app.error
     assert any("thresholds: 255 bins" in c.value for c in app.main.caption)
