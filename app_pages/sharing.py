@@ -10,7 +10,7 @@ from tnt.viz.explain import drawing_mode
 from tnt.viz.export_dot import to_dot
 from ui import drawing, state
 from ui.analysis import remembered
-from ui.display import LABELS, format_C, format_count, shared_table
+from ui.display import LABELS, format_C, format_count, measure_columns, shared_table
 from ui.views import ensure_result
 
 #: The count columns of the table of shared nodes: the graph's, shown with separators and sorted as
@@ -62,7 +62,7 @@ if result is not None:
             hide_index=True,
             height=min(36 * (len(table) + 1) + 16, 360),
             column_config={
-                **{LABELS.get(c, c): st.column_config.NumberColumn(format="localized") for c in GRAPH_COUNTS},
+                **measure_columns(GRAPH_COUNTS),
                 **{LABELS.get(c, c): st.column_config.TextColumn(alignment="right") for c in TREE_COUNTS},
             },
         )

@@ -45,13 +45,12 @@ for i, (col, (name, model)) in enumerate(zip(st.columns(len(models)), models.ite
         fig = regions_figure(model, X, y, feature_names=names, resolution=150, height=330)
         st.plotly_chart(fig, key=f"teach/regions/{i}")
 # The graphs two by two: four side by side shrink a six-split tree's labels out of reading.
-names_in_order = list(graphs)
-for row in range(0, len(names_in_order), 2):
-    for i, col in enumerate(st.columns(2), start=row):
-        if i < len(names_in_order):
-            with col:
-                st.markdown(f"**{names_in_order[i]}**")
-                show_graph(graphs[names_in_order[i]], names, classes, key=f"teach/graph/{i}")
+drawn = list(graphs.items())
+for row in range(0, len(drawn), 2):
+    for col, (i, (name, graph)) in zip(st.columns(2), enumerate(drawn[row : row + 2], start=row)):
+        with col:
+            st.markdown(f"**{name}**")
+            show_graph(graph, names, classes, key=f"teach/graph/{i}")
 
 st.subheader("Step through training")
 st.caption(

@@ -80,15 +80,30 @@ def format_measure(name: str, value) -> str:
     >>> format_measure("fit_time", float("nan")), format_measure("splits", 12)
     ('reused', '12')
     """
-    if "accuracy" in name or name.endswith("_r2"):
-        return f"{value:.3f}"
     if name.endswith("_rmse"):  # in the target's units
         return format_value(value, 4)
-    if "depth" in name:
-        return f"{value:.2f}"
-    if "time" in name:  # NaN: a fit a budget search reused
-        return f"{value:.2f}" if value == value else "reused"
-    return str(value)
+    digits = _decimals(name)
+    if digits is None:
+        return str(value)
+    if "time" in name and value != value:  # NaN: a fit a budget search reused
+        return "reused"
+    return f"{value:.{digits}f}"
+
+
+def _decimals(name: str) -> int | None:
+    """Decimals a measure is written with: 3 for an accuracy or an R², 2 for a depth or a time; None
+    for the others (counts, an RMSE in the target's units)."""
+    if "accuracy" in name or name.endswith("_r2"):
+        return 3
+    if "depth" in name or "time" in name:
+        return 2
+    return None
+
+
+#: Measures that count something: shown with thousands separators.
+COUNT_MEASURES = (
+    "splits", "leaves", "shared_nodes", "total_splits", "samples", "paths", "parents", "samples_from_other_parents",
+)  # fmt: skip
 
 
 def measure_columns(columns) -> dict:
@@ -104,11 +119,10 @@ def measure_columns(columns) -> dict:
     """
     formats = {}
     for name in columns:
-        if "accuracy" in name or name.endswith("_r2"):
-            formats[name] = "%.3f"
-        elif "depth" in name or "time" in name:
-            formats[name] = "%.2f"
-        elif name in ("splits", "leaves", "shared_nodes", "total_splits", "samples", "paths"):
+        digits = None if name.endswith("_rmse") else _decimals(name)
+        if digits is not None:
+            formats[name] = f"%.{digits}f"
+        elif name in COUNT_MEASURES:
             formats[name] = "localized"
     return {LABELS.get(name, name): st.column_config.NumberColumn(format=f) for name, f in formats.items()}
 

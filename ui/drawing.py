@@ -109,15 +109,6 @@ def model_json(model_key, _estimator) -> str:
     return model_to_json(_estimator)
 
 
-def _count_text(value) -> str:
-    """A count as the page writes it: thousands separators for whole numbers (``1,533``), three
-    significant digits for weighted ones (``12.5``)."""
-    from ui.display import format_count
-
-    value = float(value)
-    return format_count(int(value)) if value.is_integer() else f"{value:.3g}"
-
-
 def class_shares_html(distribution: dict) -> str:
     """The HTML of :func:`class_shares`: a bar split by class, in class order, and a legend of the
     classes present in the same order; each legend entry is kept on one line (``nowrap``).
@@ -135,13 +126,13 @@ def class_shares_html(distribution: dict) -> str:
     total = sum(distribution.values()) or 1.0
     present = [(n, c, distribution[n]) for n, c in zip(names, colors) if distribution[n] > 0]
     bar = "".join(
-        f'<span title="{html.escape(str(n))}: {_count_text(v)}" style="display:inline-block;height:14px;'
+        f'<span title="{html.escape(str(n))}: {format_value(v)}" style="display:inline-block;height:14px;'
         f'width:{100 * v / total:.2f}%;background:{c}"></span>'
         for n, c, v in present
     )
     entries = " ".join(  # the spaces between entries are the only places a line may break
         f'<span style="white-space:nowrap;margin-right:0.6em"><span style="color:{c}">&#9632;</span> '
-        f"<span>{html.escape(str(n))}: {_count_text(v)} ({100 * v / total:.0f}%)</span></span>"
+        f"<span>{html.escape(str(n))}: {format_value(v)} ({100 * v / total:.0f}%)</span></span>"
         for n, c, v in present
     )
     return (
@@ -200,7 +191,7 @@ def incoming_figure(edges, class_names=None):
     edges = [edges[i] for i in order]
     labels = [f"#{e.parent}  {_short(e.condition)}" for e in edges]
     samples = [e.samples for e in edges]
-    shown = [_count_text(v) for v in samples]
+    shown = [format_value(v) for v in samples]
     where = [f"<b>#{e.parent}</b> ({html.escape(e.condition)})" for e in edges]
     shares = class_names is not None
     fig = (
@@ -243,7 +234,7 @@ def incoming_figure(edges, class_names=None):
                     insidetextanchor="middle",
                     textangle=0,
                     textfont={"color": "black", "size": 10},
-                    customdata=[(w, _count_text(c[k]), f"{p:.0f}") for w, c, p in zip(where, counts, part)],
+                    customdata=[(w, format_value(c[k]), f"{p:.0f}") for w, c, p in zip(where, counts, part)],
                     hovertemplate=f"%{{customdata[0]}}<br>{html.escape(str(name))}: %{{customdata[1]}} "
                     "(%{customdata[2]}%)<extra></extra>",
                 ),

@@ -52,6 +52,15 @@ def _timed_fit(name, model, X, y, fitted: dict):
     return given, float(seconds)
 
 
+def _fine_tuned(timed, X, y, rounds):
+    """A fitted row of the table, ``(model, seconds)``, fine-tuned for ``rounds`` rounds: TnT
+    fine-tuned from TnT, TAO from CART, the same models as trained from scratch; the time counts the
+    growing of the model it starts from."""
+    model, seconds = timed
+    start = time.perf_counter()
+    return model.fine_tuned(X, y, rounds=rounds), seconds + time.perf_counter() - start
+
+
 def compare_models(
     data, *, C=1e-3, N1=2, N2=5, seed=0, fine_tune=5, max_bins=MAX_EXACT_BINS, fitted: dict | None = None
 ) -> dict:
@@ -127,25 +136,16 @@ def compare_models(
     tnt = _timed_fit("TnT", tnt_class(**settings), Xa, ya, fitted)
     if data.is_regression or "TnT fine-tuned" in fitted:
         tuned = _timed_fit("TnT fine-tuned", tnt_class(**settings, fine_tune=fine_tune), Xa, ya, fitted)
-    else:  # the graph TnT just grew, fine-tuned: the same model; its time counts the growing too
-        start = time.perf_counter()
-        tuned = (tnt[0].fine_tuned(Xa, ya, rounds=fine_tune), tnt[1] + time.perf_counter() - start)
+    else:
+        tuned = _fine_tuned(tnt, Xa, ya, fine_tune)
     splits = tnt[0].n_splits_
-    models = [
-        tnt,
-        tuned,
-        _timed_fit("CART (best-first)", cart_class.with_splits(splits, random_state=seed), Xa, ya, fitted),
-    ]
+    cart = _timed_fit("CART (best-first)", cart_class.with_splits(splits, random_state=seed), Xa, ya, fitted)
+    models = [tnt, tuned, cart]
     if not data.is_regression:
-        if "TAO" in fitted:
-            tao = _timed_fit(
-                "TAO", TAOClassifier.with_splits(splits, fine_tune=fine_tune, random_state=seed), Xa, ya, fitted
-            )
-        else:  # CART just grown, fine-tuned: the same model; its time counts the growing too
-            cart, cart_time = models[2]
-            start = time.perf_counter()
-            tao = (cart.fine_tuned(Xa, ya, rounds=fine_tune), cart_time + time.perf_counter() - start)
-        models.append(tao)
+        tao = TAOClassifier.with_splits(splits, fine_tune=fine_tune, random_state=seed)
+        models.append(
+            _timed_fit("TAO", tao, Xa, ya, fitted) if "TAO" in fitted else _fine_tuned(cart, Xa, ya, fine_tune)
+        )
         models.append(_timed_fit("NDG", NDGClassifier.with_splits(splits, random_state=seed), Xa, ya, fitted))
     return {name: (model, metrics(model, data, seconds)) for name, (model, seconds) in zip(names, models)}
 
