@@ -9,7 +9,7 @@ import math
 import pandas as pd
 import streamlit as st
 
-from tnt.experiments.tasks import headline_measure
+from tnt.experiments.tasks import headline_measure, measure_decimals
 from tnt.experiments.training import TrainResult
 from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.viz.exporter import format_value
@@ -82,22 +82,12 @@ def format_measure(name: str, value) -> str:
     """
     if name.endswith("_rmse"):  # in the target's units
         return format_value(value, 4)
-    digits = _decimals(name)
+    digits = measure_decimals(name)
     if digits is None:
         return str(value)
     if "time" in name and value != value:  # NaN: a fit a budget search reused
         return "reused"
     return f"{value:.{digits}f}"
-
-
-def _decimals(name: str) -> int | None:
-    """Decimals a measure is written with: 3 for an accuracy or an R², 2 for a depth or a time; None
-    for the others (counts, an RMSE in the target's units)."""
-    if "accuracy" in name or name.endswith("_r2"):
-        return 3
-    if "depth" in name or "time" in name:
-        return 2
-    return None
 
 
 #: Measures that count something: shown with thousands separators.
@@ -119,7 +109,7 @@ def measure_columns(columns) -> dict:
     """
     formats = {}
     for name in columns:
-        digits = None if name.endswith("_rmse") else _decimals(name)
+        digits = measure_decimals(name)
         if digits is not None:
             formats[name] = f"%.{digits}f"
         elif name in COUNT_MEASURES:

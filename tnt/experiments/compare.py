@@ -12,7 +12,7 @@ import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from tnt.baselines import TAOClassifier
-from tnt.experiments.tasks import model_classes
+from tnt.experiments.tasks import measure_decimals, model_classes
 from tnt.experiments.training import metrics
 from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.ndg import NDGClassifier
@@ -172,5 +172,5 @@ def comparison_frame(results: dict) -> pd.DataFrame:
             digits = 3 - int(np.floor(np.log10(largest))) if largest > 0 else 3
             frame[col] = frame[col].astype(float).round(max(digits, 0))
         else:
-            frame[col] = frame[col].astype(float).round(2 if "depth" in col or "time" in col else 3)
+            frame[col] = frame[col].astype(float).round(measure_decimals(col) or 3)
     return frame

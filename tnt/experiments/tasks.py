@@ -14,7 +14,7 @@ from tnt.baselines import CARTClassifier, CARTRegressor
 from tnt.estimator import TnTClassifier
 from tnt.regressor import TnTRegressor
 
-__all__ = ["is_regression", "model_classes", "scores", "headline_measure"]
+__all__ = ["is_regression", "model_classes", "scores", "headline_measure", "measure_decimals"]
 
 
 def is_regression(model) -> bool:
@@ -66,3 +66,19 @@ def headline_measure(measures) -> str:
     ('test_r2', 'test_accuracy')
     """
     return "test_r2" if "test_r2" in measures else "test_accuracy"
+
+
+def measure_decimals(name: str) -> int | None:
+    """Decimals a measure is shown with: 3 for an accuracy or an R², 2 for a depth or a time; None
+    for the others (counts, an RMSE in the target's units).
+
+    Examples
+    --------
+    >>> measure_decimals("test_accuracy"), measure_decimals("fit_time"), measure_decimals("test_rmse")
+    (3, 2, None)
+    """
+    if "accuracy" in name or name.endswith("_r2"):
+        return 3
+    if "depth" in name or "time" in name:
+        return 2
+    return None
