@@ -28,6 +28,25 @@ with tempfile.TemporaryDirectory() as folder:
     data = load_bundled("digits")
     model = tnt.TnTClassifier(C=1e-2, random_state=0).fit(data.X_train, data.y_train)
     assert model.score(data.X_test, data.y_test) > 0.6
+    # `pip install` compiled the kernels (setup.py): the first fit and prediction load them all
+    # from the installed package's cache and compile none.
+    import importlib
+    import pkgutil
+
+    from numba.core.registry import CPUDispatcher
+
+    import tnt.learn
+
+    kernels = [
+        f
+        for info in pkgutil.iter_modules(tnt.learn.__path__)
+        for f in vars(importlib.import_module(f"tnt.learn.{info.name}")).values()
+        if isinstance(f, CPUDispatcher)
+    ]
+    compiled = sorted({f.py_func.__name__ for f in kernels if sum(f.stats.cache_misses.values())})
+    loaded = sum(sum(f.stats.cache_hits.values()) for f in kernels)
+    assert not compiled and loaded > 10, f"compiled after install: {compiled}; loaded from the cache: {loaded}"
+    assert all("site-packages" in f.stats.cache_path for f in kernels if f.stats.cache_hits), "cache not installed"
     assert len(catalog()) >= 6
 
     cli = Path(sys.executable).parent / "tnt"
@@ -53,4 +72,7 @@ with tempfile.TemporaryDirectory() as folder:
     process = warmup.start_in_background()
     process.kill()
     process.wait()
-    print(f"non-editable install: tnt {tnt.__version__} from {Path(tnt.__file__).parent}, app and command line work")
+    print(
+        f"non-editable install: tnt {tnt.__version__} from {Path(tnt.__file__).parent}, app and command line work;"
+        f" the first fit loaded {loaded} compiled kernels from the install's cache and compiled none"
+    )

@@ -72,6 +72,70 @@ def test_the_library_depends_on_no_app_or_drawing_package():
     assert any(d.startswith("streamlit>=1.56") for d in extras["app"])  # st.iframe
 
 
+def test_the_build_compiles_with_the_numba_the_install_gets():
+    # setup.py compiles the kernels in pip's build environment: its packages are the library's own.
+    import tomllib
+
+    toml = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    build = [d for d in toml["build-system"]["requires"] if not d.startswith("setuptools")]
+    assert build == toml["project"]["dependencies"]
+
+
+def install_step(monkeypatch, tmp_path, editable=False, exit_code=0):
+    """setup.py's build_py on a package built into ``tmp_path``, with setuptools' own copying and the
+    warm-up process replaced by records of what they would do (the real compiling at install is
+    checked by .ci/smoke_installed.py after a real `pip install`)."""
+    import importlib.util
+
+    from setuptools import Distribution
+
+    spec = importlib.util.spec_from_file_location("tnt_setup", ROOT / "setup.py")
+    setup = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(setup)
+    monkeypatch.setattr(setup.build_py, "run", lambda self: None)
+    calls = []
+
+    def warm_up(args, cwd, env):
+        calls.append((args, Path(cwd), env))
+        if Path(cwd) == tmp_path:  # never in the repository's own tnt/
+            cache = tmp_path / "tnt" / "learn" / "__pycache__"
+            cache.mkdir(parents=True, exist_ok=True)
+            (cache / "k-1.py311.nbi").touch()
+            (cache / "k-1.py311.nbi.lock").touch()
+        return subprocess.CompletedProcess(args, exit_code)
+
+    monkeypatch.setattr(setup.subprocess, "run", warm_up)
+    command = setup.build_py_and_compile(Distribution({"name": "tnt-explorer"}))
+    command.initialize_options()
+    command.build_lib, command.editable_mode = str(tmp_path), editable
+    command.run()
+    return calls
+
+
+def test_pip_install_compiles_the_kernels_of_the_package_it_builds(monkeypatch, tmp_path):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "elsewhere"))
+    monkeypatch.delenv("TNT_COMPILE_AT_INSTALL", raising=False)
+    ((args, cwd, env),) = install_step(monkeypatch, tmp_path)
+    assert args == [sys.executable, "-m", "tnt.learn.warmup"] and cwd == tmp_path
+    assert not any(key.startswith("NUMBA_") for key in env)  # the cache goes into the package, not elsewhere
+    cache = tmp_path / "tnt" / "learn" / "__pycache__"
+    assert [p.name for p in cache.iterdir()] == ["k-1.py311.nbi"]  # the write locks are not installed
+
+
+def test_an_editable_install_compiles_beside_the_sources(monkeypatch, tmp_path):
+    monkeypatch.delenv("TNT_COMPILE_AT_INSTALL", raising=False)
+    ((_, cwd, _),) = install_step(monkeypatch, tmp_path, editable=True)
+    assert cwd == ROOT
+
+
+def test_compiling_at_install_can_be_skipped_and_never_fails_the_install(monkeypatch, tmp_path, capsys):
+    monkeypatch.setenv("TNT_COMPILE_AT_INSTALL", "0")
+    assert install_step(monkeypatch, tmp_path) == []
+    monkeypatch.delenv("TNT_COMPILE_AT_INSTALL")
+    assert len(install_step(monkeypatch, tmp_path, exit_code=1)) == 1
+    assert "compiled on first use instead" in capsys.readouterr().err
+
+
 def test_the_bundled_data_is_package_data():
     from tnt.data import datasets
 

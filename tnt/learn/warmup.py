@@ -5,8 +5,8 @@ machine code on disk (next to the sources), so a later process only loads it, in
 On an empty cache the fit kernels take a minute or more to compile, so there are two ways to pay
 that before a user waits for it:
 
-- ``python -m tnt.learn.warmup``, which the README's install commands run once after
-  ``pip install``;
+- ``python -m tnt.learn.warmup``, which ``pip install`` runs on the package it builds (the
+  repository's ``setup.py``), so that an installed package starts with its compiled code;
 - :func:`start_in_background`, which the app calls at start: the Data page needs no compiled code
   and is shown at once while the kernels compile in a separate process (a thread would hold the
   server's interpreter lock through numba's compiler and delay every page). The process compiles

@@ -1,0 +1,54 @@
+"""Build step of ``pip install``: compile TnT's numba kernels for this machine while installing.
+
+Everything else about the package is declared in ``pyproject.toml``. This file adds one thing to
+setuptools' ``build_py``: once the sources are in place, it runs ``python -m tnt.learn.warmup`` on
+them, so that numba's on-disk cache of machine code (``__pycache__/*.nbi``, ``*.nbc`` beside each
+kernel's source) is written at install time instead of on a user's first fit.
+
+- ``pip install .`` builds a wheel: the cache is written into the build folder's copy of ``tnt``
+  and installed with it. numba keys a cached kernel by a hash of its source file's content, the
+  numba version, the Python version and this machine's CPU, all of which the installed copy shares
+  with the build's (``build-system.requires`` pins the same numba as the package needs).
+- ``pip install -e .`` leaves the sources where they are: the cache is written beside them.
+
+If the compiled code does not match at run time (another numba than the build's, a wheel copied to
+another CPU), numba compiles on first use, as without this step. Setting ``TNT_COMPILE_AT_INSTALL=0``
+skips the step, e.g. to build a wheel for other machines. A failing compile warns and leaves the
+install as it would be without this step.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from setuptools import setup
+from setuptools.command.build_py import build_py
+
+
+class build_py_and_compile(build_py):  # noqa: N801 - setuptools' command naming
+    """setuptools' ``build_py``, then TnT's kernels compiled into the built package's numba cache."""
+
+    def run(self):
+        super().run()
+        if os.environ.get("TNT_COMPILE_AT_INSTALL", "1") == "0":
+            return
+        root = Path(__file__).resolve().parent if self.editable_mode else Path(self.build_lib).resolve()
+        env = {key: value for key, value in os.environ.items() if not key.startswith("NUMBA_")}
+        print(f"Compiling TnT's kernels for this machine into {root / 'tnt'} (a minute or two)", flush=True)
+        done = subprocess.run([sys.executable, "-m", "tnt.learn.warmup"], cwd=root, env=env)
+        if not self.editable_mode:  # the cache's write locks, empty files, are not installed
+            for lock in (root / "tnt").rglob("*.nbi.lock"):
+                lock.unlink()
+        if done.returncode != 0:
+            print(
+                "warning: TnT's kernels could not be compiled at install time; they will be "
+                "compiled on first use instead.",
+                file=sys.stderr,
+            )
+
+
+if __name__ == "__main__":  # as setuptools' build backend runs it; tests import the command alone
+    setup(cmdclass={"build_py": build_py_and_compile})
