@@ -113,3 +113,53 @@ def test_values_the_routing_pass_rejects_get_scikit_learns_or_the_float32_messag
     for method in (model.predict, model.predict_proba, model.apply, model.decision_path):
         with pytest.raises(ValueError, match=message):
             method(X)
+
+
+def plain_array_cases():
+    """(name, X, whether prediction may skip validating it for a model fitted without feature names)."""
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 16, size=(40, 4)).astype(np.float64)
+    for dtype in (np.float64, np.float32, np.uint8, np.int8, np.uint16, np.int16):
+        yield np.dtype(dtype).name, X.astype(dtype), True
+    for dtype in (np.int64, np.bool_, np.complex128):  # converted (or refused) by validation
+        yield np.dtype(dtype).name, X.astype(dtype), False
+    yield "Fortran order", np.asfortranarray(X), True
+    yield "every other row", X[::2], True
+    yield "read-only", np.lib.stride_tricks.as_strided(X, writeable=False), True
+    yield "no rows", X[:0], False
+    yield "one feature too many", np.hstack([X, X[:, :1]]), False
+    yield "1-d", X[:, 0], False
+    yield "a list", X.tolist(), False
+    yield "a matrix", np.asmatrix(X), False
+    yield "a memory map", X.view(np.memmap), False
+
+
+@pytest.mark.parametrize("case", list(plain_array_cases()), ids=lambda case: case[0])
+@pytest.mark.parametrize("with_names", [False, True])
+def test_prediction_skips_validation_only_where_scikit_learn_would_return_the_array_unchanged(case, with_names):
+    import warnings
+
+    import pandas as pd
+    from sklearn.utils.validation import validate_data
+
+    from tnt._base import _ROUTED_DTYPES, _plain_array
+
+    _, X, plain = case
+    rng = np.random.default_rng(1)
+    X_train = rng.integers(0, 16, size=(60, 4)).astype(np.float64)
+    if with_names:  # an array without names then gets scikit-learn's warning: never skipped
+        X_train = pd.DataFrame(X_train, columns=list("abcd"))
+    model = TnTClassifier(C=1e-2, random_state=0).fit(X_train, np.arange(60) % 3)
+    assert _plain_array(X, model) == (plain and not with_names)
+    if _plain_array(X, model):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            validated = validate_data(model, X, dtype=_ROUTED_DTYPES, reset=False, ensure_all_finite=False)
+        assert validated is X
+        np.testing.assert_array_equal(model.predict(X), model.predict(np.asarray(X, dtype=np.float64).tolist()))
+
+
+def test_an_unfitted_model_never_skips_validation():
+    from tnt._base import _plain_array
+
+    assert not _plain_array(np.zeros((5, 4)), TnTClassifier())  # validation then says it is not fitted
