@@ -165,7 +165,9 @@ def run(args, settings: Settings, earlier: dict | None = None) -> None:
             log(f"{name}: kept from the earlier run")
         else:
             t1.pop(name), sweeps.pop(name), t2.pop(name, None)
+    parts = {n: m for n, m in (earlier or {}).get("parts", {}).items() if n in t1}
     for name in sorted((n for n in args.datasets if n not in t1), key=_cost):
+        minutes, clock = parts.setdefault(name, {}), time.perf_counter()
         X_train, y_train, X_test, y_test = load_paper_data(name, args.data, max_train=settings.max_train)
         low, high = C_RANGE[name]
         log(f"{name}: {len(y_train)} training, {len(y_test)} test samples")
@@ -179,6 +181,7 @@ def run(args, settings: Settings, earlier: dict | None = None) -> None:
             trials=settings.seeds,
             n_jobs=args.n_jobs,
         )
+        minutes["Table 1"], clock = _minutes_since(clock)
         log(f"{name}: Table 1 done")
         table = sweep(
             X_train,
@@ -198,11 +201,13 @@ def run(args, settings: Settings, earlier: dict | None = None) -> None:
             name, summarize(table.drop(columns="data")), len(y_train), len(y_test), X_train.shape[1], len(set(y_train))
         )
         _write_images({name: figure}, args.out)
+        minutes["Fig. 4"], clock = _minutes_since(clock)
         log(f"{name}: Figure 4 done")
         if name in ENSEMBLE_SETS:
             t2[name] = _ensembles(name, X_train, y_train, X_test, y_test, settings, seeds, args.n_jobs, table)
+            minutes["Table 2"], clock = _minutes_since(clock)
             log(f"{name}: Table 2 done")
-        _write_tables(args, settings, t1, sweeps, t2, start, earlier)
+        _write_tables(args, settings, t1, sweeps, t2, start, earlier, parts)
     log(f"wrote {args.out} in {(time.perf_counter() - start) / 60:.1f} min")
 
 
@@ -218,13 +223,19 @@ def redraw(args, settings: Settings) -> None:
             log(f"redrew {path.with_suffix('.png')}")
 
 
+def _minutes_since(clock: float) -> tuple[float, float]:
+    """Minutes since ``clock`` (a ``time.perf_counter()``), to a tenth, and the new clock."""
+    now = time.perf_counter()
+    return round((now - clock) / 60, 1), now
+
+
 def _cost(name: str) -> int:
     """Training samples times features of a data set as the paper describes it: the order of the run."""
     n_train, _, n_features, _ = DATA_SHAPE[name]
     return n_train * n_features
 
 
-def _write_tables(args, settings, t1, sweeps, t2, start, earlier=None) -> None:
+def _write_tables(args, settings, t1, sweeps, t2, start, earlier=None, parts=None) -> None:
     order = [n for n in PAPER_DATASETS if n in t1]
     t1 = {n: t1[n] for n in order}
     sweeps = {n: sweeps[n] for n in order}
@@ -233,6 +244,7 @@ def _write_tables(args, settings, t1, sweeps, t2, start, earlier=None) -> None:
     if t2:
         pd.concat([t.assign(data=n) for n, t in t2.items()]).to_csv(args.out / "table2.csv", index=False)
     meta = _meta(args, settings, (time.perf_counter() - start) / 60, order)
+    meta["parts"] = {n: parts[n] for n in order if n in (parts or {})}  # minutes of each part of each data set
     if earlier is not None:  # --resume: the time of every sitting
         meta["minutes"] = round(meta["minutes"] + earlier["minutes"], 1)
         meta["sittings"] = earlier.get("sittings", 1) + 1
@@ -272,6 +284,18 @@ def _meta(args, settings, minutes, finished) -> dict:
         "datasets": list(args.datasets),
         "finished": list(finished),
     }
+
+
+def _minutes_line(meta) -> list[str]:
+    """Where the run's minutes went, data set by data set (none for a run written before this was kept)."""
+    parts = meta.get("parts") or {}
+    if not parts:
+        return []
+    each = [
+        f"{NAMES[n]} {sum(m.values()):.3g} ({', '.join(f'{part} {v:g}' for part, v in m.items())})"
+        for n, m in parts.items()
+    ]
+    return [f"Minutes per data set (wall time, all cores): {'; '.join(each)}.", ""]
 
 
 def report_again(out: Path) -> None:
@@ -376,6 +400,7 @@ def _report(meta, t1, sweeps, t2, side=None, quick_beside=False) -> str:
         f"of `max_leaf_nodes`; ensembles of {', '.join(map(str, settings.sizes))} base estimators. "
         f"Accuracies in percent, mean ± standard deviation over the seeds.{status}",
         "",
+        *_minutes_line(meta),
         "Data: `../shared/data` (see its README). Letter and Connect-4 (one-hot, 126 features) have no "
         "official split: one stratified 33% test split (seed 0) is used by every model and trial, the "
         "trials differing by the models' `random_state`. **Our USPS has 10 classes; the paper's has 2**, "

@@ -108,6 +108,13 @@ def test_quick_mode_writes_the_tables_figures_and_report(tmp_path, capsys):
     assert (ROOT / "benchmarks" / "paper_notes.md").read_text().strip() in report
     meta = json.loads((out / "run.json").read_text())
     assert meta["finished"] == ["connect_4", "pendigits"] and meta["settings"]["max_train"] == 300
+    # Where the minutes went, part by part (Table 2 on Connect-4 only), in run.json and the report.
+    assert {n: list(m) for n, m in meta["parts"].items()} == {
+        "connect_4": ["Table 1", "Fig. 4", "Table 2"],
+        "pendigits": ["Table 1", "Fig. 4"],
+    }
+    assert all(v >= 0 for m in meta["parts"].values() for v in m.values())
+    assert "Minutes per data set (wall time, all cores): Connect-4 " in report and "Table 2 " in report
     # --report writes the same README again from the tables and run.json alone.
     (out / "README.md").unlink()
     again = run_script("paper.py", "--report", "--out", out, capsys=capsys)
@@ -125,6 +132,7 @@ def test_quick_mode_writes_the_tables_figures_and_report(tmp_path, capsys):
     pd.testing.assert_frame_equal(kept, t1)
     meta_again = json.loads((out / "run.json").read_text())
     assert meta_again["sittings"] == 2 and meta_again["minutes"] >= meta["minutes"]
+    assert meta_again["parts"] == {**meta["parts"], "usps": meta_again["parts"]["usps"]}
     assert "in 2 sittings (continued with `--resume`)" in (out / "README.md").read_text()
     # Other settings cannot be resumed: one sentence, nothing rewritten.
     other = run_script("paper.py", *cmd[2:], "--max-train", "200", "--resume", capsys=capsys)
