@@ -8,6 +8,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from numba.core.caching import IndexDataCacheFile
@@ -16,6 +17,7 @@ from numba.core.dispatcher import Dispatcher
 import tnt.learn
 from tnt.learn.compiled import CheckedCacheFile
 
+ROOT = Path(__file__).resolve().parent.parent
 KEY_A = (("int64", "int64"), ("x86_64", "cpu"), ("code", "cells"))
 KEY_B = (("float64", "float64"), ("x86_64", "cpu"), ("code", "cells"))
 
@@ -199,3 +201,34 @@ def test_two_processes_compiling_two_signatures_at_once_leave_a_cache_a_third_lo
     )
     assert reader.returncode == 0, reader.stderr
     assert reader.stdout.split(maxsplit=1) == ["7", "[1.0, 3.0, 5.0] 2\n"]
+
+
+UNWRITABLE_PACKAGE = """
+from numba.core import caching
+
+# What numba's locator does when the package's __pycache__ cannot be written to: decline, so that
+# the user's own cache folder is used.
+caching.InTreeCacheLocator.from_function = classmethod(lambda cls, py_func, py_file: None)
+from sklearn.datasets import load_digits
+from tnt import TnTClassifier
+from tnt.learn.tree_builder import build_tree
+
+X, y = load_digits(return_X_y=True)
+TnTClassifier(C=1e-2, random_state=0).fit(X, y)
+stats = build_tree.stats
+print(sum(stats.cache_hits.values()), sum(stats.cache_misses.values()), stats.cache_path)
+"""
+
+
+def test_a_package_whose_compiled_code_cannot_be_rewritten_still_loads_it(tmp_path):
+    # The suite's warm-up (conftest.py) left the kernels' code in tnt's own __pycache__, as
+    # `pip install` does; a user who cannot write there still loads it, from there, and compiles nothing.
+    env = {key: value for key, value in os.environ.items() if not key.startswith("NUMBA_")}
+    env["XDG_CACHE_HOME"] = str(tmp_path)  # the user's cache folder, empty
+    result = subprocess.run(
+        [sys.executable, "-c", UNWRITABLE_PACKAGE], env=env, cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    hits, misses, cache_path = result.stdout.split()
+    assert cache_path.startswith(str(tmp_path))  # numba chose the user's folder
+    assert int(hits) >= 1 and int(misses) == 0

@@ -18,15 +18,22 @@ here with ``build_tree``, whose one-byte, two-byte and threaded copies share one
 exclusive lock on a file beside the index (re-reading the index inside the lock), and that stores
 the index key inside the data file and checks it on loading: a data file holding anything else,
 or unreadable, is a cache miss (the kernel is compiled again), never a crash.
+
+``pip install`` writes the compiled code into the installed package's ``__pycache__`` folders
+(the repository's ``setup.py``). Where a user cannot write there (a package installed by another
+user, a read-only image), numba caches in a folder of the user's instead
+(``UserWideCacheLocator``) and would never look at the package's own code: :func:`kernel`'s cache
+then also reads the package's ``__pycache__``, after the user's folder and before compiling.
 """
 
 from __future__ import annotations
 
 import contextlib
 import itertools
+import os
 
 from numba import njit
-from numba.core.caching import FunctionCache, IndexDataCacheFile
+from numba.core.caching import FunctionCache, IndexDataCacheFile, UserWideCacheLocator
 from numba.core.dispatcher import Dispatcher
 
 try:
@@ -90,6 +97,26 @@ class _CheckedFunctionCache(FunctionCache):
             filename_base=self._impl.filename_base,
             source_stamp=self._impl.locator.get_source_stamp(),
         )
+        # The installed package's own code, when numba chose the user's folder because the
+        # package's __pycache__ is not writable (not when NUMBA_CACHE_DIR names a folder).
+        self._installed = None
+        if isinstance(self._impl.locator, UserWideCacheLocator):
+            beside = os.path.join(os.path.dirname(self._impl.locator._py_file), "__pycache__")
+            installed = CheckedCacheFile(
+                cache_path=beside,
+                filename_base=self._impl.filename_base,
+                source_stamp=self._impl.locator.get_source_stamp(),
+            )
+            if os.path.isfile(installed._index_path):
+                self._installed = installed
+
+    def _load_overload(self, sig, target_context):
+        found = super()._load_overload(sig, target_context)
+        if found is None and self._enabled and self._installed is not None:
+            data = self._installed.load(self._index_key(sig, target_context.codegen()))
+            if data is not None:
+                found = self._impl.rebuild(target_context, data)
+        return found
 
 
 def kernel(function=None, *, inline: str = "never", parallel: bool = False):
