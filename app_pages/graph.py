@@ -9,7 +9,7 @@ from tnt.viz.explain import drawing_mode, drawing_note, node_info, path_table, s
 from tnt.viz.exporter import format_value
 from tnt.viz.plotly_view import graph_figure
 from ui import drawing, state
-from ui.display import LABELS, format_C, format_measure
+from ui.display import LABELS, format_C, format_measure, table_height
 from ui.opened import (
     model_file_panel,
     opened_against_data,
@@ -144,7 +144,7 @@ if result is not None:
                 verdict = "right" if predicted == truth else "wrong"
                 st.markdown(f"Sample **#{index}**: class **{truth}**, predicted **{predicted}** ({verdict}).")
             steps = sample_path(graph, x, names)
-            st.dataframe(path_table(steps), hide_index=True, height=min(36 * (len(steps) + 1) + 2, 320))
+            st.dataframe(path_table(steps), hide_index=True, height=table_height(len(steps), max_px=320))
             if not highlight:
                 x = None
         else:

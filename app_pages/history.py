@@ -5,7 +5,7 @@ import streamlit as st
 
 from tnt.workspace.runs import MODEL_NAMES, history_frame
 from ui import state
-from ui.display import run_label, saved_runs_table
+from ui.display import run_label, saved_runs_columns, saved_runs_table
 
 st.header("History")
 runs = state.saved_runs_list()
@@ -19,7 +19,12 @@ st.caption(
 if not runs:
     st.info("No runs yet: train a model on the Train page and it appears here.")
 else:
-    st.dataframe(saved_runs_table(history_frame(runs)), hide_index=True, key="history/table")
+    table = saved_runs_table(history_frame(runs))
+    order, config = saved_runs_columns(table, "runs")
+    st.dataframe(table, hide_index=True, column_order=order, column_config=config, key="history/table")
+    with st.expander("When each run was saved, and the data it was trained on"):
+        order, config = saved_runs_columns(table, "data")
+        st.dataframe(table, hide_index=True, column_order=order, column_config=config, key="history/data")
     by_id = {run.id: run for run in runs}
     chosen = by_id[st.selectbox("Run", list(by_id), format_func=lambda i: run_label(by_id[i]), key="history/run")]
     cols = st.columns(6)

@@ -10,7 +10,7 @@ from tnt.viz.explain import drawing_mode
 from tnt.viz.export_dot import to_dot
 from ui import drawing, state
 from ui.analysis import remembered
-from ui.display import LABELS, format_C, format_count, measure_columns, shared_table
+from ui.display import LABELS, format_C, format_count, measure_columns, shared_table, table_height
 from ui.views import ensure_result
 
 #: The count columns of the table of shared nodes: the graph's, shown with separators and sorted as
@@ -60,7 +60,7 @@ if result is not None:
         st.dataframe(
             shared_table(table),
             hide_index=True,
-            height=min(36 * (len(table) + 1) + 16, 360),
+            height=table_height(len(table), max_px=360),
             column_config={
                 **measure_columns(GRAPH_COUNTS),
                 **{LABELS.get(c, c): st.column_config.TextColumn(alignment="right") for c in TREE_COUNTS},

@@ -15,6 +15,7 @@ from streamlit.runtime.media_file_manager import MediaFileManager
 
 from tnt.estimator import TnTClassifier
 from tnt.experiments.training import TrainParams
+from tnt.viz.plotly_view import figure_height
 
 ROOT = Path(__file__).resolve().parent.parent
 BAD = ROOT / "tests" / "bad_csv"
@@ -237,8 +238,13 @@ def test_a_thousand_split_graph_opens_whole_and_interactive_or_on_the_server_thr
     # browser would shrink it to the page's width: not offered.
     assert app.radio(key="graph/view/interactive").value.startswith("Interactive")
     assert app.radio(key="graph/view/interactive").options == ["SVG (rendered on the server)", "Interactive (plotly)"]
-    spec = json.loads(app.get("plotly_chart")[0].proto.spec)
+    chart = app.get("plotly_chart")[0].proto
+    spec = json.loads(chart.spec)
     assert [len(t["hovertext"]) for t in spec["data"] if t.get("name") == "nodes"] == [graph.node_count]
+    # As tall as its layers need (30 px each, at most 1,400 px), the scroll wheel zooming it.
+    n_layers = int(graph.node_depth().max()) + 1
+    assert spec["layout"]["height"] == figure_height(n_layers) == min(max(30 * n_layers, 450), 1400)
+    assert json.loads(chart.config)["scrollZoom"] is True
     # The server's SVG starts with the first layers.
     app.radio(key="graph/view/interactive").set_value("SVG (rendered on the server)").run()
     (window,) = [s for s in app.slider if s.label.startswith("Depth window")]

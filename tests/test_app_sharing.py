@@ -8,7 +8,7 @@ import pytest
 
 from tnt.experiments.sharing import edge_flows, incoming_edges, unfold_counts
 from tnt.viz.colors import class_palette
-from ui.display import format_count
+from ui.display import format_count, table_height
 
 
 @pytest.fixture
@@ -122,6 +122,25 @@ def test_the_table_says_its_savings_overlap_and_counts_are_formatted_alike(app):
         assert shown[column]["alignment"] == "right"
     node = node_box(app).value
     assert node_box(app).format_func(node).endswith(f"({format_count(table['samples'][0])} samples)")
+
+
+def test_the_table_is_as_tall_as_its_rows_with_no_empty_row_below(app, monkeypatch):
+    import streamlit
+
+    heights = []
+    shown = streamlit.dataframe
+
+    def recording(data=None, *args, **kwargs):
+        heights.append((len(data), kwargs.get("height")))
+        return shown(data, *args, **kwargs)
+
+    monkeypatch.setattr(streamlit, "dataframe", recording)
+    go(app, "sharing")
+    rows, height = heights[0]
+    assert 1 < rows < 9 and height == table_height(rows) == 35 * (rows + 1) + 2  # header, rows, border
+    # One row: the header and that row; many rows: the table stops at 360 px and scrolls.
+    assert table_height(1, max_px=360) == 72 and table_height(9, max_px=360) == 352
+    assert table_height(10, max_px=360) == table_height(1000, max_px=360) == 360
 
 
 def test_choosing_another_shared_node(app):

@@ -5,7 +5,7 @@ import numpy as np
 from tnt import DecisionGraph
 from tnt.viz.colors import HIGHLIGHT_COLOR, MIXED_COLOR, class_palette
 from tnt.viz.exporter import GraphText
-from tnt.viz.plotly_view import graph_figure
+from tnt.viz.plotly_view import figure_height, graph_figure
 
 
 def trace(fig, name):
@@ -80,3 +80,26 @@ def test_hover_shares_list_the_largest_classes_then_how_many_more(toy_graph):
         wanted = [expected_shares(row, top) for row in value]
         assert text.all_shares_text(top) == wanted
         assert [text.shares_text(node, top) for node in range(graph.node_count)] == wanted
+
+
+def chain_graph(n_layers):
+    """A graph of ``n_layers`` layers: a chain of splits, each with a leaf on its left."""
+    n_splits = n_layers - 1
+    n = 2 * n_splits + 1
+    left, right = np.full(n, -1), np.full(n, -1)
+    for i in range(n_splits):  # split i is node 2i: its leaf 2i+1, the next split 2i+2 (or the last leaf)
+        left[2 * i], right[2 * i] = 2 * i + 1, 2 * i + 2
+    feature = np.where(left >= 0, 0, -2)
+    threshold = np.where(left >= 0, 0.5, -2.0)
+    value = np.tile([[1.0, 1.0]], (n, 1))
+    return DecisionGraph(left, right, feature, threshold, value)
+
+
+def test_a_graph_of_many_layers_gets_a_taller_figure_within_bounds():
+    # A 1,000-split TnT model has 60-70 layers: no longer squeezed into 800 px (12 px a layer), but
+    # 30 px a layer up to 1,400 px; small graphs keep 450 px, and the depth window sets the layers counted.
+    heights = {n: graph_figure(chain_graph(n)).layout.height for n in (3, 20, 40, 64, 200)}
+    assert heights == {3: 450, 20: 600, 40: 1200, 64: 1400, 200: 1400}
+    assert graph_figure(chain_graph(64), layers=(10, 29)).layout.height == 600
+    assert graph_figure(chain_graph(64), layers=(0, 5)).layout.height == 450
+    assert figure_height(64, layers=(60, 99)) == 450  # a window past the last layer counts the layers there

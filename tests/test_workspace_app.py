@@ -2,6 +2,7 @@
 History page (reopen, download, delete, forget)."""
 
 import hashlib
+import json
 import sqlite3
 from pathlib import Path
 
@@ -86,6 +87,11 @@ def test_an_unknown_or_malformed_id_starts_a_new_workspace_with_a_note(folder):
         assert at.session_state["data/dataset"].name == "Handwritten digits (8x8)"
 
 
+def json_order(frame):
+    """The columns a shown table lists, in order."""
+    return list(frame.proto.column_order)
+
+
 def test_the_history_lists_runs_and_reopens_one_on_the_graph_page(folder, monkeypatch):
     at = session()
     go(at, "train")  # the default model
@@ -102,6 +108,17 @@ def test_the_history_lists_runs_and_reopens_one_on_the_graph_page(folder, monkey
         digits_hash[:12]
     ]
     assert table["TnT test"].between(0, 1).all() and table["fit time (s)"].ge(0).all()
+    # Two tables that fit the page's width at 1,440 px, each a share of the columns, together all of them:
+    # the runs (settings, size, scores) and, in an expander, when each was saved and from which data.
+    runs, data = (json_order(later.dataframe[i]) for i in (0, 1))
+    assert runs == ["run", "data set", "C", "N1", "N2", "fine-tune", "seed", "thresholds", "splits", "TnT test",
+                    "CART test", "TnT train", "fit time (s)"]  # fmt: skip
+    assert data == ["run", "saved", "data set", "test share", "split seed", "data hash (SHA-256)"]
+    assert set(runs) | set(data) == set(table.columns)
+    headers = {**json.loads(later.dataframe[0].proto.columns), **json.loads(later.dataframe[1].proto.columns)}
+    assert headers["fit time (s)"] == {"label": "fit (s)", "help": "TnT's fit time in seconds"}
+    hash_header = headers["data hash (SHA-256)"]
+    assert hash_header["label"] == "data hash" and "SHA-256" in hash_header["help"]
     later.selectbox(key="history/run").set_value(WorkspaceStore(folder).runs(ws)[2].id).run()
     button(later, "Open on Graph").click().run()
     assert not later.exception and later.header[0].value == "Graph"

@@ -29,8 +29,10 @@ __all__ = [
     "measure_columns",
     "nearest_C",
     "run_label",
+    "saved_runs_columns",
     "saved_runs_table",
     "shared_table",
+    "table_height",
 ]
 
 #: C on a log scale, 1-2-5 steps from 1e-5 to 1e-1.
@@ -215,6 +217,25 @@ def format_count(n: int) -> str:
     return f"{n:,}" if abs(n) < 10**15 else f"about {float(n):.2e}"
 
 
+#: Height in pixels of a row of ``st.dataframe`` (its default, 2.1875rem at Streamlit's 16 px font; the
+#: header row is as tall), and the width of the table's border, drawn above and below.
+TABLE_ROW_PX = 35
+TABLE_BORDER_PX = 1
+
+
+def table_height(n_rows: int, max_px: int | None = None) -> int:
+    """The ``height`` of an ``st.dataframe`` of ``n_rows`` rows: its header and rows exactly, no empty
+    row below the last; at most ``max_px``, past which the table scrolls.
+
+    Examples
+    --------
+    >>> table_height(1), table_height(6), table_height(500, max_px=360)
+    (72, 247, 360)
+    """
+    height = (int(n_rows) + 1) * TABLE_ROW_PX + 2 * TABLE_BORDER_PX
+    return height if max_px is None else min(height, int(max_px))
+
+
 def shared_table(table: pd.DataFrame) -> pd.DataFrame:
     """:func:`tnt.experiments.sharing.shared_nodes_table` for display: node ids as ``#17``, the
     tree's counts (Python ints of any size) as text, columns in words."""
@@ -263,6 +284,49 @@ def saved_runs_table(frame: pd.DataFrame) -> pd.DataFrame:
     shown["fit_time"] = shown["fit_time"].astype(float).round(2)
     shown["max_bins"] = shown["max_bins"].map(format_bins)
     return labelled(shown.rename(columns=SAVED_RUN_LABELS))
+
+
+#: The History page's tables: the runs (settings, size, scores, fit time), and where each run's data
+#: came from (:func:`saved_runs_columns`), columns of :func:`saved_runs_table`. Both fit the page's width
+#: at 1,440 px beside the sidebar, where all the columns in one table would not.
+RUN_COLUMNS = (
+    "run", "data set", "C", "N1", "N2", "fine-tune", "seed", "thresholds", "splits", "TnT test", "CART test",
+    "TnT train", "TnT test R²", "CART test R²", "TnT test RMSE", "fit time (s)",
+)  # fmt: skip
+DATA_COLUMNS = ("run", "saved", "data set", "test share", "split seed", "data hash (SHA-256)")
+#: Shorter headers of the History tables, each with a tooltip saying it in full.
+_RUN_HEADERS = {
+    "TnT test R²": ("TnT R²", "R² of the TnT model on the test rows"),
+    "CART test R²": ("CART R²", "R² of CART (same splits) on the test rows"),
+    "TnT test RMSE": ("TnT RMSE", "RMSE of the TnT model on the test rows, in the target's units"),
+    "TnT test": (None, "Accuracy of the TnT model on the test rows"),
+    "CART test": (None, "Accuracy of CART, grown to as many splits, on the test rows"),
+    "TnT train": (None, "Accuracy of the TnT model on the training rows"),
+    "fit time (s)": ("fit (s)", "TnT's fit time in seconds"),
+    "data hash (SHA-256)": ("data hash", "The first 12 hex digits of the SHA-256 of the data set's file"),
+    "saved": (None, "When the run was saved (UTC)"),
+}
+
+
+def saved_runs_columns(table: pd.DataFrame, which: str = "runs") -> tuple[list[str], dict]:
+    """``column_order`` and ``column_config`` of one of the History page's two tables of
+    :func:`saved_runs_table`: ``"runs"`` (settings, size, scores) or ``"data"`` (when each run was saved,
+    its data set's hash and the test share and seed of its split). Every column is in one of them.
+
+    Examples
+    --------
+    >>> from tnt.workspace.runs import history_frame
+    >>> table = saved_runs_table(history_frame([]))
+    >>> order, config = saved_runs_columns(table, "data")
+    >>> order, config["data hash (SHA-256)"]["label"]
+    (['run', 'saved', 'data set', 'test share', 'split seed', 'data hash (SHA-256)'], 'data hash')
+    """
+    wanted = RUN_COLUMNS if which == "runs" else DATA_COLUMNS
+    order = [c for c in wanted if c in table.columns]
+    config = {
+        name: st.column_config.Column(label, help=tip) for name, (label, tip) in _RUN_HEADERS.items() if name in order
+    }
+    return order, config
 
 
 def run_label(run) -> str:

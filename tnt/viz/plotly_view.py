@@ -15,7 +15,7 @@ from tnt.viz.colors import HIGHLIGHT_COLOR, MIXED_COLOR, MIXED_LABEL, VALUE_SCAL
 from tnt.viz.exporter import GraphText, escape_html, path_mask
 from tnt.viz.layout import edge_list, layered_layout
 
-__all__ = ["graph_figure", "standalone_html"]
+__all__ = ["figure_height", "graph_figure", "standalone_html"]
 
 # Graphs up to this many nodes get their rules written next to the nodes, not only on hover.
 _LABELLED_NODES = 40
@@ -25,6 +25,11 @@ _MANY_NODES = 300
 # Edge widths (in px) when drawn in proportion to the samples along each edge, in this many steps.
 _WIDTH_LEVELS = 8
 _MAX_EDGE_WIDTH = 14.0
+# Height of the figure: this many pixels per layer in view, within these bounds. A 1,000-split graph
+# (60-70 layers) gets the tallest, about a screen and a half: its layers ~20 px apart, not 12 as in one
+# screen. Over the figure the scroll wheel zooms; beside it (the page's side column) it scrolls the page.
+_LAYER_PX = 30
+_MIN_HEIGHT, _MAX_HEIGHT = 450, 1400
 
 
 def graph_figure(
@@ -116,7 +121,7 @@ def graph_figure(
     fig = go.Figure(data=traces, _validate=False)
     n_layers = int(-y.min()) + 1
     fig.update_layout(
-        height=int(np.clip(30 * n_layers, 450, 800)),  # the whole shape within one screen
+        height=figure_height(n_layers, layers),
         dragmode="pan",
         hovermode="closest",
         plot_bgcolor="white",
@@ -152,6 +157,21 @@ def standalone_html(figure, title: str = "Decision graph") -> str:
 
     page = figure.to_html(include_plotlyjs=True, full_html=True, config={"scrollZoom": True, "displaylogo": False})
     return page.replace("<head>", f"<head><title>{html.escape(title)}</title>", 1)
+
+
+def figure_height(n_layers: int, layers=None) -> int:
+    """Height in pixels of :func:`graph_figure` for a graph of ``n_layers`` layers with ``layers``
+    (first, last) in view at first (all when None): 30 px a layer, between 450 and 1,400 px.
+
+    Examples
+    --------
+    >>> figure_height(5), figure_height(20), figure_height(64), figure_height(64, layers=(0, 9))
+    (450, 600, 1400, 450)
+    """
+    if layers is not None:
+        first, last = (int(v) for v in layers)
+        n_layers = min(last, n_layers - 1) - max(first, 0) + 1
+    return int(np.clip(_LAYER_PX * n_layers, _MIN_HEIGHT, _MAX_HEIGHT))
 
 
 def _y_range(layers, n_layers: int):
