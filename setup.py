@@ -37,6 +37,9 @@ class build_py_and_compile(build_py):  # noqa: N801 - setuptools' command naming
             return
         root = Path(__file__).resolve().parent if self.editable_mode else Path(self.build_lib).resolve()
         env = {key: value for key, value in os.environ.items() if not key.startswith("NUMBA_")}
+        if not self.editable_mode:  # a build folder reused by an earlier build: its code from older sources
+            for stale in [*(root / "tnt").rglob("*.nbi"), *(root / "tnt").rglob("*.nbc")]:
+                stale.unlink()
         print(f"Compiling TnT's kernels for this machine into {root / 'tnt'} (a minute or two)", flush=True)
         done = subprocess.run([sys.executable, "-m", "tnt.learn.warmup"], cwd=root, env=env)
         if not self.editable_mode:  # the cache's write locks, empty files, are not installed

@@ -115,11 +115,16 @@ def install_step(monkeypatch, tmp_path, editable=False, exit_code=0):
 def test_pip_install_compiles_the_kernels_of_the_package_it_builds(monkeypatch, tmp_path):
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "elsewhere"))
     monkeypatch.delenv("TNT_COMPILE_AT_INSTALL", raising=False)
+    earlier = tmp_path / "tnt" / "learn" / "__pycache__"  # an earlier build's code, from older sources
+    earlier.mkdir(parents=True)
+    (earlier / "k-0.py311.nbi").touch()
+    (earlier / "k-0.py311.1.nbc").touch()
     ((args, cwd, env),) = install_step(monkeypatch, tmp_path)
     assert args == [sys.executable, "-m", "tnt.learn.warmup"] and cwd == tmp_path
     assert not any(key.startswith("NUMBA_") for key in env)  # the cache goes into the package, not elsewhere
     cache = tmp_path / "tnt" / "learn" / "__pycache__"
-    assert [p.name for p in cache.iterdir()] == ["k-1.py311.nbi"]  # the write locks are not installed
+    # Only the code just compiled is installed: not the write locks, nor an earlier build's code.
+    assert [p.name for p in cache.iterdir()] == ["k-1.py311.nbi"]
 
 
 def test_an_editable_install_compiles_beside_the_sources(monkeypatch, tmp_path):
