@@ -360,8 +360,12 @@ def test_four_users_at_once(server, browser, tmp_path):
     users = ["user_c", "user_d"]
     for page, user in zip(browsing, users):
         page.locator('input[type="file"]').set_input_files(str(user_csv(tmp_path, user)))
+        # As a user does: wait until the uploader lists the file and the page has settled, then
+        # click (a click while four sessions start on a busy machine could land mid-rerun and be lost).
+        page.locator('[data-testid="stFileUploader"]', has_text=f"{user}.csv").wait_for(timeout=120_000)
+        wait_idle(page, timeout=120_000)
         page.get_by_role("button", name="Use this data").click()
-        page.get_by_text(f"In use: {user}.csv").wait_for(timeout=60_000)
+        page.get_by_text(f"In use: {user}.csv").wait_for(timeout=120_000)
 
     nav(sweeper, "Sweep")  # 30 values of C, one seed, on the default digits
     sweeper.locator('[data-testid="stSlider"]', has_text="Values of C").get_by_role("slider").press("End")
