@@ -180,10 +180,15 @@ FIRST_FIT = (
 )
 
 
+def numba_defaults() -> dict:
+    """This process's environment without numba's settings (such as ``NUMBA_CACHE_DIR``)."""
+    return {key: value for key, value in os.environ.items() if not key.startswith("NUMBA_")}
+
+
 def fresh_process(code: str, cache: str | None, python: str = sys.executable) -> float:
     """Wall time of a new Python process running ``code`` with numba's cache in ``cache`` (None:
     where numba puts it by default, beside the sources)."""
-    env = {key: value for key, value in os.environ.items() if not key.startswith("NUMBA_")}
+    env = numba_defaults()
     if cache is not None:
         env["NUMBA_CACHE_DIR"] = cache
     start = time.perf_counter()
@@ -203,7 +208,7 @@ def fresh_install(folder: Path) -> tuple[float, str]:
     source = folder / "source"
     shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(*NOT_IN_A_CLONE))
     python = folder / "venv" / "bin" / "python"
-    env = {key: value for key, value in os.environ.items() if not key.startswith("NUMBA_")}
+    env = numba_defaults()
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "venv", str(folder / "venv")], check=True)
     subprocess.run([str(python), "-m", "pip", "install", "-q", str(source)], check=True, env=env, capture_output=True)
