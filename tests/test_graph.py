@@ -79,11 +79,13 @@ def test_path_length_dp_matches_enumeration_on_random_dags(random_dag):
         checked += 1
 
 
-def test_path_counts_stay_exact_when_paths_are_exponentially_many(fibonacci_ladder):
+# 90 rungs: counts up to 2**61, counted compiled in 64-bit integers; 130 rungs: counts past 2**63,
+# counted again in Python integers.
+@pytest.mark.parametrize("n", [90, 130])
+def test_path_counts_stay_exact_when_paths_are_exponentially_many(fibonacci_ladder, n):
     from collections import Counter
     from functools import lru_cache
 
-    n = 90
     g = fibonacci_ladder(n)
 
     @lru_cache(None)
@@ -100,6 +102,8 @@ def test_path_counts_stay_exact_when_paths_are_exponentially_many(fibonacci_ladd
     lengths, counts = g.path_length_distribution()
     assert dict(zip(lengths.tolist(), counts.tolist())) == dict(expected)
     assert sum(counts) > 2**60  # beyond float64's exact integers: counts are Python ints
+    assert all(type(c) is int for c in counts)
+    assert (max(counts) > 2**63) == (n == 130)
 
 
 @pytest.mark.parametrize("max_leaf_nodes", [None, 5])

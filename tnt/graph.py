@@ -24,6 +24,7 @@ from tnt.learn.routing import (
     route_to_leaves,
     walk_tables,
 )
+from tnt.learn.structure import count_paths_by_length, distance_ranges, longest_distances
 
 # Number types whose every value float32 represents exactly.
 EXACT_IN_FLOAT32 = (np.float32, np.uint8, np.int8, np.uint16, np.int16)
@@ -306,8 +307,10 @@ class DecisionGraph:
         Computed by dynamic programming over the topological order; the number of paths can be
         exponential in the number of nodes, so they are never enumerated. Each node keeps the
         path counts for lengths between its shortest and its longest distance from the root
-        only, so a chain of 50,000 splits takes linear time and memory. Counts are exact Python
-        integers. Nodes no path from the root reaches are left out.
+        only, so a chain of 50,000 splits takes linear time and memory. The counting runs compiled,
+        in 64-bit integers; a graph with more paths of one length than those hold is counted again
+        in Python integers, so counts are always exact. Nodes no path from the root reaches are
+        left out.
 
         Returns
         -------
@@ -316,21 +319,17 @@ class DecisionGraph:
         counts : ndarray of object (Python int)
             How many root-to-leaf paths have each length.
         """
-        shortest, longest = _distance_ranges(self.children_left, self.children_right)
+        shortest, longest = distance_ranges(self.children_left, self.children_right)
         reached = shortest <= longest
-        counts = [None] * self.node_count  # counts[i][k]: paths of length shortest[i] + k into node i
-        for node in np.flatnonzero(reached):
-            counts[node] = np.zeros(longest[node] - shortest[node] + 1, dtype=object)
-        counts[0][0] = 1
-        left, right, leaf = self.children_left, self.children_right, self.is_leaf
-        for node in np.flatnonzero(reached & ~leaf):
-            here = counts[node]
-            for child in (left[node], right[node]):
-                start = shortest[node] + 1 - shortest[child]
-                counts[child][start : start + here.shape[0]] += here
-        per_length = np.zeros(int(longest[reached].max()) + 1, dtype=object)
-        for node in np.flatnonzero(reached & leaf):
-            per_length[shortest[node] : longest[node] + 1] += counts[node]
+        widths = np.where(reached, longest - shortest + 1, 0)
+        offset = np.cumsum(widths) - widths
+        counts = np.zeros(int(widths.sum()), dtype=np.int64)
+        per_length = np.zeros(int(longest[reached].max()) + 1, dtype=np.int64)
+        args = (self.children_left, self.children_right, shortest, longest, offset)
+        if count_paths_by_length(*args, counts, per_length):
+            per_length = per_length.astype(object)  # Python ints, as in the exact case below
+        else:
+            per_length = _exact_paths_by_length(*args, self.is_leaf)
         present = np.flatnonzero(per_length != 0)
         return present, per_length[present]
 
@@ -342,7 +341,7 @@ class DecisionGraph:
 
     def depth_range(self) -> tuple[int, int]:
         """Shortest and longest root-to-leaf path, in splits (linear in the number of nodes)."""
-        shortest, longest = _distance_ranges(self.children_left, self.children_right)
+        shortest, longest = distance_ranges(self.children_left, self.children_right)
         leaves = self.is_leaf & (shortest <= longest)
         return int(shortest[leaves].min()), int(longest[leaves].max())
 
@@ -537,32 +536,22 @@ class DecisionGraph:
         )
 
 
-def longest_distances(children_left: np.ndarray, children_right: np.ndarray) -> np.ndarray:
-    """Longest distance (in edges) from node 0 to each node of a graph numbered topologically."""
-    depth = np.zeros(children_left.shape[0], dtype=np.intp)
-    for node in np.flatnonzero(children_left >= 0):
-        for child in (children_left[node], children_right[node]):
-            depth[child] = max(depth[child], depth[node] + 1)
-    return depth
-
-
-def _distance_ranges(children_left: np.ndarray, children_right: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Shortest and longest distance (in edges) from node 0 to each node; for a node node 0 does not
-    reach, shortest is ``n_nodes`` and longest ``-1``."""
-    n = children_left.shape[0]
-    shortest = np.full(n, n, dtype=np.intp)
-    longest = np.full(n, -1, dtype=np.intp)
-    shortest[0] = longest[0] = 0
-    for node in np.flatnonzero(children_left >= 0).tolist():
-        if longest[node] < 0:
-            continue
-        near, far = shortest[node] + 1, longest[node] + 1
-        for child in (children_left[node], children_right[node]):
-            if near < shortest[child]:
-                shortest[child] = near
-            if far > longest[child]:
-                longest[child] = far
-    return shortest, longest
+def _exact_paths_by_length(left, right, shortest, longest, offset, is_leaf) -> np.ndarray:
+    """Paths by length as Python integers, for graphs whose path counts pass the 64-bit range."""
+    counts = [None] * left.shape[0]  # counts[i][k]: paths of length shortest[i] + k into node i
+    reached = shortest <= longest
+    for node in np.flatnonzero(reached):
+        counts[node] = np.zeros(longest[node] - shortest[node] + 1, dtype=object)
+    counts[0][0] = 1
+    for node in np.flatnonzero(reached & ~is_leaf):
+        here = counts[node]
+        for child in (left[node], right[node]):
+            start = shortest[node] + 1 - shortest[child]
+            counts[child][start : start + here.shape[0]] += here
+    per_length = np.zeros(int(longest[reached].max()) + 1, dtype=object)
+    for node in np.flatnonzero(reached & is_leaf):
+        per_length[shortest[node] : longest[node] + 1] += counts[node]
+    return per_length
 
 
 def gini(value: np.ndarray) -> np.ndarray:

@@ -11,9 +11,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from tnt.graph import longest_distances
 from tnt.learn.binning import MAX_EXACT_BINS, BinnedData, bin_features
 from tnt.learn.micro_tree import MicroTree, fit_micro_tree, fit_stump, make_workspace
+from tnt.learn.structure import longest_distances
 from tnt.learn.wave_routing import NO_MEMO, bucket_rows, move_samples, sensitive_samples
 from tnt.learn.working_graph import FlatGraph, WorkingGraph, compact, dead_splits
 

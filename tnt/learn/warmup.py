@@ -73,6 +73,7 @@ def load_compiled_code(report=None, share: str = "all") -> None:
         route_to_leaves,
         walk_tables,
     )
+    from tnt.learn.structure import count_paths_by_length, distance_ranges, longest_distances
     from tnt.learn.tree_builder import build_tree
 
     def tiny(n_values):
@@ -116,6 +117,9 @@ def load_compiled_code(report=None, share: str = "all") -> None:
     route_past(X, rows, 0, 1, left, right, feature, threshold)
     count_directions(X, 3, left, right, feature, threshold)
     edge_statistics(X, y, w, 2, left, right, feature, threshold)
+    longest_distances(left, right)  # the growth loop's waves, the drawings' layers
+    shortest, longest = distance_ranges(left, right)  # path statistics
+    count_paths_by_length(left, right, shortest, longest, np.arange(3), np.zeros(3, np.int64), np.zeros(2, np.int64))
     _small_fit()  # the growth loop's own kernels (waves, installs, compaction), a callback's too
     if report is not None:
         report()
