@@ -63,9 +63,8 @@ class Settings:
 
 QUICK = Settings(seeds=2, fig4_Cs=4, cv_Cs=4, cv_leaves=5, max_train=10_000, calibration_steps=3)
 # 5 seeds and the paper's ensemble sizes, but 6 values of C per Fig. 4 curve (the paper: 30) to save
-# time; still 210 minutes in 3 sittings on a shared 2-core machine (MNIST 123: Fig. 4 38, Table 2 74),
-# measured before Fig. 4's "TnT fine-tuned" reused TnT's graph (a Fig. 4 row 24% faster on USPS) and
-# its TAO the row's CART (CART + TAO 13-14 s -> 8-10 s per row on 20,000 MNIST samples).
+# time: 96 minutes in one sitting on 2 cores (2026-11-27), MNIST 84 of them (Table 1 6, Fig. 4 14,
+# Table 2 64).
 FULL = Settings(seeds=5, fig4_Cs=6, cv_Cs=6, cv_leaves=8, max_train=None, calibration_steps=3)
 
 
