@@ -325,11 +325,11 @@ class DecisionGraph:
         offset = np.cumsum(widths) - widths
         counts = np.zeros(int(widths.sum()), dtype=np.int64)
         per_length = np.zeros(int(longest[reached].max()) + 1, dtype=np.int64)
-        args = (self.children_left, self.children_right, shortest, longest, offset)
-        if count_paths_by_length(*args, counts, per_length):
+        left, right = self.children_left, self.children_right
+        if count_paths_by_length(left, right, shortest, longest, offset, counts, per_length):
             per_length = per_length.astype(object)  # Python ints, as in the exact case below
         else:
-            per_length = _exact_paths_by_length(*args, self.is_leaf)
+            per_length = _exact_paths_by_length(left, right, shortest, longest, self.is_leaf)
         present = np.flatnonzero(per_length != 0)
         return present, per_length[present]
 
@@ -536,7 +536,7 @@ class DecisionGraph:
         )
 
 
-def _exact_paths_by_length(left, right, shortest, longest, offset, is_leaf) -> np.ndarray:
+def _exact_paths_by_length(left, right, shortest, longest, is_leaf) -> np.ndarray:
     """Paths by length as Python integers, for graphs whose path counts pass the 64-bit range."""
     counts = [None] * left.shape[0]  # counts[i][k]: paths of length shortest[i] + k into node i
     reached = shortest <= longest
