@@ -32,7 +32,7 @@ from joblib import Parallel, delayed
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tnt.experiments.ensembles import compare_ensembles  # noqa: E402
+from tnt.experiments.ensembles import CART_TREES, compare_ensembles  # noqa: E402
 from tnt.experiments.paper import PAPER_DATASETS, calibrate_C, leaf_grid, load_paper_data, table1  # noqa: E402
 from tnt.experiments.paper_numbers import C_RANGE, DATA_SHAPE, TABLE2  # noqa: E402
 from tnt.experiments.paper_report import (  # noqa: E402
@@ -60,6 +60,7 @@ class Settings:
     max_train: int | None  # training samples kept per data set
     calibration_steps: int  # TnT fits to find the C of Table 2's split counts
     sizes: tuple = (5, 10, 20)  # ensemble sizes of Table 2
+    cart_trees: str = "binned"  # grower of Table 2's CART base trees (tnt.experiments.ensembles.CART_TREES)
 
 
 QUICK = Settings(seeds=2, fig4_Cs=4, cv_Cs=4, cv_leaves=5, max_train=10_000, calibration_steps=3)
@@ -79,6 +80,13 @@ def main(argv=None) -> int:
     parser.add_argument("--datasets", nargs="+", choices=PAPER_DATASETS, default=list(PAPER_DATASETS))
     parser.add_argument("--max-train", type=int, help="at most this many training samples per data set")
     parser.add_argument("--n-jobs", type=int, default=-1, help="joblib workers (default -1: all cores)")
+    parser.add_argument(
+        "--cart-trees",
+        choices=CART_TREES,
+        default="binned",
+        help="grower of Table 2's CART base trees: the project's binned best-first CART (default, the same "
+        "trees as scikit-learn's up to ties) or scikit-learn's DecisionTreeClassifier",
+    )
     parser.add_argument("--scheduler", help="address of a Dask scheduler to run the joblib tasks on")
     parser.add_argument(
         "--redraw", action="store_true", help="only redraw the figures from the fig4_*.csv files in --out"
@@ -95,6 +103,7 @@ def main(argv=None) -> int:
     settings = QUICK if args.quick else FULL
     if args.max_train is not None:
         settings = Settings(**{**asdict(settings), "max_train": args.max_train})
+    settings = Settings(**{**asdict(settings), "cart_trees": args.cart_trees})
     if args.redraw:
         redraw(args, settings)
         return 0
@@ -271,6 +280,8 @@ def _meta(args, settings, minutes, finished) -> dict:
         cmd += " --datasets " + " ".join(args.datasets)
     if args.max_train is not None:
         cmd += f" --max-train {args.max_train}"
+    if args.cart_trees != "binned":
+        cmd += f" --cart-trees {args.cart_trees}"
     return {
         "quick": bool(args.quick),
         "command": cmd,
@@ -284,6 +295,18 @@ def _meta(args, settings, minutes, finished) -> dict:
         "datasets": list(args.datasets),
         "finished": list(finished),
     }
+
+
+def _cart_trees_sentence(cart_trees: str) -> str:
+    """Which grower made Table 2's CART base trees (a run.json written before the choice existed
+    used scikit-learn's)."""
+    if cart_trees == "binned":
+        return (
+            "The CART base trees are the project's binned best-first CART (`NDGClassifier(C=0, merge=False)`), "
+            "which grows the tree of scikit-learn's `DecisionTreeClassifier(max_leaf_nodes=...)` up to ties "
+            "between equally good splits, in less time (`--cart-trees scikit-learn` uses scikit-learn's)."
+        )
+    return "The CART base trees are scikit-learn's `DecisionTreeClassifier(max_leaf_nodes=...)`."
 
 
 def _minutes_line(meta) -> list[str]:
@@ -328,6 +351,7 @@ def _ensembles(name, X_train, y_train, X_test, y_test, settings, seeds, n_jobs, 
         C_bagging=C["TnT-bagging"],
         C_boosting=C["TnT-AdaBoost"],
         n_jobs=n_jobs,
+        cart_trees=settings.cart_trees,
     )
     return rows.assign(C=rows["ensemble"].map({"TnT-bagging": C["TnT-bagging"], "TnT-AdaBoost": C["TnT-AdaBoost"]}))
 
@@ -439,7 +463,8 @@ def _report(meta, t1, sweeps, t2, side=None, quick_beside=False) -> str:
             "estimator (its #S for 20 estimators / 20); the CART base trees then get the TnT base "
             "estimators' mean splits (`max_leaf_nodes` = mean + 1). Ensembles of 5 and 10 are the first "
             "base estimators of the ensemble of 20 (scikit-learn draws them identically). Bagging: "
-            "`max_samples=1.0`, `bootstrap_features=False`; AdaBoost: SAMME, learning rate 1.0.",
+            "`max_samples=1.0`, `bootstrap_features=False`; AdaBoost: SAMME, learning rate 1.0. "
+            + _cart_trees_sentence(meta["settings"].get("cart_trees", "scikit-learn")),
             "",
             table2_markdown(t2),
             "",

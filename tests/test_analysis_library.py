@@ -168,3 +168,35 @@ def test_teaching_models_on_corners_and_on_other_two_feature_data():
     other = teaching_models(X2, y2, C=1e-2, corners=False)
     assert list(other) == ["CART", "TnT", "TnT after graph reduction"]
     assert training_accuracy(other["TnT"], X2, y2) == other["TnT"].score(X2, y2)
+
+
+def test_unknown_grower_of_cart_trees_is_refused(wine):
+    Xa, Xb, ya, yb = wine
+    with pytest.raises(ValueError, match="Unknown grower of CART trees 'exact'"):
+        fit_ensemble("Random Forest", Xa, ya, Xb, yb, n_estimators=2, seed=0, cart_trees="exact")
+
+
+@pytest.fixture(scope="module")
+def tie_free():
+    """Continuous features, exact in float32 (scikit-learn's thresholds), and nodes of many samples:
+    no two splits are equally good, so both growers must grow the same trees. (With a few samples
+    per node, two features often split a node equally well, and the growers break such ties by
+    different feature orders.)"""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3000, 5)).astype(np.float32).astype(np.float64)
+    score = X[:, 0] + X[:, 1] ** 2 - 0.5 * X[:, 2] * X[:, 3] + 0.5 * rng.normal(size=len(X))
+    y = np.digitize(score, np.quantile(score, [0.4, 0.75]))
+    return X[:2000], y[:2000], X[2000:], y[2000:]
+
+
+@pytest.mark.parametrize("kind", ["Random Forest", "AdaBoost"])
+@pytest.mark.parametrize("leaves", [4, 12, 30])
+def test_binned_cart_trees_are_scikit_learns_trees(tie_free, kind, leaves):
+    """The fast grower of the CART ensembles' base trees (the default) gives the same ensembles as
+    scikit-learn's DecisionTreeClassifier: same split counts, same accuracies at every size."""
+    Xa, ya, Xb, yb = tie_free
+    kw = dict(sizes=(3, 6), seed=1, max_leaf_nodes=leaves)
+    binned = fit_ensemble_sizes(kind, Xa, ya, Xb, yb, cart_trees="binned", **kw)
+    exact = fit_ensemble_sizes(kind, Xa, ya, Xb, yb, cart_trees="scikit-learn", **kw)
+    assert binned == exact
+    assert all(row["mean_splits"] == leaves - 1 for row in binned)  # trees as large as asked: not a trivial match

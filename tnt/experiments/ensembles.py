@@ -5,6 +5,14 @@ The TnT ensembles are trained first; the CART base trees then get ``max_leaf_nod
 split count of the TnT base estimators + 1, so both ensembles have about as many splits. Every
 (ensemble, seed) is one joblib task, so ``joblib.parallel_backend("dask")`` sends them to a Dask
 cluster.
+
+The CART base trees are best-first Gini trees, grown by one of two growers (``cart_trees``):
+
+- ``"binned"`` (the default): the project's binned split search, as
+  ``NDGClassifier(C=0, merge=False, max_splits=max_leaf_nodes - 1)``, which grows the tree of
+  scikit-learn's ``DecisionTreeClassifier(max_leaf_nodes=...)`` up to ties between equally good
+  splits (``tests/test_ndg.py``), and faster on large data sets;
+- ``"scikit-learn"``: scikit-learn's ``DecisionTreeClassifier(max_leaf_nodes=...)`` itself.
 """
 
 from __future__ import annotations
@@ -18,11 +26,15 @@ from sklearn.ensemble import AdaBoostClassifier, BaggingClassifier
 from sklearn.tree import DecisionTreeClassifier
 
 from tnt.estimator import TnTClassifier
+from tnt.ndg import NDGClassifier
 
-__all__ = ["ENSEMBLES", "compare_ensembles", "fit_ensemble", "fit_ensemble_sizes", "summarize_ensembles"]
+__all__ = ["CART_TREES", "ENSEMBLES", "compare_ensembles", "fit_ensemble", "fit_ensemble_sizes", "summarize_ensembles"]
 
 #: The four ensembles, in the order of the paper's table.
 ENSEMBLES = ("TnT-bagging", "Random Forest", "TnT-AdaBoost", "AdaBoost")
+
+#: The growers of the CART ensembles' base trees (see the module's docstring).
+CART_TREES = ("binned", "scikit-learn")
 
 
 def _splits(estimator) -> int:
@@ -32,11 +44,18 @@ def _splits(estimator) -> int:
     return int(np.count_nonzero(tree.children_left >= 0))
 
 
-def _make(kind: str, n_estimators: int, seed: int, C: float, max_leaf_nodes: int | None):
+def _cart_tree(cart_trees: str, max_leaf_nodes: int | None, seed: int):
+    if cart_trees == "binned":
+        max_splits = None if max_leaf_nodes is None else max_leaf_nodes - 1
+        return NDGClassifier(C=0.0, max_splits=max_splits, merge=False, random_state=seed)
+    return DecisionTreeClassifier(max_leaf_nodes=max_leaf_nodes, random_state=seed)
+
+
+def _make(kind: str, n_estimators: int, seed: int, C: float, max_leaf_nodes: int | None, cart_trees: str):
     if kind.startswith("TnT"):
         base = TnTClassifier(C=C, random_state=seed)
     else:
-        base = DecisionTreeClassifier(max_leaf_nodes=max_leaf_nodes, random_state=seed)
+        base = _cart_tree(cart_trees, max_leaf_nodes, seed)
     if kind.endswith("AdaBoost"):
         extra = {"algorithm": "SAMME"} if "algorithm" in inspect.signature(AdaBoostClassifier).parameters else {}
         return AdaBoostClassifier(base, n_estimators=n_estimators, learning_rate=1.0, random_state=seed, **extra)
@@ -45,7 +64,9 @@ def _make(kind: str, n_estimators: int, seed: int, C: float, max_leaf_nodes: int
     )
 
 
-def fit_ensemble(kind, X_train, y_train, X_test, y_test, *, n_estimators, seed, C=1e-3, max_leaf_nodes=None) -> dict:
+def fit_ensemble(
+    kind, X_train, y_train, X_test, y_test, *, n_estimators, seed, C=1e-3, max_leaf_nodes=None, cart_trees="binned"
+) -> dict:
     """Fit one ensemble and measure it.
 
     Parameters
@@ -59,6 +80,8 @@ def fit_ensemble(kind, X_train, y_train, X_test, y_test, *, n_estimators, seed, 
         TnT's pruning strength (TnT ensembles).
     max_leaf_nodes : int, default=None
         Size of the CART base trees (CART ensembles).
+    cart_trees : {"binned", "scikit-learn"}, default="binned"
+        Grower of the CART base trees (see the module's docstring).
 
     Returns
     -------
@@ -76,12 +99,23 @@ def fit_ensemble(kind, X_train, y_train, X_test, y_test, *, n_estimators, seed, 
     (3, 9)
     """
     (row,) = fit_ensemble_sizes(
-        kind, X_train, y_train, X_test, y_test, sizes=(n_estimators,), seed=seed, C=C, max_leaf_nodes=max_leaf_nodes
+        kind,
+        X_train,
+        y_train,
+        X_test,
+        y_test,
+        sizes=(n_estimators,),
+        seed=seed,
+        C=C,
+        max_leaf_nodes=max_leaf_nodes,
+        cart_trees=cart_trees,
     )
     return row
 
 
-def fit_ensemble_sizes(kind, X_train, y_train, X_test, y_test, *, sizes, seed, C=1e-3, max_leaf_nodes=None) -> list:
+def fit_ensemble_sizes(
+    kind, X_train, y_train, X_test, y_test, *, sizes, seed, C=1e-3, max_leaf_nodes=None, cart_trees="binned"
+) -> list:
     """Fit one ensemble of ``max(sizes)`` base estimators and measure its first ``k`` for each ``k`` in ``sizes``.
 
     With the same seed, scikit-learn's bagging and AdaBoost draw the first ``k`` base estimators of
@@ -104,8 +138,10 @@ def fit_ensemble_sizes(kind, X_train, y_train, X_test, y_test, *, sizes, seed, C
     """
     if kind not in ENSEMBLES:
         raise ValueError(f"Unknown ensemble {kind!r}; choose one of {', '.join(ENSEMBLES)}.")
+    if cart_trees not in CART_TREES:
+        raise ValueError(f"Unknown grower of CART trees {cart_trees!r}; choose one of {', '.join(CART_TREES)}.")
     sizes = sorted({int(k) for k in sizes})
-    model = _make(kind, sizes[-1], seed, C, max_leaf_nodes).fit(X_train, y_train)
+    model = _make(kind, sizes[-1], seed, C, max_leaf_nodes, cart_trees).fit(X_train, y_train)
     splits = [_splits(e) for e in model.estimators_]
     train = _prefix_accuracies(model, X_train, y_train)
     test = _prefix_accuracies(model, X_test, y_test)
@@ -155,6 +191,7 @@ def compare_ensembles(
     seeds=(0,),
     n_jobs=1,
     sizes=None,
+    cart_trees="binned",
 ) -> pd.DataFrame:
     """TnT-bagging vs Random Forest and TnT-AdaBoost vs AdaBoost at matched total splits.
 
@@ -171,6 +208,8 @@ def compare_ensembles(
         Several ensemble sizes (the paper's 5, 10, 20), measured on the first base estimators
         of one ensemble of the largest size (see :func:`fit_ensemble_sizes`); replaces
         ``n_estimators``. The CART trees match the TnT base estimators of the largest size.
+    cart_trees : {"binned", "scikit-learn"}, default="binned"
+        Grower of the CART base trees (see the module's docstring).
 
     Returns
     -------
@@ -203,7 +242,9 @@ def compare_ensembles(
         mean = np.mean([r["mean_splits"] for r in tnt_rows if r["ensemble"] == kind and r["estimators"] == largest])
         matched[kind] = max(int(round(mean)) + 1, 2)
     cart_rows = parallel(
-        delayed(fit_ensemble_sizes)(kind, *data, sizes=sizes, seed=seed, max_leaf_nodes=matched[twin])
+        delayed(fit_ensemble_sizes)(
+            kind, *data, sizes=sizes, seed=seed, max_leaf_nodes=matched[twin], cart_trees=cart_trees
+        )
         for kind, twin in (("Random Forest", "TnT-bagging"), ("AdaBoost", "TnT-AdaBoost"))
         for seed in seeds
     )
