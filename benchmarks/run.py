@@ -72,9 +72,22 @@ def row(name, limit, baseline, measured, ratio, note="", value=None, unit=""):
     }
 
 
+def timed_pair(baseline, measured, repeat=1):
+    """Median times of two functions run in turns (baseline, measured, baseline, ...), so that both
+    see the same load on a shared machine, and their last results."""
+    times, results = ([], []), [None, None]
+    for _ in range(repeat):
+        for i, fn in enumerate((baseline, measured)):
+            start = time.perf_counter()
+            results[i] = fn()
+            times[i].append(time.perf_counter() - start)
+    return float(np.median(times[0])), float(np.median(times[1])), results[0], results[1]
+
+
 def bench_fit(name, data, repeat, jobs=(1, -1)):
     """TnT at C=1e-4 with one thread and with all cores against one scikit-learn CART (single-threaded),
-    on the data's own type and, with one thread, on float64 (what most users pass)."""
+    on the data's own type and, with one thread, on float64 (what most users pass). Each row times its
+    baseline and TnT in turns (:func:`timed_pair`)."""
     X, y, X_test, y_test = data
     TnTClassifier(C=C, random_state=0).fit(X[:300], y[:300])  # compiled code loaded before timing
     rows, model = [], None
@@ -82,26 +95,18 @@ def bench_fit(name, data, repeat, jobs=(1, -1)):
     runs = [(X.dtype, n_jobs) for n_jobs in jobs]
     if 1 in jobs and X.dtype != np.float64:
         runs.append((np.dtype(np.float64), 1))
-    baselines = {}
     for dtype, n_jobs in runs:
         X_in = np.ascontiguousarray(X, dtype=dtype)
-        if dtype not in baselines:
-            cart_time, cart = timed(
-                lambda X_in=X_in: DecisionTreeClassifier(ccp_alpha=C, random_state=0).fit(X_in, y), repeat
-            )
-            baselines[dtype] = (
-                cart_time,
-                f"`DecisionTreeClassifier(ccp_alpha=1e-4)`: {seconds(cart_time)}, {cart.tree_.node_count // 2} splits",
-            )
-        cart_time, baseline = baselines[dtype]
-        t, model = timed(
-            lambda n_jobs=n_jobs, X_in=X_in: TnTClassifier(C=C, random_state=0, n_jobs=n_jobs).fit(X_in, y), repeat
+        cart_time, t, cart, model = timed_pair(
+            lambda X_in=X_in: DecisionTreeClassifier(ccp_alpha=C, random_state=0).fit(X_in, y),
+            lambda n_jobs=n_jobs, X_in=X_in: TnTClassifier(C=C, random_state=0, n_jobs=n_jobs).fit(X_in, y),
+            repeat,
         )
         rows.append(
             row(
                 f"fit {name} as {dtype.name}, C=1e-4, `n_jobs={n_jobs}`",
                 limits[n_jobs],
-                baseline,
+                f"`DecisionTreeClassifier(ccp_alpha=1e-4)`: {seconds(cart_time)}, {cart.tree_.node_count // 2} splits",
                 f"TnT {seconds(t)}, {model.n_splits_} splits, test accuracy {model.score(X_test, y_test):.4f}",
                 t / cart_time,
             )
@@ -117,8 +122,9 @@ def bench_predict(name, data, model):
     for dtype in (np.float64, X_test.dtype):
         X_in = np.ascontiguousarray(X_test, dtype=dtype)
         model.predict(X_in[:10])
-        cart_time, _ = timed(lambda X_in=X_in: cart.predict(X_in), repeat=21)
-        tnt_time, _ = timed(lambda X_in=X_in: model.predict(X_in), repeat=21)
+        cart_time, tnt_time, _, _ = timed_pair(
+            lambda X_in=X_in: cart.predict(X_in), lambda X_in=X_in: model.predict(X_in), repeat=21
+        )
         depth = model.decision_depth(X_in).mean()
         cart_depth = cart.decision_path(X_in).sum(axis=1).mean() - 1
         rows.append(
@@ -432,7 +438,9 @@ otherwise):
 `--only fit predict continuous first-start memory growth` runs some groups (this file is
 rewritten only by a run of the first five). Every timing has a scikit-learn baseline measured in
 the same run on the same data, because the machines are shared and noisy: the ratio (TnT over the
-baseline) is the figure to read. scikit-learn's CART fits on one thread whatever `n_jobs` TnT has.
+baseline) is the figure to read. The fit and predict rows time the baseline and TnT in turns
+(baseline, TnT, baseline, ...; the median of each), so that a change of load during the run falls on
+both. scikit-learn's CART fits on one thread whatever `n_jobs` TnT has.
 "Target" is the limit the speed issue set (a ratio unless it has a unit). Prediction is compared
 with scikit-learn's CART grown best-first to as many splits as the TnT model, on the same input
 array. The first-start rows run new processes, either with `NUMBA_CACHE_DIR` pointing at an empty

@@ -58,3 +58,15 @@ def test_the_script_defines_everything_before_it_runs():
     last = tree.body[-1]
     assert isinstance(last, ast.If) and "__main__" in ast.unparse(last.test)
     assert not any(isinstance(node, ast.If) and "__main__" in ast.unparse(node.test) for node in tree.body[:-1])
+
+
+def test_a_baseline_and_its_measurement_are_timed_in_turns():
+    """So that a change of load during the run falls on both sides of a ratio."""
+    run = _run_module()
+    calls = []
+    base_time, measured_time, base, measured = run.timed_pair(
+        lambda: calls.append("baseline") or len(calls), lambda: calls.append("measured") or len(calls), repeat=3
+    )
+    assert calls == ["baseline", "measured"] * 3
+    assert (base, measured) == (5, 6)  # the last result of each
+    assert base_time >= 0 and measured_time >= 0
