@@ -13,6 +13,9 @@ growth always ends.
 
 from __future__ import annotations
 
+import heapq
+import itertools
+
 import numpy as np
 
 from tnt.learn.micro_tree import fit_stump, make_workspace
@@ -43,6 +46,11 @@ class _Leaves:
         capacity = 64
         self.rows: dict[int, np.ndarray] = {}
         self.split: dict[int, tuple] = {}
+        # Splits by gain after the penalty, largest first, ties to the leaf added first (the order
+        # of ``split``); an entry whose leaf was removed or added again since is skipped.
+        self._by_gain: list[tuple[float, int, int]] = []
+        self._added = itertools.count()
+        self._entry: dict[int, int] = {}
         self.counts = np.zeros((capacity, self.K))
         self.R = np.zeros(capacity)
         self.active = np.zeros(capacity, dtype=bool)
@@ -67,7 +75,10 @@ class _Leaves:
         self.rows[node] = rows
         self.counts[node] = np.bincount(p.y[rows], weights=p.w[rows], minlength=self.K)
         self.R[node] = _impurity(self.counts[node], self.W)[0]
-        self.split[node] = self._best_split(node, rows)
+        self.split[node] = split = self._best_split(node, rows)
+        self._entry[node] = order = next(self._added)
+        if split is not None:
+            heapq.heappush(self._by_gain, (-(split[0] - self.C), order, node))
         if self.merge:
             others = np.flatnonzero(self.active)
             self.merge_gain[node], self.merge_with[node] = -np.inf, -1
@@ -86,6 +97,7 @@ class _Leaves:
             self.merge_gain[node], self.merge_with[node] = -np.inf, -1
             self.rows.pop(node, None)
             self.split.pop(node, None)
+            self._entry.pop(node, None)
         if self.merge:
             stale = np.flatnonzero(self.active & np.isin(self.merge_with, nodes))
             for node in stale:
@@ -125,11 +137,13 @@ class _Leaves:
     # ------------------------------------------------------------------ choosing
     def best_split(self):
         """(gain after the penalty, leaf) of the best split, or (-inf, -1)."""
-        best = (-np.inf, -1)
-        for node, split in self.split.items():
-            if split is not None and split[0] - self.C > best[0]:
-                best = (split[0] - self.C, node)
-        return best
+        heap = self._by_gain
+        while heap:
+            negative_gain, order, node = heap[0]
+            if self._entry.get(node) == order:
+                return -negative_gain, node
+            heapq.heappop(heap)
+        return -np.inf, -1
 
     def best_merge(self):
         """(gain, leaf, partner) of the best merge, or (-inf, -1, -1)."""
