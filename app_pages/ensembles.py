@@ -22,7 +22,7 @@ else:
         "(max_samples=1.0, no feature sampling); AdaBoost is SAMME with learning rate 1.0. The CART base "
         "trees get as many splits as the TnT base graphs have on average, so both ensembles are the same size; "
         "they are best-first CART trees grown by the project's binned split search, the same trees as "
-        "scikit-learn's DecisionTreeClassifier(max_leaf_nodes=...) up to ties between equally good splits."
+        "scikit-learn's `DecisionTreeClassifier(max_leaf_nodes=...)` up to ties between equally good splits."
     )
     cores = os.cpu_count() or 1
     with st.form("ensembles/form"):

@@ -38,6 +38,7 @@ from tnt.experiments.paper_numbers import C_RANGE, DATA_SHAPE, TABLE2  # noqa: E
 from tnt.experiments.paper_report import (  # noqa: E402
     NAMES,
     adaboost_sizes_markdown,
+    cart_trees_markdown,
     figure4_summary,
     letter_splits_markdown,
     reading_markdown,
@@ -65,8 +66,8 @@ class Settings:
 
 QUICK = Settings(seeds=2, fig4_Cs=4, cv_Cs=4, cv_leaves=5, max_train=10_000, calibration_steps=3)
 # 5 seeds and the paper's ensemble sizes, but 6 values of C per Fig. 4 curve (the paper: 30) to save
-# time: 96 minutes in one sitting on 2 cores (2026-11-27), MNIST 84 of them (Table 1 6, Fig. 4 14,
-# Table 2 64).
+# time: 35.5 minutes in one sitting on 2 cores (2026-11-27 10:05 UTC), MNIST 29.4 of them (Table 1
+# 2.6, Fig. 4 5.3, Table 2 21.5).
 FULL = Settings(seeds=5, fig4_Cs=6, cv_Cs=6, cv_leaves=8, max_train=None, calibration_steps=3)
 
 
@@ -262,9 +263,13 @@ def _write_tables(args, settings, t1, sweeps, t2, start, earlier=None, parts=Non
 
 
 def _side_tables(out: Path) -> dict:
-    """The tables of ``benchmarks/paper_letter.py`` and ``benchmarks/paper_adaboost.py`` in ``out``
-    (None for a script not run there)."""
-    paths = {"letter_splits": out / "letter_splits.csv", "adaboost_sizes": out / "adaboost_sizes.csv"}
+    """The tables of ``benchmarks/paper_letter.py``, ``benchmarks/paper_adaboost.py`` and
+    ``benchmarks/paper_cart_trees.py`` in ``out`` (None for a script not run there)."""
+    paths = {
+        "letter_splits": out / "letter_splits.csv",
+        "adaboost_sizes": out / "adaboost_sizes.csv",
+        "cart_trees": out / "cart_trees.csv",
+    }
     return {key: pd.read_csv(path) if path.is_file() else None for key, path in paths.items()}
 
 
@@ -304,7 +309,8 @@ def _cart_trees_sentence(cart_trees: str) -> str:
         return (
             "The CART base trees are the project's binned best-first CART (`NDGClassifier(C=0, merge=False)`), "
             "which grows the tree of scikit-learn's `DecisionTreeClassifier(max_leaf_nodes=...)` up to ties "
-            "between equally good splits, in less time (`--cart-trees scikit-learn` uses scikit-learn's)."
+            "between equally good splits (`--cart-trees scikit-learn` uses scikit-learn's; "
+            "`benchmarks/paper_cart_trees.py` compares the two below, where it was run)."
         )
     return "The CART base trees are scikit-learn's `DecisionTreeClassifier(max_leaf_nodes=...)`."
 
@@ -490,6 +496,19 @@ def _report(meta, t1, sweeps, t2, side=None, quick_beside=False) -> str:
             "the splits Table 2 gave them above (ours) and with the paper's splits per base estimator.",
             "",
             adaboost_sizes_markdown(adaboost_sizes),
+            "",
+        ]
+    if side.get("cart_trees") is not None:
+        parts += [
+            "### Table 2's CART ensembles grown by both growers (`benchmarks/paper_cart_trees.py`)",
+            "",
+            "The same Random Forest and AdaBoost as Table 2 (same split, base sizes and seeds), their base "
+            "trees grown by the binned best-first CART (Table 2's) and by scikit-learn's "
+            "`DecisionTreeClassifier(max_leaf_nodes=...)`, test accuracy in percent; the two growers differ "
+            "only where two splits are equally good. The minutes are each grower's fits and scoring, on the "
+            "same workers at the same time.",
+            "",
+            cart_trees_markdown(side["cart_trees"]),
             "",
         ]
     if NOTES.is_file():

@@ -13,6 +13,7 @@ import pytest
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 
 from tnt import CARTClassifier
+from tnt.experiments.ensembles import matched_leaves
 from tnt.experiments.paper import load_paper_data, select_by_cv
 from tnt.experiments.paper_numbers import TABLE1, TABLE2
 
@@ -156,3 +157,22 @@ def test_quick_mode_writes_the_tables_figures_and_report(tmp_path, capsys):
     # A data set without Table 2 in --out: one sentence, status 2.
     none = run_script("paper_adaboost.py", *script[2:], "--datasets", "mnist", capsys=capsys)
     assert none.returncode == 2 and "has no Table 2 for mnist" in none.stderr
+    # Table 2's CART ensembles by both growers: its table (in this process), then a section of the report.
+    both = run_script(
+        "paper_cart_trees.py", *script[2:], "--max-train", "300", "--seeds", "2", "--n-jobs", "1", capsys=capsys
+    )
+    assert both.returncode == 0, both.stderr[-2000:]
+    growers = pd.read_csv(out / "cart_trees.csv")
+    assert set(growers["cart_trees"]) == {"binned", "scikit-learn"} and set(growers["seed"]) == {0, 1}
+    base = growers.groupby("ensemble")["max_leaf_nodes"].unique().map(list).to_dict()
+    assert base == {kind: [leaves] for kind, leaves in matched_leaves(t2).items()}
+    # the binned rows are Table 2's own (same split, seeds and sizes)
+    binned = growers[growers["cart_trees"] == "binned"].set_index(["ensemble", "seed", "size"]).sort_index()
+    table2 = t2[t2["ensemble"].isin(["Random Forest", "AdaBoost"]) & t2["seed"].isin([0, 1])]
+    table2 = table2.set_index(["ensemble", "seed", "size"]).sort_index()
+    assert binned["test_accuracy"].equals(table2["test_accuracy"])
+    assert (growers["seconds"] > 0).all()
+    assert run_script("paper.py", "--report", "--out", out, capsys=capsys).returncode == 0
+    report = (out / "README.md").read_text()
+    assert "### Table 2's CART ensembles grown by both growers" in report
+    assert "| Connect-4 | AdaBoost | 20 |" in report and "Connect-4: the binned trees' test accuracy within" in report

@@ -11,7 +11,8 @@ The CART base trees are best-first Gini trees, grown by one of two growers (``ca
 - ``"binned"`` (the default): the project's binned split search, as
   ``NDGClassifier(C=0, merge=False, max_splits=max_leaf_nodes - 1)``, which grows the tree of
   scikit-learn's ``DecisionTreeClassifier(max_leaf_nodes=...)`` up to ties between equally good
-  splits (``tests/test_ndg.py``), and faster on large data sets;
+  splits (``tests/test_ndg.py``); on MNIST in about a third of the time, on Connect-4 (small
+  trees on a few codes per feature) in more (``benchmarks/paper_cart_trees.py`` measures both);
 - ``"scikit-learn"``: scikit-learn's ``DecisionTreeClassifier(max_leaf_nodes=...)`` itself.
 """
 
@@ -28,7 +29,16 @@ from sklearn.tree import DecisionTreeClassifier
 from tnt.estimator import TnTClassifier
 from tnt.ndg import NDGClassifier
 
-__all__ = ["CART_TREES", "ENSEMBLES", "compare_ensembles", "fit_ensemble", "fit_ensemble_sizes", "summarize_ensembles"]
+__all__ = [
+    "CART_TREES",
+    "CART_TWINS",
+    "ENSEMBLES",
+    "matched_leaves",
+    "compare_ensembles",
+    "fit_ensemble",
+    "fit_ensemble_sizes",
+    "summarize_ensembles",
+]
 
 #: The four ensembles, in the order of the paper's table.
 ENSEMBLES = ("TnT-bagging", "Random Forest", "TnT-AdaBoost", "AdaBoost")
@@ -236,22 +246,53 @@ def compare_ensembles(
         for seed in seeds
     )
     tnt_rows = [row for rows in tnt_rows for row in rows]
-    matched = {}
-    for kind in ("TnT-bagging", "TnT-AdaBoost"):
-        largest = max(r["estimators"] for r in tnt_rows if r["ensemble"] == kind)
-        mean = np.mean([r["mean_splits"] for r in tnt_rows if r["ensemble"] == kind and r["estimators"] == largest])
-        matched[kind] = max(int(round(mean)) + 1, 2)
+    matched = matched_leaves(pd.DataFrame(tnt_rows))
     cart_rows = parallel(
-        delayed(fit_ensemble_sizes)(
-            kind, *data, sizes=sizes, seed=seed, max_leaf_nodes=matched[twin], cart_trees=cart_trees
-        )
-        for kind, twin in (("Random Forest", "TnT-bagging"), ("AdaBoost", "TnT-AdaBoost"))
+        delayed(fit_ensemble_sizes)(kind, *data, sizes=sizes, seed=seed, max_leaf_nodes=leaves, cart_trees=cart_trees)
+        for kind, leaves in matched.items()
         for seed in seeds
     )
     table = pd.DataFrame(tnt_rows + [row for rows in cart_rows for row in rows])
     table["_order"] = table["ensemble"].map(ENSEMBLES.index)
     table = table.sort_values(["_order", "size", "seed"], kind="stable").drop(columns="_order")
     return table.reset_index(drop=True)
+
+
+#: The CART ensemble matched to each TnT ensemble.
+CART_TWINS = {"TnT-bagging": "Random Forest", "TnT-AdaBoost": "AdaBoost"}
+
+
+def matched_leaves(rows: pd.DataFrame) -> dict:
+    """``max_leaf_nodes`` of the CART base trees matched to TnT's: for each CART ensemble, the mean
+    split count of its TnT twin's base estimators (at the largest ensemble fitted) + 1.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        Rows of TnT ensembles (others are ignored) with ``ensemble``, ``estimators`` and
+        ``mean_splits``, as :func:`compare_ensembles` returns them.
+
+    Returns
+    -------
+    leaves : dict
+        ``{"Random Forest": int, "AdaBoost": int}`` for the TnT ensembles present.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from tnt.experiments.ensembles import matched_leaves
+    >>> rows = pd.DataFrame({"ensemble": ["TnT-bagging"] * 3, "estimators": [5, 10, 10],
+    ...                      "mean_splits": [30.0, 41.0, 43.0]})
+    >>> matched_leaves(rows)
+    {'Random Forest': 43}
+    """
+    leaves = {}
+    for kind, twin in CART_TWINS.items():
+        part = rows[rows["ensemble"] == kind]
+        if len(part):
+            largest = part[part["estimators"] == part["estimators"].max()]
+            leaves[twin] = max(int(round(largest["mean_splits"].mean())) + 1, 2)
+    return leaves
 
 
 def summarize_ensembles(rows: pd.DataFrame) -> pd.DataFrame:
