@@ -14,7 +14,6 @@ again). By default every data set with a Table 2 in ``--out``.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
@@ -26,8 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tnt.experiments.ensembles import CART_TREES, fit_ensemble_sizes, matched_leaves  # noqa: E402
-from tnt.experiments.paper import load_paper_data  # noqa: E402
-from tnt.experiments.paper_numbers import TABLE2  # noqa: E402
+from tnt.experiments.paper import parse_table2_side_study  # noqa: E402
 
 SIZES = (5, 10, 20)
 
@@ -44,25 +42,9 @@ def one_run(split, name, kind, leaves, cart_trees, seed) -> list[dict]:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
-    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "paper")
-    parser.add_argument(
-        "--datasets", nargs="+", choices=sorted(TABLE2), help="default: every data set with a Table 2 in --out"
+    args, table2, splits = parse_table2_side_study(
+        argv, __doc__.splitlines()[0], ROOT.parent / "shared" / "data", ROOT / "docs" / "paper"
     )
-    parser.add_argument("--seeds", type=int, default=5)
-    parser.add_argument("--max-train", type=int, help="at most this many training samples (tests)")
-    parser.add_argument("--n-jobs", type=int, default=-1)
-    args = parser.parse_args(argv)
-    table2 = pd.read_csv(args.out / "table2.csv")
-    if args.datasets is None:
-        args.datasets = [name for name in dict.fromkeys(table2["data"]) if name in TABLE2]
-    missing = [name for name in args.datasets if name not in set(table2["data"])]
-    if missing:
-        parser.error(
-            f"{args.out / 'table2.csv'} has no Table 2 for {', '.join(missing)}; run benchmarks/paper.py first."
-        )
-    splits = {name: load_paper_data(name, args.data, max_train=args.max_train) for name in args.datasets}
     # The two growers in turns, seed by seed, so that a change of load falls on both.
     parts = Parallel(n_jobs=args.n_jobs)(
         delayed(one_run)(splits[name], name, kind, leaves, cart_trees, seed)

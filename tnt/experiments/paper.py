@@ -13,6 +13,7 @@ Everything runs through joblib, so ``joblib.parallel_backend("dask")`` sends it 
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +25,15 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold, train_test_sp
 from tnt.baselines import CARTClassifier
 from tnt.estimator import TnTClassifier
 
-__all__ = ["PAPER_DATASETS", "calibrate_C", "leaf_grid", "load_paper_data", "select_by_cv", "table1"]
+__all__ = [
+    "PAPER_DATASETS",
+    "calibrate_C",
+    "leaf_grid",
+    "load_paper_data",
+    "parse_table2_side_study",
+    "select_by_cv",
+    "table1",
+]
 
 #: The data sets of the paper's Table 1 and Fig. 4 that ``../shared/data`` holds, in the paper's order.
 PAPER_DATASETS = ("mnist", "connect_4", "letter", "optdigits", "pendigits", "usps")
@@ -208,3 +217,51 @@ def calibrate_C(X, y, target_splits: int, low: float, high: float, *, steps: int
         else:
             break
     return best
+
+
+def parse_table2_side_study(argv, description: str, data: Path, out: Path):
+    """The command line of a side study of Table 2 (``benchmarks/paper_adaboost.py``,
+    ``benchmarks/paper_cart_trees.py``): its arguments, the ``table2.csv`` a full or quick run left
+    in ``--out``, and the training and test parts of each data set it studies.
+
+    Parameters
+    ----------
+    argv : list of str or None
+    description : str
+        The study in one line (``--help``).
+    data, out : Path
+        Defaults of ``--data`` (the data sets) and ``--out`` (the run's folder).
+
+    Returns
+    -------
+    args : argparse.Namespace
+        ``data``, ``out``, ``datasets`` (every data set with a Table 2 in ``--out`` unless given),
+        ``seeds``, ``max_train`` and ``n_jobs``.
+    table2 : pandas.DataFrame
+    splits : dict
+        ``{data set: (X_train, y_train, X_test, y_test)}``.
+
+    A data set without a Table 2 in ``--out`` stops the study with one sentence (status 2).
+    """
+    from tnt.experiments.paper_numbers import TABLE2
+
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--data", type=Path, default=data)
+    parser.add_argument("--out", type=Path, default=out)
+    parser.add_argument(
+        "--datasets", nargs="+", choices=sorted(TABLE2), help="default: every data set with a Table 2 in --out"
+    )
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--max-train", type=int, help="at most this many training samples (tests)")
+    parser.add_argument("--n-jobs", type=int, default=-1)
+    args = parser.parse_args(argv)
+    table2 = pd.read_csv(args.out / "table2.csv")
+    if args.datasets is None:
+        args.datasets = [name for name in dict.fromkeys(table2["data"]) if name in TABLE2]
+    missing = [name for name in args.datasets if name not in set(table2["data"])]
+    if missing:
+        parser.error(
+            f"{args.out / 'table2.csv'} has no Table 2 for {', '.join(missing)}; run benchmarks/paper.py first."
+        )
+    splits = {name: load_paper_data(name, args.data, max_train=args.max_train) for name in args.datasets}
+    return args, table2, splits
