@@ -270,10 +270,10 @@ class DecisionGraph:
         float32's range. The values are checked in the same pass that routes them."""
         if self.input_dtype != np.float32:
             return None
-        children, feature = self._derived(
+        children, feature, is_leaf = self._derived(
             "walk_tables", walk_tables, self.children_left, self.children_right, self.feature
         )
-        leaves, fine = route_float32_cast(X, children, feature, self._arrays()[3])
+        leaves, fine = route_float32_cast(X, children, feature, is_leaf, self._arrays()[3])
         return leaves if fine else None
 
     def decision_path(self, X) -> sparse.csr_matrix:
@@ -471,6 +471,15 @@ class DecisionGraph:
         )
 
     __hash__ = None
+
+    def __getstate__(self):
+        # What :meth:`_derived` keeps is recomputed on demand, in the layout of the running version.
+        return {key: value for key, value in self.__dict__.items() if key != "_derived_cache"}
+
+    def __setstate__(self, state):
+        state = dict(state)
+        state.pop("_derived_cache", None)  # kept by a pickle of an earlier version
+        self.__dict__.update(state)
 
     # ------------------------------------------------------------------ regression
     def predict_value(self, X) -> np.ndarray:

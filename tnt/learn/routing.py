@@ -190,31 +190,39 @@ _STAGE_BYTES = 1 << 17  # rows are staged through a float32 buffer of this size,
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
-def walk_tables(left, right, feature) -> tuple[np.ndarray, np.ndarray]:
+def walk_tables(left, right, feature) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The tables :func:`route_float32_cast` walks: each node's children side by side (left at
-    ``2 * node``, right at ``2 * node + 1``) and its feature, -1 at leaves."""
-    return np.ascontiguousarray(np.stack([left, right], axis=1).ravel()), np.where(left < 0, -1, feature)
+    ``2 * node``, right at ``2 * node + 1``), a leaf being both children of itself; each node's
+    feature (0 at leaves, so that a step from a leaf reads a real value and stays there); and
+    whether each node is a leaf (1) or not (0)."""
+    left, right = np.asarray(left), np.asarray(right)
+    is_leaf = left < 0
+    nodes = np.arange(left.size)
+    children = np.stack([np.where(is_leaf, nodes, left), np.where(is_leaf, nodes, right)], axis=1)
+    return (
+        np.ascontiguousarray(children.ravel(), dtype=np.int64),
+        np.where(is_leaf, 0, feature).astype(np.int64),
+        is_leaf.astype(np.uint8),
+    )
 
 
 @kernel(inline="always")
 def _step(row, node, children, feature, threshold):
-    """The child of ``node`` that ``row`` goes to (``node`` itself at a leaf), without a branch on the value."""
-    f = feature[node]
-    if f < 0:
-        return node
-    return children[2 * node + np.int64(np.float64(row[f]) > threshold[node])]
+    """The child of ``node`` that ``row`` goes to (a leaf goes to itself), without a branch."""
+    return children[2 * node + np.int64(np.float64(row[feature[node]]) > threshold[node])]
 
 
 @kernel
-def route_float32_cast(X, children, feature, threshold):
+def route_float32_cast(X, children, feature, is_leaf, threshold):
     """Leaf reached from node 0 by each row of ``X`` cast to float32, and whether every value of
     ``X`` is finite and within float32's range (when not, the leaves are meaningless).
 
-    ``children`` and ``feature`` are :func:`walk_tables`. Rows are cast a block at a time into a
-    buffer that stays in cache, read in order: the input is read once and never copied whole, and
-    the walks, twice as deep in a TnT graph as in CART, read the cache rather than memory. Four
-    walks go at once, each step choosing its child by index rather than by a branch, so that a
-    hard-to-predict comparison costs no pipeline flush.
+    ``children``, ``feature`` and ``is_leaf`` are :func:`walk_tables`. Rows are cast a block at a
+    time into a buffer that stays in cache, read in order: the input is read once and never copied
+    whole, and the walks, twice as deep in a TnT graph as in CART, read the cache rather than
+    memory. Four walks go at once, each step choosing its child by index rather than by a branch,
+    and a walk at its leaf stepping in place, so that neither a hard-to-predict comparison nor the
+    end of one walk costs a pipeline flush; the only branch is whether all four have ended.
     """
     n, d = X.shape
     out = np.empty(n, dtype=np.int64)
@@ -237,7 +245,7 @@ def route_float32_cast(X, children, feature, threshold):
             r2 = buffer[min(i + 2, stop - 1) - start]
             r3 = buffer[min(i + 3, stop - 1) - start]
             a = b = c = e = 0
-            while feature[a] >= 0 or feature[b] >= 0 or feature[c] >= 0 or feature[e] >= 0:
+            while not (is_leaf[a] & is_leaf[b] & is_leaf[c] & is_leaf[e]):
                 a = _step(r0, a, children, feature, threshold)
                 b = _step(r1, b, children, feature, threshold)
                 c = _step(r2, c, children, feature, threshold)

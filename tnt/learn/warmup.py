@@ -109,9 +109,9 @@ def load_compiled_code(report=None, share: str = "all") -> None:
     right = np.array([2, -1, -1])
     feature = np.array([0, -2, -2])
     threshold = np.array([0.5, -2.0, -2.0])
-    children, walk_feature = walk_tables(left, right, feature)
+    children, walk_feature, is_leaf = walk_tables(left, right, feature)
     for dtype in (np.float32, np.float64, np.uint8):  # predict routes these without converting them
-        route_float32_cast(X.astype(dtype), children, walk_feature, threshold)
+        route_float32_cast(X.astype(dtype), children, walk_feature, is_leaf, threshold)
         decision_paths(X.astype(dtype), left, right, feature, threshold)
     route_to_leaves(X, rows, 0, left, right, feature, threshold)
     route_past(X, rows, 0, 1, left, right, feature, threshold)
