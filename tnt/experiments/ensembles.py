@@ -12,7 +12,7 @@ The CART base trees are best-first Gini trees, grown by one of two growers (``ca
   ``NDGClassifier(C=0, merge=False, max_splits=max_leaf_nodes - 1)``, which grows the tree of
   scikit-learn's ``DecisionTreeClassifier(max_leaf_nodes=...)`` up to ties between equally good
   splits (``tests/test_ndg.py``); on MNIST in about a third of the time, on Connect-4 (small
-  trees on a few codes per feature) in more (``benchmarks/paper_cart_trees.py`` measures both);
+  trees on one-hot features) in more (``benchmarks/paper_cart_trees.py`` measures both);
 - ``"scikit-learn"``: scikit-learn's ``DecisionTreeClassifier(max_leaf_nodes=...)`` itself.
 """
 
