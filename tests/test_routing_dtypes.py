@@ -163,23 +163,3 @@ def test_an_unfitted_model_never_skips_validation():
     from tnt._base import _plain_array
 
     assert not _plain_array(np.zeros((5, 4)), TnTClassifier())  # validation then says it is not fitted
-
-
-def test_a_pickled_graph_keeps_no_routing_tables_and_predicts_the_same():
-    """The tables prediction derives from a graph are not pickled, and a pickle that holds some (an
-    earlier version's, in another layout) has them dropped on loading."""
-    import pickle
-
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(400, 4))
-    model = TnTClassifier(C=1e-3, random_state=0).fit(X, (X[:, 0] + X[:, 1] > 0).astype(int))
-    expected = model.predict(X)  # fills the graph's derived tables
-    assert "_derived_cache" in model.graph_.__dict__
-    graph = pickle.loads(pickle.dumps(model.graph_))
-    assert "_derived_cache" not in graph.__dict__ and graph == model.graph_
-    model.graph_.__dict__["_derived_cache"]["walk_tables"] = ([], ("two", "tables"))  # an old layout
-    state = dict(model.graph_.__dict__)
-    graph = object.__new__(type(model.graph_))
-    graph.__setstate__(state)
-    model.graph_ = graph
-    assert np.array_equal(model.predict(X), expected)

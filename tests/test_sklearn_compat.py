@@ -101,3 +101,21 @@ def test_adaboost_samme_honours_sample_weights(pendigits):
     # The later estimators were fitted on reweighted data, so they differ from the first.
     preds = [est.predict(X_test) for est in boost.estimators_]
     assert any(not np.array_equal(preds[0], p) for p in preds[1:])
+
+
+def test_a_pickled_graph_keeps_no_routing_tables_and_predicts_the_same():
+    """The tables prediction derives from a graph are not pickled, and a pickle that holds some (an
+    earlier version's, in another layout) has them dropped on loading."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 4))
+    model = TnTClassifier(C=1e-3, random_state=0).fit(X, (X[:, 0] + X[:, 1] > 0).astype(int))
+    expected = model.predict(X)  # fills the graph's derived tables
+    assert "_derived_cache" in model.graph_.__dict__
+    graph = pickle.loads(pickle.dumps(model.graph_))
+    assert "_derived_cache" not in graph.__dict__ and graph == model.graph_
+    model.graph_.__dict__["_derived_cache"]["walk_tables"] = ([], ("two", "tables"))  # an old layout
+    state = dict(model.graph_.__dict__)
+    graph = object.__new__(type(model.graph_))
+    graph.__setstate__(state)
+    model.graph_ = graph
+    assert np.array_equal(model.predict(X), expected)
