@@ -143,3 +143,36 @@ def test_a_sweep_trains_tnt_and_its_fine_tuned_copy_with_the_bins_asked_for():
     assert row["cart_splits"] == binned.n_splits_
     (exact_row,) = sweep(X, labels, X, labels, [1e-3], [0]).to_dict("records")
     assert exact_row["tnt_splits"] == exact.n_splits_
+
+
+@pytest.mark.parametrize("max_bins", [MAX_EXACT_BINS, 255, 2])
+def test_exact_codes_are_each_values_rank_among_the_distinct_values(max_bins):
+    """Whatever way the codes are computed: a column with at most ``max_bins`` distinct values gets
+    each value's rank among them, and each bin holds exactly its one value (signed zeros,
+    repeats, huge and fractional values included); the other columns get quantile bins, each
+    bounded by the smallest and largest value in it."""
+    from tnt.learn.binning import bin_features
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3000, 5)).astype(np.float32)
+    X[::7, 0], X[::11, 0] = 0.0, -0.0
+    X[:, 1] = np.round(X[:, 1], 1)  # repeats
+    X[:, 2] = rng.integers(-3, 3, 3000) * np.float32(1e30)
+    X[:, 3] = rng.integers(0, 5000, 3000) + 0.5  # not whole numbers
+    binned = bin_features(X, max_bins)
+    for f in range(X.shape[1]):
+        distinct = np.unique(X[:, f])
+        if distinct.size > max_bins:  # quantile bins: edges at evenly spaced positions of the sorted column
+            positions = np.linspace(0, len(X) - 1, max_bins + 1)[1:].astype(np.intp)
+            edges = np.unique(np.sort(X[:, f])[positions])
+            codes = np.searchsorted(edges, X[:, f], side="left")
+            assert binned.n_bins[f] == edges.size <= max_bins
+            np.testing.assert_array_equal(binned.codes[:, f], codes)
+            np.testing.assert_array_equal(binned.bin_max[f, : edges.size], edges)
+            lows = [X[codes == b, f].min() for b in range(edges.size)]
+            np.testing.assert_array_equal(binned.bin_min[f, : edges.size], lows)
+            continue
+        assert binned.n_bins[f] == distinct.size
+        np.testing.assert_array_equal(binned.codes[:, f], np.searchsorted(distinct, X[:, f]))
+        np.testing.assert_array_equal(binned.bin_min[f, : distinct.size], distinct)
+        np.testing.assert_array_equal(binned.bin_max[f, : distinct.size], distinct)

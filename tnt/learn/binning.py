@@ -7,7 +7,7 @@ consecutive values present in the node. Only a feature with more distinct values
 quantised into ``MAX_EXACT_BINS`` quantile bins.
 
 A column of whole numbers spanning at most ``INTEGER_SPAN`` values (pixels, counts) is numbered
-by marking the values present, in one pass over the matrix; other columns are sorted.
+by marking the values present, in one pass over the matrix; other columns are sorted, once each.
 """
 
 from __future__ import annotations
@@ -100,41 +100,43 @@ def bin_features(X: np.ndarray, max_bins: int = MAX_EXACT_BINS) -> BinnedData:
         rank = np.cumsum(present, axis=1) - 1
         for j, f in enumerate(whole):
             distinct[f] = (lo[f] + np.flatnonzero(present[j])).astype(X.dtype)
+    sorted_codes: dict = {}  # the codes of the columns not numbered above, and their bins' bounds
+    width = [0 if d is None else d.size for d in distinct]  # columns of the bin arrays it asks for
     for f in range(n_features):
         if distinct[f] is None:
-            s = np.sort(X[:, f])
-            keep = np.empty(s.size, dtype=bool)
-            keep[:1] = True
-            np.not_equal(s[1:], s[:-1], out=keep[1:])
-            distinct[f] = s[keep]
-    widest = max((min(d.size, max_bins) for d in distinct), default=1)
+            # One sort gives the distinct values and each sample's rank among them (searching every
+            # value among the distinct ones instead, a binary search each, cost several times more).
+            values, inverse, counts = np.unique(X[:, f], return_inverse=True, return_counts=True)
+            width[f] = min(values.size, max_bins)
+            if values.size <= max_bins:
+                distinct[f] = values
+                sorted_codes[f] = (inverse.astype(np.uint16), values, values)  # max_bins <= 65,535
+            else:
+                distinct[f] = _quantile_edges(values, counts, n_samples, max_bins)
+                bins = np.searchsorted(distinct[f], values, side="left")  # of each distinct value
+                starts = np.flatnonzero(np.diff(bins, prepend=-1))  # each bin's smallest value
+                sorted_codes[f] = (bins.astype(np.uint16)[inverse], values[starts], distinct[f])
+    widest = max(width, default=1)
     dtype = np.uint8 if widest <= 256 else np.uint16
     n_columns = -(-n_features // 8) * 8 if dtype == np.uint8 else n_features
     codes = np.zeros((n_samples, n_columns), dtype=dtype)
     bin_min = np.zeros((n_features, max(widest, 1)), dtype=np.float32)
     bin_max = np.zeros_like(bin_min)
-    n_bins = np.empty(n_features, dtype=np.intp)
+    n_bins = np.array([d.size for d in distinct], dtype=np.intp)
     _code_whole_numbers(X, lo, whole, rank, codes)
-    is_whole = np.zeros(n_features, dtype=bool)
-    is_whole[whole] = True
     for f, values in enumerate(distinct):
-        if values.size <= max_bins:
-            if not is_whole[f]:
-                codes[:, f] = np.searchsorted(values, X[:, f])
+        if f in sorted_codes:
+            codes[:, f], bin_min[f, : values.size], bin_max[f, : values.size] = sorted_codes.pop(f)
+        else:
             bin_min[f, : values.size] = values
             bin_max[f, : values.size] = values
-            n_bins[f] = values.size
-        else:
-            # Quantile bins over the sorted column; each bin's upper edge is a value it contains.
-            column = X[:, f]
-            positions = np.linspace(0, n_samples - 1, max_bins + 1)[1:].astype(np.intp)
-            upper = np.unique(np.sort(column)[positions])
-            code = np.searchsorted(upper, column, side="left")
-            codes[:, f] = code
-            n = upper.size
-            lows = np.full(n, np.inf, dtype=np.float32)
-            np.minimum.at(lows, code, column)
-            bin_min[f, :n] = lows
-            bin_max[f, :n] = upper
-            n_bins[f] = n
     return BinnedData(codes=codes, bin_min=bin_min, bin_max=bin_max, n_bins=n_bins)
+
+
+def _quantile_edges(values: np.ndarray, counts: np.ndarray, n_samples: int, max_bins: int) -> np.ndarray:
+    """Upper edges of at most ``max_bins`` quantile bins of a column whose distinct values are
+    ``values`` (sorted), each present ``counts`` times: the values at ``max_bins`` evenly spaced
+    positions of the sorted column, each edge a value its bin contains."""
+    positions = np.linspace(0, n_samples - 1, max_bins + 1)[1:].astype(np.intp)
+    ends = np.cumsum(counts)  # the sorted column holds values[i] at positions ends[i-1] .. ends[i] - 1
+    return np.unique(values[np.searchsorted(ends, positions, side="right")])
