@@ -303,8 +303,7 @@ def _meta(args, settings, minutes, finished) -> dict:
 
 
 def _cart_trees_sentence(cart_trees: str) -> str:
-    """Which grower made Table 2's CART base trees (a run.json written before the choice existed
-    used scikit-learn's)."""
+    """Which grower made Table 2's CART base trees."""
     if cart_trees == "binned":
         return (
             "The CART base trees are the project's binned best-first CART (`NDGClassifier(C=0, merge=False)`), "
@@ -401,7 +400,8 @@ def _write_images(figures: dict, out: Path) -> None:
 
 
 def _report(meta, t1, sweeps, t2, side=None, quick_beside=False) -> str:
-    settings = Settings(**{**meta["settings"], "sizes": tuple(meta["settings"]["sizes"])})
+    # A run.json written before Table 2's grower could be chosen used scikit-learn's trees.
+    settings = Settings(**{"cart_trees": "scikit-learn", **meta["settings"], "sizes": tuple(meta["settings"]["sizes"])})
     mode = "quick run (`--quick`)" if meta["quick"] else "full run"
     load = f"; load average {meta['load']:g} when written, on a shared machine" if meta.get("load") else ""
     cmd, stamp, minutes = meta["command"], meta["stamp"], meta["minutes"]
@@ -470,7 +470,7 @@ def _report(meta, t1, sweeps, t2, side=None, quick_beside=False) -> str:
             "estimators' mean splits (`max_leaf_nodes` = mean + 1). Ensembles of 5 and 10 are the first "
             "base estimators of the ensemble of 20 (scikit-learn draws them identically). Bagging: "
             "`max_samples=1.0`, `bootstrap_features=False`; AdaBoost: SAMME, learning rate 1.0. "
-            + _cart_trees_sentence(meta["settings"].get("cart_trees", "scikit-learn")),
+            + _cart_trees_sentence(settings.cart_trees),
             "",
             table2_markdown(t2),
             "",

@@ -174,6 +174,8 @@ def test_unknown_grower_of_cart_trees_is_refused(wine):
     Xa, Xb, ya, yb = wine
     with pytest.raises(ValueError, match="Unknown grower of CART trees 'exact'"):
         fit_ensemble("Random Forest", Xa, ya, Xb, yb, n_estimators=2, seed=0, cart_trees="exact")
+    with pytest.raises(ValueError, match="Unknown grower of CART trees 'exact'"):  # before any TnT is trained
+        compare_ensembles(Xa, ya, Xb, yb, n_estimators=2, cart_trees="exact")
 
 
 @pytest.fixture(scope="module")

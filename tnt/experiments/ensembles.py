@@ -61,6 +61,11 @@ def _cart_tree(cart_trees: str, max_leaf_nodes: int | None, seed: int):
     return DecisionTreeClassifier(max_leaf_nodes=max_leaf_nodes, random_state=seed)
 
 
+def _check_cart_trees(cart_trees: str) -> None:
+    if cart_trees not in CART_TREES:
+        raise ValueError(f"Unknown grower of CART trees {cart_trees!r}; choose one of {', '.join(CART_TREES)}.")
+
+
 def _make(kind: str, n_estimators: int, seed: int, C: float, max_leaf_nodes: int | None, cart_trees: str):
     if kind.startswith("TnT"):
         base = TnTClassifier(C=C, random_state=seed)
@@ -148,8 +153,7 @@ def fit_ensemble_sizes(
     """
     if kind not in ENSEMBLES:
         raise ValueError(f"Unknown ensemble {kind!r}; choose one of {', '.join(ENSEMBLES)}.")
-    if cart_trees not in CART_TREES:
-        raise ValueError(f"Unknown grower of CART trees {cart_trees!r}; choose one of {', '.join(CART_TREES)}.")
+    _check_cart_trees(cart_trees)
     sizes = sorted({int(k) for k in sizes})
     model = _make(kind, sizes[-1], seed, C, max_leaf_nodes, cart_trees).fit(X_train, y_train)
     splits = [_splits(e) for e in model.estimators_]
@@ -236,6 +240,7 @@ def compare_ensembles(
     >>> rows["ensemble"].tolist()
     ['TnT-bagging', 'Random Forest', 'TnT-AdaBoost', 'AdaBoost']
     """
+    _check_cart_trees(cart_trees)  # before the TnT ensembles, which take most of the time
     seeds = [int(s) for s in seeds]
     sizes = (n_estimators,) if sizes is None else tuple(sizes)
     data = (X_train, y_train, X_test, y_test)
