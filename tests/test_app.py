@@ -3,7 +3,6 @@
 import json
 import re
 import sys
-import threading
 from pathlib import Path
 
 import numpy as np
@@ -372,35 +371,29 @@ def _train(at, C):
     assert not at.exception and not at.error, [e.value for e in at.error]
 
 
-def test_two_sessions_training_at_once_see_only_their_own_data_and_models(app, tmp_path):
+def test_two_sessions_see_only_their_own_data_and_models(app, tmp_path):
+    """Two sessions of one app process, each training on its own data in turn.
+
+    Trainings at the same moment are the real server's tests' to check
+    (``test_browser_workspace.py::test_two_sessions_training_at_once_keep_their_own_workspaces``,
+    ``test_browser.py::test_four_users_at_once``): ``AppTest`` runs one session at a time. Run in two
+    threads, its runs race on what it swaps process-wide around each run (``config.get_option``,
+    a new script cache whose parsing Python 3.11 does not make thread-safe), and about one run in
+    five on a loaded machine lost a "Train" click with no error at all.
+    """
     rng = np.random.default_rng(0)
     X = rng.uniform(size=(200, 2))
     path = tmp_path / "stripes.csv"
     pd.DataFrame({"u": X[:, 0], "v": X[:, 1], "kind": np.where(X[:, 0] > 0.5, "east", "west")}).to_csv(
         path, index=False
     )
-    # Both start on the default data set. The timeouts leave room for a loaded machine: two trainings
-    # share its cores here, and the test is about what each session sees, not about speed.
-    alice, bob = app, new_session(timeout=120)
-    alice.default_timeout = 120
+    alice, bob = app, new_session(timeout=60)  # both start on the default data set
+    alice.default_timeout = 60
     _use_upload(bob, path)
-    errors = []
-
-    def run(work):
-        try:
-            work()
-        except BaseException as error:  # noqa: BLE001 - reported below
-            errors.append(error)
-
-    threads = [
-        threading.Thread(target=run, args=(lambda: _train(alice, 1e-2),)),
-        threading.Thread(target=run, args=(lambda: _train(bob, 1e-4),)),
-    ]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert errors == [], [repr(error) for error in errors]
+    go(alice, "train")
+    go(bob, "train")  # each trains its default model as the page opens
+    _train(alice, 1e-2)
+    _train(bob, 1e-4)
     a_data, b_data = alice.session_state["data/dataset"], bob.session_state["data/dataset"]
     assert a_data.name == "Handwritten digits (8x8)" and b_data.name == "stripes.csv"
     a_models, b_models = alice.session_state["train/models"], bob.session_state["train/models"]
