@@ -136,6 +136,26 @@ def test_every_cached_kernel_of_tnt_uses_the_checked_cache():
     assert unchecked == []
 
 
+def test_a_kernels_cached_code_is_stale_when_any_kernel_module_changes(tmp_path):
+    # build_tree's code holds the split search it inlines from split_search.py: a stamp of its own
+    # file alone let code compiled against an older split search load (and segfault).
+    from tnt.learn import compiled
+    from tnt.learn.tree_builder import build_tree
+
+    assert build_tree._cache._cache_file._source_stamp == compiled.kernels_source_stamp()
+    assert compiled.kernels_source_stamp() == compiled.sources_digest(Path(compiled.__file__).parent)
+    for name in ("caller.py", "callee.py", "notes.txt"):
+        (tmp_path / name).write_text("x = 1\n")
+    before = compiled.sources_digest(tmp_path)
+    (tmp_path / "notes.txt").write_text("not a source\n")
+    assert compiled.sources_digest(tmp_path) == before
+    (tmp_path / "callee.py").write_text("x = 2\n")
+    edited = compiled.sources_digest(tmp_path)
+    assert edited != before
+    (tmp_path / "other.py").write_text("")
+    assert compiled.sources_digest(tmp_path) not in (before, edited)
+
+
 WRITER = """
 import sys, time
 import numpy as np

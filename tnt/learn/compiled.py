@@ -19,6 +19,13 @@ exclusive lock on a file beside the index (re-reading the index inside the lock)
 the index key inside the data file and checks it on loading: a data file holding anything else,
 or unreadable, is a cache miss (the kernel is compiled again), never a crash.
 
+numba also stamps a kernel's cached code with the time and size of its own source file only, yet
+that code holds the kernels it calls from other modules (``build_tree`` inlines the split search
+of ``split_search.py``): after an edit or a ``git pull`` that changes only the callee, the caller's
+stale code would still load, and crash when a shared layout changed (a segfault, seen here). So
+every kernel's stamp is a digest of all this package's sources (:func:`kernels_source_stamp`): a
+change to any of them compiles every kernel again.
+
 ``pip install`` writes the compiled code into the installed package's ``__pycache__`` folders
 (the repository's ``setup.py``). Where a user cannot write there (a package installed by another
 user, a read-only image), numba caches in a folder of the user's instead
@@ -29,8 +36,11 @@ then also reads the package's ``__pycache__``, after the user's folder and befor
 from __future__ import annotations
 
 import contextlib
+import functools
+import hashlib
 import itertools
 import os
+from pathlib import Path
 
 from numba import njit
 from numba.core.caching import FunctionCache, IndexDataCacheFile, UserWideCacheLocator
@@ -41,7 +51,7 @@ try:
 except ImportError:  # Windows: no lock; the key check on loading still applies
     fcntl = None
 
-__all__ = ["CheckedCacheFile", "kernel"]
+__all__ = ["CheckedCacheFile", "kernel", "kernels_source_stamp", "sources_digest"]
 
 # Marks a data file written by CheckedCacheFile (numba's own files hold other tuples).
 _MARK = "tnt-checked-cache-1"
@@ -89,13 +99,28 @@ class CheckedCacheFile(IndexDataCacheFile):
                 fcntl.flock(lock, fcntl.LOCK_UN)
 
 
+def sources_digest(folder) -> str:
+    """A digest of the names and contents of the ``.py`` files of ``folder``."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(folder).glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+@functools.cache
+def kernels_source_stamp() -> str:
+    """The stamp of every kernel's cached code: :func:`sources_digest` of this package, where all
+    of tnt's kernels are defined."""
+    return sources_digest(Path(__file__).parent)
+
+
 class _CheckedFunctionCache(FunctionCache):
     def __init__(self, py_func):
         super().__init__(py_func)
         self._cache_file = CheckedCacheFile(
             cache_path=self._cache_path,
             filename_base=self._impl.filename_base,
-            source_stamp=self._impl.locator.get_source_stamp(),
+            source_stamp=kernels_source_stamp(),
         )
         # The installed package's own code, when numba chose the user's folder because the
         # package's __pycache__ is not writable (not when NUMBA_CACHE_DIR names a folder).
@@ -105,7 +130,7 @@ class _CheckedFunctionCache(FunctionCache):
             installed = CheckedCacheFile(
                 cache_path=beside,
                 filename_base=self._impl.filename_base,
-                source_stamp=self._impl.locator.get_source_stamp(),
+                source_stamp=kernels_source_stamp(),
             )
             if os.path.isfile(installed._index_path):
                 self._installed = installed
