@@ -153,12 +153,15 @@ def test_each_fit_copies_exactly_its_samples_codes(n_features, n_values):
 
     rng = np.random.default_rng(n_features)
     X = rng.integers(0, n_values, size=(50, n_features)).astype(np.float32)
+    X[:25, ::2] = 3  # every other feature is constant in the first half's samples, not in all
     binned = bin_features(X)
-    for m in (1, 8, 13, 50):
-        rows = np.sort(rng.choice(50, m, replace=False))
-        local = _gather_codes(binned.codes, rows, binned.n_bins)
+    for m, among in ((1, 50), (8, 25), (13, 25), (13, 50), (50, 50)):
+        rows = np.sort(rng.choice(among, m, replace=False))
+        local, varies = _gather_codes(binned.codes, rows, binned.n_bins)
         varying = binned.n_bins > 1
-        np.testing.assert_array_equal(local[varying], binned.codes[rows][:, :n_features].T[varying])
+        mine = binned.codes[rows][:, :n_features]
+        np.testing.assert_array_equal(local[varying], mine.T[varying])
+        np.testing.assert_array_equal(varies[varying], (mine != mine[:1]).any(axis=0)[varying])
 
 
 def _reference_tree(X, y, w, n_classes, alpha, order):

@@ -138,22 +138,27 @@ def mark_left(runs, codes, position_sid, start, end, f, code, goes_left):
 @kernel
 def _partition_run(runs, j, start, end, goes_left, tmp_sid, tmp_code, tmp_y, tmp_w):
     sid, code, y, w = runs.sid[j], runs.code[j], runs.y[j], runs.w[j]
+    # Both sides are written at every step and only one pointer moves: no branch on the side, which
+    # a split of continuous values leaves as unpredictable as a coin. put <= i: nothing unread is
+    # overwritten.
     put = start
     n_right = 0
     for i in range(start, end):
         s = sid[i]
-        if goes_left[s]:
-            sid[put] = s
-            code[put] = code[i]
-            y[put] = y[i]
-            w[put] = w[i]
-            put += 1
-        else:
-            tmp_sid[n_right] = s
-            tmp_code[n_right] = code[i]
-            tmp_y[n_right] = y[i]
-            tmp_w[n_right] = w[i]
-            n_right += 1
+        c = code[i]
+        t = y[i]
+        v = w[i]
+        g = np.int64(goes_left[s])
+        sid[put] = s
+        code[put] = c
+        y[put] = t
+        w[put] = v
+        tmp_sid[n_right] = s
+        tmp_code[n_right] = c
+        tmp_y[n_right] = t
+        tmp_w[n_right] = v
+        put += g
+        n_right += 1 - g
     for k in range(n_right):  # a loop, not slice assignments (see tree_builder._more_slots)
         sid[put + k] = tmp_sid[k]
         code[put + k] = tmp_code[k]

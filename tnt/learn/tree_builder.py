@@ -57,38 +57,57 @@ EPSILON = np.finfo(np.float64).eps
 
 @kernel
 def _gather_codes(codes, rows, n_bins):
-    """Feature-major copy of the codes of ``rows`` from the sample-major matrix ``codes``.
+    """Feature-major copy of the codes of ``rows`` from the sample-major matrix ``codes``, and
+    whether each feature takes more than one code among them.
 
     One-byte codes in rows padded to a multiple of eight bytes are moved eight samples by eight
     features at a time: eight 64-bit words read, one from each sample, and each feature's byte
-    picked out of them. Otherwise rows are copied in blocks of 64 samples, so that each is read
-    from memory once (constant features are skipped).
+    picked out of them; a word's bits that differ from the first sample's mark the features that
+    vary. Otherwise rows are copied in blocks of 64 samples, so that each is read from memory once
+    (constant features are skipped).
+
+    The mask lets the root skip the features constant in the fit (many of a small fit's pixels),
+    which its scan would otherwise read in full only to find nothing to split.
     """
     n_features = n_bins.shape[0]
     m = rows.shape[0]
     local_codes = np.empty((n_features, m), dtype=codes.dtype)
+    varies = np.zeros(n_features, dtype=np.bool_)
+    if m == 0:
+        return local_codes, varies
     done = 0
     if codes.itemsize == 1 and codes.shape[1] % 8 == 0:
         words = codes.view(np.uint64)
+        n_words = (n_features + 7) // 8
         done = m - m % 8
         word = np.empty(8, dtype=np.uint64)
+        first = words[rows[0]]
+        diff = np.zeros(n_words, dtype=np.uint64)
         for i0 in range(0, done, 8):
-            for wf in range((n_features + 7) // 8):
+            for wf in range(n_words):
+                d = np.uint64(0)
                 for j in range(8):
                     word[j] = words[rows[i0 + j], wf]
+                    d |= word[j] ^ first[wf]
+                diff[wf] |= d
                 for byte in range(min(8, n_features - 8 * wf)):
                     shift = np.uint64(8 * byte)
                     lf = local_codes[8 * wf + byte]
                     for j in range(8):
                         lf[i0 + j] = (word[j] >> shift) & np.uint64(255)
+        for f in range(n_features):
+            varies[f] = (diff[f >> 3] >> np.uint64(8 * (f & 7))) & np.uint64(255) != 0
     for i0 in range(done, m, 64):
         i1 = min(m, i0 + 64)
         for f in range(n_features):
             if n_bins[f] > 1:
                 lf = local_codes[f]
+                c0 = codes[rows[0], f]
                 for i in range(i0, i1):
-                    lf[i] = codes[rows[i], f]
-    return local_codes
+                    c = codes[rows[i], f]
+                    lf[i] = c
+                    varies[f] |= c != c0
+    return local_codes, varies
 
 
 @kernel
@@ -158,27 +177,12 @@ def _swap(a, first, second, n_swaps):
 
 
 @kernel
-def _partition(
-    data,
-    position_sid,
-    goes_left,
-    start,
-    end,
-    f,
-    code,
-    features,
-    n_features,
-    first,
-    second,
-    parallel,
-    n_lanes,
-    threaded,
-    with_runs,
-):
-    """Partition positions start:end (codes of ``f`` <= ``code`` first) of the code rows of
-    ``features``, the targets, the weights and the sample ids, by swapping the misplaced pairs: the
-    cost follows the smaller side, not the node. A split on a feature in sorted runs is read from
-    ``goes_left`` (by sample id). Returns the first position of the right part."""
+def _split_samples(data, position_sid, goes_left, start, end, f, code, first, second, with_runs):
+    """First half of partitioning positions start:end (codes of ``f`` <= ``code`` first): the
+    misplaced pairs found and the targets, weights and sample ids swapped. The codes follow in
+    :func:`_split_codes`, only if a child is grown. A split on a feature in sorted runs is read
+    from ``goes_left`` (by sample id). Returns (first position of the right part, number of swaps);
+    ``first`` and ``second`` hold the pairs."""
     if with_runs is not None:  # None: compiled without sorted runs
         if data.runs.row[f] >= 0:
             mid, n_swaps = _split_marked_positions(position_sid, goes_left, start, end, first, second)
@@ -190,12 +194,19 @@ def _partition(
     _swap(data.ws, first, second, n_swaps)
     if position_sid.shape[0]:
         _swap(position_sid, first, second, n_swaps)
+    return mid, n_swaps
+
+
+@kernel
+def _split_codes(data, features, n_features, first, second, n_swaps, parallel, n_lanes, threaded):
+    """Second half of the partition begun by :func:`_split_samples`: the same pairs swapped in the
+    code rows of ``features``, by swapping the misplaced pairs, so that the cost follows the smaller
+    side, not the node. The rows of features in sorted runs are left alone."""
     if threaded is not None:  # None: compiled without the parallel kernel
         if parallel and n_lanes > 1:
             _swap_features_in_parallel(data.codes, data.runs.row, features, n_features, first, second, n_swaps, n_lanes)
-            return mid
+            return
     _swap_features(np.int64(0), np.int64(1), data.codes, data.runs.row, features, n_features, first, second, n_swaps)
-    return mid
 
 
 @kernel(inline="always")
@@ -472,7 +483,7 @@ def build_tree(
     # The fit's own feature-major copy of its samples' codes, partitioned node by node: a node's
     # codes of a feature are one contiguous run, which every scan reads in order. Features with
     # many codes are kept in sorted runs instead, partitioned stably.
-    local_codes = _gather_codes(codes, rows, n_bins)
+    local_codes, varies = _gather_codes(codes, rows, n_bins)
     if with_runs is not None:
         runs = make_runs(local_codes, n_bins, ys, ws, n_lanes, m * n_all >= PARALLEL_WORK, threaded)
         run_tmp = run_scratch(runs, n_lanes)
@@ -504,7 +515,7 @@ def build_tree(
     bound[0] = min(leaf_cost[0], alpha + alpha)
     n_candidates = 0
     for fi in range(n_all):
-        if n_bins[feature_order[fi]] > 1:
+        if n_bins[feature_order[fi]] > 1 and varies[feature_order[fi]]:
             kept[n_candidates] = feature_order[fi]
             n_candidates += 1
     stack = _push(stack, zero, zero, zero, m, zero, np.int64(-1), kept, np.int64(n_candidates))
@@ -561,23 +572,7 @@ def build_tree(
         if with_runs is not None:
             if has_runs:
                 mark_left(runs, local_codes, position_sid, start, end, f, code, goes_left)
-        mid = _partition(
-            data,
-            position_sid,
-            goes_left,
-            start,
-            end,
-            f,
-            code,
-            kept,
-            n_kept,
-            first,
-            second,
-            parallel,
-            n_lanes,
-            threaded,
-            with_runs,
-        )
+        mid, n_swaps = _split_samples(data, position_sid, goes_left, start, end, f, code, first, second, with_runs)
         n_left = mid - start
         left[node] = n_nodes
         right[node] = n_nodes + 1
@@ -594,9 +589,11 @@ def build_tree(
         if alpha > 0.0:
             _tighten(node, left, right, parent, leaf_cost, bound, decided)
         if decided[node] or not (grow_left or grow_right):
-            # Pruning will cut this split, or both children are leaves already.
+            # Pruning will cut this split, or both children are leaves already: their codes are
+            # never read, so they are not partitioned.
             _release_slot(pool, slot)
             continue
+        _split_codes(data, kept, n_kept, first, second, n_swaps, parallel, n_lanes, threaded)
         if with_runs is not None:
             if has_runs:
                 partition_runs(runs, kept, n_kept, start, end, goes_left, run_tmp, parallel, threaded)
