@@ -72,16 +72,22 @@ def row(name, limit, baseline, measured, ratio, note="", value=None, unit=""):
     }
 
 
-def timed_pair(baseline, measured, repeat=1):
-    """Median times of two functions run in turns (baseline, measured, baseline, ...), so that both
-    see the same load on a shared machine, and their last results."""
-    times, results = ([], []), [None, None]
+def timed_in_turns(functions, repeat=1):
+    """Median times of functions run in turns (first, second, ..., first, ...), so that all see the
+    same load on a shared machine, and their last results: ``(times, results)``."""
+    times, results = [[] for _ in functions], [None] * len(functions)
     for _ in range(repeat):
-        for i, fn in enumerate((baseline, measured)):
+        for i, fn in enumerate(functions):
             start = time.perf_counter()
             results[i] = fn()
             times[i].append(time.perf_counter() - start)
-    return float(np.median(times[0])), float(np.median(times[1])), results[0], results[1]
+    return [float(np.median(t)) for t in times], results
+
+
+def timed_pair(baseline, measured, repeat=1):
+    """:func:`timed_in_turns` of a baseline and a measurement: their median times and last results."""
+    (base_time, measured_time), (base, result) = timed_in_turns((baseline, measured), repeat)
+    return base_time, measured_time, base, result
 
 
 def bench_fit(name, data, repeat, jobs=(1, -1)):
@@ -139,23 +145,29 @@ def bench_predict(name, data, model):
     return rows
 
 
-def bench_continuous():
+def bench_continuous(repeat=2):
     """Continuous features: 250k rows of ``make_classification``, one thread, against CART; TnT
-    with exact splits (the default) and with ``max_bins=255``."""
+    with exact splits (the default) and with ``max_bins=255``, the three fits timed in turns
+    (:func:`timed_in_turns`)."""
     X, y = make_classification(n_samples=300_000, n_features=30, n_informative=15, n_classes=4, random_state=0)
     X_train, y_train, X_test, y_test = X[:250_000], y[:250_000], X[250_000:], y[250_000:]
-    cart_time, cart = timed(lambda: DecisionTreeClassifier(ccp_alpha=C, random_state=0).fit(X_train, y_train))
+    all_bins = (MAX_EXACT_BINS, 255)
+    (cart_time, *tnt_times), (cart, *models) = timed_in_turns(
+        [lambda: DecisionTreeClassifier(ccp_alpha=C, random_state=0).fit(X_train, y_train)]
+        + [
+            lambda max_bins=max_bins: TnTClassifier(C=C, random_state=0, n_jobs=1, max_bins=max_bins).fit(
+                X_train, y_train
+            )
+            for max_bins in all_bins
+        ],
+        repeat,
+    )
     baseline = (
         f"`DecisionTreeClassifier(ccp_alpha=1e-4)`: {seconds(cart_time)}, {cart.tree_.node_count // 2} splits, "
         f"test accuracy {cart.score(X_test, y_test):.4f}"
     )
     rows, exact_accuracy = [], None
-    for max_bins in (MAX_EXACT_BINS, 255):
-        tnt_time, tnt = timed(
-            lambda max_bins=max_bins: TnTClassifier(C=C, random_state=0, n_jobs=1, max_bins=max_bins).fit(
-                X_train, y_train
-            )
-        )
+    for max_bins, tnt_time, tnt in zip(all_bins, tnt_times, models):
         accuracy = tnt.score(X_test, y_test)
         exact_accuracy = accuracy if exact_accuracy is None else exact_accuracy
         change = 100 * (accuracy - exact_accuracy)
@@ -438,9 +450,9 @@ otherwise):
 `--only fit predict continuous first-start memory growth` runs some groups (this file is
 rewritten only by a run of the first five). Every timing has a scikit-learn baseline measured in
 the same run on the same data, because the machines are shared and noisy: the ratio (TnT over the
-baseline) is the figure to read. The fit and predict rows time the baseline and TnT in turns
-(baseline, TnT, baseline, ...; the median of each), so that a change of load during the run falls on
-both. scikit-learn's CART fits on one thread whatever `n_jobs` TnT has.
+baseline) is the figure to read. The fit, predict and continuous-data rows time the baseline and TnT
+in turns (baseline, TnT, baseline, ...; the median of each; the continuous rows two turns of CART,
+exact TnT and binned TnT), so that a change of load during the run falls on both. scikit-learn's CART fits on one thread whatever `n_jobs` TnT has.
 "Target" is the limit the speed issue set (a ratio unless it has a unit). Prediction is compared
 with scikit-learn's CART grown best-first to as many splits as the TnT model, on the same input
 array. The first-start rows run new processes, either with `NUMBA_CACHE_DIR` pointing at an empty

@@ -70,3 +70,6 @@ def test_a_baseline_and_its_measurement_are_timed_in_turns():
     assert calls == ["baseline", "measured"] * 3
     assert (base, measured) == (5, 6)  # the last result of each
     assert base_time >= 0 and measured_time >= 0
+    calls.clear()
+    times, results = run.timed_in_turns([lambda i=i: calls.append(i) or i for i in range(3)], repeat=2)
+    assert calls == [0, 1, 2, 0, 1, 2] and results == [0, 1, 2] and len(times) == 3
