@@ -45,16 +45,6 @@ def load(data_dir: Path, name: str):
         return d["X_train"], d["y_train"], d["X_test"], d["y_test"]
 
 
-def timed(fn, repeat=1):
-    times = []
-    result = None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times)), result
-
-
 def seconds(t: float) -> str:
     return f"{t:.1f} s" if t >= 1 else f"{t * 1e3:.0f} ms" if t >= 0.01 else f"{t * 1e3:.1f} ms"
 
@@ -82,6 +72,12 @@ def timed_in_turns(functions, repeat=1):
             results[i] = fn()
             times[i].append(time.perf_counter() - start)
     return [float(np.median(t)) for t in times], results
+
+
+def timed(fn, repeat=1):
+    """:func:`timed_in_turns` of one function: its median time and last result."""
+    (t,), (result,) = timed_in_turns((fn,), repeat)
+    return t, result
 
 
 def timed_pair(baseline, measured, repeat=1):
