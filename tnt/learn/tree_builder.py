@@ -18,7 +18,9 @@ What makes it fast without changing the pruned tree:
   ``R(t) = W_t / W * gini(t)`` is at most ``alpha`` (a branch survives only when it lowers ``R`` by
   more than ``alpha`` per added leaf, and it cannot lower it by more than ``R(t)``), and below a
   split whose subtree cannot beat the split node as a leaf, judged from lower bounds on the pruned
-  cost of every pending subtree (a branch and bound; :func:`_tighten`).
+  cost of every pending subtree (a branch and bound; :func:`_tighten`);
+* the hot loops index with unsigned integers, which numba does not wrap around (see
+  :mod:`tnt.learn.split_search`).
 
 Ties between equally good splits may be broken differently from scikit-learn, which visits
 features in a random order. With non-integer weights, histogram subtraction can change the last
@@ -81,19 +83,19 @@ def _gather_codes(codes, rows, n_bins):
         n_words = (n_features + 7) // 8
         done = m - m % 8
         word = np.empty(8, dtype=np.uint64)
-        first = words[rows[0]]
+        first = words[np.uint64(rows[0])]
         diff = np.zeros(n_words, dtype=np.uint64)
-        for i0 in range(0, done, 8):
-            for wf in range(n_words):
+        for i0 in range(np.uint64(0), np.uint64(done), np.uint64(8)):
+            for wf in range(np.uint64(n_words)):
                 d = np.uint64(0)
-                for j in range(8):
-                    word[j] = words[rows[i0 + j], wf]
+                for j in range(np.uint64(8)):
+                    word[j] = words[np.uint64(rows[i0 + j]), wf]
                     d |= word[j] ^ first[wf]
                 diff[wf] |= d
-                for byte in range(min(8, n_features - 8 * wf)):
-                    shift = np.uint64(8 * byte)
-                    lf = local_codes[8 * wf + byte]
-                    for j in range(8):
+                for byte in range(np.uint64(min(8, n_features - 8 * np.int64(wf)))):
+                    shift = np.uint64(8) * byte
+                    lf = local_codes[np.uint64(8) * wf + byte]
+                    for j in range(np.uint64(8)):
                         lf[i0 + j] = (word[j] >> shift) & np.uint64(255)
         for f in range(n_features):
             varies[f] = (diff[f >> 3] >> np.uint64(8 * (f & 7))) & np.uint64(255) != 0
@@ -102,9 +104,9 @@ def _gather_codes(codes, rows, n_bins):
         for f in range(n_features):
             if n_bins[f] > 1:
                 lf = local_codes[f]
-                c0 = codes[rows[0], f]
-                for i in range(i0, i1):
-                    c = codes[rows[i], f]
+                c0 = codes[np.uint64(rows[0]), f]
+                for i in range(np.uint64(i0), np.uint64(i1)):
+                    c = codes[np.uint64(rows[i]), f]
                     lf[i] = c
                     varies[f] |= c != c0
     return local_codes, varies
@@ -116,18 +118,18 @@ def _split_positions(cf, code, start, end, first, second):
     go left): ``first[:n]`` are positions before the split point that go right, ``second[:n]``
     positions after it that go left. Returns (split point, n)."""
     n_left = 0
-    for i in range(start, end):
+    for i in range(np.uint64(start), np.uint64(end)):
         n_left += np.int64(cf[i]) <= code
     mid = start + n_left
-    n_first = 0
-    for i in range(start, mid):
+    n_first = np.uint64(0)
+    for i in range(np.uint64(start), np.uint64(mid)):
         first[n_first] = i
-        n_first += np.int64(cf[i]) > code
-    n_second = 0
-    for i in range(mid, end):
+        n_first += np.uint64(np.int64(cf[i]) > code)
+    n_second = np.uint64(0)
+    for i in range(np.uint64(mid), np.uint64(end)):
         second[n_second] = i
-        n_second += np.int64(cf[i]) <= code
-    return mid, n_first
+        n_second += np.uint64(np.int64(cf[i]) <= code)
+    return mid, np.int64(n_first)
 
 
 @kernel
@@ -156,9 +158,9 @@ def _swap_features(lane, n_lanes, codes, row, features, n_features, first, secon
         if row[features[fi]] >= 0:
             continue
         cf = codes[features[fi]]
-        for k in range(n_swaps):
-            i = first[k]
-            j = second[k]
+        for k in range(np.uint64(n_swaps)):
+            i = np.uint64(first[k])
+            j = np.uint64(second[k])
             cf[i], cf[j] = cf[j], cf[i]
 
 
@@ -170,9 +172,9 @@ def _swap_features_in_parallel(codes, row, features, n_features, first, second, 
 
 @kernel
 def _swap(a, first, second, n_swaps):
-    for k in range(n_swaps):
-        i = first[k]
-        j = second[k]
+    for k in range(np.uint64(n_swaps)):
+        i = np.uint64(first[k])
+        j = np.uint64(second[k])
         a[i], a[j] = a[j], a[i]
 
 
@@ -225,8 +227,8 @@ def _leaf_cost(value, node, total_w, alpha):
 def _class_totals(ys, ws, start, end, value, node):
     for k in range(value.shape[1]):
         value[node, k] = 0.0
-    for i in range(start, end):
-        value[node, ys[i]] += ws[i]
+    for i in range(np.uint64(start), np.uint64(end)):
+        value[node, np.uint64(ys[i])] += ws[i]
 
 
 @kernel(inline="always")
