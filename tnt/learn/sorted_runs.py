@@ -127,12 +127,12 @@ def mark_left(runs, codes, position_sid, start, end, f, code, goes_left):
     if j >= 0:
         sid = runs.sid[j]
         cf = runs.code[j]
-        for i in range(start, end):
-            goes_left[sid[i]] = np.int64(cf[i]) <= code
+        for i in range(np.uint64(start), np.uint64(end)):
+            goes_left[np.uint64(sid[i])] = np.int64(cf[i]) <= code
     else:
         cf = codes[f]
-        for i in range(start, end):
-            goes_left[position_sid[i]] = np.int64(cf[i]) <= code
+        for i in range(np.uint64(start), np.uint64(end)):
+            goes_left[np.uint64(position_sid[i])] = np.int64(cf[i]) <= code
 
 
 @kernel
@@ -141,14 +141,15 @@ def _partition_run(runs, j, start, end, goes_left, tmp_sid, tmp_code, tmp_y, tmp
     # Both sides are written at every step and only one pointer moves: no branch on the side, which
     # a split of continuous values leaves as unpredictable as a coin. put <= i: nothing unread is
     # overwritten.
-    put = start
-    n_right = 0
-    for i in range(start, end):
+    # Unsigned indices, as in tnt.learn.split_search.
+    put = np.uint64(start)
+    n_right = np.uint64(0)
+    for i in range(np.uint64(start), np.uint64(end)):
         s = sid[i]
         c = code[i]
         t = y[i]
         v = w[i]
-        g = np.int64(goes_left[s])
+        g = np.uint64(goes_left[np.uint64(s)])
         sid[put] = s
         code[put] = c
         y[put] = t
@@ -158,7 +159,7 @@ def _partition_run(runs, j, start, end, goes_left, tmp_sid, tmp_code, tmp_y, tmp
         tmp_y[n_right] = t
         tmp_w[n_right] = v
         put += g
-        n_right += 1 - g
+        n_right += np.uint64(1) - g
     for k in range(n_right):  # a loop, not slice assignments (see tree_builder._more_slots)
         sid[put + k] = tmp_sid[k]
         code[put + k] = tmp_code[k]

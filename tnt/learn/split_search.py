@@ -124,9 +124,11 @@ def _accumulate(cf, ys, ws, start, end, K, h0, h1, c0, c1):
 
 
 @kernel(inline="always")
-def _candidate(best, prev, b, f, left, total, K, w_left, w_node, bin_min, bin_max):
-    """``best`` (proxy, last code going left, threshold) updated with the split between the codes
-    present ``prev`` (the last going left; -1 before the first code) and ``b``."""
+def _candidate(best, prev, b, left, total, K, w_left, w_node):
+    """``best`` (proxy, last code going left, first code going right) updated with the split
+    between the codes present ``prev`` (the last going left; -1 before the first code) and ``b``.
+    The threshold is found once the scan is over (:func:`_best_split`): it reads the bin tables,
+    which a continuous feature's many improving candidates would otherwise read at every step."""
     if prev < 0:
         return best
     if w_left <= 0.0 or w_node - w_left <= 0.0:
@@ -135,8 +137,18 @@ def _candidate(best, prev, b, f, left, total, K, w_left, w_node, bin_min, bin_ma
         return best
     proxy = _proxy(left, total, K, w_left, w_node)
     if proxy > best[0]:
-        return proxy, prev, _threshold(bin_max[f, prev], bin_min[f, b])
+        return proxy, prev, b
     return best
+
+
+@kernel(inline="always")
+def _best_split(best, f, bin_min, bin_max):
+    """(proxy, last code going left, threshold) of the ``best`` of :func:`_candidate` on feature
+    ``f``; the proxy is ``-inf`` when there was no candidate."""
+    proxy, prev, b = best
+    if prev < 0:
+        return proxy, prev, 0.0
+    return proxy, prev, _threshold(bin_max[f, prev], bin_min[f, b])
 
 
 @kernel(inline="always")
@@ -165,7 +177,7 @@ def _scan_feature(cf, nb, f, ys, ws, start, end, K, bin_min, bin_max, total, w_n
     and are left that way. The proxy is ``-inf`` when the feature is constant in the node.
     """
     n = end - start
-    best = (-np.inf, -1, 0.0)
+    best = (-np.inf, -1, -1)
     for k in range(K):
         left[k] = 0.0
     w_left = 0.0
@@ -176,12 +188,12 @@ def _scan_feature(cf, nb, f, ys, ws, start, end, K, bin_min, bin_max, total, w_n
         for b in range(np.uint64(lo), np.uint64(hi + 1)):
             if c0[b] + c1[b] == 0:
                 continue
-            best = _candidate(best, prev, np.int64(b), f, left, total, K, w_left, w_node, bin_min, bin_max)
+            best = _candidate(best, prev, np.int64(b), left, total, K, w_left, w_node)
             w_left = _move_code(b, K, h0, h1, left, w_left, h0, -1)
             c0[b] = 0
             c1[b] = 0
             prev = np.int64(b)
-        return best
+        return _best_split(best, f, bin_min, bin_max)
     # Few samples: mark the codes present in a bitmap and visit them in order.
     lo_word = nb
     hi_word = 0
@@ -199,10 +211,10 @@ def _scan_feature(cf, nb, f, ys, ws, start, end, K, bin_min, bin_max, total, w_n
         while x != 0:
             b = word * 64 + _lowest_bit(x)
             x &= x - np.uint64(1)
-            best = _candidate(best, prev, b, f, left, total, K, w_left, w_node, bin_min, bin_max)
+            best = _candidate(best, prev, b, left, total, K, w_left, w_node)
             w_left = _move_code(b, K, h0, h1, left, w_left, h0, -1)
             prev = b
-    return best
+    return _best_split(best, f, bin_min, bin_max)
 
 
 @kernel
@@ -210,21 +222,21 @@ def _scan_sorted(code, y, w, start, end, f, K, bin_min, bin_max, total, w_node, 
     """Best split of positions start:end of a sorted run (codes ``code``, targets ``y``, weights
     ``w``, in increasing code order): (proxy, last code going left, threshold), the proxy ``-inf``
     for a feature constant in the node."""
-    best = (-np.inf, -1, 0.0)
+    best = (-np.inf, -1, -1)
     for k in range(K):
         left[k] = 0.0
     w_left = 0.0
     prev = np.int64(code[start])
     if np.int64(code[end - 1]) == prev:
-        return best
+        return _best_split(best, f, bin_min, bin_max)
     for i in range(np.uint64(start), np.uint64(end)):
         b = np.int64(code[i])
         if b != prev:
-            best = _candidate(best, prev, b, f, left, total, K, w_left, w_node, bin_min, bin_max)
+            best = _candidate(best, prev, b, left, total, K, w_left, w_node)
             prev = b
         left[np.uint64(y[i])] += w[i]
         w_left += w[i]
-    return best
+    return _best_split(best, f, bin_min, bin_max)
 
 
 @kernel
@@ -234,7 +246,7 @@ def _fill_and_scan(
     """:func:`_scan_feature` for a node that keeps its histograms: they are written to bins
     ``off + lo .. off + hi`` of the stored histogram, ``(lo, hi)`` (the range of codes present) to
     ``bounds``. Leaves the scratch histograms zeroed."""
-    best = (-np.inf, -1, 0.0)
+    best = (-np.inf, -1, -1)
     for k in range(K):
         left[k] = 0.0
     w_left = 0.0
@@ -248,12 +260,12 @@ def _fill_and_scan(
         counts[uoff + b] = count
         if count == 0:
             continue
-        best = _candidate(best, prev, np.int64(b), f, left, total, K, w_left, w_node, bin_min, bin_max)
+        best = _candidate(best, prev, np.int64(b), left, total, K, w_left, w_node)
         w_left = _move_code(b, K, h0, h1, left, w_left, hist, np.int64((uoff + b) * np.uint64(K)))
         c0[b] = 0
         c1[b] = 0
         prev = np.int64(b)
-    return best
+    return _best_split(best, f, bin_min, bin_max)
 
 
 @kernel
@@ -261,7 +273,7 @@ def _scan_stored(hist, counts, off, bounds, f, K, bin_min, bin_max, total, w_nod
     """Best split on one feature from its stored histogram, codes ``bounds[0] .. bounds[1]`` (a
     range holding every code present), which is left unchanged: (proxy, last code going left,
     threshold), the proxy ``-inf`` for a constant feature."""
-    best = (-np.inf, -1, 0.0)
+    best = (-np.inf, -1, -1)
     for k in range(K):
         left[k] = 0.0
     w_left = 0.0
@@ -271,14 +283,14 @@ def _scan_stored(hist, counts, off, bounds, f, K, bin_min, bin_max, total, w_nod
     for b in range(np.uint64(bounds[0]), np.uint64(bounds[1] + 1)):
         if counts[uoff + b] == 0:
             continue
-        best = _candidate(best, prev, np.int64(b), f, left, total, K, w_left, w_node, bin_min, bin_max)
+        best = _candidate(best, prev, np.int64(b), left, total, K, w_left, w_node)
         base = (uoff + b) * uk
         for k in range(uk):
             v = hist[base + k]
             left[k] += v
             w_left += v
         prev = np.int64(b)
-    return best
+    return _best_split(best, f, bin_min, bin_max)
 
 
 @kernel
