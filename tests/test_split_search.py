@@ -67,7 +67,7 @@ def test_scan_equals_brute_force_and_leaves_scratch_zeroed(n):
     h0, h1, c0, c1, buffers = _scratch(n_bins)
     total = _total(ys, ws, start, end)
     result = _scan_feature(
-        cf,
+        cf[None],
         n_bins,
         0,
         ys,
@@ -98,10 +98,30 @@ def test_constant_feature_scores_minus_infinity():
     h0, h1, c0, c1, buffers = _scratch(20)
     total = _total(ys, ws, 0, 50)
     result = _scan_feature(
-        cf, 20, 0, ys, ws, 0, 50, K, bin_min, bin_max, total, 50.0, h0, h1, c0, c1, buffers.bits[0], buffers.left[0]
+        cf[None],
+        20,
+        0,
+        ys,
+        ws,
+        0,
+        50,
+        K,
+        bin_min,
+        bin_max,
+        total,
+        50.0,
+        h0,
+        h1,
+        c0,
+        c1,
+        buffers.bits[0],
+        buffers.left[0],
     )
     assert result[0] == -np.inf
-    assert _scan_sorted(cf, ys, ws, 0, 50, 0, K, bin_min, bin_max, total, 50.0, buffers.left[0])[0] == -np.inf
+    assert (
+        _scan_sorted(cf[None], ys[None], ws[None], 0, 0, 50, 0, K, bin_min, bin_max, total, 50.0, buffers.left[0])[0]
+        == -np.inf
+    )
 
 
 @pytest.mark.parametrize("weights", ["integer", "real"])
@@ -111,7 +131,7 @@ def test_scan_of_stored_histograms_equals_a_direct_scan(weights):
     h0, h1, c0, c1, buffers = _scratch(n_bins)
     total = _total(ys, ws, 0, 3000)
     direct = _scan_feature(
-        cf,
+        cf[None],
         n_bins,
         0,
         ys,
@@ -132,9 +152,9 @@ def test_scan_of_stored_histograms_equals_a_direct_scan(weights):
     )
     hist = np.zeros(n_bins * K)
     counts = np.zeros(n_bins, dtype=np.int32)
-    bounds = np.zeros(2, dtype=np.int64)
+    bounds = np.zeros((1, 2), dtype=np.int64)
     filled = _fill_and_scan(
-        cf,
+        cf[None],
         0,
         ys,
         ws,
@@ -172,10 +192,10 @@ def test_histogram_subtraction_equals_a_rebuild():
     def fill(start, end):
         hist = np.zeros(n_bins * K)
         counts = np.zeros(n_bins, dtype=np.int32)
-        bounds = np.zeros(2, dtype=np.int64)
+        bounds = np.zeros((1, 2), dtype=np.int64)
         total = _total(ys, ws, start, end)
         _fill_and_scan(
-            cf,
+            cf[None],
             0,
             ys,
             ws,
@@ -199,7 +219,7 @@ def test_histogram_subtraction_equals_a_rebuild():
         return hist, counts, bounds
 
     hist, counts, bounds = fill(0, 4000)
-    _subtract_samples(cf, ys, ws, 0, mid, K, hist, counts, 0)
+    _subtract_samples(cf[None], 0, ys, ws, 0, mid, K, hist, counts, 0)
     rebuilt, rebuilt_counts, _ = fill(mid, 4000)
     np.testing.assert_array_equal(hist, rebuilt)
     np.testing.assert_array_equal(counts, rebuilt_counts)
@@ -215,7 +235,9 @@ def test_scan_of_a_sorted_run_equals_brute_force(n):
     order = np.argsort(cf, kind="stable")
     total = _total(ys, ws, 0, n)
     left = np.zeros(K)
-    result = _scan_sorted(cf[order], ys[order], ws[order], 0, n, 0, K, bin_min, bin_max, total, total.sum(), left)
+    result = _scan_sorted(
+        cf[order][None], ys[order][None], ws[order][None], 0, 0, n, 0, K, bin_min, bin_max, total, total.sum(), left
+    )
     assert result == _brute_force(cf, ys, ws, 0, n, bin_min, bin_max)
 
 

@@ -93,20 +93,21 @@ def _proxy(left_counts, total, n_classes, w_left, w_node):
 
 
 @kernel(inline="always")
-def _accumulate(cf, ys, ws, start, end, K, h0, h1, c0, c1):
-    """Add positions start:end to the class histograms and counts of one feature, even and odd
+def _accumulate(codes, f, ys, ws, start, end, K, h0, h1, c0, c1):
+    """Add positions start:end to the class histograms and counts of feature ``f``, even and odd
     samples apart so that consecutive samples with the same code (pixels are mostly 0) do not wait
     on each other's stores. Returns the smallest and largest code seen."""
     uk = np.uint64(K)
-    lo = np.uint64(cf[start])
+    uf = np.uint64(f)
+    lo = np.uint64(codes[uf, start])
     hi = lo
     i = np.uint64(start)
     stop = np.uint64(end)
     one = np.uint64(1)
     while i + one < stop:
         j = i + one
-        b0 = np.uint64(cf[i])
-        b1 = np.uint64(cf[j])
+        b0 = np.uint64(codes[uf, i])
+        b1 = np.uint64(codes[uf, j])
         h0[b0 * uk + np.uint64(ys[i])] += ws[i]
         c0[b0] += 1
         h1[b1 * uk + np.uint64(ys[j])] += ws[j]
@@ -115,7 +116,7 @@ def _accumulate(cf, ys, ws, start, end, K, h0, h1, c0, c1):
         hi = max(hi, max(b0, b1))
         i += np.uint64(2)
     if i < stop:
-        b0 = np.uint64(cf[i])
+        b0 = np.uint64(codes[uf, i])
         h0[b0 * uk + np.uint64(ys[i])] += ws[i]
         c0[b0] += 1
         lo = min(lo, b0)
@@ -168,10 +169,10 @@ def _move_code(b, K, h0, h1, left, w_left, hist, base):
     return w_left
 
 
-@kernel
-def _scan_feature(cf, nb, f, ys, ws, start, end, K, bin_min, bin_max, total, w_node, h0, h1, c0, c1, bits, left):
-    """Best split of positions start:end on one feature of at most ``64 * bits.shape[0]`` codes:
-    (proxy, last code going left, threshold).
+@kernel(inline="always")
+def _scan_feature(codes, nb, f, ys, ws, start, end, K, bin_min, bin_max, total, w_node, h0, h1, c0, c1, bits, left):
+    """Best split of positions start:end on feature ``f`` (row ``f`` of ``codes``) of at most
+    ``64 * bits.shape[0]`` codes: (proxy, last code going left, threshold).
 
     The histograms ``h0``/``h1`` (bins * K), counts ``c0``/``c1`` and ``bits`` are zero on entry
     and are left that way. The proxy is ``-inf`` when the feature is constant in the node.
@@ -184,7 +185,7 @@ def _scan_feature(cf, nb, f, ys, ws, start, end, K, bin_min, bin_max, total, w_n
     prev = -1
     if n >= 2 * nb:
         # Many samples per code: histograms over the whole range of codes.
-        lo, hi = _accumulate(cf, ys, ws, start, end, K, h0, h1, c0, c1)
+        lo, hi = _accumulate(codes, f, ys, ws, start, end, K, h0, h1, c0, c1)
         for b in range(np.uint64(lo), np.uint64(hi + 1)):
             if c0[b] + c1[b] == 0:
                 continue
@@ -198,8 +199,9 @@ def _scan_feature(cf, nb, f, ys, ws, start, end, K, bin_min, bin_max, total, w_n
     lo_word = nb
     hi_word = 0
     uk = np.uint64(K)
+    uf = np.uint64(f)
     for i in range(np.uint64(start), np.uint64(end)):
-        b = np.uint64(cf[i])
+        b = np.uint64(codes[uf, i])
         h0[b * uk + np.uint64(ys[i])] += ws[i]
         word = np.int64(b >> np.uint64(6))
         bits[word] |= np.uint64(1) << (b & np.uint64(63))
@@ -218,42 +220,43 @@ def _scan_feature(cf, nb, f, ys, ws, start, end, K, bin_min, bin_max, total, w_n
 
 
 @kernel
-def _scan_sorted(code, y, w, start, end, f, K, bin_min, bin_max, total, w_node, left):
-    """Best split of positions start:end of a sorted run (codes ``code``, targets ``y``, weights
-    ``w``, in increasing code order): (proxy, last code going left, threshold), the proxy ``-inf``
-    for a feature constant in the node."""
+def _scan_sorted(code, y, w, j, start, end, f, K, bin_min, bin_max, total, w_node, left):
+    """Best split of positions start:end of row ``j`` of sorted runs (codes ``code``, targets
+    ``y``, weights ``w``, in increasing code order) of feature ``f``: (proxy, last code going left,
+    threshold), the proxy ``-inf`` for a feature constant in the node."""
     best = (-np.inf, -1, -1)
     for k in range(K):
         left[k] = 0.0
     w_left = 0.0
-    prev = np.int64(code[start])
-    if np.int64(code[end - 1]) == prev:
+    uj = np.uint64(j)
+    prev = np.int64(code[uj, start])
+    if np.int64(code[uj, end - 1]) == prev:
         return _best_split(best, f, bin_min, bin_max)
     for i in range(np.uint64(start), np.uint64(end)):
-        b = np.int64(code[i])
+        b = np.int64(code[uj, i])
         if b != prev:
             best = _candidate(best, prev, b, left, total, K, w_left, w_node)
             prev = b
-        left[np.uint64(y[i])] += w[i]
-        w_left += w[i]
+        left[np.uint64(y[uj, i])] += w[uj, i]
+        w_left += w[uj, i]
     return _best_split(best, f, bin_min, bin_max)
 
 
-@kernel
+@kernel(inline="always")
 def _fill_and_scan(
-    cf, f, ys, ws, start, end, K, bin_min, bin_max, total, w_node, h0, h1, c0, c1, left, hist, counts, off, bounds
+    codes, f, ys, ws, start, end, K, bin_min, bin_max, total, w_node, h0, h1, c0, c1, left, hist, counts, off, bounds
 ):
     """:func:`_scan_feature` for a node that keeps its histograms: they are written to bins
     ``off + lo .. off + hi`` of the stored histogram, ``(lo, hi)`` (the range of codes present) to
-    ``bounds``. Leaves the scratch histograms zeroed."""
+    ``bounds[f]``. Leaves the scratch histograms zeroed."""
     best = (-np.inf, -1, -1)
     for k in range(K):
         left[k] = 0.0
     w_left = 0.0
     prev = -1
-    lo, hi = _accumulate(cf, ys, ws, start, end, K, h0, h1, c0, c1)
-    bounds[0] = lo
-    bounds[1] = hi
+    lo, hi = _accumulate(codes, f, ys, ws, start, end, K, h0, h1, c0, c1)
+    bounds[np.uint64(f), 0] = lo
+    bounds[np.uint64(f), 1] = hi
     uoff = np.uint64(off)
     for b in range(np.uint64(lo), np.uint64(hi + 1)):
         count = c0[b] + c1[b]
@@ -268,9 +271,9 @@ def _fill_and_scan(
     return _best_split(best, f, bin_min, bin_max)
 
 
-@kernel
+@kernel(inline="always")
 def _scan_stored(hist, counts, off, bounds, f, K, bin_min, bin_max, total, w_node, left):
-    """Best split on one feature from its stored histogram, codes ``bounds[0] .. bounds[1]`` (a
+    """Best split on feature ``f`` from its stored histogram, codes ``bounds[f, 0] .. bounds[f, 1]`` (a
     range holding every code present), which is left unchanged: (proxy, last code going left,
     threshold), the proxy ``-inf`` for a constant feature."""
     best = (-np.inf, -1, -1)
@@ -280,7 +283,8 @@ def _scan_stored(hist, counts, off, bounds, f, K, bin_min, bin_max, total, w_nod
     prev = -1
     uoff = np.uint64(off)
     uk = np.uint64(K)
-    for b in range(np.uint64(bounds[0]), np.uint64(bounds[1] + 1)):
+    uf = np.uint64(f)
+    for b in range(np.uint64(bounds[uf, 0]), np.uint64(bounds[uf, 1] + 1)):
         if counts[uoff + b] == 0:
             continue
         best = _candidate(best, prev, np.int64(b), left, total, K, w_left, w_node)
@@ -293,18 +297,115 @@ def _scan_stored(hist, counts, off, bounds, f, K, bin_min, bin_max, total, w_nod
     return _best_split(best, f, bin_min, bin_max)
 
 
-@kernel
-def _subtract_samples(cf, ys, ws, start, end, K, hist, counts, off):
-    """Remove positions start:end from a stored histogram of one feature."""
+@kernel(inline="always")
+def _subtract_samples(codes, f, ys, ws, start, end, K, hist, counts, off):
+    """Remove positions start:end from a stored histogram of feature ``f``."""
     uoff = np.uint64(off)
     uk = np.uint64(K)
+    uf = np.uint64(f)
     for i in range(np.uint64(start), np.uint64(end)):
-        b = uoff + np.uint64(cf[i])
+        b = uoff + np.uint64(codes[uf, i])
         hist[b * uk + np.uint64(ys[i])] -= ws[i]
         counts[b] -= 1
 
 
 SCAN, FILL_AND_SCAN, SCAN_STORED, SUBTRACT = 0, 1, 2, 3
+
+
+# Each step runs over all of a lane's features in one kernel that inlines the per-feature scan: a
+# call per feature, or a view of a feature's row, would count references to every array it takes
+# (numba's atomic increments), which cost 8% of an MNIST fit.
+
+
+@kernel
+def _scan_features(lane, n_lanes, with_runs, data, node, features, n_features, results, buffers):
+    K = node.total.shape[0]
+    h0, h1 = buffers.hist[lane, 0], buffers.hist[lane, 1]
+    c0, c1 = buffers.counts[lane, 0], buffers.counts[lane, 1]
+    bits, left = buffers.bits[lane], buffers.left[lane]
+    codes, ys, ws, n_bins, bin_min, bin_max, runs = data
+    start, end, total, w_node = node.start, node.end, node.total, node.w_node
+    for fi in range(lane, n_features, n_lanes):
+        f = features[fi]
+        if with_runs is not None and runs.row[f] >= 0:
+            result = _scan_sorted(
+                runs.code, runs.y, runs.w, runs.row[f], start, end, f, K, bin_min, bin_max, total, w_node, left
+            )
+        else:
+            result = _scan_feature(
+                codes, n_bins[f], f, ys, ws, start, end, K, bin_min, bin_max, total, w_node, h0, h1, c0, c1, bits, left
+            )
+        results.proxies[fi], results.codes[fi], results.thresholds[fi] = result
+
+
+@kernel
+def _fill_and_scan_features(lane, n_lanes, with_runs, data, node, features, n_features, results, buffers, stored):
+    K = node.total.shape[0]
+    h0, h1 = buffers.hist[lane, 0], buffers.hist[lane, 1]
+    c0, c1 = buffers.counts[lane, 0], buffers.counts[lane, 1]
+    left = buffers.left[lane]
+    codes, ys, ws, n_bins, bin_min, bin_max, runs = data
+    start, end, total, w_node = node.start, node.end, node.total, node.w_node
+    hist, counts, bounds = stored.hist[stored.slot], stored.counts[stored.slot], stored.bounds[stored.slot]
+    for fi in range(lane, n_features, n_lanes):
+        f = features[fi]
+        if with_runs is not None and runs.row[f] >= 0:
+            result = _scan_sorted(
+                runs.code, runs.y, runs.w, runs.row[f], start, end, f, K, bin_min, bin_max, total, w_node, left
+            )
+        else:
+            result = _fill_and_scan(
+                codes,
+                f,
+                ys,
+                ws,
+                start,
+                end,
+                K,
+                bin_min,
+                bin_max,
+                total,
+                w_node,
+                h0,
+                h1,
+                c0,
+                c1,
+                left,
+                hist,
+                counts,
+                stored.offsets[f],
+                bounds,
+            )
+        results.proxies[fi], results.codes[fi], results.thresholds[fi] = result
+
+
+@kernel
+def _scan_stored_features(lane, n_lanes, with_runs, data, node, features, n_features, results, buffers, stored):
+    K = node.total.shape[0]
+    left = buffers.left[lane]
+    bin_min, bin_max, runs = data.bin_min, data.bin_max, data.runs
+    start, end, total, w_node = node.start, node.end, node.total, node.w_node
+    hist, counts, bounds = stored.hist[stored.slot], stored.counts[stored.slot], stored.bounds[stored.slot]
+    for fi in range(lane, n_features, n_lanes):
+        f = features[fi]
+        if with_runs is not None and runs.row[f] >= 0:
+            result = _scan_sorted(
+                runs.code, runs.y, runs.w, runs.row[f], start, end, f, K, bin_min, bin_max, total, w_node, left
+            )
+        else:
+            result = _scan_stored(hist, counts, stored.offsets[f], bounds, f, K, bin_min, bin_max, total, w_node, left)
+        results.proxies[fi], results.codes[fi], results.thresholds[fi] = result
+
+
+@kernel
+def _subtract_features(lane, n_lanes, with_runs, data, node, features, n_features, stored):
+    K = node.total.shape[0]
+    hist, counts = stored.hist[stored.slot], stored.counts[stored.slot]
+    for fi in range(lane, n_features, n_lanes):
+        f = features[fi]
+        if with_runs is not None and data.runs.row[f] >= 0:
+            continue  # sorted runs have no histograms
+        _subtract_samples(data.codes, f, data.ys, data.ws, node.start, node.end, K, hist, counts, stored.offsets[f])
 
 
 @kernel
@@ -322,81 +423,14 @@ def _feature_work(op, lane, n_lanes, with_runs, data, node, features, n_features
     ``data`` is a :class:`Data`, ``node`` a :class:`NodeRange`, ``results`` :class:`Results`,
     ``buffers`` :class:`Buffers` and ``stored`` :class:`Stored` (unused by ``SCAN``).
     """
-    K = node.total.shape[0]
-    h0 = buffers.hist[lane, 0]
-    h1 = buffers.hist[lane, 1]
-    c0 = buffers.counts[lane, 0]
-    c1 = buffers.counts[lane, 1]
-    bl = buffers.bits[lane]
-    ll = buffers.left[lane]
-    runs = data.runs
-    start, end, total, w_node = node.start, node.end, node.total, node.w_node
-    if op != SCAN:
-        hist = stored.hist[stored.slot]
-        counts = stored.counts[stored.slot]
-        bounds = stored.bounds[stored.slot]
-    for fi in range(lane, n_features, n_lanes):
-        f = features[fi]
-        if with_runs is not None:
-            j = runs.row[f]
-            if j >= 0:
-                if op != SUBTRACT:
-                    code, y, w = runs.code[j], runs.y[j], runs.w[j]
-                    result = _scan_sorted(code, y, w, start, end, f, K, data.bin_min, data.bin_max, total, w_node, ll)
-                    results.proxies[fi], results.codes[fi], results.thresholds[fi] = result
-                continue
-        if op == SUBTRACT:
-            _subtract_samples(data.codes[f], data.ys, data.ws, start, end, K, hist, counts, stored.offsets[f])
-            continue
-        elif op == SCAN:
-            result = _scan_feature(
-                data.codes[f],
-                data.n_bins[f],
-                f,
-                data.ys,
-                data.ws,
-                start,
-                end,
-                K,
-                data.bin_min,
-                data.bin_max,
-                total,
-                w_node,
-                h0,
-                h1,
-                c0,
-                c1,
-                bl,
-                ll,
-            )
-        elif op == FILL_AND_SCAN:
-            result = _fill_and_scan(
-                data.codes[f],
-                f,
-                data.ys,
-                data.ws,
-                start,
-                end,
-                K,
-                data.bin_min,
-                data.bin_max,
-                total,
-                w_node,
-                h0,
-                h1,
-                c0,
-                c1,
-                ll,
-                hist,
-                counts,
-                stored.offsets[f],
-                bounds[f],
-            )
-        else:
-            result = _scan_stored(
-                hist, counts, stored.offsets[f], bounds[f], f, K, data.bin_min, data.bin_max, total, w_node, ll
-            )
-        results.proxies[fi], results.codes[fi], results.thresholds[fi] = result
+    if op == SCAN:
+        _scan_features(lane, n_lanes, with_runs, data, node, features, n_features, results, buffers)
+    elif op == FILL_AND_SCAN:
+        _fill_and_scan_features(lane, n_lanes, with_runs, data, node, features, n_features, results, buffers, stored)
+    elif op == SCAN_STORED:
+        _scan_stored_features(lane, n_lanes, with_runs, data, node, features, n_features, results, buffers, stored)
+    else:
+        _subtract_features(lane, n_lanes, with_runs, data, node, features, n_features, stored)
 
 
 @kernel(parallel=True)

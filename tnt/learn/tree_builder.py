@@ -94,20 +94,19 @@ def _gather_codes(codes, rows, n_bins):
                 diff[wf] |= d
                 for byte in range(np.uint64(min(8, n_features - 8 * np.int64(wf)))):
                     shift = np.uint64(8) * byte
-                    lf = local_codes[np.uint64(8) * wf + byte]
+                    lf = np.uint64(8) * wf + byte  # a row index, not a view: a view counts references
                     for j in range(np.uint64(8)):
-                        lf[i0 + j] = (word[j] >> shift) & np.uint64(255)
+                        local_codes[lf, i0 + j] = (word[j] >> shift) & np.uint64(255)
         for f in range(n_features):
             varies[f] = (diff[f >> 3] >> np.uint64(8 * (f & 7))) & np.uint64(255) != 0
     for i0 in range(done, m, 64):
         i1 = min(m, i0 + 64)
         for f in range(n_features):
             if n_bins[f] > 1:
-                lf = local_codes[f]
                 c0 = codes[np.uint64(rows[0]), f]
                 for i in range(np.uint64(i0), np.uint64(i1)):
                     c = codes[np.uint64(rows[i]), f]
-                    lf[i] = c
+                    local_codes[f, i] = c
                     varies[f] |= c != c0
     return local_codes, varies
 
