@@ -59,14 +59,10 @@ def _scratch(n_bins):
     return buffers.hist[0, 0], buffers.hist[0, 1], buffers.counts[0, 0], buffers.counts[0, 1], buffers
 
 
-@pytest.mark.parametrize("n", [30, 2000])  # the bitmap of codes present, and dense histograms
-def test_scan_equals_brute_force_and_leaves_scratch_zeroed(n):
-    n_bins = 200
-    cf, ys, ws, bin_min, bin_max = _node(n, n, n_bins)
-    start, end = 3, n - 2
-    h0, h1, c0, c1, buffers = _scratch(n_bins)
-    total = _total(ys, ws, start, end)
-    result = _scan_feature(
+def _scan(cf, n_bins, ys, ws, start, end, bin_min, bin_max, total, w_node, scratch):
+    """:func:`_scan_feature` of the one feature ``cf`` with the scratch memory of :func:`_scratch`."""
+    h0, h1, c0, c1, buffers = scratch
+    return _scan_feature(
         cf[None],
         n_bins,
         0,
@@ -78,7 +74,7 @@ def test_scan_equals_brute_force_and_leaves_scratch_zeroed(n):
         bin_min,
         bin_max,
         total,
-        total.sum(),
+        w_node,
         h0,
         h1,
         c0,
@@ -86,6 +82,16 @@ def test_scan_equals_brute_force_and_leaves_scratch_zeroed(n):
         buffers.bits[0],
         buffers.left[0],
     )
+
+
+@pytest.mark.parametrize("n", [30, 2000])  # the bitmap of codes present, and dense histograms
+def test_scan_equals_brute_force_and_leaves_scratch_zeroed(n):
+    n_bins = 200
+    cf, ys, ws, bin_min, bin_max = _node(n, n, n_bins)
+    start, end = 3, n - 2
+    h0, h1, c0, c1, buffers = _scratch(n_bins)
+    total = _total(ys, ws, start, end)
+    result = _scan(cf, n_bins, ys, ws, start, end, bin_min, bin_max, total, total.sum(), (h0, h1, c0, c1, buffers))
     assert result == _brute_force(cf, ys, ws, start, end, bin_min, bin_max)
     assert not h0.any() and not h1.any() and not c0.any() and not c1.any() and not buffers.bits.any()
 
@@ -97,26 +103,7 @@ def test_constant_feature_scores_minus_infinity():
     _, _, _, bin_min, bin_max = _node(0, 10, 20)
     h0, h1, c0, c1, buffers = _scratch(20)
     total = _total(ys, ws, 0, 50)
-    result = _scan_feature(
-        cf[None],
-        20,
-        0,
-        ys,
-        ws,
-        0,
-        50,
-        K,
-        bin_min,
-        bin_max,
-        total,
-        50.0,
-        h0,
-        h1,
-        c0,
-        c1,
-        buffers.bits[0],
-        buffers.left[0],
-    )
+    result = _scan(cf, 20, ys, ws, 0, 50, bin_min, bin_max, total, 50.0, (h0, h1, c0, c1, buffers))
     assert result[0] == -np.inf
     assert (
         _scan_sorted(cf[None], ys[None], ws[None], 0, 0, 50, 0, K, bin_min, bin_max, total, 50.0, buffers.left[0])[0]
@@ -130,26 +117,7 @@ def test_scan_of_stored_histograms_equals_a_direct_scan(weights):
     cf, ys, ws, bin_min, bin_max = _node(1, 3000, n_bins, weights)
     h0, h1, c0, c1, buffers = _scratch(n_bins)
     total = _total(ys, ws, 0, 3000)
-    direct = _scan_feature(
-        cf[None],
-        n_bins,
-        0,
-        ys,
-        ws,
-        0,
-        3000,
-        K,
-        bin_min,
-        bin_max,
-        total,
-        total.sum(),
-        h0,
-        h1,
-        c0,
-        c1,
-        buffers.bits[0],
-        buffers.left[0],
-    )
+    direct = _scan(cf, n_bins, ys, ws, 0, 3000, bin_min, bin_max, total, total.sum(), (h0, h1, c0, c1, buffers))
     hist = np.zeros(n_bins * K)
     counts = np.zeros(n_bins, dtype=np.int32)
     bounds = np.zeros((1, 2), dtype=np.int64)

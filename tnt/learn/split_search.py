@@ -317,20 +317,44 @@ SCAN, FILL_AND_SCAN, SCAN_STORED, SUBTRACT = 0, 1, 2, 3
 # (numba's atomic increments), which cost 8% of an MNIST fit.
 
 
+@kernel(inline="always")
+def _in_runs(with_runs, runs, f):
+    """Whether feature ``f`` is in sorted runs (never in a fit compiled without them)."""
+    return with_runs is not None and runs.row[f] >= 0
+
+
+@kernel(inline="always")
+def _scan_run(data, node, f, K, left):
+    """:func:`_scan_sorted` of feature ``f``'s run over the node's positions."""
+    runs = data.runs
+    return _scan_sorted(
+        runs.code,
+        runs.y,
+        runs.w,
+        runs.row[f],
+        node.start,
+        node.end,
+        f,
+        K,
+        data.bin_min,
+        data.bin_max,
+        node.total,
+        node.w_node,
+        left,
+    )
+
+
 @kernel
 def _scan_features(lane, n_lanes, with_runs, data, node, features, n_features, results, buffers):
     K = node.total.shape[0]
-    h0, h1 = buffers.hist[lane, 0], buffers.hist[lane, 1]
-    c0, c1 = buffers.counts[lane, 0], buffers.counts[lane, 1]
+    h0, h1, c0, c1 = buffers.hist[lane, 0], buffers.hist[lane, 1], buffers.counts[lane, 0], buffers.counts[lane, 1]
     bits, left = buffers.bits[lane], buffers.left[lane]
     codes, ys, ws, n_bins, bin_min, bin_max, runs = data
-    start, end, total, w_node = node.start, node.end, node.total, node.w_node
+    start, end, total, w_node = node
     for fi in range(lane, n_features, n_lanes):
         f = features[fi]
-        if with_runs is not None and runs.row[f] >= 0:
-            result = _scan_sorted(
-                runs.code, runs.y, runs.w, runs.row[f], start, end, f, K, bin_min, bin_max, total, w_node, left
-            )
+        if _in_runs(with_runs, runs, f):
+            result = _scan_run(data, node, f, K, left)
         else:
             result = _scan_feature(
                 codes, n_bins[f], f, ys, ws, start, end, K, bin_min, bin_max, total, w_node, h0, h1, c0, c1, bits, left
@@ -341,19 +365,17 @@ def _scan_features(lane, n_lanes, with_runs, data, node, features, n_features, r
 @kernel
 def _fill_and_scan_features(lane, n_lanes, with_runs, data, node, features, n_features, results, buffers, stored):
     K = node.total.shape[0]
-    h0, h1 = buffers.hist[lane, 0], buffers.hist[lane, 1]
-    c0, c1 = buffers.counts[lane, 0], buffers.counts[lane, 1]
+    h0, h1, c0, c1 = buffers.hist[lane, 0], buffers.hist[lane, 1], buffers.counts[lane, 0], buffers.counts[lane, 1]
     left = buffers.left[lane]
-    codes, ys, ws, n_bins, bin_min, bin_max, runs = data
-    start, end, total, w_node = node.start, node.end, node.total, node.w_node
+    codes, ys, ws, _, bin_min, bin_max, runs = data
+    start, end, total, w_node = node
     hist, counts, bounds = stored.hist[stored.slot], stored.counts[stored.slot], stored.bounds[stored.slot]
     for fi in range(lane, n_features, n_lanes):
         f = features[fi]
-        if with_runs is not None and runs.row[f] >= 0:
-            result = _scan_sorted(
-                runs.code, runs.y, runs.w, runs.row[f], start, end, f, K, bin_min, bin_max, total, w_node, left
-            )
+        if _in_runs(with_runs, runs, f):
+            result = _scan_run(data, node, f, K, left)
         else:
+            off = stored.offsets[f]
             result = _fill_and_scan(
                 codes,
                 f,
@@ -373,7 +395,7 @@ def _fill_and_scan_features(lane, n_lanes, with_runs, data, node, features, n_fe
                 left,
                 hist,
                 counts,
-                stored.offsets[f],
+                off,
                 bounds,
             )
         results.proxies[fi], results.codes[fi], results.thresholds[fi] = result
@@ -383,17 +405,16 @@ def _fill_and_scan_features(lane, n_lanes, with_runs, data, node, features, n_fe
 def _scan_stored_features(lane, n_lanes, with_runs, data, node, features, n_features, results, buffers, stored):
     K = node.total.shape[0]
     left = buffers.left[lane]
-    bin_min, bin_max, runs = data.bin_min, data.bin_max, data.runs
-    start, end, total, w_node = node.start, node.end, node.total, node.w_node
     hist, counts, bounds = stored.hist[stored.slot], stored.counts[stored.slot], stored.bounds[stored.slot]
     for fi in range(lane, n_features, n_lanes):
         f = features[fi]
-        if with_runs is not None and runs.row[f] >= 0:
-            result = _scan_sorted(
-                runs.code, runs.y, runs.w, runs.row[f], start, end, f, K, bin_min, bin_max, total, w_node, left
-            )
+        if _in_runs(with_runs, data.runs, f):
+            result = _scan_run(data, node, f, K, left)
         else:
-            result = _scan_stored(hist, counts, stored.offsets[f], bounds, f, K, bin_min, bin_max, total, w_node, left)
+            off = stored.offsets[f]
+            result = _scan_stored(
+                hist, counts, off, bounds, f, K, data.bin_min, data.bin_max, node.total, node.w_node, left
+            )
         results.proxies[fi], results.codes[fi], results.thresholds[fi] = result
 
 
@@ -403,9 +424,8 @@ def _subtract_features(lane, n_lanes, with_runs, data, node, features, n_feature
     hist, counts = stored.hist[stored.slot], stored.counts[stored.slot]
     for fi in range(lane, n_features, n_lanes):
         f = features[fi]
-        if with_runs is not None and data.runs.row[f] >= 0:
-            continue  # sorted runs have no histograms
-        _subtract_samples(data.codes, f, data.ys, data.ws, node.start, node.end, K, hist, counts, stored.offsets[f])
+        if not _in_runs(with_runs, data.runs, f):  # sorted runs have no histograms
+            _subtract_samples(data.codes, f, data.ys, data.ws, node.start, node.end, K, hist, counts, stored.offsets[f])
 
 
 @kernel
