@@ -24,6 +24,14 @@ from tnt.learn.split_search import (
 K = 3
 
 
+@pytest.fixture(params=[2, 3], ids=["two classes", "three classes"])
+def n_classes(request, monkeypatch):
+    """Runs a test with ``K`` classes of each number: two has a path of its own in the proxy and
+    the stored-histogram scan."""
+    monkeypatch.setitem(globals(), "K", request.param)
+    return request.param
+
+
 def _node(seed, n, n_bins, weights="integer"):
     """Codes, targets and weights of ``n`` samples, and the bins of one feature with ``n_bins`` codes."""
     rng = np.random.default_rng(seed)
@@ -85,7 +93,7 @@ def _scan(cf, n_bins, ys, ws, start, end, bin_min, bin_max, total, w_node, scrat
 
 
 @pytest.mark.parametrize("n", [30, 2000])  # the bitmap of codes present, and dense histograms
-def test_scan_equals_brute_force_and_leaves_scratch_zeroed(n):
+def test_scan_equals_brute_force_and_leaves_scratch_zeroed(n, n_classes):
     n_bins = 200
     cf, ys, ws, bin_min, bin_max = _node(n, n, n_bins)
     start, end = 3, n - 2
@@ -112,7 +120,7 @@ def test_constant_feature_scores_minus_infinity():
 
 
 @pytest.mark.parametrize("weights", ["integer", "real"])
-def test_scan_of_stored_histograms_equals_a_direct_scan(weights):
+def test_scan_of_stored_histograms_equals_a_direct_scan(weights, n_classes):
     n_bins = 150
     cf, ys, ws, bin_min, bin_max = _node(1, 3000, n_bins, weights)
     h0, h1, c0, c1, buffers = _scratch(n_bins)
@@ -149,7 +157,7 @@ def test_scan_of_stored_histograms_equals_a_direct_scan(weights):
     assert not h0.any() and not c0.any()
 
 
-def test_histogram_subtraction_equals_a_rebuild():
+def test_histogram_subtraction_equals_a_rebuild(n_classes):
     # Integer weights: the subtraction is exact, so the parent's histogram less one child's
     # samples is bit for bit the other child's.
     n_bins = 100
@@ -197,7 +205,7 @@ def test_histogram_subtraction_equals_a_rebuild():
 
 
 @pytest.mark.parametrize("n", [40, 3000])
-def test_scan_of_a_sorted_run_equals_brute_force(n):
+def test_scan_of_a_sorted_run_equals_brute_force(n, n_classes):
     n_bins = 5000
     cf, ys, ws, bin_min, bin_max = _node(3, n, n_bins)
     order = np.argsort(cf, kind="stable")

@@ -83,6 +83,12 @@ def _threshold(low_value, high_value):
 @kernel(inline="always")
 def _proxy(left_counts, total, n_classes, w_left, w_node):
     """scikit-learn's proxy of the Gini improvement of a split (larger is better), up to a constant."""
+    if n_classes == 2:  # most micro trees (an internal node's); the loop's sums, in the same order
+        l0 = left_counts[0]
+        l1 = left_counts[1]
+        r0 = total[0] - l0
+        r1 = total[1] - l1
+        return (l0 * l0 + l1 * l1) / w_left + (r0 * r0 + r1 * r1) / (w_node - w_left)
     sq_left = 0.0
     sq_right = 0.0
     for k in range(np.uint64(n_classes)):
@@ -289,10 +295,17 @@ def _scan_stored(hist, counts, off, bounds, f, K, bin_min, bin_max, total, w_nod
             continue
         best = _candidate(best, prev, np.int64(b), left, total, K, w_left, w_node)
         base = (uoff + b) * uk
-        for k in range(uk):
-            v = hist[base + k]
-            left[k] += v
-            w_left += v
+        if K == 2:
+            v0 = hist[base]
+            v1 = hist[base + np.uint64(1)]
+            left[0] += v0
+            left[1] += v1
+            w_left = (w_left + v0) + v1
+        else:
+            for k in range(uk):
+                v = hist[base + k]
+                left[k] += v
+                w_left += v
         prev = np.int64(b)
     return _best_split(best, f, bin_min, bin_max)
 
