@@ -94,9 +94,9 @@ def _gather_codes(codes, rows, n_bins):
                 diff[wf] |= d
                 for byte in range(np.uint64(min(8, n_features - 8 * np.int64(wf)))):
                     shift = np.uint64(8) * byte
-                    lf = np.uint64(8) * wf + byte  # a row index, not a view: a view counts references
+                    row = np.uint64(8) * wf + byte  # an index, not a view of the row: a view counts references
                     for j in range(np.uint64(8)):
-                        local_codes[lf, i0 + j] = (word[j] >> shift) & np.uint64(255)
+                        local_codes[row, i0 + j] = (word[j] >> shift) & np.uint64(255)
         for f in range(n_features):
             varies[f] = (diff[f >> 3] >> np.uint64(8 * (f & 7))) & np.uint64(255) != 0
     for i0 in range(done, m, 64):
@@ -156,11 +156,11 @@ def _swap_features(lane, n_lanes, codes, row, features, n_features, first, secon
     for fi in range(lane, n_features, n_lanes):
         if row[features[fi]] >= 0:
             continue
-        cf = codes[features[fi]]
+        f = np.uint64(features[fi])  # an index, not a view of the row: a view counts references
         for k in range(np.uint64(n_swaps)):
             i = np.uint64(first[k])
             j = np.uint64(second[k])
-            cf[i], cf[j] = cf[j], cf[i]
+            codes[f, i], codes[f, j] = codes[f, j], codes[f, i]
 
 
 @kernel(parallel=True)
