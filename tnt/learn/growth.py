@@ -150,7 +150,8 @@ THREADED_WORK = 1_000_000
 
 
 class _Workers:
-    """Threads that grow micro trees in nodes of which none is an ancestor of another.
+    """Threads that grow micro trees in nodes of which none is an ancestor of another, and that
+    route the samples of a wave in parts.
 
     Such nodes do not influence each other within a pass (a node's samples depend on its
     ancestors only, the predictions below it on its descendants only), so any order, or none,
@@ -159,6 +160,7 @@ class _Workers:
 
     def __init__(self, problem: _Problem, n_threads: int):
         self.problem = problem
+        self.n_threads = n_threads
         self.pool = ThreadPoolExecutor(n_threads) if n_threads > 1 else None
         self.shared_workspace = make_workspace(problem.binned, problem.n_classes, n_threads)
         self._local = threading.local()
@@ -184,6 +186,18 @@ class _Workers:
                 visit(node, self.workspace(alone=True))
             return
         for future in [self.pool.submit(lambda n=n: visit(n, self.workspace(alone=False))) for n in wave]:
+            future.result()
+
+    def in_parts(self, task, n: int, work: int) -> None:
+        """``task(start, stop)`` over ``0..n``: in one part per thread, on all threads at once, when
+        ``work`` is worth waking them for (as in :meth:`threaded`), else in one part."""
+        if self.pool is None or work < THREADED_WORK or n < 2:
+            task(0, n)
+            return
+        bounds = [n * part // self.n_threads for part in range(self.n_threads + 1)]
+        others = [self.pool.submit(task, bounds[p], bounds[p + 1]) for p in range(1, self.n_threads)]
+        task(bounds[0], bounds[1])
+        for future in others:
             future.result()
 
     def close(self) -> None:
@@ -223,23 +237,31 @@ class _Wave:
 
     def sensitive_rows(self, i: int) -> tuple[np.ndarray, np.ndarray]:
         """The sensitive samples at internal node ``nodes[i]`` and their targets (0: left is right,
-        1: right is right); :meth:`find_sensitive` must have covered ``i``."""
+        1: right is right); :meth:`find_sensitive` must have covered its positions."""
         part = slice(self.offsets[i], self.offsets[i + 1])
         mask = self.sensitive[part]
         return self.order[part][mask], self.target[part][mask]
 
-    def find_sensitive(self, first: int, stop: int) -> None:
-        """Sensitive samples of the internal nodes ``nodes[first:stop]``, before their installs."""
-        g, start = self.graph, self.graph.start
+    def _positions(self, start: int, stop: int):
+        """``(order, offsets, nodes)`` for the kernels, each node's positions clipped to ``start:stop``
+        (a kernel visits node ``i``'s positions ``offsets[i]:offsets[i + 1]``; no position depends on
+        another, so a wave is routed in parts)."""
+        offsets = self.offsets if (start, stop) == (0, self.order.size) else np.clip(self.offsets, start, stop)
+        return self.order, offsets, self.nodes
+
+    def find_sensitive(self, start: int, stop: int) -> None:
+        """Sensitive samples among positions ``start:stop`` (those of internal nodes), before the
+        nodes' installs."""
+        g, first_graph = self.graph, self.graph.start
         left, right, feature, threshold, label = g.all_arrays()
         sensitive_samples(
             self.problem.X,
             self.problem.y,
-            (self.order, self.offsets, self.nodes),
-            first,
-            stop,
-            start.children_left,
-            start.children_right,
+            self._positions(start, stop),
+            0,
+            self.nodes.size,
+            first_graph.children_left,
+            first_graph.children_right,
             g.n_orig,
             (left, right, feature, threshold),
             label,
@@ -249,15 +271,15 @@ class _Wave:
             self.target,
         )
 
-    def move(self, first: int, stop: int) -> None:
-        """Send the samples of ``nodes[first:stop]`` to the children, after their installs."""
+    def move(self, start: int, stop: int) -> None:
+        """Send the samples at positions ``start:stop`` to the children, after the nodes' installs."""
         g = self.graph
         left, right, feature, threshold, _ = g.all_arrays()
         move_samples(
             self.problem.X,
-            (self.order, self.offsets, self.nodes),
-            first,
-            stop,
+            self._positions(start, stop),
+            0,
+            self.nodes.size,
             g.start.children_left,
             g.n_orig,
             (left, right, feature, threshold),
@@ -273,9 +295,10 @@ def _grow_pass(
     """Visit every node once, parents first, and install a freshly fitted micro tree in it; with a
     ``log`` list, append what each node got (see :attr:`GrowthEvent.details`).
 
-    The samples at the nodes of a wave, their sensitive subsets and their moves to the children are
-    found for the whole wave in one compiled call each (:class:`_Wave`) when the wave is visited
-    on one thread, and node by node inside the threads otherwise.
+    A wave goes in three steps (:class:`_Wave`): the sensitive samples of all its nodes, then the
+    installs, then the moves of all its samples to the children. With threads, the first and last
+    steps split the wave's samples in equal parts, one per thread, and the installs share the nodes
+    (a node alone in its wave is fitted on all threads).
     """
     start = graph.start
     n = problem.X.shape[0]
@@ -317,23 +340,12 @@ def _grow_pass(
 
     for nodes in _waves(start):
         wave = _Wave(graph, problem, nodes, index_of, moves)
+        work = wave.order.size * problem.X.shape[1]
+        workers.in_parts(wave.find_sensitive, wave.order.size, work)
         # Largest first, so that no thread is left with a large node at the end of the wave.
         by_size = np.argsort(-wave.size, kind="stable")
-        work = wave.order.size * problem.X.shape[1]
-        if workers.threaded(nodes.size, work):
-
-            def visit(i, workspace, wave=wave):
-                wave.find_sensitive(i, i + 1)
-                install(wave, i, workspace)
-                wave.move(i, i + 1)
-
-            workers.run(by_size, visit, work)
-        else:
-            wave.find_sensitive(0, nodes.size)
-            workspace = workers.workspace(alone=True)
-            for i in by_size:
-                install(wave, i, workspace)
-            wave.move(0, nodes.size)
+        workers.run(by_size, lambda i, workspace, wave=wave: install(wave, i, workspace), work)
+        workers.in_parts(wave.move, wave.order.size, work)
 
 
 def _weighted_error(go_right: np.ndarray, targets: np.ndarray, w: np.ndarray) -> float:
