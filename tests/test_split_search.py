@@ -9,6 +9,7 @@ from tnt.learn.binning import bin_features
 from tnt.learn.micro_tree import fit_micro_tree
 from tnt.learn.sorted_runs import _argsort_codes, make_runs, mark_left, partition_runs, run_scratch
 from tnt.learn.split_search import (
+    CACHE_LINE,
     HISTOGRAM_MAX_BINS,
     Results,
     _best_of,
@@ -18,6 +19,7 @@ from tnt.learn.split_search import (
     _scan_stored,
     _subtract_samples,
     _threshold,
+    buffer_classes,
     make_buffers,
 )
 
@@ -314,3 +316,26 @@ def test_sorted_runs_and_histograms_grow_the_same_tree():
         assert a.node_count > 20
         for name in ("children_left", "children_right", "feature", "threshold", "label"):
             np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+
+
+@pytest.mark.parametrize("n_classes_made", [1, 2, 3, 10])
+@pytest.mark.parametrize("n_lanes", [1, 2, 3])
+def test_each_thread_writes_cache_lines_of_its_own(n_classes_made, n_lanes):
+    # Threads scanning one node write their own scratch; when two threads' parts share a cache line
+    # the line travels between the cores at every write (false sharing).
+    buffers = make_buffers(np.array([3, 200, 17]), n_classes_made, n_lanes)
+    assert buffer_classes(buffers) == n_classes_made
+    for array in buffers:
+        assert array.flags.c_contiguous and not array.any()
+        lines = []
+        for lane in range(n_lanes):
+            first = array[lane].ctypes.data
+            assert first % CACHE_LINE == 0
+            lines.append(set(range(first // CACHE_LINE, (first + array[lane].nbytes - 1) // CACHE_LINE + 1)))
+        for a in range(n_lanes):
+            for b in range(a + 1, n_lanes):
+                assert not lines[a] & lines[b]
+        # No other object of the process can sit in the lines just before and after.
+        base = array.base
+        assert array.ctypes.data - base.ctypes.data >= CACHE_LINE
+        assert base.ctypes.data + base.nbytes - (array.ctypes.data + array.nbytes) >= CACHE_LINE

@@ -49,7 +49,8 @@ the node), last code going left and threshold."""
 
 Buffers = namedtuple("Buffers", ["hist", "counts", "bits", "left"])
 Buffers.__doc__ = """Per-thread scratch memory (first axis: thread): two histograms of ``n_bins * K``
-class weights, two code counts, a code bitmap and ``K`` class sums. The histograms, counts and
+class weights, two code counts, a code bitmap and ``K`` class sums (each padded to whole cache
+lines: the scans take ``K`` from the node, not from these shapes). The histograms, counts and
 bitmap are all zeros, and every scan leaves them so."""
 
 Stored = namedtuple("Stored", ["hist", "counts", "bounds", "slot", "offsets"])
@@ -521,19 +522,40 @@ def histogram_features(n_bins) -> np.ndarray:
 
 def buffer_classes(buffers) -> int:
     """The number of classes the buffers made by :func:`make_buffers` can hold."""
-    return buffers.left.shape[1]
+    return buffers.hist.shape[2] // buffers.counts.shape[2]
+
+
+CACHE_LINE = 64  # bytes
+
+
+def _lane_rows(shape, dtype) -> np.ndarray:
+    """Zeros of ``shape`` (threads first), C-contiguous, with each thread's part starting on a cache
+    line and a free line on either side of the whole: no two threads write to one cache line.
+
+    A line written by two cores travels between them at every write. The class sums of the threads
+    of one node shared a line, which made a node scanned on two threads up to a third slower,
+    depending on where the array fell in memory."""
+    itemsize = np.dtype(dtype).itemsize
+    line = CACHE_LINE // itemsize
+    size = int(np.prod(shape))
+    raw = np.zeros(size + 3 * line, dtype=dtype)
+    start = line + (-raw.ctypes.data % CACHE_LINE) // itemsize
+    return raw[start : start + size].reshape(shape)
 
 
 def make_buffers(n_bins, n_classes, n_lanes) -> Buffers:
-    """Per-thread :class:`Buffers` for histograms of the features of ``n_bins`` codes each."""
+    """Per-thread :class:`Buffers` for histograms of the features of ``n_bins`` codes each, every
+    thread's part in cache lines of its own (:func:`_lane_rows`)."""
     n_bins = np.asarray(n_bins)
     narrow = n_bins[histogram_features(n_bins)]
     widest = max(int(np.max(narrow)), 1) if narrow.size else 1
+    widest = -(-widest // 16) * 16  # whole cache lines of int32 counts
+    classes = -(-n_classes // 8) * 8  # whole cache lines of float64 class sums
     return Buffers(
-        hist=np.zeros((n_lanes, 2, widest * n_classes)),
-        counts=np.zeros((n_lanes, 2, widest), dtype=np.int32),
-        bits=np.zeros((n_lanes, BITMAP_WORDS), dtype=np.uint64),
-        left=np.zeros((n_lanes, n_classes)),
+        hist=_lane_rows((n_lanes, 2, widest * n_classes), np.float64),
+        counts=_lane_rows((n_lanes, 2, widest), np.int32),
+        bits=_lane_rows((n_lanes, BITMAP_WORDS), np.uint64),
+        left=_lane_rows((n_lanes, classes), np.float64),
     )
 
 
