@@ -176,6 +176,20 @@ def test_with_training_stats_counts_weighted_samples():
     assert stats.impurity[4] == 0.0
 
 
+def test_stats_and_importances_from_one_routing_equal_the_two_methods():
+    # A fit stores both from one routing of the training samples.
+    g = shared_graph()
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(50, 3))
+    y = rng.integers(0, 2, 50)
+    w = rng.uniform(0.5, 2.0, 50)
+    graph, importances = g.with_training_stats_and_importances(X, y, w, n_features=4)
+    assert graph == g.with_training_stats(X, y, w)
+    assert np.array_equal(graph.n_node_samples, g.with_training_stats(X, y, w).n_node_samples)
+    assert np.array_equal(importances, g.feature_importances(X, y, w, n_features=4))
+    assert importances.shape == (4,) and importances.sum() == pytest.approx(1.0)
+
+
 @pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.float32, np.float64, np.int64])
 def test_any_input_type_routes_as_its_float32_value(dtype):
     # Pixels are routed as uint8 without conversion; every type must land where its float32 value does.

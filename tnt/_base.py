@@ -126,12 +126,11 @@ class GraphClassifierMixin(ClassifierMixin, GraphModelMixin):
 
     def _set_graph(self, flat: FlatGraph, problem: _Problem) -> None:
         """Store the fitted graph with the statistics of the training data and derived attributes."""
-        self.graph_ = graph_from_flat(flat, problem.X, problem.y, problem.w, problem.n_classes)
-        self.n_splits_ = self.graph_.n_splits
-        self.n_leaves_ = self.graph_.n_leaves
-        self.feature_importances_ = self.graph_.feature_importances(
+        self.graph_, self.feature_importances_ = _shape(flat, problem.n_classes).with_training_stats_and_importances(
             problem.X, problem.y, problem.w, n_features=self.n_features_in_
         )
+        self.n_splits_ = self.graph_.n_splits
+        self.n_leaves_ = self.graph_.n_leaves
 
     def _fine_tuned(self, make_model, X, y, rounds, sample_weight, max_bins: int = MAX_EXACT_BINS):
         """What ``fine_tuned`` returns: ``make_model(rounds)`` (a new estimator whose ``fine_tune`` is
@@ -243,7 +242,12 @@ class GraphRegressorMixin(RegressorMixin, GraphModelMixin):
 
 def graph_from_flat(flat: FlatGraph, X, y, w, n_classes: int, input_dtype=DTYPE) -> DecisionGraph:
     """The :class:`DecisionGraph` of a flat graph, with the statistics of the samples ``(X, y, w)``."""
-    shape = DecisionGraph(
+    return _shape(flat, n_classes, input_dtype).with_training_stats(X, y, w)
+
+
+def _shape(flat: FlatGraph, n_classes: int, input_dtype=DTYPE) -> DecisionGraph:
+    """The splits of a flat graph as a :class:`DecisionGraph`, without statistics yet."""
+    return DecisionGraph(
         flat.children_left,
         flat.children_right,
         flat.feature,
@@ -251,7 +255,6 @@ def graph_from_flat(flat: FlatGraph, X, y, w, n_classes: int, input_dtype=DTYPE)
         np.zeros((flat.node_count, n_classes)),
         input_dtype=input_dtype,
     )
-    return shape.with_training_stats(X, y, w)
 
 
 def flat_from_graph(graph: DecisionGraph) -> FlatGraph:

@@ -397,6 +397,17 @@ class DecisionGraph:
         ``y`` holds class indices in ``0..n_classes-1``.
         """
         _, value, counts = self._edge_statistics(X, y, sample_weight)
+        return self._with_stats(value, counts)
+
+    def with_training_stats_and_importances(self, X, y, sample_weight=None, n_features=None):
+        """:meth:`with_training_stats` and :meth:`feature_importances` (of either graph: they have
+        the same splits) from one routing of the samples: ``(graph, importances)``."""
+        X = self._as_input(X)
+        edge_value, value, counts = self._edge_statistics(X, y, sample_weight)
+        n_features = X.shape[1] if n_features is None else n_features
+        return self._with_stats(value, counts), self._importances(edge_value, value, n_features)
+
+    def _with_stats(self, value, counts) -> DecisionGraph:
         return DecisionGraph(
             self.children_left,
             self.children_right,
@@ -436,10 +447,14 @@ class DecisionGraph:
         """
         X = self._as_input(X)
         n_features = X.shape[1] if n_features is None else n_features
-        importances = np.zeros(n_features)
-        if self.n_splits == 0 or X.shape[0] == 0:
-            return importances
+        if self.n_splits == 0 or X.shape[0] == 0:  # nothing to route
+            return np.zeros(n_features)
         edge_value, node_value, _ = self._edge_statistics(X, y, sample_weight)
+        return self._importances(edge_value, node_value, n_features)
+
+    def _importances(self, edge_value, node_value, n_features: int) -> np.ndarray:
+        """:meth:`feature_importances` from the statistics of :meth:`_edge_statistics`."""
+        importances = np.zeros(n_features)
         decrease = _weighted_gini(node_value) - _weighted_gini(edge_value[:, 0]) - _weighted_gini(edge_value[:, 1])
         internal = ~self.is_leaf
         np.add.at(importances, self.feature[internal], decrease[internal])
