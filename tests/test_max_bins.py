@@ -145,21 +145,30 @@ def test_a_sweep_trains_tnt_and_its_fine_tuned_copy_with_the_bins_asked_for():
     assert exact_row["tnt_splits"] == exact.n_splits_
 
 
+def _in_uneven_parts(task, n):
+    """Rows in three parts of different sizes, as threads would take them (one after the other here)."""
+    bounds = [0, 1, n // 3, n]
+    return [task(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+@pytest.mark.parametrize("in_parts", [None, _in_uneven_parts], ids=["one part", "rows in parts"])
 @pytest.mark.parametrize("max_bins", [MAX_EXACT_BINS, 255, 2])
-def test_exact_codes_are_each_values_rank_among_the_distinct_values(max_bins):
-    """Whatever way the codes are computed: a column with at most ``max_bins`` distinct values gets
-    each value's rank among them, and each bin holds exactly its one value (signed zeros,
-    repeats, huge and fractional values included); the other columns get quantile bins, each
-    bounded by the smallest and largest value in it."""
+def test_exact_codes_are_each_values_rank_among_the_distinct_values(max_bins, in_parts):
+    """Whatever way the codes are computed, and whether the rows are read in one part or several: a
+    column with at most ``max_bins`` distinct values gets each value's rank among them, and each bin
+    holds exactly its one value (signed zeros, repeats, huge, fractional and whole values included);
+    the other columns get quantile bins, each bounded by the smallest and largest value in it."""
     from tnt.learn.binning import bin_features
 
     rng = np.random.default_rng(0)
-    X = rng.normal(size=(3000, 5)).astype(np.float32)
+    X = rng.normal(size=(3000, 6)).astype(np.float32)
     X[::7, 0], X[::11, 0] = 0.0, -0.0
     X[:, 1] = np.round(X[:, 1], 1)  # repeats
     X[:, 2] = rng.integers(-3, 3, 3000) * np.float32(1e30)
     X[:, 3] = rng.integers(0, 5000, 3000) + 0.5  # not whole numbers
-    binned = bin_features(X, max_bins)
+    X[:, 5] = rng.integers(-20, 236, 3000)  # whole numbers of a small span, as pixels
+    X[-1, 5] = 300  # the largest only in the last part
+    binned = bin_features(X, max_bins) if in_parts is None else bin_features(X, max_bins, in_parts)
     for f in range(X.shape[1]):
         distinct = np.unique(X[:, f])
         if distinct.size > max_bins:  # quantile bins: edges at evenly spaced positions of the sorted column

@@ -53,25 +53,28 @@ class BinnedData:
 
 
 @kernel
-def _whole_number_columns(X, lo, hi, max_span):
-    """Columns holding whole numbers only, with ``hi - lo < max_span``."""
-    n_samples, n_features = X.shape
-    ok = np.empty(n_features, dtype=np.bool_)
-    for f in range(n_features):
-        ok[f] = hi[f] - lo[f] < max_span  # False for infinite values
-    for i in range(n_samples):
+def _column_summary(X, start, stop):
+    """Per column of rows ``start:stop`` of ``X`` (at least one): the smallest and largest value, and
+    whether all are whole numbers; one pass over the rows."""
+    n_features = X.shape[1]
+    lo = X[start].copy()
+    hi = X[start].copy()
+    whole = np.ones(n_features, dtype=np.bool_)
+    for i in range(start, stop):
         for f in range(n_features):
             v = X[i, f]
-            if v != np.floor(v):
-                ok[f] = False
-    return ok
+            lo[f] = min(lo[f], v)
+            hi[f] = max(hi[f], v)
+            whole[f] &= v == np.floor(v)
+    return lo, hi, whole
 
 
 @kernel
-def _mark_whole_numbers(X, lo, columns, span):
-    """``present[j, v]``: whether value ``lo[columns[j]] + v`` occurs in column ``columns[j]``."""
+def _mark_whole_numbers(X, start, stop, lo, columns, span):
+    """``present[j, v]``: whether value ``lo[columns[j]] + v`` occurs in column ``columns[j]`` among
+    rows ``start:stop``."""
     present = np.zeros((columns.shape[0], span), dtype=np.bool_)
-    for i in range(X.shape[0]):
+    for i in range(start, stop):
         for j in range(columns.shape[0]):
             f = columns[j]
             present[j, np.int64(X[i, f] - lo[f])] = True
@@ -79,24 +82,40 @@ def _mark_whole_numbers(X, lo, columns, span):
 
 
 @kernel
-def _code_whole_numbers(X, lo, columns, rank, codes):
-    for i in range(X.shape[0]):
+def _code_whole_numbers(X, start, stop, lo, columns, rank, codes):
+    for i in range(start, stop):
         for j in range(columns.shape[0]):
             f = columns[j]
             codes[i, f] = rank[j, np.int64(X[i, f] - lo[f])]
 
 
-def bin_features(X: np.ndarray, max_bins: int = MAX_EXACT_BINS) -> BinnedData:
-    """Number the distinct values of each column of ``X`` (float32, shape (n_samples, n_features))."""
+def _in_one_part(task, n: int) -> list:
+    return [task(0, n)]
+
+
+def bin_features(X: np.ndarray, max_bins: int = MAX_EXACT_BINS, in_parts=_in_one_part) -> BinnedData:
+    """Number the distinct values of each column of ``X`` (float32, shape (n_samples, n_features)).
+
+    ``in_parts(task, n)`` runs ``task(start, stop)`` over rows ``0..n`` in parts, perhaps on
+    several threads, and returns the parts' results in order; the passes over all rows use it.
+    """
     X = np.ascontiguousarray(X)
     n_samples, n_features = X.shape
-    lo = X.min(axis=0) if n_samples else np.zeros(n_features, dtype=X.dtype)
-    hi = X.max(axis=0) if n_samples else np.zeros(n_features, dtype=X.dtype)
-    whole = np.flatnonzero(_whole_number_columns(X, lo, hi, min(INTEGER_SPAN, max_bins)))
+    if n_samples:
+        parts = in_parts(lambda a, b: _column_summary(X, a, b), n_samples)
+        lo = np.minimum.reduce([p[0] for p in parts])
+        hi = np.maximum.reduce([p[1] for p in parts])
+        whole_valued = np.logical_and.reduce([p[2] for p in parts])
+    else:
+        lo = hi = np.zeros(n_features, dtype=X.dtype)
+        whole_valued = np.ones(n_features, dtype=np.bool_)
+    # Whole numbers spanning few values (False for infinite values).
+    whole = np.flatnonzero(whole_valued & (hi - lo < min(INTEGER_SPAN, max_bins)))
     distinct: list = [None] * n_features
     rank = np.zeros((0, 0), dtype=np.int64)
     if whole.size:
-        present = _mark_whole_numbers(X, lo, whole, int(np.max(hi[whole] - lo[whole])) + 1)
+        span = int(np.max(hi[whole] - lo[whole])) + 1
+        present = np.logical_or.reduce(in_parts(lambda a, b: _mark_whole_numbers(X, a, b, lo, whole, span), n_samples))
         rank = np.cumsum(present, axis=1) - 1
         for j, f in enumerate(whole):
             distinct[f] = (lo[f] + np.flatnonzero(present[j])).astype(X.dtype)
@@ -123,7 +142,8 @@ def bin_features(X: np.ndarray, max_bins: int = MAX_EXACT_BINS) -> BinnedData:
     bin_min = np.zeros((n_features, max(widest, 1)), dtype=np.float32)
     bin_max = np.zeros_like(bin_min)
     n_bins = np.array([d.size for d in distinct], dtype=np.intp)
-    _code_whole_numbers(X, lo, whole, rank, codes)
+    if whole.size:
+        in_parts(lambda a, b: _code_whole_numbers(X, a, b, lo, whole, rank, codes), n_samples)
     for f, values in enumerate(distinct):
         if f in sorted_codes:
             codes[:, f], bin_min[f, : values.size], bin_max[f, : values.size] = sorted_codes.pop(f)

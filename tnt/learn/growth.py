@@ -162,6 +162,9 @@ class _Workers:
         self.problem = problem
         self.n_threads = n_threads
         self.pool = ThreadPoolExecutor(n_threads) if n_threads > 1 else None
+        if "binned" not in problem.__dict__:  # bin on the threads too
+            work = problem.X.shape[0] * problem.X.shape[1]
+            problem.binned = bin_features(problem.X, problem.max_bins, lambda task, n: self.in_parts(task, n, work))
         self.shared_workspace = make_workspace(problem.binned, problem.n_classes, n_threads)
         self._local = threading.local()
 
@@ -188,17 +191,17 @@ class _Workers:
         for future in [self.pool.submit(lambda n=n: visit(n, self.workspace(alone=False))) for n in wave]:
             future.result()
 
-    def in_parts(self, task, n: int, work: int) -> None:
+    def in_parts(self, task, n: int, work: int) -> list:
         """``task(start, stop)`` over ``0..n``: in one part per thread, on all threads at once, when
-        ``work`` is worth waking them for (as in :meth:`threaded`), else in one part."""
-        if self.pool is None or work < THREADED_WORK or n < 2:
-            task(0, n)
-            return
-        bounds = [n * part // self.n_threads for part in range(self.n_threads + 1)]
-        others = [self.pool.submit(task, bounds[p], bounds[p + 1]) for p in range(1, self.n_threads)]
-        task(bounds[0], bounds[1])
-        for future in others:
-            future.result()
+        ``work`` is worth waking them for (as in :meth:`threaded`), else in one part. Returns the
+        parts' results in order."""
+        n_parts = min(self.n_threads, n)  # none empty
+        if self.pool is None or work < THREADED_WORK or n_parts < 2:
+            return [task(0, n)]
+        bounds = [n * part // n_parts for part in range(n_parts + 1)]
+        others = [self.pool.submit(task, bounds[p], bounds[p + 1]) for p in range(1, n_parts)]
+        first = task(bounds[0], bounds[1])
+        return [first] + [future.result() for future in others]
 
     def close(self) -> None:
         if self.pool is not None:
