@@ -237,3 +237,27 @@ def test_same_pruned_tree_as_plain_cart_on_tied_integer_data(seed, alpha):
         for i in range(tree.node_count)
     ]
     assert ours == _reference_tree(X, y, w, n_classes, alpha, order)
+
+
+@pytest.mark.parametrize("n_lanes", [2, 3])
+@pytest.mark.parametrize("continuous", [False, True], ids=["histograms", "sorted runs too"])
+def test_a_micro_tree_fitted_on_several_threads_is_the_one_fitted_on_one(n_lanes, continuous):
+    # Threads take blocks of a node's features as they come free, so which thread scans which
+    # feature changes from run to run; the tree must not.
+    from tnt.learn.micro_tree import make_workspace
+    from tnt.learn.split_search import PARALLEL_WORK
+
+    X, y = make_classification(n_samples=4000, n_features=40, n_informative=12, n_classes=4, random_state=5)
+    X = X.astype(np.float32) if continuous else np.round(X * 4).astype(np.float32)
+    assert X.shape[0] * X.shape[1] >= 3 * PARALLEL_WORK, "the root and its children should use the threads"
+    w = np.random.default_rng(1).uniform(0.5, 2.0, len(y))
+    binned = bin_features(X)
+    assert binned.has_sorted_runs == continuous
+    order = np.random.RandomState(0).permutation(X.shape[1])
+    rows = np.arange(len(y))
+    one = fit_micro_tree(binned, order, rows, y, w, 1e-4, 4, make_workspace(binned, 4, 1))
+    for _ in range(3):
+        several = fit_micro_tree(binned, order, rows, y, w, 1e-4, 4, make_workspace(binned, 4, n_lanes))
+        assert n_splits(several) > 20
+        for a, b in zip(one.arrays, several.arrays):
+            assert np.array_equal(a, b)

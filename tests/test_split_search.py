@@ -339,3 +339,27 @@ def test_each_thread_writes_cache_lines_of_its_own(n_classes_made, n_lanes):
         base = array.base
         assert array.ctypes.data - base.ctypes.data >= CACHE_LINE
         assert base.ctypes.data + base.nbytes - (array.ctypes.data + array.nbytes) >= CACHE_LINE
+
+
+def test_threads_taking_blocks_from_one_counter_take_each_index_once():
+    from numba import njit, prange
+
+    from tnt.learn.compiled import fetch_add
+
+    @njit(parallel=True)
+    def take_all(n, block, n_lanes):
+        counter = np.zeros(1, dtype=np.int64)
+        taken = np.zeros(n, dtype=np.int64)
+        for _lane in prange(n_lanes):
+            while True:
+                first = fetch_add(counter, block)
+                if first >= n:
+                    break
+                for i in range(first, min(first + block, n)):
+                    taken[i] += 1
+        return taken
+
+    for n, block, n_lanes in ((1000, 1, 4), (1001, 8, 2), (5, 8, 3), (0, 8, 2)):
+        assert (take_all(n, block, n_lanes) == 1).all()
+    counter = np.array([5], dtype=np.int64)  # plain Python (NUMBA_DISABLE_JIT=1) does the same
+    assert fetch_add(counter, 3) == 5 and counter[0] == 8

@@ -42,16 +42,18 @@ import itertools
 import os
 from pathlib import Path
 
-from numba import njit
+import numpy as np
+from numba import njit, types
 from numba.core.caching import FunctionCache, IndexDataCacheFile, UserWideCacheLocator
 from numba.core.dispatcher import Dispatcher
+from numba.extending import intrinsic, overload
 
 try:
     import fcntl
 except ImportError:  # Windows: no lock; the key check on loading still applies
     fcntl = None
 
-__all__ = ["CheckedCacheFile", "kernel", "kernels_source_stamp", "sources_digest"]
+__all__ = ["CheckedCacheFile", "fetch_add", "kernel", "kernels_source_stamp", "sources_digest"]
 
 # Marks a data file written by CheckedCacheFile (numba's own files hold other tuples).
 _MARK = "tnt-checked-cache-1"
@@ -171,3 +173,25 @@ def kernel(function=None, *, inline: str = "never", parallel: bool = False):
         return dispatcher
 
     return decorate if function is None else decorate(function)
+
+
+def fetch_add(counter, value):
+    """``counter[0] += value``, returning the value before: atomically in compiled code, so that
+    threads taking work from one counter each get a part of their own (``counter``: int64 array)."""
+    old = counter[0]
+    counter[0] += value
+    return old
+
+
+@intrinsic
+def _atomic_fetch_add(typingctx, counter, value):
+    def codegen(context, builder, signature, args):
+        array = context.make_array(signature.args[0])(context, builder, args[0])
+        return builder.atomic_rmw("add", array.data, args[1], "monotonic")
+
+    return types.int64(counter, types.int64), codegen
+
+
+@overload(fetch_add)
+def _fetch_add(counter, value):
+    return lambda counter, value: _atomic_fetch_add(counter, np.int64(value))

@@ -26,7 +26,7 @@ from collections import namedtuple
 import numpy as np
 from numba import prange
 
-from tnt.learn.compiled import kernel
+from tnt.learn.compiled import fetch_add, kernel
 
 Data = namedtuple("Data", ["codes", "ys", "ws", "n_bins", "bin_min", "bin_max", "runs"])
 Data.__doc__ = """A fit's samples: feature-major ``codes`` (one row per feature, a node's samples one
@@ -359,13 +359,13 @@ def _scan_run(data, node, f, K, left):
 
 
 @kernel
-def _scan_features(lane, n_lanes, with_runs, data, node, features, n_features, results, buffers):
+def _scan_features(lane, first, stop, with_runs, data, node, features, n_features, results, buffers):
     K = node.total.shape[0]
     h0, h1, c0, c1 = buffers.hist[lane, 0], buffers.hist[lane, 1], buffers.counts[lane, 0], buffers.counts[lane, 1]
     bits, left = buffers.bits[lane], buffers.left[lane]
     codes, ys, ws, n_bins, bin_min, bin_max, runs = data
     start, end, total, w_node = node
-    for fi in range(lane, n_features, n_lanes):
+    for fi in range(first, stop):
         f = features[fi]
         if _in_runs(with_runs, runs, f):
             result = _scan_run(data, node, f, K, left)
@@ -377,14 +377,14 @@ def _scan_features(lane, n_lanes, with_runs, data, node, features, n_features, r
 
 
 @kernel
-def _fill_and_scan_features(lane, n_lanes, with_runs, data, node, features, n_features, results, buffers, stored):
+def _fill_and_scan_features(lane, first, stop, with_runs, data, node, features, n_features, results, buffers, stored):
     K = node.total.shape[0]
     h0, h1, c0, c1 = buffers.hist[lane, 0], buffers.hist[lane, 1], buffers.counts[lane, 0], buffers.counts[lane, 1]
     left = buffers.left[lane]
     codes, ys, ws, _, bin_min, bin_max, runs = data
     start, end, total, w_node = node
     hist, counts, bounds = stored.hist[stored.slot], stored.counts[stored.slot], stored.bounds[stored.slot]
-    for fi in range(lane, n_features, n_lanes):
+    for fi in range(first, stop):
         f = features[fi]
         if _in_runs(with_runs, runs, f):
             result = _scan_run(data, node, f, K, left)
@@ -416,11 +416,11 @@ def _fill_and_scan_features(lane, n_lanes, with_runs, data, node, features, n_fe
 
 
 @kernel
-def _scan_stored_features(lane, n_lanes, with_runs, data, node, features, n_features, results, buffers, stored):
+def _scan_stored_features(lane, first, stop, with_runs, data, node, features, n_features, results, buffers, stored):
     K = node.total.shape[0]
     left = buffers.left[lane]
     hist, counts, bounds = stored.hist[stored.slot], stored.counts[stored.slot], stored.bounds[stored.slot]
-    for fi in range(lane, n_features, n_lanes):
+    for fi in range(first, stop):
         f = features[fi]
         if _in_runs(with_runs, data.runs, f):
             result = _scan_run(data, node, f, K, left)
@@ -433,18 +433,19 @@ def _scan_stored_features(lane, n_lanes, with_runs, data, node, features, n_feat
 
 
 @kernel
-def _subtract_features(lane, n_lanes, with_runs, data, node, features, n_features, stored):
+def _subtract_features(lane, first, stop, with_runs, data, node, features, n_features, stored):
     K = node.total.shape[0]
     hist, counts = stored.hist[stored.slot], stored.counts[stored.slot]
-    for fi in range(lane, n_features, n_lanes):
+    for fi in range(first, stop):
         f = features[fi]
         if not _in_runs(with_runs, data.runs, f):  # sorted runs have no histograms
             _subtract_samples(data.codes, f, data.ys, data.ws, node.start, node.end, K, hist, counts, stored.offsets[f])
 
 
 @kernel
-def _feature_work(op, lane, n_lanes, with_runs, data, node, features, n_features, results, buffers, stored):
-    """One step on features lane, lane + n_lanes, ... of ``features[:n_features]``:
+def _feature_work(op, lane, first, stop, with_runs, data, node, features, n_features, results, buffers, stored):
+    """One step on features ``features[first:stop]`` (of ``features[:n_features]``), with the
+    scratch buffers of thread ``lane``:
 
     * ``SCAN``: best split of the node, histograms built in the scratch ``buffers``;
     * ``FILL_AND_SCAN``: the same, keeping the histograms in the node's stored slot;
@@ -458,13 +459,15 @@ def _feature_work(op, lane, n_lanes, with_runs, data, node, features, n_features
     ``buffers`` :class:`Buffers` and ``stored`` :class:`Stored` (unused by ``SCAN``).
     """
     if op == SCAN:
-        _scan_features(lane, n_lanes, with_runs, data, node, features, n_features, results, buffers)
+        _scan_features(lane, first, stop, with_runs, data, node, features, n_features, results, buffers)
     elif op == FILL_AND_SCAN:
-        _fill_and_scan_features(lane, n_lanes, with_runs, data, node, features, n_features, results, buffers, stored)
+        _fill_and_scan_features(
+            lane, first, stop, with_runs, data, node, features, n_features, results, buffers, stored
+        )
     elif op == SCAN_STORED:
-        _scan_stored_features(lane, n_lanes, with_runs, data, node, features, n_features, results, buffers, stored)
+        _scan_stored_features(lane, first, stop, with_runs, data, node, features, n_features, results, buffers, stored)
     else:
-        _subtract_features(lane, n_lanes, with_runs, data, node, features, n_features, stored)
+        _subtract_features(lane, first, stop, with_runs, data, node, features, n_features, stored)
 
 
 @kernel(parallel=True)
@@ -478,20 +481,28 @@ def _feature_work_in_parallel(op, with_runs, data, node, features, n_features, r
     hist, counts, bits, left = buffers.hist, buffers.counts, buffers.bits, buffers.left
     s_hist, s_counts, s_bounds, slot, offsets = stored.hist, stored.counts, stored.bounds, stored.slot, stored.offsets
     n_lanes = left.shape[0]
+    next_feature = np.zeros(1, dtype=np.int64)
     for lane in prange(n_lanes):
-        _feature_work(
-            op,
-            lane,
-            n_lanes,
-            with_runs,
-            Data(codes, ys, ws, n_bins, bin_min, bin_max, SortedRuns(row, sid, run_code, run_y, run_w)),
-            NodeRange(start, end, total, w_node),
-            features,
-            n_features,
-            Results(proxies, codes_out, thresholds),
-            Buffers(hist, counts, bits, left),
-            Stored(s_hist, s_counts, s_bounds, slot, offsets),
-        )
+        # Each thread takes the next block of features until none is left: a thread that starts
+        # late (waking up) or meets slower features takes fewer, and no thread waits long for another.
+        while True:
+            first = fetch_add(next_feature, FEATURE_BLOCK)
+            if first >= n_features:
+                break
+            _feature_work(
+                op,
+                lane,
+                first,
+                min(first + FEATURE_BLOCK, n_features),
+                with_runs,
+                Data(codes, ys, ws, n_bins, bin_min, bin_max, SortedRuns(row, sid, run_code, run_y, run_w)),
+                NodeRange(start, end, total, w_node),
+                features,
+                n_features,
+                Results(proxies, codes_out, thresholds),
+                Buffers(hist, counts, bits, left),
+                Stored(s_hist, s_counts, s_bounds, slot, offsets),
+            )
 
 
 @kernel
@@ -507,7 +518,9 @@ def _on_features(op, parallel, threaded, with_runs, data, node, features, n_feat
             _feature_work_in_parallel(op, with_runs, data, node, features, n_features, results, buffers, stored)
             return
     # int64, not literal, arguments: numba compiles a separate copy of a kernel for literal ones.
-    _feature_work(op, np.int64(0), np.int64(1), with_runs, data, node, features, n_features, results, buffers, stored)
+    _feature_work(
+        op, np.int64(0), np.int64(0), n_features, with_runs, data, node, features, n_features, results, buffers, stored
+    )
 
 
 BITMAP_WORDS = 16
@@ -559,8 +572,11 @@ def make_buffers(n_bins, n_classes, n_lanes) -> Buffers:
     )
 
 
+# Features a thread takes at a time when several scan a node.
+FEATURE_BLOCK = 8
+
 # A node is split with several threads when it has at least this many (sample, feature) pairs.
-PARALLEL_WORK = 200_000
+PARALLEL_WORK = 50_000
 
 
 @kernel
