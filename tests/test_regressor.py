@@ -201,3 +201,17 @@ def test_exporter_names_of_a_regressor_have_no_classes(friedman):
 
     X, y = friedman
     assert names_of(TnTRegressor(C=1e-2, random_state=0).fit(X, y)) == (None, None)
+
+
+def test_threads_do_not_change_the_regression_graph(friedman, monkeypatch):
+    # Binning in parts and nodes grown at the same time (every wave on threads here) give the graph
+    # of one thread.
+    import tnt.learn.growth
+
+    monkeypatch.setattr(tnt.learn.growth, "THREADED_WORK", 0)
+    X, y = friedman
+    one = TnTRegressor(C=1e-3, random_state=0, n_jobs=1).fit(X, y)
+    two = TnTRegressor(C=1e-3, random_state=0, n_jobs=2).fit(X, y)
+    assert one.n_splits_ > 20
+    assert one.graph_ == two.graph_
+    assert np.array_equal(one.feature_importances_, two.feature_importances_)

@@ -40,9 +40,10 @@ class TnTClassifier(GraphClassifierMixin, BaseEstimator):
         Seed of the order in which micro trees try features, which breaks ties between equally
         good splits (as scikit-learn's trees do with theirs).
     n_jobs : int, default=None
-        Threads used for training: nodes of which none is an ancestor of another are grown at the
-        same time, and a large node scans its features on all of them. ``None`` means 1, ``-1``
-        all cores. The fitted graph does not depend on it.
+        Threads used for training: the training matrix is binned, and the samples of a wave of
+        nodes are routed, in one part per thread; nodes of which none is an ancestor of another are
+        grown at the same time, and a large node scans its features on all of them. ``None`` means
+        1, ``-1`` all cores. The fitted graph does not depend on it.
     max_bins : int, default=65535
         Most split positions per feature, between 2 and 65,535. A feature with at most
         ``max_bins`` distinct training values is split exactly where scikit-learn's CART would

@@ -41,8 +41,9 @@ class TnTRegressor(GraphRegressorMixin, BaseEstimator):
         Seed of the order in which micro trees try features (it breaks ties between equally good
         splits).
     n_jobs : int, default=None
-        Threads used for training (nodes of which none is an ancestor of another grow at the same
-        time). ``None`` means 1, ``-1`` all cores. The fitted graph does not depend on it.
+        Threads used for training (the training matrix is binned in one part per thread, and nodes
+        of which none is an ancestor of another grow at the same time). ``None`` means 1, ``-1`` all
+        cores. The fitted graph does not depend on it.
     max_bins : int, default=65535
         Most split positions per feature, as in :class:`tnt.TnTClassifier`: features of more
         distinct training values are cut into ``max_bins`` quantile bins; 255 trains much faster on
