@@ -275,8 +275,6 @@ class _Wave:
             self.problem.X,
             self.problem.y,
             self._positions(start, stop),
-            0,
-            self.nodes.size,
             phase_start.children_left,
             phase_start.children_right,
             g.n_orig,
@@ -295,8 +293,6 @@ class _Wave:
         move_samples(
             self.problem.X,
             self._positions(start, stop),
-            0,
-            self.nodes.size,
             g.start.children_left,
             g.n_orig,
             (left, right, feature, threshold),

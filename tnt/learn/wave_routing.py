@@ -86,14 +86,13 @@ def _walk_together(X, rows, at, first, n, n_orig, graph, to_phase_start):
 
 
 @kernel
-def sensitive_samples(
-    X, y, wave, first, stop, start_left, start_right, n_orig, graph, label, memo, found, sensitive, target
-):
-    """For the samples at the internal nodes ``nodes[first:stop]`` of a wave: ``sensitive[k]``,
-    whether the graph classifies sample ``order[k]`` correctly from exactly one of its node's
-    phase-start children, and ``target[k]``, 1 when that is the right child.
+def sensitive_samples(X, y, wave, start_left, start_right, n_orig, graph, label, memo, found, sensitive, target):
+    """For the samples at the internal nodes of a wave: ``sensitive[k]``, whether the graph
+    classifies sample ``order[k]`` correctly from exactly one of its node's phase-start children,
+    and ``target[k]``, 1 when that is the right child.
 
-    ``wave`` is ``(order, offsets, nodes)`` (:func:`bucket_rows`), ``graph`` the working graph's
+    ``wave`` is ``(order, offsets, nodes)`` (:func:`bucket_rows`; a node's positions are
+    ``offsets[i]:offsets[i + 1]``, which may be clipped to route a part), ``graph`` the working graph's
     ``(left, right, feature, threshold)`` and ``memo`` ``(memo_child, memo_label)`` by sample.
     ``found = (below, reached)`` receives, per position and child (0: left, 1: right), the first
     phase-start node the sample passes below that child (``UNKNOWN`` for the child known from the
@@ -108,7 +107,7 @@ def sensitive_samples(
     pr = np.empty(2 * LANES, dtype=np.int64)
     at = np.empty(2 * LANES, dtype=np.int64)
     fp = np.empty(2 * LANES, dtype=np.int64)
-    for i in range(first, stop):
+    for i in range(nodes.shape[0]):
         v = nodes[i]
         children = (start_left[v], start_right[v])
         if children[0] < 0:
@@ -139,8 +138,8 @@ def sensitive_samples(
 
 
 @kernel
-def move_samples(X, wave, first, stop, start_left, n_orig, graph, found, pos, memo):
-    """Send the samples at the internal nodes ``nodes[first:stop]`` of a wave through their new
+def move_samples(X, wave, start_left, n_orig, graph, found, pos, memo):
+    """Send the samples at the internal nodes of a wave through their new
     micro trees to their phase-start children (``pos``), each with its memo for that child, made
     from what :func:`sensitive_samples` ``found``. Arguments as there."""
     below, reached = found
@@ -149,7 +148,7 @@ def move_samples(X, wave, first, stop, start_left, n_orig, graph, found, pos, me
     at = np.empty(LANES, dtype=np.int64)
     fp = np.empty(LANES, dtype=np.int64)
     child = np.empty(LANES, dtype=np.int64)
-    for i in range(first, stop):
+    for i in range(nodes.shape[0]):
         v = nodes[i]
         if start_left[v] < 0:
             continue
