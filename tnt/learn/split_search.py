@@ -359,7 +359,7 @@ def _scan_run(data, node, f, K, left):
 
 
 @kernel
-def _scan_features(lane, first, stop, with_runs, data, node, features, n_features, results, buffers):
+def _scan_features(lane, first, stop, with_runs, data, node, features, results, buffers):
     K = node.total.shape[0]
     h0, h1, c0, c1 = buffers.hist[lane, 0], buffers.hist[lane, 1], buffers.counts[lane, 0], buffers.counts[lane, 1]
     bits, left = buffers.bits[lane], buffers.left[lane]
@@ -377,7 +377,7 @@ def _scan_features(lane, first, stop, with_runs, data, node, features, n_feature
 
 
 @kernel
-def _fill_and_scan_features(lane, first, stop, with_runs, data, node, features, n_features, results, buffers, stored):
+def _fill_and_scan_features(lane, first, stop, with_runs, data, node, features, results, buffers, stored):
     K = node.total.shape[0]
     h0, h1, c0, c1 = buffers.hist[lane, 0], buffers.hist[lane, 1], buffers.counts[lane, 0], buffers.counts[lane, 1]
     left = buffers.left[lane]
@@ -416,7 +416,7 @@ def _fill_and_scan_features(lane, first, stop, with_runs, data, node, features, 
 
 
 @kernel
-def _scan_stored_features(lane, first, stop, with_runs, data, node, features, n_features, results, buffers, stored):
+def _scan_stored_features(lane, first, stop, with_runs, data, node, features, results, buffers, stored):
     K = node.total.shape[0]
     left = buffers.left[lane]
     hist, counts, bounds = stored.hist[stored.slot], stored.counts[stored.slot], stored.bounds[stored.slot]
@@ -433,7 +433,7 @@ def _scan_stored_features(lane, first, stop, with_runs, data, node, features, n_
 
 
 @kernel
-def _subtract_features(lane, first, stop, with_runs, data, node, features, n_features, stored):
+def _subtract_features(lane, first, stop, with_runs, data, node, features, stored):
     K = node.total.shape[0]
     hist, counts = stored.hist[stored.slot], stored.counts[stored.slot]
     for fi in range(first, stop):
@@ -443,9 +443,8 @@ def _subtract_features(lane, first, stop, with_runs, data, node, features, n_fea
 
 
 @kernel
-def _feature_work(op, lane, first, stop, with_runs, data, node, features, n_features, results, buffers, stored):
-    """One step on features ``features[first:stop]`` (of ``features[:n_features]``), with the
-    scratch buffers of thread ``lane``:
+def _feature_work(op, lane, first, stop, with_runs, data, node, features, results, buffers, stored):
+    """One step on features ``features[first:stop]``, with the scratch buffers of thread ``lane``:
 
     * ``SCAN``: best split of the node, histograms built in the scratch ``buffers``;
     * ``FILL_AND_SCAN``: the same, keeping the histograms in the node's stored slot;
@@ -459,15 +458,13 @@ def _feature_work(op, lane, first, stop, with_runs, data, node, features, n_feat
     ``buffers`` :class:`Buffers` and ``stored`` :class:`Stored` (unused by ``SCAN``).
     """
     if op == SCAN:
-        _scan_features(lane, first, stop, with_runs, data, node, features, n_features, results, buffers)
+        _scan_features(lane, first, stop, with_runs, data, node, features, results, buffers)
     elif op == FILL_AND_SCAN:
-        _fill_and_scan_features(
-            lane, first, stop, with_runs, data, node, features, n_features, results, buffers, stored
-        )
+        _fill_and_scan_features(lane, first, stop, with_runs, data, node, features, results, buffers, stored)
     elif op == SCAN_STORED:
-        _scan_stored_features(lane, first, stop, with_runs, data, node, features, n_features, results, buffers, stored)
+        _scan_stored_features(lane, first, stop, with_runs, data, node, features, results, buffers, stored)
     else:
-        _subtract_features(lane, first, stop, with_runs, data, node, features, n_features, stored)
+        _subtract_features(lane, first, stop, with_runs, data, node, features, stored)
 
 
 @kernel(parallel=True)
@@ -498,7 +495,6 @@ def _feature_work_in_parallel(op, with_runs, data, node, features, n_features, r
                 Data(codes, ys, ws, n_bins, bin_min, bin_max, SortedRuns(row, sid, run_code, run_y, run_w)),
                 NodeRange(start, end, total, w_node),
                 features,
-                n_features,
                 Results(proxies, codes_out, thresholds),
                 Buffers(hist, counts, bits, left),
                 Stored(s_hist, s_counts, s_bounds, slot, offsets),
@@ -518,9 +514,7 @@ def _on_features(op, parallel, threaded, with_runs, data, node, features, n_feat
             _feature_work_in_parallel(op, with_runs, data, node, features, n_features, results, buffers, stored)
             return
     # int64, not literal, arguments: numba compiles a separate copy of a kernel for literal ones.
-    _feature_work(
-        op, np.int64(0), np.int64(0), n_features, with_runs, data, node, features, n_features, results, buffers, stored
-    )
+    _feature_work(op, np.int64(0), np.int64(0), n_features, with_runs, data, node, features, results, buffers, stored)
 
 
 BITMAP_WORDS = 16
