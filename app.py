@@ -17,12 +17,15 @@ if "ui.views" not in sys.modules:
     starting.info("Starting TnT Explorer: loading its libraries...", icon=":material/hourglass_top:")
 
 from tnt.learn.warmup import start_in_background  # noqa: E402
+
+# Training's compiled code is compiled, on an empty cache, in a separate process while the Data
+# page, which needs none of it, is shown. It starts before the imports below (a second or more on
+# a first start): importing the warm-up imports neither scikit-learn nor numba.
+start_in_background()
+
 from ui.state import start_session  # noqa: E402
 from ui.views import sidebar_summary  # noqa: E402
 
-# Training's compiled code is compiled, on an empty cache, in a separate process while the Data
-# page, which needs none of it, is shown.
-start_in_background()
 start_session()  # the workspace in the address (?ws=...), restored after a reload or a restart
 
 starting.empty()

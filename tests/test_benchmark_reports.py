@@ -73,3 +73,23 @@ def test_a_baseline_and_its_measurement_are_timed_in_turns():
     calls.clear()
     times, results = run.timed_in_turns([lambda i=i: calls.append(i) or i for i in range(3)], repeat=2)
     assert calls == [0, 1, 2, 0, 1, 2] and results == [0, 1, 2] and len(times) == 3
+
+
+def test_the_warm_ups_of_an_empty_cache_server_are_stopped_before_the_next_start(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    run = _run_module()
+    sleeper = [sys.executable, "-c", "import time; time.sleep(120)", "tnt.learn.warmup"]
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    ours = subprocess.Popen(sleeper, env={**env, "NUMBA_CACHE_DIR": str(tmp_path / "empty")})
+    other = subprocess.Popen(sleeper, env={**env, "NUMBA_CACHE_DIR": str(tmp_path / "installed")})
+    try:
+        run._stop_warm_ups(str(tmp_path / "empty"))
+        assert ours.wait(timeout=30) == -9
+        assert other.poll() is None
+    finally:
+        for process in (ours, other):
+            process.kill()
+            process.wait()

@@ -1,6 +1,7 @@
 """First start: ``import tnt`` and the app's Data page need no compiled code; the warm-up step
 compiles what training and prediction use."""
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -182,7 +183,7 @@ def test_the_app_says_it_is_starting_before_importing_its_libraries():
 
 
 def test_the_warm_up_compiles_on_two_processes_where_there_are_two_cores(monkeypatch, capsys):
-    from tnt.learn import warmup
+    from tnt.learn import compiled, warmup
 
     shares, started = [], []
     monkeypatch.setattr(warmup, "load_compiled_code", lambda report=None, share="all": shares.append(share))
@@ -190,30 +191,136 @@ def test_the_warm_up_compiles_on_two_processes_where_there_are_two_cores(monkeyp
 
     def popen(args, **kwargs):
         started.append(args[1:])
-        return real_popen([sys.executable, "-c", "raise SystemExit(0)"])
+        return real_popen([sys.executable, "-c", "raise SystemExit(0)"], **kwargs)
 
     monkeypatch.setattr(warmup.subprocess, "Popen", popen)
     monkeypatch.setattr(warmup.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(compiled, "is_cached", lambda dispatcher, types: False)
     warmup.main([])
     assert shares == ["first"] and started == [["-m", "tnt.learn.warmup", "--second"]]
     monkeypatch.setattr(warmup.os, "cpu_count", lambda: 1)
     warmup.main([])
     assert shares == ["first", "all"] and len(started) == 1
+    monkeypatch.setattr(warmup.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(compiled, "is_cached", lambda dispatcher, types: True)  # only loads: one process
+    warmup.main([])
+    assert shares == ["first", "all", "all"] and len(started) == 1
     warmup.main(["--second"])
     assert shares[-1] == "second"
     assert "compiled code is ready" in capsys.readouterr().out
 
 
 def test_a_failing_second_process_fails_the_warm_up(monkeypatch):
-    from tnt.learn import warmup
+    from tnt.learn import compiled, warmup
 
     with pytest.raises(ValueError, match="share must be"):
         warmup.load_compiled_code(share="half")
     monkeypatch.setattr(warmup, "load_compiled_code", lambda report=None, share="all": None)
     real_popen = subprocess.Popen
     monkeypatch.setattr(
-        warmup.subprocess, "Popen", lambda args, **kwargs: real_popen([sys.executable, "-c", "raise SystemExit(5)"])
+        warmup.subprocess,
+        "Popen",
+        lambda args, **kwargs: real_popen([sys.executable, "-c", "raise SystemExit(5)"], **kwargs),
     )
     monkeypatch.setattr(warmup.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(compiled, "is_cached", lambda dispatcher, types: False)
     with pytest.raises(SystemExit, match="second process failed"):
         warmup.main([])
+
+
+def test_the_warm_up_hears_each_stage_its_second_process_prints():
+    import threading
+
+    from tnt.learn.warmup import NARROW, SPLIT_SEARCH, _read_stages
+
+    said = {SPLIT_SEARCH: threading.Event(), NARROW: threading.Event()}
+    seen = []
+
+    def output():
+        yield "compiling\n"
+        seen.append(said[SPLIT_SEARCH].is_set())
+        yield SPLIT_SEARCH + "\n"
+        seen.append(said[SPLIT_SEARCH].is_set() and not said[NARROW].is_set())
+
+    _read_stages(output(), said)
+    assert seen == [False, True]
+    assert said[NARROW].is_set()  # the helper ended: what it did not compile, the first process does
+
+
+def test_a_kernel_compiled_elsewhere_is_loaded_once_that_process_has_cached_it(monkeypatch):
+    # The warm-up's first process waits for the second's split search instead of compiling it too.
+    from numba import types
+
+    from tnt.learn import compiled
+    from tnt.learn.split_search import _on_features
+
+    waited = []
+
+    class Ready:
+        def wait(self, timeout=None):
+            waited.append(timeout)
+            return True
+
+    monkeypatch.setattr(compiled, "_compiled_elsewhere", {})
+    compiled.load_when_ready(_on_features, Ready())
+    cache = _on_features._cache
+    cache.load_overload((types.int64,), _on_features.targetctx)  # numba's try before a compile
+    assert waited == [compiled.COMPILED_ELSEWHERE_TIMEOUT]
+
+
+def test_the_split_search_the_warm_up_compiles_is_the_one_the_fit_kernel_calls(tmp_path):
+    # From an empty cache: once the split search is compiled with split_search_types, a one-thread
+    # fit on one-byte codes compiles no other copy of it (the warm-up's second process compiles it
+    # while the first compiles the fit kernel, which loads it).
+    code = """
+from numba.core import event
+compiled = []
+class Listener(event.Listener):
+    def on_start(self, ev):
+        compiled.append(ev.data["dispatcher"].py_func.__name__)
+    def on_end(self, ev):
+        pass
+event.register("numba:compile", Listener())
+from tnt.learn.split_search import _on_features
+from tnt.learn.tree_builder import split_search_types
+from tnt.learn.compiled import is_cached
+assert not is_cached(_on_features, split_search_types())
+_on_features.compile(split_search_types())
+assert compiled[0] == "_on_features", compiled
+assert is_cached(_on_features, split_search_types())
+first = len(compiled)
+from tnt.learn.warmup import _fit_kernels
+_fit_kernels(4)
+print([name for name in compiled[first:] if name in ("_on_features", "_feature_work", "_scan_features")])
+"""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**env, "NUMBA_CACHE_DIR": str(tmp_path)},
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_the_app_starts_its_warm_up_before_importing_scikit_learn_or_numba():
+    # app.py starts the warm-up before its other imports: importing the warm-up must stay light.
+    code = "import sys, tnt.learn.warmup\nprint(sorted({'sklearn', 'numba', 'scipy'} & set(sys.modules)))"
+    assert run(code) == "[]"
+
+
+def test_tnt_gives_every_public_name_on_first_use():
+    code = """
+import sys, tnt
+assert "tnt.estimator" not in sys.modules
+from tnt import *
+from tnt.estimator import TnTClassifier as defined
+assert tnt.TnTClassifier is defined and set(tnt.__all__) <= set(dir(tnt))
+try:
+    tnt.TnTClasifier
+except AttributeError as error:
+    print(error)
+"""
+    assert run(code) == "module 'tnt' has no attribute 'TnTClasifier'"

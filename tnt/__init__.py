@@ -1,23 +1,37 @@
-"""TnT Explorer: Tree in Tree decision graphs (Zhu & Shoaran, NeurIPS 2021) for scikit-learn."""
+"""TnT Explorer: Tree in Tree decision graphs (Zhu & Shoaran, NeurIPS 2021) for scikit-learn.
 
-from tnt.baselines import CARTClassifier, CARTRegressor, TAOClassifier
-from tnt.estimator import TnTClassifier
-from tnt.graph import MIXED, DecisionGraph
-from tnt.learn.growth import GrowthEvent
-from tnt.ndg import NDGClassifier
-from tnt.regressor import TnTRegressor
-from tnt.viz.notebook import plot_graph
+The names below are imported on first use (PEP 562), so that importing a submodule, such as the
+app's warm-up (:mod:`tnt.learn.warmup`), which starts compiling in a separate process before the
+app imports anything else, does not import scikit-learn and every estimator first.
+"""
 
-__all__ = [
-    "CARTClassifier",
-    "CARTRegressor",
-    "DecisionGraph",
-    "GrowthEvent",
-    "MIXED",
-    "NDGClassifier",
-    "TAOClassifier",
-    "TnTClassifier",
-    "TnTRegressor",
-    "plot_graph",
-]
+import importlib
+
+# Each public name and the module that defines it.
+_HOMES = {
+    "CARTClassifier": "tnt.baselines",
+    "CARTRegressor": "tnt.baselines",
+    "DecisionGraph": "tnt.graph",
+    "GrowthEvent": "tnt.learn.growth",
+    "MIXED": "tnt.graph",
+    "NDGClassifier": "tnt.ndg",
+    "TAOClassifier": "tnt.baselines",
+    "TnTClassifier": "tnt.estimator",
+    "TnTRegressor": "tnt.regressor",
+    "plot_graph": "tnt.viz.notebook",
+}
+
+__all__ = sorted(_HOMES)
 __version__ = "0.1.0"
+
+
+def __getattr__(name):
+    if name not in _HOMES:
+        raise AttributeError(f"module 'tnt' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_HOMES[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted([*globals(), *_HOMES])

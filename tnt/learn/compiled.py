@@ -53,7 +53,15 @@ try:
 except ImportError:  # Windows: no lock; the key check on loading still applies
     fcntl = None
 
-__all__ = ["CheckedCacheFile", "fetch_add", "kernel", "kernels_source_stamp", "sources_digest"]
+__all__ = [
+    "CheckedCacheFile",
+    "fetch_add",
+    "is_cached",
+    "kernel",
+    "kernels_source_stamp",
+    "load_when_ready",
+    "sources_digest",
+]
 
 # Marks a data file written by CheckedCacheFile (numba's own files hold other tuples).
 _MARK = "tnt-checked-cache-1"
@@ -138,12 +146,48 @@ class _CheckedFunctionCache(FunctionCache):
                 self._installed = installed
 
     def _load_overload(self, sig, target_context):
+        ready = _compiled_elsewhere.get(self._py_func)
+        if ready is not None:
+            ready.wait(COMPILED_ELSEWHERE_TIMEOUT)
         found = super()._load_overload(sig, target_context)
         if found is None and self._enabled and self._installed is not None:
             data = self._installed.load(self._index_key(sig, target_context.codegen()))
             if data is not None:
                 found = self._impl.rebuild(target_context, data)
         return found
+
+
+# Kernels that another process is compiling, each with an event set once that process has cached
+# it (tnt.learn.warmup): this process waits for it rather than compiling the kernel a second time.
+_compiled_elsewhere: dict = {}
+# A process that has not cached its kernel by then has failed or hangs: compile it here after all.
+COMPILED_ELSEWHERE_TIMEOUT = 120.0  # seconds
+
+
+def load_when_ready(dispatcher, ready) -> None:
+    """Make every later load of ``dispatcher``'s code from the cache (numba tries one before each
+    compile, including when a calling kernel is being compiled) wait for ``ready``, a
+    :class:`threading.Event` set once another process has compiled and cached that code, for at
+    most ``COMPILED_ELSEWHERE_TIMEOUT`` seconds.
+
+    Parameters
+    ----------
+    dispatcher : a kernel made by :func:`kernel`
+    ready : threading.Event
+    """
+    _compiled_elsewhere[dispatcher.py_func] = ready
+
+
+def is_cached(dispatcher, argument_types) -> bool:
+    """Whether the on-disk cache holds ``dispatcher``'s code for ``argument_types`` (numba types),
+    which it then loads.
+
+    Parameters
+    ----------
+    dispatcher : a kernel made by :func:`kernel`
+    argument_types : tuple of numba types
+    """
+    return dispatcher._cache.load_overload(tuple(argument_types), dispatcher.targetctx) is not None
 
 
 def kernel(function=None, *, inline: str = "never", parallel: bool = False):

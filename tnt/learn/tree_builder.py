@@ -45,6 +45,7 @@ from tnt.learn.split_search import (
     Data,
     NodeRange,
     Results,
+    SortedRuns,
     Stored,
     _best_of,
     _on_features,
@@ -52,7 +53,15 @@ from tnt.learn.split_search import (
     make_buffers,
 )
 
-__all__ = ["build_tree", "buffer_classes", "make_buffers", "prune_tree", "pruned_tree", "threaded"]
+__all__ = [
+    "build_tree",
+    "buffer_classes",
+    "make_buffers",
+    "prune_tree",
+    "pruned_tree",
+    "split_search_types",
+    "threaded",
+]
 
 EPSILON = np.finfo(np.float64).eps
 
@@ -431,6 +440,58 @@ def with_runs(data, threaded):
     (:attr:`~tnt.learn.binning.BinnedData.has_sorted_runs`) or the fit is ``threaded`` (the copy
     with the parallel kernels has sorted runs too), else None. Never for one-byte codes."""
     return True if threaded is not None or data.has_sorted_runs else None
+
+
+def split_search_types(code_dtype=np.uint8) -> tuple:
+    """numba's types of the arguments with which :func:`build_tree`, in a fit on one thread without
+    sorted runs (``threaded`` and ``with_runs`` None) on codes of ``code_dtype``, calls the split
+    search (:func:`tnt.learn.split_search._on_features`).
+
+    The split search is about half of that copy's compile time. The warm-up
+    (:mod:`tnt.learn.warmup`) compiles it with these types in one process while another compiles
+    :func:`build_tree`, which then loads it from the cache. Only the arrays' types matter here, not
+    their sizes (``tests/test_cold_start.py`` checks that :func:`build_tree` compiles no other copy).
+    """
+    from numba import typeof
+
+    n_features, n_codes = 2, 2
+    codes = np.zeros((n_features, 1), dtype=code_dtype)  # feature-major, as _gather_codes copies them
+    ys, ws = np.zeros(1, dtype=np.int64), np.zeros(1)
+    bounds = np.zeros((n_features, n_codes), dtype=np.float32)
+    runs = SortedRuns(
+        np.full(n_features, -1, dtype=np.int64),
+        np.empty((0, 0), dtype=np.int64),
+        np.empty((0, 0), dtype=code_dtype),
+        np.empty((0, 0), dtype=np.int64),
+        np.empty((0, 0)),
+    )
+    data = Data(codes, ys, ws, np.full(n_features, n_codes, dtype=np.intp), bounds, bounds, runs)
+    features = np.zeros((1, n_features), dtype=np.int64)[0]
+    value = np.zeros((1, 2))
+    stored = Stored(
+        np.zeros((1, n_codes * 2)),
+        np.zeros((1, n_codes), dtype=np.int32),
+        np.zeros((1, n_features, 2), dtype=np.int64),
+        np.int64(0),
+        np.zeros(n_features + 1, dtype=np.int64),
+    )
+    results = Results(np.zeros(n_features), np.zeros(n_features, dtype=np.int64), np.zeros(n_features))
+    buffers = make_buffers(np.full(n_features, n_codes), 2, 1)
+    node = NodeRange(np.int64(0), np.int64(1), value[0], 1.0)
+    arguments = (
+        np.int64(SCAN),
+        False,
+        None,
+        None,
+        data,
+        node,
+        features,
+        np.int64(n_features),
+        results,
+        buffers,
+        stored,
+    )
+    return tuple(typeof(argument) for argument in arguments)
 
 
 @kernel

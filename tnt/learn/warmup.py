@@ -12,10 +12,16 @@ that before a user waits for it:
   server's interpreter lock through numba's compiler and delay every page). The process compiles
   first what the app's default data needs (one-byte codes, one thread), and says so; a training
   on such data waits only for that, then loads its code from the cache.
+
+numba compiles on one core, so with two cores :func:`main` compiles in two processes, and shares
+the first stage between them: the second process compiles the fit kernel's split search while the
+first compiles the rest of that kernel, which loads the split search from the cache once the second
+process has written it (:func:`tnt.learn.compiled.load_when_ready`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -31,6 +37,8 @@ _lock = threading.Lock()
 
 # Printed by the warm-up process once the kernels of the first stage are compiled.
 NARROW_READY = "TnT's compiled code for data with up to 256 values per feature is ready."
+# The stages :func:`load_compiled_code` reports.
+NARROW, SPLIT_SEARCH = "narrow", "split search"
 # A column with more distinct values than this is coded on 16 bits (tnt.learn.binning), which
 # needs the kernels of the warm-up's later stages.
 NARROW_VALUES = 256
@@ -47,23 +55,95 @@ def load_compiled_code(report=None, share: str = "all") -> None:
 
     First what a fit with one thread on data of at most 256 values per feature (one-byte codes:
     the app's default data) and prediction need, every input type prediction routes without
-    converting it included; then ``report()`` is called, if given. Then the rest: two-byte codes,
-    regression trees, and the copies of the fit kernels with their parallel kernels
+    converting it included; then ``report(NARROW)`` is called, if given. Then the rest: two-byte
+    codes, regression trees, and the copies of the fit kernels with their parallel kernels
     (:func:`tnt.learn.tree_builder.threaded`), which only fits on several threads use.
 
     Parameters
     ----------
     report : callable, optional
+        Called with the name of each stage done: ``NARROW``, and in the second share
+        ``SPLIT_SEARCH`` first.
     share : {"all", "first", "second"}, default="all"
-        "first" is the narrow stage and the two-byte fit kernels, "second" the regression trees
-        and the threaded copies (no ``report``): :func:`main` runs the two in two processes at
-        once (76 s against 140 s in one, empty cache, two cores), as numba compiles on one core.
+        :func:`main` runs the two shares in two processes at once, as numba compiles on one core.
+        The first stage is split between them:
+
+        - "first": the fit on one thread and one-byte codes (``report(NARROW)``), without its
+          split search, which it loads from the cache; then the fit kernels of two-byte codes and
+          the regression trees;
+        - "second": that split search (``report(SPLIT_SEARCH)``), about half of the fit kernel's
+          compile time, and prediction's kernels (``report(NARROW)``); then the threaded copies.
     """
     if share not in ("all", "first", "second"):
         raise ValueError(f"share must be 'all', 'first' or 'second', got {share!r}.")
+    report = report or (lambda stage: None)
+    if share == "second":
+        from tnt.learn.split_search import _on_features
+        from tnt.learn.tree_builder import split_search_types
+
+        _on_features.compile(split_search_types(np.uint8))
+        report(SPLIT_SEARCH)
+        _load_prediction_code()
+        report(NARROW)
+        _threaded_fit_kernels(4)
+        _threaded_fit_kernels(1100)
+        return
+    if share == "all":
+        _load_prediction_code()
+    import tnt.estimator  # noqa: F401 (scikit-learn: imported while the second share compiles)
+
+    _fit_kernels(4)  # one-byte feature codes
+    _small_fit()  # the growth loop's own kernels (waves, installs, compaction), a callback's too
+    report(NARROW)
+    _fit_kernels(300)  # two-byte feature codes
+    _fit_kernels(1100)  # two-byte codes, a feature in sorted runs
+    _regression_kernels()
+    if share == "all":
+        _threaded_fit_kernels(4)
+        _threaded_fit_kernels(1100)
+
+
+def _tiny(n_values):
     from tnt.learn.binning import bin_features
+
+    X = np.tile(np.arange(n_values, dtype=np.float32)[:, None], (1, 2))
+    y = np.arange(n_values) % 2
+    return X, y, bin_features(X), np.arange(n_values), np.ones(n_values)
+
+
+def _fit_kernels(n_values) -> None:
     from tnt.learn.micro_tree import fit_micro_tree, fit_stump, make_workspace
+
+    _, y, binned, rows, w = _tiny(n_values)
+    order = np.arange(2)
+    workspace = make_workspace(binned, 2)
+    fit_micro_tree(binned, order, rows, y, w, 1e-3, 2, workspace)
+    fit_stump(binned, order, rows, y, w, workspace)
+
+
+def _threaded_fit_kernels(n_values) -> None:
+    # The copy of the fit kernel with its parallel kernels: compiled whole, though a tiny fit
+    # never takes its parallel branches.
+    from tnt.learn.micro_tree import make_workspace
+    from tnt.learn.tree_builder import build_tree
+
+    _, y, binned, rows, w = _tiny(n_values)
+    workspace = make_workspace(binned, 2, 2)
+    args = (binned.codes, np.arange(2), rows, y, w, 2, binned.n_bins, binned.bin_min, binned.bin_max)
+    build_tree(*args, 1e-3, np.iinfo(np.int64).max, workspace, True, True)
+
+
+def _regression_kernels() -> None:
     from tnt.learn.regression_tree import fit_regression_tree
+
+    for n_values in (4, 300):
+        _, y, binned, rows, w = _tiny(n_values)
+        fit_regression_tree(binned, np.arange(2), rows, y.astype(np.float64), w, 1e-3)
+
+
+def _load_prediction_code() -> None:
+    """Prediction's kernels, for every input type it routes without converting it, the routings
+    of the fitted graph's statistics and the path statistics."""
     from tnt.learn.routing import (
         count_directions,
         decision_paths,
@@ -74,37 +154,9 @@ def load_compiled_code(report=None, share: str = "all") -> None:
         walk_tables,
     )
     from tnt.learn.structure import count_paths_by_length, distance_ranges, longest_distances
-    from tnt.learn.tree_builder import build_tree
 
-    def tiny(n_values):
-        X = np.tile(np.arange(n_values, dtype=np.float32)[:, None], (1, 2))
-        y = np.arange(n_values) % 2
-        return X, y, bin_features(X), np.arange(n_values), np.ones(n_values)
-
-    def fit_kernels(n_values):
-        X, y, binned, rows, w = tiny(n_values)
-        order = np.arange(2)
-        workspace = make_workspace(binned, 2)
-        fit_micro_tree(binned, order, rows, y, w, 1e-3, 2, workspace)
-        fit_stump(binned, order, rows, y, w, workspace)
-        return X, y, rows, w
-
-    def threaded_fit_kernels(n_values):
-        # The copy of the fit kernel with its parallel kernels: compiled whole, though a tiny fit
-        # never takes its parallel branches.
-        _, y, binned, rows, w = tiny(n_values)
-        workspace = make_workspace(binned, 2, 2)
-        args = (binned.codes, np.arange(2), rows, y, w, 2, binned.n_bins, binned.bin_min, binned.bin_max)
-        build_tree(*args, 1e-3, np.iinfo(np.int64).max, workspace, True, True)
-
-    if share == "second":
-        for n_values in (4, 300):
-            _, y, binned, rows, w = tiny(n_values)
-            fit_regression_tree(binned, np.arange(2), rows, y.astype(np.float64), w, 1e-3)
-        threaded_fit_kernels(4)
-        threaded_fit_kernels(1100)
-        return
-    X, y, rows, w = fit_kernels(4)  # one-byte feature codes
+    X = np.tile(np.arange(4, dtype=np.float32)[:, None], (1, 2))
+    y, rows, w = np.arange(4) % 2, np.arange(4), np.ones(4)
     left = np.array([1, -1, -1])
     right = np.array([2, -1, -1])
     feature = np.array([0, -2, -2])
@@ -120,13 +172,6 @@ def load_compiled_code(report=None, share: str = "all") -> None:
     longest_distances(left, right)  # the growth loop's waves, the drawings' layers
     shortest, longest = distance_ranges(left, right)  # path statistics
     count_paths_by_length(left, right, shortest, longest, np.arange(3), np.zeros(3, np.int64), np.zeros(2, np.int64))
-    _small_fit()  # the growth loop's own kernels (waves, installs, compaction), a callback's too
-    if report is not None:
-        report()
-    fit_kernels(300)  # two-byte feature codes
-    fit_kernels(1100)  # two-byte codes, a feature in sorted runs
-    if share == "all":
-        load_compiled_code(share="second")
 
 
 def _small_fit() -> None:
@@ -199,27 +244,61 @@ def needs_wide_codes(X, max_bins: int | None = None) -> bool:
 
 
 def main(argv=None) -> None:
-    """``python -m tnt.learn.warmup``: compile every kernel, on two processes where there are two cores.
+    """``python -m tnt.learn.warmup``: compile every kernel, on two processes where there are two
+    cores and the code is not cached yet.
 
-    The kernels' cache (:mod:`tnt.learn.compiled`) is safe for processes that compile different
-    signatures of one kernel at once.
+    The second process (``--second``) says on its output when it has compiled the split search and
+    when its part of the first stage is done. This process waits for the first before it loads the
+    split search from the cache (:func:`tnt.learn.compiled.load_when_ready`), rather than
+    compiling it too, and for the second before it says that the first stage is done. The
+    kernels' cache (:mod:`tnt.learn.compiled`) is safe
+    for processes that compile different signatures of one kernel at once.
     """
     argv = sys.argv[1:] if argv is None else argv
     if argv == ["--second"]:  # the helper process of a warm-up
-        load_compiled_code(share="second")
+        load_compiled_code(report=lambda stage: print(stage, flush=True), share="second")
         return
     start = time.perf_counter()
-    helper = None
-    if (os.cpu_count() or 1) > 1:
-        helper = subprocess.Popen([sys.executable, "-m", "tnt.learn.warmup", "--second"], cwd=_PACKAGE_PARENT)
+    from tnt.learn.compiled import is_cached, load_when_ready
+    from tnt.learn.split_search import _on_features
+    from tnt.learn.tree_builder import split_search_types
+
+    # One process where there is one core, or where the code is cached already (it only loads).
+    if (os.cpu_count() or 1) < 2 or is_cached(_on_features, split_search_types(np.uint8)):
+        load_compiled_code(report=lambda stage: print(NARROW_READY, flush=True))
+        print(f"TnT's compiled code is ready ({time.perf_counter() - start:.0f} s).")
+        return
+
+    helper = subprocess.Popen(
+        [sys.executable, "-m", "tnt.learn.warmup", "--second"], cwd=_PACKAGE_PARENT, stdout=subprocess.PIPE, text=True
+    )
+    said = {SPLIT_SEARCH: threading.Event(), NARROW: threading.Event()}
+    threading.Thread(target=_read_stages, args=(helper.stdout, said), daemon=True).start()
+    load_when_ready(_on_features, said[SPLIT_SEARCH])
+
+    def report(stage):
+        said[NARROW].wait()  # the second process's part of the first stage
+        print(NARROW_READY, flush=True)
+
     try:
-        load_compiled_code(report=lambda: print(NARROW_READY, flush=True), share="first" if helper else "all")
-        if helper is not None and helper.wait() != 0:
+        load_compiled_code(report=report, share="first")
+        if helper.wait() != 0:
             raise SystemExit(f"TnT's warm-up: its second process failed (exit code {helper.returncode}).")
     finally:
-        if helper is not None and helper.poll() is None:
+        if helper.poll() is None:
             helper.kill()
     print(f"TnT's compiled code is ready ({time.perf_counter() - start:.0f} s).")
+
+
+def _read_stages(output, said: dict) -> None:
+    """Set ``said[stage]`` for each stage the helper process prints, and all of them once it ends
+    (what a failed helper did not compile, this process compiles)."""
+    with contextlib.closing(output) if hasattr(output, "close") else contextlib.nullcontext():
+        for line in output:
+            if line.strip() in said:
+                said[line.strip()].set()
+    for event in said.values():
+        event.set()
 
 
 if __name__ == "__main__":
