@@ -324,3 +324,23 @@ except AttributeError as error:
     print(error)
 """
     assert run(code) == "module 'tnt' has no attribute 'TnTClasifier'"
+
+
+def test_without_the_compiler_the_warm_up_has_nothing_to_compile():
+    # NUMBA_DISABLE_JIT=1 (debugging) makes every kernel a plain function: the warm-up runs in one
+    # process rather than ask numba to compile the split search in a second.
+    code = """
+from tnt.learn.compiled import is_cached
+from tnt.learn.split_search import _on_features
+from tnt.learn.tree_builder import split_search_types
+print(is_cached(_on_features, split_search_types()))
+"""
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "NUMBA_DISABLE_JIT": "1"},
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "True"

@@ -180,13 +180,16 @@ def load_when_ready(dispatcher, ready) -> None:
 
 def is_cached(dispatcher, argument_types) -> bool:
     """Whether the on-disk cache holds ``dispatcher``'s code for ``argument_types`` (numba types),
-    which it then loads.
+    which it then loads; True for the plain function ``NUMBA_DISABLE_JIT=1`` gives (nothing to
+    compile).
 
     Parameters
     ----------
     dispatcher : a kernel made by :func:`kernel`
     argument_types : tuple of numba types
     """
+    if not isinstance(dispatcher, Dispatcher):
+        return True
     return dispatcher._cache.load_overload(tuple(argument_types), dispatcher.targetctx) is not None
 
 

@@ -71,7 +71,7 @@ def load_compiled_code(report=None, share: str = "all") -> None:
         - "first": the fit on one thread and one-byte codes (``report(NARROW)``), without its
           split search, which it loads from the cache; then the fit kernels of two-byte codes and
           the regression trees;
-        - "second": that split search (``report(SPLIT_SEARCH)``), about half of the fit kernel's
+        - "second": that split search (``report(SPLIT_SEARCH)``), about 40% of the fit kernel's
           compile time, and prediction's kernels (``report(NARROW)``); then the threaded copies.
     """
     if share not in ("all", "first", "second"):
