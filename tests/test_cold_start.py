@@ -344,3 +344,15 @@ print(is_cached(_on_features, split_search_types()))
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "True"
+
+
+def test_the_app_s_warm_up_gives_way_to_the_server(monkeypatch):
+    from tnt.learn import warmup
+
+    niced, shares = [], []
+    monkeypatch.setattr(warmup.os, "nice", niced.append, raising=False)
+    monkeypatch.setattr(warmup, "load_compiled_code", lambda report=None, share="all": shares.append(share))
+    warmup.main(["--background", "--second"])  # the helper inherits the priority; it is lowered once
+    assert niced == [10] and shares == ["second"]
+    warmup.main(["--second"])  # `python -m tnt.learn.warmup` as pip install runs it
+    assert niced == [10] and shares == ["second", "second"]
