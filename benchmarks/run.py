@@ -62,16 +62,53 @@ def row(name, limit, baseline, measured, ratio, note="", value=None, unit=""):
     }
 
 
-def timed_in_turns(functions, repeat=1):
+def timed_in_turns(functions, repeat=1, turns=None):
     """Median times of functions run in turns (first, second, ..., first, ...), so that all see the
-    same load on a shared machine, and their last results: ``(times, results)``."""
+    same load on a shared machine, and their last results: ``(times, results)``. A ``turns`` list
+    receives each function's times, turn by turn."""
     times, results = [[] for _ in functions], [None] * len(functions)
     for _ in range(repeat):
         for i, fn in enumerate(functions):
             start = time.perf_counter()
             results[i] = fn()
             times[i].append(time.perf_counter() - start)
+    if turns is not None:
+        turns.extend(times)
     return [float(np.median(t)) for t in times], results
+
+
+def spread(times) -> str:
+    """ " (turns a-b s)" for several times, else nothing."""
+    return f" (turns {min(times):.1f}-{max(times):.1f} s)" if len(times) > 1 else ""
+
+
+def busy_share(read=lambda: Path("/proc/stat").read_text(), interval=1.0) -> float:
+    """The share of the machine's CPU time that was not idle during ``interval`` seconds (Linux's
+    ``/proc/stat``; 0 elsewhere): other processes', as this one sleeps meanwhile."""
+
+    def idle_and_total():
+        fields = [int(x) for x in read().splitlines()[0].split()[1:]]
+        return fields[3] + fields[4], sum(fields)  # idle and iowait, everything
+
+    try:
+        idle, total = idle_and_total()
+        time.sleep(interval)
+        idle2, total2 = idle_and_total()
+    except (OSError, ValueError, IndexError):
+        return 0.0
+    return 1.0 - (idle2 - idle) / max(total2 - total, 1)
+
+
+def wait_for_quiet(limit=0.1, patience=180.0) -> str:
+    """Wait (at most ``patience`` seconds) until other processes use less than ``limit`` of the
+    machine's CPU: a fit on all cores is slowed by any of them, its one-thread baseline hardly.
+    Returns what was found, for the report."""
+    start = time.perf_counter()
+    busy = busy_share()
+    while busy >= limit and time.perf_counter() - start < patience:
+        busy = busy_share()
+    waited = time.perf_counter() - start
+    return f"other processes' CPU {100 * busy:.0f}% after waiting {waited:.0f} s"
 
 
 def timed(fn, repeat=1):
@@ -80,9 +117,9 @@ def timed(fn, repeat=1):
     return t, result
 
 
-def timed_pair(baseline, measured, repeat=1):
+def timed_pair(baseline, measured, repeat=1, turns=None):
     """:func:`timed_in_turns` of a baseline and a measurement: their median times and last results."""
-    (base_time, measured_time), (base, result) = timed_in_turns((baseline, measured), repeat)
+    (base_time, measured_time), (base, result) = timed_in_turns((baseline, measured), repeat, turns)
     return base_time, measured_time, base, result
 
 
@@ -100,17 +137,23 @@ def bench_fit(name, data, repeat, jobs=(1, -1)):
         runs.append((np.dtype(np.float64), 1))
     for dtype, n_jobs in runs:
         X_in = np.ascontiguousarray(X, dtype=dtype)
+        turns = []
         cart_time, t, cart, model = timed_pair(
             lambda X_in=X_in: DecisionTreeClassifier(ccp_alpha=C, random_state=0).fit(X_in, y),
             lambda n_jobs=n_jobs, X_in=X_in: TnTClassifier(C=C, random_state=0, n_jobs=n_jobs).fit(X_in, y),
             repeat,
+            turns,
         )
+        long = t > 1  # seconds: the spread of the turns is shown
         rows.append(
             row(
                 f"fit {name} as {dtype.name}, C=1e-4, `n_jobs={n_jobs}`",
                 limits[n_jobs],
-                f"`DecisionTreeClassifier(ccp_alpha=1e-4)`: {seconds(cart_time)}, {cart.tree_.node_count // 2} splits",
-                f"TnT {seconds(t)}, {model.n_splits_} splits, test accuracy {model.score(X_test, y_test):.4f}",
+                f"`DecisionTreeClassifier(ccp_alpha=1e-4)`: {seconds(cart_time)}"
+                + (spread(turns[0]) if long else "")
+                + f", {cart.tree_.node_count // 2} splits",
+                f"TnT {seconds(t)}" + (spread(turns[1]) if long else "") + f", {model.n_splits_} splits, "
+                f"test accuracy {model.score(X_test, y_test):.4f}",
                 t / cart_time,
             )
         )
@@ -468,7 +511,10 @@ the same run on the same data, because the machines are shared and noisy: the ra
 baseline) is the figure to read. The fit, predict and continuous-data rows time the baseline and TnT
 in turns (baseline, TnT, baseline, ...; the median of each: three turns for MNIST, seven for
 pendigits, 21 for prediction; the continuous rows two turns of CART, exact TnT and binned TnT), so
-that a change of load during the run falls on both. scikit-learn's CART fits on one thread whatever `n_jobs` TnT has.
+that a change of load during the run falls on both; the MNIST rows show the spread of their turns.
+A fit on all cores is slowed by any other process, its one-thread baseline hardly: before the fits
+the script waits (at most 3 minutes) until other processes use less than a tenth of the CPU, and
+the header says what it found. scikit-learn's CART fits on one thread whatever `n_jobs` TnT has.
 "Target" is the limit the speed issue set (a ratio unless it has a unit). Prediction is compared
 with scikit-learn's CART grown best-first to as many splits as the TnT model, on the same input
 array. The first-start rows run new processes, either with `NUMBA_CACHE_DIR` pointing at an empty
@@ -481,16 +527,17 @@ by the test suite, not here.
 """
 
 
-def write_readme(rows):
+def write_readme(rows, quiet: str = ""):
     """Rewrite benchmarks/README.md whole, and the block between the speed markers of the project's README."""
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    write_speed_summary(rows, stamp, load)
+    write_speed_summary(rows, stamp, load, quiet=quiet)
     lines = [
         INTRO,
         "## Latest run",
         "",
-        f"{stamp}, {machine()}, load average {load:.1f} at the end of the run.",
+        f"{stamp}, {machine()}, load average {load:.1f} at the end of the run"
+        + (f"; at its start, {quiet}." if quiet else "."),
         "",
         "| measurement | baseline (same run) | TnT | ratio | target | met |",
         "|---|---|---|---|---|---|",
@@ -523,6 +570,8 @@ def main(argv=None):
         rows.extend(new_rows)
 
     models = {}
+    quiet = wait_for_quiet()  # before the fits on all cores, which any other load slows
+    print(quiet, flush=True)
     if wanted & {"fit", "predict"}:
         for name, repeat in (("mnist", 3), ("pendigits", 7)):
             jobs = (1, -1) if "fit" in wanted else (-1,)  # the model is the same for any n_jobs
@@ -543,18 +592,20 @@ def main(argv=None):
         report(bench_growth(load(args.data, "mnist")))
     print(json.dumps(rows, default=float))
     if set(GROUPS) <= wanted:
-        write_readme(rows)
+        write_readme(rows, quiet)
 
 
 PROJECT_README = ROOT / "README.md"
 SPEED_START, SPEED_END = "<!-- speed:start -->", "<!-- speed:end -->"
 
 
-def write_speed_summary(rows, stamp: str, load: float, readme: Path = PROJECT_README) -> None:
+def write_speed_summary(rows, stamp: str, load: float, readme: Path = PROJECT_README, quiet: str = "") -> None:
     """Replace the project README's speed figures with this run's ratios, so they never drift from it."""
     lines = [
         SPEED_START,
-        f"Latest full run of `benchmarks/run.py` ({stamp}, {machine()}, load average {load:.1f}; every "
+        f"Latest full run of `benchmarks/run.py` ({stamp}, {machine()}, load average {load:.1f}"
+        + (f", at its start {quiet}" if quiet else "")
+        + "; every "
         "ratio is TnT's time over a scikit-learn baseline timed in the same run, details in "
         "[benchmarks/README.md](benchmarks/README.md)):",
         "",

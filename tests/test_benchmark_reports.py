@@ -93,3 +93,19 @@ def test_the_warm_ups_of_an_empty_cache_server_are_stopped_before_the_next_start
         for process in (ours, other):
             process.kill()
             process.wait()
+
+
+def test_other_processes_cpu_is_read_from_two_snapshots_of_proc_stat():
+    run = _run_module()
+    # cpu user nice system idle iowait irq softirq steal: 100 jiffies between the snapshots, 75 idle
+    snapshots = iter(["cpu  100 0 100 700 100 0 0 0\ncpu0 ...", "cpu  110 0 115 770 105 0 0 0\ncpu0 ..."])
+    assert abs(run.busy_share(lambda: next(snapshots), interval=0) - 0.25) < 1e-12
+    assert run.busy_share(lambda: "", interval=0) == 0.0  # no /proc/stat: nothing known
+
+
+def test_a_long_fit_row_shows_the_spread_of_its_turns():
+    run = _run_module()
+    turns = []
+    run.timed_pair(lambda: None, lambda: None, repeat=3, turns=turns)
+    assert [len(t) for t in turns] == [3, 3]
+    assert run.spread([6.1, 6.7, 6.3]) == " (turns 6.1-6.7 s)" and run.spread([6.3]) == ""
