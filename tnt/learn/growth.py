@@ -176,11 +176,11 @@ class _Workers:
             ws = self._local.workspace = make_workspace(self.problem.binned, self.problem.n_classes, 1)
         return ws
 
-    def threaded(self, n_nodes: int, work: int) -> bool:
-        """Whether a wave of ``n_nodes`` nodes is shared among threads; ``work`` (samples times
-        features reaching them) decides whether they are worth waking: on small data they cost
-        more than they save."""
-        return self.pool is not None and n_nodes > 1 and work >= THREADED_WORK
+    def threaded(self, n_tasks: int, work: int) -> bool:
+        """Whether ``n_tasks`` tasks (a wave's nodes, or parts of its samples) are shared among
+        threads; ``work`` (samples times features reaching them) decides whether they are worth
+        waking: on small data they cost more than they save."""
+        return self.pool is not None and n_tasks > 1 and work >= THREADED_WORK
 
     def run(self, wave, visit, work: int) -> None:
         """Visit the nodes of ``wave``, on threads when :meth:`threaded` says so: each thread takes
@@ -207,10 +207,9 @@ class _Workers:
 
     def in_parts(self, task, n: int, work: int) -> list:
         """``task(start, stop)`` over ``0..n``: in one part per thread, on all threads at once, when
-        ``work`` is worth waking them for (as in :meth:`threaded`), else in one part. Returns the
-        parts' results in order."""
+        :meth:`threaded` says so, else in one part. Returns the parts' results in order."""
         n_parts = min(self.n_threads, n)  # none empty
-        if self.pool is None or work < THREADED_WORK or n_parts < 2:
+        if not self.threaded(n_parts, work):
             return [task(0, n)]
         bounds = [n * part // n_parts for part in range(n_parts + 1)]
         others = [self.pool.submit(task, bounds[p], bounds[p + 1]) for p in range(1, n_parts)]

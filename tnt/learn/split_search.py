@@ -535,6 +535,12 @@ def buffer_classes(buffers) -> int:
 CACHE_LINE = 64  # bytes
 
 
+def _whole_lines(count: int, dtype) -> int:
+    """``count`` rounded up to the number of values of ``dtype`` in whole cache lines."""
+    per_line = CACHE_LINE // np.dtype(dtype).itemsize
+    return -(-count // per_line) * per_line
+
+
 def _lane_rows(shape, dtype) -> np.ndarray:
     """Zeros of ``shape`` (threads first), C-contiguous, with each thread's part starting on a cache
     line and a free line on either side of the whole: no two threads write to one cache line.
@@ -556,8 +562,8 @@ def make_buffers(n_bins, n_classes, n_lanes) -> Buffers:
     n_bins = np.asarray(n_bins)
     narrow = n_bins[histogram_features(n_bins)]
     widest = max(int(np.max(narrow)), 1) if narrow.size else 1
-    widest = -(-widest // 16) * 16  # whole cache lines of int32 counts
-    classes = -(-n_classes // 8) * 8  # whole cache lines of float64 class sums
+    widest = _whole_lines(widest, np.int32)  # the counts' rows
+    classes = _whole_lines(n_classes, np.float64)  # the class sums' rows
     return Buffers(
         hist=_lane_rows((n_lanes, 2, widest * n_classes), np.float64),
         counts=_lane_rows((n_lanes, 2, widest), np.int32),

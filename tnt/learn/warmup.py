@@ -302,7 +302,7 @@ def main(argv=None) -> None:
 def _read_stages(output, said: dict) -> None:
     """Set ``said[stage]`` for each stage the helper process prints, and all of them once it ends
     (what a failed helper did not compile, this process compiles)."""
-    with contextlib.closing(output) if hasattr(output, "close") else contextlib.nullcontext():
+    with contextlib.closing(output):
         for line in output:
             if line.strip() in said:
                 said[line.strip()].set()
