@@ -136,6 +136,44 @@ def test_every_cached_kernel_of_tnt_uses_the_checked_cache():
     assert unchecked == []
 
 
+def _first_of(values, helper):
+    return helper(values)
+
+
+def _first(values):
+    return values[0]
+
+
+def test_a_kernel_compiled_without_reference_counting_calls_none_of_numbas_counters():
+    import numpy as np
+    from numba.core.caching import NullCache
+
+    from tnt.learn.compiled import kernel
+
+    helper = kernel(inline="always")(_first)
+    llvm = {}
+    for counts in (True, False):
+        dispatcher = kernel(counts_references=counts)(_first_of)
+        dispatcher._cache = NullCache()  # compiled here, so that its LLVM code can be read
+        assert dispatcher(np.arange(3.0), helper) == 0.0
+        llvm[counts] = "".join(dispatcher.inspect_llvm().values())
+    assert "NRT_incref" in llvm[True]  # the inlined helper's argument is counted
+    assert "NRT_incref" not in llvm[False] and "NRT_decref" not in llvm[False]
+
+
+def test_the_split_search_steps_count_no_references():
+    from tnt.learn import split_search
+
+    steps = [
+        "_feature_work",
+        "_scan_features",
+        "_fill_and_scan_features",
+        "_scan_stored_features",
+        "_subtract_features",
+    ]
+    assert [getattr(split_search, name).targetoptions.get("_nrt") for name in steps] == [False] * len(steps)
+
+
 def test_a_kernels_cached_code_is_stale_when_any_kernel_module_changes(tmp_path):
     # build_tree's code holds the split search it inlines from split_search.py: a stamp of its own
     # file alone let code compiled against an older split search load (and segfault).

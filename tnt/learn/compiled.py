@@ -193,7 +193,7 @@ def is_cached(dispatcher, argument_types) -> bool:
     return dispatcher._cache.load_overload(tuple(argument_types), dispatcher.targetctx) is not None
 
 
-def kernel(function=None, *, inline: str = "never", parallel: bool = False):
+def kernel(function=None, *, inline: str = "never", parallel: bool = False, counts_references: bool = True):
     """``numba.njit(cache=True, nogil=True)`` with the checked on-disk cache of this module.
 
     Use as ``@kernel`` or ``@kernel(inline="always")`` / ``@kernel(parallel=True)``.
@@ -205,6 +205,12 @@ def kernel(function=None, *, inline: str = "never", parallel: bool = False):
         numba's ``inline`` option.
     parallel : bool, default=False
         numba's ``parallel`` option (``prange`` loops on numba's threads).
+    counts_references : bool, default=True
+        False compiles the kernel without numba's reference counting (its ``_nrt`` option), for a
+        hot kernel that only reads and writes the arrays its caller holds: numba counts a reference
+        with an atomic increment whenever an array is bound to a new name (an inlined call's
+        arguments, a named tuple's fields), up to several per loop turn. Such a kernel cannot
+        allocate an array.
 
     Returns
     -------
@@ -212,7 +218,8 @@ def kernel(function=None, *, inline: str = "never", parallel: bool = False):
     """
 
     def decorate(f):
-        dispatcher = njit(nogil=True, inline=inline, parallel=parallel)(f)
+        options = {} if counts_references else {"_nrt": False}
+        dispatcher = njit(nogil=True, inline=inline, parallel=parallel, **options)(f)
         if isinstance(dispatcher, Dispatcher):  # not the plain function NUMBA_DISABLE_JIT=1 gives
             # What njit(cache=True) does (Dispatcher.enable_caching), with the checked cache: numba
             # has no public hook for a cache class.
