@@ -159,6 +159,41 @@ def test_scan_of_stored_histograms_equals_a_direct_scan(weights, n_classes):
     assert not h0.any() and not c0.any()
 
 
+@pytest.mark.parametrize(
+    "present",
+    [[0, 63, 64, 65, 127, 128, 191, 199], [5, 6], [70, 130], list(range(64, 128))],
+    ids=["word edges", "one word", "two words apart", "one whole word"],
+)
+def test_sparse_codes_across_words_scan_as_a_brute_force_does(present, n_classes):
+    # Many samples per code but few codes present, at and across the edges of 64-code words: the
+    # scans visit the codes present from bit masks of each word.
+    n_bins, n = 200, 1000
+    rng = np.random.default_rng(7)
+    cf = rng.choice(np.array(present), n).astype(np.uint16)
+    ys = rng.integers(0, K, n).astype(np.int64)
+    ws = rng.uniform(0.5, 2.0, n)
+    bin_min = np.cumsum(rng.uniform(0.5, 1.5, n_bins)).astype(np.float32)[None, :]
+    bin_max = bin_min.copy()
+    start, end = 2, n - 3
+    h0, h1, c0, c1, buffers = _scratch(n_bins)
+    total = _total(ys, ws, start, end)
+    expected = _brute_force(cf, ys, ws, start, end, bin_min, bin_max)
+    direct = _scan(cf, n_bins, ys, ws, start, end, bin_min, bin_max, total, total.sum(), (h0, h1, c0, c1, buffers))
+    hist = np.zeros(n_bins * K)
+    counts = np.zeros(n_bins, dtype=np.int32)
+    bounds = np.zeros((1, 2), dtype=np.int64)
+    filled = _fill_and_scan(
+        cf[None], 0, ys, ws, start, end, K, bin_min, bin_max, total, total.sum(),
+        h0, h1, c0, c1, buffers.left[0], hist, counts, 0, bounds,
+    )  # fmt: skip
+    stored = _scan_stored(hist, counts, 0, bounds, 0, K, bin_min, bin_max, total, total.sum(), buffers.left[0])
+    assert direct[1:] == filled[1:] == stored[1:] == expected[1:]  # last code going left, threshold
+    np.testing.assert_allclose([direct[0], filled[0], stored[0]], expected[0], rtol=1e-12)
+    np.testing.assert_array_equal(counts, np.bincount(cf[start:end], minlength=n_bins))
+    assert list(bounds[0]) == [min(cf[start:end]), max(cf[start:end])]
+    assert not h0.any() and not h1.any() and not c0.any() and not c1.any()
+
+
 def test_histogram_subtraction_equals_a_rebuild(n_classes):
     # Integer weights: the subtraction is exact, so the parent's histogram less one child's
     # samples is bit for bit the other child's.

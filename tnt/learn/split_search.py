@@ -5,10 +5,11 @@ boundary between two codes present being a candidate split scored with scikit-le
 A feature with few codes (at most ``HISTOGRAM_MAX_BINS``: pixels, counts, most tabular columns) is
 scanned through the class histogram of the node's codes: built from the node's samples (two
 interleaved copies for many samples per code, a bitmap of the codes present for few), or kept for
-a large node and reused, less the smaller child's samples, by its larger child. A feature with more
-codes (continuous columns) would have large, mostly empty histograms: its samples are kept sorted
-by code instead (:class:`SortedRuns`, sorted once per fit, partitioned stably at every split), and
-a node scans its run of them in order, as scikit-learn's CART scans sorted values.
+a large node and reused, less the smaller child's samples, by its larger child. The codes present
+are visited in order from bit masks of 64 codes (:func:`_present`), not by a branch per code. A
+feature with more codes (continuous columns) would have large, mostly empty histograms: its samples
+are kept sorted by code instead (:class:`SortedRuns`, sorted once per fit, partitioned stably at
+every split), and a node scans its run of them in order, as scikit-learn's CART scans sorted values.
 
 The loops index arrays with unsigned integers (``np.uint64``): numba wraps a negative signed index
 around, which adds a test and an add to every access and keeps registers busy (the scans ran 15%
@@ -70,6 +71,27 @@ def _lowest_bit(x):
     """Index of the lowest set bit of the nonzero uint64 ``x``."""
     low = x & (~x + np.uint64(1))
     return _DEBRUIJN_TABLE[(low * _DEBRUIJN) >> np.uint64(58)]
+
+
+@kernel(inline="always")
+def _pop_code(x, word):
+    """(the lowest code of the bits ``x`` of 64-code word ``word``, ``x`` without it); ``x != 0``."""
+    return word * 64 + _lowest_bit(x), x & (x - np.uint64(1))
+
+
+@kernel(inline="always")
+def _present(counts, off, lo, hi, word):
+    """The codes ``b`` of the 64-code word ``word`` with ``lo <= b <= hi`` and ``counts[off + b] != 0``,
+    as bits. Scans visit the codes present word by word from these bits: a test and branch per code
+    of the range, present or not, was mispredicted at every other code in the sparse ranges of nodes
+    with few samples per code."""
+    uoff = np.uint64(off)
+    first = max(np.uint64(lo), np.uint64(word) * np.uint64(64))
+    last = min(np.uint64(hi), np.uint64(word) * np.uint64(64) + np.uint64(63))
+    x = np.uint64(0)
+    for b in range(first, last + np.uint64(1)):
+        x |= np.uint64(counts[uoff + b] != 0) << (b & np.uint64(63))
+    return x
 
 
 @kernel(inline="always")
@@ -194,13 +216,16 @@ def _scan_feature(codes, nb, f, ys, ws, start, end, K, bin_min, bin_max, total, 
         # Many samples per code: histograms over the whole range of codes.
         lo, hi = _accumulate(codes, f, ys, ws, start, end, K, h0, h1, c0, c1)
         for b in range(np.uint64(lo), np.uint64(hi + 1)):
-            if c0[b] + c1[b] == 0:
-                continue
-            best = _candidate(best, prev, np.int64(b), left, total, K, w_left, w_node)
-            w_left = _move_code(b, K, h0, h1, left, w_left, h0, -1)
-            c0[b] = 0
+            c0[b] += c1[b]
             c1[b] = 0
-            prev = np.int64(b)
+        for word in range(lo >> 6, (hi >> 6) + 1):
+            x = _present(c0, 0, lo, hi, word)
+            while x != 0:
+                b, x = _pop_code(x, word)
+                best = _candidate(best, prev, b, left, total, K, w_left, w_node)
+                w_left = _move_code(b, K, h0, h1, left, w_left, h0, -1)
+                c0[np.uint64(b)] = 0
+                prev = b
         return _best_split(best, f, bin_min, bin_max)
     # Few samples: mark the codes present in a bitmap and visit them in order.
     lo_word = nb
@@ -218,8 +243,7 @@ def _scan_feature(codes, nb, f, ys, ws, start, end, K, bin_min, bin_max, total, 
         x = bits[word]
         bits[word] = 0
         while x != 0:
-            b = word * 64 + _lowest_bit(x)
-            x &= x - np.uint64(1)
+            b, x = _pop_code(x, word)
             best = _candidate(best, prev, b, left, total, K, w_left, w_node)
             w_left = _move_code(b, K, h0, h1, left, w_left, h0, -1)
             prev = b
@@ -266,15 +290,16 @@ def _fill_and_scan(
     bounds[np.uint64(f), 1] = hi
     uoff = np.uint64(off)
     for b in range(np.uint64(lo), np.uint64(hi + 1)):
-        count = c0[b] + c1[b]
-        counts[uoff + b] = count
-        if count == 0:
-            continue
-        best = _candidate(best, prev, np.int64(b), left, total, K, w_left, w_node)
-        w_left = _move_code(b, K, h0, h1, left, w_left, hist, np.int64((uoff + b) * np.uint64(K)))
+        counts[uoff + b] = c0[b] + c1[b]
         c0[b] = 0
         c1[b] = 0
-        prev = np.int64(b)
+    for word in range(lo >> 6, (hi >> 6) + 1):
+        x = _present(counts, off, lo, hi, word)
+        while x != 0:
+            b, x = _pop_code(x, word)
+            best = _candidate(best, prev, b, left, total, K, w_left, w_node)
+            w_left = _move_code(b, K, h0, h1, left, w_left, hist, np.int64((uoff + np.uint64(b)) * np.uint64(K)))
+            prev = b
     return _best_split(best, f, bin_min, bin_max)
 
 
@@ -291,23 +316,25 @@ def _scan_stored(hist, counts, off, bounds, f, K, bin_min, bin_max, total, w_nod
     uoff = np.uint64(off)
     uk = np.uint64(K)
     uf = np.uint64(f)
-    for b in range(np.uint64(bounds[uf, 0]), np.uint64(bounds[uf, 1] + 1)):
-        if counts[uoff + b] == 0:
-            continue
-        best = _candidate(best, prev, np.int64(b), left, total, K, w_left, w_node)
-        base = (uoff + b) * uk
-        if K == 2:
-            v0 = hist[base]
-            v1 = hist[base + np.uint64(1)]
-            left[0] += v0
-            left[1] += v1
-            w_left = (w_left + v0) + v1
-        else:
-            for k in range(uk):
-                v = hist[base + k]
-                left[k] += v
-                w_left += v
-        prev = np.int64(b)
+    lo, hi = bounds[uf, 0], bounds[uf, 1]
+    for word in range(lo >> 6, (hi >> 6) + 1):
+        x = _present(counts, off, lo, hi, word)
+        while x != 0:
+            b, x = _pop_code(x, word)
+            best = _candidate(best, prev, b, left, total, K, w_left, w_node)
+            base = (uoff + np.uint64(b)) * uk
+            if K == 2:
+                v0 = hist[base]
+                v1 = hist[base + np.uint64(1)]
+                left[0] += v0
+                left[1] += v1
+                w_left = (w_left + v0) + v1
+            else:
+                for k in range(uk):
+                    v = hist[base + k]
+                    left[k] += v
+                    w_left += v
+            prev = b
     return _best_split(best, f, bin_min, bin_max)
 
 
