@@ -13,6 +13,7 @@ from tnt.learn.split_search import (
     HISTOGRAM_MAX_BINS,
     Results,
     _best_of,
+    _candidate,
     _fill_and_scan,
     _scan_feature,
     _scan_sorted,
@@ -192,6 +193,31 @@ def test_sparse_codes_across_words_scan_as_a_brute_force_does(present, n_classes
     np.testing.assert_array_equal(counts, np.bincount(cf[start:end], minlength=n_bins))
     assert list(bounds[0]) == [min(cf[start:end]), max(cf[start:end])]
     assert not h0.any() and not h1.any() and not c0.any() and not c1.any()
+
+
+@pytest.mark.parametrize("weights", ["integer", "real", "tiny and large"])
+def test_a_candidate_replaces_the_best_exactly_when_its_exact_proxy_is_larger(weights, n_classes):
+    # The division-free test may skip the exact proxy only where that proxy could not win: at the
+    # nearest floats either side of a tie it must decide as the exact comparison does.
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        if weights == "integer":
+            total = rng.integers(1, 50, K).astype(np.float64)
+        elif weights == "real":
+            total = rng.uniform(0.1, 40.0, K)
+        else:
+            total = rng.uniform(0.1, 40.0, K) * 10.0 ** rng.integers(-150, 150, K)
+        left = total * rng.uniform(0.0, 1.0, K)
+        w_node, w_left = float(total.sum()), float(left.sum())
+        sq_left, sq_right = float((left**2).sum()), float(((total - left) ** 2).sum())
+        if K == 2:  # the two-class path adds its two squares directly
+            sq_left = left[0] * left[0] + left[1] * left[1]
+            r = total - left
+            sq_right = r[0] * r[0] + r[1] * r[1]
+        proxy = sq_left / w_left + sq_right / (w_node - w_left)
+        for best in (np.nextafter(proxy, -np.inf), proxy, np.nextafter(proxy, np.inf), proxy * 0.5, proxy * 2.0):
+            got = _candidate((best, 1, 2), 4, 5, left, total, K, w_left, w_node)
+            assert got == ((proxy, 4, 5) if proxy > best else (best, 1, 2))
 
 
 def test_histogram_subtraction_equals_a_rebuild(n_classes):

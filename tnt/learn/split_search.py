@@ -104,21 +104,30 @@ def _threshold(low_value, high_value):
 
 
 @kernel(inline="always")
-def _proxy(left_counts, total, n_classes, w_left, w_node):
-    """scikit-learn's proxy of the Gini improvement of a split (larger is better), up to a constant."""
+def _square_sums(left_counts, total, n_classes):
+    """The sums of the squared class weights left and right of a split, as scikit-learn's proxy of
+    the Gini improvement adds them."""
     if n_classes == 2:  # most micro trees (an internal node's); the loop's sums, in the same order
         l0 = left_counts[0]
         l1 = left_counts[1]
         r0 = total[0] - l0
         r1 = total[1] - l1
-        return (l0 * l0 + l1 * l1) / w_left + (r0 * r0 + r1 * r1) / (w_node - w_left)
+        return l0 * l0 + l1 * l1, r0 * r0 + r1 * r1
     sq_left = 0.0
     sq_right = 0.0
     for k in range(np.uint64(n_classes)):
         sq_left += left_counts[k] * left_counts[k]
         r = total[k] - left_counts[k]
         sq_right += r * r
-    return sq_left / w_left + sq_right / (w_node - w_left)
+    return sq_left, sq_right
+
+
+# The division-free test of _candidate rejects a split only when it falls short by this share: its
+# rounding errors are a few units in the last place (1e-15), so it never rejects a split that the
+# exact proxy would take.
+MARGIN = 1e-12
+# Below this bound the test's products could lose precision (underflow): the exact proxy decides.
+SMALLEST_BOUND = 1e-200
 
 
 @kernel(inline="always")
@@ -155,8 +164,9 @@ def _accumulate(codes, f, ys, ws, start, end, K, h0, h1, c0, c1):
 
 @kernel(inline="always")
 def _candidate(best, prev, b, left, total, K, w_left, w_node):
-    """``best`` (proxy, last code going left, first code going right) updated with the split
-    between the codes present ``prev`` (the last going left; -1 before the first code) and ``b``.
+    """``best`` (scikit-learn's proxy of the Gini improvement, larger is better; last code going
+    left; first code going right) updated with the split between the codes present ``prev`` (the
+    last going left; -1 before the first code) and ``b``.
     The threshold is found once the scan is over (:func:`_best_split`): it reads the bin tables,
     which a continuous feature's many improving candidates would otherwise read at every step."""
     if prev < 0:
@@ -165,7 +175,15 @@ def _candidate(best, prev, b, left, total, K, w_left, w_node):
         # A side weighs nothing, up to rounding: tiny weights (boosting's) next to large ones, added
         # or subtracted (a child's histogram is its parent's minus its sibling's).
         return best
-    proxy = _proxy(left, total, K, w_left, w_node)
+    w_right = w_node - w_left
+    sq_left, sq_right = _square_sums(left, total, K)
+    # scikit-learn's proxy, sq_left / w_left + sq_right / w_right, beats best[0] only if
+    # sq_left * w_right + sq_right * w_left > best[0] * w_left * w_right. Most splits fail this
+    # test, and the two divisions, the scans' slowest step, are made only for those that pass it.
+    bound = best[0] * (w_left * w_right)
+    if bound > SMALLEST_BOUND and sq_left * w_right + sq_right * w_left < bound * (1.0 - MARGIN):
+        return best
+    proxy = sq_left / w_left + sq_right / w_right
     if proxy > best[0]:
         return proxy, prev, b
     return best
