@@ -28,7 +28,6 @@ from ui.views import sidebar_summary  # noqa: E402
 
 start_session()  # the workspace in the address (?ws=...), restored after a reload or a restart
 
-starting.empty()
 pages = st.navigation(
     [
         st.Page("app_pages/data.py", title="Data", icon=":material/table:", default=True),
@@ -46,6 +45,12 @@ pages = st.navigation(
 st.sidebar.title("TnT Explorer")
 st.sidebar.caption("Tree in Tree decision graphs (Zhu & Shoaran, NeurIPS 2021)")
 summary = st.sidebar.container()
-pages.run()
+try:
+    pages.run()
+finally:
+    # Cleared once the page is drawn, not before: the page imports its own libraries first, and
+    # the browser showed a blank page meanwhile (the 2 s screenshot of benchmarks/run.py caught
+    # one). Also when the page stops early (st.stop, a rerun).
+    starting.empty()
 with summary:  # filled after the page ran, so it shows what the page just loaded or trained
     sidebar_summary()

@@ -182,6 +182,18 @@ def test_the_app_says_it_is_starting_before_importing_its_libraries():
     assert "starting.info" in calls_before_imports
 
 
+def test_the_starting_message_stays_until_the_page_is_drawn():
+    # The page imports its own libraries before drawing anything: clearing the message before the
+    # page runs left the browser blank meanwhile.
+    import ast
+
+    calls = [
+        ast.unparse(node) for node in ast.walk(ast.parse((ROOT / "app.py").read_text())) if isinstance(node, ast.Call)
+    ]
+    assert calls.count("starting.empty()") == 1
+    assert calls.index("starting.empty()") > calls.index("pages.run()")
+
+
 def test_the_warm_up_compiles_on_two_processes_where_there_are_two_cores(monkeypatch, capsys):
     from tnt.learn import compiled, warmup
 
