@@ -6,6 +6,7 @@ from sklearn.datasets import make_classification
 from sklearn.tree import DecisionTreeClassifier
 
 from tnt.learn.binning import bin_features
+from tnt.learn.compiled import store_eight_bytes
 from tnt.learn.micro_tree import MicroTree, fit_micro_tree, fit_stump
 
 
@@ -162,6 +163,31 @@ def test_each_fit_copies_exactly_its_samples_codes(n_features, n_values):
         mine = binned.codes[rows][:, :n_features]
         np.testing.assert_array_equal(local[varying], mine.T[varying])
         np.testing.assert_array_equal(varies[varying], (mine != mine[:1]).any(axis=0)[varying])
+
+
+def _store_in(array, row, column, value):
+    store_eight_bytes(array, row, column, value)
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "Python"])
+def test_eight_bytes_are_stored_lowest_first_wherever_the_row_starts(compiled):
+    from numba import njit
+
+    store = njit(_store_in) if compiled else _store_in
+    array = np.zeros((3, 13), dtype=np.uint8)  # rows of 13 bytes: row 1 starts off any 8-byte boundary
+    store(array, 1, 3, np.uint64(0x0807060504030201))
+    expected = np.zeros((3, 13), dtype=np.uint8)
+    expected[1, 3:11] = np.arange(1, 9)
+    np.testing.assert_array_equal(array, expected)
+
+
+def test_transposing_bytes_swaps_each_words_byte_k_with_word_ks_byte():
+    from tnt.learn.tree_builder import _transpose_bytes
+
+    matrix = np.random.default_rng(0).integers(0, 256, (8, 8), dtype=np.uint8)
+    words = matrix.copy().view("<u8")[:, 0]  # word j: row j, its byte k column k
+    transposed = np.array(_transpose_bytes(*(np.uint64(w) for w in words)), dtype="<u8")
+    np.testing.assert_array_equal(transposed.view(np.uint8).reshape(8, 8), matrix.T)
 
 
 def _reference_tree(X, y, w, n_classes, alpha, order):

@@ -56,6 +56,7 @@ except ImportError:  # Windows: no lock; the key check on loading still applies
 __all__ = [
     "CheckedCacheFile",
     "fetch_add",
+    "store_eight_bytes",
     "is_cached",
     "kernel",
     "kernels_source_stamp",
@@ -249,3 +250,39 @@ def _atomic_fetch_add(typingctx, counter, value):
 @overload(fetch_add)
 def _fetch_add(counter, value):
     return lambda counter, value: _atomic_fetch_add(counter, np.int64(value))
+
+
+def store_eight_bytes(array, row, column, value):
+    """``array[row, column:column + 8] = `` the eight bytes of the uint64 ``value``, lowest first: one
+    store in compiled code, wherever the row starts (``array``: C-contiguous, one-byte items)."""
+    array[row, column : column + 8] = np.frombuffer(np.uint64(value).astype("<u8").tobytes(), dtype=np.uint8)
+
+
+@intrinsic
+def _unaligned_store(typingctx, array, row, column, value):
+    from llvmlite import ir
+    from numba.core import cgutils
+
+    def codegen(context, builder, signature, args):
+        array_type = signature.args[0]
+        made = context.make_array(array_type)(context, builder, args[0])
+        pointer = cgutils.get_item_pointer2(
+            context,
+            builder,
+            data=made.data,
+            shape=cgutils.unpack_tuple(builder, made.shape),
+            strides=cgutils.unpack_tuple(builder, made.strides),
+            layout=array_type.layout,
+            inds=[args[1], args[2]],
+            wraparound=False,
+        )
+        store = builder.store(args[3], builder.bitcast(pointer, ir.IntType(64).as_pointer()))
+        store.align = 1
+        return context.get_dummy_value()
+
+    return types.void(array, types.intp, types.intp, types.uint64), codegen
+
+
+@overload(store_eight_bytes)
+def _store_eight_bytes(array, row, column, value):
+    return lambda array, row, column, value: _unaligned_store(array, np.intp(row), np.intp(column), np.uint64(value))

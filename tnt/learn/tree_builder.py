@@ -34,7 +34,7 @@ from collections import namedtuple
 import numpy as np
 from numba import prange
 
-from tnt.learn.compiled import kernel
+from tnt.learn.compiled import kernel, store_eight_bytes
 from tnt.learn.sorted_runs import make_runs, mark_left, no_runs, partition_runs, run_scratch
 from tnt.learn.split_search import (
     FILL_AND_SCAN,
@@ -66,15 +66,46 @@ __all__ = [
 EPSILON = np.finfo(np.float64).eps
 
 
+@kernel(inline="always")
+def _swap_blocks(a, b, shift, mask):
+    """``a`` and ``b`` with the blocks of ``b`` under ``mask`` and those of ``a`` ``shift`` bits above
+    them exchanged: one step of :func:`_transpose_bytes`."""
+    t = ((a >> shift) ^ b) & mask
+    return a ^ (t << shift), b ^ t
+
+
+@kernel(inline="always")
+def _transpose_bytes(w0, w1, w2, w3, w4, w5, w6, w7):
+    """The 8x8 matrix of bytes whose row ``j`` is the uint64 ``wj`` (column ``k``: its byte ``k``, lowest
+    first), transposed: byte ``j`` of the returned word ``k`` is byte ``k`` of ``wj``. Blocks of
+    1, then 2, then 4 bytes are exchanged between words 1, 2 and 4 apart."""
+    s, m = np.uint64(8), np.uint64(0x00FF00FF00FF00FF)
+    w0, w1 = _swap_blocks(w0, w1, s, m)
+    w2, w3 = _swap_blocks(w2, w3, s, m)
+    w4, w5 = _swap_blocks(w4, w5, s, m)
+    w6, w7 = _swap_blocks(w6, w7, s, m)
+    s, m = np.uint64(16), np.uint64(0x0000FFFF0000FFFF)
+    w0, w2 = _swap_blocks(w0, w2, s, m)
+    w1, w3 = _swap_blocks(w1, w3, s, m)
+    w4, w6 = _swap_blocks(w4, w6, s, m)
+    w5, w7 = _swap_blocks(w5, w7, s, m)
+    s, m = np.uint64(32), np.uint64(0x00000000FFFFFFFF)
+    w0, w4 = _swap_blocks(w0, w4, s, m)
+    w1, w5 = _swap_blocks(w1, w5, s, m)
+    w2, w6 = _swap_blocks(w2, w6, s, m)
+    w3, w7 = _swap_blocks(w3, w7, s, m)
+    return w0, w1, w2, w3, w4, w5, w6, w7
+
+
 @kernel
 def _gather_codes(codes, rows, n_bins):
     """Feature-major copy of the codes of ``rows`` from the sample-major matrix ``codes``, and
     whether each feature takes more than one code among them.
 
     One-byte codes in rows padded to a multiple of eight bytes are moved eight samples by eight
-    features at a time: eight 64-bit words read, one from each sample, and each feature's byte
-    picked out of them; a word's bits that differ from the first sample's mark the features that
-    vary. Otherwise rows are copied in blocks of 64 samples, so that each is read from memory once
+    features at a time: eight 64-bit words read, one from each sample, transposed as an 8x8 matrix
+    of bytes (:func:`_transpose_bytes`) and written as eight words, one per feature; a word's bits
+    that differ from the first sample's mark the features that vary. Otherwise rows are copied in blocks of 64 samples, so that each is read from memory once
     (constant features are skipped).
 
     The mask lets the root skip the features constant in the fit (many of a small fit's pixels),
@@ -95,17 +126,31 @@ def _gather_codes(codes, rows, n_bins):
         first = words[np.uint64(rows[0])]
         diff = np.zeros(n_words, dtype=np.uint64)
         for i0 in range(np.uint64(0), np.uint64(done), np.uint64(8)):
+            r0, r1, r2, r3 = (
+                np.uint64(rows[i0]),
+                np.uint64(rows[i0 + 1]),
+                np.uint64(rows[i0 + 2]),
+                np.uint64(rows[i0 + 3]),
+            )
+            r4, r5, r6, r7 = (
+                np.uint64(rows[i0 + 4]),
+                np.uint64(rows[i0 + 5]),
+                np.uint64(rows[i0 + 6]),
+                np.uint64(rows[i0 + 7]),
+            )
             for wf in range(np.uint64(n_words)):
-                d = np.uint64(0)
-                for j in range(np.uint64(8)):
-                    word[j] = words[np.uint64(rows[i0 + j]), wf]
-                    d |= word[j] ^ first[wf]
-                diff[wf] |= d
+                w0, w1, w2, w3 = words[r0, wf], words[r1, wf], words[r2, wf], words[r3, wf]
+                w4, w5, w6, w7 = words[r4, wf], words[r5, wf], words[r6, wf], words[r7, wf]
+                x = first[wf]
+                diff[wf] |= (((w0 ^ x) | (w1 ^ x)) | ((w2 ^ x) | (w3 ^ x))) | (
+                    ((w4 ^ x) | (w5 ^ x)) | ((w6 ^ x) | (w7 ^ x))
+                )
+                word[0], word[1], word[2], word[3], word[4], word[5], word[6], word[7] = _transpose_bytes(
+                    w0, w1, w2, w3, w4, w5, w6, w7
+                )
                 for byte in range(np.uint64(min(8, n_features - 8 * np.int64(wf)))):
-                    shift = np.uint64(8) * byte
-                    row = np.uint64(8) * wf + byte  # an index, not a view of the row: a view counts references
-                    for j in range(np.uint64(8)):
-                        local_codes[row, i0 + j] = (word[j] >> shift) & np.uint64(255)
+                    # an index, not a view of the row: a view counts references
+                    store_eight_bytes(local_codes, np.uint64(8) * wf + byte, i0, word[byte])
         for f in range(n_features):
             varies[f] = (diff[f >> 3] >> np.uint64(8 * (f & 7))) & np.uint64(255) != 0
     for i0 in range(done, m, 64):
