@@ -101,14 +101,15 @@ def test_two_byte_codes_are_told_apart():
 
 
 def test_warm_up_reaches_the_copies_for_wide_codes_and_threads():
-    # Each copy of the fit kernel (two-byte codes with and without sorted runs, with threads) is
-    # compiled by the warm-up: fits that need them compile nothing more.
+    # Each copy of the fit kernel (two-byte codes with and without sorted runs, with threads) and
+    # the growth loop's walks on two-byte codes are compiled by the warm-up: fits that need them
+    # compile nothing more.
     code = """
 import numpy as np
 from tnt.learn import warmup
 warmup.load_compiled_code()
-from tnt.learn import tree_builder, split_search, sorted_runs
-before = {d: len(d.overloads) for m in (tree_builder, split_search, sorted_runs)
+from tnt.learn import tree_builder, split_search, sorted_runs, wave_routing
+before = {d: len(d.overloads) for m in (tree_builder, split_search, sorted_runs, wave_routing)
           for d in vars(m).values() if hasattr(d, "overloads")}
 from tnt import TnTClassifier
 rng = np.random.default_rng(0)

@@ -14,9 +14,10 @@ import pytest
 from sklearn.datasets import load_digits, make_classification
 
 import tnt.learn.growth as growth
+from tnt.learn.binning import bin_features
 from tnt.learn.growth import _grow_pass, _MicroTreeCache, _Problem, _waves, _Workers
 from tnt.learn.micro_tree import MicroTree, fit_micro_tree
-from tnt.learn.wave_routing import bucket_rows
+from tnt.learn.wave_routing import bucket_rows, code_thresholds
 from tnt.learn.working_graph import FlatGraph, WorkingGraph, compact, dead_splits, topological_order
 
 
@@ -110,6 +111,59 @@ def test_wave_batched_passes_equal_the_node_by_node_definition(case, threads, mo
         assert graph.n_splits > 20, "the test should reach graphs with many nodes"
     finally:
         workers.close()
+
+
+@pytest.mark.parametrize("max_bins", [65535, 8], ids=["exact bins", "eight bins"])
+def test_thresholds_between_bins_route_codes_as_values_and_others_are_reported(max_bins):
+    rng = np.random.default_rng(5)
+    X = np.round(rng.normal(size=(400, 3)), 1).astype(np.float32)  # ties: several samples per value
+    binned = bin_features(X, max_bins)
+    feature, threshold = [], []
+    for f in range(3):
+        lows, highs = binned.bin_max[f, : binned.n_bins[f] - 1], binned.bin_min[f, 1 : binned.n_bins[f]]
+        feature += [f] * (lows.size + 3)
+        threshold += list((lows.astype(np.float64) + highs) / 2) + [-np.inf, np.inf, 99.0]
+    feature, threshold = np.array(feature + [-2]), np.array(threshold + [-2.0])  # and a leaf
+    on_codes, exact = code_thresholds(feature, threshold, binned.bin_min, binned.bin_max, binned.n_bins)
+    assert exact
+    for f, t, c in zip(feature[:-1], threshold[:-1], on_codes[:-1]):
+        assert np.array_equal(binned.codes[:, f] <= c, X[:, f] <= t)
+    # A threshold inside a bin of several values: codes cannot route it.
+    inside = [(f, b) for f in range(3) for b in range(binned.n_bins[f]) if binned.bin_min[f, b] < binned.bin_max[f, b]]
+    if max_bins == 8:
+        f, b = inside[0]
+        t = (np.float64(binned.bin_min[f, b]) + binned.bin_max[f, b]) / 2
+        assert not code_thresholds(np.array([f]), np.array([t]), binned.bin_min, binned.bin_max, binned.n_bins)[1]
+    else:
+        assert inside == []
+
+
+def test_a_pass_over_a_graph_grown_on_other_data_equals_the_definition():
+    # The phase-start graph's thresholds come from other samples and cut the bins of these: the
+    # walks read the samples' values, not their codes.
+    X, y = make_classification(n_samples=1200, n_features=6, n_informative=4, n_classes=3, random_state=1)
+    X = X.astype(np.float32)
+    other = _Problem(X[:600], y[:600], np.ones(600), 3, seed=0)
+    graph = FlatGraph.single_leaf(0)
+    workers = _Workers(other, 1)
+    for _ in range(2):
+        working = WorkingGraph(graph)
+        _grow_pass(working, other, 3e-3, _MicroTreeCache(), workers, [])
+        graph = compact(working, other.X)
+    workers.close()
+    problem = _Problem(X[600:], y[600:], np.ones(600), 3, seed=0, max_bins=8)
+    binned = problem.binned
+    assert not code_thresholds(graph.feature, graph.threshold, binned.bin_min, binned.bin_max, binned.n_bins)[1]
+    fast, slow = WorkingGraph(graph), WorkingGraph(graph)
+    fast_log, slow_log = [], []
+    workers = _Workers(problem, 1)
+    try:
+        _grow_pass(fast, problem, 3e-3, _MicroTreeCache(), workers, fast_log)
+    finally:
+        workers.close()
+    _reference_pass(slow, problem, 3e-3, slow_log)
+    assert sorted(fast_log) == sorted(slow_log)
+    assert _same_graph(fast, slow)
 
 
 def test_bucket_rows_groups_the_samples_of_a_wave_by_node_in_increasing_order():

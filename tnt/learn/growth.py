@@ -14,7 +14,7 @@ import numpy as np
 from tnt.learn.binning import MAX_EXACT_BINS, BinnedData, bin_features
 from tnt.learn.micro_tree import MicroTree, fit_micro_tree, fit_stump, make_workspace
 from tnt.learn.structure import longest_distances
-from tnt.learn.wave_routing import NO_MEMO, bucket_rows, move_samples, sensitive_samples
+from tnt.learn.wave_routing import NO_MEMO, bucket_rows, code_thresholds, move_samples, sensitive_samples
 from tnt.learn.working_graph import FlatGraph, WorkingGraph, compact, dead_splits
 
 
@@ -265,13 +265,22 @@ class _Wave:
         offsets = self.offsets if (start, stop) == (0, self.order.size) else np.clip(self.offsets, start, stop)
         return self.order, offsets, self.nodes
 
+    def _samples(self, feature, threshold):
+        """The matrix the walks read the samples from and the graph's thresholds on it: the fit's
+        feature codes where they route exactly as the values do (:func:`code_thresholds`), which
+        they always do for a graph grown on them; else the values."""
+        binned = self.problem.binned
+        on_codes, exact = code_thresholds(feature, threshold, binned.bin_min, binned.bin_max, binned.n_bins)
+        return (binned.codes, on_codes) if exact else (self.problem.X, threshold)
+
     def find_sensitive(self, start: int, stop: int) -> None:
         """Sensitive samples among positions ``start:stop`` (those of internal nodes), before the
         nodes' installs."""
         g, phase_start = self.graph, self.graph.start
         left, right, feature, threshold, label = g.all_arrays()
+        samples, threshold = self._samples(feature, threshold)
         sensitive_samples(
-            self.problem.X,
+            samples,
             self.problem.y,
             self._positions(start, stop),
             phase_start.children_left,
@@ -289,8 +298,9 @@ class _Wave:
         """Send the samples at positions ``start:stop`` to the children, after the nodes' installs."""
         g = self.graph
         left, right, feature, threshold, _ = g.all_arrays()
+        samples, threshold = self._samples(feature, threshold)
         move_samples(
-            self.problem.X,
+            samples,
             self._positions(start, stop),
             g.start.children_left,
             g.n_orig,

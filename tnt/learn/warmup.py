@@ -96,6 +96,7 @@ def load_compiled_code(report=None, share: str = "all") -> None:
     _small_fit()  # the growth loop's own kernels (waves, installs, compaction), a callback's too
     report(NARROW)
     _fit_kernels(300)  # two-byte feature codes
+    _small_fit(300)  # the growth loop's walks on two-byte codes
     _fit_kernels(1100)  # two-byte codes, a feature in sorted runs
     _regression_kernels()
     if share == "all":
@@ -174,13 +175,15 @@ def _load_prediction_code() -> None:
     count_paths_by_length(left, right, shortest, longest, np.arange(3), np.zeros(3, np.int64), np.zeros(2, np.int64))
 
 
-def _small_fit() -> None:
-    """A one-thread TnT fit on a few samples of four values, with a progress callback taking snapshots."""
+def _small_fit(n_values: int = 4) -> None:
+    """A one-thread TnT fit on a few samples of ``n_values`` values per feature (all of them present:
+    more than 256 make two-byte codes), with a progress callback taking snapshots."""
     from tnt.estimator import TnTClassifier
 
     rng = np.random.default_rng(0)
-    X = rng.integers(0, 4, size=(200, 3)).astype(np.float64)
-    y = (X[:, 0] + X[:, 1] > 3).astype(np.intp) ^ (X[:, 2] > 1)
+    X = rng.integers(0, n_values, size=(max(200, 2 * n_values), 3)).astype(np.float64)
+    X[:n_values] = np.arange(n_values)[:, None]
+    y = (X[:, 0] + X[:, 1] > n_values - 1).astype(np.intp) ^ (X[:, 2] > n_values // 2 - 1)
     TnTClassifier(C=1e-3, random_state=0, n_jobs=1).fit(X, y, progress_callback=lambda event: event.snapshot())
 
 

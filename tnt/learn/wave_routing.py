@@ -13,6 +13,10 @@ from this node through its (previous) micro tree to one of its phase-start child
 leaf, and nothing from ``a`` down has changed since (nodes below ``a`` are visited after ``a``'s
 parent, in later waves). So each sample carries a *memo*: that child ``a`` and the label reached
 from it. Only the route from the other child is walked.
+
+The walks read the training samples' feature codes (:class:`tnt.learn.binning.BinnedData`), not
+their values: one-byte codes are a quarter of the bytes of float32 values, so more of them stay in
+the caches (:func:`code_thresholds`).
 """
 
 from __future__ import annotations
@@ -23,6 +27,38 @@ from tnt.learn.compiled import kernel
 
 NO_MEMO = -1  # no child known (a pass starts with none): both children are walked
 UNKNOWN = -2  # the first phase-start node below the known child is found when the sample moves on
+
+
+@kernel
+def code_thresholds(feature, threshold, bin_min, bin_max, n_bins):
+    """A graph's splits as thresholds on the codes of the training samples: per node, the last code
+    its split sends left (float64; codes up to it go left, -1 when none does, 0 for a leaf), and
+    whether routing on codes is routing on values at every node, which holds unless a bin holds
+    values on both sides of a threshold. Splits fitted on these bins never cut one (their thresholds
+    lie between two bins); a graph fitted on other data may.
+
+    ``feature`` and ``threshold`` are the graph's (leaves: ``feature < 0``); ``bin_min``, ``bin_max``
+    and ``n_bins`` those of :class:`tnt.learn.binning.BinnedData`.
+    """
+    on_codes = np.zeros(feature.shape[0])
+    exact = True
+    for v in range(feature.shape[0]):
+        f = feature[v]
+        if f < 0:
+            continue
+        t = threshold[v]
+        # Bins are in increasing order: count those whose largest value goes left.
+        lo, hi = 0, n_bins[f]
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if np.float64(bin_max[f, mid]) <= t:
+                lo = mid + 1
+            else:
+                hi = mid
+        on_codes[v] = lo - 1
+        if lo < n_bins[f] and np.float64(bin_min[f, lo]) <= t:
+            exact = False
+    return on_codes, exact
 
 
 @kernel
@@ -55,8 +91,8 @@ LANES = 16
 
 @kernel
 def _walk_together(X, rows, at, first, n, n_orig, graph, to_phase_start):
-    """Walk samples ``rows[:n]`` from nodes ``at[:n]`` of ``graph = (left, right, feature,
-    threshold)``, interleaved. ``at[j]`` ends at the leaf reached, or with ``to_phase_start`` at
+    """Walk samples ``rows[:n]`` (rows of ``X``: values, or codes with :func:`code_thresholds`) from
+    nodes ``at[:n]`` of ``graph = (left, right, feature, threshold)``, interleaved. ``at[j]`` ends at the leaf reached, or with ``to_phase_start`` at
     the first phase-start node (id below ``n_orig``) passed, -1 when a leaf comes first;
     ``first[j]`` is that first phase-start node in either case (-1: none)."""
     left, right, feature, threshold = graph
