@@ -56,12 +56,12 @@ except ImportError:  # Windows: no lock; the key check on loading still applies
 __all__ = [
     "CheckedCacheFile",
     "fetch_add",
-    "store_eight_bytes",
     "is_cached",
     "kernel",
     "kernels_source_stamp",
     "load_when_ready",
     "sources_digest",
+    "store_eight_bytes",
 ]
 
 # Marks a data file written by CheckedCacheFile (numba's own files hold other tuples).

@@ -105,8 +105,8 @@ def _gather_codes(codes, rows, n_bins):
     One-byte codes in rows padded to a multiple of eight bytes are moved eight samples by eight
     features at a time: eight 64-bit words read, one from each sample, transposed as an 8x8 matrix
     of bytes (:func:`_transpose_bytes`) and written as eight words, one per feature; a word's bits
-    that differ from the first sample's mark the features that vary. Otherwise rows are copied in blocks of 64 samples, so that each is read from memory once
-    (constant features are skipped).
+    that differ from the first sample's mark the features that vary. Otherwise rows are copied in
+    blocks of 64 samples, so that each is read from memory once (constant features are skipped).
 
     The mask lets the root skip the features constant in the fit (many of a small fit's pixels),
     which its scan would otherwise read in full only to find nothing to split.

@@ -92,9 +92,10 @@ LANES = 16
 @kernel
 def _walk_together(X, rows, at, first, n, n_orig, graph, to_phase_start):
     """Walk samples ``rows[:n]`` (rows of ``X``: values, or codes with :func:`code_thresholds`) from
-    nodes ``at[:n]`` of ``graph = (left, right, feature, threshold)``, interleaved. ``at[j]`` ends at the leaf reached, or with ``to_phase_start`` at
-    the first phase-start node (id below ``n_orig``) passed, -1 when a leaf comes first;
-    ``first[j]`` is that first phase-start node in either case (-1: none)."""
+    nodes ``at[:n]`` of ``graph = (left, right, feature, threshold)``, interleaved. ``at[j]`` ends at
+    the leaf reached, or with ``to_phase_start`` at the first phase-start node (id below ``n_orig``)
+    passed, -1 when a leaf comes first; ``first[j]`` is that first phase-start node in either case
+    (-1: none)."""
     left, right, feature, threshold = graph
     for j in range(n):
         first[j] = -1
