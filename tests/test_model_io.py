@@ -111,9 +111,54 @@ def test_loading_never_unpickles(monkeypatch, toy_model_json):
     assert model_from_json(toy_model_json).n_splits_ == 1
 
 
-def test_loaded_model_cannot_be_refitted(toy_model_json):
-    with pytest.raises(NotImplementedError, match="already fitted"):
-        model_from_json(toy_model_json).fit([[0]], [0])
+@pytest.fixture(scope="module")
+def loaded_pair():
+    """A loaded classifier and a loaded regressor, each with data it was trained on."""
+    from sklearn.datasets import load_iris, make_friedman1
+
+    from tnt import TnTRegressor
+
+    X, y = load_iris(return_X_y=True)
+    Xr, yr = make_friedman1(n_samples=200, random_state=0)
+    classifier = model_from_json(model_to_json(TnTClassifier(C=1e-2, random_state=0).fit(X, y)))
+    regressor = model_from_json(model_to_json(TnTRegressor(C=1e-2, random_state=0).fit(Xr, yr)))
+    return [(classifier, X, y), (regressor, Xr, yr)]
+
+
+@pytest.mark.parametrize("which", [0, 1], ids=["classifier", "regressor"])
+def test_a_clone_of_a_loaded_model_keeps_the_model(loaded_pair, which):
+    """As scikit-learn's FrozenEstimator: clone returns the fitted model, not an empty copy."""
+    from sklearn.base import clone
+
+    model, X, _ = loaded_pair[which]
+    copy = clone(model)
+    assert np.array_equal(copy.predict(X), model.predict(X))
+    assert copy.graph_ == model.graph_
+
+
+@pytest.mark.parametrize("which", [0, 1], ids=["classifier", "regressor"])
+def test_fit_leaves_a_loaded_model_as_it_is(loaded_pair, which):
+    model, X, y = loaded_pair[which]
+    before = model_to_json(model)
+    rng = np.random.default_rng(0)
+    other_y = rng.permutation(y)  # labels it would learn something else from
+    assert model.fit(X, other_y, sample_weight=np.ones(len(y))) is model
+    assert model_to_json(model) == before
+
+
+@pytest.mark.parametrize("which", [0, 1], ids=["classifier", "regressor"])
+def test_a_loaded_model_is_a_frozen_step_of_a_pipeline_in_cross_validation(loaded_pair, which):
+    """Cross-validation refits nothing: each fold scores the saved model on that fold's test part."""
+    from sklearn.model_selection import KFold, cross_val_score
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer
+
+    model, X, y = loaded_pair[which]
+    pipeline = make_pipeline(FunctionTransformer(), model)
+    folds = KFold(n_splits=3, shuffle=True, random_state=0)
+    scores = cross_val_score(pipeline, X, y, cv=folds)
+    expected = [model.score(X[test], y[test]) for _, test in folds.split(X)]
+    np.testing.assert_array_equal(scores, expected)
 
 
 @pytest.fixture

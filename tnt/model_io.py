@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 from sklearn.base import BaseEstimator, is_regressor
+from sklearn.utils.validation import check_is_fitted
 
 from tnt._base import GraphClassifierMixin, GraphRegressorMixin
 from tnt._messages import shown
@@ -43,8 +44,35 @@ _GRAPH_FLOAT_KEYS = ("threshold", "impurity")
 _INPUT_DTYPES = ("float32", "float64")
 
 
-class LoadedGraphModel(GraphClassifierMixin, BaseEstimator):
+class _Frozen:
+    """A fitted model that nothing refits, as scikit-learn's ``sklearn.frozen.FrozenEstimator``:
+    ``clone`` gives the model itself and ``fit`` leaves it as it is, so it can be a step of a
+    ``Pipeline`` or be scored by ``cross_val_score`` as it was saved."""
+
+    def __sklearn_clone__(self):
+        return self
+
+    def fit(self, X, y=None, *args, **kwargs):
+        """Leave the model as it is (it was fitted before it was saved).
+
+        Parameters
+        ----------
+        X, y, *args, **kwargs
+            Ignored; accepted wherever scikit-learn calls ``fit``.
+
+        Returns
+        -------
+        self
+        """
+        check_is_fitted(self)
+        return self
+
+
+class LoadedGraphModel(_Frozen, GraphClassifierMixin, BaseEstimator):
     """A graph classifier read from a model file; it predicts exactly as the model that was saved.
+
+    Like scikit-learn's ``FrozenEstimator``, it is never refitted: ``clone`` returns the model
+    itself and ``fit`` leaves it unchanged.
 
     Attributes
     ----------
@@ -70,12 +98,12 @@ class LoadedGraphModel(GraphClassifierMixin, BaseEstimator):
     (np.True_, 'TnTClassifier')
     """
 
-    def fit(self, X, y):
-        raise NotImplementedError("A loaded model is already fitted; train a TnTClassifier to fit a new one.")
 
-
-class LoadedGraphRegressor(GraphRegressorMixin, BaseEstimator):
+class LoadedGraphRegressor(_Frozen, GraphRegressorMixin, BaseEstimator):
     """A graph regressor read from a model file; it predicts exactly as the model that was saved.
+
+    Like scikit-learn's ``FrozenEstimator``, it is never refitted: ``clone`` returns the model
+    itself and ``fit`` leaves it unchanged.
 
     Attributes
     ----------
@@ -100,9 +128,6 @@ class LoadedGraphRegressor(GraphRegressorMixin, BaseEstimator):
     >>> (loaded.predict(X) == reg.predict(X)).all(), loaded.estimator_kind_
     (np.True_, 'TnTRegressor')
     """
-
-    def fit(self, X, y):
-        raise NotImplementedError("A loaded model is already fitted; train a TnTRegressor to fit a new one.")
 
 
 def model_to_json(estimator, *, indent: int | None = None) -> str:
