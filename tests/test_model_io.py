@@ -244,3 +244,87 @@ def test_not_json_and_nan_and_size_limit_are_rejected(toy_model_json):
     with pytest.raises(ValueError, match="threshold that is not a finite number"):
         model_from_json(overflowing)  # 1e999 is valid JSON but parses to infinity
     assert model_from_json(toy_model_json.encode()).classes_.tolist() == ["a", "b"]
+
+
+# ---------------------------------------------------------------------- the kinds of model a file holds
+def _with_estimator(text: str, kind, task=None) -> str:
+    doc = json.loads(text)
+    doc["estimator"] = kind
+    if task is not None:
+        doc["task"] = task
+    return json.dumps(doc)
+
+
+@pytest.mark.parametrize("kind", ["LogisticRegression", "tnTClassifier", "os.system", "", "TnTClassifier "])
+def test_a_file_naming_a_kind_of_model_the_project_never_writes_is_refused(toy_model_json, kind):
+    with pytest.raises(ValueError, match=r"^The model file's \"estimator\" is .*, which this project never writes; a"):
+        model_from_json(_with_estimator(toy_model_json, kind))
+
+
+def test_a_file_whose_kind_belongs_to_the_other_task_is_refused(toy_model_json):
+    with pytest.raises(
+        ValueError, match=r"holds a TnTRegressor, a regression model, but its \"task\" is classification"
+    ):
+        model_from_json(_with_estimator(toy_model_json, "TnTRegressor"))
+
+
+def test_every_estimator_the_project_ships_and_the_trees_it_converts_are_kinds_a_file_holds():
+    """The one list (``ESTIMATOR_KINDS``) names every graph estimator of ``tnt`` with its task, so a
+    new estimator fails here until it has its line there."""
+    import importlib
+    import pkgutil
+
+    import tnt
+    from tnt._base import GraphClassifierMixin, GraphModelMixin, GraphRegressorMixin
+    from tnt.model_io import ESTIMATOR_KINDS, LoadedGraphRegressor
+
+    for module in pkgutil.walk_packages(tnt.__path__, "tnt."):
+        if not module.name.startswith(("tnt.learn.warmup", "tnt.cli")):
+            importlib.import_module(module.name)
+
+    def every_subclass(cls):
+        for sub in cls.__subclasses__():
+            yield sub
+            yield from every_subclass(sub)
+
+    loaded = {LoadedGraphModel, LoadedGraphRegressor}  # they save the kind they were read as
+    shipped = {
+        cls.__name__: "regression" if issubclass(cls, GraphRegressorMixin) else "classification"
+        for cls in every_subclass(GraphModelMixin)
+        if cls.__module__.startswith("tnt.")
+        and not cls.__name__.startswith("_")
+        and cls not in loaded
+        and cls not in (GraphClassifierMixin, GraphRegressorMixin)
+    }
+    shipped.update(DecisionTreeClassifier="classification", DecisionTreeRegressor="regression")
+    assert shipped == ESTIMATOR_KINDS
+
+
+def test_every_kind_saved_is_read_back():
+    from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+    from tnt import TnTRegressor
+    from tnt.baselines import CARTRegressor
+    from tnt.model_io import ESTIMATOR_KINDS
+
+    X, y = np.array([[0.0], [1.0], [2.0], [3.0]]), np.array([0, 0, 1, 1])
+    models = [
+        TnTClassifier(),
+        NDGClassifier(),
+        CARTClassifier(),
+        TAOClassifier(),
+        DecisionTreeClassifier(),
+        TnTRegressor(),
+        CARTRegressor(),
+        DecisionTreeRegressor(),
+    ]
+    kinds = {model_from_json(model_to_json(m.fit(X, y))).estimator_kind_ for m in models}
+    assert kinds == set(ESTIMATOR_KINDS)
+
+
+def test_a_subclass_the_format_does_not_know_is_not_written():
+    class MyTnT(TnTClassifier):
+        pass
+
+    with pytest.raises(ValueError, match=r"^MyTnT is not a kind of model a model file holds \(TnTClassifier, "):
+        model_to_json(MyTnT().fit([[0.0], [1.0]], [0, 1]))

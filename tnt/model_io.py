@@ -1,10 +1,10 @@
 """Model files: a fitted graph classifier or regressor as versioned JSON, and back, without pickle.
 
-The file holds the estimator's kind and parameters, its classes (JSON strings, integers, floats or
-booleans; ``null`` for a regressor, whose file says ``"task": "regression"``), feature names and
-the graph's arrays. Loading checks every part and rejects a
-malformed or inconsistent file with one clear sentence; the structure checks (child ids in range,
-topological order, which also rules out cycles, finite thresholds) are
+The file holds the estimator's kind (one of :data:`ESTIMATOR_KINDS`) and parameters, its classes
+(JSON strings, integers, floats or booleans; ``null`` for a regressor, whose file says
+``"task": "regression"``), feature names and the graph's arrays. Loading checks every part and
+rejects a malformed or inconsistent file with one clear sentence; the structure checks (child ids
+in range, topological order, which also rules out cycles, finite thresholds) are
 :class:`~tnt.graph.DecisionGraph`'s own.
 """
 
@@ -23,6 +23,7 @@ from tnt._messages import shown
 from tnt.graph import DecisionGraph
 
 __all__ = [
+    "ESTIMATOR_KINDS",
     "FORMAT",
     "MAX_BYTES",
     "VERSION",
@@ -42,6 +43,20 @@ _TOP_KEYS = ("format", "version", "estimator", "params", "classes", "n_features_
 _GRAPH_INT_KEYS = ("children_left", "children_right", "feature", "n_node_samples")
 _GRAPH_FLOAT_KEYS = ("threshold", "impurity")
 _INPUT_DTYPES = ("float32", "float64")
+
+#: Every kind of model a model file can hold (its ``"estimator"``, the class that was saved), with
+#: its task: the project's estimators and the scikit-learn trees it converts. A new kind of model
+#: the project saves gets its line here; a file naming anything else is refused.
+ESTIMATOR_KINDS = {
+    "TnTClassifier": "classification",
+    "NDGClassifier": "classification",
+    "CARTClassifier": "classification",
+    "TAOClassifier": "classification",
+    "DecisionTreeClassifier": "classification",
+    "TnTRegressor": "regression",
+    "CARTRegressor": "regression",
+    "DecisionTreeRegressor": "regression",
+}
 
 
 class _Frozen:
@@ -163,6 +178,10 @@ def model_to_json(estimator, *, indent: int | None = None) -> str:
         kind, params = estimator.estimator_kind_, estimator.estimator_params_
     else:
         kind, params = type(estimator).__name__, {k: _json_param(v) for k, v in estimator.get_params().items()}
+        if kind not in ESTIMATOR_KINDS:
+            raise ValueError(
+                f"{kind} is not a kind of model a model file holds ({', '.join(ESTIMATOR_KINDS)}); save one of those."
+            )
     names = getattr(estimator, "feature_names_in_", None)
     doc = {
         "format": FORMAT,
@@ -251,6 +270,7 @@ def model_from_json(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> LoadedG
         raise ValueError(f'"feature_names" must be null or a list of {n_features} strings.')
     if not isinstance(doc["estimator"], str) or not isinstance(doc["params"], dict):
         raise ValueError('"estimator" must be a string and "params" an object.')
+    _check_kind(doc["estimator"], task)
     if not all(v is None or isinstance(v, (str, int, float)) for v in doc["params"].values()):
         raise ValueError('"params" must map each parameter to a string, a number, a boolean or null.')
 
@@ -463,6 +483,17 @@ def _read_graph(graph, regression: bool = False) -> DecisionGraph:
         input_dtype=np.dtype(graph["input_dtype"]),
         regression=regression,
     )
+
+
+def _check_kind(kind: str, task: str) -> None:
+    """Refuse an ``"estimator"`` this project cannot have written, or one of the other task."""
+    if kind not in ESTIMATOR_KINDS:
+        raise ValueError(
+            f'The model file\'s "estimator" is {shown(kind)!r}, which this project never writes; '
+            f"a model file holds one of {', '.join(ESTIMATOR_KINDS)}."
+        )
+    if ESTIMATOR_KINDS[kind] != task:
+        raise ValueError(f'The model file holds a {kind}, a {ESTIMATOR_KINDS[kind]} model, but its "task" is {task}.')
 
 
 def _read_classes(classes) -> np.ndarray:
