@@ -1,9 +1,14 @@
 """The conventions a scikit-learn user checks first: ``n_jobs`` and ``sample_weight`` read as
-scikit-learn reads them, by every estimator and helper of the project."""
+scikit-learn reads them, by every estimator and helper of the project, and doctests that pass with
+every NumPy the project allows."""
 
+import ast
+import doctest
 import os
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -147,3 +152,50 @@ def test_fine_tuned_refuses_all_zero_weights_too():
     model = TnTClassifier(C=1e-2, random_state=0).fit(X, y)
     with pytest.raises(ValueError, match=r"^Every sample has weight zero"):
         model.fine_tuned(X, y, rounds=1, sample_weight=np.zeros(len(y)))
+
+
+# ---------------------------------------------------------------------- doctests on NumPy 1 and 2
+#: Reprs only NumPy 2 prints (NEP 51): a NumPy scalar shown as ``np.float64(0.5)``, ``np.True_``...
+NUMPY2_REPR = re.compile(
+    r"\bnp\.(?:True_|False_|(?:float|int|uint|complex)\d+\(|bool_?\(|str_\(|bytes_\(|(?:c?longdouble|void)\(|"
+    r"(?:datetime|timedelta)64\()"
+)
+
+
+def _doctest_outputs():
+    """(place, source, expected output) of every doctest example in the project's code and pages."""
+    parser = doctest.DocTestParser()
+    for folder in ("tnt", "ui", "app_pages", "docs"):
+        for path in sorted((Path(ROOT) / folder).rglob("*")):
+            if path.suffix == ".py":
+                docs = [
+                    ast.get_docstring(node, clean=False)
+                    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                    if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                ]
+            elif path.suffix == ".md":
+                docs = [path.read_text(encoding="utf-8")]
+            else:
+                continue
+            for doc in filter(None, docs):
+                for example in parser.get_examples(doc):
+                    yield os.path.relpath(path, ROOT), example.source.strip(), example.want
+
+
+@pytest.mark.parametrize("shown", ["np.float64(0.912)", "(np.True_, 'x')", "[np.int64(3)]", "np.str_('a')"])
+def test_the_scan_recognises_numpy_2_reprs(shown):
+    assert NUMPY2_REPR.search(shown)
+
+
+@pytest.mark.parametrize("shown", ["0.912", "(True, 'x')", "array([1, 2])", "np.float64", "dtype('float64')"])
+def test_the_scan_leaves_reprs_both_versions_print(shown):
+    assert not NUMPY2_REPR.search(shown)
+
+
+def test_no_doctest_expects_a_repr_only_numpy_2_prints():
+    """pyproject.toml allows numpy>=1.26, whose scalars print as plain numbers: a doctest shows
+    ``float(x)``, ``bool(x)`` or ``x.tolist()`` so that it passes with either."""
+    outputs = list(_doctest_outputs())
+    assert len(outputs) > 100  # the scan reads the project's doctests
+    offenders = [f"{place}: {source}" for place, source, want in outputs if NUMPY2_REPR.search(want)]
+    assert offenders == []

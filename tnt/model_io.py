@@ -109,8 +109,8 @@ class LoadedGraphModel(_Frozen, GraphClassifierMixin, BaseEstimator):
     >>> X, y = load_iris(return_X_y=True)
     >>> clf = TnTClassifier(C=1e-2, random_state=0).fit(X, y)
     >>> loaded = model_from_json(model_to_json(clf))
-    >>> (loaded.predict(X) == clf.predict(X)).all(), loaded.estimator_kind_
-    (np.True_, 'TnTClassifier')
+    >>> bool((loaded.predict(X) == clf.predict(X)).all()), loaded.estimator_kind_
+    (True, 'TnTClassifier')
     """
 
 
@@ -140,8 +140,8 @@ class LoadedGraphRegressor(_Frozen, GraphRegressorMixin, BaseEstimator):
     >>> X, y = make_friedman1(n_samples=200, random_state=0)
     >>> reg = TnTRegressor(C=1e-2, random_state=0).fit(X, y)
     >>> loaded = model_from_json(model_to_json(reg))
-    >>> (loaded.predict(X) == reg.predict(X)).all(), loaded.estimator_kind_
-    (np.True_, 'TnTRegressor')
+    >>> bool((loaded.predict(X) == reg.predict(X)).all()), loaded.estimator_kind_
+    (True, 'TnTRegressor')
     """
 
 
