@@ -30,15 +30,19 @@ class TnTClassifier(GraphClassifierMixin, BaseEstimator):
         samples the micro tree is fitted on. Larger ``C`` gives fewer splits.
     N1 : int, default=2
         Number of merge phases: micro trees are merged into the graph ``N1`` times. ``N1=1``
-        reduces TnT to CART with cost-complexity pruning at ``C``.
+        grows scikit-learn's ``DecisionTreeClassifier(ccp_alpha=C)`` up to ties between equally
+        good splits (see ``random_state``): the same tree down to any node where the two chose
+        differently between equally good splits.
     N2 : int, default=5
         Grow passes per phase: every node's micro tree is refitted ``N2`` times before a merge.
     fine_tune : int, default=0
         Rounds of fine-tuning (the paper's Algorithm A.1) after training: each internal node
         refits its single split on its sensitive samples, each leaf takes its majority class.
     random_state : int, RandomState instance or None, default=None
-        Seed of the order in which micro trees try features, which breaks ties between equally
-        good splits (as scikit-learn's trees do with theirs).
+        Seed of the order in which micro trees try features
+        (``np.random.RandomState(seed).permutation(n_features)``, one order for the whole fit): of
+        equally good splits the first feature in that order wins, and within a feature the lowest
+        threshold. scikit-learn's trees draw a new order at every node instead.
     n_jobs : int, default=None
         Threads used for training: the training matrix is binned, and the samples of a wave of
         nodes are routed, in one part per thread; nodes of which none is an ancestor of another are

@@ -29,7 +29,7 @@ class TnTRegressor(GraphRegressorMixin, BaseEstimator):
         Each micro tree is pruned with minimal cost-complexity pruning at ``C_i = C * W / W_i``
         (``W`` the total training weight, ``W_i`` the weight its fit sees). ``N1=1`` gives
         ``DecisionTreeRegressor(ccp_alpha=C * v)``, ``v`` the weighted variance of ``y`` (the
-        impurity of that tree's root).
+        impurity of that tree's root), up to ties between equally good splits.
     N1 : int, default=2
         Number of merge phases.
     N2 : int, default=5
@@ -39,8 +39,8 @@ class TnTRegressor(GraphRegressorMixin, BaseEstimator):
         internal node refits its single split on its reduced problem, each leaf takes the weighted
         mean target of its samples.
     random_state : int, RandomState instance or None, default=None
-        Seed of the order in which micro trees try features (it breaks ties between equally good
-        splits).
+        Seed of the order in which micro trees try features, which breaks ties between equally good
+        splits as in :class:`tnt.TnTClassifier`.
     n_jobs : int, default=None
         Threads used for training (the training matrix is binned in one part per thread, and nodes
         of which none is an ancestor of another grow at the same time), as in
