@@ -45,7 +45,7 @@ def test_none_is_one_worker_and_positive_numbers_are_capped_at_the_usable_cores(
 
 @pytest.mark.parametrize(("n_jobs", "cores", "expected"), [(-1, 8, 8), (-2, 8, 7), (-8, 8, 1), (-20, 8, 1), (3, 8, 3)])
 def test_negative_n_jobs_count_back_from_the_usable_cores(monkeypatch, n_jobs, cores, expected):
-    monkeypatch.setattr("tnt._parallel.cpu_count", lambda: cores)
+    monkeypatch.setattr("joblib.cpu_count", lambda: cores)
     assert effective_n_jobs(n_jobs) == expected
 
 
@@ -65,6 +65,17 @@ def test_minus_one_respects_cpu_affinity():
     minus_one, minus_two, cores, machine = map(int, out.stdout.split())
     assert (minus_one, minus_two, cores) == (1, 1, 1)
     assert machine >= 1
+
+
+def test_counting_cores_imports_no_scikit_learn():
+    """The app's warm-up counts the cores before anything heavy is imported."""
+    code = (
+        "import sys; from tnt._parallel import usable_cores; usable_cores(); "
+        "print(sorted({'sklearn', 'scipy', 'numba'} & set(sys.modules)))"
+    )
+    env = {**os.environ, "PYTHONPATH": ROOT}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.strip() == "[]"
 
 
 def test_usable_cores_respect_a_containers_cpu_quota(monkeypatch):

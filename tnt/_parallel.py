@@ -11,13 +11,18 @@ from __future__ import annotations
 
 from numbers import Integral
 
-from joblib import cpu_count
-from sklearn.utils._param_validation import Interval
+__all__ = ["check_n_jobs", "effective_n_jobs", "n_jobs_constraint", "usable_cores"]
 
-__all__ = ["N_JOBS_CONSTRAINT", "check_n_jobs", "effective_n_jobs", "usable_cores"]
 
-#: ``n_jobs`` in an estimator's ``_parameter_constraints``: any whole number but 0, or None.
-N_JOBS_CONSTRAINT = [Interval(Integral, None, -1, closed="right"), Interval(Integral, 1, None, closed="left"), None]
+def n_jobs_constraint() -> list:
+    """``n_jobs`` in an estimator's ``_parameter_constraints``: any whole number but 0, or None.
+
+    A function, so that the app's warm-up, which reads :func:`usable_cores` before anything else
+    is imported, does not import scikit-learn.
+    """
+    from sklearn.utils._param_validation import Interval
+
+    return [Interval(Integral, None, -1, closed="right"), Interval(Integral, 1, None, closed="left"), None]
 
 
 def usable_cores() -> int:
@@ -29,6 +34,8 @@ def usable_cores() -> int:
     >>> usable_cores() >= 1
     True
     """
+    from joblib import cpu_count
+
     return int(cpu_count())
 
 
@@ -36,7 +43,7 @@ def check_n_jobs(n_jobs) -> None:
     """Refuse an ``n_jobs`` that is not None or a whole number other than 0, with one sentence.
 
     For functions that hand ``n_jobs`` to joblib, which reads ``-1`` itself (on a Dask cluster,
-    every worker of the cluster); estimators check it through :data:`N_JOBS_CONSTRAINT`.
+    every worker of the cluster); estimators check it through :func:`n_jobs_constraint`.
 
     Examples
     --------

@@ -8,7 +8,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.utils._param_validation import Interval
 
 from tnt._base import GraphClassifierMixin
-from tnt._parallel import N_JOBS_CONSTRAINT, effective_n_jobs
+from tnt._parallel import effective_n_jobs, n_jobs_constraint
 from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.learn.growth import ProgressCallback, grow_graph
 
@@ -115,7 +115,7 @@ class TnTClassifier(GraphClassifierMixin, BaseEstimator):
         "N2": [Interval(Integral, 1, None, closed="left")],
         "fine_tune": [Interval(Integral, 0, None, closed="left")],
         "random_state": ["random_state"],
-        "n_jobs": N_JOBS_CONSTRAINT,
+        "n_jobs": n_jobs_constraint(),
         "max_bins": [Interval(Integral, 2, MAX_EXACT_BINS, closed="both")],
     }
 
