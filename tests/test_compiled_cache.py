@@ -170,7 +170,8 @@ def test_a_kernel_compiled_without_reference_counting_calls_none_of_numbas_count
         dispatcher._cache = NullCache()  # compiled here, so that its LLVM code can be read
         assert dispatcher(np.arange(3.0), helper) == 0.0
         llvm[counts] = "".join(dispatcher.inspect_llvm().values())
-    assert "NRT_incref" in llvm[True]  # the inlined helper's argument is counted
+    # The inlined helper's argument is counted (numba 0.62 prunes the increment, keeps the decrement).
+    assert "NRT_incref" in llvm[True] or "NRT_decref" in llvm[True]
     assert "NRT_incref" not in llvm[False] and "NRT_decref" not in llvm[False]
 
 
