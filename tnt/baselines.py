@@ -197,7 +197,8 @@ class TAOClassifier(CARTClassifier):
 
     Parameters
     ----------
-    max_leaf_nodes, ccp_alpha, random_state : as in :class:`CARTClassifier`.
+    max_leaf_nodes, ccp_alpha, random_state
+        As in :class:`CARTClassifier`.
     fine_tune : int, default=5
         Rounds of alternating optimisation (the paper uses 5).
 
