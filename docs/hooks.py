@@ -33,7 +33,7 @@ def cli_reference() -> str:
         parts = ["## tnt", "", "```text", parser.format_help().rstrip(), "```", ""]
         (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
         for name, command in commands.choices.items():
-            parts += [f"## tnt {name}", "", command.description or "", "", "```text"]
+            parts += [f"## tnt {name}", "", "```text"]
             parts += [command.format_help().rstrip(), "```", ""]
     finally:
         if previous is None:
