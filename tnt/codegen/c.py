@@ -40,11 +40,11 @@ def to_c(estimator, *, feature_names=None) -> str:
     >>> from sklearn.datasets import load_iris
     >>> from tnt import CARTClassifier
     >>> X, y = load_iris(return_X_y=True)
-    >>> source = to_c(CARTClassifier(max_leaf_nodes=3).fit(X, y))
+    >>> source = to_c(CARTClassifier(max_leaf_nodes=3, random_state=0).fit(X, y))
     >>> print(source[source.index("static int tnt_leaf"):source.index("\\nint tnt_predict(")].strip())
     static int tnt_leaf(const double *x)
     {
-        if (x[2] <= 0x1.3999990000000p+1) return 0;
+        if (x[3] <= 0x1.99999afffffffp-1) return 0;
         goto s1;
     s1: if (x[3] <= 0x1.c000010000000p+0) return 1;
         return 2;
