@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+from tnt._messages import shown
 from tnt.codegen.walker import code_graph, wrap
 
 __all__ = ["to_c"]
@@ -113,7 +114,7 @@ def _walk(g) -> list[str]:
         return f"return {-1 - target};" if target < 0 else f"goto s{target};"
 
     if g.start < 0:  # the root is a leaf
-        return [f"    {branch(g.start)}"]
+        return ["    (void)x;", f"    {branch(g.start)}"]
     lines = []
     for s in range(g.n_splits):
         label = "    " if s == 0 else f"s{s}:".ljust(4)  # every split but the root is a jump's target
@@ -145,6 +146,8 @@ def c_string(text: str) -> str:
     >>> print(c_string('a"b\\c?? é\n'))
     "a\"b\\c\?\? \303\251\012"
     """
+    if "\0" in str(text):
+        raise ValueError(f"{shown(text)!r} holds a NUL character, which a C string cannot carry; rename it.")
     parts = []
     for byte in str(text).encode("utf-8"):
         ch = chr(byte)

@@ -179,7 +179,7 @@ def _check_names(feature_names, table: str, key: str) -> None:
         _no_nul(name, what)
     if str(table).lower() in OWN_NAMES:
         raise ValueError(
-            f"The table may not be called {shown(table)}: the query names its own tables "
+            f"The table may not be called {shown(table)!r}: the query names its own tables "
             f"{', '.join(OWN_NAMES)}; rename it or query it through a view."
         )
     seen = {}
@@ -189,7 +189,7 @@ def _check_names(feature_names, table: str, key: str) -> None:
         _no_nul(name, f"Feature {i}'s name")
         if name in seen:
             raise ValueError(
-                f"Features {seen[name]} and {i} are both called {shown(name)}; SQL needs one column per feature: "
+                f"Features {seen[name]} and {i} are both called {shown(name)!r}; SQL needs one column per feature: "
                 "pass feature_names."
             )
         seen[name] = i
