@@ -3,6 +3,7 @@ the SQL query run in SQLite each predict every row exactly as ``model.predict`` 
 and one unit in the last place around them too, whatever the names of the features and classes."""
 
 import importlib.util
+import shutil
 import sqlite3
 import subprocess
 from pathlib import Path
@@ -78,6 +79,8 @@ def run_python(source, X, folder):
 def run_c(source, X, folder, n_classes):
     """Compile with gcc (warnings are errors) and predict each row: (predictions as class indices or
     values, probabilities or None, feature names, class names)."""
+    if shutil.which("gcc") is None:
+        pytest.fail("gcc is missing: install it with `apt-get install gcc libc6-dev` (CI's .ci/run does).")
     (folder / "model.c").write_text(source, encoding="utf-8")
     (folder / "driver.c").write_text(C_DRIVER)
     flags = ["-std=c99", "-O2", "-Wall", "-Wextra", "-pedantic", "-Werror"]
