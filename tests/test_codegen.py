@@ -250,6 +250,17 @@ def test_nan_and_null_go_right_at_every_split(pendigits_model, tmp_path):
     assert np.array_equal(run_sql(to_sql(model), X, [f"x{i}" for i in range(16)]), expected)
 
 
+def test_the_query_reads_a_view_and_rows_sharing_a_key(pendigits_model):
+    model, X_test = pendigits_model
+    X = X_test[:50].astype(np.float64)
+    db = sqlite3.connect(":memory:")
+    db.execute(f"CREATE TABLE raw (k, {', '.join(f'x{i}' for i in range(16))})")
+    db.executemany(f"INSERT INTO raw VALUES ({', '.join('?' * 17)})", [(i // 2, *r) for i, r in enumerate(X.tolist())])
+    db.execute("CREATE VIEW readings AS SELECT * FROM raw")
+    result = db.execute(to_sql(model, table="readings", key="k")).fetchall()
+    assert sorted(result) == sorted((i // 2, p) for i, p in enumerate(model.predict(X).tolist()))
+
+
 HOSTILE_FEATURES = [
     'a "quoted" name',
     "back\\slash\\",
