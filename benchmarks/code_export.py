@@ -9,8 +9,9 @@ and left out when absent):
 It rewrites ``benchmarks/code_export.md`` whole. The C function is compiled with ``gcc -O2`` into a
 loop over the test rows (passes over them until two million rows are predicted, timed with the
 monotonic clock; the median of seven such measurements). ``model.predict`` is timed on all the
-test rows at once (the median of 21 calls) and on one row at a time; the Python module and the
-SQL query (in SQLite, in memory) once over the test rows. Every export's predictions are checked
+test rows at once (the median of 21 calls) and on one row at a time (the median over 300 rows); the
+Python module over the test rows (the median of five passes) and the SQL query (in SQLite, in memory;
+the median of three runs). Every export's predictions are checked
 against ``model.predict`` on the same rows before its time is reported.
 """
 
@@ -119,16 +120,20 @@ def python_module(source: str, folder: Path):
     return module
 
 
-def sqlite_run(source: str, X: np.ndarray, n_features: int) -> tuple[float, list]:
+def sqlite_run(source: str, X: np.ndarray, n_features: int, repeat: int = 3) -> tuple[list[float], list]:
+    """Seconds of each of ``repeat`` runs of the query over the rows ``X``, and its predictions."""
     db = sqlite3.connect(":memory:")
     names = [f"x{i}" for i in range(n_features)]
     db.execute(f"CREATE TABLE data (id INTEGER PRIMARY KEY, {', '.join(map(sql_identifier, names))})")
     db.executemany(
         f"INSERT INTO data VALUES ({', '.join('?' * (n_features + 1))})", [(i, *r) for i, r in enumerate(X.tolist())]
     )
-    start = time.perf_counter()
-    result = db.execute(source).fetchall()
-    return time.perf_counter() - start, [p for _, p in result]
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = db.execute(source).fetchall()
+        times.append(time.perf_counter() - start)
+    return times, [p for _, p in result]
 
 
 def measure(name: str, model, X: np.ndarray, folder: Path) -> dict:
@@ -149,10 +154,12 @@ def measure(name: str, model, X: np.ndarray, folder: Path) -> dict:
         single.append(time.perf_counter() - start)
     module = python_module(sources["python"], folder)
     rows = X.tolist()
-    start = time.perf_counter()
-    python_predicted = [module.predict(r) for r in rows]
-    python_s = time.perf_counter() - start
-    sql_s, sql_predicted = sqlite_run(sources["sql"], X, X.shape[1])
+    python_times = []
+    for _ in range(5):
+        start = time.perf_counter()
+        python_predicted = [module.predict(r) for r in rows]
+        python_times.append(time.perf_counter() - start)
+    sql_times, sql_predicted = sqlite_run(sources["sql"], X, X.shape[1])
     equal = {
         "c": np.array_equal(decoded, expected),
         "python": np.array_equal(np.asarray(python_predicted, dtype=expected.dtype), expected),
@@ -166,8 +173,8 @@ def measure(name: str, model, X: np.ndarray, folder: Path) -> dict:
         "c_ns": c_ns,
         "batch_ns": float(np.median(batch)) / n * 1e9,
         "single_us": float(np.median(single)) * 1e6,
-        "python_us": python_s / n * 1e6,
-        "sql_us": sql_s / n * 1e6,
+        "python_us": float(np.median(python_times)) / n * 1e6,
+        "sql_us": float(np.median(sql_times)) / n * 1e6,
         "equal": equal,
     }
 
@@ -199,10 +206,12 @@ def report(results: list[dict], stamp: str) -> str:
         "",
         "## Prediction speed",
         "",
-        "Per test row. C: `tnt_predict` in a loop compiled with `gcc -O2`. `model.predict`: all test rows in",
-        "one call (per row), and one row per call. Python: the exported module's `predict`, one row per call.",
-        "SQL: the query over all test rows in SQLite (in memory). *Equal*: each export's predictions equal",
-        "`model.predict`'s on every test row.",
+        "Per test row. C: `tnt_predict` in a loop compiled with `gcc -O2` (the median of seven passes",
+        "over two million rows). `model.predict`: all test rows in one call (per row; the median of 21",
+        "calls), and one row per call (the median over 300 rows). Python: the exported module's `predict`,",
+        "one row per call (the median of five passes). SQL: the query over all test rows in SQLite, in",
+        "memory (the median of three runs). *Equal*: each export's predictions equal `model.predict`'s on",
+        "every test row.",
         "",
         "| data | test rows | C | `model.predict`, all rows | C's speed-up | `model.predict`, one row | "
         "Python module | SQLite | equal (C, Python, SQL) |",

@@ -3,6 +3,7 @@ the SQL query run in SQLite each predict every row exactly as ``model.predict`` 
 and one unit in the last place around them too, whatever the names of the features and classes."""
 
 import importlib.util
+import json
 import shutil
 import sqlite3
 import subprocess
@@ -232,6 +233,16 @@ def test_a_model_file_exports_as_the_model_it_holds(pendigits_model, tmp_path):
         assert export_code(loaded, language) == export_code(model, language).replace(
             "TnTClassifier", loaded.estimator_kind_
         )
+
+
+def test_a_model_comparing_in_float64_keeps_its_thresholds(breast_cancer_model, tmp_path):
+    model, X_test = breast_cancer_model
+    doc = json.loads(model_to_json(model))
+    doc["graph"]["input_dtype"] = "float64"
+    loaded = model_from_json(json.dumps(doc))
+    rows = pd.DataFrame(boundary_rows(loaded, X_test.to_numpy()), columns=X_test.columns)
+    assert not np.array_equal(loaded.predict(rows), model.predict(rows))  # the rounding matters here
+    assert_exports_predict_as_the_model(loaded, rows, tmp_path)
 
 
 def test_nan_and_null_go_right_at_every_split(pendigits_model, tmp_path):

@@ -57,7 +57,7 @@ def to_python(estimator, *, feature_names=None) -> str:
         "No imports needed.",
         '"""',
         "",
-        *_tuple("FEATURES", [ascii(name) for name in g.feature_names]),
+        *_tuple("FEATURES", [python_literal(name) for name in g.feature_names]),
     ]
     if not g.regression:
         lines += _tuple("CLASSES", [python_literal(c) for c in g.classes])
