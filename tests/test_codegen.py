@@ -312,6 +312,16 @@ def test_hostile_feature_names_and_class_labels_are_escaped_in_every_language(tm
     assert run_sql(query, X, HOSTILE_FEATURES, table=table, key=key) == expected.tolist()
 
 
+def test_an_estimator_name_from_a_model_file_cannot_escape_the_comments(pendigits_model, tmp_path):
+    model, X_test = pendigits_model
+    doc = json.loads(model_to_json(model))
+    doc["estimator"] = 'x"""\nraise SystemExit("injected")\n"""*/ int injected; /*\n-- \\'
+    loaded = model_from_json(json.dumps(doc))
+    for language in ("python", "c", "sql"):
+        assert "x????raise?SystemExit??injected?????" in export_code(loaded, language)
+    assert_exports_predict_as_the_model(loaded, X_test[:100], tmp_path)
+
+
 def test_shared_nodes_are_written_once_so_code_grows_linearly_with_the_graph(tmp_path):
     # A ladder: split i goes to splits i + 1 and i + 2, so 2**40 and more root-to-leaf paths.
     n = 80

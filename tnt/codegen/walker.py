@@ -10,6 +10,7 @@ double-precision inputs needs no float32 cast. A NaN fails ``x <= threshold`` an
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -122,7 +123,9 @@ def code_graph(estimator, feature_names=None) -> CodeGraph:
     if graph.input_dtype == np.float32:
         threshold = float32_routing_thresholds(threshold)
     regression = bool(graph.regression)
-    kind = getattr(estimator, "estimator_kind_", type(estimator).__name__)
+    # The kind of a loaded model is any text its file holds: only identifier characters reach the
+    # comments and docstrings of the code.
+    kind = re.sub(r"[^A-Za-z0-9_]", "?", str(getattr(estimator, "estimator_kind_", type(estimator).__name__)))[:60]
     shared = int(np.count_nonzero(graph.n_parents[np.concatenate([splits, leaves])] > 1))
     return CodeGraph(
         feature=graph.feature[splits].astype(np.int64),
