@@ -323,8 +323,9 @@ def test_an_estimator_name_from_a_model_file_cannot_escape_the_comments(pendigit
 
 
 def test_shared_nodes_are_written_once_so_code_grows_linearly_with_the_graph(tmp_path):
-    # A ladder: split i goes to splits i + 1 and i + 2, so 2**40 and more root-to-leaf paths.
-    n = 80
+    # A ladder 250 splits deep: split i goes to splits i + 1 and i + 2, so more than 2**100
+    # root-to-leaf paths.
+    n = 250
     rng = np.random.default_rng(0)
     graph = DecisionGraph(
         children_left=[i + 1 for i in range(n)] + [-1, -1],
@@ -334,7 +335,7 @@ def test_shared_nodes_are_written_once_so_code_grows_linearly_with_the_graph(tmp
         value=[[1, 1]] * n + [[3, 1], [1, 3]],
     )
     lengths, counts = graph.path_length_distribution()
-    assert sum(counts) > 2**40
+    assert sum(counts) > 2**100
     model = LoadedGraphModel()
     model.graph_, model.classes_, model.n_classes_, model.n_features_in_ = graph, np.array(["no", "yes"]), 2, 3
     X = rng.uniform(size=(300, 3))
