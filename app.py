@@ -49,8 +49,8 @@ try:
     pages.run()
 finally:
     # Cleared once the page is drawn, not before: the page imports its own libraries first, and
-    # the browser showed a blank page meanwhile (the 2 s screenshot of benchmarks/run.py caught
-    # one). Also when the page stops early (st.stop, a rerun).
+    # the browser would show a blank page meanwhile. Also when the page stops early (st.stop, a
+    # rerun).
     starting.empty()
 with summary:  # filled after the page ran, so it shows what the page just loaded or trained
     sidebar_summary()

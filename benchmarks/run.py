@@ -529,10 +529,9 @@ by the test suite, not here.
 
 
 def write_readme(rows, quiet: str = ""):
-    """Rewrite benchmarks/README.md whole, and the block between the speed markers of the project's README."""
+    """Rewrite benchmarks/README.md whole (the documentation's speed page quotes it as it is)."""
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    write_speed_summary(rows, stamp, load, quiet=quiet)
     lines = [
         INTRO,
         "## Latest run",
@@ -594,31 +593,6 @@ def main(argv=None):
     print(json.dumps(rows, default=float))
     if set(GROUPS) <= wanted:
         write_readme(rows, quiet)
-
-
-PROJECT_README = ROOT / "README.md"
-SPEED_START, SPEED_END = "<!-- speed:start -->", "<!-- speed:end -->"
-
-
-def write_speed_summary(rows, stamp: str, load: float, readme: Path = PROJECT_README, quiet: str = "") -> None:
-    """Replace the project README's speed figures with this run's ratios, so they never drift from it."""
-    lines = [
-        SPEED_START,
-        f"Latest full run of `benchmarks/run.py` ({stamp}, {machine()}, load average {load:.1f}"
-        + (f", at its start {quiet}" if quiet else "")
-        + "; every "
-        "ratio is TnT's time over a scikit-learn baseline timed in the same run, details in "
-        "[benchmarks/README.md](benchmarks/README.md)):",
-        "",
-        "| measurement | TnT | ratio | target | met |",
-        "|---|---|---|---|---|",
-    ]
-    for r in rows:
-        lines.append(f"| {r['row']} | {r['measured']} | {r['ratio']:.2f} | {r['target']} | {r['met']} |")
-    lines.append(SPEED_END)
-    text = readme.read_text()
-    start, end = text.index(SPEED_START), text.index(SPEED_END) + len(SPEED_END)
-    readme.write_text(text[:start] + "\n".join(lines) + text[end:])
 
 
 if __name__ == "__main__":

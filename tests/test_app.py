@@ -2,6 +2,7 @@
 
 import json
 import re
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import streamlit.testing.v1.app_test as app_test_module
 from app_helpers import button, go, metric, new_session, upload
 from streamlit.runtime.media_file_manager import MediaFileManager
 
+from tnt.codegen.sql import sql_identifier
 from tnt.estimator import TnTClassifier
 from tnt.experiments.training import TrainParams
 from tnt.viz.plotly_view import figure_height
@@ -260,6 +262,9 @@ MAGIC = {
     "json": lambda b: isinstance(json.loads(b), dict),
     "txt": lambda b: b"<=" in b,
     "html": lambda b: b"Plotly.newPlot" in b and re.findall(rb"<script[^>]*>", b) == [b"<script>"] * 3,
+    "py": lambda b: b"\ndef predict(row):" in b and compile(b, "model.py", "exec") is not None,
+    "c": lambda b: b"\nint tnt_predict(const double *x)" in b,
+    "sql": lambda b: b"WITH RECURSIVE" in b,
 }
 
 
@@ -268,7 +273,7 @@ def test_every_download_button_yields_a_file_of_its_type(app, downloads):
     button(app, "Load data set").click().run()
     go(app, "graph")
     buttons = app.get("download_button")
-    assert len(buttons) == 14
+    assert len(buttons) == 20
     seen = set()
     for b in buttons:
         _, _, stem, fmt = b.key.split("/")  # graph/download/<model>_C<C>/<format>
@@ -278,6 +283,28 @@ def test_every_download_button_yields_a_file_of_its_type(app, downloads):
     assert seen == {(m, f) for m in ("tnt", "cart") for f in MAGIC}
     (tnt_json,) = [downloads(b) for b in buttons if b.key == "graph/download/tnt_C1e-03/json"]
     assert "children_left" in tnt_json.decode()
+
+
+def test_the_code_downloads_predict_the_test_set_as_the_model(app, downloads):
+    app.selectbox[0].set_value("wine")
+    button(app, "Load data set").click().run()
+    go(app, "graph")
+    data = app.session_state["data/dataset"]
+    model = next(iter(app.session_state["train/models"].values())).tnt
+    expected = model.predict(data.X_test).tolist()
+    (python,) = [downloads(b) for b in app.get("download_button") if b.key == "graph/download/tnt_C1e-03/py"]
+    namespace = {}
+    exec(python.decode("utf-8"), namespace)
+    assert namespace["FEATURES"] == tuple(data.feature_names)
+    assert [namespace["predict"](row) for row in data.X_test.tolist()] == expected
+    (sql,) = [downloads(b) for b in app.get("download_button") if b.key == "graph/download/tnt_C1e-03/sql"]
+    db = sqlite3.connect(":memory:")
+    db.execute(f"CREATE TABLE data (id, {', '.join(map(sql_identifier, data.feature_names))})")
+    db.executemany(
+        f"INSERT INTO data VALUES ({', '.join('?' * (len(data.feature_names) + 1))})",
+        [(i, *row) for i, row in enumerate(data.X_test.tolist())],
+    )
+    assert [p for _, p in db.execute(sql.decode("utf-8"))] == expected
 
 
 def test_the_node_picker_follows_a_smaller_graph(app):

@@ -1,4 +1,5 @@
-"""The speed figures in README.md come from benchmarks/run.py alone (no hand-written figure can drift)."""
+"""The speed figures come from benchmarks/run.py alone, written whole to benchmarks/README.md (no hand-written figure
+can drift)."""
 
 import importlib.util
 import re
@@ -21,33 +22,22 @@ def _rows(run):
     ]
 
 
-def test_the_speed_block_is_replaced_whole_and_the_rest_kept(tmp_path):
+def test_the_benchmark_file_is_written_whole_from_the_rows(tmp_path, monkeypatch):
     run = _run_module()
-    readme = tmp_path / "README.md"
-    readme.write_text(f"# Title\n\nbefore\n{run.SPEED_START}\nold figure 0.89x\n{run.SPEED_END}\nafter\n")
-    run.write_speed_summary(_rows(run), "2026-01-01 00:00 UTC", 1.5, readme)
-    text = readme.read_text()
-    assert text.startswith("# Title\n\nbefore\n") and text.endswith("after\n")
-    assert "0.89x" not in text
-    assert "| fit mnist as uint8, C=1e-4, `n_jobs=1` | TnT 8.0 s | 0.80 | 1 | yes |" in text
-    assert "| first start | 12.0 s | 12.00 | 10 s | no |" in text
-    assert "load average 1.5" in text
+    monkeypatch.setattr(run, "README", tmp_path / "README.md")
+    (tmp_path / "README.md").write_text("a figure typed by hand: 0.89x\n")
+    run.write_readme(_rows(run), quiet="other processes' CPU 0%")
+    text = (tmp_path / "README.md").read_text()
+    assert "0.89x" not in text and text.startswith(run.INTRO)
+    assert "| fit mnist as uint8, C=1e-4, `n_jobs=1` | CART: 10.0 s | TnT 8.0 s | 0.80 | 1 | yes |" in text
+    assert "| first start | CART: 1.0 s | 12.0 s | 12.00 | 10 s | no |" in text
+    assert "at its start, other processes' CPU 0%." in text
 
 
-def test_the_readme_speed_block_agrees_with_the_benchmark_file():
+def test_the_project_readme_types_no_speed_figure():
+    # Speed figures live in benchmarks/README.md, which the documentation's speed page quotes.
     readme = (ROOT / "README.md").read_text()
-    run = _run_module()
-    block = readme[readme.index(run.SPEED_START) : readme.index(run.SPEED_END)]
-    bench = (ROOT / "benchmarks" / "README.md").read_text()
-    for line in block.splitlines():
-        match = re.match(r"\| (.+?) \| (.+?) \| ([\d.]+) \| (.+?) \| (yes|no|-) \|$", line)
-        if match:
-            name, measured, ratio, target, met = match.groups()
-            assert f"| {name}" in bench and f"| {measured} | {ratio} | {target} | {met} |" in bench, line
-    # Outside the block the README quotes no speed ratio of its own.
-    outside = readme.replace(block, "")
-    speed = outside[outside.index("### Speed") : outside.index("## Data")]
-    assert not re.search(r"\d(\.\d+)?x\b", speed), "a speed ratio written by hand outside the generated block"
+    assert not re.search(r"\d(\.\d+)?x\b", readme) and "| fit " not in readme
 
 
 def test_the_script_defines_everything_before_it_runs():

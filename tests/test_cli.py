@@ -153,6 +153,33 @@ def test_export_json_and_text(workdir, model_file):
     assert (workdir / "rules.txt").read_text().startswith("|--- px")
 
 
+def test_export_code_that_predicts_as_the_model(workdir, model_file):
+    """The Python module, the C file and the SQL query (the suffix or --format names the language);
+    tests/test_codegen.py checks the code of each against the model on every row."""
+    python, c, sql, bad = tnt_all(
+        [
+            ("export", "model.json", "-o", "model.py"),
+            ("export", "model.json", "--format", "c", "-o", "model_c.txt"),
+            ("export", "model.json", "-o", "model.sql", "--table", "digit rows", "--key", "row id"),
+            ("export", "model.json", "-o", "bad.sql", "--table", "tnt_walk"),
+        ],
+        workdir,
+    )
+    for result, fmt in ((python, "python"), (c, "c"), (sql, "sql")):
+        assert result.returncode == 0 and f"({fmt})" in result.stdout, result.stderr
+    model = model_from_json((workdir / "model.json").read_text())
+    X = pd.read_csv(workdir / "digits_X.csv")
+    namespace = {}
+    exec((workdir / "model.py").read_text(), namespace)
+    assert namespace["FEATURES"] == tuple(X.columns)
+    assert [namespace["predict"](row) for row in X.to_numpy().tolist()] == model.predict(X).tolist()
+    assert "int tnt_predict(const double *x)" in (workdir / "model_c.txt").read_text()
+    query = (workdir / "model.sql").read_text()
+    assert 'FROM "digit rows" AS "tnt_row"' in query and '"tnt_row"."row id" AS "row id"' in query
+    assert_one_line_error(bad, "The table may not be called 'tnt_walk'")
+    assert not (workdir / "bad.sql").exists()
+
+
 def test_info_describes_the_model(workdir, model_file):
     result = tnt("info", "model.json", cwd=workdir)
     assert result.returncode == 0

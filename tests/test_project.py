@@ -1,4 +1,4 @@
-"""The project's set-up promises: README's commands, CI, and the library's independence of the app."""
+"""The project's set-up promises: README's commands and shape, CI, and the library's independence of the app."""
 
 import os
 import re
@@ -44,11 +44,32 @@ def test_the_app_never_shows_a_stack_trace_nor_sends_usage_statistics():
 def test_the_readme_links_only_to_files_in_the_repository():
     readme = (ROOT / "README.md").read_text()
     assert "ALGORITHM.md" not in readme
-    for target in re.findall(r"\]\(([^)#]+)\)", readme):
+    targets = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", readme)
+    assert len(targets) >= 20  # the picture and the links into the documentation
+    for target in targets:
         if "://" in target:
             continue
         assert not target.startswith(".."), target
         assert (ROOT / target).exists(), target
+
+
+def test_the_readme_is_a_short_page_pointing_into_the_documentation():
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme) < 12_000
+    # Two sentences and a picture, the two commands, one library example of at most 15 lines, the command
+    # line in three lines.
+    (example,) = re.findall(r"```python\n(.+?)\n```", readme, flags=re.S)
+    assert len(example.splitlines()) <= 15
+    (command_line,) = re.findall(r"```text\n(.+?)\n```", readme, flags=re.S)
+    assert [line.split()[:2] for line in command_line.splitlines()] == [
+        ["tnt", "train"],
+        ["tnt", "predict"],
+        ["tnt", "info"],
+    ]
+    # Every page of the documentation's library guide is linked.
+    for page in (ROOT / "docs" / "guide").glob("*.md"):
+        if page.name != "deploy.md":  # reached from the exporting page
+            assert f"(docs/guide/{page.name})" in readme, page.name
 
 
 def test_one_version_number():
@@ -149,11 +170,9 @@ def test_the_bundled_data_is_package_data():
         assert (datasets.SAMPLE_DATA / entry["file"]).exists()
 
 
-def test_the_readme_dask_example_runs_as_printed(tmp_path):
-    readme = (ROOT / "README.md").read_text()
-    (example,) = [
-        block for block in re.findall(r"```python\n(.+?)\n```", readme, flags=re.S) if "LocalCluster" in block
-    ]
+def test_the_documentations_dask_example_runs_as_printed(tmp_path):
+    page = (ROOT / "docs" / "guide" / "ensembles.md").read_text()
+    (example,) = [block for block in re.findall(r"```python\n(.+?)\n```", page, flags=re.S) if "LocalCluster" in block]
     script = tmp_path / "dask_sweep.py"
     script.write_text(example)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}

@@ -177,9 +177,10 @@ def test_plot_graph_takes_trees_graphs_and_windows_and_saves(digits_tree, tmp_pa
         tnt.plot_graph(digits_tree).save(tmp_path / "tree.gif")
 
 
-def test_the_readme_notebook_example_runs_as_printed(tmp_path):
+def test_the_documentations_notebook_example_runs_as_printed(tmp_path):
     root = Path(__file__).resolve().parent.parent
-    blocks = re.findall(r"```python\n(.+?)\n```", (root / "README.md").read_text(), flags=re.S)
+    page = root / "docs" / "guide" / "notebooks.md"
+    blocks = re.findall(r"```python\n(.+?)\n```", page.read_text(), flags=re.S)
     (example,) = [b for b in blocks if "plot_graph" in b]
     (tmp_path / "example.py").write_text(example)
     env = {**os.environ, "PYTHONPATH": str(root)}

@@ -207,7 +207,7 @@ def test_the_folder_and_limit_come_from_the_environment(monkeypatch, tmp_path):
     assert default_folder() == tmp_path / "xdg" / "tnt-explorer"
     monkeypatch.setenv("TNT_WORKSPACE_DIR", str(tmp_path / "mine"))
     assert WorkspaceStore().folder == tmp_path / "mine"
-    assert WorkspaceStore().max_bytes == 500_000_000  # the README's default
+    assert WorkspaceStore().max_bytes == 500_000_000  # the documented default (docs/workspaces.md)
     monkeypatch.setenv("TNT_WORKSPACE_MAX_MB", "1.5")
     assert WorkspaceStore().max_bytes == 1_500_000
     for bad in ("0", "-2", "lots"):

@@ -39,7 +39,7 @@ def _plain_array(X, model) -> bool:
     reset=False, ensure_all_finite=False)`` would return unchanged without a warning: a 2-d array of
     a routed type, with rows and the model's number of features, for a model fitted without feature
     names. Prediction skips that validation for it, which costs more than routing a few thousand
-    samples (0.25 ms a call on pendigits, mostly scikit-learn's test for data frames)."""
+    samples (mostly scikit-learn's test for data frames; ``docs/speed_history.md``)."""
     return (
         type(X) is np.ndarray
         and X.ndim == 2

@@ -67,8 +67,8 @@ class CARTClassifier(_SameSplits, GraphClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
-    classes_, n_classes_, n_features_in_, feature_names_in_, graph_, n_splits_, n_leaves_,
-    feature_importances_ : as in :class:`tnt.TnTClassifier`.
+    classes_, n_classes_, n_features_in_, feature_names_in_, graph_, n_splits_, n_leaves_, feature_importances_
+        As in :class:`tnt.TnTClassifier`.
 
     Examples
     --------
@@ -147,8 +147,8 @@ class CARTRegressor(_SameSplits, GraphRegressorMixin, BaseEstimator):
 
     Attributes
     ----------
-    n_features_in_, feature_names_in_, graph_, n_splits_, n_leaves_, feature_importances_ : as in
-    :class:`tnt.TnTRegressor`.
+    n_features_in_, feature_names_in_, graph_, n_splits_, n_leaves_, feature_importances_
+        As in :class:`tnt.TnTRegressor`.
 
     Examples
     --------
@@ -197,7 +197,8 @@ class TAOClassifier(CARTClassifier):
 
     Parameters
     ----------
-    max_leaf_nodes, ccp_alpha, random_state : as in :class:`CARTClassifier`.
+    max_leaf_nodes, ccp_alpha, random_state
+        As in :class:`CARTClassifier`.
     fine_tune : int, default=5
         Rounds of alternating optimisation (the paper uses 5).
 

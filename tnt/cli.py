@@ -15,7 +15,9 @@ from tnt.learn.binning import MAX_EXACT_BINS
 
 __all__ = ["main"]
 
-EXPORT_FORMATS = ("svg", "png", "pdf", "dot", "json", "txt")
+EXPORT_FORMATS = ("svg", "png", "pdf", "dot", "json", "txt", "python", "c", "sql")
+#: File suffixes that do not name their format.
+_SUFFIX_FORMATS = {"py": "python"}
 #: Most merge phases, grow passes or fine-tuning rounds the command line runs (the app: 5, 10 and 5).
 MAX_ROUNDS = 100
 
@@ -145,7 +147,8 @@ def _parser() -> argparse.ArgumentParser:
     export = commands.add_parser(
         "export",
         help="draw or convert a model file",
-        description="Export a model as an image (svg, png, pdf), DOT, JSON or text rules.",
+        description="Export a model as an image (svg, png, pdf), DOT, JSON or text rules, or as code that "
+        "predicts as the model does: a Python module, a C99 file or an SQL query.",
     )
     export.add_argument("model", metavar="MODEL.json")
     export.add_argument(
@@ -162,6 +165,10 @@ def _parser() -> argparse.ArgumentParser:
         help="draw only the layers A to B (root = 0), with stubs for edges leaving them",
     )
     export.add_argument("--rankdir", choices=("TB", "LR"), default="TB", help="top-down (TB) or left-right (LR)")
+    export.add_argument("--table", default="data", help="sql: the table holding the rows to predict (default data)")
+    export.add_argument(
+        "--key", default="id", help="sql: the table's key column, returned with each prediction (default id)"
+    )
     export.set_defaults(run=_export)
 
     info = commands.add_parser("info", help="describe a model file", description="Describe a model file.")
@@ -345,12 +352,18 @@ def _predict(args) -> None:
 def _export(args) -> None:
     from tnt.viz.exporter import names_of
 
-    fmt = args.format or Path(args.output).suffix.lstrip(".").lower()
+    suffix = Path(args.output).suffix.lstrip(".").lower()
+    fmt = args.format or _SUFFIX_FORMATS.get(suffix, suffix)
     if fmt not in EXPORT_FORMATS:
         raise ValueError(f"Cannot tell the format from {args.output!r}; pass --format ({', '.join(EXPORT_FORMATS)}).")
     model = _load_model(args.model)
     features, classes = names_of(model)
-    if fmt == "json":
+    if fmt in ("python", "c", "sql"):
+        from tnt.codegen import export_code
+
+        options = {"table": args.table, "key": args.key} if fmt == "sql" else {}
+        Path(args.output).write_text(export_code(model, fmt, **options), encoding="utf-8")
+    elif fmt == "json":
         from tnt.model_io import model_to_json
 
         Path(args.output).write_text(model_to_json(model, indent=1))

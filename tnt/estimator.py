@@ -30,9 +30,9 @@ class TnTClassifier(GraphClassifierMixin, BaseEstimator):
         samples the micro tree is fitted on. Larger ``C`` gives fewer splits.
     N1 : int, default=2
         Number of merge phases: micro trees are merged into the graph ``N1`` times. ``N1=1``
-        grows scikit-learn's ``DecisionTreeClassifier(ccp_alpha=C)`` up to ties between equally
-        good splits (see ``random_state``): the same tree down to any node where the two chose
-        differently between equally good splits.
+        grows one micro tree: scikit-learn's ``DecisionTreeClassifier(ccp_alpha=C)`` up to ties
+        between equally good splits (see ``random_state``), the same tree down to any node where
+        the two chose differently between equally good splits.
     N2 : int, default=5
         Grow passes per phase: every node's micro tree is refitted ``N2`` times before a merge.
     fine_tune : int, default=0

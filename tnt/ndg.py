@@ -59,8 +59,8 @@ class NDGClassifier(GraphClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
-    classes_, n_classes_, n_features_in_, feature_names_in_, graph_, n_splits_, n_leaves_,
-    feature_importances_ : as in :class:`tnt.TnTClassifier`.
+    classes_, n_classes_, n_features_in_, feature_names_in_, graph_, n_splits_, n_leaves_, feature_importances_
+        As in :class:`tnt.TnTClassifier`.
 
     References
     ----------

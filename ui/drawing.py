@@ -13,6 +13,7 @@ import threading
 import numpy as np
 import streamlit as st
 
+from tnt.codegen import LANGUAGES, export_code
 from tnt.model_io import model_to_json
 from tnt.viz.colors import MIXED_COLOR, MIXED_LABEL, VALUE_SCALE, class_palette, value_range, value_ticks
 from tnt.viz.export_dot import to_dot
@@ -32,7 +33,12 @@ MIME = {
     "json": "application/json",
     "txt": "text/plain",
     "html": "text/html",
+    "py": "text/x-python",
+    "c": "text/x-c",
+    "sql": "application/sql",
 }
+#: The code downloads: language (as :func:`tnt.codegen.export_code` names it) -> button label.
+CODE_LABELS = {"python": "Python module", "c": "C function", "sql": "SQL query"}
 
 
 def fingerprint(graph) -> str:
@@ -107,6 +113,12 @@ def text_rules(model_key, _graph, feature_names, class_names) -> str:
 @st.cache_data(max_entries=32, show_spinner=False)
 def model_json(model_key, _estimator) -> str:
     return model_to_json(_estimator)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def model_code(model_key, _estimator, feature_names, language: str) -> str:
+    """The model as code (:func:`tnt.codegen.export_code`), the features named as in the data."""
+    return export_code(_estimator, language, feature_names=feature_names)
 
 
 def class_shares_html(distribution: dict) -> str:
@@ -366,7 +378,8 @@ def file_stem(label: str, params) -> str:
 
 def download_row(label: str, model_key, estimator, feature_names, class_names, stem: str) -> None:
     """Download buttons for one model: SVG, PNG, PDF and interactive HTML (made on click), DOT,
-    JSON and text rules."""
+    JSON and text rules; then the model as code: a Python module, a C function and an SQL query
+    (over a table ``data`` with a key column ``id``)."""
     graph = estimator.graph_
     model_key = (*model_key, fingerprint(graph))
     dot = dot_source(model_key, graph, feature_names, class_names)
@@ -400,4 +413,21 @@ def download_row(label: str, model_key, estimator, feature_names, class_names, s
             mime=MIME[fmt],
             key=f"graph/download/{stem}/{fmt}",
             on_click="ignore",
+        )
+    code_cols = st.columns(7)
+    for col, (language, button) in zip(code_cols, CODE_LABELS.items()):
+        suffix = LANGUAGES[language][1]
+        try:
+            source = model_code(model_key, estimator, feature_names, language)
+        except ValueError as error:  # names the language cannot hold
+            col.caption(f"{button}: {error}")
+            continue
+        col.download_button(
+            button,
+            data=source,
+            file_name=f"{stem}.{suffix}",
+            mime=MIME[suffix],
+            key=f"graph/download/{stem}/{suffix}",
+            on_click="ignore",
+            help="Predicts exactly as the model does; see the deploy guide for each language's contract.",
         )

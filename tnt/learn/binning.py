@@ -123,8 +123,8 @@ def bin_features(X: np.ndarray, max_bins: int = MAX_EXACT_BINS, in_parts=_in_one
     width = [0 if d is None else d.size for d in distinct]  # columns of the bin arrays it asks for
     for f in range(n_features):
         if distinct[f] is None:
-            # One sort gives the distinct values and each sample's rank among them (searching every
-            # value among the distinct ones instead, a binary search each, cost several times more).
+            # One sort gives the distinct values and each sample's rank among them (rather than a
+            # binary search of every value among the distinct ones, several times slower).
             values, inverse, counts = np.unique(X[:, f], return_inverse=True, return_counts=True)
             width[f] = min(values.size, max_bins)
             if values.size <= max_bins:

@@ -12,8 +12,8 @@ file, with no lock. So
 - a process killed between the two writes leaves the index naming a data file that still holds
   code compiled from an older source, possibly for other argument types.
 
-A later process then loads machine code for other argument types and crashes (a segfault, seen
-here with ``build_tree``, whose one-byte, two-byte and threaded copies share one index).
+A later process then loads machine code for other argument types and crashes with a segfault
+(``build_tree``'s one-byte, two-byte and threaded copies share one index).
 :func:`kernel` gives each kernel a cache that writes the data file before the index, under an
 exclusive lock on a file beside the index (re-reading the index inside the lock), and that stores
 the index key inside the data file and checks it on loading: a data file holding anything else,
@@ -22,7 +22,7 @@ or unreadable, is a cache miss (the kernel is compiled again), never a crash.
 numba also stamps a kernel's cached code with the time and size of its own source file only, yet
 that code holds the kernels it calls from other modules (``build_tree`` inlines the split search
 of ``split_search.py``): after an edit or a ``git pull`` that changes only the callee, the caller's
-stale code would still load, and crash when a shared layout changed (a segfault, seen here). So
+stale code would still load, and crash when a shared layout changed. So
 every kernel's stamp is a digest of all this package's sources (:func:`kernels_source_stamp`): a
 change to any of them compiles every kernel again.
 

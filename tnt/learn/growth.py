@@ -385,8 +385,7 @@ class _FineTuneMemory:
       choice made between it and the split the last refit left;
     - where its split sent its rows, while neither has changed.
 
-    On 20,000 MNIST samples over 5 rounds this skips 65% of TAO's refits and 40% of TnT
-    fine-tuned's.
+    Later rounds change few nodes, so most refits are skipped (measured in ``docs/speed_history.md``).
     """
 
     def __init__(self, n_nodes: int):

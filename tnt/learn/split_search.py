@@ -373,9 +373,9 @@ SCAN, FILL_AND_SCAN, SCAN_STORED, SUBTRACT = 0, 1, 2, 3
 
 # Each step runs over all of a lane's features in one kernel that inlines the per-feature scan: a
 # call per feature, or a view of a feature's row, would count references to every array it takes
-# (numba's atomic increments), which cost 8% of an MNIST fit. The step kernels are compiled without
-# reference counting at all (``counts_references=False``): the inlined scans' arguments still took
-# four to six atomic operations per feature, a third of the time of a two-sample node's scan.
+# (numba's atomic increments, a measurable share of a fit). The step kernels are compiled without
+# reference counting at all (``counts_references=False``): even the inlined scans' arguments would
+# take four to six atomic operations per feature, a large part of a small node's scan.
 
 
 @kernel(inline="always")

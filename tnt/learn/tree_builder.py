@@ -10,8 +10,8 @@ What makes it fast without changing the pruned tree:
   visits only the codes present;
 * each fit copies its samples' codes feature-major, and a split swaps the misplaced pairs of its
   node's positions, so every node reads each feature as one contiguous run, and a split costs in
-  proportion to its smaller side (random reads into the training matrix made most of the cost of
-  the first version);
+  proportion to its smaller side (random reads into the training matrix through a list of samples
+  would otherwise make most of the cost);
 * a large node keeps its histograms, and its larger child inherits them minus the smaller child's
   samples (histogram subtraction), so only the smaller child's samples are read again;
 * growth stops where pruning is sure to cut: below a node whose weighted impurity
@@ -492,7 +492,7 @@ def split_search_types(code_dtype=np.uint8) -> tuple:
     sorted runs (``threaded`` and ``with_runs`` None) on codes of ``code_dtype``, calls the split
     search (:func:`tnt.learn.split_search._on_features`).
 
-    The split search is about 40% of that copy's compile time. The warm-up (:mod:`tnt.learn.warmup`)
+    The split search is a large share of that copy's compile time. The warm-up (:mod:`tnt.learn.warmup`)
     compiles it with these types in one process while another compiles :func:`build_tree`, which
     then loads it from the cache. Only the arrays' types matter here, not their sizes
     (``tests/test_cold_start.py`` checks that :func:`build_tree` compiles no other copy).

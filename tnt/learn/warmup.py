@@ -71,8 +71,8 @@ def load_compiled_code(report=None, share: str = "all") -> None:
         - "first": the fit on one thread and one-byte codes (``report(NARROW)``), without its
           split search, which it loads from the cache; then the fit kernels of two-byte codes and
           the regression trees;
-        - "second": that split search (``report(SPLIT_SEARCH)``), about 40% of the fit kernel's
-          compile time, and prediction's kernels (``report(NARROW)``); then the threaded copies.
+        - "second": that split search (``report(SPLIT_SEARCH)``), a large share of the fit kernel's
+          compile time (``docs/speed_history.md``), and prediction's kernels (``report(NARROW)``); then the threaded copies.
     """
     if share not in ("all", "first", "second"):
         raise ValueError(f"share must be 'all', 'first' or 'second', got {share!r}.")
@@ -259,8 +259,7 @@ def main(argv=None) -> None:
 
     ``--background`` (first), as :func:`start_in_background` passes it, lowers the priority of both
     processes (``nice`` 10), so that the app's server, busy importing and drawing its first page
-    while they compile, goes first. Four empty-cache app starts each way: the Data page's table
-    4.9 -> 4.3 s, the first training 18.1 -> 17.7 s (means).
+    while they compile, goes first (measured in ``docs/speed_history.md``).
     """
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--background"]:

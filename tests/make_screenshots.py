@@ -1,0 +1,102 @@
+"""Take the screenshots of the documentation's app tour again: ``python tests/make_screenshots.py``.
+
+A real ``streamlit run app.py`` (with a workspace in a temporary folder) is driven by Playwright in
+Debian's chromium at 1,440 px wide, as the browser tests drive it (``browser_helpers``), on the
+bundled handwritten digits: one PNG per page of the app, written to ``docs/images/app/``. Look at
+them, then commit them; building the documentation reads the committed files and needs no browser.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # browser_helpers, run as a script
+
+from browser_helpers import ROOT, launch_chromium, nav, running_server, wait_idle  # noqa: E402
+
+OUT = ROOT / "docs" / "images" / "app"
+WIDTH, HEIGHT = 1440, 1100
+TALL = {"sweep": 1500, "paths": 1400, "compare": 1300, "teach": 1300}  # pages whose figures come lower
+LONG = 180_000  # ms: sweeps and ensembles on a loaded two-core machine
+
+# Per page: (title in the sidebar, file name, what to do on it before the screenshot).
+PAGES = [
+    ("Data", "data", lambda page: _data(page)),
+    ("Train", "train", lambda page: page.get_by_text("Test accuracy").first.wait_for(timeout=LONG)),
+    ("Graph", "graph", lambda page: _graph(page)),
+    ("Shared nodes", "shared-nodes", lambda page: _shared_nodes(page)),
+    ("Compare", "compare", lambda page: page.get_by_text("Highest test accuracy").wait_for(timeout=LONG)),
+    ("Sweep", "sweep", lambda page: _run(page, "Run sweep", "Splits saved by graph reduction")),
+    ("Paths", "paths", lambda page: page.get_by_text("Root-to-leaf decision depth").first.wait_for(timeout=LONG)),
+    ("Ensembles", "ensembles", lambda page: _ensembles(page)),
+    ("Teach", "teach", lambda page: page.get_by_text("Step through training").wait_for(timeout=LONG)),
+    ("History", "history", lambda page: page.get_by_text("Forget this workspace").first.wait_for(timeout=LONG)),
+]
+
+
+def _data(page):
+    page.get_by_text("Class balance").first.wait_for(timeout=LONG)
+    page.locator('[data-testid="stSidebar"]').get_by_text("Settings:", exact=True).wait_for(timeout=LONG)
+    page.get_by_text("Starting TnT Explorer").wait_for(state="detached", timeout=LONG)
+
+
+def _graph(page):
+    frame = page.frame_locator('iframe[title="Decision graph"]')
+    frame.locator("svg g.node").nth(15).wait_for(timeout=LONG)
+
+
+def _shared_nodes(page):
+    page.get_by_text("Splits of the tree it stands for").wait_for(timeout=LONG)
+    page.frame_locator('iframe[title="Decision graph"]').locator("svg g.node").first.wait_for(timeout=LONG)
+
+
+def _run(page, button, done):
+    page.get_by_role("button", name=button).click()
+    page.get_by_text(done).first.wait_for(timeout=LONG)
+
+
+def _ensembles(page):
+    _run(page, "Train the ensembles", "mean ± std over")
+    page.locator('[data-testid="stTable"]').get_by_text("Random Forest").wait_for(timeout=LONG)
+
+
+def take(browser, url: str, out: Path = OUT) -> list[Path]:
+    """Open every page of the app at ``url`` in turn and save its screenshot in ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
+    page.goto(url)
+    page.get_by_text("In use: Handwritten digits").wait_for(timeout=LONG)
+    written = []
+    for title, name, prepare in PAGES:
+        if title != "Data":
+            nav(page, title)
+        page.set_viewport_size({"width": WIDTH, "height": TALL.get(name, HEIGHT)})
+        prepare(page)
+        wait_idle(page, timeout=LONG)
+        page.wait_for_timeout(1_000)  # plotly and graphviz finish drawing after the run ends
+        if page.locator('[data-testid="stException"]').count():
+            raise RuntimeError(f"The {title} page shows an exception; no screenshot taken.")
+        path = out / f"{name}.png"
+        page.screenshot(path=str(path), full_page=True)
+        written.append(path)
+        print(f"{title}: {path.relative_to(ROOT)}", flush=True)
+    return written
+
+
+def main() -> None:
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as workspaces:
+        with running_server("screenshots.log", script_args=("--workspace-dir", workspaces)) as (url, _):
+            with sync_playwright() as playwright:
+                browser = launch_chromium(playwright)
+                try:
+                    take(browser, url)
+                finally:
+                    browser.close()
+
+
+if __name__ == "__main__":
+    main()

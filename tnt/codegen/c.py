@@ -1,0 +1,169 @@
+"""A fitted graph model as one C99 source file: no allocation, no library, each node written once.
+
+The walk is one function whose splits are labelled statements: a split jumps to the split it sends
+a sample to with ``goto``, so a split with several parents is written once and reached from each,
+and a branch into a leaf returns the leaf's number. Tables of the leaves' classes, probabilities or
+values turn that number into the prediction.
+"""
+
+from __future__ import annotations
+
+import math
+
+from tnt._messages import shown
+from tnt.codegen.walker import code_graph, wrap
+
+__all__ = ["to_c"]
+
+
+def to_c(estimator, *, feature_names=None) -> str:
+    """The source of a C99 file predicting as ``estimator`` does, one row at a time.
+
+    A classifier's file defines ``int tnt_predict(const double *x)``, the index of the predicted
+    class in ``const char *const tnt_classes[]``, and ``void tnt_predict_proba(const double *x,
+    double *out)``, writing ``TNT_N_CLASSES`` probabilities to ``out``; a regressor's defines
+    ``double tnt_predict(const double *x)``. ``x`` holds ``TNT_N_FEATURES`` values in the order of
+    ``tnt_features[]``. A NaN goes right at every split; compile without ``-ffast-math``, which lets
+    the compiler assume there is no NaN.
+
+    Parameters
+    ----------
+    estimator : fitted graph classifier or regressor (TnT, CART, TAO, NDG or a loaded model file)
+    feature_names : sequence of str, default=None
+        Names written in ``tnt_features[]``; the estimator's ``feature_names_in_``, else ``x0``, ...
+
+    Returns
+    -------
+    source : str
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from tnt import CARTClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> source = to_c(CARTClassifier(max_leaf_nodes=3, random_state=0).fit(X, y))
+    >>> print(source[source.index("static int tnt_leaf"):source.index("\\nint tnt_predict(")].strip())
+    static int tnt_leaf(const double *x)
+    {
+        if (x[3] <= 0x1.99999afffffffp-1) return 0;
+        goto s1;
+    s1: if (x[3] <= 0x1.c000010000000p+0) return 1;
+        return 2;
+    }
+    """
+    g = code_graph(estimator, feature_names)
+    out = [
+        f"/* {_comment(g.description)}: a decision graph exported by TnT Explorer.",
+        " *",
+    ]
+    if g.regression:
+        out.append(" * double tnt_predict(const double *x): the predicted value.")
+    else:
+        out += [
+            " * int tnt_predict(const double *x): the index of the predicted class in tnt_classes[].",
+            " * void tnt_predict_proba(const double *x, double *out): the TNT_N_CLASSES class probabilities.",
+        ]
+    out += [
+        " * x holds TNT_N_FEATURES values in the order of tnt_features[]. A split sends a value left when",
+        " * value <= threshold, exactly as the model does (thresholds are exact hexadecimal numbers, and where",
+        " * the model rounds inputs to float32 they are the bounds of that rounding); a NaN goes right.",
+        " * C99, no allocation, no library; compile without -ffast-math (it assumes there is no NaN). */",
+        "",
+        f"#define TNT_N_FEATURES {g.n_features}",
+        *_array("const char *const tnt_features[TNT_N_FEATURES]", [c_string(n) for n in g.feature_names]),
+    ]
+    if g.regression:
+        out += _array(f"static const double tnt_leaf_value[{g.n_leaves}]", [c_double(v) for v in g.leaf_value])
+    else:
+        out += [
+            f"#define TNT_N_CLASSES {len(g.classes)}",
+            *_array("const char *const tnt_classes[TNT_N_CLASSES]", [c_string(str(c)) for c in g.classes]),
+            *_array(f"static const int tnt_leaf_class[{g.n_leaves}]", [str(k) for k in g.leaf_class]),
+            f"static const double tnt_leaf_proba[{g.n_leaves}][TNT_N_CLASSES] = {{",
+            *["    {" + ", ".join(c_double(p) for p in row) + "}," for row in g.leaf_proba],
+            "};",
+            "",
+        ]
+    out += ["/* The number of the leaf x reaches. */", "static int tnt_leaf(const double *x)", "{"]
+    out += _walk(g)
+    out += ["}", ""]
+    if g.regression:
+        out += ["double tnt_predict(const double *x)", "{", "    return tnt_leaf_value[tnt_leaf(x)];", "}"]
+    else:
+        out += [
+            "int tnt_predict(const double *x)",
+            "{",
+            "    return tnt_leaf_class[tnt_leaf(x)];",
+            "}",
+            "",
+            "void tnt_predict_proba(const double *x, double *out)",
+            "{",
+            "    const double *proba = tnt_leaf_proba[tnt_leaf(x)];",
+            "    int k;",
+            "    for (k = 0; k < TNT_N_CLASSES; k++)",
+            "        out[k] = proba[k];",
+            "}",
+        ]
+    return "\n".join(out) + "\n"
+
+
+def _walk(g) -> list[str]:
+    """The body of ``tnt_leaf``: one labelled statement per split, a return per branch into a leaf."""
+
+    def branch(target: int) -> str:
+        return f"return {-1 - target};" if target < 0 else f"goto s{target};"
+
+    if g.start < 0:  # the root is a leaf
+        return ["    (void)x;", f"    {branch(g.start)}"]
+    lines = []
+    for s in range(g.n_splits):
+        label = "    " if s == 0 else f"s{s}:".ljust(4)  # every split but the root is a jump's target
+        test = f"x[{g.feature[s]}] <= {c_double(g.threshold[s])}"
+        lines += [f"{label}if ({test}) {branch(g.left[s])}", f"    {branch(g.right[s])}"]
+    return lines
+
+
+def c_double(x) -> str:
+    """A C99 literal of exactly the float64 ``x`` (hexadecimal: no decimal rounding on the way).
+
+    Examples
+    --------
+    >>> c_double(0.1), c_double(-2.0)
+    ('0x1.999999999999ap-4', '-0x1.0000000000000p+1')
+    """
+    x = float(x)
+    if not math.isfinite(x):
+        raise ValueError(f"{x} has no C literal here; thresholds and values must be finite.")
+    return x.hex()
+
+
+def c_string(text: str) -> str:
+    r"""A C string literal of ``text`` in UTF-8: printable ASCII as it is (``"``, ``\\`` and ``?``
+    escaped, the last against trigraphs), every other byte as a three-digit octal escape.
+
+    Examples
+    --------
+    >>> print(c_string('a"b\\c?? é\n'))
+    "a\"b\\c\?\? \303\251\012"
+    """
+    if "\0" in str(text):
+        raise ValueError(f"{shown(text)!r} holds a NUL character, which a C string cannot carry; rename it.")
+    parts = []
+    for byte in str(text).encode("utf-8"):
+        ch = chr(byte)
+        if ch in '"\\?':
+            parts.append("\\" + ch)
+        elif 0x20 <= byte < 0x7F:
+            parts.append(ch)
+        else:
+            parts.append(f"\\{byte:03o}")
+    return '"' + "".join(parts) + '"'
+
+
+def _comment(text: str) -> str:
+    """``text`` safe inside a C block comment (no ``*/``, no line break)."""
+    return "".join(ch if 0x20 <= ord(ch) < 0x7F else "?" for ch in text).replace("*/", "* /")
+
+
+def _array(declaration: str, items: list[str]) -> list[str]:
+    return [f"{declaration} = {{", *wrap(items), "};", ""]
