@@ -328,3 +328,10 @@ def test_a_subclass_the_format_does_not_know_is_not_written():
 
     with pytest.raises(ValueError, match=r"^MyTnT is not a kind of model a model file holds \(TnTClassifier, "):
         model_to_json(MyTnT().fit([[0.0], [1.0]], [0, 1]))
+
+
+def test_a_loaded_model_whose_kind_was_changed_is_not_written(toy_model_json):
+    loaded = model_from_json(toy_model_json)
+    loaded.estimator_kind_ = "Evil\nClassifier"
+    with pytest.raises(ValueError, match=r"^Evil\\nClassifier is not a kind of model a model file holds"):
+        model_to_json(loaded)

@@ -178,10 +178,10 @@ def model_to_json(estimator, *, indent: int | None = None) -> str:
         kind, params = estimator.estimator_kind_, estimator.estimator_params_
     else:
         kind, params = type(estimator).__name__, {k: _json_param(v) for k, v in estimator.get_params().items()}
-        if kind not in ESTIMATOR_KINDS:
-            raise ValueError(
-                f"{kind} is not a kind of model a model file holds ({', '.join(ESTIMATOR_KINDS)}); save one of those."
-            )
+    if kind not in ESTIMATOR_KINDS:
+        raise ValueError(
+            f"{shown(kind)} is not a kind of model a model file holds ({', '.join(ESTIMATOR_KINDS)}); save one of those."
+        )
     names = getattr(estimator, "feature_names_in_", None)
     doc = {
         "format": FORMAT,
