@@ -1,9 +1,8 @@
 """Ensembles page: TnT-bagging vs Random Forest, TnT-AdaBoost vs AdaBoost at matched splits (Table 2)."""
 
-import os
-
 import streamlit as st
 
+from tnt._parallel import usable_cores
 from tnt.experiments.ensembles import compare_ensembles, summarize_ensembles
 from ui import state
 from ui.analysis import remembered
@@ -24,7 +23,7 @@ else:
         "they are best-first CART trees grown by the project's binned split search, the same trees as "
         "scikit-learn's `DecisionTreeClassifier(max_leaf_nodes=...)` up to ties between equally good splits."
     )
-    cores = os.cpu_count() or 1
+    cores = usable_cores()
     with st.form("ensembles/form"):
         c1, c2 = st.columns(2)
         n_estimators = c1.slider("Base estimators", 2, 20, 5, key="ensembles/n")

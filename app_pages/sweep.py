@@ -1,9 +1,8 @@
 """Sweep page: C over a log grid and several seeds; TnT against CART with bands (Fig. 3b, Fig. 4)."""
 
-import os
-
 import streamlit as st
 
+from tnt._parallel import usable_cores
 from tnt.data.safe_csv import neutralize_formulas
 from tnt.experiments.sweep import log_grid, summarize, sweep
 from tnt.viz.figures import accuracy_vs_splits, splits_vs_C
@@ -21,7 +20,7 @@ st.caption(
     "best-first to the same number of splits, NDG (optional) to at most as many. Bands: ±1 standard "
     f"deviation across seeds. Scored by {score}."
 )
-cores = os.cpu_count() or 1
+cores = usable_cores()
 with st.form("sweep/form"):
     c1, c2 = st.columns(2)
     low, high = c1.select_slider(

@@ -350,6 +350,23 @@ def test_info_escapes_control_characters_from_the_model_file(tmp_path):
     assert r"features    2: size\x1b[2J, b\rfake" in result.stdout
 
 
+@pytest.mark.parametrize("command", [("info",), ("predict", "rows.csv"), ("export", "-o", "out.txt")])
+def test_every_command_refuses_a_model_file_of_a_kind_the_project_never_writes(tmp_path, command):
+    from tnt import CARTClassifier
+    from tnt.model_io import model_to_json
+
+    doc = json.loads(model_to_json(CARTClassifier().fit([[0.0], [1.0]], ["a", "b"])))
+    doc["estimator"] = "EvilClassifier"
+    (tmp_path / "foreign.json").write_text(json.dumps(doc))
+    pd.DataFrame({"x0": [0.0, 1.0]}).to_csv(tmp_path / "rows.csv", index=False)
+    name, *rest = command
+    result = tnt(name, "foreign.json", *rest, cwd=tmp_path)
+    assert_one_line_error(
+        result, "foreign.json: The model file's \"estimator\" is 'EvilClassifier', which this project never writes"
+    )
+    assert not (tmp_path / "out.txt").exists()
+
+
 def test_train_to_a_budget(workdir):
     result = tnt(
         "train", "digits.csv", "--target", "digit", "--max-splits", "30", "--N2", "2", "-o", "budget.json", cwd=workdir

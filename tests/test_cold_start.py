@@ -207,14 +207,14 @@ def test_the_warm_up_compiles_on_two_processes_where_there_are_two_cores(monkeyp
         return real_popen([sys.executable, "-c", "raise SystemExit(0)"], **kwargs)
 
     monkeypatch.setattr(warmup.subprocess, "Popen", popen)
-    monkeypatch.setattr(warmup.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr("tnt._parallel.usable_cores", lambda: 2)
     monkeypatch.setattr(compiled, "is_cached", lambda dispatcher, types: False)
     warmup.main([])
     assert shares == ["first"] and started == [["-m", "tnt.learn.warmup", "--second"]]
-    monkeypatch.setattr(warmup.os, "cpu_count", lambda: 1)
+    monkeypatch.setattr("tnt._parallel.usable_cores", lambda: 1)
     warmup.main([])
     assert shares == ["first", "all"] and len(started) == 1
-    monkeypatch.setattr(warmup.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr("tnt._parallel.usable_cores", lambda: 2)
     monkeypatch.setattr(compiled, "is_cached", lambda dispatcher, types: True)  # only loads: one process
     warmup.main([])
     assert shares == ["first", "all", "all"] and len(started) == 1
@@ -235,7 +235,7 @@ def test_a_failing_second_process_fails_the_warm_up(monkeypatch):
         "Popen",
         lambda args, **kwargs: real_popen([sys.executable, "-c", "raise SystemExit(5)"], **kwargs),
     )
-    monkeypatch.setattr(warmup.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr("tnt._parallel.usable_cores", lambda: 2)
     monkeypatch.setattr(compiled, "is_cached", lambda dispatcher, types: False)
     with pytest.raises(SystemExit, match="second process failed"):
         warmup.main([])

@@ -76,6 +76,19 @@ def test_files_written_by_numbas_own_cache_are_compiled_again(tmp_path):
     assert cache_file(tmp_path).load(KEY_A) == "code for A, checked"
 
 
+def test_data_another_numba_wrote_under_the_same_key_is_a_miss(tmp_path, monkeypatch):
+    """Two numba versions sharing one __pycache__ each take data file 1 for the same key (each reads
+    the other's index as empty): a reader finding the other version's code there compiles again."""
+    import tnt.learn.compiled as compiled
+
+    cache_file(tmp_path).save(KEY_A, "code for A")
+    index = cache_file(tmp_path)._load_index()
+    monkeypatch.setattr(compiled, "_MARK", compiled._MARK.replace("numba-", "numba-0.0."))
+    cache_file(tmp_path)._save_data(index[KEY_A], (compiled._MARK, KEY_A, "another numba's code for A"))
+    monkeypatch.undo()
+    assert cache_file(tmp_path).load(KEY_A) is None
+
+
 def test_a_writer_dying_between_data_and_index_leaves_the_index_as_it_was(tmp_path, monkeypatch):
     cache_file(tmp_path).save(KEY_A, "code for A")
 
@@ -157,7 +170,8 @@ def test_a_kernel_compiled_without_reference_counting_calls_none_of_numbas_count
         dispatcher._cache = NullCache()  # compiled here, so that its LLVM code can be read
         assert dispatcher(np.arange(3.0), helper) == 0.0
         llvm[counts] = "".join(dispatcher.inspect_llvm().values())
-    assert "NRT_incref" in llvm[True]  # the inlined helper's argument is counted
+    # The inlined helper's argument is counted (numba 0.62 prunes the increment, keeps the decrement).
+    assert "NRT_incref" in llvm[True] or "NRT_decref" in llvm[True]
     assert "NRT_incref" not in llvm[False] and "NRT_decref" not in llvm[False]
 
 

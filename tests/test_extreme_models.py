@@ -6,6 +6,7 @@ and drawing them falls back to the interactive view with a note."""
 from __future__ import annotations
 
 import json
+import sys
 import tracemalloc
 
 import numpy as np
@@ -179,3 +180,92 @@ def test_a_model_file_of_the_largest_graph_stays_under_the_size_limit():
 
     text = as_model_file(complete_tree(100_000))
     assert len(text) < MAX_BYTES and json.loads(text)["graph"]["children_left"][0] == 1
+
+
+# ---------------------------------------------------------------------- linear as the graphs double
+# "Linear time and memory", tested without a clock: as a graph doubles, the peak memory of each step
+# (tracemalloc) and the Python lines it runs (sys.settrace; the compiled kernels run none) at most
+# about double. Both are deterministic. The path statistics' work is in a compiled kernel: it is
+# one count per node and length between the node's shortest and longest distance from the root
+# (DecisionGraph.path_length_distribution), counted below, which is linear for these shapes but
+# not for every graph.
+def _lines_run(function) -> int:
+    count = 0
+
+    def local(frame, event, arg):
+        nonlocal count
+        count += event == "line"
+        return local
+
+    sys.settrace(lambda frame, event, arg: local)
+    try:
+        function()
+    finally:
+        sys.settrace(None)
+    return count
+
+
+def _steps(graph: DecisionGraph) -> dict:
+    from tnt.viz.export_dot import to_dot
+    from tnt.viz.export_text import export_text
+
+    text = as_model_file(graph)
+    model = model_from_json(text)
+    X = np.random.default_rng(1).normal(size=(200, N_FEATURES))
+    return {
+        "load": lambda: model_from_json(text),
+        "predict": lambda: model.predict(X),
+        "path statistics": graph.path_length_distribution,
+        "depth range": graph.depth_range,
+        "text export": lambda: export_text(graph),
+        "dot export": lambda: to_dot(graph),
+    }
+
+
+SHAPES = {"chain": chain, "complete tree": complete_tree, "many parents": many_parents}
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_each_step_takes_memory_and_python_work_in_proportion_to_the_nodes(shape):
+    make = SHAPES[shape]
+    sizes = (2_000, 4_000, 8_000)
+    memory = [{step: peak_memory(run)[1] for step, run in _steps(make(n)).items()} for n in sizes]
+    lines = [{step: _lines_run(run) for step, run in _steps(make(n)).items()} for n in (1_000, 2_000)]
+    for step in memory[0]:
+        for small, large in zip(memory, memory[1:]):
+            assert large[step] <= 2.3 * small[step], f"{shape}, {step}: memory x{large[step] / small[step]:.2f}"
+        assert lines[1][step] <= 2.1 * lines[0][step], f"{shape}, {step}: lines x{lines[1][step] / lines[0][step]:.2f}"
+
+
+def _path_statistics_entries(graph: DecisionGraph) -> int:
+    """The counts the path statistics keep: per node, one per length between its shortest and
+    longest distance from the root."""
+    from tnt.learn.structure import distance_ranges
+
+    shortest, longest = distance_ranges(graph.children_left, graph.children_right)
+    return int(np.sum(np.maximum(longest - shortest + 1, 0)))
+
+
+def ladder(n_splits: int) -> DecisionGraph:
+    """Split ``i`` leads to splits ``i + 1`` and ``i + 2``: node ``i`` lies ``i / 2`` to ``i`` splits deep."""
+    splits = np.arange(n_splits)
+    left = np.r_[splits + 1, -1, -1]
+    right = np.r_[np.minimum(splits + 2, n_splits + 1), -1, -1]
+    right[n_splits - 1] = n_splits + 1
+    return _graph(left, right, n_splits)
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_path_statistics_keep_a_few_counts_per_node_for_these_shapes(shape):
+    for n in (5_000, 10_000):
+        graph = SHAPES[shape](n)
+        assert _path_statistics_entries(graph) <= 2 * graph.node_count
+
+
+def test_path_statistics_are_not_linear_for_every_graph():
+    """In a ladder a node lies between ``i / 2`` and ``i`` splits deep, so the counts the statistics
+    keep grow with nodes x depth: four times as many when the ladder doubles."""
+    small, large = ladder(2_000), ladder(4_000)
+    assert small.depth_range() == (1000, 2000)
+    ratio = _path_statistics_entries(large) / _path_statistics_entries(small)
+    assert 3.9 < ratio < 4.1

@@ -111,9 +111,54 @@ def test_loading_never_unpickles(monkeypatch, toy_model_json):
     assert model_from_json(toy_model_json).n_splits_ == 1
 
 
-def test_loaded_model_cannot_be_refitted(toy_model_json):
-    with pytest.raises(NotImplementedError, match="already fitted"):
-        model_from_json(toy_model_json).fit([[0]], [0])
+@pytest.fixture(scope="module")
+def loaded_pair():
+    """A loaded classifier and a loaded regressor, each with data it was trained on."""
+    from sklearn.datasets import load_iris, make_friedman1
+
+    from tnt import TnTRegressor
+
+    X, y = load_iris(return_X_y=True)
+    Xr, yr = make_friedman1(n_samples=200, random_state=0)
+    classifier = model_from_json(model_to_json(TnTClassifier(C=1e-2, random_state=0).fit(X, y)))
+    regressor = model_from_json(model_to_json(TnTRegressor(C=1e-2, random_state=0).fit(Xr, yr)))
+    return [(classifier, X, y), (regressor, Xr, yr)]
+
+
+@pytest.mark.parametrize("which", [0, 1], ids=["classifier", "regressor"])
+def test_a_clone_of_a_loaded_model_keeps_the_model(loaded_pair, which):
+    """As scikit-learn's FrozenEstimator: clone returns the fitted model, not an empty copy."""
+    from sklearn.base import clone
+
+    model, X, _ = loaded_pair[which]
+    copy = clone(model)
+    assert np.array_equal(copy.predict(X), model.predict(X))
+    assert copy.graph_ == model.graph_
+
+
+@pytest.mark.parametrize("which", [0, 1], ids=["classifier", "regressor"])
+def test_fit_leaves_a_loaded_model_as_it_is(loaded_pair, which):
+    model, X, y = loaded_pair[which]
+    before = model_to_json(model)
+    rng = np.random.default_rng(0)
+    other_y = rng.permutation(y)  # labels it would learn something else from
+    assert model.fit(X, other_y, sample_weight=np.ones(len(y))) is model
+    assert model_to_json(model) == before
+
+
+@pytest.mark.parametrize("which", [0, 1], ids=["classifier", "regressor"])
+def test_a_loaded_model_is_a_frozen_step_of_a_pipeline_in_cross_validation(loaded_pair, which):
+    """Cross-validation refits nothing: each fold scores the saved model on that fold's test part."""
+    from sklearn.model_selection import KFold, cross_val_score
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer
+
+    model, X, y = loaded_pair[which]
+    pipeline = make_pipeline(FunctionTransformer(), model)
+    folds = KFold(n_splits=3, shuffle=True, random_state=0)
+    scores = cross_val_score(pipeline, X, y, cv=folds)
+    expected = [model.score(X[test], y[test]) for _, test in folds.split(X)]
+    np.testing.assert_array_equal(scores, expected)
 
 
 @pytest.fixture
@@ -199,3 +244,94 @@ def test_not_json_and_nan_and_size_limit_are_rejected(toy_model_json):
     with pytest.raises(ValueError, match="threshold that is not a finite number"):
         model_from_json(overflowing)  # 1e999 is valid JSON but parses to infinity
     assert model_from_json(toy_model_json.encode()).classes_.tolist() == ["a", "b"]
+
+
+# ---------------------------------------------------------------------- the kinds of model a file holds
+def _with_estimator(text: str, kind, task=None) -> str:
+    doc = json.loads(text)
+    doc["estimator"] = kind
+    if task is not None:
+        doc["task"] = task
+    return json.dumps(doc)
+
+
+@pytest.mark.parametrize("kind", ["LogisticRegression", "tnTClassifier", "os.system", "", "TnTClassifier "])
+def test_a_file_naming_a_kind_of_model_the_project_never_writes_is_refused(toy_model_json, kind):
+    with pytest.raises(ValueError, match=r"^The model file's \"estimator\" is .*, which this project never writes; a"):
+        model_from_json(_with_estimator(toy_model_json, kind))
+
+
+def test_a_file_whose_kind_belongs_to_the_other_task_is_refused(toy_model_json):
+    with pytest.raises(
+        ValueError, match=r"holds a TnTRegressor, a regression model, but its \"task\" is classification"
+    ):
+        model_from_json(_with_estimator(toy_model_json, "TnTRegressor"))
+
+
+def test_every_estimator_the_project_ships_and_the_trees_it_converts_are_kinds_a_file_holds():
+    """The one list (``ESTIMATOR_KINDS``) names every graph estimator of ``tnt`` with its task, so a
+    new estimator fails here until it has its line there."""
+    import importlib
+    import pkgutil
+
+    import tnt
+    from tnt._base import GraphClassifierMixin, GraphModelMixin, GraphRegressorMixin
+    from tnt.model_io import ESTIMATOR_KINDS, LoadedGraphRegressor
+
+    for module in pkgutil.walk_packages(tnt.__path__, "tnt."):
+        if not module.name.startswith(("tnt.learn.warmup", "tnt.cli")):
+            importlib.import_module(module.name)
+
+    def every_subclass(cls):
+        for sub in cls.__subclasses__():
+            yield sub
+            yield from every_subclass(sub)
+
+    loaded = {LoadedGraphModel, LoadedGraphRegressor}  # they save the kind they were read as
+    shipped = {
+        cls.__name__: "regression" if issubclass(cls, GraphRegressorMixin) else "classification"
+        for cls in every_subclass(GraphModelMixin)
+        if cls.__module__.startswith("tnt.")
+        and not cls.__name__.startswith("_")
+        and cls not in loaded
+        and cls not in (GraphClassifierMixin, GraphRegressorMixin)
+    }
+    shipped.update(DecisionTreeClassifier="classification", DecisionTreeRegressor="regression")
+    assert shipped == ESTIMATOR_KINDS
+
+
+def test_every_kind_saved_is_read_back():
+    from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+    from tnt import TnTRegressor
+    from tnt.baselines import CARTRegressor
+    from tnt.model_io import ESTIMATOR_KINDS
+
+    X, y = np.array([[0.0], [1.0], [2.0], [3.0]]), np.array([0, 0, 1, 1])
+    models = [
+        TnTClassifier(),
+        NDGClassifier(),
+        CARTClassifier(),
+        TAOClassifier(),
+        DecisionTreeClassifier(),
+        TnTRegressor(),
+        CARTRegressor(),
+        DecisionTreeRegressor(),
+    ]
+    kinds = {model_from_json(model_to_json(m.fit(X, y))).estimator_kind_ for m in models}
+    assert kinds == set(ESTIMATOR_KINDS)
+
+
+def test_a_subclass_the_format_does_not_know_is_not_written():
+    class MyTnT(TnTClassifier):
+        pass
+
+    with pytest.raises(ValueError, match=r"^MyTnT is not a kind of model a model file holds \(TnTClassifier, "):
+        model_to_json(MyTnT().fit([[0.0], [1.0]], [0, 1]))
+
+
+def test_a_loaded_model_whose_kind_was_changed_is_not_written(toy_model_json):
+    loaded = model_from_json(toy_model_json)
+    loaded.estimator_kind_ = "Evil\nClassifier"
+    with pytest.raises(ValueError, match=r"^Evil\\nClassifier is not a kind of model a model file holds"):
+        model_to_json(loaded)

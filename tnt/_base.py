@@ -3,6 +3,7 @@ prediction, routing, validation of the training data and the fitted attributes d
 
 from __future__ import annotations
 
+import inspect
 from numbers import Integral
 
 import numpy as np
@@ -19,6 +20,13 @@ from tnt.learn.working_graph import FlatGraph
 # Both scikit-learn's trees and TnT compare float32 feature values with their thresholds.
 DTYPE = np.float32
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
+# scikit-learn 1.9's weight check refuses weights that are all zero in its own words, earlier ones
+# accept them: the project refuses them itself (_training_weights), in one sentence on every version.
+_ZERO_WEIGHTS_OURS = (
+    {"allow_all_zero_weights": True}
+    if "allow_all_zero_weights" in inspect.signature(_check_sample_weight).parameters
+    else {}
+)
 
 
 # The input types prediction routes as they are (the rest is converted to float32).
@@ -110,7 +118,7 @@ class GraphClassifierMixin(ClassifierMixin, GraphModelMixin):
             y = np.ravel(y)
         self.classes_, y_encoded = np.unique(y, return_inverse=True)
         self.n_classes_ = self.classes_.shape[0]
-        w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        w = _training_weights(sample_weight, X)
         # A sample of weight zero must act as if it were absent.
         keep = w > 0
         if not np.all(keep):
@@ -202,12 +210,10 @@ class GraphRegressorMixin(RegressorMixin, GraphModelMixin):
         y = np.asarray(y, dtype=np.float64)
         if y.ndim != 1:
             y = np.ravel(y)
-        w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        w = _training_weights(sample_weight, X)
         keep = w > 0
         if not np.all(keep):
             X, y, w = X[keep], y[keep], w[keep]
-        if X.shape[0] == 0:
-            raise ValueError("Every sample has weight zero: there is nothing to learn from.")
         return np.ascontiguousarray(X, dtype=DTYPE), y, w
 
     def _set_regression_graph(self, flat: FlatGraph, X, y, w) -> None:
@@ -273,6 +279,28 @@ def flat_from_graph(graph: DecisionGraph) -> FlatGraph:
         np.array(graph.threshold, dtype=np.float64),
         np.where(leaf, np.argmax(graph.value, axis=1), -1).astype(np.intp),
     )
+
+
+def _training_weights(sample_weight, X) -> np.ndarray:
+    """The float64 training weight of each sample of ``X`` (1 when ``sample_weight`` is None), refusing
+    negative weights and weights that are all zero, as every estimator of the project does.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> _training_weights(None, np.zeros((2, 1))).tolist()
+    [1.0, 1.0]
+    >>> _training_weights([0, 0], np.zeros((2, 1)))
+    Traceback (most recent call last):
+    ...
+    ValueError: Every sample has weight zero: there is nothing to learn from; give some samples a positive weight.
+    """
+    w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True, **_ZERO_WEIGHTS_OURS)
+    if w.size and not np.any(w > 0):
+        raise ValueError(
+            "Every sample has weight zero: there is nothing to learn from; give some samples a positive weight."
+        )
+    return w
 
 
 def _within_float32(X: np.ndarray) -> np.ndarray:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from numbers import Integral, Real
 
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils._param_validation import Interval
 
 from tnt._base import GraphClassifierMixin
+from tnt._parallel import effective_n_jobs, n_jobs_constraint
 from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.learn.growth import ProgressCallback, grow_graph
 
@@ -30,20 +30,25 @@ class TnTClassifier(GraphClassifierMixin, BaseEstimator):
         samples the micro tree is fitted on. Larger ``C`` gives fewer splits.
     N1 : int, default=2
         Number of merge phases: micro trees are merged into the graph ``N1`` times. ``N1=1``
-        grows one micro tree: CART pruned at ``ccp_alpha=C``, up to ties between equally good splits.
+        grows one micro tree: scikit-learn's ``DecisionTreeClassifier(ccp_alpha=C)`` up to ties
+        between equally good splits (see ``random_state``), the same tree down to any node where
+        the two chose differently between equally good splits.
     N2 : int, default=5
         Grow passes per phase: every node's micro tree is refitted ``N2`` times before a merge.
     fine_tune : int, default=0
         Rounds of fine-tuning (the paper's Algorithm A.1) after training: each internal node
         refits its single split on its sensitive samples, each leaf takes its majority class.
     random_state : int, RandomState instance or None, default=None
-        Seed of the order in which micro trees try features, which breaks ties between equally
-        good splits (as scikit-learn's trees do with theirs).
+        Seed of the order in which micro trees try features
+        (``np.random.RandomState(seed).permutation(n_features)``, one order for the whole fit): of
+        equally good splits the first feature in that order wins, and within a feature the lowest
+        threshold. scikit-learn's trees draw a new order at every node instead.
     n_jobs : int, default=None
         Threads used for training: the training matrix is binned, and the samples of a wave of
         nodes are routed, in one part per thread; nodes of which none is an ancestor of another are
         grown at the same time, and a large node scans its features on all of them. ``None`` means
-        1, ``-1`` all cores. The fitted graph does not depend on it.
+        1, ``-1`` every core this process may use (its CPU affinity and a container's CPU quota
+        respected), ``-2`` all but one; 0 is refused. The fitted graph does not depend on it.
     max_bins : int, default=65535
         Most split positions per feature, between 2 and 65,535. A feature with at most
         ``max_bins`` distinct training values is split exactly where scikit-learn's CART would
@@ -110,7 +115,7 @@ class TnTClassifier(GraphClassifierMixin, BaseEstimator):
         "N2": [Interval(Integral, 1, None, closed="left")],
         "fine_tune": [Interval(Integral, 0, None, closed="left")],
         "random_state": ["random_state"],
-        "n_jobs": [Integral, None],
+        "n_jobs": n_jobs_constraint(),
         "max_bins": [Interval(Integral, 2, MAX_EXACT_BINS, closed="both")],
     }
 
@@ -150,7 +155,7 @@ class TnTClassifier(GraphClassifierMixin, BaseEstimator):
             N2=int(self.N2),
             fine_tune=int(self.fine_tune),
             callback=progress_callback,
-            n_threads=_effective_n_jobs(self.n_jobs),
+            n_threads=effective_n_jobs(self.n_jobs),
         )
         self._set_graph(flat, problem)
         return self
@@ -196,10 +201,3 @@ class TnTClassifier(GraphClassifierMixin, BaseEstimator):
         return self._fine_tuned(
             lambda n: clone(self).set_params(fine_tune=n), X, y, rounds, sample_weight, int(self.max_bins)
         )
-
-
-def _effective_n_jobs(n_jobs) -> int:
-    if n_jobs is None or n_jobs == 0:
-        return 1
-    cores = os.cpu_count() or 1
-    return max(1, min(cores, n_jobs if n_jobs > 0 else cores + 1 + n_jobs))

@@ -1,10 +1,10 @@
 """Model files: a fitted graph classifier or regressor as versioned JSON, and back, without pickle.
 
-The file holds the estimator's kind and parameters, its classes (JSON strings, integers, floats or
-booleans; ``null`` for a regressor, whose file says ``"task": "regression"``), feature names and
-the graph's arrays. Loading checks every part and rejects a
-malformed or inconsistent file with one clear sentence; the structure checks (child ids in range,
-topological order, which also rules out cycles, finite thresholds) are
+The file holds the estimator's kind (one of :data:`ESTIMATOR_KINDS`) and parameters, its classes
+(JSON strings, integers, floats or booleans; ``null`` for a regressor, whose file says
+``"task": "regression"``), feature names and the graph's arrays. Loading checks every part and
+rejects a malformed or inconsistent file with one clear sentence; the structure checks (child ids
+in range, topological order, which also rules out cycles, finite thresholds) are
 :class:`~tnt.graph.DecisionGraph`'s own.
 """
 
@@ -16,12 +16,14 @@ from pathlib import Path
 
 import numpy as np
 from sklearn.base import BaseEstimator, is_regressor
+from sklearn.utils.validation import check_is_fitted
 
 from tnt._base import GraphClassifierMixin, GraphRegressorMixin
 from tnt._messages import shown
 from tnt.graph import DecisionGraph
 
 __all__ = [
+    "ESTIMATOR_KINDS",
     "FORMAT",
     "MAX_BYTES",
     "VERSION",
@@ -42,9 +44,50 @@ _GRAPH_INT_KEYS = ("children_left", "children_right", "feature", "n_node_samples
 _GRAPH_FLOAT_KEYS = ("threshold", "impurity")
 _INPUT_DTYPES = ("float32", "float64")
 
+#: Every kind of model a model file can hold (its ``"estimator"``, the class that was saved), with
+#: its task: the project's estimators and the scikit-learn trees it converts. A new kind of model
+#: the project saves gets its line here; a file naming anything else is refused.
+ESTIMATOR_KINDS = {
+    "TnTClassifier": "classification",
+    "NDGClassifier": "classification",
+    "CARTClassifier": "classification",
+    "TAOClassifier": "classification",
+    "DecisionTreeClassifier": "classification",
+    "TnTRegressor": "regression",
+    "CARTRegressor": "regression",
+    "DecisionTreeRegressor": "regression",
+}
 
-class LoadedGraphModel(GraphClassifierMixin, BaseEstimator):
+
+class _Frozen:
+    """A fitted model that nothing refits, as scikit-learn's ``sklearn.frozen.FrozenEstimator``:
+    ``clone`` gives the model itself and ``fit`` leaves it as it is, so it can be a step of a
+    ``Pipeline`` or be scored by ``cross_val_score`` as it was saved."""
+
+    def __sklearn_clone__(self):
+        return self
+
+    def fit(self, X, y=None, *args, **kwargs):
+        """Leave the model as it is (it was fitted before it was saved).
+
+        Parameters
+        ----------
+        X, y, *args, **kwargs
+            Ignored; accepted wherever scikit-learn calls ``fit``.
+
+        Returns
+        -------
+        self
+        """
+        check_is_fitted(self)
+        return self
+
+
+class LoadedGraphModel(_Frozen, GraphClassifierMixin, BaseEstimator):
     """A graph classifier read from a model file; it predicts exactly as the model that was saved.
+
+    Like scikit-learn's ``FrozenEstimator``, it is never refitted: ``clone`` returns the model
+    itself and ``fit`` leaves it unchanged.
 
     Attributes
     ----------
@@ -66,16 +109,16 @@ class LoadedGraphModel(GraphClassifierMixin, BaseEstimator):
     >>> X, y = load_iris(return_X_y=True)
     >>> clf = TnTClassifier(C=1e-2, random_state=0).fit(X, y)
     >>> loaded = model_from_json(model_to_json(clf))
-    >>> (loaded.predict(X) == clf.predict(X)).all(), loaded.estimator_kind_
-    (np.True_, 'TnTClassifier')
+    >>> bool((loaded.predict(X) == clf.predict(X)).all()), loaded.estimator_kind_
+    (True, 'TnTClassifier')
     """
 
-    def fit(self, X, y):
-        raise NotImplementedError("A loaded model is already fitted; train a TnTClassifier to fit a new one.")
 
-
-class LoadedGraphRegressor(GraphRegressorMixin, BaseEstimator):
+class LoadedGraphRegressor(_Frozen, GraphRegressorMixin, BaseEstimator):
     """A graph regressor read from a model file; it predicts exactly as the model that was saved.
+
+    Like scikit-learn's ``FrozenEstimator``, it is never refitted: ``clone`` returns the model
+    itself and ``fit`` leaves it unchanged.
 
     Attributes
     ----------
@@ -97,12 +140,9 @@ class LoadedGraphRegressor(GraphRegressorMixin, BaseEstimator):
     >>> X, y = make_friedman1(n_samples=200, random_state=0)
     >>> reg = TnTRegressor(C=1e-2, random_state=0).fit(X, y)
     >>> loaded = model_from_json(model_to_json(reg))
-    >>> (loaded.predict(X) == reg.predict(X)).all(), loaded.estimator_kind_
-    (np.True_, 'TnTRegressor')
+    >>> bool((loaded.predict(X) == reg.predict(X)).all()), loaded.estimator_kind_
+    (True, 'TnTRegressor')
     """
-
-    def fit(self, X, y):
-        raise NotImplementedError("A loaded model is already fitted; train a TnTRegressor to fit a new one.")
 
 
 def model_to_json(estimator, *, indent: int | None = None) -> str:
@@ -138,6 +178,10 @@ def model_to_json(estimator, *, indent: int | None = None) -> str:
         kind, params = estimator.estimator_kind_, estimator.estimator_params_
     else:
         kind, params = type(estimator).__name__, {k: _json_param(v) for k, v in estimator.get_params().items()}
+    if kind not in ESTIMATOR_KINDS:
+        raise ValueError(
+            f"{shown(kind)} is not a kind of model a model file holds ({', '.join(ESTIMATOR_KINDS)}); save one of those."
+        )
     names = getattr(estimator, "feature_names_in_", None)
     doc = {
         "format": FORMAT,
@@ -226,6 +270,7 @@ def model_from_json(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> LoadedG
         raise ValueError(f'"feature_names" must be null or a list of {n_features} strings.')
     if not isinstance(doc["estimator"], str) or not isinstance(doc["params"], dict):
         raise ValueError('"estimator" must be a string and "params" an object.')
+    _check_kind(doc["estimator"], task)
     if not all(v is None or isinstance(v, (str, int, float)) for v in doc["params"].values()):
         raise ValueError('"params" must map each parameter to a string, a number, a boolean or null.')
 
@@ -438,6 +483,17 @@ def _read_graph(graph, regression: bool = False) -> DecisionGraph:
         input_dtype=np.dtype(graph["input_dtype"]),
         regression=regression,
     )
+
+
+def _check_kind(kind: str, task: str) -> None:
+    """Refuse an ``"estimator"`` this project cannot have written, or one of the other task."""
+    if kind not in ESTIMATOR_KINDS:
+        raise ValueError(
+            f'The model file\'s "estimator" is {shown(kind)!r}, which this project never writes; '
+            f"a model file holds one of {', '.join(ESTIMATOR_KINDS)}."
+        )
+    if ESTIMATOR_KINDS[kind] != task:
+        raise ValueError(f'The model file holds a {kind}, a {ESTIMATOR_KINDS[kind]} model, but its "task" is {task}.')
 
 
 def _read_classes(classes) -> np.ndarray:

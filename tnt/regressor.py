@@ -5,7 +5,8 @@ from __future__ import annotations
 from sklearn.base import BaseEstimator
 
 from tnt._base import GraphRegressorMixin, _seed
-from tnt.estimator import TnTClassifier, _effective_n_jobs
+from tnt._parallel import effective_n_jobs
+from tnt.estimator import TnTClassifier
 from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.learn.growth import ProgressCallback
 from tnt.learn.regression_growth import RegressionProblem, grow_regression_graph
@@ -28,7 +29,7 @@ class TnTRegressor(GraphRegressorMixin, BaseEstimator):
         Each micro tree is pruned with minimal cost-complexity pruning at ``C_i = C * W / W_i``
         (``W`` the total training weight, ``W_i`` the weight its fit sees). ``N1=1`` gives
         ``DecisionTreeRegressor(ccp_alpha=C * v)``, ``v`` the weighted variance of ``y`` (the
-        impurity of that tree's root).
+        impurity of that tree's root), up to ties between equally good splits.
     N1 : int, default=2
         Number of merge phases.
     N2 : int, default=5
@@ -38,12 +39,13 @@ class TnTRegressor(GraphRegressorMixin, BaseEstimator):
         internal node refits its single split on its reduced problem, each leaf takes the weighted
         mean target of its samples.
     random_state : int, RandomState instance or None, default=None
-        Seed of the order in which micro trees try features (it breaks ties between equally good
-        splits).
+        Seed of the order in which micro trees try features, which breaks ties between equally good
+        splits as in :class:`tnt.TnTClassifier`.
     n_jobs : int, default=None
         Threads used for training (the training matrix is binned in one part per thread, and nodes
-        of which none is an ancestor of another grow at the same time). ``None`` means 1, ``-1`` all
-        cores. The fitted graph does not depend on it.
+        of which none is an ancestor of another grow at the same time), as in
+        :class:`tnt.TnTClassifier`: ``None`` means 1, ``-1`` every core this process may use; 0 is
+        refused. The fitted graph does not depend on it.
     max_bins : int, default=65535
         Most split positions per feature, as in :class:`tnt.TnTClassifier`: features of more
         distinct training values are cut into ``max_bins`` quantile bins; 255 trains much faster on
@@ -144,7 +146,7 @@ class TnTRegressor(GraphRegressorMixin, BaseEstimator):
             N2=int(self.N2),
             fine_tune=int(self.fine_tune),
             callback=progress_callback,
-            n_threads=_effective_n_jobs(self.n_jobs),
+            n_threads=effective_n_jobs(self.n_jobs),
         )
         self._set_regression_graph(flat, X, y, w)
         return self

@@ -159,8 +159,8 @@ def comparison_frame(results: dict) -> pd.DataFrame:
     >>> from tnt.experiments.compare import comparison_frame
     >>> row = {"train_accuracy": 0.91234, "test_accuracy": 0.9, "splits": 3, "leaves": 4,
     ...        "shared_nodes": 0, "mean_depth": 2.456, "fit_time": 0.01}
-    >>> comparison_frame({"CART": (None, row)}).loc["CART", "train_accuracy"]
-    np.float64(0.912)
+    >>> float(comparison_frame({"CART": (None, row)}).loc["CART", "train_accuracy"])
+    0.912
     """
     frame = pd.DataFrame({name: m for name, (_, m) in results.items()}).T
     frame.index.name = "model"

@@ -26,6 +26,7 @@ from joblib import Parallel, delayed
 from sklearn.ensemble import AdaBoostClassifier, BaggingClassifier
 from sklearn.tree import DecisionTreeClassifier
 
+from tnt._parallel import check_n_jobs
 from tnt.estimator import TnTClassifier
 from tnt.ndg import NDGClassifier
 
@@ -240,6 +241,7 @@ def compare_ensembles(
     >>> rows["ensemble"].tolist()
     ['TnT-bagging', 'Random Forest', 'TnT-AdaBoost', 'AdaBoost']
     """
+    check_n_jobs(n_jobs)
     _check_cart_trees(cart_trees)  # before the TnT ensembles, which take most of the time
     seeds = [int(s) for s in seeds]
     sizes = (n_estimators,) if sizes is None else tuple(sizes)

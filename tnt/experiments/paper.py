@@ -22,6 +22,7 @@ from joblib import Parallel, delayed
 from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, StratifiedKFold, train_test_split
 
+from tnt._parallel import check_n_jobs
 from tnt.baselines import CARTClassifier
 from tnt.estimator import TnTClassifier
 
@@ -125,6 +126,7 @@ def select_by_cv(estimator, param: str, values, X, y, *, cv: int = 3, seed: int 
     >>> int(best), scores.index.tolist()
     (3, [2, 3, 8])
     """
+    check_n_jobs(n_jobs)
     values = list(values)
     folds = StratifiedKFold(n_splits=cv, shuffle=True, random_state=seed)
     search = GridSearchCV(clone(estimator), {param: values}, cv=folds, n_jobs=n_jobs, refit=False)
@@ -160,6 +162,7 @@ def table1(X_train, y_train, X_test, y_test, *, Cs, leaf_counts, trials=5, cv=3,
     >>> rows["model"].tolist(), rows.columns.tolist()[2:]
     (['TnT', 'TnT', 'CART', 'CART'], ['chosen', 'cv_accuracy', 'splits', 'test_accuracy'])
     """
+    check_n_jobs(n_jobs)
     chosen = {}
     for name, estimator, param, values in (
         ("TnT", TnTClassifier(random_state=0), "C", Cs),

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 
+from tnt._parallel import check_n_jobs
 from tnt.experiments.tasks import model_classes, scores
 from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.ndg import PAPER_C as NDG_C
@@ -266,6 +267,7 @@ def sweep(
     >>> table["tnt_splits"].tolist()[0] > table["tnt_splits"].tolist()[1]
     True
     """
+    check_n_jobs(n_jobs)
     Cs, seeds = [float(c) for c in Cs], [int(s) for s in seeds]
     if not Cs or not seeds:
         raise ValueError("A sweep needs at least one value of C and one seed.")

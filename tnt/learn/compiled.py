@@ -42,6 +42,7 @@ import itertools
 import os
 from pathlib import Path
 
+import numba
 import numpy as np
 from numba import njit, types
 from numba.core.caching import FunctionCache, IndexDataCacheFile, UserWideCacheLocator
@@ -64,8 +65,11 @@ __all__ = [
     "store_eight_bytes",
 ]
 
-# Marks a data file written by CheckedCacheFile (numba's own files hold other tuples).
-_MARK = "tnt-checked-cache-1"
+# Marks a data file written by CheckedCacheFile (numba's own files hold other tuples) under this
+# numba: two numba versions sharing a __pycache__ (two environments on one checkout) each read an
+# index written by the other as empty and take data file 1 for the same key, so a reader can find the
+# other version's machine code under its key; the version in the mark makes that a miss.
+_MARK = f"tnt-checked-cache-1 numba-{numba.__version__}"
 
 
 class CheckedCacheFile(IndexDataCacheFile):

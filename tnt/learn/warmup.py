@@ -270,12 +270,13 @@ def main(argv=None) -> None:
         load_compiled_code(report=lambda stage: print(stage, flush=True), share="second")
         return
     start = time.perf_counter()
+    from tnt._parallel import usable_cores
     from tnt.learn.compiled import is_cached, load_when_ready
     from tnt.learn.split_search import _on_features
     from tnt.learn.tree_builder import split_search_types
 
     # One process where there is one core, or where the code is cached already (it only loads).
-    if (os.cpu_count() or 1) < 2 or is_cached(_on_features, split_search_types(np.uint8)):
+    if usable_cores() < 2 or is_cached(_on_features, split_search_types(np.uint8)):
         load_compiled_code(report=lambda stage: print(NARROW_READY, flush=True))
         print(f"TnT's compiled code is ready ({time.perf_counter() - start:.0f} s).")
         return
