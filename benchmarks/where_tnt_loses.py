@@ -20,6 +20,10 @@ On the losing (set, C) pairs of ``docs/accuracy.md`` and two winning ones for co
    have (no refit on their sensitive samples), may only move their one split (a stump on the
    sensitive samples), or grow micro trees pruned ten times harder, against the default; leaves
    unchanged. (An experiment's patch of the learner, not an option of it.)
+6. **The first phase against the rest, over the whole suite**: for every counted pair, TnT with one
+   phase (N1=1: one micro tree at the root, the CART that cost-complexity pruning at C keeps) against
+   best-first CART at its splits, beside the default's gain: what the first phase loses or wins
+   before any graph is formed, and what the second phase adds.
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from accuracy import RUNS, data_dir, split, suite  # noqa: E402
+from accuracy import MIN_SPLITS, RUNS, data_dir, split, suite  # noqa: E402
 
 import tnt.learn.growth as growth  # noqa: E402
 from tnt import TnTClassifier, TnTRegressor  # noqa: E402
@@ -226,6 +230,29 @@ def _internal_nodes(variant: str):
         growth.fit_micro_tree = original
 
 
+def phase_split(runs: pd.DataFrame, first: pd.DataFrame) -> pd.DataFrame:
+    """Experiment 6: per counted pair, the gain of the first phase alone (``first``: rows of
+    :func:`settings` at N1=1) and of the default (``runs``), and what the later phase adds."""
+    default = pair_means(runs)
+    default = default[default["tnt_splits"] >= MIN_SPLITS]
+    one = first.groupby(["set", "C"])[["splits", "tnt_test", "cart_test"]].mean()
+    table = default.join(one.add_suffix("_first"), how="inner")
+    table["final_gain"] = 100 * (table["tnt_test"] - table["cart_test"])
+    table["first_gain"] = 100 * (table["tnt_test_first"] - table["cart_test_first"])
+    table["later"] = table["final_gain"] - table["first_gain"]
+    return table.reset_index()
+
+
+def pair_means(runs: pd.DataFrame) -> pd.DataFrame:
+    """Mean splits and test scores of each (set, C) over the seeds, with its task."""
+    return runs.groupby(["set", "C"]).agg(
+        task=("task", "first"),
+        tnt_splits=("tnt_splits", "mean"),
+        tnt_test=("tnt_test", "mean"),
+        cart_test=("cart_test", "mean"),
+    )
+
+
 def _fmt(x, digits=2, sign=True):
     return "-" if pd.isna(x) else (f"{x:+.{digits}f}" if sign else f"{x:.{digits}f}")
 
@@ -251,7 +278,9 @@ def main(argv=None) -> int:
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--n-jobs", type=int, default=-1)
     parser.add_argument("--out", type=Path, default=REPORT)
-    parser.add_argument("--skip", nargs="*", default=[], choices=["passes", "structure", "settings", "internal"])
+    parser.add_argument(
+        "--skip", nargs="*", default=[], choices=["passes", "structure", "settings", "internal", "phases"]
+    )
     args = parser.parse_args(argv)
     if not RUNS.is_file():
         print(f"{RUNS} not found; run benchmarks/accuracy.py first.")
@@ -410,6 +439,49 @@ def main(argv=None) -> int:
             "\n".join(lines) + "\n",
         ]
         table.to_csv(args.out.with_name(args.out.stem + "_settings.csv"), index=False)
+    if "phases" not in args.skip:
+        means = pair_means(runs)
+        counted = means[means["tnt_splits"] >= MIN_SPLITS].index
+        seeds_all = sorted(set(runs["seed"]))
+        first = pd.DataFrame(par(delayed(settings)(n, C, seed, 1, 5) for n, C in counted for seed in seeds_all))
+        table = phase_split(runs, first)
+        lines = []
+        for task in ("classification", "regression"):
+            t = table[table["task"] == task]
+            losses, wins = t[t["final_gain"] < 0], t[t["final_gain"] >= 0]
+            lines.append(
+                f"| {task} | {len(t)} | {len(losses)} | {int((losses['first_gain'] < 0).sum())} | "
+                f"{losses['first_gain'].mean():+.2f} | {losses['later'].mean():+.2f} | {int((losses['later'] < 0).sum())} | "
+                f"{len(wins)} | {wins['first_gain'].mean():+.2f} | {wins['later'].mean():+.2f} | "
+                f"{t['first_gain'].mean():+.2f} | {t['later'].mean():+.2f} |"
+            )
+        parts += [
+            f"## 6. The first phase against the rest, every counted pair ({len(seeds_all)} seeds)\n",
+            "*first*: TnT with N1=1 (one micro tree at the root, the CART that cost-complexity pruning at C keeps) "
+            "against best-first CART at its own splits; *final*: the default (N1=2) against CART at its splits, from "
+            "`docs/accuracy_runs.csv`; *later*: final - first, what the second phase (grow passes at internal nodes "
+            "and leaves, merges) adds. Points (x 100).\n",
+            "| task | pairs | losses (final < 0) | of them losing already after the first phase | losses: mean first | "
+            "losses: mean later | losses the later phase made worse | wins | wins: mean first | wins: mean later | "
+            "all: mean first | all: mean later |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|",
+            *lines,
+            "",
+            markdown(
+                table.sort_values(["task", "final_gain"]),
+                {
+                    "set": ("set", str),
+                    "C": ("C", "{:g}".format),
+                    "splits_first": ("splits, first", "{:.0f}".format),
+                    "tnt_splits": ("splits, final", "{:.0f}".format),
+                    "first_gain": ("first", pp),
+                    "later": ("later", pp),
+                    "final_gain": ("final", pp),
+                },
+            )
+            + "\n",
+        ]
+        table.to_csv(args.out.with_name(args.out.stem + "_phases.csv"), index=False)
     parts.append(f"Took {(time.perf_counter() - start) / 60:.1f} minutes of wall time.\n")
     text = "\n".join(parts)
     args.out.write_text(text)

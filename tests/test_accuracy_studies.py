@@ -114,3 +114,25 @@ def test_internal_node_patches_change_the_fit_and_undo_themselves(loses):
         TnTClassifier(C=1e-2, random_state=0).fit(X, y)
     assert growth.fit_micro_tree is fit_micro_tree
     assert TnTClassifier(C=1e-2, random_state=0).fit(X, y).graph_ == default.graph_
+
+
+def test_phase_split_separates_the_first_phase_from_the_rest(loses):
+    runs = pd.DataFrame(
+        {
+            "task": ["classification"] * 4,
+            "set": ["a", "a", "b", "b"],
+            "C": [1e-3] * 4,
+            "seed": [0, 1, 0, 1],
+            "tnt_splits": [20, 20, 4, 4],  # b is not counted
+            "tnt_test": [0.80, 0.80, 0.5, 0.5],
+            "cart_test": [0.82, 0.82, 0.5, 0.5],
+        }
+    )
+    first = pd.DataFrame(
+        {"set": ["a", "a"], "C": [1e-3] * 2, "splits": [18, 18], "tnt_test": [0.81, 0.81], "cart_test": [0.80, 0.80]}
+    )
+    table = loses.phase_split(runs, first)
+    assert table["set"].tolist() == ["a"]
+    row = table.iloc[0]
+    assert row["final_gain"] == pytest.approx(-2.0) and row["first_gain"] == pytest.approx(1.0)
+    assert row["later"] == pytest.approx(-3.0)
