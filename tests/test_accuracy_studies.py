@@ -69,6 +69,7 @@ def test_optimal_tree_summary_counts_only_proven_rows(optimal):
     assert table.loc["a", "optimal"] and not table.loc["c", "optimal"]  # c ran one seed of two
     summary = optimal.depth_summary(table.reset_index()).iloc[0]
     assert summary["sets"] == 2 and summary["train_above"] == 1 and summary["test_at_least"] == 1
+    assert summary["train_above_both"] == 1 and summary["test_best"] == 1  # a: above tree and CART; b: neither
     assert summary["mean_test_over_cart"] == pytest.approx((2.0 + 0.0) / 2)
 
 
