@@ -24,6 +24,9 @@ On the losing (set, C) pairs of ``docs/accuracy.md`` and two winning ones for co
    phase (N1=1: one micro tree at the root, the CART that cost-complexity pruning at C keeps) against
    best-first CART at its splits, beside the default's gain: what the first phase loses or wins
    before any graph is formed, and what the second phase adds.
+7. **A guard on the refits, over the whole suite**: TnT whose internal nodes take the micro tree fitted
+   on their sensitive samples only when it misroutes fewer of them than the split they have (else they
+   keep it), against the default, on every counted classification pair.
 """
 
 from __future__ import annotations
@@ -206,6 +209,29 @@ def _internal_nodes(variant: str):
     if variant == "default":
         yield
         return
+    if variant == "guard":
+        original_install = growth.WorkingGraph.install_split_tree
+
+        def guarded(graph, node, tree):
+            caller = sys._getframe(1).f_locals
+            if "sens_rows" not in caller:  # fine-tuning's refits already keep the better split
+                return original_install(graph, node, tree)
+            rows, targets = caller["sens_rows"], caller["sens_targets"]
+            X = caller["problem"].X[rows]
+            start = graph.start
+            old_right = X[:, start.feature[node]] > start.threshold[node]
+            old_errors = np.count_nonzero(old_right.astype(np.intp) != targets)
+            if np.count_nonzero(_route(tree, X) != targets) >= old_errors:
+                graph.reset(node)
+            else:
+                original_install(graph, node, tree)
+
+        growth.WorkingGraph.install_split_tree = guarded
+        try:
+            yield
+        finally:
+            growth.WorkingGraph.install_split_tree = original_install
+        return
     if variant == "frozen":
         original_rows = growth._Wave.sensitive_rows
         growth._Wave.sensitive_rows = lambda wave, i: (np.empty(0, np.intp), np.empty(0, np.intp))
@@ -243,6 +269,29 @@ def phase_split(runs: pd.DataFrame, first: pd.DataFrame) -> pd.DataFrame:
     return table.reset_index()
 
 
+def guard_table(runs: pd.DataFrame, guarded: pd.DataFrame) -> pd.DataFrame:
+    """Experiment 7: per counted pair, the default's gain (``runs``) and the guarded learner's
+    (``guarded``: rows of :func:`settings`), each against CART at its own splits."""
+    default = pair_means(runs)
+    default = default[default["tnt_splits"] >= MIN_SPLITS]
+    guard = guarded.groupby(["set", "C"])[["splits", "tnt_test", "cart_test"]].mean().add_suffix("_guard")
+    table = default.join(guard, how="inner")
+    table["default_gain"] = 100 * (table["tnt_test"] - table["cart_test"])
+    table["guard_gain"] = 100 * (table["tnt_test_guard"] - table["cart_test_guard"])
+    return table.reset_index()
+
+
+def guard_summary(table: pd.DataFrame) -> str:
+    """Wins, mean and worst gain of the default and the guard over the pairs of :func:`guard_table`."""
+    lines = ["| | wins (gain >= 0) | mean gain | worst | best |", "|---|---|---|---|---|"]
+    for name in ("default", "guard"):
+        g = table[f"{name}_gain"]
+        lines.append(
+            f"| {name} | {int((g >= 0).sum())} / {len(g)} | {g.mean():+.2f} | {g.min():+.2f} | {g.max():+.2f} |"
+        )
+    return "\n".join(lines)
+
+
 def pair_means(runs: pd.DataFrame) -> pd.DataFrame:
     """Mean splits and test scores of each (set, C) over the seeds, with its task."""
     return runs.groupby(["set", "C"]).agg(
@@ -251,6 +300,20 @@ def pair_means(runs: pd.DataFrame) -> pd.DataFrame:
         tnt_test=("tnt_test", "mean"),
         cart_test=("cart_test", "mean"),
     )
+
+
+def _route(tree, X) -> np.ndarray:
+    """The label of the leaf of micro tree ``tree`` each row of ``X`` reaches (``x <= threshold`` goes left)."""
+    at = np.zeros(len(X), dtype=np.intp)
+    rows = np.arange(len(X))
+    while True:
+        inner = tree.children_left[at] >= 0
+        if not inner.any():
+            return tree.label[at]
+        r = rows[inner]
+        node = at[r]
+        left = X[r, tree.feature[node]] <= tree.threshold[node]
+        at[r] = np.where(left, tree.children_left[node], tree.children_right[node])
 
 
 def _fmt(x, digits=2, sign=True):
@@ -482,6 +545,35 @@ def main(argv=None) -> int:
             + "\n",
         ]
         table.to_csv(args.out.with_name(args.out.stem + "_phases.csv"), index=False)
+    if "guard" not in args.skip:
+        means = pair_means(runs)
+        counted = means[(means["tnt_splits"] >= MIN_SPLITS) & (means["task"] == "classification")].index
+        seeds_all = sorted(set(runs["seed"]))
+        guarded = pd.DataFrame(
+            par(delayed(settings)(n, C, seed, 2, 5, "guard") for n, C in counted for seed in seeds_all)
+        )
+        table = guard_table(runs, guarded)
+        parts += [
+            f"## 7. A guard on the refits at internal nodes, every counted classification pair ({len(seeds_all)} seeds)\n",
+            "*guard*: an internal node takes the micro tree fitted on its sensitive samples only when it misroutes "
+            "fewer of them than the split it has, else it keeps that split; leaves, merges and everything else as the "
+            "default. Each against best-first CART at its own splits; the default's figures from "
+            "`docs/accuracy_runs.csv`. Points (x 100).\n",
+            guard_summary(table) + "\n",
+            markdown(
+                table.sort_values("default_gain"),
+                {
+                    "set": ("set", str),
+                    "C": ("C", "{:g}".format),
+                    "tnt_splits": ("splits, default", "{:.0f}".format),
+                    "splits_guard": ("splits, guard", "{:.0f}".format),
+                    "default_gain": ("default", pp),
+                    "guard_gain": ("guard", pp),
+                },
+            )
+            + "\n",
+        ]
+        table.to_csv(args.out.with_name(args.out.stem + "_guard.csv"), index=False)
     parts.append(f"Took {(time.perf_counter() - start) / 60:.1f} minutes of wall time.\n")
     text = "\n".join(parts)
     args.out.write_text(text)
