@@ -273,8 +273,17 @@ def paper_markdown(table: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def report(pairs, summ, paper, *, command, seconds, fit_seconds, n_fits, seeds, stamp) -> str:
-    """The whole of ``docs/accuracy.md``."""
+def timing(parts: dict, load: float) -> str:
+    """The run's times: ``parts`` is ``{name: (wall seconds, seconds in TnT fits, TnT fits)}``."""
+    total = sum(wall for wall, _, _ in parts.values())
+    each = "; ".join(
+        f"{name} {wall / 60:.1f} minutes ({fit:.0f} s in {n} TnT fits)" for name, (wall, fit, n) in parts.items()
+    )
+    return f"Took {total / 60:.1f} minutes of wall time: {each}. Load average at the start {load:.1f}."
+
+
+def report(pairs, summ, paper, *, command, took, seeds, stamp) -> str:
+    """The whole of ``docs/accuracy.md``; ``took`` is :func:`timing`'s sentence."""
     parts = [
         "# Accuracy: TnT against CART at the same number of splits\n",
         "Written by `benchmarks/accuracy.py`; nothing here is edited by hand. The rules are those of "
@@ -285,7 +294,7 @@ def report(pairs, summ, paper, *, command, seconds, fit_seconds, n_fits, seeds, 
         f"(`CARTClassifier.with_splits`). A (set, C) pair counts where TnT's mean splits are at least {MIN_SPLITS}; "
         "TnT wins it where its mean test score is at least CART's. Gains are in points: accuracy x 100, R² x 100.\n",
         f"Run: {stamp}, `{command}`, {os.cpu_count()} cores, Python {platform.python_version()}, "
-        f"{platform.machine()}. Took {seconds / 60:.1f} minutes of wall time ({fit_seconds:.0f} s in {n_fits} TnT fits).\n",
+        f"{platform.machine()}. {took}\n",
     ]
     for task in TASKS:
         if (pairs["task"] == task).any():
@@ -333,27 +342,26 @@ def main(argv=None) -> int:
     out = args.out or (REPORT if full else None)
     command = "python benchmarks/accuracy.py " + " ".join(argv if argv is not None else sys.argv[1:])
 
+    load = os.getloadavg()[0]
     start = time.perf_counter()
     runs = run_suite(suite(folder, names), seeds=seeds, n_jobs=args.n_jobs)
-    pairs, summ = pair_table(runs), None
+    parts = {"the suite": (time.perf_counter() - start, float(runs["tnt_fit_s"].sum()), len(runs))}
+    pairs = pair_table(runs)
     summ = summary(pairs)
-    paper, fit_seconds, n_fits = None, float(runs["tnt_fit_s"].sum()), len(runs)
+    paper = None
     if paper_names:
+        start = time.perf_counter()
         settings = paper_settings()
         trials = run_paper(paper_names, folder, settings, n_jobs=args.n_jobs)
         paper = paper_table(trials, settings)
-        fit_seconds += float(trials["tnt_fit_s"].sum())
-        n_fits += len(trials)
-    seconds = time.perf_counter() - start
+        parts["the paper's sets"] = (time.perf_counter() - start, float(trials["tnt_fit_s"].sum()), len(trials))
     stamp = f"{datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC"
     text = report(
         pairs,
         summ,
         paper,
         command=command.strip(),
-        seconds=seconds,
-        fit_seconds=fit_seconds,
-        n_fits=n_fits,
+        took=timing(parts, load),
         seeds=seeds,
         stamp=stamp,
     )

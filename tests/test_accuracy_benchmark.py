@@ -104,3 +104,9 @@ def test_missing_data_and_unknown_sets_stop_with_one_sentence(accuracy, tmp_path
     monkeypatch.setenv("TNT_DATA", str(tmp_path))
     with pytest.raises(SystemExit, match="No set named tiny"):
         accuracy.main(["--sets", "tiny"])
+
+
+def test_timing_adds_up_the_parts(accuracy):
+    text = accuracy.timing({"the suite": (60.0, 50.0, 360), "the paper's sets": (120.0, 100.0, 30)}, 1.3)
+    assert text.startswith("Took 3.0 minutes of wall time: the suite 1.0 minutes (50 s in 360 TnT fits);")
+    assert "the paper's sets 2.0 minutes (100 s in 30 TnT fits)" in text and text.endswith("start 1.3.")
