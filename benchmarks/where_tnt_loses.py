@@ -413,7 +413,7 @@ def main(argv=None) -> int:
                     "set": ("set", str),
                     "C": ("C", "{:g}".format),
                     "step": ("step", str),
-                    "what": ("step", str),
+                    "what": ("which", str),
                     "splits": ("splits", "{:.1f}".format),
                     "tnt_train": ("TnT train", pct),
                     "tnt_test": ("TnT test", pct),
