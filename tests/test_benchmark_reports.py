@@ -1,18 +1,13 @@
 """The speed figures come from benchmarks/run.py alone, written whole to benchmarks/README.md (no hand-written figure
 can drift)."""
 
-import importlib.util
 import re
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from benchmark_helpers import ROOT, load_benchmark
 
 
 def _run_module():
-    spec = importlib.util.spec_from_file_location("benchmarks_run", ROOT / "benchmarks" / "run.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("run")
 
 
 def _rows(run):

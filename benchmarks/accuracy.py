@@ -1,0 +1,377 @@
+"""TnT against best-first CART at the same number of splits on the benchmark suite, written to docs/accuracy.md.
+
+Run from the repository root:
+
+    .venv/bin/python benchmarks/accuracy.py [--quick] [--sets yeast credit_g ...] [--paper-sets mnist ...]
+
+The rules are those of ``shared/data/benchmark/BASELINE.md``: every set of the suite (16 classification,
+8 regression, PMLB), C in 1e-2, 1e-3, 1e-4, seeds 0 to 4, a seeded 67/33 split per seed (stratified for
+classification), TnT at its defaults otherwise, and CART (scikit-learn's tree grown best-first,
+:meth:`tnt.CARTClassifier.with_splits`) at TnT's number of splits. A (set, C) pair counts where TnT's
+mean number of splits is at least 10, and TnT wins it where its mean test score (accuracy, or R²) is
+at least CART's. The side table runs the paper's six data sets at the C their Table 1 run chose
+(``docs/paper/table1.csv``), 5 trials, beside that run's TnT accuracy, so that no change to the
+learner is bought with a loss there.
+
+The script writes ``docs/accuracy.md`` whole (nothing in it is written by hand) and the per-seed
+results beside it (``docs/accuracy_runs.csv``) when it ran the whole suite; ``--quick``, ``--sets``
+or ``--paper-sets`` runs write to ``--out`` only when it is given. The (set, seed) jobs run on all
+cores through joblib, each TnT fit on one thread.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from joblib import Parallel, delayed
+from sklearn.model_selection import train_test_split
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tnt import TnTClassifier, TnTRegressor  # noqa: E402
+from tnt.baselines import CARTClassifier, CARTRegressor  # noqa: E402
+from tnt.experiments.paper import PAPER_DATASETS, load_paper_data  # noqa: E402
+
+REPORT = ROOT / "docs" / "accuracy.md"
+RUNS = ROOT / "docs" / "accuracy_runs.csv"
+PAPER_TABLE1 = ROOT / "docs" / "paper" / "table1.csv"
+C_GRID = (1e-2, 1e-3, 1e-4)
+SEEDS = 5
+MIN_SPLITS = 10  # a pair counts where TnT's mean number of splits reaches this
+TEST_SHARE = 0.33
+TASKS = ("classification", "regression")
+QUICK_SETS = ("credit_g", "yeast", "car_evaluation", "1029_LEV", "529_pollen")
+UNIT = {"classification": "pp", "regression": "R^2 x100"}
+
+
+def data_dir() -> Path:
+    """The folder of the data sets: ``$TNT_DATA``, else ``../shared/data`` beside the repository."""
+    return Path(os.environ.get("TNT_DATA") or ROOT.parent / "shared" / "data")
+
+
+def suite(folder: Path, names=None) -> list[tuple[str, str, Path]]:
+    """``(task, name, path)`` of the suite's sets in ``folder/benchmark`` (only ``names`` if given),
+    largest file first so that the longest jobs start first."""
+    found = [(task, path.stem, path) for task in TASKS for path in sorted((folder / "benchmark" / task).glob("*.npz"))]
+    if names is not None:
+        unknown = sorted(set(names) - {name for _, name, _ in found})
+        if unknown:
+            raise SystemExit(f"No set named {', '.join(unknown)} in {folder / 'benchmark'}; leave it out of --sets.")
+        found = [entry for entry in found if entry[1] in names]
+    return sorted(found, key=lambda entry: -entry[2].stat().st_size)
+
+
+def split(task: str, path: Path, seed: int):
+    """The seed's 67/33 split of one set (stratified for classification)."""
+    with np.load(path, allow_pickle=False) as d:
+        X, y = d["X"], d["y"]
+    stratify = y if task == "classification" else None
+    return train_test_split(X, y, test_size=TEST_SHARE, stratify=stratify, random_state=seed)
+
+
+def one_seed(task: str, name: str, path: Path, seed: int, Cs=C_GRID) -> list[dict]:
+    """TnT at each C and CART at its number of splits on one seed's split of one set: one row per C."""
+    X_train, X_test, y_train, y_test = split(task, path, seed)
+    tnt_class, cart_class = (
+        (TnTClassifier, CARTClassifier) if task == "classification" else (TnTRegressor, CARTRegressor)
+    )
+    rows = []
+    for C in Cs:
+        start = time.perf_counter()
+        tnt = tnt_class(C=C, random_state=seed).fit(X_train, y_train)
+        fit_time = time.perf_counter() - start
+        cart = cart_class.with_splits(tnt.n_splits_, random_state=seed).fit(X_train, y_train)
+        rows.append(
+            {
+                "task": task,
+                "set": name,
+                "C": C,
+                "seed": seed,
+                "tnt_splits": int(tnt.n_splits_),
+                "cart_splits": int(cart.n_splits_),
+                "tnt_test": float(tnt.score(X_test, y_test)),
+                "cart_test": float(cart.score(X_test, y_test)),
+                "tnt_train": float(tnt.score(X_train, y_train)),
+                "cart_train": float(cart.score(X_train, y_train)),
+                "tnt_fit_s": fit_time,
+            }
+        )
+    return rows
+
+
+def run_suite(entries, seeds=SEEDS, Cs=C_GRID, n_jobs=-1) -> pd.DataFrame:
+    """:func:`one_seed` over every (set, seed) job, on ``n_jobs`` joblib workers: one row per (set, C, seed)."""
+    jobs = [(task, name, path, seed) for task, name, path in entries for seed in range(seeds)]
+    results = Parallel(n_jobs=n_jobs)(delayed(one_seed)(*job, Cs) for job in jobs)
+    return pd.DataFrame([row for rows in results for row in rows])
+
+
+def pair_table(runs: pd.DataFrame, min_splits: int = MIN_SPLITS) -> pd.DataFrame:
+    """One row per (task, set, C): mean splits and scores over the seeds, the gain of TnT in points
+    (score x 100), how many seeds TnT was at least as good, whether the pair counts (TnT's mean
+    splits at least ``min_splits``) and whether TnT won it (mean at least CART's)."""
+    runs = runs.assign(seed_win=runs["tnt_test"] >= runs["cart_test"])
+    pairs = (
+        runs.groupby(["task", "set", "C"], sort=False)
+        .agg(
+            tnt_splits=("tnt_splits", "mean"),
+            cart_splits=("cart_splits", "mean"),
+            tnt_test=("tnt_test", "mean"),
+            cart_test=("cart_test", "mean"),
+            tnt_train=("tnt_train", "mean"),
+            cart_train=("cart_train", "mean"),
+            seeds_won=("seed_win", "sum"),
+            seeds=("seed", "count"),
+        )
+        .reset_index()
+    )
+    pairs["gain"] = 100 * (pairs["tnt_test"] - pairs["cart_test"])
+    pairs["counted"] = pairs["tnt_splits"] >= min_splits
+    pairs["win"] = pairs["tnt_test"] >= pairs["cart_test"]
+    return pairs.sort_values(["task", "set", "C"], ascending=[True, True, False], ignore_index=True)
+
+
+def summary(pairs: pd.DataFrame) -> pd.DataFrame:
+    """Win rate and gains of the counted pairs of each task, over all C (``C`` = "all") and per C."""
+    rows = []
+    for task, of_task in pairs[pairs["counted"]].groupby("task", sort=False):
+        groups = [("all", of_task)] + [(C, g) for C, g in of_task.groupby("C", sort=False)]
+        for C, g in sorted(groups, key=lambda item: (item[0] != "all", -float(item[0]) if item[0] != "all" else 0)):
+            rows.append(
+                {
+                    "task": task,
+                    "C": C,
+                    "wins": int(g["win"].sum()),
+                    "pairs": len(g),
+                    "mean_gain": float(g["gain"].mean()),
+                    "median_gain": float(g["gain"].median()),
+                    "worst_gain": float(g["gain"].min()),
+                    "best_gain": float(g["gain"].max()),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def paper_settings(table1: Path = PAPER_TABLE1) -> pd.DataFrame:
+    """The C each paper data set's Table 1 run chose, and that run's TnT test accuracy (mean, std over trials)."""
+    if not table1.is_file():
+        raise SystemExit(f"{table1} not found; run benchmarks/paper.py first, or pass --paper-sets with no names.")
+    t = pd.read_csv(table1)
+    t = t[t["model"] == "TnT"]
+    return t.groupby("data", sort=False).agg(
+        C=("chosen", "first"), table1_mean=("test_accuracy", "mean"), table1_std=("test_accuracy", "std")
+    )
+
+
+def paper_trial(name: str, folder: Path, C: float, trial: int) -> dict:
+    """One trial of Table 1's TnT (the paper's split, ``random_state`` = trial) and CART at its splits."""
+    X_train, y_train, X_test, y_test = load_paper_data(name, folder)
+    start = time.perf_counter()
+    tnt = TnTClassifier(C=C, random_state=trial).fit(X_train, y_train)
+    fit_time = time.perf_counter() - start
+    cart = CARTClassifier.with_splits(tnt.n_splits_, random_state=trial).fit(X_train, y_train)
+    return {
+        "data": name,
+        "trial": trial,
+        "C": C,
+        "splits": int(tnt.n_splits_),
+        "tnt_test": float(tnt.score(X_test, y_test)),
+        "cart_test": float(cart.score(X_test, y_test)),
+        "tnt_fit_s": fit_time,
+    }
+
+
+def run_paper(names, folder: Path, settings: pd.DataFrame, trials=SEEDS, n_jobs=-1) -> pd.DataFrame:
+    """:func:`paper_trial` over every (data set, trial), largest data set first."""
+    jobs = [(name, float(settings.loc[name, "C"]), t) for name in names for t in range(trials)]
+    results = Parallel(n_jobs=n_jobs)(delayed(paper_trial)(name, folder, C, t) for name, C, t in jobs)
+    return pd.DataFrame(results)
+
+
+def paper_table(trials: pd.DataFrame, settings: pd.DataFrame) -> pd.DataFrame:
+    """One row per paper data set: TnT's mean and spread now against the Table 1 run's, and CART at the same splits."""
+    t = trials.groupby("data", sort=False).agg(
+        C=("C", "first"),
+        splits=("splits", "mean"),
+        tnt_mean=("tnt_test", "mean"),
+        tnt_std=("tnt_test", "std"),
+        cart_mean=("cart_test", "mean"),
+    )
+    t = t.join(settings[["table1_mean", "table1_std"]])
+    t["change"] = 100 * (t["tnt_mean"] - t["table1_mean"])
+    # within the spread over seeds: the change is at most the larger of the two standard deviations
+    t["within_spread"] = t["change"].abs() <= 100 * np.maximum(t["tnt_std"].fillna(0), t["table1_std"].fillna(0))
+    t["gain_over_cart"] = 100 * (t["tnt_mean"] - t["cart_mean"])
+    return t.reset_index()
+
+
+def _sign(x: float) -> str:
+    return f"{x:+.2f}"
+
+
+def pairs_markdown(pairs: pd.DataFrame, task: str) -> str:
+    score = "accuracy" if task == "classification" else "R^2"
+    lines = [
+        f"| set | C | TnT splits | CART splits | TnT {score} | CART {score} | gain ({UNIT[task]}) | "
+        "TnT train | CART train | seeds TnT>=CART | counted | win |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in pairs[pairs["task"] == task].itertuples():
+        lines.append(
+            f"| {r.set} | {r.C:g} | {r.tnt_splits:.1f} | {r.cart_splits:.1f} | {r.tnt_test:.4f} | {r.cart_test:.4f} | "
+            f"{_sign(r.gain)} | {r.tnt_train:.4f} | {r.cart_train:.4f} | {r.seeds_won}/{r.seeds} | "
+            f"{'yes' if r.counted else 'no'} | {('WIN' if r.win else 'loss') if r.counted else '-'} |"
+        )
+    return "\n".join(lines)
+
+
+def summary_markdown(summ: pd.DataFrame, pairs: pd.DataFrame, task: str) -> str:
+    lines = [
+        f"| C | pairs where TnT >= CART | mean gain ({UNIT[task]}) | median | worst | best |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in summ[summ["task"] == task].itertuples():
+        C = "all" if r.C == "all" else f"{r.C:g}"
+        lines.append(
+            f"| {C} | {r.wins} / {r.pairs} ({100 * r.wins / r.pairs:.0f} %) | {_sign(r.mean_gain)} | "
+            f"{_sign(r.median_gain)} | {_sign(r.worst_gain)} | {_sign(r.best_gain)} |"
+        )
+    counted = pairs[(pairs["task"] == task) & pairs["counted"]].sort_values("gain")
+    worst = "; ".join(
+        f"{r.set} C={r.C:g} {_sign(r.gain)} ({r.tnt_splits:.0f} splits)" for r in counted.head(3).itertuples()
+    )
+    left_out = pairs[(pairs["task"] == task) & ~pairs["counted"]]
+    return (
+        "\n".join(lines)
+        + f"\n\nWorst pairs: {worst}.\n\nNot counted (TnT below {MIN_SPLITS} splits): "
+        + (", ".join(f"{r.set} C={r.C:g}" for r in left_out.itertuples()) or "none")
+        + ".\n"
+    )
+
+
+def paper_markdown(table: pd.DataFrame) -> str:
+    lines = [
+        "| data | C (Table 1 run) | TnT splits | TnT accuracy (std) | Table 1 run's TnT (std) | change (pp) | "
+        "within the spread | CART at TnT's splits | TnT - CART (pp) |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in table.itertuples():
+        lines.append(
+            f"| {r.data} | {r.C:.3g} | {r.splits:.0f} | {r.tnt_mean:.4f} ({r.tnt_std:.4f}) | "
+            f"{r.table1_mean:.4f} ({r.table1_std:.4f}) | {_sign(r.change)} | {'yes' if r.within_spread else 'no'} | "
+            f"{r.cart_mean:.4f} | {_sign(r.gain_over_cart)} |"
+        )
+    return "\n".join(lines)
+
+
+def timing(parts: dict, load: float) -> str:
+    """The run's times: ``parts`` is ``{name: (wall seconds, seconds in TnT fits, TnT fits)}``."""
+    total = sum(wall for wall, _, _ in parts.values())
+    each = "; ".join(
+        f"{name} {wall / 60:.1f} minutes ({fit:.0f} s in {n} TnT fits)" for name, (wall, fit, n) in parts.items()
+    )
+    return f"Took {total / 60:.1f} minutes of wall time: {each}. Load average at the start {load:.1f}."
+
+
+def report(pairs, summ, paper, *, command, took, seeds, stamp) -> str:
+    """The whole of ``docs/accuracy.md``; ``took`` is :func:`timing`'s sentence."""
+    parts = [
+        "# Accuracy: TnT against CART at the same number of splits\n",
+        "Written by `benchmarks/accuracy.py`; nothing here is edited by hand. The rules are those of "
+        "`shared/data/benchmark/BASELINE.md`: each set of the suite split 67/33 with seeds "
+        f"{', '.join(map(str, range(seeds)))} (stratified for classification), TnT at C = "
+        f"{', '.join(f'{C:g}' for C in C_GRID)} with its other defaults (N1=2, N2=5, no fine-tuning) and "
+        "`random_state` = seed, CART = scikit-learn's tree grown best-first to TnT's number of splits "
+        f"(`CARTClassifier.with_splits`). A (set, C) pair counts where TnT's mean splits are at least {MIN_SPLITS}; "
+        "TnT wins it where its mean test score is at least CART's. Gains are in points: accuracy x 100, R² x 100.\n",
+        f"Run: {stamp}, `{command}`, {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"{platform.machine()}. {took}\n",
+    ]
+    for task in TASKS:
+        if (pairs["task"] == task).any():
+            title = "Classification (test accuracy)" if task == "classification" else "Regression (test R²)"
+            parts += [
+                f"## {title}: summary\n",
+                summary_markdown(summ, pairs, task),
+                f"## {title}: every pair\n",
+                "Means over the seeds; train scores show the over-fitting at large graphs.\n",
+                pairs_markdown(pairs, task) + "\n",
+            ]
+    if paper is not None and len(paper):
+        parts += [
+            "## The paper's data sets at their Table 1 settings\n",
+            "Each data set at the C its Table 1 run chose by cross-validation (`docs/paper/table1.csv`), "
+            "the paper's split, 5 trials (`random_state` = trial), against that run's TnT accuracy: a change "
+            "to the learner must keep the change within the spread over trials (the larger standard "
+            "deviation of the two). CART is grown best-first to TnT's splits in each trial.\n",
+            paper_markdown(paper) + "\n",
+        ]
+    return "\n".join(parts)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help=f"2 seeds on {', '.join(QUICK_SETS)}; no paper sets")
+    parser.add_argument("--sets", nargs="+", help="only these sets of the suite")
+    parser.add_argument(
+        "--paper-sets", nargs="*", choices=PAPER_DATASETS, help="paper data sets of the side table (default: all six)"
+    )
+    parser.add_argument("--seeds", type=int, help=f"seeds per set (default {SEEDS}; 2 with --quick)")
+    parser.add_argument("--n-jobs", type=int, default=-1, help="joblib workers (default -1: all cores)")
+    parser.add_argument("--out", type=Path, help=f"the report (default {REPORT.relative_to(ROOT)} for a full run)")
+    args = parser.parse_args(argv)
+    folder = data_dir()
+    if not (folder / "benchmark").is_dir():
+        print(f"The benchmark data is not in {folder}; set TNT_DATA to the folder that holds benchmark/.")
+        return 2
+    names = args.sets or (list(QUICK_SETS) if args.quick else None)
+    paper_names = (
+        args.paper_sets if args.paper_sets is not None else ([] if args.quick or args.sets else PAPER_DATASETS)
+    )
+    seeds = args.seeds or (2 if args.quick else SEEDS)
+    full = names is None and args.seeds in (None, SEEDS) and list(paper_names) == list(PAPER_DATASETS)
+    out = args.out or (REPORT if full else None)
+    command = "python benchmarks/accuracy.py " + " ".join(argv if argv is not None else sys.argv[1:])
+
+    load = os.getloadavg()[0]
+    start = time.perf_counter()
+    runs = run_suite(suite(folder, names), seeds=seeds, n_jobs=args.n_jobs)
+    parts = {"the suite": (time.perf_counter() - start, float(runs["tnt_fit_s"].sum()), len(runs))}
+    pairs = pair_table(runs)
+    summ = summary(pairs)
+    paper = None
+    if paper_names:
+        start = time.perf_counter()
+        settings = paper_settings()
+        trials = run_paper(paper_names, folder, settings, n_jobs=args.n_jobs)
+        paper = paper_table(trials, settings)
+        parts["the paper's sets"] = (time.perf_counter() - start, float(trials["tnt_fit_s"].sum()), len(trials))
+    stamp = f"{datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC"
+    text = report(
+        pairs,
+        summ,
+        paper,
+        command=command.strip(),
+        took=timing(parts, load),
+        seeds=seeds,
+        stamp=stamp,
+    )
+    print(text)
+    if out is not None:
+        out.write_text(text)
+        runs.to_csv(out.with_name(out.stem + "_runs.csv"), index=False)
+        print(f"Written to {out}.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,112 @@
+"""benchmarks/accuracy.py: the arithmetic of its table on hand-computable inputs, and one small run end to end."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from benchmark_helpers import load_benchmark
+
+
+@pytest.fixture(scope="module")
+def accuracy():
+    return load_benchmark("accuracy")
+
+
+def _runs(rows):
+    keys = ("task", "set", "C", "seed", "tnt_splits", "cart_splits", "tnt_test", "cart_test")
+    frame = pd.DataFrame([dict(zip(keys, r)) for r in rows])
+    return frame.assign(tnt_train=1.0, cart_train=1.0, tnt_fit_s=0.1)
+
+
+def test_pairs_count_from_ten_mean_splits_and_win_on_the_mean(accuracy):
+    runs = _runs(
+        [
+            # a: mean splits 10 (counted), TnT mean 0.80 vs CART 0.79: a win although one seed loses
+            ("classification", "a", 1e-3, 0, 8, 8, 0.70, 0.75),
+            ("classification", "a", 1e-3, 1, 12, 12, 0.90, 0.83),
+            # a at 1e-2: mean splits 9.5, not counted, whatever the scores
+            ("classification", "a", 1e-2, 0, 9, 9, 0.10, 0.90),
+            ("classification", "a", 1e-2, 1, 10, 10, 0.10, 0.90),
+            # b: counted, a tie counts as a win
+            ("classification", "b", 1e-3, 0, 20, 20, 0.60, 0.60),
+            ("classification", "b", 1e-3, 1, 20, 20, 0.60, 0.60),
+            # c: counted loss of 3 points
+            ("classification", "c", 1e-4, 0, 50, 49, 0.50, 0.53),
+            ("classification", "c", 1e-4, 1, 50, 49, 0.50, 0.53),
+        ]
+    )
+    pairs = accuracy.pair_table(runs).set_index(["set", "C"])
+    assert pairs.loc[("a", 1e-3), "counted"] and pairs.loc[("a", 1e-3), "win"]
+    assert pairs.loc[("a", 1e-3), "seeds_won"] == 1
+    assert pairs.loc[("a", 1e-3), "gain"] == pytest.approx(1.0)
+    assert not pairs.loc[("a", 1e-2), "counted"]
+    assert pairs.loc[("b", 1e-3), "win"] and pairs.loc[("b", 1e-3), "gain"] == pytest.approx(0.0)
+    assert not pairs.loc[("c", 1e-4), "win"] and pairs.loc[("c", 1e-4), "gain"] == pytest.approx(-3.0)
+    assert pairs.loc[("c", 1e-4), "cart_splits"] == 49
+
+    summ = accuracy.summary(accuracy.pair_table(runs)).set_index("C")
+    everything = summ.loc["all"]
+    assert (everything["wins"], everything["pairs"]) == (2, 3)  # the uncounted pair left out
+    assert everything["mean_gain"] == pytest.approx((1.0 + 0.0 - 3.0) / 3)
+    assert everything["worst_gain"] == pytest.approx(-3.0) and everything["best_gain"] == pytest.approx(1.0)
+    assert (summ.loc[1e-3, "wins"], summ.loc[1e-3, "pairs"]) == (2, 2)
+    assert summ.loc[1e-3, "mean_gain"] == pytest.approx(0.5)
+    assert 1e-2 not in summ.index  # no counted pair at C=1e-2
+
+
+def test_paper_table_compares_with_the_table1_run_within_its_spread(accuracy):
+    trials = pd.DataFrame(
+        {
+            "data": ["x"] * 3 + ["y"] * 3,
+            "trial": [0, 1, 2] * 2,
+            "C": [1e-3] * 6,
+            "splits": [10, 12, 14, 5, 5, 5],
+            "tnt_test": [0.80, 0.82, 0.84, 0.50, 0.50, 0.50],
+            "cart_test": [0.80, 0.80, 0.80, 0.40, 0.40, 0.40],
+            "tnt_fit_s": [0.1] * 6,
+        }
+    )
+    settings = pd.DataFrame(
+        {"C": [1e-3, 1e-3], "table1_mean": [0.83, 0.60], "table1_std": [0.0, 0.01]},
+        index=pd.Index(["x", "y"], name="data"),
+    )
+    table = accuracy.paper_table(trials, settings).set_index("data")
+    assert table.loc["x", "splits"] == 12
+    assert table.loc["x", "change"] == pytest.approx(-1.0)
+    assert table.loc["x", "within_spread"]  # 1 point off, spread over trials 2 points
+    assert not table.loc["y", "within_spread"]  # 10 points off, spreads 0 and 1 point
+    assert table.loc["y", "gain_over_cart"] == pytest.approx(10.0)
+
+
+def test_a_small_run_writes_its_report_and_runs(accuracy, tmp_path, monkeypatch):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3)).astype(np.float32)
+    y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(np.int64)
+    folder = tmp_path / "benchmark" / "classification"
+    folder.mkdir(parents=True)
+    np.savez(folder / "tiny.npz", X=X, y=y)
+    monkeypatch.setenv("TNT_DATA", str(tmp_path))
+    out = tmp_path / "accuracy.md"
+    assert accuracy.main(["--sets", "tiny", "--seeds", "1", "--n-jobs", "1", "--out", str(out)]) == 0
+    text = out.read_text()
+    runs = pd.read_csv(tmp_path / "accuracy_runs.csv")
+    assert len(runs) == 3 and set(runs["C"]) == set(accuracy.C_GRID)
+    assert (runs["tnt_splits"] == runs["cart_splits"]).all()
+    first = runs.iloc[0]
+    assert f"| tiny | {first['C']:g} | {first['tnt_splits']:.1f} |" in text
+    assert "## Regression" not in text and "Table 1" not in text
+
+
+def test_missing_data_and_unknown_sets_stop_with_one_sentence(accuracy, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("TNT_DATA", str(tmp_path / "nowhere"))
+    assert accuracy.main(["--sets", "tiny"]) == 2
+    assert "set TNT_DATA" in capsys.readouterr().out
+    (tmp_path / "benchmark" / "classification").mkdir(parents=True)
+    monkeypatch.setenv("TNT_DATA", str(tmp_path))
+    with pytest.raises(SystemExit, match="No set named tiny"):
+        accuracy.main(["--sets", "tiny"])
+
+
+def test_timing_adds_up_the_parts(accuracy):
+    text = accuracy.timing({"the suite": (60.0, 50.0, 360), "the paper's sets": (120.0, 100.0, 30)}, 1.3)
+    assert text.startswith("Took 3.0 minutes of wall time: the suite 1.0 minutes (50 s in 360 TnT fits);")
+    assert "the paper's sets 2.0 minutes (100 s in 30 TnT fits)" in text and text.endswith("start 1.3.")
