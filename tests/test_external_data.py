@@ -357,3 +357,37 @@ def test_ci_requires_every_data_set():
     ci = (ROOT / ".ci" / "run").read_text()
     assert "export TNT_REQUIRE_DATA=1" in ci
     assert ci.index("export TNT_REQUIRE_DATA=1") < ci.index(".venv/bin/python -m pytest")
+
+
+# ------------------------------------------------------------------------------------------- the benchmarks
+@pytest.mark.parametrize(
+    ("script", "args", "first"),
+    [
+        ("paper.py", ["--datasets", "pendigits", "usps"], "usps"),
+        ("paper_letter.py", [], "letter"),
+        ("run.py", [], "mnist"),
+        ("regression.py", [], "regression/california_housing"),
+    ],
+)
+def test_a_benchmark_without_its_data_stops_with_the_sentence(nowhere, monkeypatch, capsys, script, args, first):
+    """No traceback: the sentence of the first set missing, on stderr, status 1, before any work."""
+    import runpy
+    import sys
+
+    monkeypatch.setattr(sys, "argv", [script, *args])  # regression.py reads its arguments from sys.argv
+    module = runpy.run_path(str(ROOT / "benchmarks" / script), run_name=f"benchmark_{Path(script).stem}")
+    with pytest.raises(SystemExit) as stop:
+        module["main"](*([args] if script != "regression.py" else []))
+    assert stop.value.code == 1
+    err = capsys.readouterr().err
+    assert err == f"{external_set(first).missing_message()}\n"
+
+
+def test_a_side_study_of_table2_without_its_data_stops_with_the_sentence(nowhere, capsys):
+    import runpy
+
+    (nowhere / "table2.csv").write_text("data,ensemble,size\nconnect_4,AdaBoost,20\n")
+    module = runpy.run_path(str(ROOT / "benchmarks" / "paper_adaboost.py"), run_name="benchmark_paper_adaboost")
+    with pytest.raises(SystemExit) as stop:
+        module["main"](["--out", str(nowhere)])
+    assert stop.value.code == 1 and capsys.readouterr().err == f"{external_set('connect_4').missing_message()}\n"
