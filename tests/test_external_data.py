@@ -65,6 +65,15 @@ def test_every_set_found_is_ours_byte_for_byte(name):
     """Skipped without the data folder (a failure under TNT_REQUIRE_DATA=1, as in CI)."""
     path = need_data(name)
     assert hashlib.sha256(path.read_bytes()).hexdigest() == external_set(name).sha256
+    with np.load(path, allow_pickle=False) as d:  # no pickle needed
+        arrays = {k: d[k] for k in d.files}
+    split = {"X_train", "y_train", "X_test", "y_test"} <= set(arrays)
+    assert split or {"X", "y"} <= set(arrays)
+    if "classes" in arrays:  # classification: int64 labels 0..K-1
+        labels = np.concatenate([arrays["y_train"], arrays["y_test"]]) if split else arrays["y"]
+        assert labels.dtype == np.int64 and labels.min() == 0 and labels.max() == len(arrays["classes"]) - 1
+    if external_set(name).size < 5_000_000:  # (MNIST's 40 s of compressing is checked by `tnt data fetch`)
+        assert hashlib.sha256(npz_bytes(arrays)).hexdigest() == external_set(name).sha256  # the writer's bytes
 
 
 def test_the_bundled_sets_are_the_external_ones_and_rebuild_byte_for_byte():
