@@ -37,7 +37,7 @@ def run_script(script, *args, capsys):
     return subprocess.CompletedProcess([script, *args], status, out, err)
 
 
-def test_letter_gets_a_stratified_third_for_testing_and_subsets_keep_the_classes(tmp_path):
+def test_letter_gets_a_stratified_third_for_testing_and_subsets_keep_the_classes():
     need_data("letter")
     need_data("mnist")
     X_train, y_train, X_test, y_test = load_paper_data("letter")
@@ -47,6 +47,9 @@ def test_letter_gets_a_stratified_third_for_testing_and_subsets_keep_the_classes
     X_small, y_small, X_test2, _ = load_paper_data("mnist", max_train=1000)
     assert X_small.shape == (1000, 784) and X_test2.shape == (10000, 784)
     assert np.bincount(y_small).min() >= 85  # stratified: about 100 of each digit
+
+
+def test_an_unknown_or_missing_paper_data_set_is_one_sentence(tmp_path):
     with pytest.raises(ValueError, match="Unknown data set 'iris'"):
         load_paper_data("iris")
     with pytest.raises(MissingDataError, match=r"nowhere/usps\.npz not found; usps\.npz is missing: no public file"):
