@@ -57,6 +57,11 @@ with tempfile.TemporaryDirectory() as folder:
         text=True,
     )
     assert out.returncode == 0 and (work / "m.json").exists(), out.stderr
+    # The external data sets' catalog is installed too: `tnt data list` finds the bundled pendigits.
+    listed = subprocess.run([str(cli), "data", "list"], capture_output=True, text=True)
+    bundled = Path(tnt.__file__).parent / "data" / "bundled" / "pendigits.npz"
+    assert listed.returncode == 0, listed.stderr
+    assert ["pendigits", str(bundled)] in [line.split() for line in listed.stdout.splitlines()], listed.stdout
 
     from streamlit.testing.v1 import AppTest
 

@@ -1,11 +1,12 @@
 """Reproduce the paper's Table 1, Fig. 4 and Table 2 and write them, beside the paper's numbers, to docs/paper/.
 
-    .venv/bin/python benchmarks/paper.py --data ../shared/data [--quick] [--out docs/paper]
+    .venv/bin/python benchmarks/paper.py [--data FOLDER] [--quick] [--out docs/paper]
 
 ``--quick`` uses 2 seeds, fewer values of C and at most 10,000 training samples per data set;
 ``--datasets`` and ``--max-train`` narrow it further; ``--scheduler`` runs on a Dask cluster.
 ``--resume`` keeps the data sets an earlier run with the same settings finished in ``--out`` and
 runs only the others (a run stopped early, or one data set added), adding up the minutes.
+The data sets are found as ``docs/data-sets.md`` says (``--data`` names another folder).
 ``--report`` only writes README.md again from the tables and ``run.json`` of an earlier run in
 ``--out`` (for example after editing ``benchmarks/paper_notes.md`` or the reading's code).
 The experiments are functions of ``tnt.experiments`` (paper, sweep, ensembles); this script only
@@ -32,6 +33,7 @@ from joblib import Parallel, delayed
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from tnt.data.external import missing_data  # noqa: E402
 from tnt.experiments.ensembles import CART_TREES, compare_ensembles  # noqa: E402
 from tnt.experiments.paper import PAPER_DATASETS, calibrate_C, leaf_grid, load_paper_data, table1  # noqa: E402
 from tnt.experiments.paper_numbers import C_RANGE, DATA_SHAPE, TABLE2  # noqa: E402
@@ -73,9 +75,7 @@ FULL = Settings(seeds=5, fig4_Cs=6, cv_Cs=6, cv_leaves=8, max_train=None, calibr
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--data", type=Path, default=ROOT.parent / "shared" / "data", help="folder of the .npz data sets"
-    )
+    parser.add_argument("--data", type=Path, help="folder of the .npz data sets (default: see docs/data-sets.md)")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "paper", help="output folder (default docs/paper)")
     parser.add_argument("--quick", action="store_true", help="2 seeds, fewer C values, at most 10,000 training samples")
     parser.add_argument("--datasets", nargs="+", choices=PAPER_DATASETS, default=list(PAPER_DATASETS))
@@ -111,6 +111,9 @@ def main(argv=None) -> int:
     if args.report:
         report_again(args.out)
         return 0
+    missing = missing_data(args.datasets, args.data)
+    if missing:
+        parser.exit(1, f"{missing}\n")
     args.out.mkdir(parents=True, exist_ok=True)
     earlier = None
     if args.resume:

@@ -1,6 +1,6 @@
 """AdaBoost of CART at two base sizes: how much of Table 2's AdaBoost gap is the size of its trees.
 
-    .venv/bin/python benchmarks/paper_adaboost.py --data ../shared/data [--out docs/paper] [--datasets connect_4 mnist]
+    .venv/bin/python benchmarks/paper_adaboost.py [--data FOLDER] [--out docs/paper] [--datasets connect_4 mnist]
 
 Table 2 gives scikit-learn's AdaBoost (SAMME, learning rate 1.0) CART base trees with as many
 splits as our TnT-AdaBoost's base estimators have on average; reweighted data make TnT's later
@@ -47,9 +47,7 @@ def one_run(split, name, base, leaves, seed) -> list[dict]:
 
 
 def main(argv=None) -> int:
-    args, table2, splits = parse_table2_side_study(
-        argv, __doc__.splitlines()[0], ROOT.parent / "shared" / "data", ROOT / "docs" / "paper"
-    )
+    args, table2, splits = parse_table2_side_study(argv, __doc__.splitlines()[0], ROOT / "docs" / "paper")
     parts = Parallel(n_jobs=args.n_jobs)(
         delayed(one_run)(splits[name], name, base, leaves, seed)
         for name in args.datasets

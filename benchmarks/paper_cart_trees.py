@@ -1,6 +1,6 @@
 """Table 2's CART ensembles grown by both growers: the binned best-first CART and scikit-learn's.
 
-    .venv/bin/python benchmarks/paper_cart_trees.py --data ../shared/data [--out docs/paper] [--datasets connect_4 mnist]
+    .venv/bin/python benchmarks/paper_cart_trees.py [--data FOLDER] [--out docs/paper] [--datasets connect_4 mnist]
 
 Table 2 grows the base trees of Random Forest and AdaBoost with the project's binned best-first
 CART (``cart_trees="binned"``, see :mod:`tnt.experiments.ensembles`): the trees of scikit-learn's
@@ -42,9 +42,7 @@ def one_run(split, name, kind, leaves, cart_trees, seed) -> list[dict]:
 
 
 def main(argv=None) -> int:
-    args, table2, splits = parse_table2_side_study(
-        argv, __doc__.splitlines()[0], ROOT.parent / "shared" / "data", ROOT / "docs" / "paper"
-    )
+    args, table2, splits = parse_table2_side_study(argv, __doc__.splitlines()[0], ROOT / "docs" / "paper")
     # The two growers in turns, seed by seed, so that a change of load falls on both.
     parts = Parallel(n_jobs=args.n_jobs)(
         delayed(one_run)(splits[name], name, kind, leaves, cart_trees, seed)

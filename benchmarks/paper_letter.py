@@ -1,6 +1,6 @@
 """Letter over several random test splits: how much of Table 1's gap on Letter is the split.
 
-    .venv/bin/python benchmarks/paper_letter.py --data ../shared/data [--out docs/paper]
+    .venv/bin/python benchmarks/paper_letter.py [--data FOLDER] [--out docs/paper]
 
 Letter has no official split; the paper draws a random 33% test part, and so do we (seed 0). This
 trains TnT (N1=2, N2=5) at two values of C, best-first CART with TnT's split count and unpruned
@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tnt import CARTClassifier, TnTClassifier  # noqa: E402
+from tnt.data.external import missing_data  # noqa: E402
 from tnt.experiments.paper import load_paper_data  # noqa: E402
 
 #: The smallest C of the paper's range for Letter (chosen by our cross-validation) and one with
@@ -64,11 +65,14 @@ def one_split(data, split: int) -> list[dict]:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
+    parser.add_argument("--data", type=Path, help="folder holding letter.npz (default: see docs/data-sets.md)")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "paper")
     parser.add_argument("--splits", type=int, default=5)
     parser.add_argument("--n-jobs", type=int, default=-1)
     args = parser.parse_args(argv)
+    missing = missing_data(["letter"], args.data)
+    if missing:
+        parser.exit(1, f"{missing}\n")
     rows = Parallel(n_jobs=args.n_jobs)(delayed(one_split)(args.data, s) for s in range(args.splits))
     table = pd.DataFrame([row for part in rows for row in part])
     args.out.mkdir(parents=True, exist_ok=True)

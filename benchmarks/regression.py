@@ -7,7 +7,8 @@ Run from the repository root::
     python benchmarks/regression.py            # everything (about ten minutes on one core)
     python benchmarks/regression.py --speed    # only the fit-time comparison
 
-Data: ``../shared/data/regression/`` (California housing, Friedman #1, cpu_act; see its README).
+Data: ``regression/`` of the project's data sets (California housing, Friedman #1, cpu_act), found as
+``docs/data-sets.md`` says.
 Accuracy: for each data set two values of C (about 100 and about 500 splits), mean over 5 seeded
 67/33 splits of the test R² of TnTRegressor(C, N1=2, N2=5) and of DecisionTreeRegressor grown
 best-first to the same number of splits (``max_leaf_nodes = splits + 1``).
@@ -32,8 +33,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tnt import TnTRegressor  # noqa: E402
+from tnt.data.external import find_data, missing_data  # noqa: E402
 
-DATA = ROOT.parent / "shared" / "data" / "regression"
 DOC = ROOT / "docs" / "regression.md"
 SEEDS = range(5)
 # C of about 100 and about 500 splits on a 67% training split of each data set.
@@ -42,11 +43,12 @@ C_VALUES = {
     "friedman1": (1.5e-3, 2e-4),
     "cpu_act": (1.3e-4, 2e-5),
 }
+DATA_SETS = [f"regression/{name}" for name in C_VALUES]
 SPEED_SET, SPEED_C = "california_housing", C_VALUES["california_housing"][1]
 
 
 def load(name: str):
-    data = np.load(DATA / f"{name}.npz", allow_pickle=False)
+    data = np.load(find_data(f"regression/{name}"), allow_pickle=False)
     return data["X"], data["y"]
 
 
@@ -120,6 +122,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--speed", action="store_true", help="only the fit-time comparison (the doc is not written)")
     args = parser.parse_args()
+    missing = missing_data(DATA_SETS)
+    if missing:
+        parser.exit(1, f"{missing}\n")
     speed = speed_row()
     if not args.speed:
         write_doc(accuracy_rows(), speed)

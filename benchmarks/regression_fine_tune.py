@@ -23,9 +23,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from regression import C_VALUES, SEEDS, load  # noqa: E402
+from regression import C_VALUES, DATA_SETS, SEEDS, load  # noqa: E402
 
 from tnt import TnTRegressor  # noqa: E402
+from tnt.data.external import missing_data  # noqa: E402
 
 CANDIDATES = (0, 2)
 
@@ -63,6 +64,9 @@ def test_split(X, y, seed, C, fine_tune):
 
 
 def main():
+    missing = missing_data(DATA_SETS)
+    if missing:
+        sys.exit(missing)  # the sentence, on stderr, status 1
     validation = table({"label": "validation", "candidates": CANDIDATES, "split": validation_split})
     wins = {
         ft: (sum(validation[k][1] >= validation[k][2] for k in validation if k[2] == ft),

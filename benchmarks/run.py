@@ -2,7 +2,7 @@
 
 Run from the repository root:
 
-    .venv/bin/python benchmarks/run.py [--data ../shared/data] [--only fit predict ...]
+    .venv/bin/python benchmarks/run.py [--data FOLDER] [--only fit predict ...]
 
 It prints one row per measurement and, after a run of every default group, rewrites
 ``benchmarks/README.md`` whole: nothing in that file is written by hand. The machines are shared
@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tnt import TnTClassifier  # noqa: E402
+from tnt.data.external import find_data, missing_data  # noqa: E402
 from tnt.learn.binning import MAX_EXACT_BINS  # noqa: E402
 
 README = Path(__file__).resolve().parent / "README.md"
@@ -39,9 +40,8 @@ GROUPS = ("fit", "predict", "continuous", "first-start", "memory")  # a full run
 C = 1e-4
 
 
-def load(data_dir: Path, name: str):
-    path = data_dir / f"{name}.npz"
-    with np.load(path, allow_pickle=False) as d:
+def load(data_dir: Path | None, name: str):
+    with np.load(find_data(name, data_dir), allow_pickle=False) as d:
         return d["X_train"], d["y_train"], d["X_test"], d["y_test"]
 
 
@@ -436,14 +436,14 @@ def bench_app_start():
     return rows
 
 
-def bench_memory(data_dir):
+def bench_memory(mnist: Path):
     # VmHWM (peak resident memory of this process image) starts afresh at exec; ru_maxrss would
     # inherit the parent's peak through fork.
     code = (
         f"import re, sys, numpy as np; sys.path.insert(0, {str(ROOT)!r});"
         "peak = lambda: int(re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1));"
         "from tnt import TnTClassifier;"
-        f"d = np.load({str(data_dir / 'mnist.npz')!r}); X, y = d['X_train'], d['y_train'];"
+        f"d = np.load({str(mnist)!r}); X, y = d['X_train'], d['y_train'];"
         "before = peak();"
         "TnTClassifier(C=1e-4, random_state=0, n_jobs=-1).fit(X, y);"
         "print(before, peak())"
@@ -499,11 +499,11 @@ def machine() -> str:
 INTRO = """# Benchmarks
 
 This file is written by `benchmarks/run.py`, whole; edit the script, not this file. One command,
-from the repository root (MNIST and pendigits are read from `../shared/data` unless `--data` says
-otherwise):
+from the repository root (MNIST and pendigits are found as `docs/data-sets.md` says, or in the folder
+`--data` names):
 
 ```bash
-.venv/bin/python benchmarks/run.py --data ../shared/data
+.venv/bin/python benchmarks/run.py
 ```
 
 `--only fit predict continuous first-start memory growth` runs some groups (this file is
@@ -552,12 +552,12 @@ def write_readme(rows, quiet: str = ""):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data", help="folder with mnist.npz")
+    parser.add_argument("--data", type=Path, help="folder with mnist.npz (default: found as docs/data-sets.md says)")
     parser.add_argument("--only", nargs="*", choices=[*GROUPS, "growth"], help="run only these groups")
     args = parser.parse_args(argv)
-    for name in ("mnist", "pendigits"):
-        if not (args.data / f"{name}.npz").exists():
-            parser.error(f"{args.data / (name + '.npz')} not found; pass --data with the folder that holds it.")
+    missing = missing_data(("mnist", "pendigits"), args.data)
+    if missing:
+        parser.exit(1, f"{missing}\n")
     wanted = set(args.only or GROUPS)
     rows = []
 
@@ -587,7 +587,7 @@ def main(argv=None):
         report(bench_first_start())
         report(bench_app_start())
     if "memory" in wanted:
-        report(bench_memory(args.data))
+        report(bench_memory(find_data("mnist", args.data)))
     if "growth" in wanted:
         report(bench_growth(load(args.data, "mnist")))
     print(json.dumps(rows, default=float))

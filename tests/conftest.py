@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))  # for app_helpers
+sys.path.insert(0, str(ROOT / "tests"))  # for app_helpers, data_helpers
 SAMPLE_DATA = ROOT / "tnt" / "data" / "bundled"
 
 
@@ -37,10 +37,10 @@ def optdigits():
 
 @pytest.fixture(scope="session")
 def mnist_path():
-    """MNIST from the shared data folder next to the repository (``TNT_DATA`` overrides it); required."""
-    path = Path(os.environ.get("TNT_DATA", ROOT.parent / "shared" / "data")) / "mnist.npz"
-    assert path.exists(), f"MNIST is required at {path} (set TNT_DATA to its folder)"
-    return path
+    """The path of MNIST's ``mnist.npz`` (``tnt.data.external``), or a skip saying how to get it."""
+    from data_helpers import need_data
+
+    return need_data("mnist")
 
 
 def toy_shared_graph():

@@ -10,15 +10,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from data_helpers import need_data
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 
 from tnt import CARTClassifier
+from tnt.data.external import MissingDataError
 from tnt.experiments.ensembles import matched_leaves
 from tnt.experiments.paper import load_paper_data, select_by_cv
 from tnt.experiments.paper_numbers import TABLE1, TABLE2
 
 ROOT = Path(__file__).resolve().parent.parent
-DATA = Path(os.environ.get("TNT_DATA", ROOT.parent / "shared" / "data"))
 
 
 def run_script(script, *args, capsys):
@@ -37,17 +38,22 @@ def run_script(script, *args, capsys):
 
 
 def test_letter_gets_a_stratified_third_for_testing_and_subsets_keep_the_classes():
-    X_train, y_train, X_test, y_test = load_paper_data("letter", DATA)
+    need_data("letter")
+    need_data("mnist")
+    X_train, y_train, X_test, y_test = load_paper_data("letter")
     assert len(y_test) == pytest.approx(0.33 * 20000, abs=1) and len(y_train) + len(y_test) == 20000
-    again = load_paper_data("letter", DATA)
+    again = load_paper_data("letter")
     assert np.array_equal(again[1], y_train)  # the same split every time
-    X_small, y_small, X_test2, _ = load_paper_data("mnist", DATA, max_train=1000)
+    X_small, y_small, X_test2, _ = load_paper_data("mnist", max_train=1000)
     assert X_small.shape == (1000, 784) and X_test2.shape == (10000, 784)
     assert np.bincount(y_small).min() >= 85  # stratified: about 100 of each digit
+
+
+def test_an_unknown_or_missing_paper_data_set_is_one_sentence(tmp_path):
     with pytest.raises(ValueError, match="Unknown data set 'iris'"):
-        load_paper_data("iris", DATA)
-    with pytest.raises(ValueError, match="not found"):
-        load_paper_data("usps", DATA / "nowhere")
+        load_paper_data("iris")
+    with pytest.raises(MissingDataError, match=r"nowhere/usps\.npz not found; usps\.npz is missing: no public file"):
+        load_paper_data("usps", tmp_path / "nowhere")
 
 
 def test_cross_validation_chooses_the_best_mean_accuracy(pendigits):
@@ -61,13 +67,13 @@ def test_cross_validation_chooses_the_best_mean_accuracy(pendigits):
 
 
 def test_quick_mode_writes_the_tables_figures_and_report(tmp_path, capsys):
+    need_data("connect_4")
+    need_data("usps")
     out = tmp_path / "paper"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     cmd = [
         sys.executable,
         str(ROOT / "benchmarks" / "paper.py"),
-        "--data",
-        str(DATA),
         "--quick",
         "--datasets",
         "pendigits",
@@ -140,7 +146,7 @@ def test_quick_mode_writes_the_tables_figures_and_report(tmp_path, capsys):
     assert other.returncode == 2 and "used other settings" in other.stderr
     assert json.loads((out / "run.json").read_text()) == meta_again
     # AdaBoost of CART at our base size and at the paper's: its table, then a section of the report.
-    script = [sys.executable, str(ROOT / "benchmarks" / "paper_adaboost.py"), "--data", str(DATA), "--out", str(out)]
+    script = [sys.executable, str(ROOT / "benchmarks" / "paper_adaboost.py"), "--out", str(out)]
     sizes = subprocess.run(
         [*script, "--max-train", "300", "--seeds", "1", "--n-jobs", "1"], env=env, capture_output=True, text=True
     )

@@ -1,4 +1,5 @@
-"""The ``tnt`` command line: train a TnT on a CSV file, predict, export and describe model files.
+"""The ``tnt`` command line: train a TnT on a CSV file, predict, export and describe model files;
+list the external data sets and download one.
 
 Every user error (a missing file, a bad CSV, a broken model file) ends the command with one line
 on stderr and exit status 1; wrong arguments with one line and status 2.
@@ -174,6 +175,23 @@ def _parser() -> argparse.ArgumentParser:
     info = commands.add_parser("info", help="describe a model file", description="Describe a model file.")
     info.add_argument("model", metavar="MODEL.json")
     info.set_defaults(run=_info)
+
+    data = commands.add_parser(
+        "data",
+        help="list the external data sets, or download one",
+        description="The data sets of the tests, benchmarks and the paper's reproduction (see docs/data-sets.md).",
+    )
+    actions = data.add_subparsers(title="actions", required=True, metavar="ACTION")
+    listing = actions.add_parser("list", help="each set and where it was found, or how to get it")
+    listing.set_defaults(run=_data_list)
+    fetch = actions.add_parser(
+        "fetch",
+        help="download a set from its public source into the cache, checking its sha256",
+        description="Download a data set from the public file that reproduces it, into the download cache.",
+    )
+    fetch.add_argument("name", metavar="NAME", help="a set that `tnt data list` says can be fetched (mnist)")
+    fetch.add_argument("--url", help="download from this address instead (a mirror, or file:// of a copy)")
+    fetch.set_defaults(run=_data_fetch)
     return parser
 
 
@@ -425,6 +443,26 @@ def _info(args) -> None:
     ]
     # Names come from the model file: escape control characters so it cannot drive the terminal.
     print("\n".join(map(printable, lines)))
+
+
+def _data_list(args) -> None:
+    from tnt.data.datasets import DataError
+    from tnt.data.external import MissingDataError, external_sets, find_data
+
+    for entry in external_sets():
+        try:
+            where = str(find_data(entry.name))
+        except MissingDataError:
+            where = f"missing: {'tnt data fetch ' + entry.name if entry.download else 'no public copy, see docs/data-sets.md'}"
+        except DataError as error:  # a copy that is not ours: say so, and list the others
+            where = f"refused: {error}"
+        print(f"{entry.name:<48} {where}")
+
+
+def _data_fetch(args) -> None:
+    from tnt.data.download import fetch
+
+    print(f"{args.name}: {fetch(args.name, url=args.url)}")
 
 
 def _load_model(path):

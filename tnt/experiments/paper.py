@@ -1,7 +1,8 @@
 """The paper's experiments (Table 1, Fig. 4, Table 2) as functions over one data set each;
 ``benchmarks/paper.py`` runs them over the six data sets and writes ``docs/paper/``.
 
-- :func:`load_paper_data`: a data set of ``../shared/data`` as the paper splits it.
+- :func:`load_paper_data`: one of the paper's data sets (found by :func:`tnt.data.external.find_data`)
+  as the paper splits it.
 - :func:`select_by_cv`: a hyperparameter chosen by stratified k-fold cross-validation on the
   training part (C for TnT, ``max_leaf_nodes`` for CART).
 - :func:`table1`: TnT and CART at the chosen values over several trials.
@@ -24,6 +25,7 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold, train_test_sp
 
 from tnt._parallel import check_n_jobs
 from tnt.baselines import CARTClassifier
+from tnt.data.external import find_data, missing_data
 from tnt.estimator import TnTClassifier
 
 __all__ = [
@@ -36,14 +38,14 @@ __all__ = [
     "table1",
 ]
 
-#: The data sets of the paper's Table 1 and Fig. 4 that ``../shared/data`` holds, in the paper's order.
+#: The data sets of the paper's Table 1 and Fig. 4 that the project has, in the paper's order.
 PAPER_DATASETS = ("mnist", "connect_4", "letter", "optdigits", "pendigits", "usps")
 #: Share of the data held out for testing where there is no official split (the paper's 33%).
 TEST_SHARE = 0.33
 
 
-def load_paper_data(name: str, data_dir, *, max_train: int | None = None, seed: int = 0):
-    """One of :data:`PAPER_DATASETS` from ``data_dir``, split as the paper does.
+def load_paper_data(name: str, data_dir=None, *, max_train: int | None = None, seed: int = 0):
+    """One of :data:`PAPER_DATASETS`, split as the paper does.
 
     Sets with an official split keep it; Letter and Connect-4 (one-hot, 126 features) get a
     stratified 33% test split drawn with ``seed``.
@@ -51,8 +53,9 @@ def load_paper_data(name: str, data_dir, *, max_train: int | None = None, seed: 
     Parameters
     ----------
     name : str
-    data_dir : path-like
-        Folder holding ``<name>.npz`` (for example ``../shared/data``).
+    data_dir : path-like, default=None
+        Folder holding ``<name>.npz``; by default the set is looked for where
+        :func:`tnt.data.external.find_data` looks (``$TNT_DATA``, ``../shared/data``, ...).
     max_train : int, default=None
         Keep a stratified random subset of this many training samples (the test part is kept whole).
     seed : int, default=0
@@ -60,12 +63,15 @@ def load_paper_data(name: str, data_dir, *, max_train: int | None = None, seed: 
     Returns
     -------
     X_train, y_train, X_test, y_test : ndarray
+
+    Raises
+    ------
+    tnt.data.external.MissingDataError
+        When the set is not found; its one sentence says how to get it.
     """
     if name not in PAPER_DATASETS:
         raise ValueError(f"Unknown data set {name!r}; choose from {', '.join(PAPER_DATASETS)}.")
-    path = Path(data_dir) / f"{name}.npz"
-    if not path.is_file():
-        raise ValueError(f"{path} not found; pass the folder that holds the paper's data sets.")
+    path = find_data(name, data_dir)
     with np.load(path, allow_pickle=False) as d:
         if "X_train" in d:
             X_train, y_train, X_test, y_test = d["X_train"], d["y_train"], d["X_test"], d["y_test"]
@@ -222,7 +228,7 @@ def calibrate_C(X, y, target_splits: int, low: float, high: float, *, steps: int
     return best
 
 
-def parse_table2_side_study(argv, description: str, data: Path, out: Path):
+def parse_table2_side_study(argv, description: str, out: Path):
     """The command line of a side study of Table 2 (``benchmarks/paper_adaboost.py``,
     ``benchmarks/paper_cart_trees.py``): its arguments, the ``table2.csv`` a full or quick run left
     in ``--out``, and the training and test parts of each data set it studies.
@@ -232,8 +238,9 @@ def parse_table2_side_study(argv, description: str, data: Path, out: Path):
     argv : list of str or None
     description : str
         The study in one line (``--help``).
-    data, out : Path
-        Defaults of ``--data`` (the data sets) and ``--out`` (the run's folder).
+    out : Path
+        Default of ``--out`` (the run's folder). ``--data`` names the folder of the data sets (by
+        default they are found by :func:`tnt.data.external.find_data`).
 
     Returns
     -------
@@ -244,12 +251,13 @@ def parse_table2_side_study(argv, description: str, data: Path, out: Path):
     splits : dict
         ``{data set: (X_train, y_train, X_test, y_test)}``.
 
-    A data set without a Table 2 in ``--out`` stops the study with one sentence (status 2).
+    A data set without a Table 2 in ``--out`` stops the study with one sentence (status 2); one not
+    found, with the sentence saying how to get it (status 1).
     """
     from tnt.experiments.paper_numbers import TABLE2
 
     parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--data", type=Path, default=data)
+    parser.add_argument("--data", type=Path, help="folder of the .npz data sets (default: see docs/data-sets.md)")
     parser.add_argument("--out", type=Path, default=out)
     parser.add_argument(
         "--datasets", nargs="+", choices=sorted(TABLE2), help="default: every data set with a Table 2 in --out"
@@ -266,5 +274,8 @@ def parse_table2_side_study(argv, description: str, data: Path, out: Path):
         parser.error(
             f"{args.out / 'table2.csv'} has no Table 2 for {', '.join(missing)}; run benchmarks/paper.py first."
         )
+    missing = missing_data(args.datasets, args.data)
+    if missing:
+        parser.exit(1, f"{missing}\n")
     splits = {name: load_paper_data(name, args.data, max_train=args.max_train) for name in args.datasets}
     return args, table2, splits
