@@ -39,6 +39,7 @@ sys.path.insert(0, str(ROOT))
 
 from tnt import TnTClassifier, TnTRegressor  # noqa: E402
 from tnt.baselines import CARTClassifier, CARTRegressor  # noqa: E402
+from tnt.data.external import external_sets, find_data, missing_data  # noqa: E402
 from tnt.experiments.paper import PAPER_DATASETS, load_paper_data  # noqa: E402
 
 REPORT = ROOT / "docs" / "accuracy.md"
@@ -53,21 +54,27 @@ QUICK_SETS = ("credit_g", "yeast", "car_evaluation", "1029_LEV", "529_pollen")
 UNIT = {"classification": "pp", "regression": "R^2 x100"}
 
 
-def data_dir() -> Path:
-    """The folder of the data sets: ``$TNT_DATA``, else ``../shared/data`` beside the repository."""
-    return Path(os.environ.get("TNT_DATA") or ROOT.parent / "shared" / "data")
-
-
-def suite(folder: Path, names=None) -> list[tuple[str, str, Path]]:
-    """``(task, name, path)`` of the suite's sets in ``folder/benchmark`` (only ``names`` if given),
-    largest file first so that the longest jobs start first."""
-    found = [(task, path.stem, path) for task in TASKS for path in sorted((folder / "benchmark" / task).glob("*.npz"))]
+def suite(names=None) -> list[tuple[str, str, Path]]:
+    """``(task, name, path)`` of the suite's sets (only ``names`` if given), found by
+    :func:`tnt.data.external.find_data`, largest file first so that the longest jobs start first.
+    A set that is not found stops the script with the loader's one sentence."""
+    catalog = {s.name.split("/")[-1]: s.name for s in external_sets() if s.name.startswith("benchmark/")}
     if names is not None:
-        unknown = sorted(set(names) - {name for _, name, _ in found})
+        unknown = sorted(set(names) - set(catalog))
         if unknown:
-            raise SystemExit(f"No set named {', '.join(unknown)} in {folder / 'benchmark'}; leave it out of --sets.")
-        found = [entry for entry in found if entry[1] in names]
+            raise SystemExit(f"No set of the suite is called {', '.join(unknown)}; leave it out of --sets.")
+    wanted = [catalog[name] for name in (names if names is not None else catalog)]
+    stop_without(wanted)
+    found = [(full.split("/")[1], full.split("/")[-1], find_data(full)) for full in wanted]
     return sorted(found, key=lambda entry: -entry[2].stat().st_size)
+
+
+def stop_without(names) -> None:
+    """Stop with the loader's sentence (on stderr, status 1) when one of the sets ``names`` is missing."""
+    sentence = missing_data(names)
+    if sentence is not None:
+        print(sentence, file=sys.stderr)
+        raise SystemExit(1)
 
 
 def split(task: str, path: Path, seed: int):
@@ -172,7 +179,7 @@ def paper_settings(table1: Path = PAPER_TABLE1) -> pd.DataFrame:
     )
 
 
-def paper_trial(name: str, folder: Path, C: float, trial: int) -> dict:
+def paper_trial(name: str, folder, C: float, trial: int) -> dict:
     """One trial of Table 1's TnT (the paper's split, ``random_state`` = trial) and CART at its splits."""
     X_train, y_train, X_test, y_test = load_paper_data(name, folder)
     start = time.perf_counter()
@@ -190,7 +197,7 @@ def paper_trial(name: str, folder: Path, C: float, trial: int) -> dict:
     }
 
 
-def run_paper(names, folder: Path, settings: pd.DataFrame, trials=SEEDS, n_jobs=-1) -> pd.DataFrame:
+def run_paper(names, folder, settings: pd.DataFrame, trials=SEEDS, n_jobs=-1) -> pd.DataFrame:
     """:func:`paper_trial` over every (data set, trial), largest data set first."""
     jobs = [(name, float(settings.loc[name, "C"]), t) for name in names for t in range(trials)]
     results = Parallel(n_jobs=n_jobs)(delayed(paper_trial)(name, folder, C, t) for name, C, t in jobs)
@@ -329,10 +336,6 @@ def main(argv=None) -> int:
     parser.add_argument("--n-jobs", type=int, default=-1, help="joblib workers (default -1: all cores)")
     parser.add_argument("--out", type=Path, help=f"the report (default {REPORT.relative_to(ROOT)} for a full run)")
     args = parser.parse_args(argv)
-    folder = data_dir()
-    if not (folder / "benchmark").is_dir():
-        print(f"The benchmark data is not in {folder}; set TNT_DATA to the folder that holds benchmark/.")
-        return 2
     names = args.sets or (list(QUICK_SETS) if args.quick else None)
     paper_names = (
         args.paper_sets if args.paper_sets is not None else ([] if args.quick or args.sets else PAPER_DATASETS)
@@ -344,7 +347,7 @@ def main(argv=None) -> int:
 
     load = os.getloadavg()[0]
     start = time.perf_counter()
-    runs = run_suite(suite(folder, names), seeds=seeds, n_jobs=args.n_jobs)
+    runs = run_suite(suite(names), seeds=seeds, n_jobs=args.n_jobs)
     parts = {"the suite": (time.perf_counter() - start, float(runs["tnt_fit_s"].sum()), len(runs))}
     pairs = pair_table(runs)
     summ = summary(pairs)
@@ -352,7 +355,8 @@ def main(argv=None) -> int:
     if paper_names:
         start = time.perf_counter()
         settings = paper_settings()
-        trials = run_paper(paper_names, folder, settings, n_jobs=args.n_jobs)
+        stop_without(paper_names)
+        trials = run_paper(paper_names, None, settings, n_jobs=args.n_jobs)
         paper = paper_table(trials, settings)
         parts["the paper's sets"] = (time.perf_counter() - start, float(trials["tnt_fit_s"].sum()), len(trials))
     stamp = f"{datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC"

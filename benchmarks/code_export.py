@@ -39,6 +39,7 @@ from run import machine  # noqa: E402  (benchmarks/run.py: one description of th
 from tnt import TnTClassifier, TnTRegressor  # noqa: E402
 from tnt.codegen import LANGUAGES, export_code  # noqa: E402
 from tnt.codegen.sql import sql_identifier  # noqa: E402
+from tnt.data.external import find_data, missing_data  # noqa: E402
 
 REPORT = Path(__file__).resolve().parent / "code_export.md"
 BUNDLED = ROOT / "tnt" / "data" / "bundled"
@@ -83,14 +84,14 @@ int main(int argc, char **argv)
 """
 
 
-def models(data_dir: Path):
-    """(name, fitted model, test rows as float64) for each data set present."""
+def models(data_dir: Path | None):
+    """(name, fitted model, test rows as float64) for each data set present (MNIST where the loader
+    finds it, in ``data_dir`` only when given)."""
     with np.load(BUNDLED / "pendigits.npz", allow_pickle=False) as d:
         X, y, X_test = d["X_train"], d["y_train"], d["X_test"]
     yield "pendigits", TnTClassifier(C=C, random_state=0).fit(X, y), X_test.astype(np.float64)
-    mnist = data_dir / "mnist.npz"
-    if mnist.exists():
-        with np.load(mnist, allow_pickle=False) as d:
+    if missing_data(["mnist"], data_dir) is None:
+        with np.load(find_data("mnist", data_dir), allow_pickle=False) as d:
             X, y, X_test = d["X_train"], d["y_train"], d["X_test"]
         yield "MNIST", TnTClassifier(C=C, random_state=0, n_jobs=-1).fit(X, y), X_test.astype(np.float64)
     frame = pd.read_csv(BUNDLED / "california_housing_sample.csv")
@@ -233,7 +234,7 @@ def _gcc() -> str:
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data", help="folder of mnist.npz")
+    parser.add_argument("--data", type=Path, help="folder of mnist.npz (default: where tnt.data.external looks)")
     args = parser.parse_args(argv)
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     results = []

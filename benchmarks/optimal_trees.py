@@ -40,7 +40,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from accuracy import data_dir, split, suite  # noqa: E402
+from accuracy import split, suite  # noqa: E402
 
 from tnt.experiments.budget import fit_to_budget  # noqa: E402
 
@@ -281,11 +281,7 @@ def main(argv=None) -> int:
     except ImportError:
         print("pystreed is not installed; install the bench extra: pip install -e .[bench]")
         return 2
-    folder = data_dir()
-    if not (folder / "benchmark").is_dir():
-        print(f"The benchmark data is not in {folder}; set TNT_DATA to the folder that holds benchmark/.")
-        return 2
-    entries = [e for e in suite(folder, args.sets) if e[0] == "classification"]
+    entries = [e for e in suite(args.sets) if e[0] == "classification"]
     command = "python benchmarks/optimal_trees.py " + " ".join(argv if argv is not None else sys.argv[1:])
     start = time.perf_counter()
     runs = compare(entries, args.seeds, args.thresholds, args.time_limit, args.n_jobs)

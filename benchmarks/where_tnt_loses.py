@@ -47,7 +47,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from accuracy import MIN_SPLITS, RUNS, data_dir, split, suite  # noqa: E402
+from accuracy import MIN_SPLITS, RUNS, split, suite  # noqa: E402
 
 import tnt.learn.growth as growth  # noqa: E402
 from tnt import TnTClassifier, TnTRegressor  # noqa: E402
@@ -104,7 +104,7 @@ def counted_gap_summary(runs: pd.DataFrame) -> dict:
 
 
 def _data(name: str, seed: int):
-    entries = {n: (task, path) for task, n, path in suite(data_dir(), [name])}
+    entries = {n: (task, path) for task, n, path in suite([name])}
     task, path = entries[name]
     return task, split(task, path, seed)
 
@@ -347,9 +347,6 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if not RUNS.is_file():
         print(f"{RUNS} not found; run benchmarks/accuracy.py first.")
-        return 2
-    if not (data_dir() / "benchmark").is_dir():
-        print(f"The benchmark data is not in {data_dir()}; set TNT_DATA to the folder that holds benchmark/.")
         return 2
     start = time.perf_counter()
     runs = pd.read_csv(RUNS)

@@ -81,10 +81,9 @@ def test_a_small_run_writes_its_report_and_runs(accuracy, tmp_path, monkeypatch)
     rng = np.random.default_rng(0)
     X = rng.normal(size=(300, 3)).astype(np.float32)
     y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(np.int64)
-    folder = tmp_path / "benchmark" / "classification"
-    folder.mkdir(parents=True)
-    np.savez(folder / "tiny.npz", X=X, y=y)
-    monkeypatch.setenv("TNT_DATA", str(tmp_path))
+    path = tmp_path / "tiny.npz"
+    np.savez(path, X=X, y=y)
+    monkeypatch.setattr(accuracy, "suite", lambda names: [("classification", "tiny", path)])
     out = tmp_path / "accuracy.md"
     assert accuracy.main(["--sets", "tiny", "--seeds", "1", "--n-jobs", "1", "--out", str(out)]) == 0
     text = out.read_text()
@@ -97,12 +96,16 @@ def test_a_small_run_writes_its_report_and_runs(accuracy, tmp_path, monkeypatch)
 
 
 def test_missing_data_and_unknown_sets_stop_with_one_sentence(accuracy, tmp_path, monkeypatch, capsys):
-    monkeypatch.setenv("TNT_DATA", str(tmp_path / "nowhere"))
-    assert accuracy.main(["--sets", "tiny"]) == 2
-    assert "set TNT_DATA" in capsys.readouterr().out
-    (tmp_path / "benchmark" / "classification").mkdir(parents=True)
-    monkeypatch.setenv("TNT_DATA", str(tmp_path))
-    with pytest.raises(SystemExit, match="No set named tiny"):
+    from tnt.data import external
+
+    monkeypatch.delenv("TNT_DATA", raising=False)
+    monkeypatch.setattr(external, "BESIDE_REPOSITORY", tmp_path / "no-shared" / "data")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    with pytest.raises(SystemExit) as stop:
+        accuracy.main(["--sets", "yeast"])
+    assert stop.value.code == 1
+    assert capsys.readouterr().err == external.external_set("benchmark/classification/yeast").missing_message() + "\n"
+    with pytest.raises(SystemExit, match="No set of the suite is called tiny"):
         accuracy.main(["--sets", "tiny"])
 
 

@@ -423,7 +423,15 @@ def test_a_benchmark_given_data_looks_in_that_folder_only(nowhere, capsys):
 
 def test_the_benchmarks_that_read_external_sets_are_the_ones_checked_and_documented():
     readers = sorted(p.name for p in (ROOT / "benchmarks").glob("*.py") if "tnt.data.external" in p.read_text())
-    assert readers == ["paper.py", "paper_letter.py", "regression.py", "regression_fine_tune.py", "run.py"]
+    assert readers == [
+        "accuracy.py",
+        "code_export.py",
+        "paper.py",
+        "paper_letter.py",
+        "regression.py",
+        "regression_fine_tune.py",
+        "run.py",
+    ]
     # paper_adaboost.py and paper_cart_trees.py go through tnt.experiments.paper.parse_table2_side_study.
     for side in ("paper_adaboost.py", "paper_cart_trees.py"):
         assert "parse_table2_side_study(" in (ROOT / "benchmarks" / side).read_text()
@@ -457,6 +465,7 @@ def test_the_docs_list_every_set_with_its_size_sha256_way_to_get_it_and_source()
         if "need_data(" in p.read_text() or "(mnist_path" in p.read_text()
     )
     assert askers == [
+        "test_codegen.py",
         "test_external_data.py",
         "test_fidelity.py",
         "test_micro_tree.py",
