@@ -182,3 +182,21 @@ def test_rules_cover_every_sample_once_on_a_trained_graph(digits_model):
     # Sorted by class, then by training coverage.
     for _, group in rules.rules.groupby("prediction", sort=False):
         assert group["train_samples"].is_monotonic_decreasing
+
+
+def test_a_node_of_many_parents_draws_the_busiest_ones_apart_and_the_rest_together():
+    from tnt import DecisionGraph
+    from tnt.viz.inspection import MAX_PARENT_PANELS
+
+    # Splits 0..7 each send x0 <= i + 0.5 to the shared split 9, the rest on to i + 1 (8 is a leaf).
+    left = [9] * 8 + [-1, 10, -1, -1]
+    right = [1, 2, 3, 4, 5, 6, 7, 8, -1, 11, -1, -1]
+    g = DecisionGraph(left, right, [0] * 8 + [-2, 1, -2, -2], [i + 0.5 for i in range(8)] + [-2, 0.5, -2, -2],
+                      np.ones((12, 2)))  # fmt: skip
+    X = np.array([[v, 0.0] for v in range(8) for _ in range(1 + (v == 3))])  # parent 3 sends two samples
+    dist = node_distribution(g, routes(g, X), X, np.zeros(len(X), dtype=int), 9)
+    assert dist.parent_ids == list(range(8))
+    fig = node_figure(dist)
+    labels = [a.text for a in fig.layout.annotations]
+    assert len(labels) == MAX_PARENT_PANELS == 6
+    assert labels[0] == "through #0" and "through #3" in labels and labels[-1] == "through the 3 other parents"

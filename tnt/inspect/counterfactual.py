@@ -69,16 +69,20 @@ class CounterfactualSpace:
     """
 
     def __init__(self, graph: DecisionGraph, X_train):
-        X = np.asarray(X_train, dtype=np.float64)
+        X = np.asarray(X_train)
+        if X.ndim != 2:
+            raise ValueError(f"X_train must be 2-dimensional, got shape {X.shape}.")
         self.graph = graph
         self.n_features = X.shape[1]
-        internal = ~graph.is_leaf
-        self.used = np.unique(graph.feature[internal])
-        self.values = {int(f): np.unique(X[:, f]) for f in self.used}
-        self.scales = feature_scales(X) if X.shape[0] else np.ones(X.shape[1])
+        self.used = np.unique(graph.feature[~graph.is_leaf])
+        # Only the tested features matter; they are kept in their own number type (pixels in bytes).
+        self.X_used = X[:, self.used]
+        self.values = {int(f): np.unique(self.X_used[:, i]).astype(np.float64) for i, f in enumerate(self.used)}
+        self.scales = np.ones(self.n_features)
+        if X.shape[0] and self.used.size:
+            self.scales[self.used] = feature_scales(self.X_used)
         # Thresholds ``x <= t`` as the graph routes float64 input (the float32 cast applied).
         self.routing = graph._arrays()[3]
-        self.X_used = X[:, self.used]
         self.train_leaves = graph.apply(X) if X.shape[0] else np.empty(0, dtype=np.intp)
 
 

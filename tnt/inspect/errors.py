@@ -73,9 +73,10 @@ def _rule_of_path(graph: DecisionGraph, path: list[int], feature_names) -> str:
     return rule_text(merged_conditions(graph, path), feature_names)
 
 
-def error_leaves(graph: DecisionGraph, routes: Routes, y, feature_names=None, top: int = 20) -> pd.DataFrame:
+def error_leaves(graph: DecisionGraph, routes: Routes, y, feature_names=None, top: int | None = 20) -> pd.DataFrame:
     """The leaves that make most test errors (a regression: the largest total squared error), most
-    first, each with the path most of its wrong test samples took.
+    first, each with the path most of its wrong test samples took (the first ``top`` such leaves; all
+    when ``top`` is None).
 
     Returns
     -------
@@ -94,7 +95,7 @@ def error_leaves(graph: DecisionGraph, routes: Routes, y, feature_names=None, to
     errors = _errors(graph, routes, y)
     per_leaf = np.bincount(routes.leaves, weights=errors, minlength=graph.node_count)
     tested = np.bincount(routes.leaves, minlength=graph.node_count)
-    order = [int(v) for v in np.argsort(-per_leaf, kind="stable") if per_leaf[v] > 0][:top]
+    order = [int(v) for v in np.argsort(-per_leaf, kind="stable") if per_leaf[v] > 0][:top]  # a slice to None keeps all
     rows = []
     for leaf in order:
         wrong = np.flatnonzero((routes.leaves == leaf) & (errors > 0))

@@ -86,16 +86,19 @@ def rule_text(conditions: dict[int, tuple[float, float]], feature_names=None, pr
 
 
 def _rules_taken(graph: DecisionGraph, routes: Routes, feature_names) -> pd.DataFrame:
-    """Per sample: its leaf, its rule's text and its path (as a tuple)."""
-    paths, leaves = {}, []
-    keys = []
-    for i in range(routes.n_samples):
-        path = tuple(routes.path(i))
-        if path not in paths:
-            paths[path] = rule_text(merged_conditions(graph, list(path)), feature_names)
-        keys.append(path)
-        leaves.append(path[-1])
-    return pd.DataFrame({"leaf": leaves, "rule": [paths[p] for p in keys], "path": keys})
+    """Per sample: its leaf, its rule's text and its path's id (the same id for the same path). Each
+    distinct path's rule is written once."""
+    lengths = np.diff(routes.indptr)
+    padded = np.full((routes.n_samples, int(lengths.max(initial=0))), -1, dtype=np.intp)
+    rows = np.repeat(np.arange(routes.n_samples), lengths)
+    padded[rows, np.arange(routes.nodes.size) - routes.indptr[rows]] = routes.nodes
+    distinct, which = np.unique(padded, axis=0, return_inverse=True)
+    texts = np.array(
+        [rule_text(merged_conditions(graph, [n for n in path.tolist() if n >= 0]), feature_names) for path in distinct],
+        dtype=object,
+    )
+    which = which.reshape(-1)
+    return pd.DataFrame({"leaf": routes.leaves, "rule": texts[which], "path": which})
 
 
 def _coverage(graph: DecisionGraph, taken: pd.DataFrame, y, prefix: str) -> pd.DataFrame:

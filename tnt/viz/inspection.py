@@ -25,6 +25,8 @@ __all__ = ["MAX_SMALL_MULTIPLES", "figure_image", "graph_small_multiples", "node
 
 #: Most nodes :func:`graph_small_multiples` draws (a panel each).
 MAX_SMALL_MULTIPLES = 60
+#: Most panels of a shared node's chart: one per parent, the rest of the parents together in the last.
+MAX_PARENT_PANELS = 6
 _BINS = 30
 _FEATURE_COLOR = "#4e79a7"
 
@@ -53,11 +55,18 @@ def _edges(values: np.ndarray, threshold: float | None = None) -> np.ndarray:
 
 
 def _split_panels(dist: NodeDistribution):
-    """``(label, mask)`` for each panel: the whole node, or one per parent at a shared node."""
-    parents = dist.parent_ids
-    if len(parents) <= 1:
+    """``(label, mask)`` for each panel: the whole node, or one per parent at a shared node (the
+    :data:`MAX_PARENT_PANELS` - 1 parents most samples came through, then the others together)."""
+    parents, counts = np.unique(dist.parents, return_counts=True)
+    if parents.size <= 1:
         return [("", np.ones(dist.n_samples, dtype=bool))]
-    return [(f"through #{p}", dist.parents == p) for p in parents]
+    if parents.size <= MAX_PARENT_PANELS:
+        return [(f"through #{p}", dist.parents == p) for p in parents]
+    top = np.sort(parents[np.argsort(-counts, kind="stable")[: MAX_PARENT_PANELS - 1]])
+    rest = ~np.isin(dist.parents, top)
+    return [(f"through #{p}", dist.parents == p) for p in top] + [
+        (f"through the {parents.size - top.size} other parents", rest)
+    ]
 
 
 def _split_traces(dist: NodeDistribution, mask, edges, class_names, legend: bool) -> list:
@@ -157,7 +166,7 @@ def node_figure(dist: NodeDistribution, feature_names=None, class_names=None, *,
         panels = [("", None)]
     else:
         panels = _split_panels(dist)
-    fig = make_subplots(rows=len(panels), cols=1, shared_xaxes=True, vertical_spacing=0.08,
+    fig = make_subplots(rows=len(panels), cols=1, shared_xaxes=True, vertical_spacing=0.3 / len(panels),
                         subplot_titles=[label for label, _ in panels] if len(panels) > 1 else None)  # fmt: skip
     if dist.is_leaf:
         for trace in _leaf_traces(dist, class_names):
