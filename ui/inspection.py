@@ -12,7 +12,7 @@ from tnt.inspect.counterfactual import DEFAULT_BUDGET, CounterfactualSpace, coun
 from tnt.inspect.distributions import node_distribution
 from tnt.inspect.errors import confusion, error_leaves, node_scores
 from tnt.inspect.reach import class_indices, routes
-from tnt.inspect.rules import leaf_rules
+from tnt.inspect.rules import leaf_rules, rule_text
 from tnt.inspect.what_if import what_if
 from tnt.viz.exporter import format_value
 from tnt.viz.inspection import MAX_SMALL_MULTIPLES, figure_image, graph_small_multiples, node_figure
@@ -243,7 +243,7 @@ def _counterfactual(model_key, data, model, names, classes, sample: int) -> None
     if cf.changes:
         table = pd.DataFrame(
             [{"feature": names[c.feature], "from": c.old, "to": c.new,
-              "allowed from (above)": c.low, "allowed to (at most)": c.high} for c in cf.changes]
+              "any value with": rule_text({c.feature: (c.low, c.high)}, names)} for c in cf.changes]
         )  # fmt: skip
         st.dataframe(table, hide_index=True, key="graph/inspect/cf/changes")
         st.caption(f"Path of the changed sample ends in leaf #{cf.leaf}; each new value is a training value.")

@@ -49,10 +49,23 @@ def feature_scales(X) -> np.ndarray:
     >>> feature_scales(np.array([[0.0, 5.0, 1.0], [1.0, 5.0, 1.0], [2.0, 5.0, 1.0], [3.0, 5.0, 9.0]])).tolist()
     [1.5, 1.0, 2.0]
     """
-    X = np.asarray(X, dtype=np.float64)
-    q1, q3 = np.percentile(X, [25, 75], axis=0)
-    scale = q3 - q1
-    spread = X.max(axis=0) - X.min(axis=0)
+    return _scales_of_sorted(np.sort(np.asarray(X), axis=0))
+
+
+def _scales_of_sorted(columns: np.ndarray) -> np.ndarray:
+    """:func:`feature_scales` of columns already sorted (quartiles interpolated linearly, as numpy's
+    default percentile)."""
+    s, n = columns, columns.shape[0]
+
+    def quantile(q):
+        position = (n - 1) * q
+        low = int(np.floor(position))
+        high = min(low + 1, n - 1)
+        a, b = s[low].astype(np.float64), s[high].astype(np.float64)
+        return a + (b - a) * (position - low)
+
+    scale = quantile(0.75) - quantile(0.25)
+    spread = s[-1].astype(np.float64) - s[0].astype(np.float64)
     scale = np.where(scale > 0, scale, spread)
     return np.where(scale > 0, scale, 1.0)
 
@@ -77,10 +90,13 @@ class CounterfactualSpace:
         self.used = np.unique(graph.feature[~graph.is_leaf])
         # Only the tested features matter; they are kept in their own number type (pixels in bytes).
         self.X_used = X[:, self.used]
-        self.values = {int(f): np.unique(self.X_used[:, i]).astype(np.float64) for i, f in enumerate(self.used)}
-        self.scales = np.ones(self.n_features)
+        self.values, self.scales = {}, np.ones(self.n_features)
         if X.shape[0] and self.used.size:
-            self.scales[self.used] = feature_scales(self.X_used)
+            columns = np.sort(self.X_used, axis=0)  # one sort gives each feature's values and quartiles
+            fresh = np.ones(columns.shape, dtype=bool)
+            fresh[1:] = columns[1:] != columns[:-1]
+            self.values = {int(f): columns[fresh[:, i], i].astype(np.float64) for i, f in enumerate(self.used)}
+            self.scales[self.used] = _scales_of_sorted(columns)
         # Thresholds ``x <= t`` as the graph routes float64 input (the float32 cast applied).
         self.routing = graph._arrays()[3]
         self.train_leaves = graph.apply(X) if X.shape[0] else np.empty(0, dtype=np.intp)

@@ -53,11 +53,19 @@ def merged_conditions(graph: DecisionGraph, path: list[int]) -> dict[int, tuple[
     >>> merged_conditions(g, [0, 2]), merged_conditions(g, [0, 1, 4])
     ({0: (52.0, inf)}, {0: (30.0, 52.0)})
     """
+    return _merge(path, graph.feature.tolist(), graph.threshold.tolist(), graph.children_left.tolist())
+
+
+def _merge(path, feature: list, threshold: list, left: list) -> dict[int, tuple[float, float]]:
+    """:func:`merged_conditions` on the graph's arrays as lists (fast for many paths); a path may
+    end in ``-1`` padding."""
     box: dict[int, tuple[float, float]] = {}
     for node, child in zip(path[:-1], path[1:]):
-        f, t = int(graph.feature[node]), float(graph.threshold[node])
-        low, high = box.get(f, (-np.inf, np.inf))
-        box[f] = (low, min(high, t)) if child == graph.children_left[node] else (max(low, t), high)
+        if child < 0:
+            break
+        low, high = box.get(feature[node], (-np.inf, np.inf))
+        t = threshold[node]
+        box[feature[node]] = (low, min(high, t)) if child == left[node] else (max(low, t), high)
     return box
 
 
@@ -85,20 +93,23 @@ def rule_text(conditions: dict[int, tuple[float, float]], feature_names=None, pr
     return " and ".join(parts) if parts else "every sample"
 
 
-def _rules_taken(graph: DecisionGraph, routes: Routes, feature_names) -> pd.DataFrame:
-    """Per sample: its leaf, its rule's text and its path's id (the same id for the same path). Each
-    distinct path's rule is written once."""
+def _rules_taken(graph: DecisionGraph, routes: Routes, rules: dict) -> pd.DataFrame:
+    """Per sample: its leaf, its rule's id and its path's id (the same id for the same path). A
+    rule is a path's merged conditions as a sorted tuple of ``(feature, (low, high))``; ``rules``
+    maps each to its id and grows with the rules first seen here."""
     lengths = np.diff(routes.indptr)
     padded = np.full((routes.n_samples, int(lengths.max(initial=0))), -1, dtype=np.intp)
     rows = np.repeat(np.arange(routes.n_samples), lengths)
     padded[rows, np.arange(routes.nodes.size) - routes.indptr[rows]] = routes.nodes
     distinct, which = np.unique(padded, axis=0, return_inverse=True)
-    texts = np.array(
-        [rule_text(merged_conditions(graph, [n for n in path.tolist() if n >= 0]), feature_names) for path in distinct],
-        dtype=object,
-    )
+    feature, threshold = graph.feature.tolist(), graph.threshold.tolist()
+    left = graph.children_left.tolist()
+    ids = np.empty(len(distinct), dtype=np.intp)
+    for i, path in enumerate(distinct.tolist()):
+        box = _merge(path, feature, threshold, left)
+        ids[i] = rules.setdefault(tuple(sorted(box.items())), len(rules))
     which = which.reshape(-1)
-    return pd.DataFrame({"leaf": routes.leaves, "rule": texts[which], "path": which})
+    return pd.DataFrame({"leaf": routes.leaves, "rule": ids[which], "path": which})
 
 
 def _coverage(graph: DecisionGraph, taken: pd.DataFrame, y, prefix: str) -> pd.DataFrame:
@@ -196,10 +207,11 @@ def leaf_rules(graph: DecisionGraph, train: Routes, y_train, test: Routes | None
     >>> r.leaves[["leaf", "paths", "other_paths"]].values.tolist()
     [[3, 2, 0], [4, 2, 0]]
     """
-    trained = _coverage(graph, _rules_taken(graph, train, feature_names), y_train, "train")
+    rules: dict = {}
+    trained = _coverage(graph, _rules_taken(graph, train, rules), y_train, "train")
     table = trained
     if test is not None and test.n_samples:
-        table = trained.join(_coverage(graph, _rules_taken(graph, test, feature_names), y_test, "test"), how="outer")
+        table = trained.join(_coverage(graph, _rules_taken(graph, test, rules), y_test, "test"), how="outer")
     table = table.reset_index()
     for column in [c for c in table.columns if c.endswith("_samples") or c.endswith("_paths")]:
         table[column] = table[column].fillna(0).astype(np.int64)
@@ -220,7 +232,9 @@ def leaf_rules(graph: DecisionGraph, train: Routes, y_train, test: Routes | None
     table = table.sort_values(order + ["train_samples", "test_samples", "rule"],
                               ascending=[True, False, False, True], kind="stable")  # fmt: skip
     table["_rank"] = table.groupby("leaf").cumcount()
-    shown = table[table["_rank"] < top]
+    shown = table[table["_rank"] < top].copy()
+    conditions = list(rules)  # a rule's merged conditions, by id; written out only for the rules shown
+    shown["rule"] = [rule_text(dict(conditions[i]), feature_names) for i in shown["rule"]]
     hidden = table[table["_rank"] >= top]
     all_paths = path_counts(graph)
     leaves = sorted(set(table["leaf"].tolist()))
