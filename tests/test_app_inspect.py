@@ -39,6 +39,8 @@ def test_the_node_distribution_follows_the_node_and_the_training_or_test_toggle(
     assert "Inspect" in [s.value for s in at.subheader]
     assert at.radio(key="graph/inspect/view").value == VIEWS[0]
     spec = [s for s in chart_titles(at) if "Node #0:" in s]
+    (chart,) = [c for c in at.get("plotly_chart") if "Node #0:" in c.proto.spec]
+    assert '"format": "svg"' in chart.proto.config  # the toolbar's camera saves SVG
     assert len(spec) == 1 and f"{len(data.y_train):,} training samples" in spec[0]
     at.radio(key=PART).set_value("test").run()
     assert any("Node #0:" in s and f"{len(data.y_test):,} test samples" in s for s in chart_titles(at))
@@ -99,6 +101,10 @@ def test_the_what_if_form_moves_the_path_and_marks_changed_tests(graph_page):
     name = data.feature_names[root_feature]
     assert name in at.multiselect(key="graph/inspect/whatif/features/0").value
     assert any("no test changed outcome" in m.value for m in at.main.markdown)
+    # Each input spans the feature's training range; pixels stay whole numbers.
+    field = at.number_input(key=f"graph/inspect/whatif/0/{root_feature}")
+    column = data.X_train[:, root_feature]
+    assert (field.min, field.max, field.step) == (int(column.min()), int(column.max()), 1)
     # Push the root's feature across its threshold.
     other = data.X_train[:, root_feature]
     new = other.max() if x[root_feature] <= g.threshold[0] else other.min()

@@ -349,21 +349,22 @@ def counterfactual(space: CounterfactualSpace, x, wanted, budget: float = DEFAUL
             best = ((n, dist), box, leaf)
     heap = [((0, 0.0), 0, 0, {})] if reaches[0] else []
     kept: dict[int, list] = {}
-    counter, states = 1, 0
-    left, right, t = graph.children_left, graph.children_right, space.routing
+    counter, states, pops = 1, 0, 0
+    left, right, t, is_leaf = graph.children_left, graph.children_right, space.routing, graph.is_leaf
     timed_out = False
     while heap:
         cost, _, node, box = heap[0]
         if best is not None and cost >= best[0]:
             break
-        if states % 64 == 0 and time.perf_counter() - start > budget:
+        pops += 1
+        if pops % 8 == 0 and time.perf_counter() - start > budget:
             timed_out = True
             break
         heapq.heappop(heap)
         if good[node]:  # the cheapest state left is a wanted leaf: nothing cheaper remains
             best = (cost, box, node)
             break
-        if graph.is_leaf[node]:
+        if is_leaf[node]:
             continue
         here = kept.setdefault(node, [])
         if any(_contains(other, box, t) for other in here):
