@@ -68,6 +68,8 @@ def test_the_test_data_view_lists_error_leaves_and_a_confusion_cell_picks_the_sa
     y = class_indices(model.classes_, data.y_test)
     wrong = int((model.predict(data.X_test) != data.y_test).sum())
     assert any(f"**{len(data.y_test):,} test samples.**" in m.value for m in at.main.markdown)
+    # The graph coloured by test accuracy: the root's hover text holds every test sample.
+    assert len([c for c in at.get("plotly_chart") if f"test: {len(y):,} samples, accuracy" in c.proto.spec]) == 1
     leaves = frame_with(at, "test_errors")
     assert leaves["test_errors"].sum() == wrong and leaves["test_errors"].is_monotonic_decreasing
     scores = frame_with(at, "test_accuracy")

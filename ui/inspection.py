@@ -15,7 +15,13 @@ from tnt.inspect.reach import class_indices, routes
 from tnt.inspect.rules import leaf_rules, rule_text
 from tnt.inspect.what_if import what_if
 from tnt.viz.exporter import format_value
-from tnt.viz.inspection import MAX_SMALL_MULTIPLES, figure_image, graph_small_multiples, node_figure
+from tnt.viz.inspection import (
+    MAX_SMALL_MULTIPLES,
+    figure_image,
+    graph_by_test_score,
+    graph_small_multiples,
+    node_figure,
+)
 from ui.display import table_height
 from ui.drawing import MIME
 
@@ -125,6 +131,17 @@ def _test_data(graph, names, classes, test, y_test) -> None:
     )  # fmt: skip
     scores["train_share"] = scores["train_samples"] / max(int(scores.loc[0, "train_samples"]), 1)
     scores["test_share"] = scores["test_samples"] / max(len(y_test), 1)
+    figure = graph_by_test_score(graph, scores, names, classes)
+    figure.update_layout(margin={"t": 10})
+    st.plotly_chart(
+        figure, width="stretch", key="graph/inspect/test_graph", config={**CHART_CONFIG, "scrollZoom": True}
+    )
+    st.caption(
+        ("Each node coloured by the RMSE of the test samples passing it, green (smallest) to red (largest)"
+         if graph.regression else
+         "Each node coloured by the test accuracy of the samples passing it, red (0) to green (1)")
+        + "; grey: no test sample passes. Hover a node for its training and test samples."
+    )  # fmt: skip
     worst = error_leaves(graph, test, y_test, names, top=None)
     left, right = st.columns([3, 2], gap="medium")
     with left:

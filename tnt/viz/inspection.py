@@ -266,6 +266,64 @@ def graph_small_multiples(graph: DecisionGraph, routes: Routes, X, y, feature_na
     return fig
 
 
+#: Colour of a node no test sample reaches, in :func:`graph_by_test_score`.
+UNTESTED_COLOR = "#d0d0d0"
+
+
+def graph_by_test_score(graph: DecisionGraph, scores, feature_names=None, class_names=None):
+    """The graph's plotly view (:func:`tnt.viz.plotly_view.graph_figure`) with each node coloured by
+    the test accuracy of the samples passing it, red (0) to green (1), or in a regression by their
+    RMSE, green (the smallest) to red (the largest); grey where no test sample passes. Each node's
+    hover text adds its training and test samples and that score.
+
+    Parameters
+    ----------
+    graph : DecisionGraph
+    scores : pandas.DataFrame
+        :func:`tnt.inspect.errors.node_scores` of the test samples.
+
+    Returns
+    -------
+    figure : plotly.graph_objects.Figure
+
+    Examples
+    --------
+    >>> from tnt.inspect.errors import node_scores
+    >>> from tnt.inspect.reach import routes
+    >>> g = DecisionGraph([1, -1, -1], [2, -1, -1], [0, -2, -2], [0.5, -2, -2], [[2, 2], [2, 0], [0, 2]])
+    >>> fig = graph_by_test_score(g, node_scores(g, routes(g, [[0.1], [0.2]]), [0, 1]))
+    >>> nodes = [t for t in fig.data if t.name == "nodes"][0]
+    >>> nodes.marker.color[2], nodes.hovertext[1].split("<br>")[-1]
+    ('#d0d0d0', 'test: 2 samples, accuracy 0.500')
+    """
+    from plotly.colors import sample_colorscale
+
+    from tnt.viz.plotly_view import graph_figure
+
+    figure = graph_figure(graph, feature_names=feature_names, class_names=class_names)
+    measure = "test_rmse" if graph.regression else "test_accuracy"
+    values = scores[measure].to_numpy(dtype=np.float64)
+    tested = np.isfinite(values)
+    if graph.regression:  # green for the smallest error, red for the largest
+        top = float(values[tested].max()) if tested.any() else 1.0
+        position = 1.0 - np.where(tested, values, 0.0) / (top if top > 0 else 1.0)
+    else:
+        position = np.where(tested, values, 0.0)
+    colours = np.array(sample_colorscale("RdYlGn", np.clip(position, 0, 1).tolist()), dtype=object)
+    colours = [str(c) if ok else UNTESTED_COLOR for c, ok in zip(colours, tested)]
+    counts = scores["test_samples"].tolist()
+    label = "RMSE" if graph.regression else "accuracy"
+    for trace in figure.data:
+        if trace.name == "nodes":
+            trace.marker.color = colours
+            trace.hovertext = [
+                text + f"<br>test: {n:,} samples" + (f", {label} {v:.3f}" if ok else "")
+                for text, n, v, ok in zip(trace.hovertext, counts, values.tolist(), tested.tolist())
+            ]
+    figure.update_layout(showlegend=False)
+    return figure
+
+
 def figure_image(figure, fmt: str = "svg", width: int | None = None, height: int | None = None) -> bytes:
     """A plotly figure as an SVG or PNG image, through kaleido (the ``paper`` extra), which drives a
     local Chrome, or Debian's chromium when no Chrome is set.
