@@ -30,7 +30,7 @@ from tnt.inspect.distributions import node_distribution  # noqa: E402
 from tnt.inspect.errors import confusion, error_leaves, node_scores  # noqa: E402
 from tnt.inspect.reach import class_indices, routes  # noqa: E402
 from tnt.inspect.rules import leaf_rules  # noqa: E402
-from tnt.viz.inspection import node_figure  # noqa: E402
+from tnt.viz.inspection import graph_by_test_score, node_figure  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "inspection.md"
 C = 1e-4
@@ -78,8 +78,16 @@ def bench(name: str, data, n_samples: int) -> tuple[list, dict]:
                 lambda r=r, X=X, y=y, node=node, part=part: node_figure(node_distribution(g, r, X, y, node), part=part)
             )
             add(f"distribution figure of the {label}, {part} samples", t)
-    t = median_time(lambda: (node_scores(g, test, y_te), error_leaves(g, test, y_te), confusion(g, test, y_te)))
-    add("test-data view (scores of every node, leaves by errors with paths, confusion matrix)", t)
+
+    def test_view():
+        scores = node_scores(g, test, y_te)
+        return graph_by_test_score(g, scores), error_leaves(g, test, y_te, top=None), confusion(g, test, y_te)
+
+    t = median_time(test_view)
+    add(
+        "test-data view (scores of every node, the graph coloured by them, leaves by errors with paths, confusion matrix)",
+        t,
+    )
     t = median_time(lambda: leaf_rules(g, train, y_tr, test, y_te), 3)
     add("rules of every leaf with training and test coverage (the first opening of the Rules view; then kept)", t)
     start = time.perf_counter()
