@@ -151,3 +151,33 @@ def test_rules_list_each_leafs_top_rules_with_coverage_and_offer_csv_and_text(gr
     at.selectbox(key="graph/inspect/rules/class").set_value(str(model.classes_[3])).run()
     only = frame_with(at, "train_precision")
     assert set(only["prediction"]) == {str(model.classes_[3])}
+
+
+def test_every_view_works_on_a_regression(open_app):
+    at = open_app(60)
+    go(at, "data")
+    at.selectbox[0].set_value("california_housing")
+    at.button[[b.label for b in at.button].index("Load data set")].click().run()
+    go(at, "graph")
+    model, data = model_and_data(at)
+    assert model.graph_.regression
+    (spec,) = [s for s in chart_titles(at) if "Node #0:" in s]
+    assert '"mode":"markers"' in spec.replace(" ", "")  # each sample a point: target against feature
+    at = view(at, VIEWS[1])
+    scores = frame_with(at, "test_rmse")
+    assert scores.set_index("node").loc[0, "test_samples"] == len(data.y_test)
+    assert not [d for d in at.dataframe if "true class" in str(d.value.index.name)]  # no confusion matrix
+    at = view(at, VIEWS[3])
+    low, high = at.slider(key="graph/inspect/cf/range").value
+    text = " ".join(m.value for m in at.main.markdown)
+    assert f"To get a {data.target_name} between" in text
+    assert "change `" in text or "already gets the wanted prediction" in text
+    if "change `" in text:
+        changes = frame_with(at, "any value with")
+        x = np.asarray(data.X_test[0], dtype=float)
+        for row in changes.itertuples():
+            x[list(data.feature_names).index(row.feature)] = row.to
+        assert low <= model.predict(x.reshape(1, -1))[0] <= high
+    at = view(at, VIEWS[4])
+    rules = frame_with(at, "train_rmse")
+    assert {"train_mean", "test_mean", "test_rmse"} <= set(rules.columns)

@@ -245,7 +245,7 @@ def _counterfactual(model_key, data, model, names, classes, sample: int) -> None
         said = f"class **{label}**"
     space = counterfactual_space(model_key, data.key, graph, data.X_train)
     cf = find_counterfactual(model_key, data.key, sample, wanted, space, x)
-    st.markdown(f"Test sample **#{sample}** is predicted **{now}**. To get {said}: {cf.describe(names)}.")
+    st.markdown(f"Test sample **#{sample}** is predicted **{now}**. To get {said}: {cf.describe(names).rstrip('.')}.")
     if cf.exact:
         st.caption(
             f"The smallest change (fewest features, then the smallest total distance in interquartile ranges): "
