@@ -52,6 +52,21 @@ def test_the_inspection_views_on_the_digits(server, browser):
     page.get_by_text("Confusion matrix").wait_for()
     page.get_by_text("Leaves by test errors").scroll_into_view_if_needed()
     shot(page, "inspect_2_digits_test_data")
+    # Click the cell of class 1 predicted as 2, then the first sample it lists: the page's sample.
+    grid = page.locator('[data-testid="stDataFrame"]').last
+    grid.scroll_into_view_if_needed()
+    box = grid.bounding_box()
+    index_px, row_px = 73, 35
+    column_px = (box["width"] - index_px) / 10
+    page.mouse.click(box["x"] + index_px + 2.5 * column_px, box["y"] + row_px * 2.5)
+    page.get_by_text("of class 1 predicted as 2").wait_for(timeout=30_000)
+    wait_idle(page)
+    listing = page.locator('[data-testid="stDataFrame"]').last
+    box = listing.bounding_box()
+    page.mouse.click(box["x"] + 15, box["y"] + row_px * 1.5)  # the row's selection box
+    page.get_by_text("class 1, predicted 2 (wrong)").first.wait_for(timeout=30_000)
+    wait_idle(page)
+    shot(page, "inspect_2b_digits_confusion_cell")
 
     open_view(page, "What if?")
     page.get_by_text("Features to edit").wait_for()
