@@ -13,7 +13,8 @@ from tnt.inspect.errors import confusion, error_leaves, node_scores
 from tnt.inspect.reach import class_indices, routes
 from tnt.inspect.rules import leaf_rules, path_counts
 from tnt.inspect.what_if import what_if
-from tnt.viz.inspection import MAX_SMALL_MULTIPLES, figure_image, graph_small_multiples, node_figure
+from tnt.viz.figure_image import figure_image
+from tnt.viz.inspection import MAX_SMALL_MULTIPLES, graph_small_multiples, node_figure
 
 # Toy graph: 0: x0 <= 0.5 -> 1 | 2;  1: x1 <= 1.5 -> 3 | 4;  2: x1 <= 2.5 -> 4 | 6;  4: x0 <= 0.25 -> 5 | 6.
 TOY_X = np.array([[0.1, 2.0], [0.9, 2.0], [0.9, 3.0], [0.1, 1.0], [0.2, 2.0]])

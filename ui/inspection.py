@@ -15,9 +15,9 @@ from tnt.inspect.reach import class_indices, routes
 from tnt.inspect.rules import leaf_rules, rule_text
 from tnt.inspect.what_if import what_if
 from tnt.viz.exporter import format_value
+from tnt.viz.figure_image import figure_image
 from tnt.viz.inspection import (
     MAX_SMALL_MULTIPLES,
-    figure_image,
     graph_by_test_score,
     graph_small_multiples,
     node_figure,

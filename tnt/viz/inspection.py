@@ -4,14 +4,11 @@ threshold drawn, one panel per parent at a node with several; at a leaf, its cla
 regression: the histogram of its targets) with the prediction marked. :func:`graph_small_multiples`
 draws every node of a small graph this way, layer by layer.
 
-The data come from :func:`tnt.inspect.distributions.node_distribution`; :func:`figure_image` writes
-any of these figures as SVG or PNG.
+The data come from :func:`tnt.inspect.distributions.node_distribution`;
+:func:`tnt.viz.figure_image.figure_image` writes any of these figures as SVG or PNG.
 """
 
 from __future__ import annotations
-
-import os
-import shutil
 
 import numpy as np
 
@@ -21,7 +18,14 @@ from tnt.inspect.reach import Routes
 from tnt.viz.colors import HIGHLIGHT_COLOR, class_palette
 from tnt.viz.exporter import condition_text, format_number
 
-__all__ = ["MAX_SMALL_MULTIPLES", "figure_image", "graph_small_multiples", "node_figure"]
+__all__ = [
+    "MAX_PARENT_PANELS",
+    "MAX_SMALL_MULTIPLES",
+    "UNTESTED_COLOR",
+    "graph_by_test_score",
+    "graph_small_multiples",
+    "node_figure",
+]
 
 #: Most nodes :func:`graph_small_multiples` draws (a panel each).
 MAX_SMALL_MULTIPLES = 60
@@ -322,27 +326,3 @@ def graph_by_test_score(graph: DecisionGraph, scores, feature_names=None, class_
             ]
     figure.update_layout(showlegend=False)
     return figure
-
-
-def figure_image(figure, fmt: str = "svg", width: int | None = None, height: int | None = None) -> bytes:
-    """A plotly figure as an SVG or PNG image, through kaleido (the ``paper`` extra), which drives a
-    local Chrome, or Debian's chromium when no Chrome is set.
-
-    Parameters
-    ----------
-    figure : plotly.graph_objects.Figure
-    fmt : {"svg", "png"}, default="svg"
-    width, height : int, optional
-        Pixels; the figure's own size by default.
-
-    Returns
-    -------
-    image : bytes
-    """
-    if fmt not in ("svg", "png"):
-        raise ValueError(f"fmt must be 'svg' or 'png', got {fmt!r}.")
-    import plotly.io as pio
-
-    if "BROWSER_PATH" not in os.environ and shutil.which("chromium"):
-        os.environ["BROWSER_PATH"] = shutil.which("chromium")
-    return pio.to_image(figure, format=fmt, width=width or figure.layout.width, height=height or figure.layout.height)
