@@ -201,3 +201,12 @@ def test_a_node_of_many_parents_draws_the_busiest_ones_apart_and_the_rest_togeth
     labels = [a.text for a in fig.layout.annotations]
     assert len(labels) == MAX_PARENT_PANELS == 6
     assert labels[0] == "through #0" and "through #3" in labels and labels[-1] == "through the 3 other parents"
+
+
+def test_paths_are_grouped_exactly_as_numpy_groups_equal_rows():
+    from tnt.inspect.rules import _distinct_rows
+
+    rows = np.random.default_rng(0).integers(-1, 4, (500, 6))
+    distinct, which = _distinct_rows(rows)
+    assert np.array_equal(distinct[which], rows)
+    assert len(distinct) == len(np.unique(rows, axis=0)) == len({tuple(r) for r in rows.tolist()})
