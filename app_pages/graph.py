@@ -10,6 +10,7 @@ from tnt.viz.exporter import format_value
 from tnt.viz.plotly_view import graph_figure
 from ui import drawing, state
 from ui.display import LABELS, format_C, format_measure, table_height
+from ui.inspection import apply_chosen_sample, inspection_section
 from ui.opened import (
     model_file_panel,
     opened_against_data,
@@ -123,6 +124,8 @@ if result is not None:
         st.session_state["graph/clicked"] = (fp, clicked)
         st.session_state["graph/node"] = clicked
     state.clamp("graph/node", 0, graph.node_count - 1)
+    if data_fits:  # a test sample picked in the confusion matrix's list becomes the page's sample
+        apply_chosen_sample()
 
     left, right = st.columns([5, 2], gap="medium")
     x = None
@@ -208,6 +211,9 @@ if result is not None:
 
     if opened is not None and opened[1].ok and not data.is_regression:  # reduction merges equal class predictions
         reduction_panel(opened[0], opened[1], data, expanded=which.startswith("Opened"))
+
+    if data_fits:
+        inspection_section(model_key, data, model, names, classes, int(node), int(index))
 
     st.subheader("Downloads")
     for label, (est, est_names, est_classes, _, _) in models.items():

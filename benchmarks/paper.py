@@ -20,7 +20,6 @@ import contextlib
 import json
 import os
 import platform
-import shutil
 import sys
 import time
 from dataclasses import asdict, dataclass
@@ -387,8 +386,9 @@ def _write_images(figures: dict, out: Path) -> None:
     """PNG and SVG of every figure through kaleido, with Debian's chromium when no Chrome is set."""
     import plotly.io as pio
 
-    if "BROWSER_PATH" not in os.environ and shutil.which("chromium"):
-        os.environ["BROWSER_PATH"] = shutil.which("chromium")
+    from tnt.viz.figure_image import use_local_chromium
+
+    use_local_chromium()
     figs, paths = [], []
     for name, fig in figures.items():
         for ext in ("png", "svg"):

@@ -185,6 +185,7 @@ LONGEST_FILES = (
     "tests/test_paper.py",
     "tests/test_fidelity.py",
     "tests/test_browser_workspace.py",
+    "tests/test_browser_inspect.py",
     "tests/test_browser_regression.py",
     "tests/test_render.py",
     "tests/test_cold_start.py",

@@ -1,0 +1,161 @@
+"""Counterfactuals against brute force: on small hand-built and random graphs, every sample made of
+the original's values and real training values is tried, and the search must find the same minimum."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from tnt import DecisionGraph
+from tnt.inspect.counterfactual import CounterfactualSpace, counterfactual, feature_scales
+
+
+def random_graph(rng, n_internal, n_features=3, n_classes=3, regression=False):
+    """A random reachable DAG with random tests on integer-valued features (values 0..5)."""
+    n_leaves = int(rng.integers(2, n_internal + 2))
+    n = n_internal + n_leaves
+    left, right = np.full(n, -1), np.full(n, -1)
+    has_parent = np.zeros(n, dtype=bool)
+    for node in range(n_internal):
+        unreached = [c for c in range(max(node + 1, 1), n) if not has_parent[c]]
+        first = unreached[0] if unreached else int(rng.integers(node + 1, n))
+        second = int(rng.integers(node + 1, n))
+        while second == first:
+            second = int(rng.integers(node + 1, n))
+        left[node], right[node] = first, second
+        has_parent[[first, second]] = True
+    if not has_parent[1:].all():
+        return None
+    internal = left >= 0
+    value = (
+        rng.random((n, 1)) * 10
+        if regression
+        else rng.integers(0, 5, (n, n_classes)).astype(float) + rng.random((n, n_classes))
+    )
+    return DecisionGraph(left, right, np.where(internal, rng.integers(0, n_features, n), -2),
+                         np.where(internal, rng.integers(0, 5, n) + 0.5, -2.0), value, regression=regression)  # fmt: skip
+
+
+def brute_force(graph, X_train, x, good_leaf):
+    """The cheapest (features changed, scaled distance) over every sample whose each value is the
+    original's or a training value, and whether any reaches a wanted leaf."""
+    scales = feature_scales(X_train)
+    options = [np.union1d(np.unique(X_train[:, f]), [x[f]]) for f in range(X_train.shape[1])]
+    grid = np.array(list(itertools.product(*options)))
+    reached = good_leaf[graph.apply(grid)]
+    if not reached.any():
+        return None
+    grid = grid[reached]
+    changed = grid != x
+    cost = sorted(zip(changed.sum(axis=1).tolist(), (np.abs(grid - x) / scales).sum(axis=1).tolist()))
+    return cost[0]
+
+
+def check(graph, X_train, x, wanted, good_leaf):
+    space = CounterfactualSpace(graph, X_train)
+    cf = counterfactual(space, x, wanted, budget=30.0)
+    expected = brute_force(graph, X_train, x, good_leaf)
+    assert cf.exact
+    if expected is None:
+        assert not cf.found
+        return cf
+    assert cf.found
+    assert cf.n_changed == expected[0]
+    assert cf.distance == pytest.approx(expected[1], abs=1e-9)
+    assert good_leaf[graph.apply(cf.sample.reshape(1, -1))[0]]
+    assert int((cf.sample != x).sum()) == cf.n_changed == len(cf.changes)
+    for change in cf.changes:  # proposed values are training values, and inside the interval given
+        assert change.new in X_train[:, change.feature]
+        assert change.low < change.new <= change.high
+    return cf
+
+
+def test_a_hand_built_graph_needs_two_features_and_says_so():
+    # 0: age <= 50 -> 1 (class 0) | 2;  2: hours <= 40 -> 3 (class 1) | 4 (class 0)
+    g = DecisionGraph([1, -1, 3, -1, -1], [2, -1, 4, -1, -1], [0, -2, 1, -2, -2], [50, -2, 40, -2, -2],
+                      [[3, 3], [3, 0], [0, 3], [0, 3], [3, 0]])  # fmt: skip
+    X_train = np.array([[37, 30], [45, 40], [52, 46], [60, 50], [49, 41]], dtype=float)
+    cf = check(g, X_train, np.array([52.0, 30.0]), 0, g.is_leaf & (g.predicted_class() == 0))
+    # age down to 49 (the nearest training value at or below 50) costs 3/15 of age's IQR; hours up
+    # to 41 costs 11/10: one feature either way, the smaller distance wins.
+    assert cf.describe(["age", "hours"]) == "change `age` from 52 to 49 or less"
+    assert cf.lower_bound == (cf.n_changed, cf.distance)
+
+
+def test_already_predicted_needs_no_change():
+    g = DecisionGraph([1, -1, -1], [2, -1, -1], [0, -2, -2], [0.5, -2, -2], [[2, 2], [2, 0], [0, 2]])
+    cf = counterfactual(CounterfactualSpace(g, [[0.0], [1.0]]), [0.0], 0)
+    assert cf.found and cf.exact and cf.changes == [] and "already" in cf.describe()
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_graphs_match_brute_force(seed):
+    rng = np.random.default_rng(seed)
+    graph = None
+    while graph is None:
+        graph = random_graph(rng, int(rng.integers(2, 14)))
+    X_train = rng.integers(0, 6, (25, 3)).astype(float)
+    x = rng.integers(0, 6, 3) + rng.choice([0.0, 0.3], 3)  # values off the training grid too
+    wanted = int(rng.integers(0, 3))
+    check(graph, X_train, x, wanted, graph.is_leaf & (graph.predicted_class() == wanted))
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_random_regression_graphs_match_brute_force(seed):
+    rng = np.random.default_rng(100 + seed)
+    graph = None
+    while graph is None:
+        graph = random_graph(rng, int(rng.integers(2, 12)), regression=True)
+    X_train = rng.integers(0, 6, (25, 3)).astype(float)
+    x = rng.integers(0, 6, 3).astype(float)
+    low, high = 3.0, 6.0
+    check(graph, X_train, x, (low, high), graph.is_leaf & (graph.value[:, 0] >= low) & (graph.value[:, 0] <= high))
+
+
+def test_without_time_the_result_is_flagged_and_its_lower_bound_holds():
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        graph = None
+        while graph is None:
+            graph = random_graph(rng, 12)
+        X_train = rng.integers(0, 6, (25, 3)).astype(float)
+        x = rng.integers(0, 6, 3).astype(float)
+        good = graph.is_leaf & (graph.predicted_class() == 1)
+        expected = brute_force(graph, X_train, x, good)
+        cf = counterfactual(CounterfactualSpace(graph, X_train), x, 1, budget=0.0)
+        if cf.exact:  # the seeds alone proved the minimum (or the root is the answer)
+            continue
+        assert tuple(cf.lower_bound) <= (expected if expected is not None else (99, 0.0))
+        if cf.found:
+            assert (cf.n_changed, cf.distance) >= (expected[0], expected[1] - 1e-9)
+
+
+def test_a_graph_of_astronomically_many_paths_is_searched_without_listing_them():
+    # A ladder of 300 splits (split i goes to i + 1 and i + 2) has more paths than atoms in the
+    # universe; the search expands a few states per node at most.
+    n = 300
+    rng = np.random.default_rng(0)
+    left = [i + 1 for i in range(n)] + [-1, -1]
+    right = [i + 2 for i in range(n)] + [-1, -1]
+    g = DecisionGraph(left, right, list(rng.integers(0, 4, n)) + [-2, -2], list(rng.integers(0, 9, n) + 0.5) + [-2, -2],
+                      [[1, 1]] * n + [[5, 0], [0, 5]])  # fmt: skip
+    X_train = rng.integers(0, 10, (200, 4)).astype(float)
+    x = X_train[int(np.flatnonzero(g.apply(X_train) == n)[0])]
+    cf = counterfactual(CounterfactualSpace(g, X_train), x, 1, budget=20.0)
+    assert cf.found and cf.exact
+    assert g.apply(cf.sample.reshape(1, -1))[0] == n + 1
+    assert cf.states < 50 * n
+
+
+def test_bad_wanted_targets_are_refused_in_one_sentence():
+    g = DecisionGraph([1, -1, -1], [2, -1, -1], [0, -2, -2], [0.5, -2, -2], [[2, 2], [2, 0], [0, 2]])
+    space = CounterfactualSpace(g, [[0.0], [1.0]])
+    with pytest.raises(ValueError, match="wanted class must be a class index from 0 to 1"):
+        counterfactual(space, [0.0], 5)
+    with pytest.raises(ValueError, match="The sample has 2 values but the model has 1 features"):
+        counterfactual(space, [0.0, 1.0], 1)
+    r = DecisionGraph([1, -1, -1], [2, -1, -1], [0, -2, -2], [0.5, -2, -2], [[1.0], [0.0], [2.0]], regression=True)
+    with pytest.raises(ValueError, match="give the wanted target as a range"):
+        counterfactual(CounterfactualSpace(r, [[0.0], [1.0]]), [0.0], 3)
+    with pytest.raises(ValueError, match="starts at 3 above its end 1"):
+        counterfactual(CounterfactualSpace(r, [[0.0], [1.0]]), [0.0], (3, 1))

@@ -1,0 +1,396 @@
+"""Counterfactuals on a decision graph: the smallest change to a sample that makes the graph predict
+a wanted class (or a target within a range).
+
+The cost of a change is lexicographic: first the number of features changed, then the total
+distance, each feature's change divided by its training interquartile range (its range where that
+is 0, and 1 where that is 0 too). A proposed value is a real one: the training value nearest to the
+sample's beyond the thresholds the new path needs, so integers stay integers.
+
+Contract
+--------
+Finding the minimum over every path of a DAG is hard in general (a graph can have millions of
+paths), so the search is a best-first branch and bound over states ``(node, box)``, ``box`` holding
+for each feature tested so far the interval the path allows. A state's cost is the cost of the
+cheapest sample in its box; it never falls along a path, so it bounds every completion from below.
+States that cannot reach a wanted leaf, whose box holds no training value for a feature the sample
+must change, or that a state already expanded at the same node contains, are dropped. Training
+samples the graph already sends to a wanted leaf give a first solution. The search returns the exact
+minimum when it finishes within the time budget; otherwise the best change found with a certified
+lower bound (the cheapest state left), and ``exact`` says which. No path is ever listed.
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tnt.graph import DecisionGraph
+from tnt.viz.exporter import format_number
+
+__all__ = ["Change", "Counterfactual", "CounterfactualSpace", "counterfactual", "feature_scales"]
+
+#: Default time budget of a search, in seconds.
+DEFAULT_BUDGET = 0.5
+# Training samples of the wanted outcome whose paths seed the first solution.
+_SEEDS = 16
+# Expanded boxes kept per node for the containment test.
+_KEPT_BOXES = 24
+
+
+def feature_scales(X) -> np.ndarray:
+    """Each feature's unit of distance: its interquartile range, its range where that is 0, and 1
+    where that is 0 too.
+
+    Examples
+    --------
+    >>> feature_scales(np.array([[0.0, 5.0, 1.0], [1.0, 5.0, 1.0], [2.0, 5.0, 1.0], [3.0, 5.0, 9.0]])).tolist()
+    [1.5, 1.0, 2.0]
+    """
+    return _scales_of_sorted(np.sort(np.asarray(X), axis=0))
+
+
+def _scales_of_sorted(columns: np.ndarray) -> np.ndarray:
+    """:func:`feature_scales` of columns already sorted (quartiles interpolated linearly, as numpy's
+    default percentile)."""
+    s, n = columns, columns.shape[0]
+
+    def quantile(q):
+        position = (n - 1) * q
+        low = int(np.floor(position))
+        high = min(low + 1, n - 1)
+        a, b = s[low].astype(np.float64), s[high].astype(np.float64)
+        return a + (b - a) * (position - low)
+
+    scale = quantile(0.75) - quantile(0.25)
+    spread = s[-1].astype(np.float64) - s[0].astype(np.float64)
+    scale = np.where(scale > 0, scale, spread)
+    return np.where(scale > 0, scale, 1.0)
+
+
+class CounterfactualSpace:
+    """What a search needs from a graph and its training data, computed once per model: the sorted
+    training values of every feature the graph tests, their scales, and which leaves the training
+    samples reach.
+
+    Parameters
+    ----------
+    graph : DecisionGraph
+    X_train : array-like of shape (n_samples, n_features)
+    """
+
+    def __init__(self, graph: DecisionGraph, X_train):
+        X = np.asarray(X_train)
+        if X.ndim != 2:
+            raise ValueError(f"X_train must be 2-dimensional, got shape {X.shape}.")
+        self.graph = graph
+        self.n_features = X.shape[1]
+        self.used = np.unique(graph.feature[~graph.is_leaf])
+        # Only the tested features matter; they are kept in their own number type (pixels in bytes).
+        self.X_used = X[:, self.used]
+        self.values, self.scales = {}, np.ones(self.n_features)
+        if X.shape[0] and self.used.size:
+            columns = np.sort(self.X_used, axis=0)  # one sort gives each feature's values and quartiles
+            fresh = np.ones(columns.shape, dtype=bool)
+            fresh[1:] = columns[1:] != columns[:-1]
+            self.values = {int(f): columns[fresh[:, i], i].astype(np.float64) for i, f in enumerate(self.used)}
+            self.scales[self.used] = _scales_of_sorted(columns)
+        # Thresholds ``x <= t`` as the graph routes float64 input (the float32 cast applied).
+        self.routing = graph._arrays()[3]
+        self.train_leaves = graph.apply(X) if X.shape[0] else np.empty(0, dtype=np.intp)
+
+
+@dataclass(frozen=True)
+class Change:
+    """One feature's change: from ``old`` to ``new``; any value in ``low < x <= high`` takes the same
+    path (``low`` and ``high`` are the thresholds as the graph shows them; infinite when open)."""
+
+    feature: int
+    old: float
+    new: float
+    low: float
+    high: float
+
+    def describe(self, feature_names=None, precision: int = 3) -> str:
+        name = str(feature_names[self.feature]) if feature_names is not None else f"x[{self.feature}]"
+        old, new = format_number(self.old, precision), format_number(self.new, precision)
+        if self.new < self.old and not np.isfinite(self.low):
+            return f"`{name}` from {old} to {new} or less"
+        if self.new > self.old and not np.isfinite(self.high):
+            return f"`{name}` from {old} to {new} or more"
+        return f"`{name}` from {old} to {new}"
+
+
+@dataclass(frozen=True, eq=False)
+class Counterfactual:
+    """The result of :func:`counterfactual`.
+
+    Attributes
+    ----------
+    found : bool
+        Whether a change was found (False when no sample of real training values reaches a wanted
+        leaf, which is then certain when ``exact``).
+    exact : bool
+        The search finished: ``changes`` is a minimum. Otherwise it is the best found within the
+        budget, and ``lower_bound`` certifies how much cheaper a minimum could be at most.
+    changes : list of Change
+    n_changed : int
+    distance : float
+        The total scaled distance of ``changes``.
+    lower_bound : tuple of (int, float)
+        No change costs less than this ``(features changed, distance)``; equal to the cost found when
+        ``exact``.
+    sample : ndarray or None
+        The changed sample.
+    leaf : int or None
+        The leaf it reaches.
+    states : int
+        States expanded.
+    seconds : float
+    """
+
+    found: bool
+    exact: bool
+    changes: list = field(default_factory=list)
+    n_changed: int = 0
+    distance: float = 0.0
+    lower_bound: tuple = (0, 0.0)
+    sample: np.ndarray | None = None
+    leaf: int | None = None
+    states: int = 0
+    seconds: float = 0.0
+
+    def describe(self, feature_names=None) -> str:
+        """The change in words: "change `age` from 52 to 37 or less and `hours` from 40 to 46"."""
+        if not self.found:
+            return "No change of the sample to real training values reaches the wanted prediction."
+        if not self.changes:
+            return "The sample already gets the wanted prediction."
+        return "change " + " and ".join(c.describe(feature_names) for c in self.changes)
+
+
+def _wanted_leaves(graph: DecisionGraph, wanted) -> np.ndarray:
+    if graph.regression:
+        try:
+            low, high = (float(v) for v in wanted)
+        except (TypeError, ValueError):
+            raise ValueError("For a regression, give the wanted target as a range (low, high).") from None
+        if low > high:
+            raise ValueError(f"The wanted range starts at {low:g} above its end {high:g}; give (low, high).")
+        return graph.is_leaf & (graph.value[:, 0] >= low) & (graph.value[:, 0] <= high)
+    if isinstance(wanted, (tuple, list)) or not 0 <= int(wanted) < graph.n_classes:
+        raise ValueError(f"The wanted class must be a class index from 0 to {graph.n_classes - 1}, got {wanted!r}.")
+    return graph.is_leaf & (graph.predicted_class() == int(wanted))
+
+
+def _reaches(graph: DecisionGraph, wanted: np.ndarray) -> np.ndarray:
+    """Whether some wanted leaf lies below each node."""
+    ok = wanted.copy()
+    left, right = graph.children_left, graph.children_right
+    for node in range(graph.node_count - 1, -1, -1):
+        if left[node] >= 0:
+            ok[node] = ok[left[node]] or ok[right[node]]
+    return ok
+
+
+class _Search:
+    """One search: the sample, the space, and the cost of a feature within an interval."""
+
+    def __init__(self, space: CounterfactualSpace, x: np.ndarray):
+        self.space, self.x = space, x
+
+    def feature_cost(self, f: int, low: int, high: int):
+        """``(new value or None, scaled distance)`` of the cheapest value of feature ``f`` within the
+        interval between the thresholds of nodes ``low`` and ``high`` (-1: open); None when the
+        interval holds neither the sample's value nor a training value."""
+        t = self.space.routing
+        lo = t[low] if low >= 0 else -np.inf
+        hi = t[high] if high >= 0 else np.inf
+        v = self.x[f]
+        if lo < v <= hi:
+            return (None, 0.0)
+        values = self.space.values[f]
+        a = int(np.searchsorted(values, lo, side="right")) if low >= 0 else 0
+        b = int(np.searchsorted(values, hi, side="right")) if high >= 0 else values.size
+        if a >= b:
+            return None
+        new = values[a] if v <= lo else values[b - 1]
+        return (float(new), abs(float(new) - v) / self.space.scales[f])
+
+    def child(self, box: dict, n: int, dist: float, node: int, left: bool):
+        """The box, changes and distance after taking one branch of ``node``; None when infeasible."""
+        g = self.space.graph
+        f = int(g.feature[node])
+        low, high, old = box.get(f, (-1, -1, (None, 0.0)))
+        t = self.space.routing
+        if left:
+            if high >= 0 and t[high] <= t[node]:
+                return box, n, dist
+            high = node
+        else:
+            if low >= 0 and t[low] >= t[node]:
+                return box, n, dist
+            low = node
+        if low >= 0 and high >= 0 and t[low] >= t[high]:
+            return None
+        cost = self.feature_cost(f, low, high)
+        if cost is None:
+            return None
+        box = dict(box)
+        box[f] = (low, high, cost)
+        n += (cost[0] is not None) - (old[0] is not None)
+        return box, n, dist + cost[1] - old[1]
+
+
+def _contains(outer: dict, inner: dict, t: np.ndarray) -> bool:
+    """Whether box ``outer`` contains box ``inner`` (every interval of ``outer`` holds ``inner``'s)."""
+    for f, (low, high, _) in outer.items():
+        if f not in inner:
+            if low >= 0 or high >= 0:
+                return False
+            continue
+        ilow, ihigh, _ = inner[f]
+        if low >= 0 and (ilow < 0 or t[ilow] < t[low]):
+            return False
+        if high >= 0 and (ihigh < 0 or t[ihigh] > t[high]):
+            return False
+    return True
+
+
+def _result(space, x, box, n, dist, leaf, exact, bound, states, start) -> Counterfactual:
+    g = space.graph
+    changes, sample = [], x.copy()
+    for f in sorted(box):
+        low, high, (new, _) = box[f]
+        if new is None:
+            continue
+        sample[f] = new
+        changes.append(Change(f, float(x[f]), new, float(g.threshold[low]) if low >= 0 else -np.inf,
+                              float(g.threshold[high]) if high >= 0 else np.inf))  # fmt: skip
+    return Counterfactual(found=True, exact=exact, changes=changes, n_changed=n, distance=dist,
+                          lower_bound=(n, dist) if exact else bound, sample=sample, leaf=leaf, states=states,
+                          seconds=time.perf_counter() - start)  # fmt: skip
+
+
+def _path_box(search: _Search, path: list[int]):
+    box, n, dist = {}, 0, 0.0
+    g = search.space.graph
+    for node, child in zip(path[:-1], path[1:]):
+        step = search.child(box, n, dist, node, child == g.children_left[node])
+        if step is None:
+            return None
+        box, n, dist = step
+    return box, n, dist
+
+
+def _seeds(search: _Search, good: np.ndarray):
+    """Boxes of the paths of the training samples nearest the sample among those the graph sends to a
+    wanted leaf: a first solution to prune with."""
+    space = search.space
+    chosen = np.flatnonzero(good[space.train_leaves])
+    if chosen.size == 0:
+        return []
+    diff = np.abs(space.X_used[chosen] - search.x[space.used]) / space.scales[space.used]
+    score = (diff > 0).sum(axis=1) + diff.sum(axis=1) / (diff.sum(axis=1).max() + 1.0)
+    nearest = chosen[np.argsort(score, kind="stable")[:_SEEDS]]
+    found = []
+    X = np.zeros((nearest.size, space.n_features))
+    X[:, space.used] = space.X_used[nearest]
+    indicator = space.graph.decision_path(X)
+    for i in range(nearest.size):
+        path = indicator.indices[indicator.indptr[i] : indicator.indptr[i + 1]].tolist()
+        step = _path_box(search, path)
+        if step is not None:
+            found.append((step, path[-1]))
+    return found
+
+
+def counterfactual(space: CounterfactualSpace, x, wanted, budget: float = DEFAULT_BUDGET) -> Counterfactual:
+    """The smallest change to ``x`` that makes the graph predict ``wanted``.
+
+    Parameters
+    ----------
+    space : CounterfactualSpace
+        The graph and its training values.
+    x : array-like of shape (n_features,)
+    wanted : int or (float, float)
+        The wanted class index, or for a regression the range ``(low, high)`` the prediction should
+        fall in.
+    budget : float, default=0.5
+        Seconds the search may take; past it, the best change found is returned with a certified
+        lower bound and ``exact=False``.
+
+    Returns
+    -------
+    Counterfactual
+
+    Examples
+    --------
+    >>> g = DecisionGraph([1, -1, 3, -1, -1], [2, -1, 4, -1, -1], [0, -2, 1, -2, -2], [50, -2, 40, -2, -2],
+    ...                   [[3, 1], [3, 0], [0, 3], [0, 2], [0, 1]])
+    >>> X_train = np.array([[37, 30], [45, 40], [52, 46], [60, 50]])
+    >>> cf = counterfactual(CounterfactualSpace(g, X_train), [52, 40], 0)
+    >>> cf.exact, cf.describe(["age", "hours"])
+    (True, 'change `age` from 52 to 45 or less')
+    """
+    start = time.perf_counter()
+    graph = space.graph
+    x = np.asarray(x, dtype=np.float64).reshape(-1)
+    if x.size != space.n_features:
+        raise ValueError(f"The sample has {x.size} values but the model has {space.n_features} features.")
+    good = _wanted_leaves(graph, wanted)
+    reaches = _reaches(graph, good)
+    search = _Search(space, x)
+    best = None  # ((n, dist), box, leaf)
+    for (box, n, dist), leaf in _seeds(search, good):
+        if best is None or (n, dist) < best[0]:
+            best = ((n, dist), box, leaf)
+    heap = [((0, 0.0), 0, 0, {})] if reaches[0] else []
+    kept: dict[int, list] = {}
+    counter, states, pops = 1, 0, 0
+    left, right, t, is_leaf = graph.children_left, graph.children_right, space.routing, graph.is_leaf
+    timed_out = False
+    while heap:
+        cost, _, node, box = heap[0]
+        if best is not None and cost >= best[0]:
+            break
+        pops += 1
+        if pops % 8 == 0 and time.perf_counter() - start > budget:
+            timed_out = True
+            break
+        heapq.heappop(heap)
+        if good[node]:  # the cheapest state left is a wanted leaf: nothing cheaper remains
+            best = (cost, box, node)
+            break
+        if is_leaf[node]:
+            continue
+        here = kept.setdefault(node, [])
+        if any(_contains(other, box, t) for other in here):
+            continue
+        if len(here) < _KEPT_BOXES:
+            here.append(box)
+        states += 1
+        for child, is_left in ((left[node], True), (right[node], False)):
+            if not reaches[child]:
+                continue
+            step = search.child(box, cost[0], cost[1], node, is_left)
+            if step is None:
+                continue
+            child_box, n, dist = step
+            if best is not None and (n, dist) >= best[0]:
+                continue
+            if good[child]:
+                best = ((n, dist), child_box, int(child))
+                continue
+            heapq.heappush(heap, ((n, dist), counter, int(child), child_box))
+            counter += 1
+    if timed_out:
+        bound = heap[0][0] if heap else best[0]
+        bound = min(bound, best[0]) if best is not None else bound
+    if best is None:
+        return Counterfactual(found=False, exact=not timed_out, lower_bound=bound if timed_out else (0, 0.0),
+                              states=states, seconds=time.perf_counter() - start)  # fmt: skip
+    (n, dist), box, leaf = best
+    return _result(space, x, box, n, dist, leaf, not timed_out, bound if timed_out else None, states, start)

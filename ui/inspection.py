@@ -1,0 +1,288 @@
+"""The Graph page's inspection views: the distributions at the chosen node, where the model is wrong on
+the test data (with a clickable confusion matrix), a what-if form, a counterfactual and the rules of
+every leaf. The computation is in :mod:`tnt.inspect`; this module only lays it out."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from tnt.inspect.counterfactual import DEFAULT_BUDGET, CounterfactualSpace, counterfactual
+from tnt.inspect.distributions import node_distribution
+from tnt.inspect.errors import confusion, error_leaves, node_scores
+from tnt.inspect.reach import class_indices, routes
+from tnt.inspect.rules import leaf_rules, rule_text
+from tnt.inspect.what_if import what_if
+from tnt.viz.exporter import format_value
+from tnt.viz.figure_image import figure_image
+from tnt.viz.inspection import (
+    MAX_SMALL_MULTIPLES,
+    graph_by_test_score,
+    graph_small_multiples,
+    node_figure,
+)
+from ui.display import table_height
+from ui.drawing import MIME
+
+VIEWS = ["Node distributions", "Test data", "What if?", "Counterfactual", "Rules"]
+PART = "graph/inspect/part"
+CONFUSION = "graph/inspect/confusion"
+CELL_SAMPLES = "graph/inspect/cell_samples"
+LISTED = "graph/inspect/listed"  # the test samples of the chosen confusion cell, in the listed order
+# plotly's camera button saves SVG, at the size shown.
+CHART_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "svg"}}
+
+
+@st.cache_resource(max_entries=8, show_spinner="Following every sample's path...")
+def sample_routes(model_key, data_key, part: str, _graph, _X):
+    """The paths of a part's samples (``tnt.inspect.reach.routes``), kept per model and data."""
+    return routes(_graph, _X)
+
+
+@st.cache_resource(max_entries=4, show_spinner="Sorting the training values...")
+def counterfactual_space(model_key, data_key, _graph, _X) -> CounterfactualSpace:
+    return CounterfactualSpace(_graph, _X)
+
+
+@st.cache_resource(max_entries=4, show_spinner="Writing the rules of every leaf...")
+def rules_of(model_key, data_key, _graph, _train, _y_train, _test, _y_test, _names, _classes):
+    return leaf_rules(_graph, _train, _y_train, _test, _y_test, feature_names=_names, class_names=_classes)
+
+
+@st.cache_data(max_entries=64, show_spinner="Searching for the smallest change...")
+def find_counterfactual(model_key, data_key, sample: int, wanted, _space, _x):
+    return counterfactual(_space, _x, wanted, budget=DEFAULT_BUDGET)
+
+
+def targets(model, y) -> np.ndarray:
+    """Class indices of the model (a regression's targets as they are)."""
+    return np.asarray(y, dtype=np.float64) if model.graph_.regression else class_indices(model.classes_, y)
+
+
+def apply_chosen_sample() -> None:
+    """Make the test sample picked in a confusion cell's list the page's test sample (called before
+    the sample's number input is drawn; applied once per pick)."""
+    listed = st.session_state.get(LISTED) or []
+    rows = (((st.session_state.get(CELL_SAMPLES) or {}).get("selection") or {}).get("rows")) or []
+    if rows and rows[0] < len(listed):
+        chosen = int(listed[rows[0]])
+        if st.session_state.get("graph/inspect/applied") != (tuple(listed), chosen):
+            st.session_state["graph/inspect/applied"] = (tuple(listed), chosen)
+            st.session_state["graph/sample"] = chosen
+            st.session_state["graph/highlight"] = True
+
+
+def inspection_section(model_key, data, model, names, classes, node: int, sample: int) -> None:
+    """The inspection views under the graph, one at a time."""
+    st.subheader("Inspect")
+    view = st.radio("Inspect", VIEWS, horizontal=True, key="graph/inspect/view", label_visibility="collapsed")
+    graph = model.graph_
+    train = sample_routes(model_key, data.key, "train", graph, data.X_train)
+    test = sample_routes(model_key, data.key, "test", graph, data.X_test)
+    y_train, y_test = targets(model, data.y_train), targets(model, data.y_test)
+    if view == VIEWS[0]:
+        _distributions(model_key, data, graph, names, classes, node, (train, y_train), (test, y_test))
+    elif view == VIEWS[1]:
+        _test_data(graph, names, classes, test, y_test)
+    elif view == VIEWS[2]:
+        _what_if(data, model, names, sample)
+    elif view == VIEWS[3]:
+        _counterfactual(model_key, data, model, names, classes, sample)
+    else:
+        rules = rules_of(model_key, data.key, graph, train, y_train, test, y_test, names, classes)
+        _rules(rules, classes, data.target_name if graph.regression else "class")
+
+
+def _distributions(model_key, data, graph, names, classes, node, train, test) -> None:
+    part = st.radio("Samples", ["training", "test"], horizontal=True, key=PART)
+    (r, y), X = (train, data.X_train) if part == "training" else (test, data.X_test)
+    dist = node_distribution(graph, r, X, y, node)
+    figure = node_figure(dist, names, classes, part=part, target_name=data.target_name)
+    st.plotly_chart(figure, width="stretch", key="graph/inspect/node_chart", config=CHART_CONFIG)
+    shared = len(dist.parent_ids) > 1
+    st.caption(
+        ("The node's feature over the samples that reach it, stacked by class, with its threshold (dashed): "
+         "left of it the test holds ('yes')." if not dist.is_leaf else
+         "What the leaf's samples are, its prediction outlined (a regression: marked).")
+        + (" A node with several parents: one panel per parent the samples came through." if shared else "")
+    )  # fmt: skip
+    stem = f"node{node}_{part}"
+    cols = st.columns(4)
+    for col, fmt in zip(cols, ("svg", "png")):
+        col.download_button(
+            fmt.upper(), data=lambda fmt=fmt: figure_image(figure, fmt, width=900), file_name=f"{stem}.{fmt}",
+            mime=MIME[fmt], key=f"graph/inspect/download/{fmt}", on_click="ignore",
+        )  # fmt: skip
+    if graph.node_count <= MAX_SMALL_MULTIPLES and st.toggle("Every node (small multiples)", key="graph/inspect/all"):
+        r_all, y_all = train if part == "training" else test
+        every = graph_small_multiples(graph, r_all, X, y_all, names, classes, part=part)
+        st.plotly_chart(every, width="content", key="graph/inspect/every_chart", config=CHART_CONFIG)
+
+
+def _test_data(graph, names, classes, test, y_test) -> None:
+    scores = node_scores(graph, test, y_test)
+    measure = "test_rmse" if graph.regression else "test_accuracy"
+    st.markdown(
+        f"**{len(y_test):,} test samples.** Per node: training and test samples reaching it, and "
+        + ("the RMSE of the test samples passing it." if graph.regression else
+           "the share of the test samples passing it that end up predicted right.")
+        + " A branch whose test share falls well below its training share, or whose accuracy drops, is over-fitted."
+    )  # fmt: skip
+    scores["train_share"] = scores["train_samples"] / max(int(scores.loc[0, "train_samples"]), 1)
+    scores["test_share"] = scores["test_samples"] / max(len(y_test), 1)
+    figure = graph_by_test_score(graph, scores, names, classes)
+    figure.update_layout(margin={"t": 10})
+    st.plotly_chart(
+        figure, width="stretch", key="graph/inspect/test_graph", config={**CHART_CONFIG, "scrollZoom": True}
+    )
+    st.caption(
+        ("Each node coloured by the RMSE of the test samples passing it, green (smallest) to red (largest)"
+         if graph.regression else
+         "Each node coloured by the test accuracy of the samples passing it, red (0) to green (1)")
+        + "; grey: no test sample passes. Hover a node for its training and test samples."
+    )  # fmt: skip
+    worst = error_leaves(graph, test, y_test, names, top=None)
+    left, right = st.columns([3, 2], gap="medium")
+    with left:
+        st.markdown("**Leaves by test errors**, each with the path most of its errors took")
+        st.dataframe(worst, hide_index=True, key="graph/inspect/error_leaves",
+                     height=table_height(len(worst), max_px=360))  # fmt: skip
+    with right:
+        st.markdown("**Every node**, most test errors first" if not graph.regression else "**Every node**")
+        order = scores.sort_values("test_samples" if graph.regression else "test_errors", ascending=False)
+        st.dataframe(
+            order, hide_index=True, height=360, key="graph/inspect/node_scores",
+            column_config={
+                "train_share": st.column_config.ProgressColumn("train share", format="percent"),
+                "test_share": st.column_config.ProgressColumn("test share", format="percent"),
+                measure: st.column_config.NumberColumn(measure.replace("_", " "), format="%.3f"),
+            },
+        )  # fmt: skip
+    if not graph.regression:
+        _confusion(graph, classes, test, y_test)
+
+
+def _confusion(graph, classes, test, y_test) -> None:
+    c = confusion(graph, test, y_test)
+    names = [str(k) for k in (classes if classes is not None else range(graph.n_classes))]
+    st.markdown("**Confusion matrix** of the test set (rows: true class, columns: predicted). Click a cell to "
+                "list its samples, then a sample to follow its path on the graph above.")  # fmt: skip
+    event = st.dataframe(c.frame(names), on_select="rerun", selection_mode="single-cell", key=CONFUSION)
+    cells = event.selection.get("cells", []) if event is not None else []
+    if not cells:
+        st.session_state[LISTED] = []
+        return
+    row, column = cells[0]
+    true, predicted = int(row), names.index(str(column))
+    samples = c.samples(true, predicted)
+    st.session_state[LISTED] = samples.tolist()
+    st.markdown(f"**{samples.size:,} test samples** of class {names[true]} predicted as {names[predicted]}:")
+    listing = pd.DataFrame({"test sample": samples, "leaf": test.leaves[samples]})
+    st.dataframe(listing, hide_index=True, on_select="rerun", selection_mode="single-row", key=CELL_SAMPLES,
+                 height=table_height(len(listing), max_px=240))  # fmt: skip
+
+
+def _what_if(data, model, names, sample: int) -> None:
+    graph = model.graph_
+    start = st.radio("Start from", [f"test sample #{sample}", "blank (training medians)"], horizontal=True,
+                     key="graph/inspect/whatif/start")  # fmt: skip
+    blank = start.startswith("blank")
+    x0 = np.median(data.X_train, axis=0) if blank else np.asarray(data.X_test[sample], dtype=np.float64)
+    on_path = list(dict.fromkeys(int(graph.feature[n]) for n in graph.decision_path(x0.reshape(1, -1)).indices
+                                 if not graph.is_leaf[n]))  # fmt: skip
+    origin = "blank" if blank else str(sample)
+    chosen = st.multiselect(
+        "Features to edit (those tested on the path first)", list(names), default=[names[f] for f in on_path[:8]],
+        key=f"graph/inspect/whatif/features/{origin}",
+    )  # fmt: skip
+    x1 = x0.copy()
+    cols = st.columns(4)
+    for i, name in enumerate(chosen):
+        f = list(names).index(name)
+        column = data.X_train[:, f]
+        low, high = float(min(column.min(), x0[f])), float(max(column.max(), x0[f]))
+        integer = bool(np.all(np.mod(column, 1) == 0) and x0[f] % 1 == 0)
+        x1[f] = cols[i % 4].number_input(
+            name, min_value=int(low) if integer else low, max_value=int(high) if integer else high,
+            value=int(x0[f]) if integer else float(x0[f]), step=1 if integer else None,
+            key=f"graph/inspect/whatif/{origin}/{f}", help=f"Training values run from {format_value(column.min())} "
+            f"to {format_value(column.max())}.",
+        )  # fmt: skip
+    w = what_if(graph, x0, x1, names)
+    before, after = (_prediction(model, x) for x in (x0, x1))
+    verdict = "unchanged" if before == after else f"was {before}"
+    st.markdown(f"Predicted: **{after}** ({verdict}); leaf #{w.leaf}" +
+                ("" if w.same_leaf else f" (was #{w.original_leaf})") +
+                (f"; tests that changed outcome: {', '.join(f'#{n}' for n in w.changed_tests)}."
+                 if w.changed_tests else "; no test changed outcome."))  # fmt: skip
+    st.dataframe(
+        w.table.style.apply(lambda row: ["background-color: #fff2cc" if row["changed"] else ""] * len(row), axis=1),
+        hide_index=True, key="graph/inspect/whatif/path", height=table_height(len(w.table), max_px=400),
+    )  # fmt: skip
+
+
+def _prediction(model, x) -> str:
+    value = model.predict(x.reshape(1, -1))[0]
+    return format_value(value) if model.graph_.regression else str(value)
+
+
+def _counterfactual(model_key, data, model, names, classes, sample: int) -> None:
+    graph = model.graph_
+    x = np.asarray(data.X_test[sample], dtype=np.float64)
+    now = _prediction(model, x)
+    if graph.regression:
+        low_y, high_y = float(np.min(data.y_train)), float(np.max(data.y_train))
+        wanted = st.slider(f"Wanted {data.target_name} range", low_y, high_y, (low_y, (low_y + high_y) / 2),
+                           key="graph/inspect/cf/range")  # fmt: skip
+        wanted = (float(wanted[0]), float(wanted[1]))
+        said = f"a {data.target_name} between {format_value(wanted[0])} and {format_value(wanted[1])}"
+    else:
+        names_of_classes = [str(c) for c in classes]
+        index = (names_of_classes.index(now) + 1) % len(names_of_classes) if now in names_of_classes else 0
+        label = st.selectbox("Wanted class", names_of_classes, index=index, key=f"graph/inspect/cf/class/{sample}")
+        wanted = names_of_classes.index(label)
+        said = f"class **{label}**"
+    space = counterfactual_space(model_key, data.key, graph, data.X_train)
+    cf = find_counterfactual(model_key, data.key, sample, wanted, space, x)
+    st.markdown(f"Test sample **#{sample}** is predicted **{now}**. To get {said}: {cf.describe(names).rstrip('.')}.")
+    if cf.exact:
+        st.caption(
+            f"The smallest change (fewest features, then the smallest total distance in interquartile ranges): "
+            f"the search finished in {cf.seconds * 1e3:.0f} ms over {cf.states:,} states."
+        )
+    else:
+        n, dist = cf.lower_bound
+        st.caption(
+            f"The best change found within {DEFAULT_BUDGET:g} s, not proven smallest: no change needs fewer than {n} "
+            f"feature{'s' if n != 1 else ''}" + (f" at a distance under {dist:.2f}" if n == cf.n_changed else "") + "."
+        )
+    if cf.changes:
+        table = pd.DataFrame(
+            [{"feature": names[c.feature], "from": c.old, "to": c.new,
+              "any value with": rule_text({c.feature: (c.low, c.high)}, names)} for c in cf.changes]
+        )  # fmt: skip
+        st.dataframe(table, hide_index=True, key="graph/inspect/cf/changes")
+        st.caption(f"Path of the changed sample ends in leaf #{cf.leaf}; each new value is a training value.")
+
+
+def _rules(rules, classes, target_name: str) -> None:
+    table = rules.rules
+    options = ["every class"] + sorted(set(table["prediction"]), key=list(table["prediction"]).index)
+    which = st.selectbox("Rules of", options, key="graph/inspect/rules/class")
+    shown = table if which == "every class" else table[table["prediction"] == which]
+    leaves = rules.leaves
+    st.markdown(
+        f"**{len(leaves):,} leaves** reached by {leaves['paths'].sum():,} paths; the top "
+        f"{int(leaves['rules_shown'].max()) if len(leaves) else 0} rules of each leaf by training coverage "
+        f"({leaves['other_paths'].sum():,} paths not shown cover {leaves['other_train_samples'].sum():,} training samples)."
+    )
+    st.dataframe(
+        shown, hide_index=True, key="graph/inspect/rules/table", height=table_height(len(shown), max_px=420),
+        column_config={"train_coverage": st.column_config.NumberColumn("train coverage", format="percent")},
+    )  # fmt: skip
+    cols = st.columns(4)
+    cols[0].download_button("Rules (CSV)", rules.to_csv(), file_name="rules.csv", mime="text/csv",
+                            key="graph/inspect/rules/csv", on_click="ignore")  # fmt: skip
+    cols[1].download_button("Rules (text)", rules.to_text(target_name), file_name="rules.txt", mime=MIME["txt"],
+                            key="graph/inspect/rules/txt", on_click="ignore")  # fmt: skip
