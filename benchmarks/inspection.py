@@ -3,7 +3,7 @@
 
 Run from the repository root:
 
-    .venv/bin/python benchmarks/inspection.py [--data ../shared/data] [--samples 100]
+    .venv/bin/python benchmarks/inspection.py [--data FOLDER] [--samples 100]
 
 It prints one row per measurement and rewrites ``benchmarks/inspection.md`` whole: nothing in
 that file is written by hand.
@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tnt import TnTClassifier  # noqa: E402
+from tnt.data.external import find_data, missing_data  # noqa: E402
 from tnt.inspect.counterfactual import DEFAULT_BUDGET, CounterfactualSpace, counterfactual  # noqa: E402
 from tnt.inspect.distributions import node_distribution  # noqa: E402
 from tnt.inspect.errors import confusion, error_leaves, node_scores  # noqa: E402
@@ -37,8 +38,8 @@ C = 1e-4
 REPEAT = 5
 
 
-def load(data_dir: Path, name: str):
-    with np.load(data_dir / f"{name}.npz", allow_pickle=False) as d:
+def load(data_dir: Path | None, name: str):
+    with np.load(find_data(name, data_dir), allow_pickle=False) as d:
         return d["X_train"], d["y_train"], d["X_test"], d["y_test"]
 
 
@@ -129,11 +130,11 @@ def write(rows, summaries) -> None:
         "# Inspection benchmark",
         "",
         "This file is written by `benchmarks/inspection.py`, whole; edit the script, not this file. One",
-        "command, from the repository root (MNIST and pendigits are read from `../shared/data` unless",
-        "`--data` says otherwise):",
+        "command, from the repository root (MNIST and pendigits are found by `tnt.data.external`, or in",
+        "the folder `--data` names; see docs/data-sets.md):",
         "",
         "```bash",
-        ".venv/bin/python benchmarks/inspection.py --data ../shared/data",
+        ".venv/bin/python benchmarks/inspection.py",
         "```",
         "",
         f"TnT at C={C:g} (seed 0) on each data set's own training part; timings are medians of {REPEAT} runs "
@@ -165,13 +166,13 @@ def write(rows, summaries) -> None:
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    default = Path(os.environ.get("TNT_DATA", ROOT.parent / "shared" / "data"))
-    parser.add_argument("--data", type=Path, default=default, help="folder with mnist.npz and pendigits.npz")
+    parser.add_argument("--data", type=Path, help="folder with mnist.npz and pendigits.npz (default: the loader's)")
     parser.add_argument("--samples", type=int, default=100, help="test samples to ask a counterfactual for")
     args = parser.parse_args(argv)
-    for name in ("mnist", "pendigits"):
-        if not (args.data / f"{name}.npz").exists():
-            sys.exit(f"{args.data / (name + '.npz')} not found; pass --data with the folder that holds it.")
+    missing = missing_data(("mnist", "pendigits"), args.data)
+    if missing is not None:
+        print(missing, file=sys.stderr)
+        sys.exit(1)
     rows, summaries = [], []
     for name in ("mnist", "pendigits"):
         r, s = bench(name, load(args.data, name), args.samples)

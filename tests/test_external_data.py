@@ -426,6 +426,7 @@ def test_the_benchmarks_that_read_external_sets_are_the_ones_checked_and_documen
     assert readers == [
         "accuracy.py",
         "code_export.py",
+        "inspection.py",
         "paper.py",
         "paper_letter.py",
         "regression.py",
@@ -465,6 +466,7 @@ def test_the_docs_list_every_set_with_its_size_sha256_way_to_get_it_and_source()
         if "need_data(" in p.read_text() or "(mnist_path" in p.read_text()
     )
     assert askers == [
+        "test_browser_inspect.py",
         "test_codegen.py",
         "test_external_data.py",
         "test_fidelity.py",
