@@ -52,7 +52,9 @@ __all__ = ["RegressionProblem", "grow_regression_graph"]
 class RegressionProblem(_Problem):
     """Validated regression data: float32 features, standardised targets ``y`` (weighted mean 0 and
     variance 1), positive weights. ``n_classes`` is 2: the targets of the internal nodes' reduced
-    problems."""
+    problems. ``target`` holds the targets in their own units (when made by :meth:`standardised`)."""
+
+    target: np.ndarray | None = None
 
     @classmethod
     def standardised(
@@ -62,7 +64,7 @@ class RegressionProblem(_Problem):
         scale = float(np.sqrt(np.average((y - mean) ** 2, weights=w)))
         if not np.isfinite(scale) or scale == 0.0:
             scale = 1.0
-        return cls(X=X, y=(y - mean) / scale, w=w, n_classes=2, seed=seed, max_bins=max_bins)
+        return cls(X=X, y=(y - mean) / scale, w=w, n_classes=2, seed=seed, max_bins=max_bins, target=y)
 
 
 class _LeafValues:
