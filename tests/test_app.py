@@ -13,7 +13,7 @@ from app_helpers import button, go, metric, new_session, upload
 from streamlit.runtime.media_file_manager import MediaFileManager
 
 from tnt.estimator import TnTClassifier
-from tnt.experiments.training import TrainParams
+from tnt.services.training import TrainParams
 from tnt.viz.plotly_view import figure_height
 
 ROOT = Path(__file__).resolve().parent.parent
