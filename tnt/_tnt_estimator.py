@@ -10,13 +10,14 @@ from sklearn.utils._param_validation import Interval
 from tnt._base import GrownGraphEstimator
 from tnt._parallel import N_JOBS_CONSTRAINT, effective_n_jobs
 from tnt.learn.binning import MAX_EXACT_BINS
-from tnt.learn.growth import ProgressCallback
+from tnt.learn.growth import ProgressCallback, grow_graph
 from tnt.learn.working_graph import FlatGraph
 
 
 class TnTEstimator(GrownGraphEstimator):
-    """Tree in Tree training (the paper's Algorithm 2, and Algorithm A.1 when ``fine_tune > 0``),
-    for the task whose growth function a subclass names in ``_growth``."""
+    """Tree in Tree training (the paper's Algorithm 2, and Algorithm A.1 when ``fine_tune > 0``), for
+    the loss of the problem the task's mixin validates (0/1 for a classifier, squared error for a
+    regressor)."""
 
     _parameter_constraints: dict = {
         "C": [Interval(Real, 0, None, closed="left")],
@@ -62,7 +63,7 @@ class TnTEstimator(GrownGraphEstimator):
         return int(self.max_bins)
 
     def _grow(self, problem, callback: ProgressCallback = None) -> FlatGraph:
-        return type(self)._growth(
+        return grow_graph(
             problem,
             C=float(self.C),
             N1=int(self.N1),
@@ -71,7 +72,3 @@ class TnTEstimator(GrownGraphEstimator):
             callback=callback,
             n_threads=effective_n_jobs(self.n_jobs),
         )
-
-    @staticmethod
-    def _growth(problem, **options) -> FlatGraph:
-        raise NotImplementedError

@@ -6,7 +6,6 @@ from sklearn.base import clone
 
 from tnt._base import GraphClassifierMixin
 from tnt._tnt_estimator import TnTEstimator
-from tnt.learn.growth import grow_graph
 
 __all__ = ["TnTClassifier"]
 
@@ -100,8 +99,6 @@ class TnTClassifier(GraphClassifierMixin, TnTEstimator):
     >>> clf.n_splits_ == clf.graph_.n_splits
     True
     """
-
-    _growth = staticmethod(grow_graph)
 
     def fine_tuned(self, X, y, rounds: int = 5, sample_weight=None) -> TnTClassifier:
         """A copy of this model fine-tuned for ``rounds`` rounds (the paper's Algorithm A.1).

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from tnt._base import GraphRegressorMixin
 from tnt._tnt_estimator import TnTEstimator
-from tnt.learn.regression_growth import grow_regression_graph
 
 __all__ = ["TnTRegressor"]
 
@@ -102,5 +101,3 @@ class TnTRegressor(GraphRegressorMixin, TnTEstimator):
     >>> reg.graph_.regression
     True
     """
-
-    _growth = staticmethod(grow_regression_graph)

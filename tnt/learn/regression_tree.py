@@ -23,34 +23,21 @@ import numpy as np
 
 from tnt.learn.binning import BinnedData
 from tnt.learn.compiled import kernel
+from tnt.learn.micro_tree import NO_DEPTH_LIMIT, TreeArrays
+from tnt.learn.pruning import kept_splits, preorder_ids
 from tnt.learn.split_search import _threshold
 
 __all__ = ["RegressionTree", "fit_regression_tree"]
 
 EPSILON = np.finfo(np.float64).eps
-NO_DEPTH_LIMIT = np.iinfo(np.int64).max
 
 
 @dataclass(frozen=True)
-class RegressionTree:
-    """A fitted regression micro tree as flat arrays, nodes numbered depth-first from the root (id 0).
+class RegressionTree(TreeArrays):
+    """A fitted regression micro tree, nodes numbered depth-first from the root (id 0); ``value``
+    holds the weighted mean target of the training samples at every node."""
 
-    ``value`` holds the weighted mean target of the training samples at every node.
-    """
-
-    children_left: np.ndarray
-    children_right: np.ndarray
-    feature: np.ndarray
-    threshold: np.ndarray
     value: np.ndarray
-
-    @property
-    def is_single_leaf(self) -> bool:
-        return self.children_left[0] == -1
-
-    @property
-    def node_count(self) -> int:
-        return int(self.children_left.shape[0])
 
 
 @kernel
@@ -236,25 +223,14 @@ def build_regression_tree(codes, feature_order, rows, y, w, n_bins, bin_min, bin
 
 @kernel
 def prune_regression_tree(left, right, node_w, node_s, node_q, total_w, alpha):
-    """Minimal cost-complexity pruning: the smallest subtree minimising ``R(T) + alpha * |leaves|``,
-    with ``R(t) = W_t * impurity(t) / W`` as scikit-learn computes it. Returns the kept splits."""
-    n = left.shape[0]
-    best = np.zeros(n)
-    keep = np.zeros(n, dtype=np.bool_)
-    for node in range(n - 1, -1, -1):
+    """Minimal cost-complexity pruning for the squared error, with ``R(t) = W_t * impurity(t) / W``
+    as scikit-learn computes it: the splits :func:`tnt.learn.pruning.kept_splits` keeps."""
+    as_leaf = np.empty(left.shape[0])
+    for node in range(left.shape[0]):
         wt = node_w[node]
         mean = node_s[node] / wt
-        as_leaf = wt * (node_q[node] / wt - mean * mean) / total_w + alpha
-        if left[node] < 0:
-            best[node] = as_leaf
-            continue
-        branch = best[left[node]] + best[right[node]]
-        if alpha == 0.0 or branch < as_leaf:
-            best[node] = branch
-            keep[node] = True
-        else:
-            best[node] = as_leaf
-    return keep
+        as_leaf[node] = wt * (node_q[node] / wt - mean * mean) / total_w + alpha
+    return kept_splits(left, right, as_leaf, alpha)
 
 
 def fit_regression_tree(
@@ -295,7 +271,9 @@ def fit_regression_tree(
         int(max_depth),
     )
     split = prune_regression_tree(left, right, w, s, q, total_w, float(alpha))
-    kept, new_id, is_split = kept_preorder(left, right, split)
+    new_id, _ = preorder_ids(left, right, split)
+    kept = np.flatnonzero(new_id >= 0)
+    is_split = split[kept]
     return RegressionTree(
         children_left=np.where(is_split, new_id[left[kept]], -1),
         children_right=np.where(is_split, new_id[right[kept]], -1),
@@ -303,18 +281,3 @@ def fit_regression_tree(
         threshold=np.where(is_split, threshold[kept], -2.0),
         value=s[kept] / w[kept],
     )
-
-
-def kept_preorder(left, right, split):
-    """The nodes of a preorder-numbered tree that survive pruning (those whose ancestors are all kept
-    splits), in increasing id order, which is a preorder of the pruned tree; each node's new id
-    (-1 when cut); whether each survivor stays a split."""
-    present = np.zeros(left.shape[0], dtype=bool)
-    present[0] = True
-    for node in range(left.shape[0]):
-        if present[node] and split[node]:
-            present[left[node]] = present[right[node]] = True
-    kept = np.flatnonzero(present)
-    new_id = np.full(left.shape[0], -1, dtype=np.intp)
-    new_id[kept] = np.arange(kept.size)
-    return kept, new_id, split[kept]
