@@ -54,6 +54,37 @@ def _node_stats(order, start, end, lw, lwy, lwyy):
 
 
 @kernel
+def _stable_order(codes_f, n_codes, out, scratch):
+    """Write to ``out`` the permutation that sorts ``codes_f`` stably (``np.argsort`` with
+    ``kind="stable"``): a counting sort on the low byte of the codes, then one on the high byte
+    when some code is 256 or more (codes are below 65,536). Linear in the number of samples."""
+    m = codes_f.shape[0]
+    wide = n_codes > 256
+    first = scratch if wide else out
+    counts = np.zeros(257, dtype=np.int64)
+    for i in range(m):
+        counts[(codes_f[i] & 255) + 1] += 1
+    for b in range(256):
+        counts[b + 1] += counts[b]
+    for i in range(m):
+        b = codes_f[i] & 255
+        first[counts[b]] = i
+        counts[b] += 1
+    if not wide:
+        return
+    counts[:] = 0
+    for i in range(m):
+        counts[(codes_f[i] >> 8) + 1] += 1
+    for b in range(256):
+        counts[b + 1] += counts[b]
+    for k in range(m):
+        i = scratch[k]
+        b = codes_f[i] >> 8
+        out[counts[b]] = i
+        counts[b] += 1
+
+
+@kernel
 def _best_split(sorted_idx, lc, active, n_active, start, end, lw, lwy, w_node, s_node):
     """Best split of node start:end: (proxy, feature, last code going left, next code), proxy ``-inf``
     when every feature is constant in the node. Features are tried in the order of ``active``; the
@@ -91,13 +122,21 @@ def _best_split(sorted_idx, lc, active, n_active, start, end, lw, lwy, w_node, s
     return best, best_f, best_code, best_next
 
 
+@kernel(inline="always")
+def _stops(w, s, q, size, depth, max_depth, total_w, alpha):
+    """Whether a node of weight ``w``, weighted target sum ``s`` and weighted sum of squares ``q``
+    stays a leaf: too small, too deep, pure up to rounding, or unable to survive pruning."""
+    impurity = q / w - (s / w) * (s / w)
+    return size < 2 or depth >= max_depth or impurity <= EPSILON or w * impurity / total_w <= alpha
+
+
 @kernel
-def _partition(sorted_idx, lc, active, n_active, start, end, f, code, buffer):
-    """Split every feature's sorted run of start:end stably into codes of ``f`` <= ``code`` and the rest.
-    Returns the number of samples going left."""
+def _partition(sorted_idx, lc, active, first, n_active, start, end, f, code, buffer):
+    """Split the sorted runs of start:end of features ``active[first:n_active]`` stably into codes of
+    ``f`` <= ``code`` and the rest. Returns the number of samples going left."""
     split_codes = lc[f]
     n_left = 0
-    for a in range(n_active):
+    for a in range(first, n_active):
         run = sorted_idx[active[a]]
         k_left = start
         k_right = 0
@@ -136,6 +175,7 @@ def build_regression_tree(codes, feature_order, rows, y, w, n_bins, bin_min, bin
     sorted_idx = np.zeros((n_features, m), dtype=np.int32)
     active = np.empty(n_features, dtype=np.int64)
     n_active = 0
+    buffer = np.empty(m, dtype=np.int32)
     for k in range(feature_order.shape[0]):
         f = feature_order[k]
         if n_bins[f] <= 1:
@@ -149,7 +189,7 @@ def build_regression_tree(codes, feature_order, rows, y, w, n_bins, bin_min, bin
             varies = varies or c != lo
         if not varies:
             continue
-        sorted_idx[f] = np.argsort(codes_f, kind="mergesort").astype(np.int32)
+        _stable_order(codes_f, n_bins[f], sorted_idx[f], buffer)
         active[n_active] = f
         n_active += 1
 
@@ -161,7 +201,6 @@ def build_regression_tree(codes, feature_order, rows, y, w, n_bins, bin_min, bin
     node_w = np.zeros(capacity)
     node_s = np.zeros(capacity)
     node_q = np.zeros(capacity)
-    buffer = np.empty(m, dtype=np.int32)
 
     # The sorted run of the first active feature (or identity) gives each node's samples.
     base = np.arange(m).astype(np.int32)
@@ -185,13 +224,22 @@ def build_regression_tree(codes, feature_order, rows, y, w, n_bins, bin_min, bin
         run = sorted_idx[active[0]] if n_active > 0 else base
         wt, st, qt = _node_stats(run, start, end, lw, lwy, lwyy)
         node_w[node], node_s[node], node_q[node] = wt, st, qt
-        impurity = qt / wt - (st / wt) * (st / wt)
-        if end - start < 2 or depth >= max_depth or impurity <= EPSILON or wt * impurity / total_w <= alpha:
+        if _stops(wt, st, qt, end - start, depth, max_depth, total_w, alpha):
             continue
         proxy, f, code, next_code = _best_split(sorted_idx, lc, active, n_active, start, end, lw, lwy, wt, st)
         if proxy == -np.inf:
             continue
-        n_left = _partition(sorted_idx, lc, active, n_active, start, end, f, code, buffer)
+        # The first run gives the children's statistics; the others are partitioned only for a child
+        # that grows (a leaf reads no run but the first).
+        n_left = _partition(sorted_idx, lc, active, 0, 1, start, end, f, code, buffer)
+        mid = start + n_left
+        w_l, s_l, q_l = _node_stats(run, start, mid, lw, lwy, lwyy)
+        w_r, s_r, q_r = _node_stats(run, mid, end, lw, lwy, lwyy)
+        if not (
+            _stops(w_l, s_l, q_l, n_left, depth + 1, max_depth, total_w, alpha)
+            and _stops(w_r, s_r, q_r, end - mid, depth + 1, max_depth, total_w, alpha)
+        ):
+            _partition(sorted_idx, lc, active, 1, n_active, start, end, f, code, buffer)
         feature[node] = f
         threshold[node] = _threshold(bin_max[f, code], bin_min[f, next_code])
         stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3], stack[top, 4] = (
