@@ -288,14 +288,9 @@ def fit_regression_tree(
 
     Parameters
     ----------
-    data : BinnedData
-        The binned training matrix.
-    feature_order : ndarray of int
-        The order in which features are tried; the first of several equally good splits wins.
-    rows : ndarray of int
-        The training samples to fit on.
+    data, feature_order, rows, sample_weight :
+        As in :func:`tnt.learn.micro_tree.fit_micro_tree`.
     y : ndarray of float, aligned with ``rows``
-    sample_weight : ndarray of float, aligned with ``rows``
     alpha : float
         scikit-learn's ``ccp_alpha`` in units of ``y`` squared: a split survives when it lowers the
         weighted squared error, divided by this tree's total weight, by more than ``alpha`` per
