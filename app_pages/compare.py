@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from tnt.experiments.compare import compare_models, comparison_frame
-from tnt.experiments.opened import opened_metrics
+from tnt.services.compare import compare_models, comparison_frame
+from tnt.services.model_on_data import opened_metrics
 from ui import state
 from ui.analysis import remembered, show_graph
 from ui.display import format_bins, format_C, format_measure, headline, labelled, measure_columns

@@ -4,7 +4,7 @@ and for a model file the user opens."""
 
 import streamlit as st
 
-from tnt.experiments.tasks import is_regression, scores
+from tnt.services.tasks import is_regression, scores
 from tnt.viz.explain import drawing_mode, drawing_note, node_info, path_table, sample_path
 from tnt.viz.exporter import format_value
 from tnt.viz.plotly_view import graph_figure

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from tnt.experiments.paths import depth_distributions
+from tnt.experiments.path_lengths import depth_distributions
 from tnt.experiments.sweep import summarize
 from tnt.viz.figures import depth_distribution, depth_vs_splits
 from ui import state

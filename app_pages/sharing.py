@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from tnt.experiments.sharing import edge_flows, incoming_edges, neighbourhood, shared_nodes_table, unfold_counts
+from tnt.services.sharing import edge_flows, incoming_edges, neighbourhood, shared_nodes_table, unfold_counts
 from tnt.viz.explain import drawing_mode
 from tnt.viz.export_dot import to_dot
 from ui import drawing, state

@@ -3,8 +3,8 @@ graph reduction, and a step-through of training."""
 
 import streamlit as st
 
-from tnt.experiments.teaching import teaching_models, training_accuracy, training_steps
 from tnt.experiments.toy import corners
+from tnt.services.teaching import teaching_models, training_accuracy, training_steps
 from tnt.viz.regions import regions_figure
 from ui import state
 from ui.analysis import remembered, show_graph

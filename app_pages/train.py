@@ -3,7 +3,7 @@ with as many splits."""
 
 import streamlit as st
 
-from tnt.experiments.training import TrainParams
+from tnt.services.training import TrainParams
 from ui import state
 from ui.display import (
     BIN_CHOICES,

@@ -1,4 +1,4 @@
-"""What training to a budget costs and how close it gets: :func:`tnt.experiments.budget.fit_to_budget`
+"""What training to a budget costs and how close it gets: :func:`tnt.services.budget.fit_to_budget`
 on pendigits and the digits for a few budgets.
 
 Run from the repository root:
@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from tnt import TnTClassifier  # noqa: E402
 from tnt.data.datasets import load_bundled  # noqa: E402
-from tnt.experiments.budget import fit_to_budget  # noqa: E402
+from tnt.services.budget import fit_to_budget  # noqa: E402
 
 BUDGETS = {"pendigits": (20, 50, 100, 200, 300), "digits": (20, 50, 100, 200)}
 

@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from tnt.data.csv_loader import Limits, read_csv_bytes  # noqa: E402
 from tnt.data.datasets import make_dataset  # noqa: E402
-from tnt.experiments.training import TrainParams, train  # noqa: E402
+from tnt.services.training import TrainParams, train  # noqa: E402
 
 
 def peak_mb() -> float:

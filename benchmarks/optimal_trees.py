@@ -12,7 +12,7 @@ training part's quantiles, ``--thresholds`` per feature), so that they choose fr
   splits with the fewest training errors, within ``--time-limit`` seconds (otherwise not proven
   optimal, and the row says so);
 - **TnT**: the graph with the most splits not above N, found by a search over C
-  (:func:`tnt.experiments.budget.fit_to_budget`), its depth unlimited;
+  (:func:`tnt.services.budget.fit_to_budget`), its depth unlimited;
 - **CART**: scikit-learn's tree grown best-first to TnT's number of splits.
 
 Training accuracy answers whether a graph represents more than a tree of its size: the optimal tree
@@ -42,7 +42,7 @@ sys.path.insert(0, str(HERE))
 
 from accuracy import split, suite  # noqa: E402
 
-from tnt.experiments.budget import fit_to_budget  # noqa: E402
+from tnt.services.budget import fit_to_budget  # noqa: E402
 
 REPORT = HERE.parent / "docs" / "optimal_trees.md"
 DEPTHS = (3, 4, 5)

@@ -26,18 +26,20 @@ from pathlib import Path
 
 import numpy as np
 from sklearn.datasets import make_classification
-from sklearn.tree import DecisionTreeClassifier
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tnt import TnTClassifier  # noqa: E402
+from tnt import TnTClassifier, TnTRegressor  # noqa: E402
 from tnt.data.external import find_data, missing_data  # noqa: E402
 from tnt.learn.binning import MAX_EXACT_BINS  # noqa: E402
 
 README = Path(__file__).resolve().parent / "README.md"
-GROUPS = ("fit", "predict", "continuous", "first-start", "memory")  # a full run; "growth" on request
+GROUPS = ("fit", "predict", "continuous", "regression", "first-start", "memory")  # a full run; "growth" on request
 C = 1e-4
+#: The regression rows' pruning strength: about 500 splits on all rows of California housing.
+REGRESSION_C = 2.2e-4
 
 
 def load(data_dir: Path | None, name: str):
@@ -228,6 +230,37 @@ def bench_continuous(repeat=2):
                 "within 0.2 points of the first version's) are the default's, the row above"
                 if binned
                 else "",
+            )
+        )
+    return rows
+
+
+def bench_regression(data_dir: Path | None, repeat=3, jobs=(1, -1)):
+    """TnTRegressor on all 20,640 rows of California housing at C=2.2e-4, with one thread and with
+    all cores, against ``DecisionTreeRegressor(ccp_alpha=C * var(y))`` (what ``N1=1`` equals), wall
+    clock, medians of ``repeat`` turns in this process (:func:`timed_pair`)."""
+    with np.load(find_data("regression/california_housing", data_dir), allow_pickle=False) as d:
+        X, y = d["X"], d["y"]
+    alpha = REGRESSION_C * float(np.var(y))
+    for n_jobs in jobs:  # compiled code loaded (or compiled) before timing
+        TnTRegressor(C=REGRESSION_C, random_state=0, n_jobs=n_jobs).fit(X[:500], y[:500])
+    rows = []
+    for n_jobs in jobs:
+        turns = []
+        cart_time, t, cart, model = timed_pair(
+            lambda: DecisionTreeRegressor(ccp_alpha=alpha, random_state=0).fit(X, y),
+            lambda n_jobs=n_jobs: TnTRegressor(C=REGRESSION_C, random_state=0, n_jobs=n_jobs).fit(X, y),
+            repeat,
+            turns,
+        )
+        rows.append(
+            row(
+                f"fit regression, California housing ({X.shape[0]:,} x {X.shape[1]}), C=2.2e-4, `n_jobs={n_jobs}`",
+                {1: 1.0, -1: 0.7}[n_jobs],
+                f"`DecisionTreeRegressor(ccp_alpha=C * var(y))`: {seconds(cart_time)}{spread(turns[0])}, "
+                f"{cart.tree_.node_count // 2} splits",
+                f"TnT {seconds(t)}{spread(turns[1])}, {model.n_splits_} splits, training R2 {model.score(X, y):.4f}",
+                t / cart_time,
             )
         )
     return rows
@@ -506,12 +539,15 @@ from the repository root (MNIST and pendigits are found as `docs/data-sets.md` s
 .venv/bin/python benchmarks/run.py
 ```
 
-`--only fit predict continuous first-start memory growth` runs some groups (this file is
-rewritten only by a run of the first five). Every timing has a scikit-learn baseline measured in
+`--only fit predict continuous regression first-start memory growth` runs some groups (this file
+is rewritten only by a run of the first six; `--patience 0` skips the wait for a quiet machine).
+Every timing has a scikit-learn baseline measured in
 the same run on the same data, because the machines are shared and noisy: the ratio (TnT over the
 baseline) is the figure to read. The fit, predict and continuous-data rows time the baseline and TnT
 in turns (baseline, TnT, baseline, ...; the median of each: three turns for MNIST, seven for
-pendigits, 21 for prediction; the continuous rows two turns of CART, exact TnT and binned TnT), so
+pendigits, 21 for prediction; the continuous rows two turns of CART, exact TnT and binned TnT; the
+regression rows three turns of `DecisionTreeRegressor(ccp_alpha=C * var(y))` and TnTRegressor on
+all of California housing, `regression/california_housing.npz`), so
 that a change of load during the run falls on both; the MNIST rows show the spread of their turns.
 A fit on all cores is slowed by any other process, its one-thread baseline hardly: before the fits
 the script waits (at most 3 minutes) until other processes use less than a tenth of the CPU, and
@@ -554,8 +590,11 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, help="folder with mnist.npz (default: found as docs/data-sets.md says)")
     parser.add_argument("--only", nargs="*", choices=[*GROUPS, "growth"], help="run only these groups")
+    parser.add_argument(
+        "--patience", type=float, default=180.0, help="most seconds to wait for a quiet machine before the fits"
+    )
     args = parser.parse_args(argv)
-    missing = missing_data(("mnist", "pendigits"), args.data)
+    missing = missing_data(("mnist", "pendigits", "regression/california_housing"), args.data)
     if missing:
         parser.exit(1, f"{missing}\n")
     wanted = set(args.only or GROUPS)
@@ -570,7 +609,7 @@ def main(argv=None):
         rows.extend(new_rows)
 
     models = {}
-    quiet = wait_for_quiet()  # before the fits on all cores, which any other load slows
+    quiet = wait_for_quiet(patience=args.patience)  # before the fits on all cores, which any other load slows
     print(quiet, flush=True)
     if wanted & {"fit", "predict"}:
         for name, repeat in (("mnist", 3), ("pendigits", 7)):
@@ -583,6 +622,8 @@ def main(argv=None):
             report(bench_predict(name, load(args.data, name), models[name]))
     if "continuous" in wanted:
         report(bench_continuous())
+    if "regression" in wanted:
+        report(bench_regression(args.data))
     if "first-start" in wanted:
         report(bench_first_start())
         report(bench_app_start())

@@ -13,9 +13,9 @@ from tnt.experiments.ensembles import (
     fit_ensemble_sizes,
     summarize_ensembles,
 )
-from tnt.experiments.paths import depth_distributions, sample_depths, structural_depths
-from tnt.experiments.teaching import training_snapshots
+from tnt.experiments.path_lengths import depth_distributions, sample_depths, structural_depths
 from tnt.experiments.toy import corners, four_split_graph
+from tnt.services.teaching import training_snapshots
 from tnt.viz.regions import decision_regions, regions_figure
 
 
@@ -154,7 +154,7 @@ def test_training_snapshots_step_through_algorithm_2():
 
 
 def test_teaching_models_on_corners_and_on_other_two_feature_data():
-    from tnt.experiments.teaching import teaching_models, training_accuracy
+    from tnt.services.teaching import teaching_models, training_accuracy
 
     X, y = corners(seed=1)
     models = teaching_models(X, y, C=1e-2, seed=1)

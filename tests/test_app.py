@@ -15,7 +15,7 @@ from streamlit.runtime.media_file_manager import MediaFileManager
 
 from tnt.codegen.sql import sql_identifier
 from tnt.estimator import TnTClassifier
-from tnt.experiments.training import TrainParams
+from tnt.services.training import TrainParams
 from tnt.viz.plotly_view import figure_height
 
 ROOT = Path(__file__).resolve().parent.parent

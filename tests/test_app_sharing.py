@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from tnt.experiments.sharing import edge_flows, incoming_edges, unfold_counts
+from tnt.services.sharing import edge_flows, incoming_edges, unfold_counts
 from tnt.viz.colors import class_palette
 from ui.display import format_count, table_height
 

@@ -8,8 +8,8 @@ import pytest
 from sklearn.tree import DecisionTreeClassifier
 
 from tnt.data.datasets import load_bundled
-from tnt.experiments.training import TrainParams
 from tnt.model_io import from_sklearn, model_to_json
+from tnt.services.training import TrainParams
 
 
 def go(at, page):

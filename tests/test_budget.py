@@ -3,7 +3,7 @@
 import pytest
 from sklearn.datasets import load_digits
 
-from tnt.experiments.budget import fit_to_budget
+from tnt.services.budget import fit_to_budget
 
 
 @pytest.fixture(scope="module")

@@ -29,7 +29,7 @@ def run(code: str) -> str:
 
 
 def test_importing_tnt_compiles_nothing():
-    code = "import tnt, tnt.cli, tnt.reduction, tnt.model_io, tnt.experiments.training, tnt.viz.figures\n"
+    code = "import tnt, tnt.cli, tnt.reduction, tnt.model_io, tnt.services.training, tnt.viz.figures\n"
     assert run(code + LOADED_KERNELS) == "[]"
 
 
@@ -133,8 +133,8 @@ def test_the_train_page_waits_for_the_warm_up_stage_its_data_needs(monkeypatch):
     import numpy as np
 
     from tnt.data.datasets import load_bundled
-    from tnt.experiments.training import TrainParams
     from tnt.learn import warmup
+    from tnt.services.training import TrainParams
     from ui import views
 
     waited = []

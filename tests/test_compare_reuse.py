@@ -11,9 +11,9 @@ from app_helpers import go
 
 from tnt import CARTClassifier, TAOClassifier, TnTClassifier
 from tnt.data.datasets import load_bundled
-from tnt.experiments.compare import compare_models, comparison_frame
-from tnt.experiments.training import TrainParams, train
 from tnt.model_io import model_from_json, model_to_json
+from tnt.services.compare import compare_models, comparison_frame
+from tnt.services.training import TrainParams, train
 from ui.display import labelled
 
 FIT_TIME = "fit time (s)"

@@ -76,7 +76,7 @@ def test_other_data_an_unfitted_model_or_a_bad_round_count_are_refused():
 
 def test_the_compare_table_fine_tunes_the_grown_graph_and_tree_and_counts_their_growing_time():
     from tnt.data.datasets import load_bundled
-    from tnt.experiments.compare import compare_models
+    from tnt.services.compare import compare_models
 
     data = load_bundled("wine")
     results = compare_models(data, C=1e-3, seed=1)

@@ -13,7 +13,7 @@ import pytest
 
 from tnt.data.csv_loader import Limits, read_csv_bytes
 from tnt.data.datasets import DataError, load_bundled, make_dataset
-from tnt.experiments.training import TrainParams, train
+from tnt.services.training import TrainParams, train
 
 ROWS = Limits().max_rows
 
@@ -75,7 +75,7 @@ def test_a_session_keeps_at_most_max_models_results():
     def script():
         import streamlit as st
 
-        from tnt.experiments.training import TrainParams, TrainResult
+        from tnt.services.training import TrainParams, TrainResult
         from ui import state
 
         for i in range(state.MAX_MODELS + 6):

@@ -115,7 +115,7 @@ def test_max_bins_out_of_range_is_refused(estimator, max_bins, continuous):
 
 def test_the_compare_table_trains_both_tnt_models_with_the_bins_asked_for():
     from tnt.data.datasets import load_bundled
-    from tnt.experiments.compare import compare_models
+    from tnt.services.compare import compare_models
 
     data = load_bundled("wine")  # up to 133 distinct values per feature
     results = compare_models(data, C=1e-3, seed=1, max_bins=8)

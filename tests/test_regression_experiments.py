@@ -12,7 +12,7 @@ from tnt import DecisionGraph
 from tnt.baselines import CARTRegressor
 from tnt.data.datasets import DataError, load_bundled, make_dataset, target_task
 from tnt.data.sources import bundled_source, check_source, dataset_from_source, upload_source
-from tnt.experiments.tasks import headline_measure, is_regression, model_classes, scores
+from tnt.services.tasks import headline_measure, is_regression, model_classes, scores
 
 
 @pytest.fixture(scope="module")
@@ -104,10 +104,10 @@ def test_scores_are_scikit_learns_r2_and_rmse(housing):
 
 
 def test_training_compare_sweep_and_budget_measure_a_regression(housing):
-    from tnt.experiments.budget import fit_to_budget
-    from tnt.experiments.compare import REGRESSION_MODELS, compare_models
     from tnt.experiments.sweep import REGRESSION_COLUMNS, sweep
-    from tnt.experiments.training import TrainParams, train
+    from tnt.services.budget import fit_to_budget
+    from tnt.services.compare import REGRESSION_MODELS, compare_models
+    from tnt.services.training import TrainParams, train
 
     result = train(housing, TrainParams(C=1e-2))
     assert type(result.tnt).__name__ == "TnTRegressor" and result.cart.n_splits_ == result.tnt.n_splits_
@@ -160,8 +160,8 @@ def test_the_node_inspector_and_the_plotly_view_of_a_regression_graph(housing):
 
 
 def test_a_model_file_is_matched_against_data_of_its_own_task(housing):
-    from tnt.experiments.opened import match_data
     from tnt.model_io import model_from_json, model_to_json
+    from tnt.services.model_on_data import match_data
 
     model = model_from_json(model_to_json(CARTRegressor.with_splits(4).fit(housing.X_train, housing.y_train)))
     assert match_data(model, housing).ok

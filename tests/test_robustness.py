@@ -9,7 +9,7 @@ from sklearn.datasets import load_digits
 from sklearn.tree import DecisionTreeClassifier
 
 from tnt import CARTClassifier, DecisionGraph, NDGClassifier, TAOClassifier, TnTClassifier
-from tnt.model_io import model_from_json, model_to_json
+from tnt.model_io import LoadedGraphModel, model_from_json, model_to_json
 
 ESTIMATORS = {
     "tnt": lambda: TnTClassifier(C=1e-3, random_state=0),
@@ -207,23 +207,12 @@ def test_a_loaded_float64_graph_compares_in_float64():
     graph = DecisionGraph(
         [1, -1, -1], [2, -1, -1], [0, -2, -2], [0.1, -2, -2], [[1, 1], [1, 0], [0, 1]], input_dtype=np.float64
     )
-    doc = json.loads(model_to_json(_FakeModel(graph)))
+    model = LoadedGraphModel._holding(graph, 1, None, "TnTClassifier", {}, np.array(["left", "right"]))
+    doc = json.loads(model_to_json(model))
     assert doc["graph"]["input_dtype"] == "float64"
     loaded = model_from_json(json.dumps(doc))
     X = np.array([[0.1], [np.nextafter(0.1, 1.0)]])
     assert loaded.predict(X).tolist() == ["left", "right"]  # float32(0.1) > 0.1 would send both right
-
-
-class _FakeModel:
-    """The attributes ``model_to_json`` reads from a fitted graph classifier."""
-
-    def __init__(self, graph):
-        self.graph_ = graph
-        self.classes_ = np.array(["left", "right"])
-        self.n_features_in_ = 1
-
-    def get_params(self):
-        return {}
 
 
 @pytest.mark.parametrize("scale", [1e-177, 1e-300, 1.0, 1e150])

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tnt import CARTClassifier, TnTClassifier
-from tnt.experiments.sharing import (
+from tnt.services.sharing import (
     IncomingEdge,
     edge_flows,
     incoming_edges,

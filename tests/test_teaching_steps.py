@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from tnt import TnTClassifier
-from tnt.experiments.teaching import training_accuracy, training_steps
 from tnt.experiments.toy import corners
 from tnt.learn.working_graph import FlatGraph, WorkingGraph, dead_splits
+from tnt.services.teaching import training_accuracy, training_steps
 
 
 @pytest.fixture(scope="module")

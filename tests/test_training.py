@@ -5,7 +5,7 @@ import pytest
 
 from tnt import DecisionGraph
 from tnt.data.datasets import load_bundled
-from tnt.experiments.training import TrainParams, train
+from tnt.services.training import TrainParams, train
 from tnt.viz.explain import (
     INTERACTIVE_GRAPH_NODES,
     LARGE_GRAPH_NODES,

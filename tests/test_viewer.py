@@ -14,9 +14,9 @@ from sklearn.tree import DecisionTreeClassifier
 
 import tnt
 from tnt.data.datasets import load_bundled
-from tnt.experiments.opened import match_data, open_model_file, reduction_summary
 from tnt.model_io import from_sklearn, model_from_json, model_to_json
 from tnt.reduction import reduce_model
+from tnt.services.model_on_data import match_data, open_model_file, reduction_summary
 from tnt.viz.plotly_view import graph_figure, standalone_html
 
 

@@ -9,7 +9,7 @@ import pytest
 from tnt.data.csv_loader import read_csv_bytes
 from tnt.data.datasets import DataError, load_bundled
 from tnt.data.sources import bundled_source, check_source, content_hash, dataset_from_source, upload_source
-from tnt.experiments.training import TrainParams, train
+from tnt.services.training import TrainParams, train
 from tnt.workspace import WorkspaceStore
 from tnt.workspace.runs import check_params, find_result, history_frame, load_result, save_result
 

@@ -15,6 +15,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 from tnt.graph import EXACT_IN_FLOAT32, DecisionGraph
 from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.learn.growth import _Problem, fine_tune_graph
+from tnt.learn.regression_growth import RegressionProblem
 from tnt.learn.working_graph import FlatGraph
 
 # Both scikit-learn's trees and TnT compare float32 feature values with their thresholds.
@@ -84,6 +85,20 @@ class GraphModelMixin:
             leaves = self.graph_.apply(X)
         return leaves
 
+    def predict(self, X):
+        """The prediction of each sample's leaf: a classifier's majority class there, a regressor's
+        weighted mean training target.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+        """
+        return self._predicted_at(self._leaves(X))  # _leaves checks first that the model is fitted
+
     def apply(self, X):
         """Id of the leaf (node of ``graph_``) each sample reaches."""
         return self._leaves(X)
@@ -103,6 +118,42 @@ class GraphModelMixin:
         """Number of nodes with more than one parent."""
         check_is_fitted(self)
         return int(self.graph_.shared_nodes.size)
+
+
+class GrownGraphEstimator(BaseEstimator):
+    """What fitting does in every estimator of the project: check the parameters, validate the
+    training data into a problem (the task's mixin), grow a flat graph from it (the estimator's own
+    ``_grow``) and store the graph with its statistics (the task's mixin)."""
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the model to the training data.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Class labels, or a regressor's numeric targets.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Samples of weight zero act as if they were absent.
+
+        Returns
+        -------
+        self
+        """
+        return self._fit(X, y, sample_weight)
+
+    def _fit(self, X, y, sample_weight, **growth_options):
+        self._validate_params()
+        problem = self._validate_training_data(X, y, sample_weight, self._max_bins())
+        self._set_graph(self._grow(problem, **growth_options), problem)
+        return self
+
+    def _max_bins(self) -> int:
+        """Most codes per feature of the training matrix (estimators without ``max_bins`` bin nothing)."""
+        return MAX_EXACT_BINS
+
+    def _grow(self, problem, **growth_options) -> FlatGraph:
+        raise NotImplementedError
 
 
 class GraphClassifierMixin(ClassifierMixin, GraphModelMixin):
@@ -183,19 +234,8 @@ class GraphClassifierMixin(ClassifierMixin, GraphModelMixin):
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 
-    def predict(self, X):
-        """Predicted class of each sample: the majority class of its leaf.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        y : ndarray of shape (n_samples,)
-        """
+    def _predicted_at(self, leaves: np.ndarray) -> np.ndarray:
         # The class of each leaf, then each sample's leaf: no (n_samples, n_classes) array.
-        leaves = self._leaves(X)
         return self.classes_.take(self.graph_.predicted_class()[leaves])
 
 
@@ -203,7 +243,7 @@ class GraphRegressorMixin(RegressorMixin, GraphModelMixin):
     """Prediction and introspection for a regressor whose fitted model is ``self.graph_``
     (a regression graph: the mean training target at each node)."""
 
-    def _validate_regression_data(self, X, y, sample_weight):
+    def _validate_training_data(self, X, y, sample_weight, max_bins: int = MAX_EXACT_BINS) -> RegressionProblem:
         """Float32 ``X``, float64 ``y`` and positive weights, samples of weight zero removed."""
         X, y = validate_data(self, X, y, dtype=(DTYPE, np.float64), y_numeric=True)
         X = _within_float32(X)
@@ -214,10 +254,13 @@ class GraphRegressorMixin(RegressorMixin, GraphModelMixin):
         keep = w > 0
         if not np.all(keep):
             X, y, w = X[keep], y[keep], w[keep]
-        return np.ascontiguousarray(X, dtype=DTYPE), y, w
+        return RegressionProblem.standardised(
+            np.ascontiguousarray(X, dtype=DTYPE), y, w, _seed(self.random_state), max_bins
+        )
 
-    def _set_regression_graph(self, flat: FlatGraph, X, y, w) -> None:
+    def _set_graph(self, flat: FlatGraph, problem: RegressionProblem) -> None:
         """Store the fitted graph with the mean targets of the training data and derived attributes."""
+        X, y, w = problem.X, problem.target, problem.w
         shape = DecisionGraph(
             flat.children_left,
             flat.children_right,
@@ -231,18 +274,7 @@ class GraphRegressorMixin(RegressorMixin, GraphModelMixin):
         self.n_leaves_ = self.graph_.n_leaves
         self.feature_importances_ = self.graph_.regression_feature_importances(X, y, w, n_features=self.n_features_in_)
 
-    def predict(self, X):
-        """Predicted target of each sample: the weighted mean training target of its leaf.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        y : ndarray of shape (n_samples,)
-        """
-        leaves = self._leaves(X)  # checks first that the model is fitted
+    def _predicted_at(self, leaves: np.ndarray) -> np.ndarray:
         return self.graph_.value[leaves, 0]
 
 
@@ -360,6 +392,7 @@ __all__ = [
     "GraphClassifierMixin",
     "GraphModelMixin",
     "GraphRegressorMixin",
+    "GrownGraphEstimator",
     "BaseEstimator",
     "DTYPE",
     "graph_from_flat",

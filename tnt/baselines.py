@@ -7,11 +7,10 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from sklearn.utils._param_validation import Interval
 
-from tnt._base import GraphClassifierMixin, GraphRegressorMixin, _seed
+from tnt._base import GraphClassifierMixin, GraphRegressorMixin, GrownGraphEstimator
 from tnt.learn.growth import fine_tune_graph
 from tnt.learn.working_graph import FlatGraph
 
@@ -27,7 +26,7 @@ _TREE_PARAMETERS = {
 
 
 class _SameSplits:
-    """``with_splits``, shared by every CART baseline."""
+    """``with_splits`` and the fit of scikit-learn's tree, shared by every CART baseline."""
 
     @classmethod
     def with_splits(cls, n_splits: int, **params):
@@ -48,8 +47,14 @@ class _SameSplits:
         """
         return cls(max_leaf_nodes=max(int(n_splits) + 1, 2), **params)
 
+    def _tree(self, tree_class, problem, y):
+        """scikit-learn's tree of class ``tree_class`` fitted on the problem's samples, targets ``y``."""
+        return tree_class(max_leaf_nodes=self.max_leaf_nodes, ccp_alpha=self.ccp_alpha, random_state=problem.seed).fit(
+            problem.X, y, sample_weight=problem.w
+        )
 
-class CARTClassifier(_SameSplits, GraphClassifierMixin, BaseEstimator):
+
+class CARTClassifier(_SameSplits, GraphClassifierMixin, GrownGraphEstimator):
     """CART (scikit-learn's ``DecisionTreeClassifier``, Gini) exposed as a decision graph.
 
     With ``max_leaf_nodes`` set, scikit-learn grows the tree best-first, which is how the paper
@@ -87,28 +92,10 @@ class CARTClassifier(_SameSplits, GraphClassifierMixin, BaseEstimator):
         self.fine_tune = fine_tune
         self.random_state = random_state
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit the tree (then fine-tune it when ``fine_tune > 0``).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), default=None
-
-        Returns
-        -------
-        self
-        """
-        self._validate_params()
-        problem = self._validate_training_data(X, y, sample_weight)
-        tree = DecisionTreeClassifier(
-            max_leaf_nodes=self.max_leaf_nodes, ccp_alpha=self.ccp_alpha, random_state=problem.seed
-        ).fit(problem.X, problem.y, sample_weight=problem.w)
+    def _grow(self, problem) -> FlatGraph:
+        tree = self._tree(DecisionTreeClassifier, problem, problem.y)
         flat = _flat_tree(tree, leaf_labels=tree.classes_.take(tree.tree_.value[:, 0, :].argmax(axis=1)))
-        flat = fine_tune_graph(flat, problem, int(self.fine_tune))
-        self._set_graph(flat, problem)
-        return self
+        return fine_tune_graph(flat, problem, int(self.fine_tune))
 
     def fine_tuned(self, X, y, rounds: int = 5, sample_weight=None) -> TAOClassifier:
         """TAO from this tree without growing it again: the tree fine-tuned for ``rounds`` rounds
@@ -133,7 +120,7 @@ class CARTClassifier(_SameSplits, GraphClassifierMixin, BaseEstimator):
         return self._fine_tuned(lambda n: TAOClassifier(**params, fine_tune=n), X, y, rounds, sample_weight)
 
 
-class CARTRegressor(_SameSplits, GraphRegressorMixin, BaseEstimator):
+class CARTRegressor(_SameSplits, GraphRegressorMixin, GrownGraphEstimator):
     """CART for regression (scikit-learn's ``DecisionTreeRegressor``, squared error) exposed as a
     regression graph, the baseline of :class:`tnt.TnTRegressor` at the same number of splits.
 
@@ -166,27 +153,8 @@ class CARTRegressor(_SameSplits, GraphRegressorMixin, BaseEstimator):
         self.ccp_alpha = ccp_alpha
         self.random_state = random_state
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit the tree.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-            Numeric targets.
-        sample_weight : array-like of shape (n_samples,), default=None
-
-        Returns
-        -------
-        self
-        """
-        self._validate_params()
-        X, y, w = self._validate_regression_data(X, y, sample_weight)
-        tree = DecisionTreeRegressor(
-            max_leaf_nodes=self.max_leaf_nodes, ccp_alpha=self.ccp_alpha, random_state=_seed(self.random_state)
-        ).fit(X, y, sample_weight=w)
-        self._set_regression_graph(_flat_tree(tree, leaf_labels=0), X, y, w)
-        return self
+    def _grow(self, problem) -> FlatGraph:
+        return _flat_tree(self._tree(DecisionTreeRegressor, problem, problem.target), leaf_labels=0)
 
 
 class TAOClassifier(CARTClassifier):

@@ -284,7 +284,7 @@ def _train(args) -> None:
     if args.model == "ndg" or args.max_splits is None:
         model = _model(args, regression).fit(X_train, y_train)
     else:
-        from tnt.experiments.budget import fit_to_budget
+        from tnt.services.budget import fit_to_budget
 
         if regression:
             raise ValueError("--max-splits trains classifiers only; for a regression target, choose --C.")

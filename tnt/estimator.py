@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-from numbers import Integral, Real
-
-from sklearn.base import BaseEstimator, clone
-from sklearn.utils._param_validation import Interval
+from sklearn.base import clone
 
 from tnt._base import GraphClassifierMixin
-from tnt._parallel import effective_n_jobs, n_jobs_constraint
-from tnt.learn.binning import MAX_EXACT_BINS
-from tnt.learn.growth import ProgressCallback, grow_graph
+from tnt._tnt_estimator import TnTEstimator
 
 __all__ = ["TnTClassifier"]
 
 
-class TnTClassifier(GraphClassifierMixin, BaseEstimator):
+class TnTClassifier(GraphClassifierMixin, TnTEstimator):
     """Tree in Tree (TnT) decision graph classifier.
 
     TnT grows small cost-complexity-pruned CART trees ("micro trees") inside the leaves and the
@@ -108,57 +103,6 @@ class TnTClassifier(GraphClassifierMixin, BaseEstimator):
     >>> clf.n_splits_ == clf.graph_.n_splits
     True
     """
-
-    _parameter_constraints: dict = {
-        "C": [Interval(Real, 0, None, closed="left")],
-        "N1": [Interval(Integral, 1, None, closed="left")],
-        "N2": [Interval(Integral, 1, None, closed="left")],
-        "fine_tune": [Interval(Integral, 0, None, closed="left")],
-        "random_state": ["random_state"],
-        "n_jobs": n_jobs_constraint(),
-        "max_bins": [Interval(Integral, 2, MAX_EXACT_BINS, closed="both")],
-    }
-
-    def __init__(self, *, C=1e-3, N1=2, N2=5, fine_tune=0, random_state=None, n_jobs=None, max_bins=MAX_EXACT_BINS):
-        self.C = C
-        self.N1 = N1
-        self.N2 = N2
-        self.fine_tune = fine_tune
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.max_bins = max_bins
-
-    def fit(self, X, y, sample_weight=None, progress_callback: ProgressCallback = None):
-        """Train the decision graph.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), default=None
-            Weights honoured everywhere: micro-tree fits, majority labels and ``C_i``.
-        progress_callback : callable, default=None
-            Called with a :class:`tnt.GrowthEvent` after every grow pass, merge and fine-tuning
-            round; ``event.step / event.total_steps`` is the fraction done and
-            ``event.snapshot()`` the graph at that moment.
-
-        Returns
-        -------
-        self : TnTClassifier
-        """
-        self._validate_params()
-        problem = self._validate_training_data(X, y, sample_weight, int(self.max_bins))
-        flat = grow_graph(
-            problem,
-            C=float(self.C),
-            N1=int(self.N1),
-            N2=int(self.N2),
-            fine_tune=int(self.fine_tune),
-            callback=progress_callback,
-            n_threads=effective_n_jobs(self.n_jobs),
-        )
-        self._set_graph(flat, problem)
-        return self
 
     def fine_tuned(self, X, y, rounds: int = 5, sample_weight=None) -> TnTClassifier:
         """A copy of this model fine-tuned for ``rounds`` rounds (the paper's Algorithm A.1).

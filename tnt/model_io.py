@@ -83,11 +83,32 @@ class _Frozen:
         return self
 
 
-class LoadedGraphModel(_Frozen, GraphClassifierMixin, BaseEstimator):
-    """A graph classifier read from a model file; it predicts exactly as the model that was saved.
+class _LoadedGraph(_Frozen, BaseEstimator):
+    """What a model read from a file is, whatever its task: a frozen graph estimator that also
+    knows the kind and parameters of the estimator that was saved."""
 
-    Like scikit-learn's ``FrozenEstimator``, it is never refitted: ``clone`` returns the model
-    itself and ``fit`` leaves it unchanged.
+    @classmethod
+    def _holding(cls, graph: DecisionGraph, n_features: int, feature_names, kind: str, params: dict, classes=None):
+        """A loaded model of this class with the given graph, features, saved kind and parameters,
+        and, for a classifier, its classes."""
+        model = cls()
+        model.graph_ = graph
+        if classes is not None:
+            model.classes_ = classes
+            model.n_classes_ = int(classes.shape[0])
+        model.n_features_in_ = int(n_features)
+        if feature_names is not None:
+            model.feature_names_in_ = np.asarray(feature_names, dtype=object)
+        model.n_splits_ = graph.n_splits
+        model.n_leaves_ = graph.n_leaves
+        model.estimator_kind_ = kind
+        model.estimator_params_ = params
+        return model
+
+
+class LoadedGraphModel(GraphClassifierMixin, _LoadedGraph):
+    """A graph classifier read from a model file; it predicts exactly as the model that was saved and,
+    like scikit-learn's ``FrozenEstimator``, is never refitted (``clone`` returns it, ``fit`` keeps it).
 
     Attributes
     ----------
@@ -114,23 +135,18 @@ class LoadedGraphModel(_Frozen, GraphClassifierMixin, BaseEstimator):
     """
 
 
-class LoadedGraphRegressor(_Frozen, GraphRegressorMixin, BaseEstimator):
-    """A graph regressor read from a model file; it predicts exactly as the model that was saved.
-
-    Like scikit-learn's ``FrozenEstimator``, it is never refitted: ``clone`` returns the model
-    itself and ``fit`` leaves it unchanged.
+class LoadedGraphRegressor(GraphRegressorMixin, _LoadedGraph):
+    """A graph regressor read from a model file; it predicts exactly as the model that was saved and,
+    like scikit-learn's ``FrozenEstimator``, is never refitted (``clone`` returns it, ``fit`` keeps it).
 
     Attributes
     ----------
     graph_ : DecisionGraph
         A regression graph (mean training target at each node).
-    n_features_in_, n_splits_, n_leaves_ : int
-    feature_names_in_ : ndarray of str
-        Defined only when the saved model had feature names.
     estimator_kind_ : str
         Class name of the estimator that was saved (``"TnTRegressor"``, ``"DecisionTreeRegressor"``).
-    estimator_params_ : dict
-        Its parameters, as saved.
+    n_features_in_, n_splits_, n_leaves_, feature_names_in_, estimator_params_ :
+        As in :class:`LoadedGraphModel`.
 
     Examples
     --------
@@ -174,7 +190,7 @@ def model_to_json(estimator, *, indent: int | None = None) -> str:
     ('tnt-explorer-model', 1, 'CARTClassifier', [0, 1, 2])
     """
     graph = estimator.graph_ if hasattr(estimator, "graph_") else _converted_tree(estimator)
-    if isinstance(estimator, (LoadedGraphModel, LoadedGraphRegressor)):
+    if isinstance(estimator, _LoadedGraph):
         kind, params = estimator.estimator_kind_, estimator.estimator_params_
     else:
         kind, params = type(estimator).__name__, {k: _json_param(v) for k, v in estimator.get_params().items()}
@@ -274,19 +290,8 @@ def model_from_json(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> LoadedG
     if not all(v is None or isinstance(v, (str, int, float)) for v in doc["params"].values()):
         raise ValueError('"params" must map each parameter to a string, a number, a boolean or null.')
 
-    model = LoadedGraphRegressor() if regression else LoadedGraphModel()
-    model.graph_ = graph
-    if not regression:
-        model.classes_ = classes
-        model.n_classes_ = int(classes.shape[0])
-    model.n_features_in_ = int(n_features)
-    if names is not None:
-        model.feature_names_in_ = np.asarray(names, dtype=object)
-    model.n_splits_ = graph.n_splits
-    model.n_leaves_ = graph.n_leaves
-    model.estimator_kind_ = doc["estimator"]
-    model.estimator_params_ = doc["params"]
-    return model
+    loaded = LoadedGraphRegressor if regression else LoadedGraphModel
+    return loaded._holding(graph, n_features, names, doc["estimator"], doc["params"], classes)
 
 
 def from_sklearn(tree, *, feature_names=None, class_names=None, path=None) -> LoadedGraphModel | LoadedGraphRegressor:
@@ -336,22 +341,14 @@ def from_sklearn(tree, *, feature_names=None, class_names=None, path=None) -> Lo
     if graph.regression:
         if class_names is not None:
             raise ValueError("A DecisionTreeRegressor has no classes: pass class_names=None.")
-        model = LoadedGraphRegressor()
+        loaded, classes = LoadedGraphRegressor, None
     else:
         classes = tree.classes_ if class_names is None else list(class_names)
         if len(classes) != graph.n_classes:
             raise ValueError(f"class_names has {len(classes)} names but the tree has {graph.n_classes} classes.")
-        model = LoadedGraphModel()
-        model.classes_ = _read_classes([_json_scalar(c) for c in classes])
-        model.n_classes_ = graph.n_classes
-    model.graph_ = graph
-    model.n_features_in_ = n_features
-    if feature_names is not None:
-        model.feature_names_in_ = np.asarray(feature_names, dtype=object)
-    model.n_splits_ = graph.n_splits
-    model.n_leaves_ = graph.n_leaves
-    model.estimator_kind_ = type(tree).__name__
-    model.estimator_params_ = {k: _json_param(v) for k, v in tree.get_params().items()}
+        loaded, classes = LoadedGraphModel, _read_classes([_json_scalar(c) for c in classes])
+    params = {k: _json_param(v) for k, v in tree.get_params().items()}
+    model = loaded._holding(graph, n_features, feature_names, type(tree).__name__, params, classes)
     if path is not None:
         Path(path).write_text(model_to_json(model))
     return model

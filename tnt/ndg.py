@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from numbers import Integral, Real
 
-from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval
 
-from tnt._base import GraphClassifierMixin
+from tnt._base import GraphClassifierMixin, GrownGraphEstimator
 from tnt.learn.naive_graph import grow_naive_graph
+from tnt.learn.working_graph import FlatGraph
 
 __all__ = ["NDGClassifier", "PAPER_C"]
 
@@ -16,7 +16,7 @@ __all__ = ["NDGClassifier", "PAPER_C"]
 PAPER_C = 3e-4
 
 
-class NDGClassifier(GraphClassifierMixin, BaseEstimator):
+class NDGClassifier(GraphClassifierMixin, GrownGraphEstimator):
     """Naive decision graph (NDG): greedy splits of leaves and merges of pairs of leaves.
 
     The paper's Algorithm 1 (after Oliver, 1992, and Zighed et al., 2007): start from one leaf; at
@@ -105,21 +105,5 @@ class NDGClassifier(GraphClassifierMixin, BaseEstimator):
         """
         return cls(max_splits=max(int(n_splits), 0), **params)
 
-    def fit(self, X, y, sample_weight=None):
-        """Grow the graph.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), default=None
-
-        Returns
-        -------
-        self
-        """
-        self._validate_params()
-        problem = self._validate_training_data(X, y, sample_weight)
-        flat = grow_naive_graph(problem, float(self.C), self.max_splits, bool(self.merge))
-        self._set_graph(flat, problem)
-        return self
+    def _grow(self, problem) -> FlatGraph:
+        return grow_naive_graph(problem, float(self.C), self.max_splits, bool(self.merge))

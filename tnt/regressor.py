@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-from sklearn.base import BaseEstimator
-
-from tnt._base import GraphRegressorMixin, _seed
-from tnt._parallel import effective_n_jobs
-from tnt.estimator import TnTClassifier
-from tnt.learn.binning import MAX_EXACT_BINS
-from tnt.learn.growth import ProgressCallback
-from tnt.learn.regression_growth import RegressionProblem, grow_regression_graph
+from tnt._base import GraphRegressorMixin
+from tnt._tnt_estimator import TnTEstimator
 
 __all__ = ["TnTRegressor"]
 
 
-class TnTRegressor(GraphRegressorMixin, BaseEstimator):
+class TnTRegressor(GraphRegressorMixin, TnTEstimator):
     """Tree in Tree (TnT) decision graph regressor (squared error).
 
     The paper's training scheme with regression micro trees: leaves grow squared-error CART trees,
@@ -94,7 +88,7 @@ class TnTRegressor(GraphRegressorMixin, BaseEstimator):
     References
     ----------
     .. [1] B. Zhu and M. Shoaran, "Tree in Tree: from Decision Trees to Decision Graphs",
-       NeurIPS 2021.
+       NeurIPS 2021: Algorithm 2 and its Algorithm A.1, here with the squared error.
 
     Examples
     --------
@@ -107,46 +101,3 @@ class TnTRegressor(GraphRegressorMixin, BaseEstimator):
     >>> reg.graph_.regression
     True
     """
-
-    _parameter_constraints: dict = TnTClassifier._parameter_constraints
-
-    def __init__(self, *, C=1e-3, N1=2, N2=5, fine_tune=0, random_state=None, n_jobs=None, max_bins=MAX_EXACT_BINS):
-        self.C = C
-        self.N1 = N1
-        self.N2 = N2
-        self.fine_tune = fine_tune
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.max_bins = max_bins
-
-    def fit(self, X, y, sample_weight=None, progress_callback: ProgressCallback = None):
-        """Train the decision graph.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-            Numeric targets.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Weights honoured everywhere: micro-tree fits, leaf means and ``C_i``.
-        progress_callback : callable, default=None
-            Called with a :class:`tnt.GrowthEvent` after every grow pass, merge and fine-tuning round.
-
-        Returns
-        -------
-        self : TnTRegressor
-        """
-        self._validate_params()
-        X, y, w = self._validate_regression_data(X, y, sample_weight)
-        problem = RegressionProblem.standardised(X, y, w, _seed(self.random_state), int(self.max_bins))
-        flat = grow_regression_graph(
-            problem,
-            C=float(self.C),
-            N1=int(self.N1),
-            N2=int(self.N2),
-            fine_tune=int(self.fine_tune),
-            callback=progress_callback,
-            n_threads=effective_n_jobs(self.n_jobs),
-        )
-        self._set_regression_graph(flat, X, y, w)
-        return self

@@ -9,9 +9,9 @@ import math
 import pandas as pd
 import streamlit as st
 
-from tnt.experiments.tasks import headline_measure, measure_decimals
-from tnt.experiments.training import TrainResult
 from tnt.learn.binning import MAX_EXACT_BINS
+from tnt.services.tasks import headline_measure, measure_decimals
+from tnt.services.training import TrainResult
 from tnt.viz.exporter import format_value
 
 __all__ = [
@@ -237,7 +237,7 @@ def table_height(n_rows: int, max_px: int | None = None) -> int:
 
 
 def shared_table(table: pd.DataFrame) -> pd.DataFrame:
-    """:func:`tnt.experiments.sharing.shared_nodes_table` for display: node ids as ``#17``, the
+    """:func:`tnt.services.sharing.shared_nodes_table` for display: node ids as ``#17``, the
     tree's counts (Python ints of any size) as text, columns in words."""
     shown = table.copy()
     shown["node"] = [f"#{n}" for n in shown["node"]]

@@ -174,7 +174,7 @@ def incoming_figure(edges, class_names=None):
 
     Parameters
     ----------
-    edges : sequence of :class:`tnt.experiments.sharing.IncomingEdge`
+    edges : sequence of :class:`tnt.services.sharing.IncomingEdge`
     class_names : sequence of str, default=None
         None for a regression graph: the samples only.
 
@@ -187,7 +187,7 @@ def incoming_figure(edges, class_names=None):
     Examples
     --------
     >>> import numpy as np
-    >>> from tnt.experiments.sharing import IncomingEdge
+    >>> from tnt.services.sharing import IncomingEdge
     >>> edges = [IncomingEdge(3, "left", "x <= 1", np.array([1.0, 3.0])),
     ...          IncomingEdge(5, "right", "y > 2", np.array([0.0, 6.0]))]
     >>> fig = incoming_figure(edges, ["a", "b"])
@@ -362,7 +362,7 @@ def file_stem(label: str, params) -> str:
 
     Examples
     --------
-    >>> from tnt.experiments.training import TrainParams
+    >>> from tnt.services.training import TrainParams
     >>> file_stem("TnT", TrainParams()), file_stem("Opened: my tree/1.json, reduced", TrainParams())
     ('tnt_C1e-03', 'opened_my-tree-1_reduced')
     """

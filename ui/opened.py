@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from tnt.experiments.opened import DataMatch, match_data, open_model_file, reduction_summary
 from tnt.model_io import MAX_BYTES
 from tnt.reduction import reduce_model
+from tnt.services.model_on_data import DataMatch, match_data, open_model_file, reduction_summary
 from ui.drawing import fingerprint
 from ui.lru import LRUStore
 

@@ -19,8 +19,8 @@ import streamlit as st
 from tnt.data.csv_loader import UploadedTable, read_csv_bytes
 from tnt.data.datasets import DataError, Dataset, default_dataset_id, load_bundled
 from tnt.data.sources import bundled_source, check_source, dataset_from_source
-from tnt.experiments.tasks import model_classes
-from tnt.experiments.training import TrainParams, TrainResult
+from tnt.services.tasks import model_classes
+from tnt.services.training import TrainParams, TrainResult
 from tnt.workspace import runs as saved_runs
 from ui.lru import LRUStore
 
@@ -155,7 +155,7 @@ def cached_result(data: Dataset, value: TrainParams) -> TrainResult | None:
 
 def comparable_models(data: Dataset, value: TrainParams) -> dict | None:
     """The TnT and CART this session trained on ``data`` at ``value``'s settings without fine-tuning,
-    with their fit times, as :func:`tnt.experiments.compare.compare_models` takes them (``fitted``),
+    with their fit times, as :func:`tnt.services.compare.compare_models` takes them (``fitted``),
     or None. The Compare table's TnT is never fine-tuned, so a model trained with ``value.fine_tune``
     rounds is not it; a run read back from the workspace holds model files (which cannot be
     fine-tuned), and a budget search's reused fit has no fit time: those are fitted again."""
@@ -229,11 +229,11 @@ def forget_workspace() -> None:
 
 
 # ---------------------------------------------------------------- a model file opened by the user
-OPENED = "opened/model"  # tnt.experiments.opened.OpenedModel, the file opened on Graph, Compare or Paths
+OPENED = "opened/model"  # tnt.services.model_on_data.OpenedModel, the file opened on Graph, Compare or Paths
 
 
 def opened_model():
-    """The model file the user opened (an :class:`~tnt.experiments.opened.OpenedModel`), or None."""
+    """The model file the user opened (an :class:`~tnt.services.model_on_data.OpenedModel`), or None."""
     return st.session_state.get(OPENED)
 
 

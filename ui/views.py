@@ -7,9 +7,9 @@ from dataclasses import replace
 import streamlit as st
 
 from tnt.data.datasets import Dataset
-from tnt.experiments.budget import BudgetResult
-from tnt.experiments.training import TrainParams, TrainResult, train, train_to_budget
 from tnt.learn import warmup
+from tnt.services.budget import BudgetResult
+from tnt.services.training import TrainParams, TrainResult, train, train_to_budget
 from ui.analysis import remembered
 from ui.display import format_bins, format_C, format_measure, headline
 

@@ -23,11 +23,11 @@ import pandas as pd
 from joblib import Parallel, delayed
 
 from tnt._parallel import check_n_jobs
-from tnt.experiments.tasks import model_classes, scores
 from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.ndg import PAPER_C as NDG_C
 from tnt.ndg import NDGClassifier
 from tnt.reduction import reduce_model
+from tnt.services.tasks import model_classes, scores
 
 __all__ = [
     "COLUMNS",
@@ -108,7 +108,7 @@ def log_grid(low: float, high: float, n: int) -> list[float]:
 
 
 def _measure(prefix, model, X_train, y_train, X_test, y_test) -> dict:
-    """``<prefix>_splits``, the scores of :func:`tnt.experiments.tasks.scores` (``_acc`` for accuracy)
+    """``<prefix>_splits``, the scores of :func:`tnt.services.tasks.scores` (``_acc`` for accuracy)
     and ``<prefix>_mean_depth``."""
     found = {**scores(model, X_train, y_train, "train"), **scores(model, X_test, y_test, "test")}
     return {

@@ -101,6 +101,10 @@ class _Problem:
     def ones(self) -> np.ndarray:
         return np.ones(self.X.shape[0])
 
+    def loss(self) -> ZeroOneLoss:
+        """What the growth loop minimises on this problem: the 0/1 loss."""
+        return ZeroOneLoss(self)
+
 
 class _MicroTreeCache:
     """Reuse a node's micro tree when it would be refitted on exactly the same samples and targets.
@@ -468,6 +472,32 @@ def _restore_slot(graph: WorkingGraph, node: int, saved) -> None:
     graph.left[node], graph.right[node], graph.feature[node], graph.threshold[node] = saved
 
 
+class ZeroOneLoss:
+    """The classifier's loss in the growth loop: a leaf's micro tree fits the class labels, an
+    internal node's the sensitive samples (:func:`_grow_pass`), fine-tuning is :func:`fine_tune_graph`.
+
+    The loop (:func:`grow_graph`) asks a loss for the graph it starts from, one grow pass and the
+    fine-tuning rounds; :class:`tnt.learn.regression_growth.SquaredLoss` is the regressor's.
+    """
+
+    #: Grow passes log their micro trees, for the progress events' details.
+    logs_micro_trees = True
+
+    def __init__(self, problem: _Problem):
+        self.problem = problem
+
+    def first_graph(self) -> FlatGraph:
+        """One leaf labelled with the class of largest weight."""
+        counts = np.bincount(self.problem.y, weights=self.problem.w, minlength=self.problem.n_classes)
+        return FlatGraph.single_leaf(int(np.argmax(counts)))
+
+    def grow_pass(self, working: WorkingGraph, C: float, cache: _MicroTreeCache, workers: _Workers, log) -> None:
+        _grow_pass(working, self.problem, C, cache, workers, log)
+
+    def fine_tuned(self, graph: FlatGraph, rounds: int, report) -> FlatGraph:
+        return fine_tune_graph(graph, self.problem, rounds, _report=report)
+
+
 def grow_graph(
     problem: _Problem,
     C: float,
@@ -477,9 +507,15 @@ def grow_graph(
     callback: ProgressCallback = None,
     n_threads: int = 1,
 ) -> FlatGraph:
-    """Train a TnT decision graph (Algorithm 2), then fine-tune it for ``fine_tune`` rounds."""
-    counts = np.bincount(problem.y, weights=problem.w, minlength=problem.n_classes)
-    graph = FlatGraph.single_leaf(int(np.argmax(counts)))
+    """Train a TnT decision graph (Algorithm 2), then fine-tune it for ``fine_tune`` rounds, for the
+    loss of the problem (``problem.loss()``: the 0/1 loss of a classification, the squared error of a
+    :class:`tnt.learn.regression_growth.RegressionProblem`).
+
+    A regression graph's leaf labels are meaningless outside training: its leaf values are the mean
+    training targets of its leaves (see :meth:`tnt.graph.DecisionGraph.with_regression_stats`).
+    """
+    loss = problem.loss()
+    graph = loss.first_graph()
     total_steps = N1 * (N2 + 1) + fine_tune
     step = 0
 
@@ -502,8 +538,8 @@ def grow_graph(
             cache = _MicroTreeCache()
             details = None
             for _ in range(N2):
-                log = None if callback is None else []
-                _grow_pass(working, problem, C, cache, workers, log)
+                log = None if callback is None or not loss.logs_micro_trees else []
+                loss.grow_pass(working, C, cache, workers, log)
                 counts = None
                 if log is not None:  # one routing of the samples for the details and the snapshot
                     counts = working.routing_counts(problem.X)
@@ -513,7 +549,7 @@ def grow_graph(
             report("merge", phase, graph, details and {"dead": details["dead"]})
     finally:
         workers.close()
-    return fine_tune_graph(graph, problem, fine_tune, _report=report)
+    return loss.fine_tuned(graph, fine_tune, report)
 
 
 def fine_tune_graph(graph: FlatGraph, problem: _Problem, rounds: int, _report=None) -> FlatGraph:

@@ -14,18 +14,14 @@ NO_DEPTH_LIMIT = np.iinfo(np.int64).max
 
 
 @dataclass(frozen=True)
-class MicroTree:
-    """A fitted micro tree as flat arrays, nodes numbered depth-first from the root (id 0).
-
-    ``label`` holds the predicted target (an index into the targets the tree was fitted on) at the
-    leaves and -1 at internal nodes.
-    """
+class TreeArrays:
+    """The structure of a fitted micro tree as flat arrays, nodes numbered depth-first from the root
+    (id 0): children (-1 at leaves), the feature tested and the threshold (-2 at leaves)."""
 
     children_left: np.ndarray
     children_right: np.ndarray
     feature: np.ndarray
     threshold: np.ndarray
-    label: np.ndarray
 
     @property
     def is_single_leaf(self) -> bool:
@@ -34,6 +30,14 @@ class MicroTree:
     @property
     def node_count(self) -> int:
         return int(self.children_left.shape[0])
+
+
+@dataclass(frozen=True)
+class MicroTree(TreeArrays):
+    """A fitted micro tree whose ``label`` holds the predicted target (an index into the targets the
+    tree was fitted on) at the leaves and -1 at internal nodes."""
+
+    label: np.ndarray
 
     @cached_property
     def n_splits(self) -> int:

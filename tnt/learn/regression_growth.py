@@ -30,8 +30,6 @@ import numpy as np
 
 from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.learn.growth import (
-    GrowthEvent,
-    ProgressCallback,
     _gather,
     _MicroTreeCache,
     _Problem,
@@ -45,14 +43,20 @@ from tnt.learn.micro_tree import MicroTree
 from tnt.learn.regression_tree import NO_DEPTH_LIMIT, RegressionTree, fit_regression_tree
 from tnt.learn.working_graph import FlatGraph, WorkingGraph, compact
 
-__all__ = ["RegressionProblem", "grow_regression_graph"]
+__all__ = ["RegressionProblem", "SquaredLoss"]
 
 
 @dataclass
 class RegressionProblem(_Problem):
     """Validated regression data: float32 features, standardised targets ``y`` (weighted mean 0 and
     variance 1), positive weights. ``n_classes`` is 2: the targets of the internal nodes' reduced
-    problems."""
+    problems. ``target`` holds the targets in their own units (when made by :meth:`standardised`)."""
+
+    target: np.ndarray | None = None
+
+    def loss(self) -> SquaredLoss:
+        """What the growth loop minimises on this problem: the squared error."""
+        return SquaredLoss(self)
 
     @classmethod
     def standardised(
@@ -62,7 +66,7 @@ class RegressionProblem(_Problem):
         scale = float(np.sqrt(np.average((y - mean) ** 2, weights=w)))
         if not np.isfinite(scale) or scale == 0.0:
             scale = 1.0
-        return cls(X=X, y=(y - mean) / scale, w=w, n_classes=2, seed=seed, max_bins=max_bins)
+        return cls(X=X, y=(y - mean) / scale, w=w, n_classes=2, seed=seed, max_bins=max_bins, target=y)
 
 
 class _LeafValues:
@@ -207,50 +211,29 @@ def _fine_tune_round(graph: WorkingGraph, problem: RegressionProblem, values: _L
         incoming[start.children_right[node]].append(to_right)
 
 
-def grow_regression_graph(
-    problem: RegressionProblem,
-    C: float,
-    N1: int,
-    N2: int,
-    fine_tune: int = 0,
-    callback: ProgressCallback = None,
-    n_threads: int = 1,
-) -> FlatGraph:
-    """Train a TnT regression graph (Algorithm 2), then fine-tune it for ``fine_tune`` rounds.
+class SquaredLoss:
+    """The squared error in the growth loop (:func:`tnt.learn.growth.grow_graph`): leaves fit
+    squared-error micro trees, internal nodes their reduced problems, and leaf labels are rows of
+    a table of values that grows as micro trees are installed."""
 
-    The returned graph's leaf labels are meaningless outside training: a regression graph's
-    leaf values are the mean training targets of its leaves (see
-    :meth:`tnt.graph.DecisionGraph.with_regression_stats`).
-    """
-    values = _LeafValues(float(np.average(problem.y, weights=problem.w)))
-    graph = FlatGraph.single_leaf(0)
-    total_steps = N1 * (N2 + 1) + fine_tune
-    step = 0
+    logs_micro_trees = False
 
-    def report(kind, phase, working_or_flat):
-        nonlocal step
-        step += 1
-        if callback is None:
-            return
-        flat = working_or_flat if isinstance(working_or_flat, FlatGraph) else compact(working_or_flat, problem.X)
-        callback(GrowthEvent(kind, phase, step, total_steps, flat.n_splits, lambda g=flat: g))
+    def __init__(self, problem: RegressionProblem):
+        self.problem = problem
+        self.values = _LeafValues(float(np.average(problem.y, weights=problem.w)))
 
-    workers = _Workers(problem, n_threads)
-    try:
-        for phase in range(1, N1 + 1):
-            working = WorkingGraph(graph)
-            cache = _MicroTreeCache()
-            for _ in range(N2):
-                _grow_pass(working, problem, C, cache, workers, values)
-                report("grow", phase, working)
-            graph = compact(working, problem.X)
-            report("merge", phase, graph)
-        if fine_tune:
-            working = WorkingGraph(graph)
-            for _ in range(fine_tune):
-                _fine_tune_round(working, problem, values)
-                report("fine_tune", 0, working)
-            graph = compact(working, problem.X)
-    finally:
-        workers.close()
-    return graph
+    def first_graph(self) -> FlatGraph:
+        """One leaf predicting the weighted mean target (row 0 of the values)."""
+        return FlatGraph.single_leaf(0)
+
+    def grow_pass(self, working: WorkingGraph, C: float, cache: _MicroTreeCache, workers: _Workers, log) -> None:
+        _grow_pass(working, self.problem, C, cache, workers, self.values)
+
+    def fine_tuned(self, graph: FlatGraph, rounds: int, report) -> FlatGraph:
+        if rounds == 0:
+            return graph
+        working = WorkingGraph(graph)
+        for _ in range(rounds):
+            _fine_tune_round(working, self.problem, self.values)
+            report("fine_tune", 0, working)
+        return compact(working, self.problem.X)

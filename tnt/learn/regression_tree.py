@@ -23,34 +23,21 @@ import numpy as np
 
 from tnt.learn.binning import BinnedData
 from tnt.learn.compiled import kernel
+from tnt.learn.micro_tree import NO_DEPTH_LIMIT, TreeArrays
+from tnt.learn.pruning import kept_splits, preorder_ids
 from tnt.learn.split_search import _threshold
 
 __all__ = ["RegressionTree", "fit_regression_tree"]
 
 EPSILON = np.finfo(np.float64).eps
-NO_DEPTH_LIMIT = np.iinfo(np.int64).max
 
 
 @dataclass(frozen=True)
-class RegressionTree:
-    """A fitted regression micro tree as flat arrays, nodes numbered depth-first from the root (id 0).
+class RegressionTree(TreeArrays):
+    """A fitted regression micro tree, nodes numbered depth-first from the root (id 0); ``value``
+    holds the weighted mean target of the training samples at every node."""
 
-    ``value`` holds the weighted mean target of the training samples at every node.
-    """
-
-    children_left: np.ndarray
-    children_right: np.ndarray
-    feature: np.ndarray
-    threshold: np.ndarray
     value: np.ndarray
-
-    @property
-    def is_single_leaf(self) -> bool:
-        return self.children_left[0] == -1
-
-    @property
-    def node_count(self) -> int:
-        return int(self.children_left.shape[0])
 
 
 @kernel
@@ -64,6 +51,37 @@ def _node_stats(order, start, end, lw, lwy, lwyy):
         s += lwy[j]
         q += lwyy[j]
     return w, s, q
+
+
+@kernel
+def _stable_order(codes_f, n_codes, out, scratch):
+    """Write to ``out`` the permutation that sorts ``codes_f`` stably (``np.argsort`` with
+    ``kind="stable"``): a counting sort on the low byte of the codes, then one on the high byte
+    when some code is 256 or more (codes are below 65,536). Linear in the number of samples."""
+    m = codes_f.shape[0]
+    wide = n_codes > 256
+    first = scratch if wide else out
+    counts = np.zeros(257, dtype=np.int64)
+    for i in range(m):
+        counts[(codes_f[i] & 255) + 1] += 1
+    for b in range(256):
+        counts[b + 1] += counts[b]
+    for i in range(m):
+        b = codes_f[i] & 255
+        first[counts[b]] = i
+        counts[b] += 1
+    if not wide:
+        return
+    counts[:] = 0
+    for i in range(m):
+        counts[(codes_f[i] >> 8) + 1] += 1
+    for b in range(256):
+        counts[b + 1] += counts[b]
+    for k in range(m):
+        i = scratch[k]
+        b = codes_f[i] >> 8
+        out[counts[b]] = i
+        counts[b] += 1
 
 
 @kernel
@@ -104,13 +122,21 @@ def _best_split(sorted_idx, lc, active, n_active, start, end, lw, lwy, w_node, s
     return best, best_f, best_code, best_next
 
 
+@kernel(inline="always")
+def _stops(w, s, q, size, depth, max_depth, total_w, alpha):
+    """Whether a node of weight ``w``, weighted target sum ``s`` and weighted sum of squares ``q``
+    stays a leaf: too small, too deep, pure up to rounding, or unable to survive pruning."""
+    impurity = q / w - (s / w) * (s / w)
+    return size < 2 or depth >= max_depth or impurity <= EPSILON or w * impurity / total_w <= alpha
+
+
 @kernel
-def _partition(sorted_idx, lc, active, n_active, start, end, f, code, buffer):
-    """Split every feature's sorted run of start:end stably into codes of ``f`` <= ``code`` and the rest.
-    Returns the number of samples going left."""
+def _partition(sorted_idx, lc, active, first, n_active, start, end, f, code, buffer):
+    """Split the sorted runs of start:end of features ``active[first:n_active]`` stably into codes of
+    ``f`` <= ``code`` and the rest. Returns the number of samples going left."""
     split_codes = lc[f]
     n_left = 0
-    for a in range(n_active):
+    for a in range(first, n_active):
         run = sorted_idx[active[a]]
         k_left = start
         k_right = 0
@@ -149,6 +175,7 @@ def build_regression_tree(codes, feature_order, rows, y, w, n_bins, bin_min, bin
     sorted_idx = np.zeros((n_features, m), dtype=np.int32)
     active = np.empty(n_features, dtype=np.int64)
     n_active = 0
+    buffer = np.empty(m, dtype=np.int32)
     for k in range(feature_order.shape[0]):
         f = feature_order[k]
         if n_bins[f] <= 1:
@@ -162,7 +189,7 @@ def build_regression_tree(codes, feature_order, rows, y, w, n_bins, bin_min, bin
             varies = varies or c != lo
         if not varies:
             continue
-        sorted_idx[f] = np.argsort(codes_f, kind="mergesort").astype(np.int32)
+        _stable_order(codes_f, n_bins[f], sorted_idx[f], buffer)
         active[n_active] = f
         n_active += 1
 
@@ -174,7 +201,6 @@ def build_regression_tree(codes, feature_order, rows, y, w, n_bins, bin_min, bin
     node_w = np.zeros(capacity)
     node_s = np.zeros(capacity)
     node_q = np.zeros(capacity)
-    buffer = np.empty(m, dtype=np.int32)
 
     # The sorted run of the first active feature (or identity) gives each node's samples.
     base = np.arange(m).astype(np.int32)
@@ -198,13 +224,22 @@ def build_regression_tree(codes, feature_order, rows, y, w, n_bins, bin_min, bin
         run = sorted_idx[active[0]] if n_active > 0 else base
         wt, st, qt = _node_stats(run, start, end, lw, lwy, lwyy)
         node_w[node], node_s[node], node_q[node] = wt, st, qt
-        impurity = qt / wt - (st / wt) * (st / wt)
-        if end - start < 2 or depth >= max_depth or impurity <= EPSILON or wt * impurity / total_w <= alpha:
+        if _stops(wt, st, qt, end - start, depth, max_depth, total_w, alpha):
             continue
         proxy, f, code, next_code = _best_split(sorted_idx, lc, active, n_active, start, end, lw, lwy, wt, st)
         if proxy == -np.inf:
             continue
-        n_left = _partition(sorted_idx, lc, active, n_active, start, end, f, code, buffer)
+        # The first run gives the children's statistics; the others are partitioned only for a child
+        # that grows (a leaf reads no run but the first).
+        n_left = _partition(sorted_idx, lc, active, 0, 1, start, end, f, code, buffer)
+        mid = start + n_left
+        w_l, s_l, q_l = _node_stats(run, start, mid, lw, lwy, lwyy)
+        w_r, s_r, q_r = _node_stats(run, mid, end, lw, lwy, lwyy)
+        if not (
+            _stops(w_l, s_l, q_l, n_left, depth + 1, max_depth, total_w, alpha)
+            and _stops(w_r, s_r, q_r, end - mid, depth + 1, max_depth, total_w, alpha)
+        ):
+            _partition(sorted_idx, lc, active, 1, n_active, start, end, f, code, buffer)
         feature[node] = f
         threshold[node] = _threshold(bin_max[f, code], bin_min[f, next_code])
         stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3], stack[top, 4] = (
@@ -236,25 +271,14 @@ def build_regression_tree(codes, feature_order, rows, y, w, n_bins, bin_min, bin
 
 @kernel
 def prune_regression_tree(left, right, node_w, node_s, node_q, total_w, alpha):
-    """Minimal cost-complexity pruning: the smallest subtree minimising ``R(T) + alpha * |leaves|``,
-    with ``R(t) = W_t * impurity(t) / W`` as scikit-learn computes it. Returns the kept splits."""
-    n = left.shape[0]
-    best = np.zeros(n)
-    keep = np.zeros(n, dtype=np.bool_)
-    for node in range(n - 1, -1, -1):
+    """Minimal cost-complexity pruning for the squared error, with ``R(t) = W_t * impurity(t) / W``
+    as scikit-learn computes it: the splits :func:`tnt.learn.pruning.kept_splits` keeps."""
+    as_leaf = np.empty(left.shape[0])
+    for node in range(left.shape[0]):
         wt = node_w[node]
         mean = node_s[node] / wt
-        as_leaf = wt * (node_q[node] / wt - mean * mean) / total_w + alpha
-        if left[node] < 0:
-            best[node] = as_leaf
-            continue
-        branch = best[left[node]] + best[right[node]]
-        if alpha == 0.0 or branch < as_leaf:
-            best[node] = branch
-            keep[node] = True
-        else:
-            best[node] = as_leaf
-    return keep
+        as_leaf[node] = wt * (node_q[node] / wt - mean * mean) / total_w + alpha
+    return kept_splits(left, right, as_leaf, alpha)
 
 
 def fit_regression_tree(
@@ -264,14 +288,9 @@ def fit_regression_tree(
 
     Parameters
     ----------
-    data : BinnedData
-        The binned training matrix.
-    feature_order : ndarray of int
-        The order in which features are tried; the first of several equally good splits wins.
-    rows : ndarray of int
-        The training samples to fit on.
+    data, feature_order, rows, sample_weight :
+        As in :func:`tnt.learn.micro_tree.fit_micro_tree`.
     y : ndarray of float, aligned with ``rows``
-    sample_weight : ndarray of float, aligned with ``rows``
     alpha : float
         scikit-learn's ``ccp_alpha`` in units of ``y`` squared: a split survives when it lowers the
         weighted squared error, divided by this tree's total weight, by more than ``alpha`` per
@@ -295,7 +314,9 @@ def fit_regression_tree(
         int(max_depth),
     )
     split = prune_regression_tree(left, right, w, s, q, total_w, float(alpha))
-    kept, new_id, is_split = kept_preorder(left, right, split)
+    new_id, _ = preorder_ids(left, right, split)
+    kept = np.flatnonzero(new_id >= 0)
+    is_split = split[kept]
     return RegressionTree(
         children_left=np.where(is_split, new_id[left[kept]], -1),
         children_right=np.where(is_split, new_id[right[kept]], -1),
@@ -303,18 +324,3 @@ def fit_regression_tree(
         threshold=np.where(is_split, threshold[kept], -2.0),
         value=s[kept] / w[kept],
     )
-
-
-def kept_preorder(left, right, split):
-    """The nodes of a preorder-numbered tree that survive pruning (those whose ancestors are all kept
-    splits), in increasing id order, which is a preorder of the pruned tree; each node's new id
-    (-1 when cut); whether each survivor stays a split."""
-    present = np.zeros(left.shape[0], dtype=bool)
-    present[0] = True
-    for node in range(left.shape[0]):
-        if present[node] and split[node]:
-            present[left[node]] = present[right[node]] = True
-    kept = np.flatnonzero(present)
-    new_id = np.full(left.shape[0], -1, dtype=np.intp)
-    new_id[kept] = np.arange(kept.size)
-    return kept, new_id, split[kept]

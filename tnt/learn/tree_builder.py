@@ -35,6 +35,7 @@ import numpy as np
 from numba import prange
 
 from tnt.learn.compiled import kernel, store_eight_bytes
+from tnt.learn.pruning import kept_splits, preorder_ids
 from tnt.learn.sorted_runs import make_runs, mark_left, no_runs, partition_runs, run_scratch
 from tnt.learn.split_search import (
     FILL_AND_SCAN,
@@ -743,46 +744,22 @@ def build_tree(
 
 @kernel
 def prune_tree(left, right, value, total_w, alpha):
-    """Minimal cost-complexity pruning: the smallest subtree minimising ``R(T) + alpha * |leaves|``."""
-    n = left.shape[0]
-    best = np.zeros(n)
-    keep = np.zeros(n, dtype=np.bool_)
-    for node in range(n - 1, -1, -1):
-        as_leaf = _leaf_cost(value, node, total_w, alpha)  # W_t * gini(t) / W + alpha
-        if left[node] < 0:
-            best[node] = as_leaf
-            continue
-        branch = best[left[node]] + best[right[node]]
-        if alpha == 0.0 or branch < as_leaf:
-            best[node] = branch
-            keep[node] = True
-        else:
-            best[node] = as_leaf
-    return keep
+    """Minimal cost-complexity pruning for the Gini impurity: the splits the smallest subtree
+    minimising ``R(T) + alpha * |leaves|`` keeps (:func:`tnt.learn.pruning.kept_splits`)."""
+    as_leaf = np.empty(left.shape[0])
+    for node in range(left.shape[0]):
+        as_leaf[node] = _leaf_cost(value, node, total_w, alpha)  # W_t * gini(t) / W + alpha
+    return kept_splits(left, right, as_leaf, alpha)
 
 
 @kernel
 def pruned_tree(left, right, feature, threshold, value, total_w, alpha):
     """The tree grown by :func:`build_tree` after :func:`prune_tree`, as compact arrays numbered
     depth-first: (children_left, children_right, feature, threshold, label), the label being the
-    class of largest weight at leaves and -1 at splits.
-
-    The nodes kept are those whose ancestors are all kept splits; creation order is a preorder, so
-    the survivors in increasing id order are a preorder of the pruned tree.
-    """
+    class of largest weight at leaves and -1 at splits."""
     split = prune_tree(left, right, value, total_w, alpha)
+    new_id, count = preorder_ids(left, right, split)
     n = left.shape[0]
-    present = np.zeros(n, dtype=np.bool_)
-    present[0] = True
-    new_id = np.full(n, -1, dtype=np.int64)
-    count = 0
-    for node in range(n):
-        if present[node]:
-            new_id[node] = count
-            count += 1
-            if split[node]:
-                present[left[node]] = True
-                present[right[node]] = True
     out_left = np.full(count, -1, dtype=np.int64)
     out_right = np.full(count, -1, dtype=np.int64)
     out_feature = np.full(count, -2, dtype=np.int64)

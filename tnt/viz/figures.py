@@ -184,7 +184,7 @@ def depth_distribution(distributions: dict):
     Parameters
     ----------
     distributions : dict
-        ``{name: (lengths, shares)}``, for example from :func:`tnt.experiments.paths.depth_distributions`.
+        ``{name: (lengths, shares)}``, for example from :func:`tnt.experiments.path_lengths.depth_distributions`.
 
     Examples
     --------

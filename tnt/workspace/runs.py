@@ -1,4 +1,4 @@
-"""Training runs of the app (:class:`~tnt.experiments.training.TrainResult`) saved to and read from a
+"""Training runs of the app (:class:`~tnt.services.training.TrainResult`) saved to and read from a
 workspace store, and the history table of a workspace."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 import pandas as pd
 
 from tnt.data.sources import check_source, content_hash
-from tnt.experiments.training import TrainParams, TrainResult
 from tnt.learn.binning import MAX_EXACT_BINS
+from tnt.services.training import TrainParams, TrainResult
 from tnt.workspace.store import Run, WorkspaceStore
 
 __all__ = ["MODEL_NAMES", "save_result", "find_result", "load_result", "check_params", "history_frame"]
@@ -38,7 +38,7 @@ def save_result(store: WorkspaceStore, workspace: str, result: TrainResult, *, d
 
 
 def check_params(params) -> TrainParams:
-    """Saved training parameters (a dict) as :class:`~tnt.experiments.training.TrainParams`, checked.
+    """Saved training parameters (a dict) as :class:`~tnt.services.training.TrainParams`, checked.
 
     Raises
     ------
@@ -74,7 +74,7 @@ def check_params(params) -> TrainParams:
 
 
 def load_result(store: WorkspaceStore, workspace: str, run: Run) -> TrainResult:
-    """A run as a :class:`~tnt.experiments.training.TrainResult` (its models read as model files)."""
+    """A run as a :class:`~tnt.services.training.TrainResult` (its models read as model files)."""
     metrics = run.metrics
     tnt, cart = MODEL_NAMES["tnt"], MODEL_NAMES["cart"]
     if not isinstance(metrics, dict) or not all(isinstance(metrics.get(k), dict) for k in (tnt, cart)):

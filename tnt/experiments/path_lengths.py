@@ -20,7 +20,7 @@ def sample_depths(graph, X) -> tuple[np.ndarray, np.ndarray]:
     Examples
     --------
     >>> import numpy as np
-    >>> from tnt.experiments.paths import sample_depths
+    >>> from tnt.experiments.path_lengths import sample_depths
     >>> from tnt.experiments.toy import corners, four_split_graph
     >>> X, y = corners(seed=0)
     >>> lengths, shares = sample_depths(four_split_graph(X, y), X)
@@ -40,7 +40,7 @@ def structural_depths(graph) -> tuple[np.ndarray, np.ndarray]:
 
     Examples
     --------
-    >>> from tnt.experiments.paths import structural_depths
+    >>> from tnt.experiments.path_lengths import structural_depths
     >>> from tnt.experiments.toy import four_split_graph
     >>> lengths, shares = structural_depths(four_split_graph())
     >>> lengths.tolist(), [round(float(s) * 7) for s in shares]  # 7 paths: 2, 3 and 2 of them
@@ -68,7 +68,7 @@ def depth_distributions(models: dict, X_test) -> dict:
     Examples
     --------
     >>> from tnt import CARTClassifier
-    >>> from tnt.experiments.paths import depth_distributions
+    >>> from tnt.experiments.path_lengths import depth_distributions
     >>> from tnt.experiments.toy import corners
     >>> X, y = corners(seed=0)
     >>> d = depth_distributions({"CART": CARTClassifier(max_leaf_nodes=7).fit(X, y)}, X)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from tnt.baselines import CARTClassifier
 from tnt.estimator import TnTClassifier
-from tnt.experiments.tasks import model_classes
+from tnt.services.tasks import model_classes
 
 __all__ = ["BudgetResult", "fit_to_budget"]
 
@@ -141,7 +141,7 @@ def fit_to_budget(
     Examples
     --------
     >>> from sklearn.datasets import load_digits
-    >>> from tnt.experiments.budget import fit_to_budget
+    >>> from tnt.services.budget import fit_to_budget
     >>> X, y = load_digits(return_X_y=True)
     >>> found = fit_to_budget(X, y, 40, random_state=0)
     >>> found.n_splits <= 40, found.cart.n_splits_ == found.n_splits

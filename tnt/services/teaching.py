@@ -65,7 +65,7 @@ def training_steps(X, y, feature_names=None, **params) -> list[TrainingStep]:
 
     Examples
     --------
-    >>> from tnt.experiments.teaching import training_steps
+    >>> from tnt.services.teaching import training_steps
     >>> from tnt.experiments.toy import corners
     >>> X, y = corners(seed=0)
     >>> steps = training_steps(X, y, C=1e-2, N1=2, N2=2, random_state=0)
@@ -219,7 +219,7 @@ def training_snapshots(X, y, **params) -> list[tuple[str, DecisionGraph]]:
 
     Examples
     --------
-    >>> from tnt.experiments.teaching import training_snapshots
+    >>> from tnt.services.teaching import training_snapshots
     >>> from tnt.experiments.toy import corners
     >>> X, y = corners(seed=0)
     >>> steps = training_snapshots(X, y, C=1e-2, N1=2, N2=2, random_state=0)
@@ -242,7 +242,7 @@ def teaching_models(X, y, *, C: float = 1e-2, seed: int = 0, corners: bool = Tru
 
     Examples
     --------
-    >>> from tnt.experiments.teaching import teaching_models, training_accuracy
+    >>> from tnt.services.teaching import teaching_models, training_accuracy
     >>> from tnt.experiments.toy import corners
     >>> X, y = corners(seed=0)
     >>> models = teaching_models(X, y, C=1e-2, seed=0)
@@ -267,7 +267,7 @@ def training_accuracy(model, X, y) -> float:
 
     Examples
     --------
-    >>> from tnt.experiments.teaching import training_accuracy
+    >>> from tnt.services.teaching import training_accuracy
     >>> from tnt.experiments.toy import corners, four_split_graph
     >>> X, y = corners(seed=1)
     >>> training_accuracy(four_split_graph(X, y, low=0.5), X, y) < 1.0

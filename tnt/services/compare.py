@@ -12,10 +12,10 @@ import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from tnt.baselines import TAOClassifier
-from tnt.experiments.tasks import measure_decimals, model_classes
-from tnt.experiments.training import metrics
 from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.ndg import NDGClassifier
+from tnt.services.tasks import measure_decimals, model_classes
+from tnt.services.training import metrics
 
 __all__ = ["MODELS", "REGRESSION_MODELS", "compare_models", "comparison_frame"]
 
@@ -83,7 +83,7 @@ def compare_models(
         ``{name: (fitted model, fit seconds)}``: models of the table already trained on ``data``'s
         training part exactly as this function trains them, used with their fit times instead of
         being fitted again; typically ``"TnT"`` and ``"CART (best-first)"`` of
-        :func:`tnt.experiments.training.train` at these settings with ``fine_tune=0`` (its
+        :func:`tnt.services.training.train` at these settings with ``fine_tune=0`` (its
         ``tnt``, ``cart`` and their metrics' ``fit_time``). Unless given too, TnT fine-tuned of a
         classification is still the TnT used, fine-tuned, its time that TnT's plus the fine-tuning.
         The results are those of a call without ``fitted`` but for the fit times.
@@ -93,7 +93,7 @@ def compare_models(
     results : dict
         ``{name: (fitted model, metrics dict)}`` in the order of :data:`MODELS` (of
         :data:`REGRESSION_MODELS` for a regression data set); the metrics are those of
-        :func:`tnt.experiments.training.metrics`.
+        :func:`tnt.services.training.metrics`.
 
     Raises
     ------
@@ -105,14 +105,14 @@ def compare_models(
     Examples
     --------
     >>> from tnt.data.datasets import load_bundled
-    >>> from tnt.experiments.compare import compare_models
+    >>> from tnt.services.compare import compare_models
     >>> results = compare_models(load_bundled("iris"), C=1e-2)
     >>> results["CART (best-first)"][1]["splits"] <= results["TnT"][1]["splits"]
     True
 
-    The TnT and CART of the Train page's :func:`~tnt.experiments.training.train`, reused:
+    The TnT and CART of the Train page's :func:`~tnt.services.training.train`, reused:
 
-    >>> from tnt.experiments.training import TrainParams, train
+    >>> from tnt.services.training import TrainParams, train
     >>> trained = train(load_bundled("iris"), TrainParams(C=1e-2))
     >>> again = compare_models(
     ...     load_bundled("iris"),
@@ -156,7 +156,7 @@ def comparison_frame(results: dict) -> pd.DataFrame:
 
     Examples
     --------
-    >>> from tnt.experiments.compare import comparison_frame
+    >>> from tnt.services.compare import comparison_frame
     >>> row = {"train_accuracy": 0.91234, "test_accuracy": 0.9, "splits": 3, "leaves": 4,
     ...        "shared_nodes": 0, "mean_depth": 2.456, "fit_time": 0.01}
     >>> float(comparison_frame({"CART": (None, row)}).loc["CART", "train_accuracy"])

@@ -1,7 +1,7 @@
 """Training as the app does it: TnT at the chosen C, N1, N2, and CART best-first with the same number of
 splits beside it, each measured the same way (snake_case measures; display labels are the app's).
 A regression data set (``data.task == "regression"``) trains :class:`tnt.TnTRegressor` and CART
-for regression, measured by R² and RMSE instead of accuracy (:mod:`tnt.experiments.tasks`)."""
+for regression, measured by R² and RMSE instead of accuracy (:mod:`tnt.services.tasks`)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ import numpy as np
 from tnt.baselines import CARTClassifier
 from tnt.data.datasets import Dataset
 from tnt.estimator import TnTClassifier
-from tnt.experiments.budget import BudgetResult, fit_to_budget
-from tnt.experiments.tasks import model_classes, scores
 from tnt.learn.binning import MAX_EXACT_BINS
+from tnt.services.budget import BudgetResult, fit_to_budget
+from tnt.services.tasks import model_classes, scores
 
 __all__ = ["TrainParams", "TrainResult", "train", "train_to_budget", "metrics"]
 
@@ -111,7 +111,7 @@ def train(data: Dataset, params: TrainParams, progress_callback=None) -> TrainRe
 def train_to_budget(
     data: Dataset, max_splits: int, params: TrainParams, fitted: dict | None = None, on_fit=None
 ) -> tuple[TrainResult, BudgetResult]:
-    """The TnT with the most splits not above ``max_splits`` (:func:`tnt.experiments.budget.fit_to_budget`,
+    """The TnT with the most splits not above ``max_splits`` (:func:`tnt.services.budget.fit_to_budget`,
     starting from ``params.C``, with ``params``' other settings), and CART with as many splits.
 
     ``fitted`` (``{C: TnTClassifier}`` of earlier fits with the same data and other settings) is

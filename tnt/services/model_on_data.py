@@ -135,9 +135,9 @@ def match_data(model: LoadedGraphModel, data: Dataset) -> DataMatch:
 
 
 def opened_metrics(model, data: Dataset) -> dict:
-    """The measures the app shows for a trained model (:func:`tnt.experiments.training.metrics`),
+    """The measures the app shows for a trained model (:func:`tnt.services.training.metrics`),
     for a model that matches ``data``; its fit time is unknown (NaN)."""
-    from tnt.experiments.training import metrics
+    from tnt.services.training import metrics
 
     return metrics(model, data, float("nan"))
 

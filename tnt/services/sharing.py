@@ -83,7 +83,7 @@ def unfold_counts(graph: DecisionGraph) -> Unfolding:
     Examples
     --------
     >>> from tnt import DecisionGraph
-    >>> from tnt.experiments.sharing import unfold_counts
+    >>> from tnt.services.sharing import unfold_counts
     >>> g = DecisionGraph([1, 3, 3, -1, -1], [2, 2, 4, -1, -1], [0, 1, 1, -2, -2],
     ...                   [0.5, 0.5, 0.5, -2, -2], [[1, 1]] * 5)
     >>> u = unfold_counts(g)
@@ -233,7 +233,7 @@ def neighbourhood(graph: DecisionGraph, node: int, levels_below: int = 2) -> lis
     Examples
     --------
     >>> from tnt import DecisionGraph
-    >>> from tnt.experiments.sharing import neighbourhood
+    >>> from tnt.services.sharing import neighbourhood
     >>> g = DecisionGraph([1, 3, 3, -1, -1], [2, 2, 4, -1, -1], [0, 1, 1, -2, -2],
     ...                   [0.5, 0.5, 0.5, -2, -2], [[1, 1]] * 5)
     >>> neighbourhood(g, 2, levels_below=1)

@@ -1,0 +1,123 @@
+"""The fitted graphs of fixed fits, hashed: a change to the learner that changes any bit of a fitted
+graph (a split, a threshold, a node's statistics) fails here.
+
+The digests were recorded at commit b391316, before the classification and regression learners were
+unified (issue 34); a refactor of the learner keeps every one of them. A change that means to alter
+fitted graphs records new digests and says why in its commit.
+
+Run ``python tests/test_learner_fingerprints.py`` to print the current digests.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_digits, make_friedman1
+
+from tnt import TnTClassifier, TnTRegressor
+
+ROOT = Path(__file__).resolve().parent.parent
+BUNDLED = ROOT / "tnt" / "data" / "bundled"
+
+
+def graph_digest(graph) -> str:
+    """SHA-256 of a fitted graph's arrays: structure, thresholds and node statistics."""
+    digest = hashlib.sha256()
+    for name in ("children_left", "children_right", "feature", "threshold", "value", "n_node_samples"):
+        array = np.ascontiguousarray(getattr(graph, name))
+        digest.update(name.encode() + str(array.dtype).encode() + str(array.shape).encode())
+        digest.update(array.tobytes())
+    return digest.hexdigest()
+
+
+def _weights(n: int, seed: int) -> np.ndarray:
+    return np.random.default_rng(seed).uniform(0.1, 3.0, n)
+
+
+def _pendigits():
+    with np.load(BUNDLED / "pendigits.npz", allow_pickle=False) as d:
+        return d["X_train"], d["y_train"]
+
+
+def _continuous(n: int = 6000):
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(n, 6)).astype(np.float32)
+    y = (X[:, 0] + 0.5 * X[:, 1] * X[:, 2] + 0.3 * rng.normal(size=n) > 0).astype(int) + (X[:, 3] > 1)
+    return X, y
+
+
+def _california():
+    from tnt.data.csv_loader import read_csv_table
+
+    return read_csv_table(BUNDLED / "california_housing_sample.csv", target="median_house_value", task="regression")
+
+
+def _friedman():
+    return make_friedman1(n_samples=2000, n_features=8, noise=1.0, random_state=3)
+
+
+# name -> (estimator, data, whether to weigh the samples)
+FITS = {
+    "pendigits": (lambda: TnTClassifier(C=1e-3, random_state=0), _pendigits, False),
+    "digits": (lambda: TnTClassifier(C=5e-4, N1=3, random_state=1), lambda: load_digits(return_X_y=True), False),
+    "digits weighted": (lambda: TnTClassifier(C=5e-4, random_state=2), lambda: load_digits(return_X_y=True), True),
+    "continuous": (lambda: TnTClassifier(C=5e-4, random_state=0), _continuous, False),
+    "continuous weighted": (lambda: TnTClassifier(C=5e-4, random_state=0), _continuous, True),
+    "continuous binned": (lambda: TnTClassifier(C=5e-4, max_bins=64, random_state=0), _continuous, False),
+    "pendigits weighted two threads": (lambda: TnTClassifier(C=1e-3, random_state=3, n_jobs=2), _pendigits, True),
+    "digits fine-tuned": (
+        lambda: TnTClassifier(C=1e-3, fine_tune=3, random_state=0),
+        lambda: load_digits(return_X_y=True),
+        False,
+    ),
+    "california": (lambda: TnTRegressor(C=2e-3, random_state=0), _california, False),
+    "california weighted": (lambda: TnTRegressor(C=2e-3, random_state=1), _california, True),
+    "friedman": (lambda: TnTRegressor(C=1e-3, random_state=0), _friedman, False),
+    "friedman weighted two threads": (lambda: TnTRegressor(C=1e-3, random_state=4, n_jobs=2), _friedman, True),
+    "friedman one phase": (lambda: TnTRegressor(C=1e-3, N1=1, random_state=0), _friedman, False),
+    "friedman fine-tuned binned": (
+        lambda: TnTRegressor(C=1e-3, fine_tune=3, max_bins=32, random_state=0),
+        _friedman,
+        False,
+    ),
+}
+
+# Recorded at commit b391316 (before issue 34's refactor of the learner) with `python tests/test_learner_fingerprints.py`.
+RECORDED = {
+    "pendigits": "2f0a84d80f07185e1cbda04bc9bbb9fcbaffc23eb1c7e06e5c036c378453a21e",
+    "digits": "53af8166cf1a691299de6c93aa428c77dbaa17540b9018e27d89311d72313230",
+    "digits weighted": "44d5a9226310e3bd726b87d5ef08dc24ef0711d7aa7457c1bacb31dcda1475e7",
+    "continuous": "3631085a3a98d2efecc04d20060ba1590dda4a9bc0e144efdb330cdb771de673",
+    "continuous weighted": "2910b700336e33f5cb4a3cbf5834f2ee938d1533a1d7f7e2804cc88ddf41d591",
+    "continuous binned": "65ae9be95454e33a94845d8f2028a365e838f17b8d074a1d60d0e833ba00df8f",
+    "pendigits weighted two threads": "4db9972763ae87b0e379b3d035add670b0e6d17512f8f675edf6bc0d57bad358",
+    "digits fine-tuned": "5a93170a1e42bb141bc32ec1f190bc8b63c60951858939367017af6427aa0b47",
+    "california": "c5627febf0e169f07e8305ca430bb64dba9b621b490464d2290802084717be15",
+    "california weighted": "3c50a3c14c1dcacec6a07accdedf596aee92c736f6824bb17998451ecf51b689",
+    "friedman": "00343d8e6a4f15a2b2c6dac5a57840b4afd5bce34ff70a0cb26877624408a247",
+    "friedman weighted two threads": "72f8519935db85b19f271fde201a4e63a75d9765e88bbb703e88babb38bcac7d",
+    "friedman one phase": "267d51ca6436e43170f3d0cd07818ee45bbfc2f02a060d34ab6bbdd8b3777514",
+    "friedman fine-tuned binned": "cbc226fe7b2a0b855d5f9573a1a54504f01e03b9cadb512086a5ed193f9c9c92",
+}
+
+
+def fit_digest(name: str) -> str:
+    make_model, load, weighted = FITS[name]
+    X, y = load()
+    sample_weight = _weights(len(y), seed=len(name)) if weighted else None
+    return graph_digest(make_model().fit(X, y, sample_weight=sample_weight).graph_)
+
+
+@pytest.mark.parametrize("name", sorted(FITS))
+def test_fitted_graph_is_unchanged(name):
+    assert fit_digest(name) == RECORDED[name]
+
+
+if __name__ == "__main__":
+    names = sys.argv[1:] or list(FITS)
+    for name in names:
+        print(f"    {name!r}: {fit_digest(name)!r},", flush=True)

@@ -1,0 +1,74 @@
+"""What :class:`tnt.TnTClassifier` and :class:`tnt.TnTRegressor` share: their parameters, the checks
+of those parameters and ``fit``; each task adds its growth function and its mixin."""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+from sklearn.utils._param_validation import Interval
+
+from tnt._base import GrownGraphEstimator
+from tnt._parallel import effective_n_jobs, n_jobs_constraint
+from tnt.learn.binning import MAX_EXACT_BINS
+from tnt.learn.growth import ProgressCallback, grow_graph
+from tnt.learn.working_graph import FlatGraph
+
+
+class TnTEstimator(GrownGraphEstimator):
+    """Tree in Tree training (the paper's Algorithm 2, and Algorithm A.1 when ``fine_tune > 0``), for
+    the loss of the problem the task's mixin validates (0/1 for a classifier, squared error for a
+    regressor)."""
+
+    _parameter_constraints: dict = {
+        "C": [Interval(Real, 0, None, closed="left")],
+        "N1": [Interval(Integral, 1, None, closed="left")],
+        "N2": [Interval(Integral, 1, None, closed="left")],
+        "fine_tune": [Interval(Integral, 0, None, closed="left")],
+        "random_state": ["random_state"],
+        "n_jobs": n_jobs_constraint(),
+        "max_bins": [Interval(Integral, 2, MAX_EXACT_BINS, closed="both")],
+    }
+
+    def __init__(self, *, C=1e-3, N1=2, N2=5, fine_tune=0, random_state=None, n_jobs=None, max_bins=MAX_EXACT_BINS):
+        self.C = C
+        self.N1 = N1
+        self.N2 = N2
+        self.fine_tune = fine_tune
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.max_bins = max_bins
+
+    def fit(self, X, y, sample_weight=None, progress_callback: ProgressCallback = None):
+        """Train the decision graph.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Class labels for a classifier, numeric targets for a regressor.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights honoured everywhere: micro-tree fits, the leaves' predictions and ``C_i``.
+        progress_callback : callable, default=None
+            Called with a :class:`tnt.GrowthEvent` after every grow pass, merge and fine-tuning
+            round; ``event.step / event.total_steps`` is the fraction done and
+            ``event.snapshot()`` the graph at that moment.
+
+        Returns
+        -------
+        self : TnTClassifier or TnTRegressor
+        """
+        return self._fit(X, y, sample_weight, callback=progress_callback)
+
+    def _max_bins(self) -> int:
+        return int(self.max_bins)
+
+    def _grow(self, problem, callback: ProgressCallback = None) -> FlatGraph:
+        return grow_graph(
+            problem,
+            C=float(self.C),
+            N1=int(self.N1),
+            N2=int(self.N2),
+            fine_tune=int(self.fine_tune),
+            callback=callback,
+            n_threads=effective_n_jobs(self.n_jobs),
+        )
