@@ -3,7 +3,7 @@ test-data view with its clickable confusion matrix, the what-if form, a counterf
 
 import numpy as np
 import pytest
-from app_helpers import go
+from app_helpers import ROOT, button, go, upload
 
 from tnt.inspect.reach import class_indices, routes
 from tnt.inspect.rules import path_counts
@@ -119,6 +119,26 @@ def test_the_what_if_form_moves_the_path_and_marks_changed_tests(graph_page):
     edited = x.copy()
     edited[root_feature] = new
     assert table["node"].tolist() == routes(g, edited.reshape(1, -1)).path(0)
+
+
+def test_the_what_if_form_offers_the_categories_of_a_text_column(open_app):
+    at = upload(open_app(60), ROOT / "tests" / "good_text_feature.csv")
+    button(at, "Use this data").click().run()
+    at = view(go(go(at, "train"), "graph"), VIEWS[2])
+    model, data = model_and_data(at)
+    assert data.categories == {"colour": ("blue", "green", "red")}
+    at.multiselect(key="graph/inspect/whatif/features/0").set_value(["a", "colour"]).run()
+    field = at.selectbox(key="graph/inspect/whatif/0/1")  # the text column: its categories, not codes
+    x = np.asarray(data.X_test[0], dtype=float)
+    assert field.options == ["blue", "green", "red"] and field.value == data.categories["colour"][int(x[1])]
+    for colour, code in (("blue", 0), ("red", 2)):
+        at.selectbox(key="graph/inspect/whatif/0/1").set_value(colour).run()
+        assert not at.exception, at.exception
+        edited = x.copy()
+        edited[1] = code
+        text = " ".join(m.value for m in at.main.markdown)
+        assert f"Predicted: **{model.predict(edited.reshape(1, -1))[0]}**" in text
+        assert frame_with(at, "changed")["node"].tolist() == routes(model.graph_, edited.reshape(1, -1)).path(0)
 
 
 def test_a_counterfactual_says_what_to_change_and_whether_it_is_proven(graph_page):

@@ -153,6 +153,18 @@ def test_prepare_table_is_the_one_set_of_checks_for_app_and_command_line():
     assert y is None and X.ravel().tolist() == [1.0, 0.0, 1.0, 1.0]
 
 
+def test_a_data_set_keeps_the_categories_its_text_codes_stand_for():
+    frame = pd.DataFrame(
+        {"a": [0.5, 1.5, 2.5, 3.5] * 5, "colour": ["red", "blue", "green", "blue"] * 5, "flag": [True, False] * 10,
+         "y": ["u", "v"] * 10}
+    )  # fmt: skip
+    data = make_dataset(frame, target="y", features=["a", "colour", "flag"], name="t", test_size=0.25, seed=0)
+    assert data.categories == {"colour": ("blue", "green", "red")}  # booleans are numbers, not text
+    X = np.vstack([data.X_train, data.X_test])
+    assert sorted({data.categories["colour"][int(code)] for code in X[:, 1]}) == ["blue", "green", "red"]
+    assert load_bundled(default_dataset_id()).categories == {}
+
+
 def test_the_command_line_reads_files_through_the_same_loader(tmp_path):
     from tnt.data.csv_loader import read_csv_table
 

@@ -201,6 +201,16 @@ def _what_if(data, model, names, sample: int) -> None:
     for i, name in enumerate(chosen):
         f = list(names).index(name)
         column = data.X_train[:, f]
+        categories = data.categories.get(name) if data is not None else None
+        if categories:  # a text feature: pick a category, its code goes to the model
+            code = int(np.clip(np.rint(x0[f]), 0, len(categories) - 1))
+            picked = cols[i % 4].selectbox(
+                name, categories, index=code, key=f"graph/inspect/whatif/{origin}/{f}",
+                help=f"A text column, encoded as {', '.join(f'{c}={k}' for k, c in enumerate(categories[:5]))}"
+                f"{', ...' if len(categories) > 5 else ''}.",
+            )  # fmt: skip
+            x1[f] = float(categories.index(picked))
+            continue
         low, high = float(min(column.min(), x0[f])), float(max(column.max(), x0[f]))
         integer = bool(np.all(np.mod(column, 1) == 0) and x0[f] % 1 == 0)
         x1[f] = cols[i % 4].number_input(

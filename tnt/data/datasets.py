@@ -51,6 +51,8 @@ class Dataset:
     trained on it can be cached by key. ``y_*`` hold the original labels (the numeric targets of a
     regression); ``classes`` is their sorted set, the column order of every model trained on the
     data (empty for a regression). ``task`` is ``"classification"`` or ``"regression"``.
+    ``categories`` maps each text feature to its categories: code ``i`` of the feature stands for
+    ``categories[name][i]``.
     """
 
     key: str
@@ -65,6 +67,7 @@ class Dataset:
     y_test: np.ndarray
     notes: tuple[str, ...] = field(default=())
     task: str = "classification"
+    categories: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def is_regression(self) -> bool:
@@ -255,6 +258,7 @@ def make_dataset(
         y_test=y_test,
         notes=tuple(notes),
         task=resolved,
+        categories={f: tuple(text_categories(frame[f])) for f in features if is_text_column(frame[f])},
     )
 
 
@@ -411,13 +415,35 @@ def _check_regression_target(column: pd.Series, target: str) -> np.ndarray:
     return values
 
 
+def is_text_column(column: pd.Series) -> bool:
+    """Whether a feature column is text, which a data set encodes as category codes.
+
+    Examples
+    --------
+    >>> is_text_column(pd.Series(["red", "blue"])), is_text_column(pd.Series([True, False]))
+    (True, False)
+    """
+    return not (pd.api.types.is_bool_dtype(column) or pd.api.types.is_numeric_dtype(column))
+
+
+def text_categories(column: pd.Series) -> np.ndarray:
+    """The categories of a text feature in code order: code ``i`` stands for the ``i``-th.
+
+    Examples
+    --------
+    >>> text_categories(pd.Series(["red", "blue", "red"])).tolist()
+    ['blue', 'red']
+    """
+    return np.sort(column.astype(str).unique())
+
+
 def _feature_matrix(features: pd.DataFrame, reject_constant: bool, encode_text: bool) -> tuple[np.ndarray, list[str]]:
     notes, columns = [], []
     for name in features.columns:
         column = features[name]
         if pd.api.types.is_bool_dtype(column):
             column = column.astype(int)
-        if pd.api.types.is_numeric_dtype(column):
+        if not is_text_column(column):
             values = column.to_numpy(dtype=np.float64)
             if not np.all(np.isfinite(values)):
                 raise DataError(
@@ -430,7 +456,7 @@ def _feature_matrix(features: pd.DataFrame, reject_constant: bool, encode_text: 
                     f"Column '{shown(name)}' holds text (such as '{shown(text.iloc[0])}'), and a model file keeps no "
                     "encoding of text; convert the column to numbers or leave it out."
                 )
-            categories = np.sort(text.unique())
+            categories = text_categories(text)
             if len(categories) > MAX_TEXT_CATEGORIES:
                 raise DataError(
                     f"Column '{shown(name)}' holds text with {len(categories)} different values, too many to "
