@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 
 from tnt import TnTClassifier, TnTRegressor  # noqa: E402
 from tnt.baselines import CARTClassifier, CARTRegressor  # noqa: E402
-from tnt.data.external import external_sets, find_data, missing_data  # noqa: E402
+from tnt.data.external import external_sets, find_data, stop_if_missing  # noqa: E402
 from tnt.experiments.paper import PAPER_DATASETS, load_paper_data  # noqa: E402
 
 REPORT = ROOT / "docs" / "accuracy.md"
@@ -64,17 +64,9 @@ def suite(names=None) -> list[tuple[str, str, Path]]:
         if unknown:
             raise SystemExit(f"No set of the suite is called {', '.join(unknown)}; leave it out of --sets.")
     wanted = [catalog[name] for name in (names if names is not None else catalog)]
-    stop_without(wanted)
+    stop_if_missing(wanted)
     found = [(full.split("/")[1], full.split("/")[-1], find_data(full)) for full in wanted]
     return sorted(found, key=lambda entry: -entry[2].stat().st_size)
-
-
-def stop_without(names) -> None:
-    """Stop with the loader's sentence (on stderr, status 1) when one of the sets ``names`` is missing."""
-    sentence = missing_data(names)
-    if sentence is not None:
-        print(sentence, file=sys.stderr)
-        raise SystemExit(1)
 
 
 def split(task: str, path: Path, seed: int):
@@ -355,7 +347,7 @@ def main(argv=None) -> int:
     if paper_names:
         start = time.perf_counter()
         settings = paper_settings()
-        stop_without(paper_names)
+        stop_if_missing(paper_names)
         trials = run_paper(paper_names, None, settings, n_jobs=args.n_jobs)
         paper = paper_table(trials, settings)
         parts["the paper's sets"] = (time.perf_counter() - start, float(trials["tnt_fit_s"].sum()), len(trials))

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tnt import TnTClassifier  # noqa: E402
-from tnt.data.external import find_data, missing_data  # noqa: E402
+from tnt.data.external import find_data, stop_if_missing  # noqa: E402
 from tnt.inspect.counterfactual import DEFAULT_BUDGET, CounterfactualSpace, counterfactual  # noqa: E402
 from tnt.inspect.distributions import node_distribution  # noqa: E402
 from tnt.inspect.errors import confusion, error_leaves, node_scores  # noqa: E402
@@ -169,10 +169,7 @@ def main(argv=None):
     parser.add_argument("--data", type=Path, help="folder with mnist.npz and pendigits.npz (default: the loader's)")
     parser.add_argument("--samples", type=int, default=100, help="test samples to ask a counterfactual for")
     args = parser.parse_args(argv)
-    missing = missing_data(("mnist", "pendigits"), args.data)
-    if missing is not None:
-        print(missing, file=sys.stderr)
-        sys.exit(1)
+    stop_if_missing(("mnist", "pendigits"), args.data)
     rows, summaries = [], []
     for name in ("mnist", "pendigits"):
         r, s = bench(name, load(args.data, name), args.samples)

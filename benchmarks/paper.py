@@ -32,7 +32,7 @@ from joblib import Parallel, delayed
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tnt.data.external import missing_data  # noqa: E402
+from tnt.data.external import stop_if_missing  # noqa: E402
 from tnt.experiments.ensembles import CART_TREES, compare_ensembles  # noqa: E402
 from tnt.experiments.paper import PAPER_DATASETS, calibrate_C, leaf_grid, load_paper_data, table1  # noqa: E402
 from tnt.experiments.paper_numbers import C_RANGE, DATA_SHAPE, TABLE2  # noqa: E402
@@ -110,9 +110,7 @@ def main(argv=None) -> int:
     if args.report:
         report_again(args.out)
         return 0
-    missing = missing_data(args.datasets, args.data)
-    if missing:
-        parser.exit(1, f"{missing}\n")
+    stop_if_missing(args.datasets, args.data)
     args.out.mkdir(parents=True, exist_ok=True)
     earlier = None
     if args.resume:

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tnt import CARTClassifier, TnTClassifier  # noqa: E402
-from tnt.data.external import missing_data  # noqa: E402
+from tnt.data.external import stop_if_missing  # noqa: E402
 from tnt.experiments.paper import load_paper_data  # noqa: E402
 
 #: The smallest C of the paper's range for Letter (chosen by our cross-validation) and one with
@@ -70,9 +70,7 @@ def main(argv=None) -> int:
     parser.add_argument("--splits", type=int, default=5)
     parser.add_argument("--n-jobs", type=int, default=-1)
     args = parser.parse_args(argv)
-    missing = missing_data(["letter"], args.data)
-    if missing:
-        parser.exit(1, f"{missing}\n")
+    stop_if_missing(["letter"], args.data)
     rows = Parallel(n_jobs=args.n_jobs)(delayed(one_split)(args.data, s) for s in range(args.splits))
     table = pd.DataFrame([row for part in rows for row in part])
     args.out.mkdir(parents=True, exist_ok=True)

@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tnt import TnTRegressor  # noqa: E402
-from tnt.data.external import find_data, missing_data  # noqa: E402
+from tnt.data.external import find_data, stop_if_missing  # noqa: E402
 
 DOC = ROOT / "docs" / "regression.md"
 SEEDS = range(5)
@@ -122,9 +122,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--speed", action="store_true", help="only the fit-time comparison (the doc is not written)")
     args = parser.parse_args()
-    missing = missing_data(DATA_SETS)
-    if missing:
-        parser.exit(1, f"{missing}\n")
+    stop_if_missing(DATA_SETS)
     speed = speed_row()
     if not args.speed:
         write_doc(accuracy_rows(), speed)

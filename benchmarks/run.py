@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tnt import TnTClassifier, TnTRegressor  # noqa: E402
-from tnt.data.external import find_data, missing_data  # noqa: E402
+from tnt.data.external import find_data, stop_if_missing  # noqa: E402
 from tnt.learn.binning import MAX_EXACT_BINS  # noqa: E402
 
 README = Path(__file__).resolve().parent / "README.md"
@@ -594,9 +594,7 @@ def main(argv=None):
         "--patience", type=float, default=180.0, help="most seconds to wait for a quiet machine before the fits"
     )
     args = parser.parse_args(argv)
-    missing = missing_data(("mnist", "pendigits", "regression/california_housing"), args.data)
-    if missing:
-        parser.exit(1, f"{missing}\n")
+    stop_if_missing(("mnist", "pendigits", "regression/california_housing"), args.data)
     wanted = set(args.only or GROUPS)
     rows = []
 

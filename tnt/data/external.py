@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -191,6 +192,15 @@ def missing_data(names, folder=None) -> str | None:
         except DataError as error:
             return str(error)
     return None
+
+
+def stop_if_missing(names, folder=None) -> None:
+    """For a script's ``main``: when one of the sets ``names`` is not found, print the sentence of
+    :func:`missing_data` on stderr and exit with status 1, before any work and without a traceback."""
+    sentence = missing_data(names, folder)
+    if sentence is not None:
+        print(sentence, file=sys.stderr)
+        raise SystemExit(1)
 
 
 def file_sha256(path) -> str:

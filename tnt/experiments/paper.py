@@ -25,7 +25,7 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold, train_test_sp
 
 from tnt._parallel import check_n_jobs
 from tnt.baselines import CARTClassifier
-from tnt.data.external import find_data, missing_data
+from tnt.data.external import find_data, stop_if_missing
 from tnt.estimator import TnTClassifier
 
 __all__ = [
@@ -274,8 +274,6 @@ def parse_table2_side_study(argv, description: str, out: Path):
         parser.error(
             f"{args.out / 'table2.csv'} has no Table 2 for {', '.join(missing)}; run benchmarks/paper.py first."
         )
-    missing = missing_data(args.datasets, args.data)
-    if missing:
-        parser.exit(1, f"{missing}\n")
+    stop_if_missing(args.datasets, args.data)
     splits = {name: load_paper_data(name, args.data, max_train=args.max_train) for name in args.datasets}
     return args, table2, splits
