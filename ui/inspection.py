@@ -201,7 +201,7 @@ def _what_if(data, model, names, sample: int) -> None:
     for i, name in enumerate(chosen):
         f = list(names).index(name)
         column = data.X_train[:, f]
-        categories = data.categories.get(name) if data is not None else None
+        categories = data.categories.get(name)
         if categories:  # a text feature: pick a category, its code goes to the model
             code = int(np.clip(np.rint(x0[f]), 0, len(categories) - 1))
             picked = cols[i % 4].selectbox(
