@@ -3,7 +3,10 @@
 A :class:`DecisionGraph` is a DAG of binary nodes. Node ``i`` is a leaf when
 ``children_left[i] == children_right[i] == -1``; otherwise a sample goes to
 ``children_left[i]`` when ``x[feature[i]] <= threshold[i]`` and to
-``children_right[i]`` otherwise. Nodes are numbered in topological order: every
+``children_right[i]`` otherwise. A sample whose ``x[feature[i]]`` is missing (NaN) goes left
+when ``missing_go_to_left[i]`` is 1 and right when it is 0, as in scikit-learn's trees; a
+threshold of ``+inf`` with ``missing_go_to_left[i] == 0`` is a test of missingness (present
+values left, missing ones right). Nodes are numbered in topological order: every
 child id is greater than the id of each of its parents, and node 0 is the root.
 
 The same class describes TnT models and CART trees (see :meth:`DecisionGraph.from_sklearn`),
@@ -61,6 +64,12 @@ class DecisionGraph:
         A regression graph: ``value`` has one column, the weighted mean target of the training
         samples at each node, and ``impurity`` is their weighted mean squared error (as in
         scikit-learn's ``DecisionTreeRegressor``).
+    missing_go_to_left : array-like of {0, 1}, shape (n_nodes,), default=None
+        Where a sample whose tested feature is missing (NaN) goes at each node: 1 to
+        ``children_left``, 0 to ``children_right``; 0 at leaves. A node with threshold ``+inf`` and
+        0 here tests missingness. ``None`` for a graph that knows nothing about missing values
+        (built by hand without it, or loaded from a file written before they were supported):
+        routing such a graph refuses NaN.
 
     Attributes
     ----------
@@ -91,6 +100,7 @@ class DecisionGraph:
         impurity=None,
         input_dtype=np.float32,
         regression=False,
+        missing_go_to_left=None,
     ):
         self.regression = bool(regression)
         self.children_left = np.asarray(children_left, dtype=np.intp)
@@ -108,6 +118,7 @@ class DecisionGraph:
             impurity = np.zeros(n) if regression else gini(self.value)
         self.impurity = np.asarray(impurity, dtype=np.float64)
         self.input_dtype = np.dtype(input_dtype)
+        self.missing_go_to_left = _directions(missing_go_to_left)
         self._validate()
 
     # ------------------------------------------------------------------ validation
@@ -121,6 +132,8 @@ class DecisionGraph:
             "n_node_samples": self.n_node_samples,
             "impurity": self.impurity,
         }
+        if self.missing_go_to_left is not None:
+            arrays["missing_go_to_left"] = self.missing_go_to_left
         for name, arr in arrays.items():
             if arr.shape[0] != n:
                 raise ValueError(
@@ -148,8 +161,19 @@ class DecisionGraph:
                 )
         if np.any(self.feature[internal] < 0):
             raise ValueError("An internal node has a negative feature index.")
-        if np.any(~np.isfinite(self.threshold[internal])):
-            raise ValueError("An internal node has a threshold that is not a finite number.")
+        missing_test = internal & np.isposinf(self.threshold)
+        if self.missing_go_to_left is None:
+            missing_test[:] = False
+        else:
+            if np.any(self.missing_go_to_left[leaf] != 0):
+                bad = int(ids[leaf & (self.missing_go_to_left != 0)][0])
+                raise ValueError(f"Leaf {bad} has missing_go_to_left 1; leaves have 0 there.")
+            missing_test &= self.missing_go_to_left == 0
+        if np.any(~np.isfinite(self.threshold[internal & ~missing_test])):
+            raise ValueError(
+                "An internal node has a threshold that is not a finite number (+inf, a test of "
+                "missingness, needs missing_go_to_left = 0 at that node)."
+            )
 
     # ------------------------------------------------------------------ structure
     @property
@@ -164,6 +188,12 @@ class DecisionGraph:
     def is_leaf(self) -> np.ndarray:
         """Boolean mask of the leaves."""
         return self.children_left == TREE_LEAF
+
+    @property
+    def is_missing_test(self) -> np.ndarray:
+        """Boolean mask of the nodes that test whether their feature is missing (present values
+        go left, missing ones right): threshold ``+inf``, ``missing_go_to_left`` 0."""
+        return ~self.is_leaf & np.isposinf(self.threshold)
 
     @property
     def n_splits(self) -> int:
@@ -361,6 +391,9 @@ class DecisionGraph:
         t = getattr(tree, "tree_", tree)
         if t.n_outputs != 1:
             raise ValueError("Only single-output trees can be converted to a decision graph.")
+        # Every fitted scikit-learn tree stores a direction for missing values at each split (those
+        # trained without NaN send them to the child that received more samples).
+        missing = np.where(t.children_left == TREE_LEAF, 0, np.asarray(t.missing_go_to_left))
         if hasattr(tree, "tree_") and is_regressor(tree):
             return cls(
                 children_left=t.children_left,
@@ -372,6 +405,7 @@ class DecisionGraph:
                 impurity=t.impurity,
                 input_dtype=np.float32,
                 regression=True,
+                missing_go_to_left=missing,
             )
         value = np.asarray(t.value[:, 0, :], dtype=np.float64)
         # scikit-learn >= 1.4 stores class fractions; scale back to weighted counts.
@@ -389,6 +423,7 @@ class DecisionGraph:
             n_node_samples=t.n_node_samples,
             impurity=t.impurity,
             input_dtype=np.float32,
+            missing_go_to_left=missing,
         )
 
     def with_training_stats(self, X, y, sample_weight=None) -> DecisionGraph:
@@ -416,6 +451,7 @@ class DecisionGraph:
             value,
             n_node_samples=counts,
             input_dtype=self.input_dtype,
+            missing_go_to_left=self.missing_go_to_left,
         )
 
     def edge_samples(self, X) -> np.ndarray:
@@ -472,6 +508,7 @@ class DecisionGraph:
             impurity=self.impurity.copy(),
             input_dtype=self.input_dtype,
             regression=self.regression,
+            missing_go_to_left=None if self.missing_go_to_left is None else self.missing_go_to_left.copy(),
         )
 
     def __eq__(self, other):
@@ -483,6 +520,7 @@ class DecisionGraph:
                 for name in ("children_left", "children_right", "feature", "threshold", "value")
             )
             and self.regression == other.regression
+            and _same_directions(self.missing_go_to_left, other.missing_go_to_left)
         )
 
     __hash__ = None
@@ -494,6 +532,7 @@ class DecisionGraph:
     def __setstate__(self, state):
         state = dict(state)
         state.pop("_derived_cache", None)  # kept by a pickle of an earlier version
+        state.setdefault("missing_go_to_left", None)  # a pickle from before missing values
         self.__dict__.update(state)
 
     # ------------------------------------------------------------------ regression
@@ -531,6 +570,7 @@ class DecisionGraph:
             impurity=mse,
             input_dtype=self.input_dtype,
             regression=True,
+            missing_go_to_left=self.missing_go_to_left,
         )
 
     def regression_feature_importances(self, X, y, sample_weight=None, n_features=None) -> np.ndarray:
@@ -558,6 +598,20 @@ class DecisionGraph:
             f"DecisionGraph(n_splits={self.n_splits}, n_leaves={self.n_leaves}, "
             f"shared_nodes={self.shared_nodes.size}, n_classes={self.n_classes})"
         )
+
+
+def _directions(missing_go_to_left) -> np.ndarray | None:
+    """``missing_go_to_left`` as a uint8 array of 0 and 1 (or None), refusing anything else."""
+    if missing_go_to_left is None:
+        return None
+    given = np.asarray(missing_go_to_left)
+    if given.ndim != 1 or not np.all((given == 0) | (given == 1)):
+        raise ValueError("missing_go_to_left must be one 0 (missing values go right) or 1 (left) per node.")
+    return given.astype(np.uint8)
+
+
+def _same_directions(a, b) -> bool:
+    return (a is None and b is None) or (a is not None and b is not None and np.array_equal(a, b))
 
 
 def _exact_paths_by_length(left, right, shortest, longest, is_leaf) -> np.ndarray:
