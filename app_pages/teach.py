@@ -42,7 +42,7 @@ if source == "gallery":
                 X_p, y_p = teaching.gallery_data(problem_id, noisy, seed)
                 st.markdown(f"**{PROBLEMS[problem_id].name}**")
                 st.plotly_chart(
-                    points_figure(X_p, y_p, height=230, max_points=500, marker_size=4),
+                    points_figure(X_p, y_p, height=300, max_points=500, marker_size=4, legend=False),
                     key=f"teach/thumb/{problem_id}",
                     config={"staticPlot": True},
                 )

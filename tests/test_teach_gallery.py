@@ -1,6 +1,8 @@
 """The Teach page's library side: the gallery's generators, the measured splits and their sentence,
 points drawn by hand, and the figures of points and regions on the unit square."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -133,8 +135,8 @@ def test_the_sentence_reports_every_count():
         "CART needs 24 splits to do as well (1.000)."
     )
     assert splits_sentence(SplitCounts(1, 1, 0.9, 1, 0.95, 0.002)) == (
-        "Measured at C=0.002: TnT uses 1 split (training accuracy 0.900), graph reduction finds nothing to "
-        "share; CART needs 1 split to do as well (0.950)."
+        "Measured at C=0.002: TnT uses 1 split (training accuracy 0.900), graph reduction saves no split; "
+        "CART needs 1 split to do as well (0.950)."
     )
     assert splits_sentence(SplitCounts(3, 3, 0.9, 7, 0.85, 0.01)).endswith(
         "CART reaches only 0.850 even with 7 splits."
@@ -199,3 +201,19 @@ def test_regions_can_cover_a_given_rectangle():
     assert z[0, 0] == 0 and z[-1, -1] == 1
     fig = regions_figure(cart, X, y, resolution=11, bounds=((0, 1), (0, 1)))
     assert list(fig.layout.xaxis.range) == [0, 1]
+
+
+def test_the_teach_guide_quotes_the_measured_splits():
+    page = (Path(__file__).resolve().parent.parent / "docs" / "guide" / "teach.md").read_text()
+    names = {problem.name: problem_id for problem_id, problem in PROBLEMS.items()}
+    rows = [
+        line.split("|")[1:-1]
+        for line in page.splitlines()
+        if line.split("|")[1:2] and line.split("|")[1].strip() in names
+    ]
+    quoted = {(names[r[0].strip()], r[1].strip()): [c.strip() for c in r[2:]] for r in rows if len(r) == 7}
+    assert len(quoted) == 2 * len(PROBLEMS)
+    for (problem_id, data), row in quoted.items():
+        m = measure_splits(*make_problem(problem_id, seed=0, noisy=data == "noisy"), C=1e-2, seed=0)
+        measured = [m.tnt_splits, m.reduced_splits, f"{m.tnt_accuracy:.3f}", m.cart_splits, f"{m.cart_accuracy:.3f}"]
+        assert row == [str(v) for v in measured], (problem_id, data)

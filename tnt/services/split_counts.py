@@ -109,7 +109,7 @@ def splits_sentence(counts: SplitCounts) -> str:
     if counts.reduced_splits < counts.tnt_splits:
         reduced = f"{counts.reduced_splits} after graph reduction"
     else:
-        reduced = "graph reduction finds nothing to share"
+        reduced = "graph reduction saves no split"
     if counts.cart_accuracy + 1e-12 < counts.tnt_accuracy:
         cart = f"CART reaches only {counts.cart_accuracy:.3f} even with {counts.cart_splits} splits"
     else:

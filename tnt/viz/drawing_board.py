@@ -30,6 +30,7 @@ def points_figure(
     height: int = 300,
     max_points: int = 600,
     marker_size: int = 5,
+    legend: bool = True,
 ):
     """The points of each class on the unit square, optionally over an invisible clickable grid.
 
@@ -48,6 +49,8 @@ def points_figure(
     max_points : int, default=600
         At most this many points are drawn (a fixed subsample beyond that).
     marker_size : int, default=5
+    legend : bool, default=True
+        Whether to show the classes' legend above the plot.
 
     Returns
     -------
@@ -96,13 +99,16 @@ def points_figure(
         title=title,
         template="plotly_white",
         height=height,
-        margin={"l": 40, "r": 10, "t": 40 if title else 10, "b": 30},
+        margin={"l": 50, "r": 10, "t": 50 if title or legend else 10, "b": 45},
+        showlegend=legend,
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
         hovermode="closest",
         dragmode=False,
     )
-    fig.update_xaxes(range=list(SQUARE), constrain="domain", fixedrange=True)
-    fig.update_yaxes(range=list(SQUARE), scaleanchor="x", scaleratio=1, constrain="domain", fixedrange=True)
+    if grid is not None:  # where a click lands
+        fig.add_shape(type="rect", x0=0, y0=0, x1=1, y1=1, line={"color": "#999999", "width": 1}, layer="below")
+    fig.update_xaxes(title="x1", range=list(SQUARE), constrain="domain", fixedrange=True)
+    fig.update_yaxes(title="x2", range=list(SQUARE), scaleanchor="x", scaleratio=1, constrain="domain", fixedrange=True)
     return fig
 
 
