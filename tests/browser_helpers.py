@@ -127,13 +127,20 @@ def click_on_board(page, x, y):
     from tnt.viz.drawing_board import SQUARE
 
     before = points_drawn(page)
-    area = page.locator(".js-plotly-plot .nsewdrag").first  # the plot area, between the axes' ranges
+    board = page.locator(".js-plotly-plot").first
+    area = board.locator(".nsewdrag").first  # the plot area, between the axes' ranges
     box = area.bounding_box()
     low, high = SQUARE
     px = box["x"] + (x - low) / (high - low) * box["width"]
     py = box["y"] + (1 - (y - low) / (high - low)) * box["height"]
+    page.mouse.move(px - 3, py)
     page.mouse.move(px, py)
-    page.wait_for_timeout(150)  # plotly finds the nearest grid point on hover, then the click selects it
+    # plotly selects on click the point it found on hover: wait until it has found a grid point (trace 0).
+    page.wait_for_function(
+        "el => el._hoverdata && el._hoverdata.length > 0 && el._hoverdata[0].curveNumber === 0",
+        arg=board.element_handle(),
+        timeout=30_000,
+    )
     page.mouse.click(px, py)
     wait_for_points_drawn(page, before + 1)
 
