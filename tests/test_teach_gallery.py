@@ -173,7 +173,16 @@ def test_drawn_points_that_cannot_be_trained_on_get_one_sentence():
 
 
 @pytest.mark.parametrize(
-    "bad", [{"a": 1}, [[0.1, 0.2]], [[0.1, 0.2, 3]], [[0.1, -0.2, 0]], [[0.1, 0.2, 1.0]], [["x", 0.2, 0]]]
+    "bad",
+    [
+        {"a": 1},
+        [[0.1, 0.2]],
+        [[0.1, 0.2, 3]],
+        [[0.1, -0.2, 0]],
+        [[0.1, 0.2, 1.0]],
+        [["x", 0.2, 0]],
+        [[0.5, 0.5, 0]] * (MAX_POINTS + 1),
+    ],
 )
 def test_a_damaged_saved_list_of_points_is_refused(bad):
     with pytest.raises(ValueError, match="Drawn point|Drawn points must be a list"):
