@@ -31,6 +31,7 @@ SOURCE = "data/source"  # what the current data set came from, for the Data page
 PARAMS = "train/params"
 MODELS = "train/models"  # LRUStore: (dataset key, TrainParams) -> TrainResult
 MAX_MODELS = 24  # trained models kept per session, least recently used dropped first
+TEACH = "teach/choices"  # the Teach page's choices and drawn points (checked by ui.teaching)
 
 
 @st.cache_data(show_spinner="Loading the data set...", max_entries=32)
@@ -81,8 +82,22 @@ def set_params(value: TrainParams) -> None:
         _save_choices()
 
 
+def teach_choices() -> dict:
+    """The Teach page's saved choices (``{}`` at first); :mod:`ui.teaching` checks them."""
+    return st.session_state.get(TEACH, {})
+
+
+def set_teach_choices(value: dict) -> None:
+    """Keep the Teach page's choices (JSON-able) for this session and save them with the workspace when they change."""
+    if st.session_state.get(TEACH) != value:
+        st.session_state[TEACH] = value
+        _save_choices()
+
+
 def _save_choices() -> None:
     choices = {"source": source(), "params": dataclasses.asdict(params())}
+    if TEACH in st.session_state:
+        choices["teach"] = st.session_state[TEACH]
     workspace.write(lambda s, ws: s.set_state(ws, choices))
 
 
@@ -117,6 +132,8 @@ def _restore(s, ws: str) -> None:
         st.session_state[PARAMS] = saved_runs.check_params(choices.get("params"))
     except ValueError:
         pass
+    if isinstance(choices.get("teach"), dict):
+        st.session_state[TEACH] = choices["teach"]
     if "source" in choices:
         try:
             st.session_state[DATASET] = dataset_from(s, ws, choices["source"])
