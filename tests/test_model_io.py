@@ -43,6 +43,7 @@ def test_tnt_round_trip_predicts_identically(optdigits):
         "random_state": 0,
         "n_jobs": None,
         "max_bins": 65535,
+        "excluded_features": None,
     }
     assert model_to_json(loaded) == model_to_json(clf)  # a loaded model saves to the same file
 
