@@ -307,7 +307,9 @@ def model_from_json(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> LoadedG
     _check_params(doc["params"], '"params"')
     edited = doc.get("edited")
     if (doc["estimator"] in HAND_EDITED.values()) != (edited is not None):
-        raise ValueError(f'A model file has an "edited" record exactly when it holds a {" or ".join(HAND_EDITED.values())}.')
+        raise ValueError(
+            f'A model file has an "edited" record exactly when it holds a {" or ".join(HAND_EDITED.values())}.'
+        )
     edited = None if edited is None else _read_edit_record(edited)
 
     loaded = LoadedGraphRegressor if regression else LoadedGraphModel
@@ -532,19 +534,29 @@ def _check_params(params, where: str) -> None:
 def _read_edit_record(record) -> dict:
     """The ``"edited"`` record of a model edited by hand, checked: the model it comes from
     (``"estimator"``, ``"params"``, ``"name"``) and the list of edits (objects of short values)."""
-    if not isinstance(record, dict) or not isinstance(record.get("from"), dict) or not isinstance(record.get("edits"), list):
+    if (
+        not isinstance(record, dict)
+        or not isinstance(record.get("from"), dict)
+        or not isinstance(record.get("edits"), list)
+    ):
         raise ValueError('"edited" must be an object with "from" (the model edited) and "edits" (a list).')
     origin = record["from"]
     if not isinstance(origin.get("estimator"), str) or not isinstance(origin.get("name", ""), str):
         raise ValueError('"edited.from" must name the "estimator" edited, as text.')
     _check_params(origin.get("params", {}), '"edited.from.params"')
     for edit in record["edits"]:
-        if not isinstance(edit, dict) or not isinstance(edit.get("kind"), str) or not all(
-            v is None or isinstance(v, (str, int)) for v in edit.values()
+        if (
+            not isinstance(edit, dict)
+            or not isinstance(edit.get("kind"), str)
+            or not all(v is None or isinstance(v, (str, int)) for v in edit.values())
         ):
             raise ValueError('Each of "edited.edits" must be an object with a "kind" and whole numbers or text.')
     return {
-        "from": {"estimator": origin["estimator"], "params": dict(origin.get("params", {})), "name": origin.get("name", "")},
+        "from": {
+            "estimator": origin["estimator"],
+            "params": dict(origin.get("params", {})),
+            "name": origin.get("name", ""),
+        },
         "edits": [dict(edit) for edit in record["edits"]],
     }
 
