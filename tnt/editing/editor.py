@@ -21,7 +21,7 @@ from tnt.editing.history import History
 from tnt.editing.statistics import class_indices, refreshed
 from tnt.model_io import HAND_EDITED, LoadedGraphModel, LoadedGraphRegressor, _kind_and_params
 
-__all__ = ["KINDS", "Edit", "EditStep", "GraphEditor", "trainable_estimator"]
+__all__ = ["KINDS", "Edit", "EditStep", "GraphEditor", "edit_summary", "trainable_estimator"]
 
 #: The kinds of edit.
 KINDS = ("collapse", "redirect", "forbid")
@@ -298,6 +298,27 @@ class GraphEditor:
         )
         edited.edit_record_ = self.edit_record()
         return edited
+
+
+def edit_summary(record: dict) -> str:
+    """A model file's edit record in words.
+
+    Examples
+    --------
+    >>> edit_summary({"from": {"estimator": "TnTClassifier", "params": {}, "name": "TnT on Iris"},
+    ...               "edits": [{"kind": "collapse", "node": 4}, {"kind": "forbid", "feature": 2}]})
+    'by hand from TnT on Iris (a TnTClassifier): collapse node 4 into a leaf; forbid feature 2 (trained again without it)'
+    """
+    origin = record["from"]
+    name = origin.get("name") or origin["estimator"]
+    source = name if name == origin["estimator"] else f"{name} (a {origin['estimator']})"
+    edits = []
+    for edit in record["edits"]:
+        try:
+            edits.append(Edit.from_dict(edit).describe())
+        except ValueError:
+            edits.append("an edit of another version")
+    return f"by hand from {source}: {'; '.join(edits) or 'no edits'}"
 
 
 def _defining(edits) -> list[dict]:
