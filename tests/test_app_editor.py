@@ -32,7 +32,13 @@ def iris_graph(open_app):
     at = open_app(120)
     at.selectbox[0].set_value("iris")
     button(at, "Load data set").click().run()
-    return go(at, "graph")
+    return open_editor(go(at, "graph"))
+
+
+def open_editor(at):
+    at.toggle(key="edit/open").set_value(True).run()
+    assert not at.exception
+    return at
 
 
 def test_collapse_undo_redo_and_the_changed_node_drawn(iris_graph):
@@ -130,6 +136,7 @@ def test_without_data_the_editor_says_which_statistics_are_unknown(open_app, tmp
         ("iris.json", model_to_json(model).encode(), "application/json")
     ).run()
     assert at.radio(key="graph/model").value == "Opened: iris.json"
+    open_editor(at)
     labelled(at.selectbox, "Split to make a leaf").set_value(5).run()
     button(at, "Collapse").click().run()
     (warning,) = [w.value for w in at.warning if w.value.startswith("Statistics unknown")]

@@ -67,7 +67,15 @@ def editor_section(label: str, model, names, classes, data, data_fits: bool, bas
     editor = _editor(key, label, model, data, data_fits)
     step = editor.step
     graph = step.model.graph_
-    with st.expander("Edit by hand: collapse a split, redirect an edge, forbid a feature", expanded=bool(step.edits)):
+    st.subheader("Edit by hand")
+    # A toggle, not an expander: an expander is drawn afresh, closed, whenever the page above it changes.
+    if not st.toggle(
+        "Edit this model: collapse a split, redirect an edge, forbid a feature",
+        value=len(editor.history.states) > 1,  # open when there are edits to undo or redo
+        key="edit/open",
+    ):
+        return
+    with st.container(border=True):
         st.caption(
             f"Edits apply to {label}; the model above stays as it is. After each edit the node statistics and "
             "leaf predictions come from the training samples that now reach them"
