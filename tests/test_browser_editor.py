@@ -1,6 +1,7 @@
 """End to end, the Graph page's editor in headless chromium at 1440 px: collapse a split, undo, redo,
 save as, a reload that brings the edits back, and the saved model reopened from History.
-Screenshots in ``test-artifacts/editor_*.png``."""
+Screenshots in ``test-artifacts/editor_*.png``; ``editor_2_saved.png`` is the app tour's
+``docs/images/app/graph-editor.png``."""
 
 import pytest
 from browser_helpers import ARTIFACTS, load_bundled, nav, running_server, shot, wait_idle
@@ -43,14 +44,14 @@ def test_edit_undo_save_and_reopen(browser, tmp_path):
         editor.get_by_role("button", name="Collapse", exact=True).wait_for(timeout=60_000)
         before = int(metric(page, "Splits"))
 
-        choose(page, "Split to make a leaf", "#2:")
+        choose(page, "Split to make a leaf", "#5:")
         editor.get_by_role("button", name="Collapse", exact=True).click()
         wait_idle(page)
-        expect(editor.get_by_text("collapse node 2 into a leaf")).to_be_visible(timeout=30_000)
+        expect(editor.get_by_text("collapse node 5 into a leaf")).to_be_visible(timeout=30_000)
         after = int(metric(page, "Splits"))
         assert after < before
         # the collapsed node is drawn with the highlight's bold border
-        node = editor.locator("svg g.node", has_text="#2")
+        node = editor.locator("svg g.node", has_text="#5")
         expect(node.first).to_be_visible(timeout=30_000)
         assert node.first.locator('path[stroke="#c00000"], polygon[stroke="#c00000"]').count() >= 1
         editor.scroll_into_view_if_needed()
@@ -65,8 +66,8 @@ def test_edit_undo_save_and_reopen(browser, tmp_path):
         wait_idle(page)
         assert int(metric(page, "Splits")) == after
 
-        editor.get_by_label("Save as").fill("without split 2")
-        editor.get_by_label("Save as").press("Enter")
+        editor.get_by_label("Name of the edited model").fill("without split 5")
+        editor.get_by_label("Name of the edited model").press("Enter")
         wait_idle(page)
         editor.get_by_role("button", name="Save as").click()
         expect(editor.get_by_text("Saved as run")).to_be_visible(timeout=30_000)
@@ -75,12 +76,12 @@ def test_edit_undo_save_and_reopen(browser, tmp_path):
         page.reload()  # the edits come back from the workspace
         page.get_by_text(TOGGLE).wait_for(timeout=60_000)
         wait_idle(page)
-        expect(page.get_by_text("collapse node 2 into a leaf")).to_be_visible(timeout=30_000)
+        expect(page.get_by_text("collapse node 5 into a leaf")).to_be_visible(timeout=30_000)
         assert int(metric(page, "Splits")) == after
 
         nav(page, "History")
         page.locator('[data-testid="stSelectbox"]').first.click()
-        page.get_by_role("option").filter(has_text="edited by hand: without split 2").click()
+        page.get_by_role("option").filter(has_text="edited by hand: without split 5").click()
         wait_idle(page)
         page.get_by_role("button", name="Open on Graph").click()
         page.get_by_text("HandEditedClassifier from run").wait_for(timeout=60_000)

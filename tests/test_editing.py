@@ -298,3 +298,14 @@ def test_hand_edits_before_a_forbid_are_not_in_the_record(iris, iris_tnt):
     editor.collapse(int(np.flatnonzero(~iris_tnt.graph_.is_leaf)[-1]))
     editor.forbid(1)
     assert editor.edit_record()["edits"] == [{"kind": "forbid", "feature": 1}]
+
+
+def test_forbid_on_a_model_fitted_on_a_data_frame_keeps_its_column_names():
+    data = load_iris(as_frame=True)
+    model = TnTClassifier(C=1e-2, random_state=0, excluded_features=["sepal width (cm)"]).fit(data.data, data.target)
+    editor = GraphEditor(model, data.data, data.target)
+    editor.forbid(3)
+    retrained = editor.model
+    assert list(retrained.feature_names_in_) == list(data.data.columns)
+    assert retrained.get_params()["excluded_features"] == [3, "sepal width (cm)"]
+    assert not {1, 3} & set(retrained.graph_.feature[~retrained.graph_.is_leaf].tolist())

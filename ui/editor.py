@@ -221,7 +221,7 @@ def _drawing(step, names, classes) -> None:
 
 def _save_row(editor: GraphEditor, label: str, data, data_fits: bool, base_params) -> None:
     name_col, save_col, download_col = st.columns([3, 1, 1], vertical_alignment="bottom")
-    name_col.text_input("Save as", value=f"{label} edited", key="edit/name", max_chars=80)
+    name_col.text_input("Name of the edited model", value=f"{label} edited", key="edit/name", max_chars=80)
     save_col.button(
         "Save as",
         key="edit/save",

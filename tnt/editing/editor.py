@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 from sklearn.base import is_regressor
 from sklearn.utils.validation import check_is_fitted
 
@@ -278,10 +279,10 @@ class GraphEditor:
         if edit.feature in earlier:
             raise ValueError(f"Feature {edit.feature} is forbidden already.")
         estimator.set_params(excluded_features=sorted({*already, *earlier, edit.feature}, key=str))
-        model = estimator.fit(self.X, self.y)
         names = getattr(self.base, "feature_names_in_", None)
-        if names is not None:
-            model.feature_names_in_ = names
+        # Fitted on the columns' names when the model has them, which excluded_features may use.
+        X = self.X if names is None else pd.DataFrame(self.X, columns=list(names))
+        model = estimator.fit(X, self.y)
         n = model.graph_.node_count
         return EditStep(model, (*self.step.edits, edit), np.zeros(0, dtype=np.intp), np.zeros(n, dtype=bool))
 
