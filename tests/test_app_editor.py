@@ -144,3 +144,22 @@ def test_without_data_the_editor_says_which_statistics_are_unknown(open_app, tmp
     assert f"nodes #{shared}." in warning
     assert button(at, "Forbid and train again").disabled
     assert np.array_equal(editor(at).unknown_nodes, [shared])
+
+
+def test_a_regression_graph_is_edited_and_measured_by_r2(open_app):
+    at = open_app(180)
+    at.selectbox[0].set_value("california_housing")
+    button(at, "Load data set").click().run()
+    at = open_editor(go(at, "graph"))
+    assert [m.label for m in at.metric] == ["Splits", "Nodes with several parents", "Train R²", "Test R²"]
+    before = float(measure(at, "Train R²"))
+    node = int(np.flatnonzero(~editor(at).model.graph_.is_leaf)[1])
+    labelled(at.selectbox, "Split to make a leaf").set_value(node).run()
+    button(at, "Collapse").click().run()
+    assert not at.exception and not at.error
+    model = editor(at).model
+    data = at.session_state["data/dataset"]
+    assert model.graph_.regression and float(measure(at, "Train R²")) < before
+    leaves = model.apply(data.X_train)
+    leaf = leaves[0]
+    assert model.predict(data.X_train[:1])[0] == pytest.approx(data.y_train[leaves == leaf].mean())

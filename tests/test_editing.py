@@ -309,3 +309,22 @@ def test_forbid_on_a_model_fitted_on_a_data_frame_keeps_its_column_names():
     assert list(retrained.feature_names_in_) == list(data.data.columns)
     assert retrained.get_params()["excluded_features"] == [3, "sepal width (cm)"]
     assert not {1, 3} & set(retrained.graph_.feature[~retrained.graph_.is_leaf].tolist())
+
+
+def test_a_saved_history_is_replayed_only_on_the_model_it_was_saved_for(iris, iris_tnt):
+    from tnt.services.editing import editor_state, restored_editor
+
+    X, y = iris
+    editor = GraphEditor(iris_tnt, X, y)
+    editor.collapse(5)
+    editor.collapse(2)
+    editor.undo()
+    key = {"dataset": "iris", "model": "TnT", "graph": "abc"}
+    saved = json.loads(json.dumps(editor_state(editor, key)))
+    assert saved["edits"] == [{"kind": "collapse", "node": 5}, {"kind": "collapse", "node": 2}]
+    again = restored_editor(saved, key, iris_tnt, X, y)
+    assert again.history.position == 1 and again.model.graph_ == editor.model.graph_ and again.history.can_redo
+    assert restored_editor(saved, {**key, "model": "CART (same splits)"}, iris_tnt, X, y) is None
+    assert restored_editor({**saved, "edits": [{"kind": "collapse", "node": 99}]}, key, iris_tnt, X, y) is None
+    assert restored_editor({**saved, "position": "1"}, key, iris_tnt, X, y) is None
+    assert restored_editor(None, key, iris_tnt, X, y) is None

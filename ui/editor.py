@@ -108,7 +108,7 @@ def _measures(editor: GraphEditor, data) -> None:
     for column, k in zip(st.columns(len(keys)), keys):
         delta = after[k] - before[k]
         column.metric(
-            LABELS[k].capitalize(),
+            LABELS[k][0].upper() + LABELS[k][1:],  # "Train R²", not capitalize()'s "Train r²"
             format_measure(k, after[k]) if isinstance(after[k], float) else after[k],
             delta=None if delta == 0 else (f"{delta:+.3f}" if isinstance(delta, float) else f"{delta:+d}"),
             delta_color="off" if k in ("splits", "shared_nodes") else "normal",
