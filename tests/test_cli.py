@@ -421,3 +421,22 @@ def test_a_continuous_target_trains_a_regression_and_every_command_handles_it(tm
     )
     assert "value: " in (tmp_path / "rules.txt").read_text()
     assert "target      regression" in info.stdout
+
+
+def test_a_hand_edited_model_file_works_with_info_and_predict(tmp_path):
+    from sklearn.datasets import load_iris
+
+    from tnt import TnTClassifier
+    from tnt.editing import GraphEditor
+    from tnt.model_io import model_to_json
+
+    X, y = load_iris(return_X_y=True)
+    editor = GraphEditor(TnTClassifier(C=1e-2, random_state=0).fit(X, y), X, y, name="TnT on Iris")
+    editor.collapse(int(np.flatnonzero(~editor.model.graph_.is_leaf)[-1]))
+    (tmp_path / "edited.json").write_text(model_to_json(editor.edited_model()))
+    pd.DataFrame(X[:5]).to_csv(tmp_path / "rows.csv", index=False)
+    info = tnt("info", "edited.json", cwd=tmp_path)
+    assert info.returncode == 0 and "model       HandEditedClassifier()" in info.stdout
+    assert "edited      by hand from TnT on Iris (a TnTClassifier): collapse node" in info.stdout
+    predicted = tnt("predict", "edited.json", "rows.csv", cwd=tmp_path)
+    assert predicted.returncode == 0, predicted.stderr

@@ -1,5 +1,6 @@
 """Model files: exact round trips, no pickle, and a clear error for each kind of broken file."""
 
+import copy
 import json
 import pickle
 
@@ -8,7 +9,7 @@ import pandas as pd
 import pytest
 
 from tnt import CARTClassifier, NDGClassifier, TAOClassifier, TnTClassifier
-from tnt.model_io import LoadedGraphModel, model_from_json, model_to_json
+from tnt.model_io import HAND_EDITED, LoadedGraphModel, model_from_json, model_to_json
 
 
 def assert_predicts_identically(original, loaded, X):
@@ -43,6 +44,7 @@ def test_tnt_round_trip_predicts_identically(optdigits):
         "random_state": 0,
         "n_jobs": None,
         "max_bins": 65535,
+        "excluded_features": None,
     }
     assert model_to_json(loaded) == model_to_json(clf)  # a loaded model saves to the same file
 
@@ -297,6 +299,7 @@ def test_every_estimator_the_project_ships_and_the_trees_it_converts_are_kinds_a
         and cls not in (GraphClassifierMixin, GraphRegressorMixin)
     }
     shipped.update(DecisionTreeClassifier="classification", DecisionTreeRegressor="regression")
+    shipped.update({kind: task for task, kind in HAND_EDITED.items()})  # models edited by hand (tnt.editing)
     assert shipped == ESTIMATOR_KINDS
 
 
@@ -305,6 +308,7 @@ def test_every_kind_saved_is_read_back():
 
     from tnt import TnTRegressor
     from tnt.baselines import CARTRegressor
+    from tnt.editing import GraphEditor
     from tnt.model_io import ESTIMATOR_KINDS
 
     X, y = np.array([[0.0], [1.0], [2.0], [3.0]]), np.array([0, 0, 1, 1])
@@ -318,7 +322,9 @@ def test_every_kind_saved_is_read_back():
         CARTRegressor(),
         DecisionTreeRegressor(),
     ]
-    kinds = {model_from_json(model_to_json(m.fit(X, y))).estimator_kind_ for m in models}
+    fitted = [m.fit(X, y) for m in models]
+    edited = [GraphEditor(m, X, y).edited_model() for m in (fitted[0], fitted[5])]
+    kinds = {model_from_json(model_to_json(m)).estimator_kind_ for m in fitted + edited}
     assert kinds == set(ESTIMATOR_KINDS)
 
 
@@ -335,3 +341,70 @@ def test_a_loaded_model_whose_kind_was_changed_is_not_written(toy_model_json):
     loaded.estimator_kind_ = "Evil\nClassifier"
     with pytest.raises(ValueError, match=r"^Evil\\nClassifier is not a kind of model a model file holds"):
         model_to_json(loaded)
+
+
+# ---------------------------------------------------------------------- models edited by hand
+@pytest.fixture(scope="module")
+def edited_doc():
+    from tnt.editing import GraphEditor
+
+    X, y = np.array([[0.0], [1.0], [2.0], [3.0]]), np.array([0, 0, 1, 1])
+    editor = GraphEditor(CARTClassifier().fit(X, y), X, y, name="CART on four points")
+    editor.collapse(0)
+    return json.loads(model_to_json(editor.edited_model()))
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            lambda doc: doc.pop("edited"),
+            r'^A model file has an "edited" record exactly when it holds a HandEditedClassifier',
+        ),
+        (lambda doc: doc.update(estimator="CARTClassifier"), r'^A model file has an "edited" record exactly when'),
+        (
+            lambda doc: doc.update(edited=[]),
+            r'^"edited" must be an object with "from" \(the model edited\) and "edits"',
+        ),
+        (
+            lambda doc: doc["edited"]["from"].update(estimator=3),
+            r'^"edited.from" must name the "estimator" edited, as text\.$',
+        ),
+        (lambda doc: doc["edited"]["from"].update(params={"C": {}}), r'^"edited.from.params" must map each parameter'),
+        (
+            lambda doc: doc["edited"]["edits"].append({"node": 1}),
+            r'^Each of "edited.edits" must be an object with a "kind"',
+        ),
+    ],
+)
+def test_a_bad_edit_record_is_refused_in_one_sentence(edited_doc, change, message):
+    doc = copy.deepcopy(edited_doc)
+    change(doc)
+    with pytest.raises(ValueError, match=message):
+        model_from_json(json.dumps(doc))
+
+
+def test_a_hand_edited_model_file_reads_back_with_its_record(edited_doc):
+    loaded = model_from_json(json.dumps(edited_doc))
+    assert loaded.estimator_kind_ == "HandEditedClassifier" and loaded.n_splits_ == 0
+    assert loaded.edit_record_ == {
+        "from": {
+            "estimator": "CARTClassifier",
+            "params": edited_doc["edited"]["from"]["params"],
+            "name": "CART on four points",
+        },
+        "edits": [{"kind": "collapse", "node": 0}],
+    }
+    assert json.loads(model_to_json(loaded)) == edited_doc
+
+
+def test_a_list_parameter_is_written_as_a_list_and_others_by_their_repr():
+    model = TnTClassifier(excluded_features=np.array([2, 0])).fit([[0.0, 1.0, 2.0], [1.0, 0.0, 2.0]], [0, 1])
+    params = model_from_json(model_to_json(model)).estimator_params_
+    assert params["excluded_features"] == [2, 0]
+    assert isinstance(
+        model_from_json(
+            model_to_json(TnTClassifier(random_state=np.random.RandomState(0)).fit([[0.0], [1.0]], [0, 1]))
+        ).estimator_params_["random_state"],
+        str,
+    )

@@ -3,6 +3,7 @@ prediction, routing, validation of the training data and the fitted attributes d
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from numbers import Integral
 
@@ -12,6 +13,7 @@ from sklearn.utils import assert_all_finite, check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
+from tnt._messages import shown
 from tnt.graph import EXACT_IN_FLOAT32, DecisionGraph
 from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.learn.growth import _Problem, fine_tune_graph
@@ -49,6 +51,10 @@ def _plain_array(X, model) -> bool:
         and X.shape[1] == getattr(model, "n_features_in_", -1)
         and not hasattr(model, "feature_names_in_")
     )
+
+
+#: The ``excluded_features`` parameter of every learner: columns it never splits on.
+EXCLUDED_FEATURES = {"excluded_features": [None, "array-like"]}
 
 
 class GraphModelMixin:
@@ -144,9 +150,23 @@ class GrownGraphEstimator(BaseEstimator):
 
     def _fit(self, X, y, sample_weight, **growth_options):
         self._validate_params()
-        problem = self._validate_training_data(X, y, sample_weight, self._max_bins())
+        problem = self._training_problem(X, y, sample_weight, self._max_bins())
         self._set_graph(self._grow(problem, **growth_options), problem)
         return self
+
+    def _training_problem(self, X, y, sample_weight, max_bins: int):
+        """The task's validated problem, each column of ``excluded_features`` (where the estimator
+        has that parameter) replaced by a constant: no learner can split a constant column, so the
+        graph never tests it, and the model keeps every input (``n_features_in_`` unchanged)."""
+        problem = self._validate_training_data(X, y, sample_weight, max_bins)
+        columns = excluded_columns(
+            getattr(self, "excluded_features", None), self.n_features_in_, getattr(self, "feature_names_in_", None)
+        )
+        if columns.size == 0:
+            return problem
+        X = problem.X.copy()  # the problem's X may be the caller's own array
+        X[:, columns] = 0
+        return dataclasses.replace(problem, X=X)
 
     def _max_bins(self) -> int:
         """Most codes per feature of the training matrix (estimators without ``max_bins`` bin nothing)."""
@@ -204,7 +224,7 @@ class GraphClassifierMixin(ClassifierMixin, GraphModelMixin):
                 f"fine_tuned starts from a model trained with fine_tune=0; this one has fine_tune={self.fine_tune}. "
                 "Train it with fine_tune=0, or with the rounds you want."
             )
-        problem = model._validate_training_data(X, y, sample_weight, max_bins)
+        problem = model._training_problem(X, y, sample_weight, max_bins)
         if model.n_features_in_ != self.n_features_in_ or not np.array_equal(model.classes_, self.classes_):
             raise ValueError(
                 "fine_tuned needs the data the model was trained on: these samples have other "
@@ -313,6 +333,66 @@ def flat_from_graph(graph: DecisionGraph) -> FlatGraph:
     )
 
 
+def excluded_columns(excluded, n_features: int, feature_names=None) -> np.ndarray:
+    """The column indices named by an estimator's ``excluded_features``: indices, or names of the
+    columns of a data frame it is fitted on.
+
+    Parameters
+    ----------
+    excluded : array-like of int or str, or None
+    n_features : int
+        Columns of the training data.
+    feature_names : array-like of str, default=None
+        Their names (``feature_names_in_``), when the data had names.
+
+    Returns
+    -------
+    columns : ndarray of int
+        Sorted, without repeats; empty for ``None``.
+
+    Raises
+    ------
+    ValueError
+        One sentence naming the entry that is not a column of the data.
+
+    Examples
+    --------
+    >>> excluded_columns([2, 0, 2], 3).tolist()
+    [0, 2]
+    >>> excluded_columns(["b"], 2, feature_names=["a", "b"]).tolist()
+    [1]
+    >>> excluded_columns([5], 3)
+    Traceback (most recent call last):
+    ...
+    ValueError: excluded_features names column 5, but X has 3 columns (0 to 2).
+    """
+    if excluded is None:
+        return np.zeros(0, dtype=np.intp)
+    names = None if feature_names is None else [str(n) for n in feature_names]
+    columns = []
+    for entry in np.asarray(excluded, dtype=object).ravel().tolist():
+        if isinstance(entry, str):
+            if names is None:
+                raise ValueError(
+                    f"excluded_features names the column {shown(entry)!r}, but X has no column names; "
+                    "give column indices, or fit on a data frame."
+                )
+            if entry not in names:
+                raise ValueError(f"excluded_features names the column {shown(entry)!r}, which X does not have.")
+            columns.append(names.index(entry))
+        elif isinstance(entry, Integral) and not isinstance(entry, bool):
+            if not 0 <= entry < n_features:
+                raise ValueError(
+                    f"excluded_features names column {entry}, but X has {n_features} columns (0 to {n_features - 1})."
+                )
+            columns.append(int(entry))
+        else:
+            raise ValueError(
+                f"excluded_features holds {shown(entry)}, which is neither a column index nor a column name."
+            )
+    return np.unique(np.asarray(columns, dtype=np.intp))
+
+
 def _training_weights(sample_weight, X) -> np.ndarray:
     """The float64 training weight of each sample of ``X`` (1 when ``sample_weight`` is None), refusing
     negative weights and weights that are all zero, as every estimator of the project does.
@@ -395,5 +475,7 @@ __all__ = [
     "GrownGraphEstimator",
     "BaseEstimator",
     "DTYPE",
+    "EXCLUDED_FEATURES",
+    "excluded_columns",
     "graph_from_flat",
 ]

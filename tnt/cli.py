@@ -419,6 +419,7 @@ def _export(args) -> None:
 
 def _info(args) -> None:
     from tnt._messages import printable
+    from tnt.editing import edit_summary
 
     model = _load_model(args.model)
     graph = model.graph_
@@ -441,6 +442,9 @@ def _info(args) -> None:
         f"shared      {graph.shared_nodes.size} nodes with more than one parent",
         f"paths       {shortest} to {longest} splits from root to leaf",
     ]
+    record = getattr(model, "edit_record_", None)
+    if record is not None:
+        lines.append(f"edited      {edit_summary(record)}")
     # Names come from the model file: escape control characters so it cannot drive the terminal.
     print("\n".join(map(printable, lines)))
 

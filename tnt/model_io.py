@@ -2,7 +2,9 @@
 
 The file holds the estimator's kind (one of :data:`ESTIMATOR_KINDS`) and parameters, its classes
 (JSON strings, integers, floats or booleans; ``null`` for a regressor, whose file says
-``"task": "regression"``), feature names and the graph's arrays. Loading checks every part and
+``"task": "regression"``), feature names and the graph's arrays. A model edited by hand
+(:mod:`tnt.editing`) is a ``HandEditedClassifier`` or ``HandEditedRegressor`` whose optional
+``"edited"`` object records the model it was edited from and the edits, in order. Loading checks every part and
 rejects a malformed or inconsistent file with one clear sentence; the structure checks (child ids
 in range, topological order, which also rules out cycles, finite thresholds) are
 :class:`~tnt.graph.DecisionGraph`'s own.
@@ -25,6 +27,7 @@ from tnt.graph import DecisionGraph
 __all__ = [
     "ESTIMATOR_KINDS",
     "FORMAT",
+    "HAND_EDITED",
     "MAX_BYTES",
     "VERSION",
     "LoadedGraphModel",
@@ -56,7 +59,11 @@ ESTIMATOR_KINDS = {
     "TnTRegressor": "regression",
     "CARTRegressor": "regression",
     "DecisionTreeRegressor": "regression",
+    "HandEditedClassifier": "classification",
+    "HandEditedRegressor": "regression",
 }
+#: The kinds of a model edited by hand, by task: their files must say what they were edited from.
+HAND_EDITED = {"classification": "HandEditedClassifier", "regression": "HandEditedRegressor"}
 
 
 class _Frozen:
@@ -88,10 +95,14 @@ class _LoadedGraph(_Frozen, BaseEstimator):
     knows the kind and parameters of the estimator that was saved."""
 
     @classmethod
-    def _holding(cls, graph: DecisionGraph, n_features: int, feature_names, kind: str, params: dict, classes=None):
+    def _holding(
+        cls, graph: DecisionGraph, n_features: int, feature_names, kind: str, params: dict, classes=None, edited=None
+    ):
         """A loaded model of this class with the given graph, features, saved kind and parameters,
-        and, for a classifier, its classes."""
+        and, for a classifier, its classes; ``edited``, the record of a model edited by hand."""
         model = cls()
+        if edited is not None:
+            model.edit_record_ = edited
         model.graph_ = graph
         if classes is not None:
             model.classes_ = classes
@@ -121,6 +132,10 @@ class LoadedGraphModel(GraphClassifierMixin, _LoadedGraph):
         Class name of the estimator that was saved (``"TnTClassifier"``, ``"CARTClassifier"``...).
     estimator_params_ : dict
         Its parameters, as saved.
+    edit_record_ : dict
+        Defined only for a model edited by hand (``estimator_kind_`` ``"HandEditedClassifier"``):
+        ``{"from": {"estimator", "params", "name"}, "edits": [...]}``, the model it was edited from and
+        the edits (:class:`tnt.editing.Edit`), in order.
 
     Examples
     --------
@@ -190,10 +205,7 @@ def model_to_json(estimator, *, indent: int | None = None) -> str:
     ('tnt-explorer-model', 1, 'CARTClassifier', [0, 1, 2])
     """
     graph = estimator.graph_ if hasattr(estimator, "graph_") else _converted_tree(estimator)
-    if isinstance(estimator, _LoadedGraph):
-        kind, params = estimator.estimator_kind_, estimator.estimator_params_
-    else:
-        kind, params = type(estimator).__name__, {k: _json_param(v) for k, v in estimator.get_params().items()}
+    kind, params = _kind_and_params(estimator)
     if kind not in ESTIMATOR_KINDS:
         raise ValueError(
             f"{shown(kind)} is not a kind of model a model file holds ({', '.join(ESTIMATOR_KINDS)}); save one of those."
@@ -220,6 +232,11 @@ def model_to_json(estimator, *, indent: int | None = None) -> str:
     }
     if graph.regression:
         doc["task"] = "regression"
+    edited = getattr(estimator, "edit_record_", None)
+    if edited is not None:
+        doc["edited"] = _read_edit_record(edited)
+    if (kind in HAND_EDITED.values()) != (edited is not None):
+        raise ValueError(f"A {kind} needs an edit record exactly when it was edited by hand.")
     return json.dumps(doc, indent=indent, allow_nan=False)
 
 
@@ -287,11 +304,16 @@ def model_from_json(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> LoadedG
     if not isinstance(doc["estimator"], str) or not isinstance(doc["params"], dict):
         raise ValueError('"estimator" must be a string and "params" an object.')
     _check_kind(doc["estimator"], task)
-    if not all(v is None or isinstance(v, (str, int, float)) for v in doc["params"].values()):
-        raise ValueError('"params" must map each parameter to a string, a number, a boolean or null.')
+    _check_params(doc["params"], '"params"')
+    edited = doc.get("edited")
+    if (doc["estimator"] in HAND_EDITED.values()) != (edited is not None):
+        raise ValueError(
+            f'A model file has an "edited" record exactly when it holds a {" or ".join(HAND_EDITED.values())}.'
+        )
+    edited = None if edited is None else _read_edit_record(edited)
 
     loaded = LoadedGraphRegressor if regression else LoadedGraphModel
-    return loaded._holding(graph, n_features, names, doc["estimator"], doc["params"], classes)
+    return loaded._holding(graph, n_features, names, doc["estimator"], doc["params"], classes, edited)
 
 
 def from_sklearn(tree, *, feature_names=None, class_names=None, path=None) -> LoadedGraphModel | LoadedGraphRegressor:
@@ -355,6 +377,13 @@ def from_sklearn(tree, *, feature_names=None, class_names=None, path=None) -> Lo
 
 
 # ---------------------------------------------------------------------- writing helpers
+def _kind_and_params(estimator) -> tuple[str, dict]:
+    """The kind and the parameters a model file records of ``estimator`` (a loaded model: those it was read with)."""
+    if isinstance(estimator, _LoadedGraph):
+        return estimator.estimator_kind_, estimator.estimator_params_
+    return type(estimator).__name__, {k: _json_param(v) for k, v in estimator.get_params().items()}
+
+
 def _converted_tree(estimator) -> DecisionGraph:
     if not hasattr(estimator, "tree_") or not (hasattr(estimator, "classes_") or is_regressor(estimator)):
         raise ValueError(
@@ -374,10 +403,15 @@ def _json_scalar(value):
 
 
 def _json_param(value):
-    """A parameter as a JSON value; anything else (a RandomState, an estimator) as its repr."""
+    """A parameter as a JSON value (a list of column indices or names as a list); anything else (a
+    RandomState, an estimator) as its repr."""
     value = value.item() if isinstance(value, np.generic) else value
     if value is None or isinstance(value, (str, int, bool)) or (isinstance(value, float) and math.isfinite(value)):
         return value
+    if isinstance(value, (list, tuple, np.ndarray)) and np.ndim(value) == 1:
+        items = [_json_param(v) for v in np.asarray(value, dtype=object).tolist()]
+        if all(isinstance(v, (str, int)) for v in items):
+            return items
     return repr(value)
 
 
@@ -480,6 +514,51 @@ def _read_graph(graph, regression: bool = False) -> DecisionGraph:
         input_dtype=np.dtype(graph["input_dtype"]),
         regression=regression,
     )
+
+
+def _is_param_value(v) -> bool:
+    return v is None or isinstance(v, (str, int, float))
+
+
+def _check_params(params, where: str) -> None:
+    """Refuse parameters that are not strings, numbers, booleans, null or lists of strings and numbers."""
+    if not isinstance(params, dict) or not all(
+        _is_param_value(v) or (isinstance(v, list) and all(_is_param_value(i) and i is not None for i in v))
+        for v in params.values()
+    ):
+        raise ValueError(
+            f"{where} must map each parameter to a string, a number, a boolean, null or a list of strings and numbers."
+        )
+
+
+def _read_edit_record(record) -> dict:
+    """The ``"edited"`` record of a model edited by hand, checked: the model it comes from
+    (``"estimator"``, ``"params"``, ``"name"``) and the list of edits (objects of short values)."""
+    if (
+        not isinstance(record, dict)
+        or not isinstance(record.get("from"), dict)
+        or not isinstance(record.get("edits"), list)
+    ):
+        raise ValueError('"edited" must be an object with "from" (the model edited) and "edits" (a list).')
+    origin = record["from"]
+    if not isinstance(origin.get("estimator"), str) or not isinstance(origin.get("name", ""), str):
+        raise ValueError('"edited.from" must name the "estimator" edited, as text.')
+    _check_params(origin.get("params", {}), '"edited.from.params"')
+    for edit in record["edits"]:
+        if (
+            not isinstance(edit, dict)
+            or not isinstance(edit.get("kind"), str)
+            or not all(v is None or isinstance(v, (str, int)) for v in edit.values())
+        ):
+            raise ValueError('Each of "edited.edits" must be an object with a "kind" and whole numbers or text.')
+    return {
+        "from": {
+            "estimator": origin["estimator"],
+            "params": dict(origin.get("params", {})),
+            "name": origin.get("name", ""),
+        },
+        "edits": [dict(edit) for edit in record["edits"]],
+    }
 
 
 def _check_kind(kind: str, task: str) -> None:

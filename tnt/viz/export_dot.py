@@ -29,6 +29,7 @@ def to_dot(
     depth_window: tuple[int, int] | None = None,
     highlight_sample=None,
     highlight_edges=None,
+    highlight_nodes=None,
     nodes=None,
     legend: bool = False,
 ) -> str:
@@ -62,6 +63,8 @@ def to_dot(
     highlight_edges : iterable of (int, int), default=None
         Edges ``(parent, child)`` drawn bold in :data:`HIGHLIGHT_COLOR` (for instance every edge
         into a shared node); their child gets a bold border.
+    highlight_nodes : iterable of int, default=None
+        Nodes drawn with a bold border in :data:`HIGHLIGHT_COLOR` (for instance those an edit changed).
     nodes : iterable of int, default=None
         Show only these nodes (within the depth window, if any); edges leaving them end in stubs,
         as at the window's edges.
@@ -96,7 +99,7 @@ def to_dot(
         shown &= chosen
     on_path = path_mask(graph, highlight_sample)
     marked = {(int(p), int(c)) for p, c in (highlight_edges or ())}
-    targets = {c for _, c in marked}
+    targets = {c for _, c in marked} | {int(n) for n in (highlight_nodes if highlight_nodes is not None else ())}
 
     dot = graphviz.Digraph("decision_graph")
     # ordering=out keeps each split's "yes" child left of its "no" child (above it for LR).
