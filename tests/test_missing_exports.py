@@ -112,3 +112,17 @@ def test_a_node_chart_counts_the_missing_values_it_cannot_place_on_the_axis():
     assert not test_of_missingness.layout.shapes  # no threshold to draw
     every = graph_small_multiples(g, reached, X, y, NAMES, ["a", "b"])
     assert "#2 income is not missing" in [a.text for a in every.layout.annotations]
+
+
+def test_a_split_whose_two_branches_meet_says_which_way_its_test_went():
+    g = DecisionGraph([1, -1], [1, -1], [0, -2], [0.5, -2], [[1, 1], [1, 1]], missing_go_to_left=[1, 0])
+    assert [sample_path(g, [x])[0].holds for x in (0.2, 0.9, np.nan)] == [True, False, True]
+
+
+def test_what_if_compares_a_missing_value_with_a_present_one():
+    from tnt.inspect.what_if import what_if
+
+    g = missing_dag()
+    w = what_if(g, [0.9, np.nan], [0.9, 1.0], NAMES)  # income missing, then present: node 2 turns "yes"
+    assert w.original_path == [0, 2, 5] and w.path == [0, 2, 4, 5] and w.changed_tests == [2]
+    assert w.table.loc[1, ["before", "value", "goes"]].tolist() == ["missing", "1", "yes"]

@@ -22,6 +22,7 @@ __all__ = [
     "PathStep",
     "drawing_mode",
     "drawing_note",
+    "goes_left",
     "node_info",
     "path_table",
     "sample_path",
@@ -152,17 +153,40 @@ def sample_path(graph: DecisionGraph, x, feature_names=None) -> list[PathStep]:
         else:
             value = xv[graph.feature[node]]
             # The way the routing took (both children may be one node: then the rule decides).
-            goes_left = bool(following == graph.children_left[node]) and bool(
-                graph.children_left[node] != graph.children_right[node] or _rule_holds(graph, node, value)
+            went_left = bool(following == graph.children_left[node]) and bool(
+                graph.children_left[node] != graph.children_right[node] or goes_left(graph, node, value)
             )
-            steps.append(PathStep(node, rule(graph, node, feature_names), float(value), goes_left))
+            steps.append(PathStep(node, rule(graph, node, feature_names), float(value), went_left))
     return steps
 
 
-def _rule_holds(graph: DecisionGraph, node: int, value) -> bool:
+def goes_left(graph: DecisionGraph, node: int, value) -> bool:
+    """Whether a sample whose tested feature has ``value`` (already cast to the graph's input type;
+    NaN when missing) goes left out of split ``node``, as the graph routes it.
+
+    Examples
+    --------
+    >>> g = DecisionGraph([1, -1, -1], [2, -1, -1], [0, -2, -2], [0.5, -2, -2], [[2, 2], [2, 0], [0, 2]],
+    ...                   missing_go_to_left=[1, 0, 0])
+    >>> goes_left(g, 0, 0.7), goes_left(g, 0, float("nan"))
+    (False, True)
+    """
     if np.isnan(value):
         return graph.missing_go_to_left is not None and bool(graph.missing_go_to_left[node])
     return bool(value <= graph.threshold[node])
+
+
+def value_text(value: float | None) -> str:
+    """A sample's value of a tested feature as a path table shows it: ``missing`` for NaN, blank for none.
+
+    Examples
+    --------
+    >>> value_text(0.123456), value_text(float("nan")), value_text(None)
+    ('0.1235', 'missing', '')
+    """
+    if value is None:
+        return ""
+    return "missing" if np.isnan(value) else f"{value:.4g}"
 
 
 def path_table(steps: list[PathStep]) -> pd.DataFrame:
@@ -182,7 +206,7 @@ def path_table(steps: list[PathStep]) -> pd.DataFrame:
             {
                 "node": s.node,
                 "test": s.rule,
-                "value": "" if s.value is None else "missing" if s.missing else f"{s.value:.4g}",
+                "value": value_text(s.value),
                 "goes": "" if s.holds is None else ("yes" if s.holds else "no") + (" (missing)" if s.missing else ""),
             }
             for s in steps
