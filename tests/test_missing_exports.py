@@ -4,7 +4,7 @@ inspector and a sample's path (a golden test on a hand-built graph, as tests/tes
 import numpy as np
 from test_missing_routing import missing_dag
 
-from tnt import DecisionGraph
+from tnt import CARTClassifier, DecisionGraph
 from tnt.viz.colors import HIGHLIGHT_COLOR
 from tnt.viz.explain import node_info, path_table, sample_path
 from tnt.viz.export_dot import to_dot
@@ -126,3 +126,26 @@ def test_what_if_compares_a_missing_value_with_a_present_one():
     w = what_if(g, [0.9, np.nan], [0.9, 1.0], NAMES)  # income missing, then present: node 2 turns "yes"
     assert w.original_path == [0, 2, 5] and w.path == [0, 2, 4, 5] and w.changed_tests == [2]
     assert w.table.loc[1, ["before", "value", "goes"]].tolist() == ["missing", "1", "yes"]
+
+
+def test_a_model_without_directions_does_not_match_data_with_missing_values():
+    import json
+
+    import pandas as pd
+
+    from tnt.data.datasets import make_dataset
+    from tnt.model_io import model_from_json, model_to_json
+    from tnt.services.model_on_data import match_data
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"age": rng.normal(size=80), "income": rng.normal(size=80)})
+    frame["y"] = np.where(frame["age"] > 0, "up", "down")
+    frame.loc[::9, "income"] = np.nan
+    data = make_dataset(frame, target="y", features=["age", "income"], name="holes.csv")
+    doc = json.loads(
+        model_to_json(CARTClassifier(max_leaf_nodes=4, random_state=0).fit(frame[["age", "income"]], frame["y"]))
+    )
+    assert match_data(model_from_json(json.dumps(doc)), data).ok
+    doc["graph"]["missing_go_to_left"] = None  # as a file written before missing values were supported
+    found = match_data(model_from_json(json.dumps(doc)), data)
+    assert not found.ok and found.problem.startswith("The model was saved before missing values were supported")
