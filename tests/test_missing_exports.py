@@ -149,3 +149,19 @@ def test_a_model_without_directions_does_not_match_data_with_missing_values():
     doc["graph"]["missing_go_to_left"] = None  # as a file written before missing values were supported
     found = match_data(model_from_json(json.dumps(doc)), data)
     assert not found.ok and found.problem.startswith("The model was saved before missing values were supported")
+
+
+def test_a_leaf_rule_says_what_it_holds_of_missing_values():
+    from tnt.inspect.reach import routes
+    from tnt.inspect.rules import leaf_rules, merged_conditions, rule_text
+
+    g = missing_dag()
+    assert rule_text(merged_conditions(g, [0, 2, 5]), NAMES) == "age > 0.5 and income is missing"
+    assert rule_text(merged_conditions(g, [0, 2, 4, 5]), NAMES) == "age > 0.5 and income is not missing"
+    assert (
+        rule_text(merged_conditions(g, [0, 1, 4, 6]), NAMES) == "(age <= 0.25 or missing) and (income > 0 or missing)"
+    )
+    assert rule_text(merged_conditions(g, [0, 1, 3]), NAMES) == "(age <= 0.5 or missing) and income <= 0"
+    X = np.array([[0.9, np.nan], [np.nan, np.nan], [0.1, 1.0], [0.9, 2.0]])
+    rules = leaf_rules(g, routes(g, X), np.array([1, 0, 0, 1]), feature_names=NAMES).rules
+    assert "age > 0.5 and income is missing" in rules["rule"].tolist()
