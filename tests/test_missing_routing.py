@@ -212,3 +212,12 @@ def test_infinite_values_are_still_refused(model, value):
     for method in (model.predict, model.decision_path):
         with pytest.raises(ValueError, match="Input X contains infinity"):
             method(X_bad)
+
+
+def test_graph_reduction_refuses_missing_values_in_one_sentence():
+    from tnt.reduction import reduce_model
+
+    X, y = nan_classification(n=200)
+    model = CARTClassifier(max_leaf_nodes=6, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match=r"^Graph reduction cannot use training samples with missing values yet"):
+        reduce_model(model, X, y)
