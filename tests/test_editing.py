@@ -328,3 +328,26 @@ def test_a_saved_history_is_replayed_only_on_the_model_it_was_saved_for(iris, ir
     assert restored_editor({**saved, "edits": [{"kind": "collapse", "node": 99}]}, key, iris_tnt, X, y) is None
     assert restored_editor({**saved, "position": "1"}, key, iris_tnt, X, y) is None
     assert restored_editor(None, key, iris_tnt, X, y) is None
+
+
+def test_edits_keep_the_directions_of_missing_values():
+    from tnt import CARTClassifier
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(300, 3))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    X[rng.random(X.shape) < 0.15] = np.nan
+    model = CARTClassifier(max_leaf_nodes=8, random_state=0).fit(X, y)
+    editor = GraphEditor(model, X, y)
+    split = int(np.flatnonzero(model.graph_.children_left > 0)[-1])
+    editor.collapse(split)
+    edited = editor.edited_model()
+    graph = edited.graph_
+    assert graph.missing_go_to_left is not None
+    kept = [n for n in range(graph.node_count) if graph.children_left[n] >= 0]
+    original = {
+        (f, t, d) for f, t, d in zip(model.graph_.feature, model.graph_.threshold, model.graph_.missing_go_to_left)
+    }
+    assert {(graph.feature[n], graph.threshold[n], graph.missing_go_to_left[n]) for n in kept} <= original
+    reached = model.graph_.decision_path(X)[:, split].toarray().ravel() == 0
+    assert np.array_equal(edited.predict(X[reached]), model.predict(X[reached]))

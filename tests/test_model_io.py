@@ -3,12 +3,14 @@
 import copy
 import json
 import pickle
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.tree import DecisionTreeClassifier
 
-from tnt import CARTClassifier, NDGClassifier, TAOClassifier, TnTClassifier
+from tnt import CARTClassifier, DecisionGraph, NDGClassifier, TAOClassifier, TnTClassifier
 from tnt.model_io import HAND_EDITED, LoadedGraphModel, model_from_json, model_to_json
 
 
@@ -194,7 +196,27 @@ def put(key, value):
 # The toy model's graph: node 0 splits feature 0, leaves 1 and 2; classes "a" and "b".
 MALFORMED = {
     "wrong format": (put("format", "sklearn-pickle"), "not a TnT Explorer model file"),
-    "wrong version": (put("version", 2), "version 2 is not supported"),
+    "wrong version": (put("version", 3), "version 3 is not supported; this version reads 1 and 2"),
+    "no directions key": (
+        drop("graph", "missing_go_to_left"),
+        "\"graph\" is missing the key\\(s\\) 'missing_go_to_left'",
+    ),
+    "direction not 0 or 1": (
+        edit_graph(missing_go_to_left=[2, 0, 0]),
+        "missing_go_to_left must be a list of 0s and 1s",
+    ),
+    "direction a boolean": (edit_graph(missing_go_to_left=[True, 0, 0]), "list of 0s and 1s"),
+    "directions of a list": (edit_graph(missing_go_to_left=[[1], 0, 0]), "0s and 1s"),
+    "null threshold at a leaf": (edit_graph(threshold=[0.5, None, -2]), "Leaf 1 has a null threshold"),
+    "missingness test without directions": (
+        edit_graph(threshold=[None, -2, -2], missing_go_to_left=None),
+        "a test of missingness needs a direction",
+    ),
+    "missingness test sending missing left": (
+        edit_graph(threshold=[None, -2, -2], missing_go_to_left=[1, 0, 0]),
+        "Node 0 tests whether its feature is missing .* must be 0",
+    ),
+    "leaf sending missing left": (edit_graph(missing_go_to_left=[0, 1, 0]), "Leaf 1 has missing_go_to_left 1"),
     "missing key": (drop("classes"), "missing the key\\(s\\) 'classes'"),
     "missing graph array": (drop("graph", "threshold"), "\"graph\" is missing the key\\(s\\) 'threshold'"),
     "wrong array length": (edit_graph(feature=[0, -2]), "graph.feature has 2 entries but the graph has 3 nodes"),
@@ -408,3 +430,66 @@ def test_a_list_parameter_is_written_as_a_list_and_others_by_their_repr():
         ).estimator_params_["random_state"],
         str,
     )
+
+
+# ---------------------------------------------------------------------- missing values (version 2)
+OLD_FILE = Path(__file__).parent / "model_files" / "iris_tnt_version1.json"
+
+
+def test_a_file_of_version_1_still_opens_and_predicts():
+    """A TnTClassifier on iris (C=1e-2, random_state=0) saved by the release before missing values."""
+    from sklearn.datasets import load_iris
+
+    data = load_iris(as_frame=True)
+    model = model_from_json(OLD_FILE.read_text())
+    assert json.loads(OLD_FILE.read_text())["version"] == 1
+    assert model.graph_.missing_go_to_left is None
+    assert model.n_splits_ == 4
+    assert model.score(data.data, data.target_names[data.target]) > 0.95
+    again = json.loads(model_to_json(model))
+    assert again["version"] == 2 and again["graph"]["missing_go_to_left"] is None
+    assert model_from_json(json.dumps(again)).graph_ == model.graph_
+
+
+def test_a_file_of_version_1_refuses_nan_at_prediction_in_one_sentence():
+    from sklearn.datasets import load_iris
+
+    data = load_iris(as_frame=True)
+    X = data.data.copy()
+    X.iloc[3, 2] = np.nan
+    model = model_from_json(OLD_FILE.read_text())
+    with pytest.raises(
+        ValueError,
+        match=r"^X contains missing values \(NaN\), .*saved before missing values were supported.*retrain it",
+    ):
+        model.predict(X)
+
+
+def nan_tree_data(n=400):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, 3))
+    y = (X[:, 0] > 0).astype(int)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    X[y == 1, 2] = np.nan  # missingness of feature 2 tells the class: a split at +inf
+    return X, y
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: CARTClassifier(max_leaf_nodes=6, random_state=0),
+        lambda: DecisionTreeClassifier(max_depth=3, random_state=0),
+    ],
+)
+def test_directions_and_tests_of_missingness_survive_a_file(make):
+    X, y = nan_tree_data()
+    model = make().fit(X, y)
+    text = model_to_json(model)
+    doc = json.loads(text)
+    assert doc["version"] == 2 and "Infinity" not in text
+    graph = model.graph_ if hasattr(model, "graph_") else DecisionGraph.from_sklearn(model)
+    assert graph.is_missing_test.any()
+    assert [t is None for t in doc["graph"]["threshold"]] == graph.is_missing_test.tolist()
+    loaded = model_from_json(text)
+    assert loaded.graph_ == graph
+    assert np.array_equal(loaded.predict(X), model.predict(X))

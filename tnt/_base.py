@@ -14,7 +14,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from tnt._messages import shown
-from tnt.graph import EXACT_IN_FLOAT32, DecisionGraph
+from tnt.graph import EXACT_IN_FLOAT32, NO_DIRECTIONS, DecisionGraph
 from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.learn.growth import _Problem, fine_tune_graph
 from tnt.learn.regression_growth import RegressionProblem
@@ -75,8 +75,11 @@ class GraphModelMixin:
         return X
 
     def _reject_values(self, X) -> None:
-        """Raise scikit-learn's error for NaN or infinity, else the float32 range error when it applies."""
-        assert_all_finite(X, estimator_name=type(self).__name__, input_name="X")
+        """Raise scikit-learn's error for infinity, one sentence for NaN when the graph has no direction
+        for missing values, else the float32 range error when it applies."""
+        assert_all_finite(X, allow_nan=True, estimator_name=type(self).__name__, input_name="X")
+        if self.graph_.missing_go_to_left is None and np.isnan(np.min(X)):
+            raise ValueError(NO_DIRECTIONS)
         if self.graph_.input_dtype == DTYPE:
             _check_float32_range(X)
 
@@ -85,10 +88,10 @@ class GraphModelMixin:
         X = self._validate_X_predict(X, check_values=False)
         X = self.graph_._as_input(X)
         leaves = self.graph_._leaves_within_float32(X)
-        if leaves is None:
+        if leaves is None:  # a value the fast walk does not take: missing, infinite or out of range
             if X.dtype.kind == "f":
                 self._reject_values(X)
-            leaves = self.graph_.apply(X)
+            leaves = self.graph_._walk_to_leaves(X)
         return leaves
 
     def predict(self, X):
@@ -182,8 +185,9 @@ class GraphClassifierMixin(ClassifierMixin, GraphModelMixin):
     def _validate_training_data(self, X, y, sample_weight, max_bins: int = MAX_EXACT_BINS) -> _Problem:
         # float64 is kept so that values beyond float32's range are reported rather than turned into
         # infinity; anything else becomes float32 directly, as scikit-learn's trees convert it.
-        X, y = validate_data(self, X, y, dtype=(DTYPE, np.float64))
+        X, y = validate_data(self, X, y, dtype=(DTYPE, np.float64), ensure_all_finite="allow-nan")
         X = _within_float32(X)
+        _check_missing_learnable(self, X)
         check_classification_targets(y)
         if y.ndim != 1:
             y = np.ravel(y)
@@ -265,8 +269,9 @@ class GraphRegressorMixin(RegressorMixin, GraphModelMixin):
 
     def _validate_training_data(self, X, y, sample_weight, max_bins: int = MAX_EXACT_BINS) -> RegressionProblem:
         """Float32 ``X``, float64 ``y`` and positive weights, samples of weight zero removed."""
-        X, y = validate_data(self, X, y, dtype=(DTYPE, np.float64), y_numeric=True)
+        X, y = validate_data(self, X, y, dtype=(DTYPE, np.float64), y_numeric=True, ensure_all_finite="allow-nan")
         X = _within_float32(X)
+        _check_missing_learnable(self, X)
         y = np.asarray(y, dtype=np.float64)
         if y.ndim != 1:
             y = np.ravel(y)
@@ -288,6 +293,7 @@ class GraphRegressorMixin(RegressorMixin, GraphModelMixin):
             flat.threshold,
             np.zeros((flat.node_count, 1)),
             regression=True,
+            missing_go_to_left=flat.missing_go_to_left,
         )
         self.graph_ = shape.with_regression_stats(X, y, w)
         self.n_splits_ = self.graph_.n_splits
@@ -312,6 +318,7 @@ def _shape(flat: FlatGraph, n_classes: int, input_dtype=DTYPE) -> DecisionGraph:
         flat.threshold,
         np.zeros((flat.node_count, n_classes)),
         input_dtype=input_dtype,
+        missing_go_to_left=flat.missing_go_to_left,
     )
 
 
@@ -330,6 +337,7 @@ def flat_from_graph(graph: DecisionGraph) -> FlatGraph:
         np.array(graph.feature, dtype=np.intp),
         np.array(graph.threshold, dtype=np.float64),
         np.where(leaf, np.argmax(graph.value, axis=1), -1).astype(np.intp),
+        missing_go_to_left=None if graph.missing_go_to_left is None else graph.missing_go_to_left.copy(),
     )
 
 
@@ -415,12 +423,24 @@ def _training_weights(sample_weight, X) -> np.ndarray:
     return w
 
 
+def _check_missing_learnable(model, X: np.ndarray) -> None:
+    """Refuse, in one sentence, training data with missing values (NaN) for an estimator whose input
+    tags do not declare ``allow_nan``."""
+    if not model.__sklearn_tags__().input_tags.allow_nan and X.size and np.isnan(np.min(X)):
+        name = type(model).__name__
+        other = "CARTRegressor" if isinstance(model, RegressorMixin) else "CARTClassifier"
+        raise ValueError(
+            f"X contains missing values (NaN), which {name} cannot learn from yet; fill them or drop the "
+            f"rows that have them, or use {other}, which learns from them."
+        )
+
+
 def _within_float32(X: np.ndarray) -> np.ndarray:
     """``X`` as float32, refusing finite values too large for float32 rather than turning them into infinity.
 
     Parameters
     ----------
-    X : ndarray of float32 or float64, all values finite
+    X : ndarray of float32 or float64, all values finite or missing (NaN)
 
     Returns
     -------
@@ -450,8 +470,9 @@ def _within_float32(X: np.ndarray) -> np.ndarray:
 def _check_float32_range(X: np.ndarray) -> None:
     """Raise a ValueError naming the feature of float64 ``X`` whose magnitude exceeds float32's range most."""
     if X.size:
-        magnitude = np.maximum(X.max(axis=0), -X.min(axis=0))  # two reads of X, no copy of it
-        if magnitude.max() > _FLOAT32_MAX:
+        # Two reads of X, no copy of it; fmax and fmin pass over missing values.
+        magnitude = np.fmax(np.fmax.reduce(X, axis=0), -np.fmin.reduce(X, axis=0))
+        if np.fmax.reduce(magnitude) > _FLOAT32_MAX:
             feature = int(np.argmax(magnitude))
             raise ValueError(
                 f"X has values beyond the float32 range (|x| up to {magnitude[feature]:.3g} in feature {feature}, "

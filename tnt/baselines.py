@@ -48,6 +48,13 @@ class _SameSplits:
         """
         return cls(max_leaf_nodes=max(int(n_splits) + 1, 2), **params)
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # scikit-learn's tree learns from missing values (NaN) and stores where they go at each split;
+        # fine-tuning (TAO) moves thresholds without regard to them, so it refuses them.
+        tags.input_tags.allow_nan = getattr(self, "fine_tune", 0) == 0
+        return tags
+
     def _tree(self, tree_class, problem, y):
         """scikit-learn's tree of class ``tree_class`` fitted on the problem's samples, targets ``y``."""
         return tree_class(max_leaf_nodes=self.max_leaf_nodes, ccp_alpha=self.ccp_alpha, random_state=problem.seed).fit(
@@ -200,7 +207,8 @@ class TAOClassifier(CARTClassifier):
 
 def _flat_tree(tree, leaf_labels) -> FlatGraph:
     """A fitted scikit-learn tree as a :class:`FlatGraph` numbered breadth-first, each leaf labelled
-    from ``leaf_labels`` (one per node, or one for all) and every split -1."""
+    from ``leaf_labels`` (one per node, or one for all) and every split -1, with the direction
+    scikit-learn sends a missing value at each split."""
     t = tree.tree_
     flat = FlatGraph(
         children_left=t.children_left.astype("intp"),
@@ -208,6 +216,7 @@ def _flat_tree(tree, leaf_labels) -> FlatGraph:
         feature=t.feature.astype("intp"),
         threshold=t.threshold.copy(),
         label=np.where(t.children_left < 0, leaf_labels, -1).astype("intp"),
+        missing_go_to_left=np.where(t.children_left < 0, 0, t.missing_go_to_left).astype(np.uint8),
     )
     return _breadth_first(flat)
 
@@ -229,4 +238,5 @@ def _breadth_first(flat: FlatGraph) -> FlatGraph:
         feature=np.where(leaf, -2, flat.feature[order]),
         threshold=np.where(leaf, -2.0, flat.threshold[order]),
         label=np.where(leaf, flat.label[order], -1),
+        missing_go_to_left=np.where(leaf, 0, flat.missing_go_to_left[order]).astype(np.uint8),
     )

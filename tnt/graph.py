@@ -36,7 +36,14 @@ TREE_LEAF = -1
 TREE_UNDEFINED = -2
 MIXED = -1
 
-__all__ = ["DecisionGraph", "MIXED", "TREE_LEAF", "TREE_UNDEFINED"]
+#: What routing NaN through a graph without directions for missing values says.
+NO_DIRECTIONS = (
+    "X contains missing values (NaN), but this model stores no direction for them (it was saved before "
+    "missing values were supported, or built without missing_go_to_left); retrain it with this version "
+    "to predict samples with missing values."
+)
+
+__all__ = ["DecisionGraph", "MIXED", "NO_DIRECTIONS", "TREE_LEAF", "TREE_UNDEFINED"]
 
 
 class DecisionGraph:
@@ -251,11 +258,29 @@ class DecisionGraph:
             return np.ascontiguousarray(X)
         return np.ascontiguousarray(X, dtype=self.input_dtype)
 
+    def _routable(self, X) -> np.ndarray:
+        """``X`` as :meth:`_as_input` gives it, refused when it holds NaN and the graph has no
+        direction for missing values."""
+        X = self._as_input(X)
+        if self.missing_go_to_left is None and X.dtype.kind == "f" and X.size and np.isnan(np.min(X)):
+            raise ValueError(NO_DIRECTIONS)
+        return X
+
     def _arrays(self):
-        threshold = self.threshold
+        """The arrays the routing kernels take: children, features, thresholds (those of
+        :func:`float32_routing_thresholds` for a float32 graph) and the missing directions
+        (all right for a graph without them, which :meth:`_routable` never gives a NaN)."""
+        missing_left = self.missing_go_to_left
+        if missing_left is None:
+            missing_left = self._derived(
+                "all_right", lambda left: np.zeros(left.shape[0], np.uint8), self.children_left
+            )
+        return self.children_left, self.children_right, self.feature, self._routing_thresholds(), missing_left
+
+    def _routing_thresholds(self) -> np.ndarray:
         if self.input_dtype == np.float32:
-            threshold = self._derived("routing_thresholds", float32_routing_thresholds, threshold)
-        return self.children_left, self.children_right, self.feature, threshold
+            return self._derived("routing_thresholds", float32_routing_thresholds, self.threshold)
+        return self.threshold
 
     def predicted_class(self) -> np.ndarray:
         """Class index a sample reaching each node is given: the largest of :meth:`proba`."""
@@ -275,7 +300,7 @@ class DecisionGraph:
         samples reaching each node) for the training samples ``(X, y, sample_weight)``."""
         y = np.ascontiguousarray(y, dtype=np.intp)
         w = np.ones(y.shape[0]) if sample_weight is None else np.ascontiguousarray(sample_weight, dtype=np.float64)
-        return edge_statistics(self._as_input(X), y, w, self.n_classes, *self._arrays())
+        return edge_statistics(self._routable(X), y, w, self.n_classes, *self._arrays())
 
     def apply(self, X) -> np.ndarray:
         """Id of the leaf each sample reaches.
@@ -292,18 +317,24 @@ class DecisionGraph:
         leaves = self._leaves_within_float32(X)
         if leaves is not None:
             return leaves
-        return route_to_leaves(X, np.arange(X.shape[0]), 0, *self._arrays())
+        return self._walk_to_leaves(X)
+
+    def _walk_to_leaves(self, X) -> np.ndarray:
+        """Leaves of ``X`` (as :meth:`_as_input` gives it) by the walk that takes every value,
+        missing ones included."""
+        return route_to_leaves(self._routable(X), np.arange(X.shape[0]), 0, *self._arrays())
 
     def _leaves_within_float32(self, X) -> np.ndarray | None:
         """Leaves of ``X`` (as :meth:`_as_input` gives it) for a graph that compares in float32,
         or None when it compares in another type or a value of ``X`` is not finite or beyond
-        float32's range. The values are checked in the same pass that routes them."""
+        float32's range (a NaN among them: routed by :meth:`apply`). The values are checked in the same
+        pass that routes them."""
         if self.input_dtype != np.float32:
             return None
         children, feature, is_leaf = self._derived(
             "walk_tables", walk_tables, self.children_left, self.children_right, self.feature
         )
-        leaves, fine = route_float32_cast(X, children, feature, is_leaf, self._arrays()[3])
+        leaves, fine = route_float32_cast(X, children, feature, is_leaf, self._routing_thresholds())
         return leaves if fine else None
 
     def decision_path(self, X) -> sparse.csr_matrix:
@@ -314,7 +345,7 @@ class DecisionGraph:
         indicator : scipy.sparse.csr_matrix of shape (n_samples, n_nodes)
             ``indicator[i, j]`` is 1 when sample ``i`` goes through node ``j``.
         """
-        X = self._as_input(X)
+        X = self._routable(X)
         indptr, nodes = decision_paths(X, *self._arrays())
         data = np.ones(nodes.shape[0], dtype=np.int64)
         indicator = sparse.csr_matrix((data, nodes, indptr), shape=(X.shape[0], self.node_count))
@@ -323,7 +354,7 @@ class DecisionGraph:
 
     def decision_depth(self, X) -> np.ndarray:
         """Number of splits each sample passes on its way to a leaf."""
-        indptr, _ = decision_paths(self._as_input(X), *self._arrays())
+        indptr, _ = decision_paths(self._routable(X), *self._arrays())
         return np.diff(indptr) - 1
 
     def predict_proba(self, X) -> np.ndarray:
@@ -544,7 +575,7 @@ class DecisionGraph:
         """Per node: weight, weighted target sum and weighted squared-target sum of the training
         samples reaching it (``[..., 0]``), sending left (``sent[:, 0]``) and right (``sent[:, 1]``),
         and the number of samples reaching it."""
-        X = self._as_input(X)
+        X = self._routable(X)
         y = np.asarray(y, dtype=np.float64)
         w = np.ones(y.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         index = np.zeros(y.shape[0], dtype=np.intp)

@@ -8,6 +8,11 @@ The file holds the estimator's kind (one of :data:`ESTIMATOR_KINDS`) and paramet
 rejects a malformed or inconsistent file with one clear sentence; the structure checks (child ids
 in range, topological order, which also rules out cycles, finite thresholds) are
 :class:`~tnt.graph.DecisionGraph`'s own.
+
+Version 2 stores where a missing value (NaN) goes at each split (``graph.missing_go_to_left``,
+``null`` for a graph that knows nothing of missing values) and writes a test of missingness as a
+``null`` threshold (JSON has no infinity). Files of version 1 still open: their models have no
+directions, so they refuse NaN at prediction (:data:`tnt.graph.NO_DIRECTIONS`).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ __all__ = [
     "FORMAT",
     "HAND_EDITED",
     "MAX_BYTES",
+    "READABLE_VERSIONS",
     "VERSION",
     "LoadedGraphModel",
     "LoadedGraphRegressor",
@@ -38,7 +44,9 @@ __all__ = [
 ]
 
 FORMAT = "tnt-explorer-model"
-VERSION = 1
+VERSION = 2
+#: The versions this release reads: 1 (before missing values were supported) and the one it writes.
+READABLE_VERSIONS = (1, VERSION)
 #: Default size limit of a model file, in bytes.
 MAX_BYTES = 50 * 1024 * 1024
 
@@ -202,7 +210,7 @@ def model_to_json(estimator, *, indent: int | None = None) -> str:
     >>> X, y = load_iris(return_X_y=True)
     >>> doc = json.loads(model_to_json(CARTClassifier(max_leaf_nodes=3).fit(X, y)))
     >>> doc["format"], doc["version"], doc["estimator"], doc["classes"]
-    ('tnt-explorer-model', 1, 'CARTClassifier', [0, 1, 2])
+    ('tnt-explorer-model', 2, 'CARTClassifier', [0, 1, 2])
     """
     graph = estimator.graph_ if hasattr(estimator, "graph_") else _converted_tree(estimator)
     kind, params = _kind_and_params(estimator)
@@ -224,7 +232,8 @@ def model_to_json(estimator, *, indent: int | None = None) -> str:
             "children_left": graph.children_left.tolist(),
             "children_right": graph.children_right.tolist(),
             "feature": graph.feature.tolist(),
-            "threshold": graph.threshold.tolist(),
+            "threshold": [None if test else t for t, test in zip(graph.threshold.tolist(), graph.is_missing_test)],
+            "missing_go_to_left": None if graph.missing_go_to_left is None else graph.missing_go_to_left.tolist(),
             "value": graph.value.tolist(),
             "n_node_samples": graph.n_node_samples.tolist(),
             "impurity": graph.impurity.tolist(),
@@ -273,16 +282,18 @@ def model_from_json(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> LoadedG
     doc = _parse(text)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise ValueError(f'This is not a TnT Explorer model file (its "format" is not "{FORMAT}").')
-    if doc.get("version") != VERSION:
+    version = doc.get("version")
+    if not _is_int(version) or version not in READABLE_VERSIONS:
         raise ValueError(
-            f"Model file version {shown(doc.get('version'))} is not supported; this version reads {VERSION}."
+            f"Model file version {shown(version)} is not supported; this version reads "
+            f"{' and '.join(map(str, READABLE_VERSIONS))}."
         )
     _require_keys(doc, _TOP_KEYS, "The model file")
     task = doc.get("task", "classification")
     if task not in ("classification", "regression"):
         raise ValueError('"task" must be "classification" or "regression".')
     regression = task == "regression"
-    graph = _read_graph(doc["graph"], regression)
+    graph = _read_graph(doc["graph"], regression, version)
     if regression and doc["classes"] is not None:
         raise ValueError('A regression model file has "classes": null.')
     classes = None if regression else _read_classes(doc["classes"])
@@ -474,18 +485,20 @@ def _array(graph: dict, key: str, check, kind: str, n_nodes: int) -> list:
     return values
 
 
-def _read_graph(graph, regression: bool = False) -> DecisionGraph:
+def _read_graph(graph, regression: bool = False, version: int = VERSION) -> DecisionGraph:
     if not isinstance(graph, dict):
         raise ValueError('"graph" must be an object of arrays.')
-    _require_keys(graph, ("input_dtype", *_GRAPH_INT_KEYS, *_GRAPH_FLOAT_KEYS, "value"), '"graph"')
+    since_version_2 = ("missing_go_to_left",) if version >= 2 else ()
+    _require_keys(graph, ("input_dtype", *_GRAPH_INT_KEYS, *_GRAPH_FLOAT_KEYS, "value", *since_version_2), '"graph"')
     left = graph["children_left"]
     if not isinstance(left, list) or not left:
         raise ValueError("graph.children_left must be a non-empty list of integers.")
     n = len(left)
     integer_keys = ("children_left", "children_right", "feature", "n_node_samples")
     arrays = {key: _array(graph, key, _all_integers, "integers", n) for key in integer_keys}
-    for key in _GRAPH_FLOAT_KEYS:
-        arrays[key] = _array(graph, key, _all_numbers, "numbers", n)
+    arrays["impurity"] = _array(graph, "impurity", _all_numbers, "numbers", n)
+    is_leaf = np.asarray(arrays["children_left"], dtype=np.int64) < 0
+    threshold, missing_go_to_left = _thresholds_and_directions(graph, is_leaf, version)
     value = _array(
         graph,
         "value",
@@ -507,12 +520,13 @@ def _read_graph(graph, regression: bool = False) -> DecisionGraph:
         children_left=np.asarray(arrays["children_left"], dtype=np.int64),
         children_right=np.asarray(arrays["children_right"], dtype=np.int64),
         feature=np.asarray(arrays["feature"], dtype=np.int64),
-        threshold=np.asarray(arrays["threshold"], dtype=np.float64),
+        threshold=threshold,
         value=value,
         n_node_samples=np.asarray(arrays["n_node_samples"], dtype=np.int64),
         impurity=np.asarray(arrays["impurity"], dtype=np.float64),
         input_dtype=np.dtype(graph["input_dtype"]),
         regression=regression,
+        missing_go_to_left=missing_go_to_left,
     )
 
 
@@ -559,6 +573,44 @@ def _read_edit_record(record) -> dict:
         },
         "edits": [dict(edit) for edit in record["edits"]],
     }
+
+
+def _thresholds_and_directions(graph: dict, is_leaf: np.ndarray, version: int) -> tuple[np.ndarray, np.ndarray | None]:
+    """The thresholds (``+inf`` where the file writes a test of missingness as ``null``) and the
+    directions of missing values (None in a file of version 1, or written ``null``)."""
+    n_nodes = is_leaf.shape[0]
+    if version < 2:
+        return np.asarray(_array(graph, "threshold", _all_numbers, "numbers", n_nodes), dtype=np.float64), None
+    written = _array(graph, "threshold", lambda t: set(map(type, t)) <= {int, float, type(None)}, "numbers", n_nodes)
+    tests_missing = np.array([t is None for t in written], dtype=bool)
+    if np.any(tests_missing & is_leaf):
+        node = int(np.flatnonzero(tests_missing & is_leaf)[0])
+        raise ValueError(f"Leaf {node} has a null threshold; null marks a split that tests missingness.")
+    threshold = np.array([np.inf if t is None else t for t in written], dtype=np.float64)
+    if not np.all(np.isfinite(threshold[~tests_missing])):
+        node = int(np.flatnonzero(~np.isfinite(threshold) & ~tests_missing)[0])
+        raise ValueError(
+            f"Node {node} has a threshold that is not a finite number; a test of missingness is written null."
+        )
+    directions = graph["missing_go_to_left"]
+    if directions is None:
+        if tests_missing.any():
+            raise ValueError(
+                "graph.threshold is null (a test of missingness) but graph.missing_go_to_left is null; "
+                "a test of missingness needs a direction for missing values."
+            )
+        return threshold, None
+    directions = _array(
+        graph, "missing_go_to_left", lambda d: _all_integers(d) and set(d) <= {0, 1}, "0s and 1s", n_nodes
+    )
+    directions = np.asarray(directions, dtype=np.uint8)
+    if np.any(directions[tests_missing] != 0):
+        node = int(np.flatnonzero(tests_missing & (directions != 0))[0])
+        raise ValueError(
+            f"Node {node} tests whether its feature is missing (threshold null), which sends missing values "
+            "right: its missing_go_to_left must be 0."
+        )
+    return threshold, directions
 
 
 def _check_kind(kind: str, task: str) -> None:

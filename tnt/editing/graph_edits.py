@@ -122,6 +122,9 @@ def remove_unreachable(graph: DecisionGraph) -> tuple[DecisionGraph, np.ndarray]
         impurity=graph.impurity[order],
         input_dtype=graph.input_dtype,
         regression=graph.regression,
+        missing_go_to_left=None
+        if graph.missing_go_to_left is None
+        else np.where(leaf, 0, graph.missing_go_to_left[order]),
     )
     return kept, new_id
 
@@ -175,6 +178,9 @@ def collapse(graph: DecisionGraph, node: int) -> GraphChange:
     left[node] = right[node] = TREE_LEAF
     feature[node] = threshold[node] = TREE_UNDEFINED
     arrays = {"children_left": left, "children_right": right, "feature": feature, "threshold": threshold}
+    if graph.missing_go_to_left is not None:
+        arrays["missing_go_to_left"] = graph.missing_go_to_left.copy()
+        arrays["missing_go_to_left"][node] = 0
     return _finish(arrays, graph, [node], below)
 
 

@@ -71,4 +71,5 @@ def refreshed(graph: DecisionGraph, X, y) -> DecisionGraph:
         impurity=np.where(unreached, graph.impurity, fresh.impurity),
         input_dtype=graph.input_dtype,
         regression=graph.regression,
+        missing_go_to_left=graph.missing_go_to_left,
     )
