@@ -284,7 +284,7 @@ def test_the_edited_model_file_records_what_it_was_edited_from(iris, iris_tnt):
     assert doc["edited"]["edits"] == [{"kind": "forbid", "feature": 3}, {"kind": "collapse", "node": split}]
     loaded = model_from_json(text)
     assert np.array_equal(loaded.predict(X), editor.model.predict(X))
-    assert loaded.edit_record_ == doc["edited"]
+    assert loaded.edit_record_ == doc["edited"] == editor.model.edit_record_  # the step's model knows its edits
     assert model_to_json(loaded) == text
     # editing it further continues its record
     more = GraphEditor(loaded, X, y)

@@ -202,7 +202,10 @@ def _drawing(step, names, classes) -> None:
     graph = step.model.graph_
     changed = step.changed.tolist()
     if step.edits and step.edits[-1].kind == "forbid":
-        st.caption("Trained again without the forbidden feature: the whole graph is new.")
+        st.caption(
+            "Trained again with the same settings, never splitting on the forbidden features; hand edits made "
+            "before are not in this graph (undo brings them back)."
+        )
     elif changed:
         st.caption(f"Changed by the last edit (bold red border): {', '.join(f'#{n}' for n in changed[:30])}.")
     mode = drawing_mode(graph)

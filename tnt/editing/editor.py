@@ -216,14 +216,16 @@ class GraphEditor:
     def redo(self) -> EditStep:
         return self.history.redo()
 
-    def edit_record(self) -> dict:
-        """What a model file records of the current model: the model edited and the edits that made it."""
-        return {"from": dict(self._origin["from"]), "edits": [*self._origin["edits"], *_defining(self.step.edits)]}
+    def edit_record(self, edits=None) -> dict:
+        """What a model file records of the current model (of the model ``edits`` made, when given):
+        the model edited and the edits that made it."""
+        edits = self.step.edits if edits is None else edits
+        return {"from": dict(self._origin["from"]), "edits": [*self._origin["edits"], *_defining(edits)]}
 
     def edited_model(self):
         """The current model as a hand-edited model (``HandEditedClassifier`` or ``HandEditedRegressor``)
         with its record, to save with :func:`tnt.model_io.model_to_json`."""
-        return self._hand_edited(self.model.graph_)
+        return self._hand_edited(self.model.graph_, self.step.edits)
 
     @classmethod
     def replayed(cls, model, edits, X=None, y=None, *, position: int | None = None, name: str | None = None):
@@ -257,7 +259,8 @@ class GraphEditor:
             changed = np.union1d(change.edited, _statistics_changed(before, graph, change))
         else:
             changed = np.union1d(change.edited, np.flatnonzero(unknown))
-        return EditStep(self._hand_edited(graph), (*self.step.edits, edit), changed.astype(np.intp), unknown)
+        edits = (*self.step.edits, edit)
+        return EditStep(self._hand_edited(graph, edits), edits, changed.astype(np.intp), unknown)
 
     def _carried_unknown(self, change: GraphChange) -> np.ndarray:
         if self.has_data:
@@ -286,7 +289,7 @@ class GraphEditor:
         n = model.graph_.node_count
         return EditStep(model, (*self.step.edits, edit), np.zeros(0, dtype=np.intp), np.zeros(n, dtype=bool))
 
-    def _hand_edited(self, graph):
+    def _hand_edited(self, graph, edits):
         model = self.base
         holder = LoadedGraphRegressor if self.regression else LoadedGraphModel
         edited = holder._holding(
@@ -297,7 +300,7 @@ class GraphEditor:
             {},
             None if self.regression else model.classes_,
         )
-        edited.edit_record_ = self.edit_record()
+        edited.edit_record_ = self.edit_record(edits)
         return edited
 
 
