@@ -2,6 +2,7 @@
 inspector and a sample's path (a golden test on a hand-built graph, as tests/test_export_text.py)."""
 
 import numpy as np
+import pytest
 from test_missing_routing import missing_dag
 
 from tnt import CARTClassifier, DecisionGraph
@@ -165,3 +166,22 @@ def test_a_leaf_rule_says_what_it_holds_of_missing_values():
     X = np.array([[0.9, np.nan], [np.nan, np.nan], [0.1, 1.0], [0.9, 2.0]])
     rules = leaf_rules(g, routes(g, X), np.array([1, 0, 0, 1]), feature_names=NAMES).rules
     assert "age > 0.5 and income is missing" in rules["rule"].tolist()
+
+
+def test_the_counterfactual_search_says_it_does_not_handle_missing_values_yet():
+    from tnt.inspect.counterfactual import CounterfactualSpace, counterfactual
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    X[rng.random(X.shape) < 0.2] = np.nan
+    model = CARTClassifier(max_leaf_nodes=8, random_state=0).fit(X, y)
+    assert not model.graph_.is_missing_test.any()
+    space = CounterfactualSpace(model.graph_, X)
+    assert all(not np.isnan(values).any() for values in space.values.values()) and np.isfinite(space.scales).all()
+    present = int(np.flatnonzero(~np.isnan(X).any(axis=1))[0])
+    found = counterfactual(space, X[present], 1 - model.predict(X[present : present + 1])[0], budget=2.0)
+    assert found.found and model.predict(found.sample[None])[0] != model.predict(X[present : present + 1])[0]
+    missing = int(np.flatnonzero(np.isnan(X[:, model.graph_.feature[0]]))[0])
+    with pytest.raises(ValueError, match="^The counterfactual search does not handle missing values yet"):
+        counterfactual(space, X[missing], 0)

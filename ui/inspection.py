@@ -260,7 +260,11 @@ def _counterfactual(model_key, data, model, names, classes, sample: int) -> None
         wanted = names_of_classes.index(label)
         said = f"class **{label}**"
     space = counterfactual_space(model_key, data.key, graph, data.X_train)
-    cf = find_counterfactual(model_key, data.key, sample, wanted, space, x)
+    try:
+        cf = find_counterfactual(model_key, data.key, sample, wanted, space, x)
+    except ValueError as err:  # missing values, which the search does not handle yet
+        st.info(str(err))
+        return
     st.markdown(f"Test sample **#{sample}** is predicted **{now}**. To get {said}: {cf.describe(names).rstrip('.')}.")
     if cf.exact:
         st.caption(

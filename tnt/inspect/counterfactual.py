@@ -91,7 +91,14 @@ class CounterfactualSpace:
         # Only the tested features matter; they are kept in their own number type (pixels in bytes).
         self.X_used = X[:, self.used]
         self.values, self.scales = {}, np.ones(self.n_features)
-        if X.shape[0] and self.used.size:
+        if X.shape[0] and self.used.size and X.dtype.kind == "f" and np.isnan(self.X_used).any():
+            # Missing training values are no value to move to, nor part of a feature's spread.
+            for i, f in enumerate(self.used):
+                present = np.sort(self.X_used[:, i][~np.isnan(self.X_used[:, i])])
+                self.values[int(f)] = np.unique(present).astype(np.float64)
+                if present.size:
+                    self.scales[f] = _scales_of_sorted(present[:, None])[0]
+        elif X.shape[0] and self.used.size:
             columns = np.sort(self.X_used, axis=0)  # one sort gives each feature's values and quartiles
             fresh = np.ones(columns.shape, dtype=bool)
             fresh[1:] = columns[1:] != columns[:-1]
@@ -340,6 +347,12 @@ def counterfactual(space: CounterfactualSpace, x, wanted, budget: float = DEFAUL
     x = np.asarray(x, dtype=np.float64).reshape(-1)
     if x.size != space.n_features:
         raise ValueError(f"The sample has {x.size} values but the model has {space.n_features} features.")
+    if np.isnan(x[space.used]).any() or graph.is_missing_test.any():
+        # The search moves values between thresholds; where a missing value goes is not one of its moves.
+        raise ValueError(
+            "The counterfactual search does not handle missing values yet: this sample misses a feature the "
+            "model tests, or the model tests whether a feature is missing."
+        )
     good = _wanted_leaves(graph, wanted)
     reaches = _reaches(graph, good)
     search = _Search(space, x)
