@@ -233,7 +233,7 @@ def _reference_tree(X, y, w, n_classes, alpha, order):
     grow(np.arange(len(y)))
     left, right = np.array(children_left), np.array(children_right)
     value = np.array(values)
-    split = prune_tree(left, right, value, value[0].sum(), alpha)
+    split = prune_tree(left, right, value, value[0].sum(), alpha, None)
     kept, stack = [], [0]  # the pruned tree's splits, depth-first
     while stack:
         node = stack.pop()
@@ -287,3 +287,61 @@ def test_a_micro_tree_fitted_on_several_threads_is_the_one_fitted_on_one(n_lanes
         assert n_splits(several) > 20
         for a, b in zip(one.arrays, several.arrays):
             assert np.array_equal(a, b)
+
+
+@pytest.fixture(scope="module")
+def friedman():
+    from sklearn.datasets import make_friedman1
+
+    X, y = make_friedman1(n_samples=3000, n_features=8, noise=1.0, random_state=2)
+    return X.astype(np.float32), y
+
+
+@pytest.mark.parametrize("alpha", [3e-4, 3e-3])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("max_bins", [65535, 200], ids=["exact", "binned"])
+def test_the_squared_error_tree_is_scikit_learns_regression_tree(friedman, alpha, weighted, max_bins):
+    # The same learner with the squared error grows scikit-learn's tree (on binned data, scikit-learn's
+    # on the codes) up to ties: in nodes of a few samples several features divide them alike (or
+    # with the sides swapped), and the two learners may take different ones; the trees' sizes, node
+    # values and training predictions are the same.
+    from sklearn.tree import DecisionTreeRegressor
+
+    from tnt.learn.micro_tree import fit_regression_tree
+
+    X, y = friedman
+    w = np.random.default_rng(0).uniform(0.5, 2.0, len(y)) if weighted else np.ones(len(y))
+    binned = bin_features(X, max_bins)
+    rows = np.arange(len(y))
+    ours = fit_regression_tree(binned, np.arange(X.shape[1]), rows, y, w, alpha * np.cov(y, aweights=w, bias=True))
+    codes = binned.codes.astype(np.float32)
+    theirs = DecisionTreeRegressor(ccp_alpha=alpha * np.cov(y, aweights=w, bias=True), random_state=0)
+    theirs.fit(codes, y, sample_weight=w)
+    t = theirs.tree_
+    assert ours.node_count == t.node_count > 20
+    assert ours.feature[0] == t.feature[0]
+    np.testing.assert_allclose(np.sort(ours.value), np.sort(t.value[:, 0, 0]), rtol=1e-9)
+    leaf = MicroTree(ours.children_left, ours.children_right, ours.feature, ours.threshold, np.arange(ours.node_count))
+    np.testing.assert_allclose(ours.value[predict(leaf, X)], theirs.predict(codes), rtol=1e-9)
+
+
+@pytest.mark.parametrize("n_lanes", [2, 3])
+def test_a_regression_tree_fitted_on_several_threads_is_the_one_fitted_on_one(n_lanes):
+    from sklearn.datasets import make_friedman1
+
+    from tnt.learn.micro_tree import fit_regression_tree, make_workspace
+    from tnt.learn.split_search import PARALLEL_WORK
+
+    X, y = make_friedman1(n_samples=12_000, n_features=8, noise=1.0, random_state=3)
+    X = np.column_stack([X, np.round(X * 20)]).astype(np.float32)  # sorted runs and histograms
+    assert X.shape[0] * X.shape[1] >= 3 * PARALLEL_WORK, "the root and its children should use the threads"
+    w = np.random.default_rng(1).uniform(0.5, 2.0, len(y))
+    binned = bin_features(X)
+    order = np.random.RandomState(0).permutation(X.shape[1])
+    rows = np.arange(len(y))
+    one = fit_regression_tree(binned, order, rows, y, w, 1e-4, make_workspace(binned, 2, 1))
+    for _ in range(3):
+        several = fit_regression_tree(binned, order, rows, y, w, 1e-4, make_workspace(binned, 2, n_lanes))
+        assert several.node_count > 40
+        for name in ("children_left", "children_right", "feature", "threshold", "value"):
+            assert np.array_equal(getattr(one, name), getattr(several, name))

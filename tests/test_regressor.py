@@ -215,15 +215,3 @@ def test_threads_do_not_change_the_regression_graph(friedman, monkeypatch):
     assert one.n_splits_ > 20
     assert one.graph_ == two.graph_
     assert np.array_equal(one.feature_importances_, two.feature_importances_)
-
-
-@pytest.mark.parametrize("n_codes", [1, 2, 200, 256, 257, 5000, 65535])
-def test_the_regression_tree_orders_samples_as_a_stable_sort(n_codes):
-    from tnt.learn.regression_tree import _stable_order
-
-    rng = np.random.default_rng(n_codes)
-    for m in (0, 1, 7, 1000):
-        codes = rng.integers(0, n_codes, m).astype(np.int32)
-        out, scratch = np.full(m, -1, dtype=np.int32), np.empty(m, dtype=np.int32)
-        _stable_order(codes, n_codes, out, scratch)
-        assert out.tolist() == np.argsort(codes, kind="stable").tolist()

@@ -24,22 +24,32 @@ from tnt.learn.split_search import (
     make_buffers,
 )
 
+# The criterion of the kernels under test: K classes (Gini, SQUARED None) or the squared error
+# (SQUARED True, K = 2 histogram entries per code: weight and weighted target).
 K = 3
+SQUARED = None
 
 
-@pytest.fixture(params=[2, 3], ids=["two classes", "three classes"])
-def n_classes(request, monkeypatch):
-    """Runs a test with ``K`` classes of each number: two has a path of its own in the proxy and
-    the stored-histogram scan."""
-    monkeypatch.setitem(globals(), "K", request.param)
+@pytest.fixture(params=[(2, None), (3, None), (2, True)], ids=["two classes", "three classes", "squared error"])
+def criterion(request, monkeypatch):
+    """Runs a test with each criterion: two classes have a path of their own in the proxy and the
+    stored-histogram scan, the squared error its own histogram entries and node statistics."""
+    monkeypatch.setitem(globals(), "K", request.param[0])
+    monkeypatch.setitem(globals(), "SQUARED", request.param[1])
     return request.param
+
+
+def _targets(values):
+    """Class indices, or for the squared error the same integers as float targets (sums of integer
+    weights times integer targets are exact, so that scans in any order agree bit for bit)."""
+    return np.asarray(values).astype(np.float64 if SQUARED else np.int64)
 
 
 def _node(seed, n, n_bins, weights="integer"):
     """Codes, targets and weights of ``n`` samples, and the bins of one feature with ``n_bins`` codes."""
     rng = np.random.default_rng(seed)
     cf = rng.integers(0, n_bins, n).astype(np.uint16)
-    ys = rng.integers(0, K, n).astype(np.int64)
+    ys = _targets(rng.integers(-4, 5, n) if SQUARED else rng.integers(0, K, n))
     ws = rng.integers(1, 4, n).astype(np.float64) if weights == "integer" else rng.uniform(0.5, 2.0, n)
     values = np.cumsum(rng.uniform(0.5, 1.5, n_bins)).astype(np.float32)
     bin_min = values[None, :].copy()
@@ -47,7 +57,25 @@ def _node(seed, n, n_bins, weights="integer"):
 
 
 def _total(ys, ws, start, end):
-    return np.bincount(ys[start:end], weights=ws[start:end], minlength=K).astype(np.float64)
+    """A node's statistics: class weights, or weight, weighted target sum, weighted sum of squares."""
+    y, w = ys[start:end], ws[start:end]
+    if SQUARED:
+        return np.array([w.sum(), (w * y).sum(), (w * y * y).sum()])
+    return np.bincount(y, weights=w, minlength=K).astype(np.float64)
+
+
+def _weight(total):
+    return float(total[0] if SQUARED else total.sum())
+
+
+def _proxy(left_y, left_w, total):
+    """scikit-learn's proxy of the improvement of a split whose left side has these samples."""
+    if SQUARED:
+        w_left, s_left = left_w.sum(), (left_w * left_y).sum()
+        return s_left**2 / w_left + (total[1] - s_left) ** 2 / (total[0] - w_left)
+    left = np.bincount(left_y, weights=left_w, minlength=K)
+    w_left = left.sum()
+    return (left**2).sum() / w_left + ((total - left) ** 2).sum() / (total.sum() - w_left)
 
 
 def _brute_force(cf, ys, ws, start, end, bin_min, bin_max):
@@ -57,9 +85,7 @@ def _brute_force(cf, ys, ws, start, end, bin_min, bin_max):
     present = np.unique(cf[start:end])
     for low, high in zip(present[:-1], present[1:]):
         goes_left = np.arange(start, end)[cf[start:end] <= low]
-        left = np.bincount(ys[goes_left], weights=ws[goes_left], minlength=K)
-        w_left = left.sum()
-        proxy = (left**2).sum() / w_left + ((total - left) ** 2).sum() / (total.sum() - w_left)
+        proxy = _proxy(ys[goes_left], ws[goes_left], total)
         if proxy > best[0]:
             best = (proxy, int(low), _threshold(bin_max[0, low], bin_min[0, high]))
     return best
@@ -74,42 +100,26 @@ def _scan(cf, n_bins, ys, ws, start, end, bin_min, bin_max, total, w_node, scrat
     """:func:`_scan_feature` of the one feature ``cf`` with the scratch memory of :func:`_scratch`."""
     h0, h1, c0, c1, buffers = scratch
     return _scan_feature(
-        cf[None],
-        n_bins,
-        0,
-        ys,
-        ws,
-        start,
-        end,
-        K,
-        bin_min,
-        bin_max,
-        total,
-        w_node,
-        h0,
-        h1,
-        c0,
-        c1,
-        buffers.bits[0],
-        buffers.left[0],
-    )
+        cf[None], n_bins, 0, ys, ws, start, end, K, bin_min, bin_max,
+        total, w_node, h0, h1, c0, c1, buffers.bits[0], buffers.left[0], SQUARED,
+    )  # fmt: skip
 
 
 @pytest.mark.parametrize("n", [30, 2000])  # the bitmap of codes present, and dense histograms
-def test_scan_equals_brute_force_and_leaves_scratch_zeroed(n, n_classes):
+def test_scan_equals_brute_force_and_leaves_scratch_zeroed(n, criterion):
     n_bins = 200
     cf, ys, ws, bin_min, bin_max = _node(n, n, n_bins)
     start, end = 3, n - 2
     h0, h1, c0, c1, buffers = _scratch(n_bins)
     total = _total(ys, ws, start, end)
-    result = _scan(cf, n_bins, ys, ws, start, end, bin_min, bin_max, total, total.sum(), (h0, h1, c0, c1, buffers))
+    result = _scan(cf, n_bins, ys, ws, start, end, bin_min, bin_max, total, _weight(total), (h0, h1, c0, c1, buffers))
     assert result == _brute_force(cf, ys, ws, start, end, bin_min, bin_max)
     assert not h0.any() and not h1.any() and not c0.any() and not c1.any() and not buffers.bits.any()
 
 
-def test_constant_feature_scores_minus_infinity():
+def test_constant_feature_scores_minus_infinity(criterion):
     cf = np.full(50, 7, dtype=np.uint16)
-    ys = np.arange(50) % K
+    ys = _targets(np.arange(50) % K)
     ws = np.ones(50)
     _, _, _, bin_min, bin_max = _node(0, 10, 20)
     h0, h1, c0, c1, buffers = _scratch(20)
@@ -117,44 +127,30 @@ def test_constant_feature_scores_minus_infinity():
     result = _scan(cf, 20, ys, ws, 0, 50, bin_min, bin_max, total, 50.0, (h0, h1, c0, c1, buffers))
     assert result[0] == -np.inf
     assert (
-        _scan_sorted(cf[None], ys[None], ws[None], 0, 0, 50, 0, K, bin_min, bin_max, total, 50.0, buffers.left[0])[0]
+        _scan_sorted(
+            cf[None], ys[None], ws[None], 0, 0, 50, 0, K, bin_min, bin_max, total, 50.0, buffers.left[0], SQUARED
+        )[0]
         == -np.inf
     )
 
 
 @pytest.mark.parametrize("weights", ["integer", "real"])
-def test_scan_of_stored_histograms_equals_a_direct_scan(weights, n_classes):
+def test_scan_of_stored_histograms_equals_a_direct_scan(weights, criterion):
     n_bins = 150
     cf, ys, ws, bin_min, bin_max = _node(1, 3000, n_bins, weights)
     h0, h1, c0, c1, buffers = _scratch(n_bins)
     total = _total(ys, ws, 0, 3000)
-    direct = _scan(cf, n_bins, ys, ws, 0, 3000, bin_min, bin_max, total, total.sum(), (h0, h1, c0, c1, buffers))
+    direct = _scan(cf, n_bins, ys, ws, 0, 3000, bin_min, bin_max, total, _weight(total), (h0, h1, c0, c1, buffers))
     hist = np.zeros(n_bins * K)
     counts = np.zeros(n_bins, dtype=np.int32)
     bounds = np.zeros((1, 2), dtype=np.int64)
     filled = _fill_and_scan(
-        cf[None],
-        0,
-        ys,
-        ws,
-        0,
-        3000,
-        K,
-        bin_min,
-        bin_max,
-        total,
-        total.sum(),
-        h0,
-        h1,
-        c0,
-        c1,
-        buffers.left[0],
-        hist,
-        counts,
-        0,
-        bounds,
+        cf[None], 0, ys, ws, 0, 3000, K, bin_min, bin_max, total, _weight(total),
+        h0, h1, c0, c1, buffers.left[0], hist, counts, 0, bounds, SQUARED,
+    )  # fmt: skip
+    stored = _scan_stored(
+        hist, counts, 0, bounds, 0, K, bin_min, bin_max, total, _weight(total), buffers.left[0], SQUARED
     )
-    stored = _scan_stored(hist, counts, 0, bounds, 0, K, bin_min, bin_max, total, total.sum(), buffers.left[0])
     assert direct == filled == stored
     np.testing.assert_array_equal(counts, np.bincount(cf, minlength=n_bins))
     assert not h0.any() and not c0.any()
@@ -165,13 +161,13 @@ def test_scan_of_stored_histograms_equals_a_direct_scan(weights, n_classes):
     [[0, 63, 64, 65, 127, 128, 191, 199], [5, 6], [70, 130], list(range(64, 128))],
     ids=["word edges", "one word", "two words apart", "one whole word"],
 )
-def test_sparse_codes_across_words_scan_as_a_brute_force_does(present, n_classes):
+def test_sparse_codes_across_words_scan_as_a_brute_force_does(present, criterion):
     # Many samples per code but few codes present, at and across the edges of 64-code words: the
     # scans visit the codes present from bit masks of each word.
     n_bins, n = 200, 1000
     rng = np.random.default_rng(7)
     cf = rng.choice(np.array(present), n).astype(np.uint16)
-    ys = rng.integers(0, K, n).astype(np.int64)
+    ys = _targets(rng.integers(0, K, n))
     ws = rng.uniform(0.5, 2.0, n)
     bin_min = np.cumsum(rng.uniform(0.5, 1.5, n_bins)).astype(np.float32)[None, :]
     bin_max = bin_min.copy()
@@ -179,15 +175,16 @@ def test_sparse_codes_across_words_scan_as_a_brute_force_does(present, n_classes
     h0, h1, c0, c1, buffers = _scratch(n_bins)
     total = _total(ys, ws, start, end)
     expected = _brute_force(cf, ys, ws, start, end, bin_min, bin_max)
-    direct = _scan(cf, n_bins, ys, ws, start, end, bin_min, bin_max, total, total.sum(), (h0, h1, c0, c1, buffers))
+    w_node = _weight(total)
+    direct = _scan(cf, n_bins, ys, ws, start, end, bin_min, bin_max, total, w_node, (h0, h1, c0, c1, buffers))
     hist = np.zeros(n_bins * K)
     counts = np.zeros(n_bins, dtype=np.int32)
     bounds = np.zeros((1, 2), dtype=np.int64)
     filled = _fill_and_scan(
-        cf[None], 0, ys, ws, start, end, K, bin_min, bin_max, total, total.sum(),
-        h0, h1, c0, c1, buffers.left[0], hist, counts, 0, bounds,
+        cf[None], 0, ys, ws, start, end, K, bin_min, bin_max, total, w_node,
+        h0, h1, c0, c1, buffers.left[0], hist, counts, 0, bounds, SQUARED,
     )  # fmt: skip
-    stored = _scan_stored(hist, counts, 0, bounds, 0, K, bin_min, bin_max, total, total.sum(), buffers.left[0])
+    stored = _scan_stored(hist, counts, 0, bounds, 0, K, bin_min, bin_max, total, w_node, buffers.left[0], SQUARED)
     assert direct[1:] == filled[1:] == stored[1:] == expected[1:]  # last code going left, threshold
     np.testing.assert_allclose([direct[0], filled[0], stored[0]], expected[0], rtol=1e-12)
     np.testing.assert_array_equal(counts, np.bincount(cf[start:end], minlength=n_bins))
@@ -196,7 +193,7 @@ def test_sparse_codes_across_words_scan_as_a_brute_force_does(present, n_classes
 
 
 @pytest.mark.parametrize("weights", ["integer", "real", "tiny and large"])
-def test_a_candidate_replaces_the_best_exactly_when_its_exact_proxy_is_larger(weights, n_classes):
+def test_a_candidate_replaces_the_best_exactly_when_its_exact_proxy_is_larger(weights, criterion):
     # The division-free test may skip the exact proxy only where that proxy could not win: at the
     # nearest floats either side of a tie it must decide as the exact comparison does.
     rng = np.random.default_rng(3)
@@ -210,17 +207,24 @@ def test_a_candidate_replaces_the_best_exactly_when_its_exact_proxy_is_larger(we
         left = total * rng.uniform(0.0, 1.0, K)
         w_node, w_left = float(total.sum()), float(left.sum())
         sq_left, sq_right = float((left**2).sum()), float(((total - left) ** 2).sum())
-        if K == 2:  # the two-class path adds its two squares directly
+        if SQUARED:  # left: (weight, weighted target sum); total: (weight, target sum, sum of squares)
+            if weights == "tiny and large":  # a target sum's square over a tiny weight stays finite
+                total = rng.uniform(0.1, 40.0, 2) * 10.0 ** rng.integers(-60, 60, 2)
+            total = np.array([total[0], total[1] * rng.choice([-1.0, 1.0]), 0.0])
+            left = np.array([total[0] * rng.uniform(0.0, 1.0), total[1] * rng.uniform(-1.0, 2.0)])
+            w_node, w_left = total[0], left[0]
+            sq_left, sq_right = left[1] * left[1], (total[1] - left[1]) ** 2
+        elif K == 2:  # the two-class path adds its two squares directly
             sq_left = left[0] * left[0] + left[1] * left[1]
             r = total - left
             sq_right = r[0] * r[0] + r[1] * r[1]
         proxy = sq_left / w_left + sq_right / (w_node - w_left)
         for best in (np.nextafter(proxy, -np.inf), proxy, np.nextafter(proxy, np.inf), proxy * 0.5, proxy * 2.0):
-            got = _candidate((best, 1, 2), 4, 5, left, total, K, w_left, w_node)
+            got = _candidate((best, 1, 2), 4, 5, left, total, K, w_left, w_node, SQUARED)
             assert got == ((proxy, 4, 5) if proxy > best else (best, 1, 2))
 
 
-def test_histogram_subtraction_equals_a_rebuild(n_classes):
+def test_histogram_subtraction_equals_a_rebuild(criterion):
     # Integer weights: the subtraction is exact, so the parent's histogram less one child's
     # samples is bit for bit the other child's.
     n_bins = 100
@@ -234,49 +238,32 @@ def test_histogram_subtraction_equals_a_rebuild(n_classes):
         bounds = np.zeros((1, 2), dtype=np.int64)
         total = _total(ys, ws, start, end)
         _fill_and_scan(
-            cf[None],
-            0,
-            ys,
-            ws,
-            start,
-            end,
-            K,
-            bin_min,
-            bin_max,
-            total,
-            total.sum(),
-            h0,
-            h1,
-            c0,
-            c1,
-            buffers.left[0],
-            hist,
-            counts,
-            0,
-            bounds,
-        )
+            cf[None], 0, ys, ws, start, end, K, bin_min, bin_max, total, _weight(total),
+            h0, h1, c0, c1, buffers.left[0], hist, counts, 0, bounds, SQUARED,
+        )  # fmt: skip
         return hist, counts, bounds
 
     hist, counts, bounds = fill(0, 4000)
-    _subtract_samples(cf[None], 0, ys, ws, 0, mid, K, hist, counts, 0)
+    _subtract_samples(cf[None], 0, ys, ws, 0, mid, K, hist, counts, 0, SQUARED)
     rebuilt, rebuilt_counts, _ = fill(mid, 4000)
     np.testing.assert_array_equal(hist, rebuilt)
     np.testing.assert_array_equal(counts, rebuilt_counts)
     total = _total(ys, ws, mid, 4000)
-    after = _scan_stored(hist, counts, 0, bounds, 0, K, bin_min, bin_max, total, total.sum(), buffers.left[0])
+    after = _scan_stored(
+        hist, counts, 0, bounds, 0, K, bin_min, bin_max, total, _weight(total), buffers.left[0], SQUARED
+    )
     assert after == _brute_force(cf, ys, ws, mid, 4000, bin_min, bin_max)
 
 
 @pytest.mark.parametrize("n", [40, 3000])
-def test_scan_of_a_sorted_run_equals_brute_force(n, n_classes):
+def test_scan_of_a_sorted_run_equals_brute_force(n, criterion):
     n_bins = 5000
     cf, ys, ws, bin_min, bin_max = _node(3, n, n_bins)
     order = np.argsort(cf, kind="stable")
     total = _total(ys, ws, 0, n)
     left = np.zeros(K)
-    result = _scan_sorted(
-        cf[order][None], ys[order][None], ws[order][None], 0, 0, n, 0, K, bin_min, bin_max, total, total.sum(), left
-    )
+    run = (cf[order][None], ys[order][None], ws[order][None])
+    result = _scan_sorted(*run, 0, 0, n, 0, K, bin_min, bin_max, total, _weight(total), left, SQUARED)
     assert result == _brute_force(cf, ys, ws, 0, n, bin_min, bin_max)
 
 
@@ -376,6 +363,28 @@ def test_sorted_runs_and_histograms_grow_the_same_tree():
         b = fit_micro_tree(narrow, order, rows, y[rows], w[rows], alpha, 3)
         assert a.node_count > 20
         for name in ("children_left", "children_right", "feature", "threshold", "label"):
+            np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+
+
+def test_sorted_runs_and_histograms_grow_the_same_regression_tree():
+    # As above for the squared error: integer targets and weights keep every sum exact, so the
+    # histograms (with their subtraction) and the sorted runs score every split alike.
+    from tnt.learn.micro_tree import fit_regression_tree
+
+    rng = np.random.default_rng(8)
+    X = np.vstack([3 * rng.integers(0, 1000, size=(2000, 3)), rng.integers(0, 3000, size=(2000, 3))])
+    X = np.column_stack([X, X[:, 0]]).astype(np.float32)
+    y = ((X[:, 0] + X[:, 1]) // 600 + rng.integers(0, 3, 4000)).astype(np.float64)
+    w = rng.integers(1, 4, 4000).astype(float)
+    wide = bin_features(X)
+    narrow = bin_features(X[:2000])
+    rows = np.arange(2000)
+    order = np.array([3, 1, 0, 2])
+    for alpha in (0.0, 1e-3):
+        a = fit_regression_tree(wide, order, rows, y[rows], w[rows], alpha)
+        b = fit_regression_tree(narrow, order, rows, y[rows], w[rows], alpha)
+        assert a.node_count > 20
+        for name in ("children_left", "children_right", "feature", "threshold", "value"):
             np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
 
 

@@ -1,4 +1,6 @@
-"""Micro trees: the small cost-complexity-pruned CART trees TnT grows inside nodes."""
+"""Micro trees: the small cost-complexity-pruned CART trees TnT grows inside nodes, with the Gini
+impurity (class targets, and the two-class reduced problems of internal nodes) or the squared error
+(regression leaves), by one learner (:func:`tnt.learn.tree_builder.build_tree`)."""
 
 from __future__ import annotations
 
@@ -49,6 +51,14 @@ class MicroTree(TreeArrays):
         return self.children_left, self.children_right, self.feature, self.threshold, self.label
 
 
+@dataclass(frozen=True)
+class RegressionTree(TreeArrays):
+    """A fitted squared-error micro tree; ``value`` holds the weighted mean target of the training
+    samples at every node."""
+
+    value: np.ndarray
+
+
 def make_workspace(data: BinnedData, n_targets: int, n_threads: int = 1):
     """Scratch memory for fitting micro trees with up to ``n_targets`` targets on ``n_threads``
     threads, reused across fits (one workspace per concurrent fit)."""
@@ -79,16 +89,44 @@ def fit_micro_tree(
     workspace : tuple, optional
         From :func:`make_workspace`; made for this fit when omitted.
     """
-    return _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, NO_DEPTH_LIMIT, workspace)
+    y = np.ascontiguousarray(y, dtype=np.int64)
+    tree = _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, NO_DEPTH_LIMIT, workspace, None)
+    return MicroTree(*tree[:5])
 
 
 def fit_stump(data: BinnedData, feature_order, rows, y, sample_weight, workspace=None, n_targets: int = 2) -> MicroTree:
     """Fit the single best Gini split, as fine-tuning (Algorithm A.1) refits a node (targets 0/1 by
     default) and the naive decision graph splits a leaf (targets ``0..n_targets-1``)."""
-    return _fit(data, feature_order, rows, y, sample_weight, n_targets, 0.0, 1, workspace)
+    y = np.ascontiguousarray(y, dtype=np.int64)
+    return MicroTree(*_fit(data, feature_order, rows, y, sample_weight, n_targets, 0.0, 1, workspace, None)[:5])
 
 
-def _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, max_depth, workspace) -> MicroTree:
+def fit_regression_tree(data: BinnedData, feature_order, rows, y, sample_weight, alpha: float, workspace=None):
+    """Fit a squared-error CART on the samples ``rows`` and prune it with minimal cost-complexity pruning.
+
+    Parameters
+    ----------
+    data, feature_order, rows, sample_weight, workspace :
+        As in :func:`fit_micro_tree`.
+    y : ndarray of float, aligned with ``rows``
+    alpha : float
+        scikit-learn's ``ccp_alpha`` in units of ``y`` squared: a split survives when it lowers the
+        weighted squared error, divided by this tree's total weight, by more than ``alpha`` per
+        added leaf.
+
+    Returns
+    -------
+    RegressionTree
+    """
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    left, right, feature, threshold, _, mean = _fit(
+        data, feature_order, rows, y, sample_weight, 2, alpha, NO_DEPTH_LIMIT, workspace, True
+    )
+    return RegressionTree(left, right, feature, threshold, mean)
+
+
+def _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, max_depth, workspace, squared) -> tuple:
+    """:func:`tnt.learn.tree_builder.pruned_tree` of a fit; ``squared`` as in :func:`build_tree`."""
     if workspace is None or buffer_classes(workspace) < n_targets:
         workspace = make_workspace(data, n_targets)
     feature_order = np.ascontiguousarray(feature_order, dtype=np.int64)
@@ -98,7 +136,7 @@ def _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, max_dept
         data.codes,
         feature_order,
         rows,
-        np.ascontiguousarray(y, dtype=np.int64),
+        y,
         _unit_mean(np.asarray(sample_weight, dtype=np.float64)),
         n_targets,
         data.n_bins,
@@ -109,8 +147,9 @@ def _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, max_dept
         workspace,
         threads,
         with_runs(data, threads),
+        squared,
     )
-    return MicroTree(*pruned_tree(left, right, feature, threshold, value, total_w, float(alpha)))
+    return pruned_tree(left, right, feature, threshold, value, total_w, float(alpha), squared)
 
 
 def _unit_mean(w: np.ndarray) -> np.ndarray:

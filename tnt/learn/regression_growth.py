@@ -4,8 +4,8 @@ The scheme is the classifier's (:mod:`tnt.learn.growth`) with the squared error 
 0/1 loss. Targets are standardised (mean 0, weighted variance 1), so ``C`` is a price per split in
 units of the training target's variance.
 
-* A leaf grows a squared-error micro tree (:mod:`tnt.learn.regression_tree`) on the samples reaching
-  it, pruned at ``C_i = C * W / W_i``.
+* A leaf grows a squared-error micro tree (:func:`tnt.learn.micro_tree.fit_regression_tree`) on the
+  samples reaching it, pruned at ``C_i = C * W / W_i``.
 * An internal node solves the alternating-optimisation reduced problem: with the rest of the graph
   fixed, sending sample ``i`` to child ``c`` costs ``w_i * L_i(c)``, ``L_i(c)`` its squared error
   when inference continues at ``c``. Since ``w_i L_i(c) = w_i min(L_i(left), L_i(right)) +
@@ -39,8 +39,14 @@ from tnt.learn.growth import (
     _weighted_error,
     _Workers,
 )
-from tnt.learn.micro_tree import MicroTree
-from tnt.learn.regression_tree import NO_DEPTH_LIMIT, RegressionTree, fit_regression_tree
+from tnt.learn.micro_tree import (
+    MicroTree,
+    RegressionTree,
+    fit_micro_tree,
+    fit_regression_tree,
+    fit_stump,
+    make_workspace,
+)
 from tnt.learn.working_graph import FlatGraph, WorkingGraph, compact
 
 __all__ = ["RegressionProblem", "SquaredLoss"]
@@ -103,27 +109,6 @@ def _as_micro_tree(tree: RegressionTree, values: _LeafValues) -> MicroTree:
     return MicroTree(tree.children_left, tree.children_right, tree.feature, tree.threshold, label)
 
 
-def fit_binary_tree(
-    problem: _Problem, rows, targets, weights, alpha: float, max_depth: int = NO_DEPTH_LIMIT
-) -> MicroTree:
-    """The classifier's Gini micro tree for 0/1 ``targets``, pruned at ``alpha``, grown by the
-    squared-error learner: for two classes the Gini impurity ``2 p (1 - p)`` is twice the variance of
-    the 0/1 target, so both choose the same splits, and Gini pruning at ``alpha`` is squared-error
-    pruning at ``alpha / 2``. A leaf's label is the child (0 left, 1 right) holding more than half
-    of its weight, ties going left as the classifier's argmax does.
-
-    The squared-error learner keeps each feature sorted rather than histogrammed, which is much
-    faster on features with thousands of distinct values, where every sample of an internal node
-    is in its reduced problem.
-    """
-    tree = fit_regression_tree(
-        problem.binned, problem.feature_order, rows, targets.astype(np.float64), weights, alpha / 2.0, max_depth
-    )
-    leaf = tree.children_left < 0
-    label = np.where(leaf, tree.value > 0.5, -1).astype(np.intp)
-    return MicroTree(tree.children_left, tree.children_right, tree.feature, tree.threshold, label)
-
-
 def _reduced_problem(graph: WorkingGraph, node: int, problem: RegressionProblem, rows: np.ndarray, values):
     """The reduced problem at internal ``node``: rows whose loss differs between the two children,
     their targets (0: left is better, 1: right is better) and weights ``w_i |L_i(left) - L_i(right)|``."""
@@ -144,15 +129,18 @@ def _grow_pass(graph, problem: RegressionProblem, C: float, cache: _MicroTreeCac
     incoming[0].append(np.arange(problem.X.shape[0]))
     W = problem.total_weight
 
-    def fit_leaf(rows, targets):
-        alpha = C * W / float(problem.w[rows].sum())
-        tree = fit_regression_tree(problem.binned, problem.feature_order, rows, targets, problem.w[rows], alpha)
+    def fit_leaf(rows, targets, workspace):
+        w = problem.w[rows]
+        tree = fit_regression_tree(
+            problem.binned, problem.feature_order, rows, targets, w, C * W / float(w.sum()), workspace
+        )
         return _as_micro_tree(tree, values)
 
-    def fit_split(rows, targets, weights):
-        return fit_binary_tree(problem, rows, targets, weights, C * W / float(weights.sum()))
+    def fit_split(rows, targets, weights, workspace):
+        alpha = C * W / float(weights.sum())
+        return fit_micro_tree(problem.binned, problem.feature_order, rows, targets, weights, alpha, 2, workspace)
 
-    def visit(node, _workspace):
+    def visit(node, workspace):
         rows = _gather(incoming[node])
         incoming[node] = []
         if rows.size == 0:
@@ -160,7 +148,7 @@ def _grow_pass(graph, problem: RegressionProblem, C: float, cache: _MicroTreeCac
             return
         if start.children_left[node] < 0:
             targets = problem.y[rows]
-            graph.install_leaf_tree(node, cache.get(node, rows, targets, lambda: fit_leaf(rows, targets)))
+            graph.install_leaf_tree(node, cache.get(node, rows, targets, lambda: fit_leaf(rows, targets, workspace)))
             return
         red_rows, red_targets, red_w = _reduced_problem(graph, node, problem, rows, values)
         if red_rows.size == 0:
@@ -168,7 +156,7 @@ def _grow_pass(graph, problem: RegressionProblem, C: float, cache: _MicroTreeCac
         else:
             # The cache key holds both the target (sign) and the weight of each row.
             key = np.where(red_targets == 1, red_w, -red_w)
-            tree = cache.get(node, red_rows, key, lambda: fit_split(red_rows, red_targets, red_w))
+            tree = cache.get(node, red_rows, key, lambda: fit_split(red_rows, red_targets, red_w, workspace))
             graph.install_split_tree(node, tree)
         to_left, to_right = graph.route_through(node, problem.X, rows)
         incoming[start.children_left[node]].append(to_left)
@@ -179,7 +167,7 @@ def _grow_pass(graph, problem: RegressionProblem, C: float, cache: _MicroTreeCac
         workers.run(wave[np.argsort(-size, kind="stable")], visit, int(size.sum()) * problem.X.shape[1])
 
 
-def _fine_tune_round(graph: WorkingGraph, problem: RegressionProblem, values: _LeafValues) -> None:
+def _fine_tune_round(graph: WorkingGraph, problem: RegressionProblem, values: _LeafValues, workspace) -> None:
     """One round of Algorithm A.1 for the squared error over a fixed structure.
 
     An internal node refits its single split on its reduced problem and keeps it only when it
@@ -202,7 +190,7 @@ def _fine_tune_round(graph: WorkingGraph, problem: RegressionProblem, values: _L
         if red_rows.size:
             old_error = _weighted_error(~graph.goes_left(node, problem.X, red_rows), targets, w)
             saved = _save_slot(graph, node)
-            stump = fit_binary_tree(problem, red_rows, targets, w, 0.0, max_depth=1)
+            stump = fit_stump(problem.binned, problem.feature_order, red_rows, targets, w, workspace)
             graph.install_split_tree(node, stump)
             if _weighted_error(~graph.goes_left(node, problem.X, red_rows), targets, w) > old_error:
                 _restore_slot(graph, node, saved)
@@ -233,7 +221,8 @@ class SquaredLoss:
         if rounds == 0:
             return graph
         working = WorkingGraph(graph)
+        workspace = make_workspace(self.problem.binned, 2)
         for _ in range(rounds):
-            _fine_tune_round(working, self.problem, self.values)
+            _fine_tune_round(working, self.problem, self.values, workspace)
             report("fine_tune", 0, working)
         return compact(working, self.problem.X)

@@ -1,9 +1,14 @@
-"""Best-split search of the micro-tree learner (:mod:`tnt.learn.tree_builder`).
+"""Best-split search of the micro-tree learner (:mod:`tnt.learn.tree_builder`), for both criteria.
 
 For each candidate feature of a node, the node's codes are visited in increasing order, every
-boundary between two codes present being a candidate split scored with scikit-learn's Gini proxy.
+boundary between two codes present being a candidate split scored with scikit-learn's proxy of the
+criterion's improvement, ``sum_k L_k^2 / W_L + sum_k R_k^2 / W_R``: for the Gini impurity ``L_k``
+and ``R_k`` are the class weights on either side, for the squared error the single weighted target
+sum (the criterion travels in :class:`Data`; the Gini copy of each kernel compiles without the
+squared error's branches). A histogram holds, per code, one weight per class (Gini) or the weight
+and the weighted target sum (squared error).
 A feature with few codes (at most ``HISTOGRAM_MAX_BINS``: pixels, counts, most tabular columns) is
-scanned through the class histogram of the node's codes: built from the node's samples (two
+scanned through the histogram of the node's codes: built from the node's samples (two
 interleaved copies for many samples per code, a bitmap of the codes present for few), or kept for
 a large node and reused, less the smaller child's samples, by its larger child. The codes present
 are visited in order from bit masks of 64 codes (:func:`_present`), not by a branch per code. A
@@ -29,11 +34,12 @@ from numba import prange
 
 from tnt.learn.compiled import fetch_add, kernel
 
-Data = namedtuple("Data", ["codes", "ys", "ws", "n_bins", "bin_min", "bin_max", "runs"])
+Data = namedtuple("Data", ["codes", "ys", "ws", "n_bins", "bin_min", "bin_max", "runs", "squared"])
 Data.__doc__ = """A fit's samples: feature-major ``codes`` (one row per feature, a node's samples one
 contiguous run of positions), targets ``ys`` and weights ``ws`` by position, the bins
-(``n_bins``, ``bin_min``, ``bin_max`` of :class:`tnt.learn.binning.BinnedData`) and the
-:class:`SortedRuns` of the features scanned in value order."""
+(``n_bins``, ``bin_min``, ``bin_max`` of :class:`tnt.learn.binning.BinnedData`), the
+:class:`SortedRuns` of the features scanned in value order and the criterion: ``squared`` is None
+for the Gini impurity (``ys`` class indices) and True for the squared error (``ys`` targets)."""
 
 SortedRuns = namedtuple("SortedRuns", ["row", "sid", "code", "y", "w"])
 SortedRuns.__doc__ = """Features scanned in value order: ``row[f]`` is feature ``f``'s row in the other
@@ -42,21 +48,23 @@ arrays (-1 for a feature scanned through histograms). Within a node's positions 
 at the start of the fit) ``sid``, codes ``code``, targets ``y`` and weights ``w``."""
 
 NodeRange = namedtuple("NodeRange", ["start", "end", "total", "w_node"])
-NodeRange.__doc__ = "A node: positions ``start:end``, class weights ``total`` and their sum ``w_node``."
+NodeRange.__doc__ = """A node: positions ``start:end``, its statistics ``total`` (class weights for the
+Gini impurity; weight, weighted target sum and weighted sum of squares for the squared error) and
+its weight ``w_node``."""
 
 Results = namedtuple("Results", ["proxies", "codes", "thresholds"])
-Results.__doc__ = """Best split per candidate feature: Gini proxy (``-inf`` for a feature constant in
-the node), last code going left and threshold."""
+Results.__doc__ = """Best split per candidate feature: the criterion's proxy (``-inf`` for a feature
+constant in the node), last code going left and threshold."""
 
 Buffers = namedtuple("Buffers", ["hist", "counts", "bits", "left"])
 Buffers.__doc__ = """Per-thread scratch memory (first axis: thread): two histograms of ``n_bins * K``
-class weights, two code counts, a code bitmap and ``K`` class sums (each padded to whole cache
-lines: the scans take ``K`` from the node, not from these shapes). The histograms, counts and
-bitmap are all zeros, and every scan leaves them so."""
+entries, two code counts, a code bitmap and ``K`` sums of the left side of a split (each padded to
+whole cache lines: the scans take ``K`` from the node (:func:`_entries`), not from these shapes).
+The histograms, counts and bitmap are all zeros, and every scan leaves them so."""
 
 Stored = namedtuple("Stored", ["hist", "counts", "bounds", "slot", "offsets"])
-Stored.__doc__ = """Stored histograms: ``hist[slot]`` and ``counts[slot]`` hold a node's class weights
-and counts per code, features side by side from ``offsets[f]``; ``bounds[slot, f]`` the range of
+Stored.__doc__ = """Stored histograms: ``hist[slot]`` and ``counts[slot]`` hold a node's histogram
+entries and counts per code, features side by side from ``offsets[f]``; ``bounds[slot, f]`` the range of
 codes present. ``slot`` is -1 when the node has none."""
 
 # de Bruijn sequence and table: index of the lowest set bit of a 64-bit word.
@@ -104,9 +112,35 @@ def _threshold(low_value, high_value):
 
 
 @kernel(inline="always")
-def _square_sums(left_counts, total, n_classes):
-    """The sums of the squared class weights left and right of a split, as scikit-learn's proxy of
-    the Gini improvement adds them."""
+def _entries(total, squared):
+    """A histogram's entries per code for a node of statistics ``total``: one weight per class
+    (Gini), or the weight and the weighted target sum (squared error)."""
+    if squared is not None:
+        return 2
+    return total.shape[0]
+
+
+@kernel(inline="always")
+def _add_sample(h, b, K, y, w, squared):
+    """Add a sample of code ``b`` (target ``y``, weight ``w``) to the histogram ``h`` of ``K`` entries
+    per code: its weight to its class (Gini), or its weight and weighted target (squared error)."""
+    if squared is not None:
+        at = b * np.uint64(2)
+        h[at] += w
+        h[at + np.uint64(1)] += w * y
+    else:
+        h[b * K + np.uint64(y)] += w
+
+
+@kernel(inline="always")
+def _square_sums(left_counts, total, n_classes, squared):
+    """The two squared sums of scikit-learn's proxy of a split's improvement, left and right: of the
+    class weights (Gini), or of the weighted target (squared error), each to be divided by its
+    side's weight."""
+    if squared is not None:
+        s_left = left_counts[1]
+        s_right = total[1] - s_left
+        return s_left * s_left, s_right * s_right
     if n_classes == 2:  # most micro trees (an internal node's); the loop's sums, in the same order
         l0 = left_counts[0]
         l1 = left_counts[1]
@@ -131,8 +165,8 @@ SMALLEST_BOUND = 1e-200
 
 
 @kernel(inline="always")
-def _accumulate(codes, f, ys, ws, start, end, K, h0, h1, c0, c1):
-    """Add positions start:end to the class histograms and counts of feature ``f``, even and odd
+def _accumulate(codes, f, ys, ws, start, end, K, h0, h1, c0, c1, squared):
+    """Add positions start:end to the histograms and counts of feature ``f``, even and odd
     samples apart so that consecutive samples with the same code (pixels are mostly 0) do not wait
     on each other's stores. Returns the smallest and largest code seen."""
     uk = np.uint64(K)
@@ -146,16 +180,16 @@ def _accumulate(codes, f, ys, ws, start, end, K, h0, h1, c0, c1):
         j = i + one
         b0 = np.uint64(codes[uf, i])
         b1 = np.uint64(codes[uf, j])
-        h0[b0 * uk + np.uint64(ys[i])] += ws[i]
+        _add_sample(h0, b0, uk, ys[i], ws[i], squared)
         c0[b0] += 1
-        h1[b1 * uk + np.uint64(ys[j])] += ws[j]
+        _add_sample(h1, b1, uk, ys[j], ws[j], squared)
         c1[b1] += 1
         lo = min(lo, min(b0, b1))
         hi = max(hi, max(b0, b1))
         i += np.uint64(2)
     if i < stop:
         b0 = np.uint64(codes[uf, i])
-        h0[b0 * uk + np.uint64(ys[i])] += ws[i]
+        _add_sample(h0, b0, uk, ys[i], ws[i], squared)
         c0[b0] += 1
         lo = min(lo, b0)
         hi = max(hi, b0)
@@ -163,8 +197,8 @@ def _accumulate(codes, f, ys, ws, start, end, K, h0, h1, c0, c1):
 
 
 @kernel(inline="always")
-def _candidate(best, prev, b, left, total, K, w_left, w_node):
-    """``best`` (scikit-learn's proxy of the Gini improvement, larger is better; last code going
+def _candidate(best, prev, b, left, total, K, w_left, w_node, squared):
+    """``best`` (scikit-learn's proxy of the criterion's improvement, larger is better; last code going
     left; first code going right) updated with the split between the codes present ``prev`` (the
     last going left; -1 before the first code) and ``b``.
     The threshold is found once the scan is over (:func:`_best_split`): it reads the bin tables,
@@ -176,7 +210,7 @@ def _candidate(best, prev, b, left, total, K, w_left, w_node):
         # or subtracted (a child's histogram is its parent's minus its sibling's).
         return best
     w_right = w_node - w_left
-    sq_left, sq_right = _square_sums(left, total, K)
+    sq_left, sq_right = _square_sums(left, total, K, squared)
     # scikit-learn's proxy, sq_left / w_left + sq_right / w_right, beats best[0] only if
     # sq_left * w_right + sq_right * w_left > best[0] * w_left * w_right. Most splits fail this
     # test, and the two divisions, the scans' slowest step, are made only for those that pass it.
@@ -200,24 +234,27 @@ def _best_split(best, f, bin_min, bin_max):
 
 
 @kernel(inline="always")
-def _move_code(b, K, h0, h1, left, w_left, hist, base):
-    """Move code ``b``'s class weights from the scratch histograms (cleared) to the left side of a
-    split, storing them at ``hist[base:base + K]`` too when ``base >= 0``. Returns the new weight
-    on the left."""
+def _move_code(b, K, h0, h1, left, w_left, hist, base, squared):
+    """Move code ``b``'s entries from the scratch histograms (cleared) to the left side of a split,
+    storing them at ``hist[base:base + K]`` too when ``base >= 0``. Returns the new weight on the
+    left (for the squared error, the first entry is the weight)."""
     at = np.uint64(b) * np.uint64(K)
     for k in range(np.uint64(K)):
         v = h0[at + k] + h1[at + k]
         if base >= 0:
             hist[np.uint64(base) + k] = v
         left[k] += v
-        w_left += v
+        if squared is None or k == 0:
+            w_left += v
         h0[at + k] = 0.0
         h1[at + k] = 0.0
     return w_left
 
 
 @kernel(inline="always")
-def _scan_feature(codes, nb, f, ys, ws, start, end, K, bin_min, bin_max, total, w_node, h0, h1, c0, c1, bits, left):
+def _scan_feature(
+    codes, nb, f, ys, ws, start, end, K, bin_min, bin_max, total, w_node, h0, h1, c0, c1, bits, left, squared
+):
     """Best split of positions start:end on feature ``f`` (row ``f`` of ``codes``) of at most
     ``64 * bits.shape[0]`` codes: (proxy, last code going left, threshold).
 
@@ -232,7 +269,7 @@ def _scan_feature(codes, nb, f, ys, ws, start, end, K, bin_min, bin_max, total, 
     prev = -1
     if n >= 2 * nb:
         # Many samples per code: histograms over the whole range of codes.
-        lo, hi = _accumulate(codes, f, ys, ws, start, end, K, h0, h1, c0, c1)
+        lo, hi = _accumulate(codes, f, ys, ws, start, end, K, h0, h1, c0, c1, squared)
         for b in range(np.uint64(lo), np.uint64(hi + 1)):
             c0[b] += c1[b]
             c1[b] = 0
@@ -240,8 +277,8 @@ def _scan_feature(codes, nb, f, ys, ws, start, end, K, bin_min, bin_max, total, 
             x = _present(c0, 0, lo, hi, word)
             while x != 0:
                 b, x = _pop_code(x, word)
-                best = _candidate(best, prev, b, left, total, K, w_left, w_node)
-                w_left = _move_code(b, K, h0, h1, left, w_left, h0, -1)
+                best = _candidate(best, prev, b, left, total, K, w_left, w_node, squared)
+                w_left = _move_code(b, K, h0, h1, left, w_left, h0, -1, squared)
                 c0[np.uint64(b)] = 0
                 prev = b
         return _best_split(best, f, bin_min, bin_max)
@@ -252,7 +289,7 @@ def _scan_feature(codes, nb, f, ys, ws, start, end, K, bin_min, bin_max, total, 
     uf = np.uint64(f)
     for i in range(np.uint64(start), np.uint64(end)):
         b = np.uint64(codes[uf, i])
-        h0[b * uk + np.uint64(ys[i])] += ws[i]
+        _add_sample(h0, b, uk, ys[i], ws[i], squared)
         word = np.int64(b >> np.uint64(6))
         bits[word] |= np.uint64(1) << (b & np.uint64(63))
         lo_word = min(lo_word, word)
@@ -262,14 +299,14 @@ def _scan_feature(codes, nb, f, ys, ws, start, end, K, bin_min, bin_max, total, 
         bits[word] = 0
         while x != 0:
             b, x = _pop_code(x, word)
-            best = _candidate(best, prev, b, left, total, K, w_left, w_node)
-            w_left = _move_code(b, K, h0, h1, left, w_left, h0, -1)
+            best = _candidate(best, prev, b, left, total, K, w_left, w_node, squared)
+            w_left = _move_code(b, K, h0, h1, left, w_left, h0, -1, squared)
             prev = b
     return _best_split(best, f, bin_min, bin_max)
 
 
 @kernel
-def _scan_sorted(code, y, w, j, start, end, f, K, bin_min, bin_max, total, w_node, left):
+def _scan_sorted(code, y, w, j, start, end, f, K, bin_min, bin_max, total, w_node, left, squared):
     """Best split of positions start:end of row ``j`` of sorted runs (codes ``code``, targets
     ``y``, weights ``w``, in increasing code order) of feature ``f``: (proxy, last code going left,
     threshold), the proxy ``-inf`` for a feature constant in the node."""
@@ -284,17 +321,18 @@ def _scan_sorted(code, y, w, j, start, end, f, K, bin_min, bin_max, total, w_nod
     for i in range(np.uint64(start), np.uint64(end)):
         b = np.int64(code[uj, i])
         if b != prev:
-            best = _candidate(best, prev, b, left, total, K, w_left, w_node)
+            best = _candidate(best, prev, b, left, total, K, w_left, w_node, squared)
             prev = b
-        left[np.uint64(y[uj, i])] += w[uj, i]
+        _add_sample(left, np.uint64(0), np.uint64(K), y[uj, i], w[uj, i], squared)
         w_left += w[uj, i]
     return _best_split(best, f, bin_min, bin_max)
 
 
 @kernel(inline="always")
 def _fill_and_scan(
-    codes, f, ys, ws, start, end, K, bin_min, bin_max, total, w_node, h0, h1, c0, c1, left, hist, counts, off, bounds
-):
+    codes, f, ys, ws, start, end, K, bin_min, bin_max, total, w_node,
+    h0, h1, c0, c1, left, hist, counts, off, bounds, squared,
+):  # fmt: skip
     """:func:`_scan_feature` for a node that keeps its histograms: they are written to bins
     ``off + lo .. off + hi`` of the stored histogram, ``(lo, hi)`` (the range of codes present) to
     ``bounds[f]``. Leaves the scratch histograms zeroed."""
@@ -303,7 +341,7 @@ def _fill_and_scan(
         left[k] = 0.0
     w_left = 0.0
     prev = -1
-    lo, hi = _accumulate(codes, f, ys, ws, start, end, K, h0, h1, c0, c1)
+    lo, hi = _accumulate(codes, f, ys, ws, start, end, K, h0, h1, c0, c1, squared)
     bounds[np.uint64(f), 0] = lo
     bounds[np.uint64(f), 1] = hi
     uoff = np.uint64(off)
@@ -315,14 +353,15 @@ def _fill_and_scan(
         x = _present(counts, off, lo, hi, word)
         while x != 0:
             b, x = _pop_code(x, word)
-            best = _candidate(best, prev, b, left, total, K, w_left, w_node)
-            w_left = _move_code(b, K, h0, h1, left, w_left, hist, np.int64((uoff + np.uint64(b)) * np.uint64(K)))
+            best = _candidate(best, prev, b, left, total, K, w_left, w_node, squared)
+            at = np.int64((uoff + np.uint64(b)) * np.uint64(K))
+            w_left = _move_code(b, K, h0, h1, left, w_left, hist, at, squared)
             prev = b
     return _best_split(best, f, bin_min, bin_max)
 
 
 @kernel(inline="always")
-def _scan_stored(hist, counts, off, bounds, f, K, bin_min, bin_max, total, w_node, left):
+def _scan_stored(hist, counts, off, bounds, f, K, bin_min, bin_max, total, w_node, left, squared):
     """Best split on feature ``f`` from its stored histogram, codes ``bounds[f, 0] .. bounds[f, 1]`` (a
     range holding every code present), which is left unchanged: (proxy, last code going left,
     threshold), the proxy ``-inf`` for a constant feature."""
@@ -339,14 +378,17 @@ def _scan_stored(hist, counts, off, bounds, f, K, bin_min, bin_max, total, w_nod
         x = _present(counts, off, lo, hi, word)
         while x != 0:
             b, x = _pop_code(x, word)
-            best = _candidate(best, prev, b, left, total, K, w_left, w_node)
+            best = _candidate(best, prev, b, left, total, K, w_left, w_node, squared)
             base = (uoff + np.uint64(b)) * uk
             if K == 2:
                 v0 = hist[base]
                 v1 = hist[base + np.uint64(1)]
                 left[0] += v0
                 left[1] += v1
-                w_left = (w_left + v0) + v1
+                if squared is not None:  # the weight and the weighted target sum
+                    w_left += v0
+                else:
+                    w_left = (w_left + v0) + v1
             else:
                 for k in range(uk):
                     v = hist[base + k]
@@ -357,14 +399,15 @@ def _scan_stored(hist, counts, off, bounds, f, K, bin_min, bin_max, total, w_nod
 
 
 @kernel(inline="always")
-def _subtract_samples(codes, f, ys, ws, start, end, K, hist, counts, off):
-    """Remove positions start:end from a stored histogram of feature ``f``."""
+def _subtract_samples(codes, f, ys, ws, start, end, K, hist, counts, off, squared):
+    """Remove positions start:end from a stored histogram of feature ``f`` (adding ``-w`` subtracts
+    ``w`` exactly)."""
     uoff = np.uint64(off)
     uk = np.uint64(K)
     uf = np.uint64(f)
     for i in range(np.uint64(start), np.uint64(end)):
         b = uoff + np.uint64(codes[uf, i])
-        hist[b * uk + np.uint64(ys[i])] -= ws[i]
+        _add_sample(hist, b, uk, ys[i], -ws[i], squared)
         counts[b] -= 1
 
 
@@ -402,15 +445,16 @@ def _scan_run(data, node, f, K, left):
         node.total,
         node.w_node,
         left,
+        data.squared,
     )
 
 
 @kernel(counts_references=False)
 def _scan_features(lane, first, stop, with_runs, data, node, features, results, buffers):
-    K = node.total.shape[0]
+    K = _entries(node.total, data.squared)
     h0, h1, c0, c1 = buffers.hist[lane, 0], buffers.hist[lane, 1], buffers.counts[lane, 0], buffers.counts[lane, 1]
     bits, left = buffers.bits[lane], buffers.left[lane]
-    codes, ys, ws, n_bins, bin_min, bin_max, runs = data
+    codes, ys, ws, n_bins, bin_min, bin_max, runs, squared = data
     start, end, total, w_node = node
     for fi in range(first, stop):
         f = features[fi]
@@ -418,17 +462,18 @@ def _scan_features(lane, first, stop, with_runs, data, node, features, results, 
             result = _scan_run(data, node, f, K, left)
         else:
             result = _scan_feature(
-                codes, n_bins[f], f, ys, ws, start, end, K, bin_min, bin_max, total, w_node, h0, h1, c0, c1, bits, left
-            )
+                codes, n_bins[f], f, ys, ws, start, end, K, bin_min, bin_max,
+                total, w_node, h0, h1, c0, c1, bits, left, squared,
+            )  # fmt: skip
         results.proxies[fi], results.codes[fi], results.thresholds[fi] = result
 
 
 @kernel(counts_references=False)
 def _fill_and_scan_features(lane, first, stop, with_runs, data, node, features, results, buffers, stored):
-    K = node.total.shape[0]
+    K = _entries(node.total, data.squared)
     h0, h1, c0, c1 = buffers.hist[lane, 0], buffers.hist[lane, 1], buffers.counts[lane, 0], buffers.counts[lane, 1]
     left = buffers.left[lane]
-    codes, ys, ws, _, bin_min, bin_max, runs = data
+    codes, ys, ws, _, bin_min, bin_max, runs, squared = data
     start, end, total, w_node = node
     hist, counts, bounds = stored.hist[stored.slot], stored.counts[stored.slot], stored.bounds[stored.slot]
     for fi in range(first, stop):
@@ -438,33 +483,15 @@ def _fill_and_scan_features(lane, first, stop, with_runs, data, node, features, 
         else:
             off = stored.offsets[f]
             result = _fill_and_scan(
-                codes,
-                f,
-                ys,
-                ws,
-                start,
-                end,
-                K,
-                bin_min,
-                bin_max,
-                total,
-                w_node,
-                h0,
-                h1,
-                c0,
-                c1,
-                left,
-                hist,
-                counts,
-                off,
-                bounds,
-            )
+                codes, f, ys, ws, start, end, K, bin_min, bin_max, total, w_node,
+                h0, h1, c0, c1, left, hist, counts, off, bounds, squared,
+            )  # fmt: skip
         results.proxies[fi], results.codes[fi], results.thresholds[fi] = result
 
 
 @kernel(counts_references=False)
 def _scan_stored_features(lane, first, stop, with_runs, data, node, features, results, buffers, stored):
-    K = node.total.shape[0]
+    K = _entries(node.total, data.squared)
     left = buffers.left[lane]
     hist, counts, bounds = stored.hist[stored.slot], stored.counts[stored.slot], stored.bounds[stored.slot]
     for fi in range(first, stop):
@@ -474,19 +501,21 @@ def _scan_stored_features(lane, first, stop, with_runs, data, node, features, re
         else:
             off = stored.offsets[f]
             result = _scan_stored(
-                hist, counts, off, bounds, f, K, data.bin_min, data.bin_max, node.total, node.w_node, left
+                hist, counts, off, bounds, f, K, data.bin_min, data.bin_max, node.total, node.w_node, left, data.squared
             )
         results.proxies[fi], results.codes[fi], results.thresholds[fi] = result
 
 
 @kernel(counts_references=False)
 def _subtract_features(lane, first, stop, with_runs, data, node, features, stored):
-    K = node.total.shape[0]
+    K = _entries(node.total, data.squared)
     hist, counts = stored.hist[stored.slot], stored.counts[stored.slot]
     for fi in range(first, stop):
         f = features[fi]
         if not _in_runs(with_runs, data.runs, f):  # sorted runs have no histograms
-            _subtract_samples(data.codes, f, data.ys, data.ws, node.start, node.end, K, hist, counts, stored.offsets[f])
+            _subtract_samples(
+                data.codes, f, data.ys, data.ws, node.start, node.end, K, hist, counts, stored.offsets[f], data.squared
+            )
 
 
 @kernel(counts_references=False)
@@ -519,27 +548,31 @@ def _feature_work_in_parallel(op, with_runs, data, node, features, n_features, r
     # A parallel loop takes arrays and scalars, not named tuples: they are taken apart here and
     # put back together in each lane.
     codes, ys, ws, n_bins, bin_min, bin_max = data.codes, data.ys, data.ws, data.n_bins, data.bin_min, data.bin_max
+    squared = data.squared
     row, sid, run_code, run_y, run_w = data.runs.row, data.runs.sid, data.runs.code, data.runs.y, data.runs.w
     start, end, total, w_node = node.start, node.end, node.total, node.w_node
     proxies, codes_out, thresholds = results.proxies, results.codes, results.thresholds
     hist, counts, bits, left = buffers.hist, buffers.counts, buffers.bits, buffers.left
     s_hist, s_counts, s_bounds, slot, offsets = stored.hist, stored.counts, stored.bounds, stored.slot, stored.offsets
     n_lanes = left.shape[0]
+    # Blocks small enough that every thread gets some of a node's few features (8 columns of a
+    # table would otherwise be one block, scanned by one thread while the others wait).
+    block = max(1, min(FEATURE_BLOCK, n_features // (2 * n_lanes)))
     next_feature = np.zeros(1, dtype=np.int64)
     for lane in prange(n_lanes):
         # Each thread takes the next block of features until none is left: a thread that starts
         # late (waking up) or meets slower features takes fewer, and no thread waits long for another.
         while True:
-            first = fetch_add(next_feature, FEATURE_BLOCK)
+            first = fetch_add(next_feature, block)
             if first >= n_features:
                 break
             _feature_work(
                 op,
                 lane,
                 first,
-                min(first + FEATURE_BLOCK, n_features),
+                min(first + block, n_features),
                 with_runs,
-                Data(codes, ys, ws, n_bins, bin_min, bin_max, SortedRuns(row, sid, run_code, run_y, run_w)),
+                Data(codes, ys, ws, n_bins, bin_min, bin_max, SortedRuns(row, sid, run_code, run_y, run_w), squared),
                 NodeRange(start, end, total, w_node),
                 features,
                 Results(proxies, codes_out, thresholds),
@@ -619,7 +652,7 @@ def make_buffers(n_bins, n_classes, n_lanes) -> Buffers:
     )
 
 
-# Features a thread takes at a time when several scan a node.
+# Most features a thread takes at a time when several scan a node.
 FEATURE_BLOCK = 8
 
 # A node is split with several threads when it has at least this many (sample, feature) pairs.

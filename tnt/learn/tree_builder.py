@@ -1,11 +1,15 @@
-"""A compiled CART learner on binned features: the micro-tree learner of TnT.
+"""A compiled CART learner on binned features: the micro-tree learner of TnT, for both criteria.
 
-It grows a Gini tree depth-first exactly as scikit-learn's ``DecisionTreeClassifier`` does (best
-split over all features, thresholds at the midpoint of two consecutive values present in the node,
-at least one sample per child), then applies minimal cost-complexity pruning (:func:`prune_tree`).
+It grows a tree depth-first exactly as scikit-learn's ``DecisionTreeClassifier`` (Gini impurity)
+or ``DecisionTreeRegressor`` (squared error) does (best split over all features, thresholds at the
+midpoint of two consecutive values present in the node, at least one sample per child), then
+applies minimal cost-complexity pruning (:func:`prune_tree`). The criterion is an argument of
+every kernel: ``squared`` None (Gini; a node's statistics are its class weights) or True (squared
+error; a node's statistics are its weight, weighted target sum and weighted sum of squared
+targets), so numba compiles one copy of the learner per criterion from the same code.
 What makes it fast without changing the pruned tree:
 
-* split search (:mod:`tnt.learn.split_search`) uses per-node class histograms over the feature codes
+* split search (:mod:`tnt.learn.split_search`) uses per-node histograms over the feature codes
   (:mod:`tnt.learn.binning`) rather than sorting every feature at every node; a node with few samples
   visits only the codes present;
 * each fit copies its samples' codes feature-major, and a split swaps the misplaced pairs of its
@@ -15,7 +19,7 @@ What makes it fast without changing the pruned tree:
 * a large node keeps its histograms, and its larger child inherits them minus the smaller child's
   samples (histogram subtraction), so only the smaller child's samples are read again;
 * growth stops where pruning is sure to cut: below a node whose weighted impurity
-  ``R(t) = W_t / W * gini(t)`` is at most ``alpha`` (a branch survives only when it lowers ``R`` by
+  ``R(t) = W_t / W * impurity(t)`` is at most ``alpha`` (a branch survives only when it lowers ``R`` by
   more than ``alpha`` per added leaf, and it cannot lower it by more than ``R(t)``), and below a
   split whose subtree cannot beat the split node as a leaf, judged from lower bounds on the pruned
   cost of every pending subtree (a branch and bound; :func:`_tighten`);
@@ -266,9 +270,32 @@ def _split_codes(data, features, n_features, first, second, n_swaps, parallel, n
 
 
 @kernel(inline="always")
-def _leaf_cost(value, node, total_w, alpha):
-    """``R(t) + alpha`` for a node kept as a leaf: its weighted Gini impurity as a share of the
-    tree's weight, plus ``alpha``. Growth bounds and :func:`prune_tree` compute it alike."""
+def _node_weight(value, node, squared):
+    """A node's weight: the sum of its class weights (Gini), or its first statistic (squared error)."""
+    if squared is not None:
+        return value[node, 0]
+    w_node = 0.0
+    for k in range(value.shape[1]):
+        w_node += value[node, k]
+    return w_node
+
+
+@kernel(inline="always")
+def _variance(value, node):
+    """The weighted variance of the targets of a node of statistics (weight, weighted target sum,
+    weighted sum of squares)."""
+    w = value[node, 0]
+    mean = value[node, 1] / w
+    return value[node, 2] / w - mean * mean
+
+
+@kernel(inline="always")
+def _leaf_cost(value, node, total_w, alpha, squared):
+    """``R(t) + alpha`` for a node kept as a leaf: its weighted impurity (Gini impurity or variance)
+    as a share of the tree's weight, plus ``alpha``. Growth bounds and :func:`prune_tree` compute
+    it alike."""
+    if squared is not None:
+        return value[node, 0] * _variance(value, node) / total_w + alpha
     w_node = 0.0
     sq = 0.0
     for k in range(value.shape[1]):
@@ -278,19 +305,36 @@ def _leaf_cost(value, node, total_w, alpha):
 
 
 @kernel
-def _class_totals(ys, ws, start, end, value, node):
+def _node_totals(ys, ws, start, end, value, node, squared):
+    """A node's statistics from its positions start:end: its class weights (Gini), or its weight,
+    weighted target sum and weighted sum of squared targets (squared error)."""
     for k in range(value.shape[1]):
         value[node, k] = 0.0
+    if squared is not None:
+        w = 0.0
+        s = 0.0
+        q = 0.0
+        for i in range(np.uint64(start), np.uint64(end)):
+            wy = ws[i] * ys[i]
+            w += ws[i]
+            s += wy
+            q += wy * ys[i]
+        value[node, 0], value[node, 1], value[node, 2] = w, s, q
+        return
     for i in range(np.uint64(start), np.uint64(end)):
         value[node, np.uint64(ys[i])] += ws[i]
 
 
 @kernel(inline="always")
-def _stops(value, node, n, depth, max_depth, alpha, total_w):
-    """Whether a node is a leaf without looking at its features: too few samples, pure, at the
-    depth limit, or so small that cost-complexity pruning would remove any split below it."""
+def _stops(value, node, n, depth, max_depth, alpha, total_w, squared):
+    """Whether a node is a leaf without looking at its features: too few samples, pure (up to
+    rounding), at the depth limit, or so small that cost-complexity pruning would remove any split
+    below it."""
     if n < 2 or depth >= max_depth:
         return True
+    if squared is not None:
+        impurity = _variance(value, node)
+        return impurity <= EPSILON or value[node, 0] * impurity / total_w <= alpha
     w_node = 0.0
     sq = 0.0
     for k in range(value.shape[1]):
@@ -511,7 +555,7 @@ def split_search_types(code_dtype=np.uint8) -> tuple:
         np.empty((0, 0), dtype=np.int64),
         np.empty((0, 0)),
     )
-    data = Data(codes, ys, ws, np.full(n_features, n_codes, dtype=np.intp), bounds, bounds, runs)
+    data = Data(codes, ys, ws, np.full(n_features, n_codes, dtype=np.intp), bounds, bounds, runs, None)
     features = np.zeros((1, n_features), dtype=np.int64)[0]
     value = np.zeros((1, 2))
     stored = Stored(
@@ -556,8 +600,11 @@ def build_tree(
     buffers,
     threaded,
     with_runs,
+    squared,
 ):
-    """Grow a Gini tree on the samples ``rows`` (targets ``y``, weights ``w``, aligned with rows).
+    """Grow a tree on the samples ``rows`` (targets ``y``, weights ``w``, aligned with rows) with the
+    Gini impurity (``squared`` None, ``y`` class indices below ``n_classes``) or the squared error
+    (``squared`` True, ``y`` float targets, ``n_classes`` 2: a histogram's entries per code).
 
     ``codes`` is the sample-major code matrix; ``buffers`` is the per-thread workspace made by
     :func:`make_buffers`, reused across fits. ``threaded`` is None for a fit that never works on a
@@ -565,7 +612,8 @@ def build_tree(
     parallel kernels, which are a large part of its compile time; True compiles the copy with them.
     Likewise ``with_runs`` (:func:`with_runs`) is None when no feature is kept in sorted runs.
 
-    Returns the node arrays (children, feature, threshold, weighted class counts), nodes numbered in
+    Returns the node arrays (children, feature, threshold, statistics: the weighted class counts, or
+    the weight, weighted target sum and weighted sum of squared targets), and the total weight, nodes numbered in
     the order scikit-learn's depth-first builder creates them. With ``alpha > 0`` a node is left
     unsplit when cost-complexity pruning with ``alpha`` is sure to remove its split, so the tree is
     only grown as far as :func:`prune_tree` needs.
@@ -578,7 +626,7 @@ def build_tree(
     right = np.full(capacity, -1, dtype=np.int64)
     feature = np.full(capacity, -2, dtype=np.int64)
     threshold = np.full(capacity, -2.0)
-    value = np.zeros((capacity, n_classes))
+    value = np.zeros((capacity, 3 if squared is not None else n_classes))
     parent = np.empty(capacity, dtype=np.int64)
     leaf_cost = np.empty(capacity)
     bound = np.empty(capacity)
@@ -606,7 +654,7 @@ def build_tree(
         total_w += w[i]
     kept = np.zeros(n_all, dtype=np.int64)
     results = Results(np.empty(n_all), np.empty(n_all, dtype=np.int64), np.empty(n_all))
-    data = Data(local_codes, ys, ws, n_bins, bin_min, bin_max, runs)
+    data = Data(local_codes, ys, ws, n_bins, bin_min, bin_max, runs, squared)
     # Stored histograms: one slot per pending node that has them, features side by side.
     offsets = _histogram_offsets(n_bins, runs.row)
     entries = offsets[n_bins.shape[0]] * K
@@ -617,9 +665,9 @@ def build_tree(
     # Nodes are numbered as they are created and renumbered depth-first at the end.
     stack = _new_stack(n_all)
     zero = np.int64(0)  # int64, not literal, arguments: numba compiles a kernel again for literal ones
-    _class_totals(ys, ws, zero, m, value, zero)
+    _node_totals(ys, ws, zero, m, value, zero, squared)
     parent[0] = -1
-    leaf_cost[0] = _leaf_cost(value, 0, total_w, alpha)
+    leaf_cost[0] = _leaf_cost(value, 0, total_w, alpha, squared)
     bound[0] = min(leaf_cost[0], alpha + alpha)
     n_candidates = 0
     for fi in range(n_all):
@@ -627,7 +675,7 @@ def build_tree(
             kept[n_candidates] = feature_order[fi]
             n_candidates += 1
     stack = _push(stack, zero, zero, zero, m, zero, np.int64(-1), kept, np.int64(n_candidates))
-    top = 0 if _stops(value, 0, m, 0, max_depth, alpha, total_w) else 1
+    top = 0 if _stops(value, 0, m, 0, max_depth, alpha, total_w, squared) else 1
     n_nodes = 1
     while top > 0:
         top -= 1
@@ -638,9 +686,7 @@ def build_tree(
         while a >= 0 and not cut_above:
             cut_above = decided[a]
             a = parent[a]
-        w_node = 0.0
-        for k in range(K):
-            w_node += value[node, k]
+        w_node = _node_weight(value, node, squared)
         n = end - start
         is_leaf = cut_above
         if not is_leaf:
@@ -685,12 +731,12 @@ def build_tree(
         left[node] = n_nodes
         right[node] = n_nodes + 1
         for child, c_start, c_end in ((n_nodes, start, mid), (n_nodes + 1, mid, end)):
-            _class_totals(ys, ws, c_start, c_end, value, child)
+            _node_totals(ys, ws, c_start, c_end, value, child, squared)
             parent[child] = node
-            leaf_cost[child] = _leaf_cost(value, child, total_w, alpha)
+            leaf_cost[child] = _leaf_cost(value, child, total_w, alpha, squared)
         n_nodes += 2
-        grow_left = not _stops(value, left[node], n_left, depth + 1, max_depth, alpha, total_w)
-        grow_right = not _stops(value, right[node], end - mid, depth + 1, max_depth, alpha, total_w)
+        grow_left = not _stops(value, left[node], n_left, depth + 1, max_depth, alpha, total_w, squared)
+        grow_right = not _stops(value, right[node], end - mid, depth + 1, max_depth, alpha, total_w, squared)
         # A leaf costs leaf_cost; a split node has two leaves or more, each costing alpha or more.
         for child, grows in ((left[node], grow_left), (right[node], grow_right)):
             bound[child] = min(leaf_cost[child], alpha + alpha) if grows else leaf_cost[child]
@@ -743,21 +789,22 @@ def build_tree(
 
 
 @kernel
-def prune_tree(left, right, value, total_w, alpha):
-    """Minimal cost-complexity pruning for the Gini impurity: the splits the smallest subtree
+def prune_tree(left, right, value, total_w, alpha, squared):
+    """Minimal cost-complexity pruning for the tree's criterion: the splits the smallest subtree
     minimising ``R(T) + alpha * |leaves|`` keeps (:func:`tnt.learn.pruning.kept_splits`)."""
     as_leaf = np.empty(left.shape[0])
     for node in range(left.shape[0]):
-        as_leaf[node] = _leaf_cost(value, node, total_w, alpha)  # W_t * gini(t) / W + alpha
+        as_leaf[node] = _leaf_cost(value, node, total_w, alpha, squared)  # W_t * impurity(t) / W + alpha
     return kept_splits(left, right, as_leaf, alpha)
 
 
 @kernel
-def pruned_tree(left, right, feature, threshold, value, total_w, alpha):
+def pruned_tree(left, right, feature, threshold, value, total_w, alpha, squared):
     """The tree grown by :func:`build_tree` after :func:`prune_tree`, as compact arrays numbered
-    depth-first: (children_left, children_right, feature, threshold, label), the label being the
-    class of largest weight at leaves and -1 at splits."""
-    split = prune_tree(left, right, value, total_w, alpha)
+    depth-first: (children_left, children_right, feature, threshold, label, mean). For the Gini
+    impurity the label is the class of largest weight at leaves and -1 at splits, ``mean`` is empty;
+    for the squared error the label is -1 and ``mean`` the weighted mean target of every node."""
+    split = prune_tree(left, right, value, total_w, alpha, squared)
     new_id, count = preorder_ids(left, right, split)
     n = left.shape[0]
     out_left = np.full(count, -1, dtype=np.int64)
@@ -765,15 +812,18 @@ def pruned_tree(left, right, feature, threshold, value, total_w, alpha):
     out_feature = np.full(count, -2, dtype=np.int64)
     out_threshold = np.full(count, -2.0)
     label = np.full(count, -1, dtype=np.int64)
+    mean = np.empty(count if squared is not None else 0)
     for node in range(n):
         i = new_id[node]
         if i < 0:
             continue
+        if squared is not None:
+            mean[i] = value[node, 1] / value[node, 0]
         if split[node]:
             out_left[i] = new_id[left[node]]
             out_right[i] = new_id[right[node]]
             out_feature[i] = feature[node]
             out_threshold[i] = threshold[node]
-        else:
+        elif squared is None:
             label[i] = np.argmax(value[node])
-    return out_left, out_right, out_feature, out_threshold, label
+    return out_left, out_right, out_feature, out_threshold, label, mean

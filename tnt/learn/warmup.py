@@ -123,21 +123,22 @@ def _fit_kernels(n_values) -> None:
 
 
 def _threaded_fit_kernels(n_values) -> None:
-    # The copy of the fit kernel with its parallel kernels: compiled whole, though a tiny fit
-    # never takes its parallel branches.
+    # The copies of the fit kernel with their parallel kernels, for both criteria: compiled whole,
+    # though a tiny fit never takes its parallel branches.
     from tnt.learn.micro_tree import make_workspace
     from tnt.learn.tree_builder import build_tree
 
     _, y, binned, rows, w = _tiny(n_values)
     workspace = make_workspace(binned, 2, 2)
-    args = (binned.codes, np.arange(2), rows, y, w, 2, binned.n_bins, binned.bin_min, binned.bin_max)
-    build_tree(*args, 1e-3, np.iinfo(np.int64).max, workspace, True, True)
+    for targets, squared in ((y, None), (y.astype(np.float64), True)):
+        args = (binned.codes, np.arange(2), rows, targets, w, 2, binned.n_bins, binned.bin_min, binned.bin_max)
+        build_tree(*args, 1e-3, np.iinfo(np.int64).max, workspace, True, True, squared)
 
 
 def _regression_kernels() -> None:
-    from tnt.learn.regression_tree import fit_regression_tree
+    from tnt.learn.micro_tree import fit_regression_tree
 
-    for n_values in (4, 300):
+    for n_values in (4, 300, 1100):
         _, y, binned, rows, w = _tiny(n_values)
         fit_regression_tree(binned, np.arange(2), rows, y.astype(np.float64), w, 1e-3)
 
