@@ -1,5 +1,6 @@
-"""Every view of a graph says where missing values go: text, DOT, plotly, networkx, the node
-inspector and a sample's path (a golden test on a hand-built graph, as tests/test_export_text.py)."""
+"""Every view of a graph that learned from missing values says where they go: text, DOT, plotly,
+networkx, the node inspector and a sample's path (a golden test on a hand-built graph, as
+tests/test_export_text.py; tests/test_missing_shown.py covers graphs that did not learn them)."""
 
 import numpy as np
 import pytest

@@ -37,8 +37,9 @@ def reference_path(graph, x) -> list[int]:
     return path
 
 
-def missing_dag():
-    """A DAG with a shared node, NaN left at the root, right at node 1, and a test of missingness (node 2).
+def missing_dag(missing_in_training=True):
+    """A DAG with a shared node, NaN left at the root, right at node 1, and a test of missingness (node 2),
+    learned from missing values unless ``missing_in_training`` is False.
 
     0: x0 <= 0.5 (NaN left) -> 1 | 2;  1: x1 <= 0.0 (NaN right) -> 3 | 4;
     2: x1 is missing? present -> 4, missing -> 5;  4: x0 <= 0.25 (NaN left) -> 6 | 5.
@@ -50,6 +51,7 @@ def missing_dag():
         threshold=[0.5, 0.0, np.inf, -2, 0.25, -2, -2],
         value=[[6, 4], [4, 1], [2, 3], [3, 0], [2, 2], [0, 3], [1, 0]],
         missing_go_to_left=[1, 0, 0, 0, 1, 0, 0],
+        missing_in_training=missing_in_training,
     )
 
 

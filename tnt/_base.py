@@ -209,7 +209,8 @@ class GraphClassifierMixin(ClassifierMixin, GraphModelMixin):
 
     def _set_graph(self, flat: FlatGraph, problem: _Problem) -> None:
         """Store the fitted graph with the statistics of the training data and derived attributes."""
-        self.graph_, self.feature_importances_ = _shape(flat, problem.n_classes).with_training_stats_and_importances(
+        shape = _shape(flat, problem.n_classes, missing_in_training=has_missing(problem.X))
+        self.graph_, self.feature_importances_ = shape.with_training_stats_and_importances(
             problem.X, problem.y, problem.w, n_features=self.n_features_in_
         )
         self.n_splits_ = self.graph_.n_splits
@@ -294,6 +295,7 @@ class GraphRegressorMixin(RegressorMixin, GraphModelMixin):
             np.zeros((flat.node_count, 1)),
             regression=True,
             missing_go_to_left=flat.missing_go_to_left,
+            missing_in_training=has_missing(X),
         )
         self.graph_ = shape.with_regression_stats(X, y, w)
         self.n_splits_ = self.graph_.n_splits
@@ -304,12 +306,27 @@ class GraphRegressorMixin(RegressorMixin, GraphModelMixin):
         return self.graph_.value[leaves, 0]
 
 
-def graph_from_flat(flat: FlatGraph, X, y, w, n_classes: int, input_dtype=DTYPE) -> DecisionGraph:
-    """The :class:`DecisionGraph` of a flat graph, with the statistics of the samples ``(X, y, w)``."""
-    return _shape(flat, n_classes, input_dtype).with_training_stats(X, y, w)
+def graph_from_flat(
+    flat: FlatGraph, X, y, w, n_classes: int, input_dtype=DTYPE, missing_in_training: bool = False
+) -> DecisionGraph:
+    """The :class:`DecisionGraph` of a flat graph, with the statistics of the samples ``(X, y, w)``
+    (``missing_in_training`` as the graph's)."""
+    return _shape(flat, n_classes, input_dtype, missing_in_training).with_training_stats(X, y, w)
 
 
-def _shape(flat: FlatGraph, n_classes: int, input_dtype=DTYPE) -> DecisionGraph:
+def has_missing(X: np.ndarray) -> bool:
+    """Whether the array ``X`` holds a missing value (NaN). A graph fitted to training data that does is
+    ``missing_in_training``: every estimator's ``_set_graph`` asks this of the samples it learned from.
+
+    Examples
+    --------
+    >>> has_missing(np.array([[1.0, np.nan]], dtype=np.float32)), has_missing(np.zeros((0, 2)))
+    (True, False)
+    """
+    return bool(X.size) and bool(np.isnan(np.min(X)))
+
+
+def _shape(flat: FlatGraph, n_classes: int, input_dtype=DTYPE, missing_in_training: bool = False) -> DecisionGraph:
     """The splits of a flat graph as a :class:`DecisionGraph`, without statistics yet."""
     return DecisionGraph(
         flat.children_left,
@@ -319,6 +336,7 @@ def _shape(flat: FlatGraph, n_classes: int, input_dtype=DTYPE) -> DecisionGraph:
         np.zeros((flat.node_count, n_classes)),
         input_dtype=input_dtype,
         missing_go_to_left=flat.missing_go_to_left,
+        missing_in_training=missing_in_training,
     )
 
 
@@ -426,7 +444,7 @@ def _training_weights(sample_weight, X) -> np.ndarray:
 def _check_missing_learnable(model, X: np.ndarray) -> None:
     """Refuse, in one sentence, training data with missing values (NaN) for an estimator whose input
     tags do not declare ``allow_nan``."""
-    if not model.__sklearn_tags__().input_tags.allow_nan and X.size and np.isnan(np.min(X)):
+    if not model.__sklearn_tags__().input_tags.allow_nan and has_missing(X):
         name = type(model).__name__
         other = "CARTRegressor" if isinstance(model, RegressorMixin) else "CARTClassifier"
         raise ValueError(
@@ -499,4 +517,5 @@ __all__ = [
     "EXCLUDED_FEATURES",
     "excluded_columns",
     "graph_from_flat",
+    "has_missing",
 ]

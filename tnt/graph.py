@@ -6,7 +6,9 @@ A :class:`DecisionGraph` is a DAG of binary nodes. Node ``i`` is a leaf when
 ``children_right[i]`` otherwise. A sample whose ``x[feature[i]]`` is missing (NaN) goes left
 when ``missing_go_to_left[i]`` is 1 and right when it is 0, as in scikit-learn's trees; a
 threshold of ``+inf`` with ``missing_go_to_left[i] == 0`` is a test of missingness (present
-values left, missing ones right). Nodes are numbered in topological order: every
+values left, missing ones right). ``missing_in_training`` says whether the graph learned those
+directions from training data that had missing values; the drawings say where missing values go
+only then (see :func:`tnt.viz.exporter.shows_missing`). Nodes are numbered in topological order: every
 child id is greater than the id of each of its parents, and node 0 is the root.
 
 The same class describes TnT models and CART trees (see :meth:`DecisionGraph.from_sklearn`),
@@ -77,6 +79,11 @@ class DecisionGraph:
         0 here tests missingness. ``None`` for a graph that knows nothing about missing values
         (built by hand without it, or loaded from a file written before they were supported):
         routing such a graph refuses NaN.
+    missing_in_training : bool, default=False
+        Whether the graph was learned from training data with missing values, so that its
+        directions were learned rather than set by the default rule (to the child that received
+        more training samples). Routing ignores it; drawings and texts say where missing values go
+        only when it is True (or at a test of missingness).
 
     Attributes
     ----------
@@ -108,6 +115,7 @@ class DecisionGraph:
         input_dtype=np.float32,
         regression=False,
         missing_go_to_left=None,
+        missing_in_training=False,
     ):
         self.regression = bool(regression)
         self.children_left = np.asarray(children_left, dtype=np.intp)
@@ -126,6 +134,7 @@ class DecisionGraph:
         self.impurity = np.asarray(impurity, dtype=np.float64)
         self.input_dtype = np.dtype(input_dtype)
         self.missing_go_to_left = _directions(missing_go_to_left)
+        self.missing_in_training = bool(missing_in_training)
         self._validate()
 
     # ------------------------------------------------------------------ validation
@@ -412,12 +421,21 @@ class DecisionGraph:
 
     # ------------------------------------------------------------------ construction
     @classmethod
-    def from_sklearn(cls, tree) -> DecisionGraph:
+    def from_sklearn(cls, tree, missing_in_training=None) -> DecisionGraph:
         """Build a graph from a fitted ``DecisionTreeClassifier`` (or its ``tree_``), or from a fitted
         ``DecisionTreeRegressor`` (a regression graph of its mean targets).
 
         The class counts are scikit-learn's weighted counts, so both models predict identically.
         Only single-output classifiers are supported.
+
+        Parameters
+        ----------
+        tree : fitted DecisionTreeClassifier or DecisionTreeRegressor, or its ``tree_``
+        missing_in_training : bool, default=None
+            Whether the tree was trained on data with missing values (the graph's
+            ``missing_in_training``). scikit-learn does not record it; when omitted it is True
+            only for a tree that tests missingness at a split (threshold ``+inf``), which
+            scikit-learn learns from missing values alone.
         """
         t = getattr(tree, "tree_", tree)
         if t.n_outputs != 1:
@@ -425,6 +443,8 @@ class DecisionGraph:
         # Every fitted scikit-learn tree stores a direction for missing values at each split (those
         # trained without NaN send them to the child that received more samples).
         missing = np.where(t.children_left == TREE_LEAF, 0, np.asarray(t.missing_go_to_left))
+        if missing_in_training is None:
+            missing_in_training = bool(np.any((t.children_left != TREE_LEAF) & np.isposinf(t.threshold)))
         if hasattr(tree, "tree_") and is_regressor(tree):
             return cls(
                 children_left=t.children_left,
@@ -437,6 +457,7 @@ class DecisionGraph:
                 input_dtype=np.float32,
                 regression=True,
                 missing_go_to_left=missing,
+                missing_in_training=missing_in_training,
             )
         value = np.asarray(t.value[:, 0, :], dtype=np.float64)
         # scikit-learn >= 1.4 stores class fractions; scale back to weighted counts.
@@ -455,6 +476,7 @@ class DecisionGraph:
             impurity=t.impurity,
             input_dtype=np.float32,
             missing_go_to_left=missing,
+            missing_in_training=missing_in_training,
         )
 
     def with_training_stats(self, X, y, sample_weight=None) -> DecisionGraph:
@@ -483,6 +505,7 @@ class DecisionGraph:
             n_node_samples=counts,
             input_dtype=self.input_dtype,
             missing_go_to_left=self.missing_go_to_left,
+            missing_in_training=self.missing_in_training,
         )
 
     def edge_samples(self, X) -> np.ndarray:
@@ -540,6 +563,7 @@ class DecisionGraph:
             input_dtype=self.input_dtype,
             regression=self.regression,
             missing_go_to_left=None if self.missing_go_to_left is None else self.missing_go_to_left.copy(),
+            missing_in_training=self.missing_in_training,
         )
 
     def __eq__(self, other):
@@ -552,6 +576,7 @@ class DecisionGraph:
             )
             and self.regression == other.regression
             and _same_directions(self.missing_go_to_left, other.missing_go_to_left)
+            and self.missing_in_training == other.missing_in_training
         )
 
     __hash__ = None
@@ -564,6 +589,7 @@ class DecisionGraph:
         state = dict(state)
         state.pop("_derived_cache", None)  # kept by a pickle of an earlier version
         state.setdefault("missing_go_to_left", None)  # a pickle from before missing values
+        state.setdefault("missing_in_training", False)
         self.__dict__.update(state)
 
     # ------------------------------------------------------------------ regression
@@ -602,6 +628,7 @@ class DecisionGraph:
             input_dtype=self.input_dtype,
             regression=True,
             missing_go_to_left=self.missing_go_to_left,
+            missing_in_training=self.missing_in_training,
         )
 
     def regression_feature_importances(self, X, y, sample_weight=None, n_features=None) -> np.ndarray:

@@ -10,9 +10,10 @@ in range, topological order, which also rules out cycles, finite thresholds) are
 :class:`~tnt.graph.DecisionGraph`'s own.
 
 Version 2 stores where a missing value (NaN) goes at each split (``graph.missing_go_to_left``,
-``null`` for a graph that knows nothing of missing values) and writes a test of missingness as a
-``null`` threshold (JSON has no infinity). Files of version 1 still open: their models have no
-directions, so they refuse NaN at prediction (:data:`tnt.graph.NO_DIRECTIONS`).
+``null`` for a graph that knows nothing of missing values), whether it learned them from training
+data with missing values (``graph.missing_in_training``, false when the key is absent) and writes a
+test of missingness as a ``null`` threshold (JSON has no infinity). Files of version 1 still open:
+their models have no directions, so they refuse NaN at prediction (:data:`tnt.graph.NO_DIRECTIONS`).
 """
 
 from __future__ import annotations
@@ -234,6 +235,7 @@ def model_to_json(estimator, *, indent: int | None = None) -> str:
             "feature": graph.feature.tolist(),
             "threshold": [None if test else t for t, test in zip(graph.threshold.tolist(), graph.is_missing_test)],
             "missing_go_to_left": None if graph.missing_go_to_left is None else graph.missing_go_to_left.tolist(),
+            "missing_in_training": graph.missing_in_training,
             "value": graph.value.tolist(),
             "n_node_samples": graph.n_node_samples.tolist(),
             "impurity": graph.impurity.tolist(),
@@ -327,7 +329,9 @@ def model_from_json(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> LoadedG
     return loaded._holding(graph, n_features, names, doc["estimator"], doc["params"], classes, edited)
 
 
-def from_sklearn(tree, *, feature_names=None, class_names=None, path=None) -> LoadedGraphModel | LoadedGraphRegressor:
+def from_sklearn(
+    tree, *, feature_names=None, class_names=None, path=None, missing_in_training=None
+) -> LoadedGraphModel | LoadedGraphRegressor:
     """A fitted scikit-learn ``DecisionTreeClassifier`` (or ``DecisionTreeRegressor``) as a model of
     this project, optionally written to a model file, so that any tree can be opened in the app or
     with ``tnt``.
@@ -344,6 +348,10 @@ def from_sklearn(tree, *, feature_names=None, class_names=None, path=None) -> Lo
         or booleans); the loaded model predicts these.
     path : str or path-like, default=None
         Where to write the model file (the JSON of :func:`model_to_json`).
+    missing_in_training : bool, default=None
+        Whether the tree was trained on data with missing values, so that drawings say where
+        they go (scikit-learn does not record it); when omitted, True only for a tree that tests
+        missingness (:meth:`DecisionGraph.from_sklearn <tnt.graph.DecisionGraph.from_sklearn>`).
 
     Returns
     -------
@@ -363,7 +371,7 @@ def from_sklearn(tree, *, feature_names=None, class_names=None, path=None) -> Lo
     >>> model_from_json(model_to_json(model)).feature_names_in_[0]
     'sepal length (cm)'
     """
-    graph = _converted_tree(tree)
+    graph = _converted_tree(tree, missing_in_training)
     n_features = int(tree.n_features_in_)
     if feature_names is None and hasattr(tree, "feature_names_in_"):
         feature_names = tree.feature_names_in_
@@ -395,12 +403,12 @@ def _kind_and_params(estimator) -> tuple[str, dict]:
     return type(estimator).__name__, {k: _json_param(v) for k, v in estimator.get_params().items()}
 
 
-def _converted_tree(estimator) -> DecisionGraph:
+def _converted_tree(estimator, missing_in_training=None) -> DecisionGraph:
     if not hasattr(estimator, "tree_") or not (hasattr(estimator, "classes_") or is_regressor(estimator)):
         raise ValueError(
             f"{type(estimator).__name__} is not a fitted graph classifier or regressor, DecisionTreeClassifier or DecisionTreeRegressor."
         )
-    return DecisionGraph.from_sklearn(estimator)
+    return DecisionGraph.from_sklearn(estimator, missing_in_training)
 
 
 def _json_scalar(value):
@@ -527,7 +535,16 @@ def _read_graph(graph, regression: bool = False, version: int = VERSION) -> Deci
         input_dtype=np.dtype(graph["input_dtype"]),
         regression=regression,
         missing_go_to_left=missing_go_to_left,
+        missing_in_training=_missing_in_training(graph, version),
     )
+
+
+def _missing_in_training(graph: dict, version: int) -> bool:
+    """``graph.missing_in_training`` of a file: a boolean, false when absent (and in version 1)."""
+    learned = graph.get("missing_in_training", False) if version >= 2 else False
+    if not isinstance(learned, bool):
+        raise ValueError("graph.missing_in_training must be true or false.")
+    return learned
 
 
 def _is_param_value(v) -> bool:

@@ -84,12 +84,12 @@ def reduce_graph(graph: DecisionGraph, X, y_idx, sample_weight=None) -> Decision
     w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
     g = graph.with_training_stats(X, y_idx, w)
     target = g.leaf_class()[g.apply(X)]
-    g = _finish(_merge_leaves(g), g.leaf_class(), X, y_idx, w, g.n_classes, g.input_dtype)
+    g = _finish(_merge_leaves(g), g.leaf_class(), X, y_idx, w, g)
     changed = True
     while changed:
         arrays, label, changed = _merge_pass(g, X, y_idx, w, target)
         if changed:
-            g = _finish(arrays, label, X, y_idx, w, g.n_classes, g.input_dtype)
+            g = _finish(arrays, label, X, y_idx, w, g)
     if not np.array_equal(g.leaf_class()[g.apply(X)], target):  # pragma: no cover - a bug if it happens
         raise RuntimeError("Graph reduction changed a training prediction; please report this.")
     return g
@@ -160,11 +160,14 @@ def _merge_leaves(g: DecisionGraph):
     return left, right, feature, threshold
 
 
-def _finish(arrays, label, X, y_idx, w, n_classes, input_dtype) -> DecisionGraph:
-    """Remove dead nodes, renumber topologically and attach the training statistics."""
+def _finish(arrays, label, X, y_idx, w, before: DecisionGraph) -> DecisionGraph:
+    """Remove dead nodes, renumber topologically and attach the training statistics (the number
+    type, classes and ``missing_in_training`` those of the graph ``before``)."""
     left, right, feature, threshold = arrays
     working = WorkingGraph(FlatGraph(left, right, feature, threshold, np.where(left < 0, label, -1)))
-    return graph_from_flat(compact(working, X), X, y_idx, w, n_classes, input_dtype)
+    return graph_from_flat(
+        compact(working, X), X, y_idx, w, before.n_classes, before.input_dtype, before.missing_in_training
+    )
 
 
 def _merge_pass(g: DecisionGraph, X, y_idx, w, target):

@@ -125,6 +125,7 @@ def remove_unreachable(graph: DecisionGraph) -> tuple[DecisionGraph, np.ndarray]
         missing_go_to_left=None
         if graph.missing_go_to_left is None
         else np.where(leaf, 0, graph.missing_go_to_left[order]),
+        missing_in_training=graph.missing_in_training,
     )
     return kept, new_id
 

@@ -72,4 +72,5 @@ def refreshed(graph: DecisionGraph, X, y) -> DecisionGraph:
         input_dtype=graph.input_dtype,
         regression=graph.regression,
         missing_go_to_left=graph.missing_go_to_left,
+        missing_in_training=graph.missing_in_training,
     )

@@ -13,6 +13,7 @@ import numpy as np
 
 from tnt.graph import DecisionGraph
 from tnt.inspect.reach import Routes
+from tnt.viz.exporter import shows_missing
 
 __all__ = ["NodeDistribution", "node_distribution"]
 
@@ -42,8 +43,11 @@ class NodeDistribution:
     prediction : float
         At a leaf, the class index it predicts, or its mean training target in a regression.
     missing_left : bool or None
-        Whether the split sends a missing value (NaN in ``values``) left; None at a leaf and in a
-        graph that stores no direction.
+        Whether the split sends a missing value (NaN in ``values``) left, where the node's texts say
+        it: in a graph whose drawings say where missing values go
+        (:func:`tnt.viz.exporter.shows_missing`), or when some of these samples miss the feature
+        (where they went is a fact about them). None otherwise, at a leaf, and in a graph that
+        stores no direction.
     """
 
     node: int
@@ -110,6 +114,8 @@ def node_distribution(graph: DecisionGraph, routes: Routes, X, y, node: int) -> 
     feature = None if leaf else int(graph.feature[node])
     values = np.empty(0) if leaf else np.asarray(X, dtype=np.float64)[samples, feature]
     prediction = float(graph.value[node, 0]) if graph.regression else float(graph.predicted_class()[node])
+    directions = graph.missing_go_to_left is not None
+    said = not leaf and directions and (shows_missing(graph) or bool(np.isnan(values).any()))
     return NodeDistribution(
         node=node,
         is_leaf=leaf,
@@ -121,5 +127,5 @@ def node_distribution(graph: DecisionGraph, routes: Routes, X, y, node: int) -> 
         regression=graph.regression,
         n_classes=1 if graph.regression else graph.n_classes,
         prediction=prediction,
-        missing_left=None if leaf or graph.missing_go_to_left is None else bool(graph.missing_go_to_left[node]),
+        missing_left=bool(graph.missing_go_to_left[node]) if said else None,
     )

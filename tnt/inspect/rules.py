@@ -17,7 +17,7 @@ import pandas as pd
 
 from tnt.graph import DecisionGraph
 from tnt.inspect.reach import Routes
-from tnt.viz.exporter import format_number, format_value
+from tnt.viz.exporter import format_number, format_value, shows_missing
 
 __all__ = [
     "MISSING_ONLY",
@@ -51,18 +51,18 @@ def path_counts(graph: DecisionGraph) -> list[int]:
     return counts
 
 
-#: What a path says of a feature's missing values, in a graph that stores where they go: they take
-#: the path too, they do not (only present values in the interval do), or only they do.
+#: What a path says of a feature's missing values, in a graph whose texts say where they go: they
+#: take the path too, they do not (only present values in the interval do), or only they do.
 MISSING_TOO, PRESENT_ONLY, MISSING_ONLY = "or missing", "present", "missing"
 
 
-def merged_conditions(graph: DecisionGraph, path: list[int]) -> dict[int, tuple]:
+def merged_conditions(graph: DecisionGraph, path: list[int], show_missing: bool | None = None) -> dict[int, tuple]:
     """The tests along ``path`` (node ids, root first) merged per feature into ``(low, high)``: the
     path holds the samples with ``low < x[feature] <= high`` for every feature listed. In a graph
-    that stores where missing values go, each is ``(low, high, missing)``, ``missing`` saying whether
-    a sample missing that feature takes the path too (:data:`MISSING_TOO`), does not
-    (:data:`PRESENT_ONLY`), or is the only one that does (:data:`MISSING_ONLY`, past a test of
-    missingness).
+    whose texts say where missing values go (:func:`tnt.viz.exporter.shows_missing`, ``show_missing``
+    as there), each is ``(low, high, missing)``, ``missing`` saying whether a sample missing that
+    feature takes the path too (:data:`MISSING_TOO`), does not (:data:`PRESENT_ONLY`), or is the only
+    one that does (:data:`MISSING_ONLY`, past a test of missingness, which every graph says).
 
     Examples
     --------
@@ -71,12 +71,19 @@ def merged_conditions(graph: DecisionGraph, path: list[int]) -> dict[int, tuple]
     >>> merged_conditions(g, [0, 2]), merged_conditions(g, [0, 1, 4])
     ({0: (52.0, inf)}, {0: (30.0, 52.0)})
     >>> m = DecisionGraph([1, 3, -1, -1, -1], [2, 4, -1, -1, -1], [0, 0, -2, -2, -2], [52, 30, -2, -2, -2],
-    ...                   np.ones((5, 2)), missing_go_to_left=[1, 0, 0, 0, 0])
+    ...                   np.ones((5, 2)), missing_go_to_left=[1, 0, 0, 0, 0], missing_in_training=True)
     >>> merged_conditions(m, [0, 1, 3]), merged_conditions(m, [0, 1, 4])
     ({0: (-inf, 30.0, 'present')}, {0: (30.0, 52.0, 'or missing')})
+    >>> merged_conditions(m, [0, 1, 4], show_missing=False)
+    {0: (30.0, 52.0)}
     """
-    missing = None if graph.missing_go_to_left is None else graph.missing_go_to_left.tolist()
+    missing = _directions_said(graph, show_missing)
     return _merge(path, graph.feature.tolist(), graph.threshold.tolist(), graph.children_left.tolist(), missing)
+
+
+def _directions_said(graph: DecisionGraph, show_missing: bool | None) -> list | None:
+    """The directions the rules say (``missing_go_to_left`` as a list), or None where they say none."""
+    return graph.missing_go_to_left.tolist() if shows_missing(graph, show_missing) else None
 
 
 def _merge(path, feature: list, threshold: list, left: list, missing_left: list | None = None) -> dict[int, tuple]:
@@ -87,14 +94,14 @@ def _merge(path, feature: list, threshold: list, left: list, missing_left: list 
         if child < 0:
             break
         went_left = child == left[node]
-        low, high, *said = box.get(feature[node], (-np.inf, np.inf, MISSING_TOO))
+        low, high, *said = box.get(feature[node], (-np.inf, np.inf, *([] if missing_left is None else [MISSING_TOO])))
         t = threshold[node]
         if t == np.inf:  # a test of missingness: present values go left
             box[feature[node]] = (low, high, PRESENT_ONLY if went_left else MISSING_ONLY)
             continue
         low, high = (low, min(high, t)) if went_left else (max(low, t), high)
-        if missing_left is None:
-            box[feature[node]] = (low, high)
+        if missing_left is None:  # only what a test of missingness said, if one did
+            box[feature[node]] = (low, high, *said)
         else:
             takes = bool(missing_left[node]) == went_left
             box[feature[node]] = (low, high, said[0] if takes or said[0] == MISSING_ONLY else PRESENT_ONLY)
@@ -135,7 +142,7 @@ def rule_text(conditions: dict[int, tuple], feature_names=None, precision: int =
     return " and ".join(parts) if parts else "every sample"
 
 
-def _rules_taken(graph: DecisionGraph, routes: Routes, rules: dict) -> pd.DataFrame:
+def _rules_taken(graph: DecisionGraph, routes: Routes, rules: dict, show_missing: bool | None) -> pd.DataFrame:
     """Per sample: its leaf, its rule's id and its path's id (the same id for the same path). A
     rule is a path's merged conditions as a sorted tuple of ``(feature, (low, high[, missing]))``; ``rules``
     maps each to its id and grows with the rules first seen here."""
@@ -146,7 +153,7 @@ def _rules_taken(graph: DecisionGraph, routes: Routes, rules: dict) -> pd.DataFr
     distinct, which = _distinct_rows(padded)
     feature, threshold = graph.feature.tolist(), graph.threshold.tolist()
     left = graph.children_left.tolist()
-    missing = None if graph.missing_go_to_left is None else graph.missing_go_to_left.tolist()
+    missing = _directions_said(graph, show_missing)
     ids = np.empty(len(distinct), dtype=np.intp)
     for i, path in enumerate(distinct.tolist()):
         box = _merge(path, feature, threshold, left, missing)
@@ -234,7 +241,7 @@ class LeafRules:
 
 
 def leaf_rules(graph: DecisionGraph, train: Routes, y_train, test: Routes | None = None, y_test=None,
-               feature_names=None, class_names=None, top: int = 3) -> LeafRules:  # fmt: skip
+               feature_names=None, class_names=None, top: int = 3, show_missing=None) -> LeafRules:  # fmt: skip
     """The top ``top`` rules of every leaf by training coverage, with training and test coverage and
     precision (a regression: mean and RMSE of the covered targets).
 
@@ -247,6 +254,10 @@ def leaf_rules(graph: DecisionGraph, train: Routes, y_train, test: Routes | None
         Class indices (:func:`tnt.inspect.reach.class_indices`), or targets of a regression.
     feature_names, class_names : list of str, optional
     top : int, default=3
+    show_missing : bool, default=None
+        Whether the rules say where missing values go, as in the drawings
+        (:func:`tnt.viz.exporter.shows_missing`): by default only for a graph that learned them from
+        training data with missing values.
 
     Returns
     -------
@@ -265,10 +276,12 @@ def leaf_rules(graph: DecisionGraph, train: Routes, y_train, test: Routes | None
     [[3, 2, 0], [4, 2, 0]]
     """
     rules: dict = {}
-    trained = _coverage(graph, _rules_taken(graph, train, rules), y_train, "train")
+    trained = _coverage(graph, _rules_taken(graph, train, rules, show_missing), y_train, "train")
     table = trained
     if test is not None and test.n_samples:
-        table = trained.join(_coverage(graph, _rules_taken(graph, test, rules), y_test, "test"), how="outer")
+        table = trained.join(
+            _coverage(graph, _rules_taken(graph, test, rules, show_missing), y_test, "test"), how="outer"
+        )
     table = table.reset_index()
     for column in [c for c in table.columns if c.endswith("_samples") or c.endswith("_paths")]:
         table[column] = table[column].fillna(0).astype(np.int64)

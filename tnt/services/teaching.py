@@ -84,7 +84,9 @@ def training_steps(X, y, feature_names=None, **params) -> list[TrainingStep]:
     steps = []
     previous = None
     for event, flat in events:
-        graph = graph_from_flat(flat, Xv, y_idx, None, model.n_classes_)
+        graph = graph_from_flat(
+            flat, Xv, y_idx, None, model.n_classes_, missing_in_training=model.graph_.missing_in_training
+        )
         accuracy = training_accuracy(graph, Xv, y_idx)
         if event.kind == "grow":
             where = f"phase {event.phase}, grow pass {(event.step - 1) % (per_phase + 1) + 1} of {per_phase}"

@@ -46,12 +46,12 @@ def _class(names, index: int) -> str:
     return str(names[index]) if names is not None else str(index)
 
 
-def rule(graph: DecisionGraph, node: int, feature_names=None, precision: int = 3) -> str:
+def rule(graph: DecisionGraph, node: int, feature_names=None, precision: int = 3, show_missing=None) -> str:
     """The test at an internal node, e.g. ``"petal length (cm) <= 2.45"`` (``"leaf"`` at a leaf), written
-    as the drawings write it (:func:`tnt.viz.exporter.condition_text`)."""
+    as the drawings write it (:func:`tnt.viz.exporter.node_condition`, ``show_missing`` as there)."""
     if graph.is_leaf[node]:
         return "leaf"
-    return node_condition(graph, node, _feature(feature_names, graph.feature[node]), "left", precision)
+    return node_condition(graph, node, _feature(feature_names, graph.feature[node]), "left", precision, show_missing)
 
 
 @dataclass(frozen=True)
@@ -134,13 +134,16 @@ def sample_path(graph: DecisionGraph, x, feature_names=None) -> list[PathStep]:
     >>> sample_path(r, [0.7], ["x"])[-1].rule
     'leaf, predicts 3,000'
 
-    A missing value goes where the graph's direction sends it, and its step says so:
+    A missing value goes where the graph's direction sends it, and its step says so, whether or not
+    the graph learned that direction from missing values (the drawings say it only then):
 
     >>> m = DecisionGraph([1, -1, -1], [2, -1, -1], [0, -2, -2], [0.5, -2, -2], [[2, 2], [2, 0], [0, 2]],
     ...                   missing_go_to_left=[1, 0, 0])
     >>> step = sample_path(m, [float("nan")], ["x"])[0]
     >>> step.rule, step.holds, step.missing
     ('x <= 0.5 or missing', True, True)
+    >>> sample_path(m, [0.2], ["x"])[0].rule
+    'x <= 0.5'
     """
     x = np.asarray(x, dtype=np.float64).reshape(1, -1)
     nodes = graph.decision_path(x).indices.tolist()
@@ -156,7 +159,9 @@ def sample_path(graph: DecisionGraph, x, feature_names=None) -> list[PathStep]:
             went_left = bool(following == graph.children_left[node]) and bool(
                 graph.children_left[node] != graph.children_right[node] or goes_left(graph, node, value)
             )
-            steps.append(PathStep(node, rule(graph, node, feature_names), float(value), went_left))
+            # A step whose value is missing says where missing values go: a fact about this sample.
+            said = rule(graph, node, feature_names, show_missing=True if np.isnan(value) else None)
+            steps.append(PathStep(node, said, float(value), went_left))
     return steps
 
 

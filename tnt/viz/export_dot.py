@@ -32,12 +32,13 @@ def to_dot(
     highlight_nodes=None,
     nodes=None,
     legend: bool = False,
+    show_missing: bool | None = None,
 ) -> str:
     """Graphviz DOT source of a decision graph.
 
     Internal nodes show their split (``petal width <= 0.8``), leaves their class. The edge taken
     when the split's test holds is marked "yes" (solid), the other "no" (dashed). Where a graph
-    stores directions for missing values, the branch they take says so: the rule ends in
+    learned directions for missing values, the branch they take says so: the rule ends in
     ``or missing`` when it is "yes", the edge reads "no, or missing" when it is "no", and a test of
     missingness reads ``age is not missing``, its "no" edge taking the missing values. A node with
     more than one parent has a double border and says how many parents share it. Node fill
@@ -74,6 +75,10 @@ def to_dot(
     legend : bool, default=False
         Add a key below the graph: one chip per class that colours a node, "mixed" if any node
         is mixed, and the highlighted path if one is drawn.
+    show_missing : bool, default=None
+        Say where missing values go at every threshold split (True) or at none (False); by default
+        only in a graph that learned them from training data with missing values
+        (:func:`tnt.viz.exporter.shows_missing`). A test of missingness is always written as one.
 
     Returns
     -------
@@ -94,7 +99,7 @@ def to_dot(
 
     if rankdir not in _RANKDIRS:
         raise ValueError(f"rankdir must be one of {', '.join(_RANKDIRS)}, got {rankdir!r}.")
-    text = GraphText(graph, feature_names, class_names, precision)
+    text = GraphText(graph, feature_names, class_names, precision, show_missing)
     shown = _window(text.depth, depth_window)
     if nodes is not None:
         chosen = np.zeros(graph.node_count, dtype=bool)

@@ -7,7 +7,7 @@ from tnt.viz.exporter import GraphText
 __all__ = ["to_networkx"]
 
 
-def to_networkx(graph, feature_names=None, class_names=None, precision: int = 3):
+def to_networkx(graph, feature_names=None, class_names=None, precision: int = 3, show_missing=None):
     """Build a ``networkx.DiGraph`` with one node per graph node and one edge per branch.
 
     Parameters
@@ -17,6 +17,10 @@ def to_networkx(graph, feature_names=None, class_names=None, precision: int = 3)
         Names of the features and of the classes (columns of ``graph.value``).
     precision : int, default=3
         Decimals of the thresholds in the ``rule`` and ``condition`` texts.
+    show_missing : bool, default=None
+        Say where missing values go at every threshold split (True) or at none (False); by default
+        only in a graph that learned them from training data with missing values
+        (:func:`tnt.viz.exporter.shows_missing`). A test of missingness is always written as one.
 
     Returns
     -------
@@ -41,7 +45,7 @@ def to_networkx(graph, feature_names=None, class_names=None, precision: int = 3)
     """
     import networkx as nx
 
-    text = GraphText(graph, feature_names, class_names, precision)
+    text = GraphText(graph, feature_names, class_names, precision, show_missing)
     digraph = nx.DiGraph()
     is_leaf = text.is_leaf
     for node in range(graph.node_count):

@@ -18,7 +18,7 @@ DEEPEST_INDENT = 40
 _BRANCH = "|--- "
 
 
-def export_text(graph, *, feature_names=None, class_names=None, precision: int = 3) -> str:
+def export_text(graph, *, feature_names=None, class_names=None, precision: int = 3, show_missing=None) -> str:
     """Text listing of a decision graph's rules, each shared sub-graph printed once.
 
     Parameters
@@ -28,6 +28,10 @@ def export_text(graph, *, feature_names=None, class_names=None, precision: int =
         Names of the features and of the classes (columns of ``graph.value``).
     precision : int, default=3
         Decimals of the thresholds.
+    show_missing : bool, default=None
+        Say where missing values go at every threshold split (True) or at none (False); by default
+        only in a graph that learned them from training data with missing values
+        (:func:`tnt.viz.exporter.shows_missing`). A test of missingness is always written as one.
 
     Returns
     -------
@@ -54,7 +58,7 @@ def export_text(graph, *, feature_names=None, class_names=None, precision: int =
     |   |   |--- -> see node #4 (class: yes)
     <BLANKLINE>
     """
-    text = GraphText(graph, feature_names, class_names, precision)
+    text = GraphText(graph, feature_names, class_names, precision, show_missing)
     is_leaf = text.is_leaf
     lines: list[str] = []
     printed: set[int] = set()

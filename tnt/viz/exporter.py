@@ -27,6 +27,7 @@ __all__ = [
     "names_of",
     "node_condition",
     "path_mask",
+    "shows_missing",
 ]
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -91,22 +92,49 @@ def condition_text(
     return f"{feature_name} {operator} {format_number(threshold, precision)}{' or missing' if missing else ''}"
 
 
-def node_condition(graph, node: int, feature_name: str, branch: str = "left", precision: int = 3) -> str:
+def shows_missing(graph, show_missing: bool | None = None) -> bool:
+    """Whether the texts of ``graph`` say, at its threshold splits, where a missing value goes.
+
+    The one rule every drawing, text, rule list and node inspector follows: ``show_missing`` when
+    given (True or False), otherwise whether the graph learned its directions from training data with
+    missing values (``graph.missing_in_training``). A graph trained without any missing value only
+    holds scikit-learn's default direction (to the child that received more training samples), so
+    its texts read as they did before missing values were supported. Never for a graph that stores
+    no direction. A test of missingness (``age is missing``) is written as such whatever this says.
+
+    Examples
+    --------
+    >>> from tnt import DecisionGraph
+    >>> from tnt.viz.exporter import shows_missing
+    >>> g = DecisionGraph([1, -1, -1], [2, -1, -1], [0, -2, -2], [37.5, -2, -2],
+    ...                   [[2, 2], [2, 0], [0, 2]], missing_go_to_left=[0, 0, 0])
+    >>> shows_missing(g), shows_missing(g, show_missing=True)
+    (False, True)
+    """
+    if graph.missing_go_to_left is None:
+        return False
+    return bool(graph.missing_in_training if show_missing is None else show_missing)
+
+
+def node_condition(
+    graph, node: int, feature_name: str, branch: str = "left", precision: int = 3, show_missing: bool | None = None
+) -> str:
     """:func:`condition_text` of a split of ``graph``, saying `` or missing`` on the branch its
-    stored direction sends missing values (nothing for a graph without directions).
+    stored direction sends missing values when :func:`shows_missing` says so.
 
     Examples
     --------
     >>> from tnt import DecisionGraph
     >>> from tnt.viz.exporter import node_condition
     >>> g = DecisionGraph([1, -1, -1], [2, -1, -1], [0, -2, -2], [37.5, -2, -2],
-    ...                   [[2, 2], [2, 0], [0, 2]], missing_go_to_left=[0, 0, 0])
+    ...                   [[2, 2], [2, 0], [0, 2]], missing_go_to_left=[0, 0, 0], missing_in_training=True)
     >>> node_condition(g, 0, "age", "left"), node_condition(g, 0, "age", "right")
     ('age <= 37.5', 'age > 37.5 or missing')
+    >>> node_condition(g, 0, "age", "right", show_missing=False)
+    'age > 37.5'
     """
-    return condition_text(
-        feature_name, graph.threshold[node], branch, precision, missing=missing_branch(graph, node) == branch
-    )
+    missing = shows_missing(graph, show_missing) and missing_branch(graph, node) == branch
+    return condition_text(feature_name, graph.threshold[node], branch, precision, missing=missing)
 
 
 def missing_branch(graph, node: int) -> str | None:
@@ -197,6 +225,9 @@ class GraphText:
         Name of each class (column of ``graph.value``); the class index when omitted.
     precision : int, default=3
         Decimals of thresholds and shares.
+    show_missing : bool, default=None
+        Say where missing values go at every threshold split (True), at none (False), or, when
+        None, only in a graph that learned them from missing values (:func:`shows_missing`).
 
     Examples
     --------
@@ -209,9 +240,10 @@ class GraphText:
     ('petal width <= 0.8', 'petal width > 0.8', 'other')
     """
 
-    def __init__(self, graph, feature_names=None, class_names=None, precision: int = 3):
+    def __init__(self, graph, feature_names=None, class_names=None, precision: int = 3, show_missing=None):
         self.graph = graph
         self.precision = int(precision)
+        self.shows_missing = shows_missing(graph, show_missing)
         self.is_leaf = graph.is_leaf  # the graph computes it on each access; the per-node methods use it
         internal = ~self.is_leaf
         n_features = int(graph.feature[internal].max()) + 1 if internal.any() else 0
@@ -245,13 +277,18 @@ class GraphText:
 
     def condition(self, node: int, branch: str) -> str:
         """The test a sample passes to take ``branch`` ("left" or "right") out of ``node``."""
-        return node_condition(self.graph, node, self.feature_name(node), branch, self.precision)
+        return node_condition(self.graph, node, self.feature_name(node), branch, self.precision, self.shows_missing)
 
     def missing_goes(self, node: int) -> str | None:
         """Where a missing value goes out of split ``node`` when the rule does not say it: "no" (right)
         at a threshold split that sends missing values right; None otherwise (the rule says "or
-        missing", the split tests missingness itself, or the graph stores no direction)."""
-        if missing_branch(self.graph, node) == "right" and not np.isposinf(self.graph.threshold[node]):
+        missing", the split tests missingness itself, or the texts do not say where missing values
+        go: :func:`shows_missing`)."""
+        if (
+            self.shows_missing
+            and missing_branch(self.graph, node) == "right"
+            and not np.isposinf(self.graph.threshold[node])
+        ):
             return "no"
         return None
 

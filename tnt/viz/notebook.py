@@ -63,6 +63,7 @@ def plot_graph(
     show_shares: bool = False,
     legend: bool = True,
     rankdir: str = "TB",
+    show_missing: bool | None = None,
 ) -> GraphDrawing:
     """Draw a fitted TnT, CART, TAO or loaded model (or a scikit-learn ``DecisionTreeClassifier``,
     or a :class:`~tnt.DecisionGraph`) for a notebook.
@@ -81,6 +82,10 @@ def plot_graph(
     legend : bool, default=True
         A key of the class colours (and the path) above the graph.
     rankdir : {"TB", "LR", "BT", "RL"}, default="TB"
+    show_missing : bool, default=None
+        Say where missing values go at every threshold split (True) or at none (False); by default
+        only in a graph that learned them from training data with missing values
+        (:func:`tnt.viz.exporter.shows_missing`). A test of missingness is always written as one.
 
     Returns
     -------
@@ -120,5 +125,6 @@ def plot_graph(
         depth_window=depth_window,
         highlight_sample=None if highlight is None else np.asarray(highlight, dtype=np.float64).ravel(),
         legend=legend,
+        show_missing=show_missing,
     )
     return GraphDrawing(source)

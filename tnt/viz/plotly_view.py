@@ -43,6 +43,7 @@ def graph_figure(
     layers=None,
     selected_node=None,
     target_name=None,
+    show_missing=None,
 ):
     """A zoomable, pannable plotly figure of a decision graph in a layered layout.
 
@@ -72,6 +73,10 @@ def graph_figure(
         A node marked with an arrow and its id (the node being inspected).
     target_name : str, default=None
         Name of a regression graph's target, the title of its colour bar ("mean <target_name>").
+    show_missing : bool, default=None
+        Say where missing values go at every threshold split (True) or at none (False); by default
+        only in a graph that learned them from training data with missing values
+        (:func:`tnt.viz.exporter.shows_missing`). A test of missingness is always written as one.
 
     Returns
     -------
@@ -90,7 +95,7 @@ def graph_figure(
     """
     import plotly.graph_objects as go
 
-    text = GraphText(graph, feature_names, class_names, precision)
+    text = GraphText(graph, feature_names, class_names, precision, show_missing)
     x, y = layered_layout(graph)
     parent, child, is_left = edge_list(graph)
     on_path = path_mask(graph, highlight_sample)
