@@ -328,3 +328,14 @@ def test_a_saved_history_is_replayed_only_on_the_model_it_was_saved_for(iris, ir
     assert restored_editor({**saved, "edits": [{"kind": "collapse", "node": 99}]}, key, iris_tnt, X, y) is None
     assert restored_editor({**saved, "position": "1"}, key, iris_tnt, X, y) is None
     assert restored_editor(None, key, iris_tnt, X, y) is None
+
+
+def test_a_node_the_root_does_not_reach_is_no_target_and_is_removed_by_any_edit():
+    # node 3 is a leaf no edge leads to
+    g = DecisionGraph([1, -1, -1, -1], [2, -1, -1, -1], [0, -2, -2, -2], [0.5, -2, -2, -2], np.ones((4, 2)))
+    assert legal_targets(g, 0, "yes").tolist() == []
+    with pytest.raises(
+        ValueError, match=r"^Node 3 is not reached from the root; send the edge to a node of the graph\.$"
+    ):
+        redirect(g, 0, "yes", 3)
+    assert collapse(g, 0).new_id.tolist() == [0, -1, -1, -1]
