@@ -351,3 +351,14 @@ def test_edits_keep_the_directions_of_missing_values():
     assert {(graph.feature[n], graph.threshold[n], graph.missing_go_to_left[n]) for n in kept} <= original
     reached = model.graph_.decision_path(X)[:, split].toarray().ravel() == 0
     assert np.array_equal(edited.predict(X[reached]), model.predict(X[reached]))
+
+
+def test_a_node_the_root_does_not_reach_is_no_target_and_is_removed_by_any_edit():
+    # node 3 is a leaf no edge leads to
+    g = DecisionGraph([1, -1, -1, -1], [2, -1, -1, -1], [0, -2, -2, -2], [0.5, -2, -2, -2], np.ones((4, 2)))
+    assert legal_targets(g, 0, "yes").tolist() == []
+    with pytest.raises(
+        ValueError, match=r"^Node 3 is not reached from the root; send the edge to a node of the graph\.$"
+    ):
+        redirect(g, 0, "yes", 3)
+    assert collapse(g, 0).new_id.tolist() == [0, -1, -1, -1]

@@ -420,6 +420,16 @@ def test_a_hand_edited_model_file_reads_back_with_its_record(edited_doc):
     assert json.loads(model_to_json(loaded)) == edited_doc
 
 
+@pytest.mark.parametrize("bad", [{"a": 1}, [[1]], [None], [True, {}]])
+def test_a_parameter_that_is_no_scalar_nor_a_flat_list_is_refused(toy_model_json, bad):
+    doc = json.loads(toy_model_json)
+    doc["params"]["excluded_features"] = bad
+    with pytest.raises(
+        ValueError, match=r'^"params" must map each parameter to a string, a number, a boolean, null or a list'
+    ):
+        model_from_json(json.dumps(doc))
+
+
 def test_a_list_parameter_is_written_as_a_list_and_others_by_their_repr():
     model = TnTClassifier(excluded_features=np.array([2, 0])).fit([[0.0, 1.0, 2.0], [1.0, 0.0, 2.0]], [0, 1])
     params = model_from_json(model_to_json(model)).estimator_params_
