@@ -9,8 +9,9 @@ Each variant is TnT with some estimator parameters set (``VARIANTS``), measured 
 67/33 splits, CART grown best-first to the variant's own number of splits. The pairs are the ones the
 defaults count (``docs/accuracy_runs.csv``, the rows of ``shared/data/benchmark/BASELINE.md``): a variant
 that shrinks a graph below 10 splits keeps its pair. The paper's six sets run at their Table 1
-settings against the Table 1 run's TnT (the side table of ``docs/accuracy.md``), and MNIST's fit
-(C=1e-4, one thread, as ``benchmarks/run.py`` times it) is timed in turns with the defaults'.
+settings against the Table 1 run's TnT (the side table of ``docs/accuracy.md``) for the variants
+``--paper`` names, and MNIST's fit (C=1e-4, one thread, as ``benchmarks/run.py`` times it) is timed in
+turns with the defaults' for every variant.
 
 Writes ``docs/learner_options.md`` whole and the rows it is made of beside it
 (``docs/learner_options_runs.csv``, ``docs/learner_options_paper.csv``,
@@ -102,7 +103,8 @@ def mnist_fit_ratios(variants: dict, data_dir=None, repeat: int = 2) -> dict:
         for params, _ in variants.values()
     ]
     times, _ = timed_in_turns(fits, repeat)
-    return {name: times[i + 1] / times[0] for i, name in enumerate(variants)} | {"default": 1.0, "_s": times[0]}
+    ratios = {name: times[i + 1] / times[0] for i, name in enumerate(variants)}
+    return ratios | {"default": 1.0, "_s": times[0], "_turns": repeat}
 
 
 def _pp(x: float) -> str:
@@ -145,7 +147,10 @@ def report(summary, tables, papers, ratios, *, stamp, took, seeds) -> str:
             f"{within} | {'-' if ratio is None else f'{ratio:.2f}'} |"
         )
     if "_s" in ratios:
-        lines.append(f"\nThe defaults' MNIST fit took {ratios['_s']:.1f} s (median of the turns).\n")
+        lines.append(
+            f"\nThe defaults' MNIST fit took {ratios['_s']:.1f} s (median of {ratios['_turns']:.0f} turns). "
+            "A variant without paper figures was not run on the paper's sets.\n"
+        )
     for task in ("classification", "regression"):
         lines += [
             f"\n## Every counted {task} pair: gain ({UNIT[task]}), TnT's splits in brackets\n",
@@ -185,7 +190,15 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=list(VARIANTS))
     parser.add_argument("--seeds", type=int, default=SEEDS)
-    parser.add_argument("--no-paper", action="store_true", help="leave out the paper's sets and MNIST's timing")
+    parser.add_argument(
+        "--paper",
+        nargs="*",
+        choices=list(VARIANTS),
+        help="the variants measured on the paper's sets (default: all of --variants)",
+    )
+    parser.add_argument(
+        "--mnist-turns", type=int, default=2, help="turns of MNIST's timed fits of every variant (default 2; 0: none)"
+    )
     parser.add_argument("--n-jobs", type=int, default=-1, help="joblib workers (default -1: all cores)")
     parser.add_argument("--out", type=Path, default=REPORT)
     parser.add_argument("--keep", action="store_true", help="use the rows of variants already in the CSV files")
@@ -199,15 +212,18 @@ def main(argv=None) -> int:
     default = counted_pairs(pd.read_csv(RUNS))
     summary = [summary_row("default", default, task, "gain", "win") for task in ("classification", "regression")]
     entries = suite()
-    tables, papers, all_runs, all_trials = {}, {}, [], []
+    tables, papers, all_runs, all_trials, reused = {}, {}, [], [], []
+    on_paper = args.variants if args.paper is None else args.paper
     settings = None
-    if not args.no_paper:
+    if on_paper:
         settings = paper_settings()
         stop_if_missing(PAPER_DATASETS)
     for name in args.variants:
         params = VARIANTS[name][0]
         runs = kept["runs"][kept["runs"]["variant"] == name].drop(columns="variant")
-        if runs.empty:
+        if not runs.empty:
+            reused.append(f"{name}'s suite rows")
+        else:
             runs = run_suite(entries, seeds=args.seeds, n_jobs=args.n_jobs, params=params)
         all_runs.append(runs.assign(variant=name))
         tables[name] = compare(default, runs)
@@ -215,29 +231,35 @@ def main(argv=None) -> int:
             summary_row(name, tables[name], task, "gain_variant", "win_variant")
             for task in ("classification", "regression")
         ]
-        if settings is not None:
+        pd.concat(all_runs).to_csv(files["runs"], index=False)
+        if name in on_paper:
             trials = kept["paper"][kept["paper"]["variant"] == name].drop(columns="variant")
-            if trials.empty:
+            if not trials.empty:
+                reused.append(f"{name}'s paper rows")
+            else:
                 trials = run_paper(PAPER_DATASETS, None, settings, n_jobs=args.n_jobs, params=params)
             all_trials.append(trials.assign(variant=name))
+            pd.concat(all_trials).to_csv(files["paper"], index=False)
             papers[name] = paper_table(trials, settings)
         print(f"{name}: done after {(time.perf_counter() - start_all) / 60:.1f} minutes", flush=True)
     ratios = {}
-    if not args.no_paper:
+    if args.mnist_turns:
         timed = kept["mnist"]
-        if not set(args.variants) <= set(timed["variant"]):
-            ratios = mnist_fit_ratios({n: VARIANTS[n] for n in args.variants})
+        if set(args.variants) <= set(timed["variant"]):
+            reused.append("MNIST's timings")
+        else:
+            ratios = mnist_fit_ratios({n: VARIANTS[n] for n in args.variants}, repeat=args.mnist_turns)
             timed = pd.DataFrame({"variant": list(ratios), "value": list(ratios.values())})
         ratios = dict(zip(timed["variant"], timed["value"], strict=True))
         timed.to_csv(files["mnist"], index=False)
-    took = f"Took {(time.perf_counter() - start_all) / 60:.1f} minutes of wall time; load average at the end {os.getloadavg()[0]:.1f}."
+    took = (
+        ("Kept from an earlier run (`--keep`): " + ", ".join(reused) + ". " if reused else "")
+        + f"Took {(time.perf_counter() - start_all) / 60:.1f} minutes of wall time; load average at the end {os.getloadavg()[0]:.1f}."
+    )
     stamp = f"{datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC"
     text = report(pd.DataFrame(summary), tables, papers, ratios, stamp=stamp, took=took, seeds=args.seeds)
     print(text)
     args.out.write_text(text)
-    pd.concat(all_runs).to_csv(files["runs"], index=False)
-    if all_trials:
-        pd.concat(all_trials).to_csv(files["paper"], index=False)
     print(f"Written to {args.out}.")
     return 0
 
