@@ -60,7 +60,8 @@ class TnTClassifier(GraphClassifierMixin, TnTEstimator):
         more, drawn with ``random_state``) is held out, the graph is trained on the rest and scored
         on it after every step (grow pass, merge, fine-tuning round), then trained again on all the
         samples up to the first step that scored best, so no sample is lost to the choice. Training
-        takes up to twice as long. Measured against the defaults in ``docs/learner_options.md``.
+        takes two to three times as long (both trainings, and a score of the graph at every step).
+        Measured against the defaults in ``docs/learner_options.md``.
     internal_refit : {"always", "improving"}, default="always"
         Whether an internal node takes the micro tree refitted on its sensitive samples always
         (the paper's Algorithm 2) or only when it misroutes less of their weight than the split the
