@@ -22,6 +22,7 @@ cores through joblib, each TnT fit on one thread.
 from __future__ import annotations
 
 import argparse
+import ast
 import datetime
 import os
 import platform
@@ -77,8 +78,9 @@ def split(task: str, path: Path, seed: int):
     return train_test_split(X, y, test_size=TEST_SHARE, stratify=stratify, random_state=seed)
 
 
-def one_seed(task: str, name: str, path: Path, seed: int, Cs=C_GRID) -> list[dict]:
-    """TnT at each C and CART at its number of splits on one seed's split of one set: one row per C."""
+def one_seed(task: str, name: str, path: Path, seed: int, Cs=C_GRID, params=None) -> list[dict]:
+    """TnT at each C (and the estimator parameters ``params``, defaults where not given) and CART at
+    its number of splits on one seed's split of one set: one row per C."""
     X_train, X_test, y_train, y_test = split(task, path, seed)
     tnt_class, cart_class = (
         (TnTClassifier, CARTClassifier) if task == "classification" else (TnTRegressor, CARTRegressor)
@@ -86,7 +88,7 @@ def one_seed(task: str, name: str, path: Path, seed: int, Cs=C_GRID) -> list[dic
     rows = []
     for C in Cs:
         start = time.perf_counter()
-        tnt = tnt_class(C=C, random_state=seed).fit(X_train, y_train)
+        tnt = tnt_class(C=C, random_state=seed, **(params or {})).fit(X_train, y_train)
         fit_time = time.perf_counter() - start
         cart = cart_class.with_splits(tnt.n_splits_, random_state=seed).fit(X_train, y_train)
         rows.append(
@@ -107,10 +109,10 @@ def one_seed(task: str, name: str, path: Path, seed: int, Cs=C_GRID) -> list[dic
     return rows
 
 
-def run_suite(entries, seeds=SEEDS, Cs=C_GRID, n_jobs=-1) -> pd.DataFrame:
+def run_suite(entries, seeds=SEEDS, Cs=C_GRID, n_jobs=-1, params=None) -> pd.DataFrame:
     """:func:`one_seed` over every (set, seed) job, on ``n_jobs`` joblib workers: one row per (set, C, seed)."""
     jobs = [(task, name, path, seed) for task, name, path in entries for seed in range(seeds)]
-    results = Parallel(n_jobs=n_jobs)(delayed(one_seed)(*job, Cs) for job in jobs)
+    results = Parallel(n_jobs=n_jobs)(delayed(one_seed)(*job, Cs, params) for job in jobs)
     return pd.DataFrame([row for rows in results for row in rows])
 
 
@@ -171,11 +173,12 @@ def paper_settings(table1: Path = PAPER_TABLE1) -> pd.DataFrame:
     )
 
 
-def paper_trial(name: str, folder, C: float, trial: int) -> dict:
-    """One trial of Table 1's TnT (the paper's split, ``random_state`` = trial) and CART at its splits."""
+def paper_trial(name: str, folder, C: float, trial: int, params=None) -> dict:
+    """One trial of Table 1's TnT (the paper's split, ``random_state`` = trial, the estimator
+    parameters ``params``) and CART at its splits."""
     X_train, y_train, X_test, y_test = load_paper_data(name, folder)
     start = time.perf_counter()
-    tnt = TnTClassifier(C=C, random_state=trial).fit(X_train, y_train)
+    tnt = TnTClassifier(C=C, random_state=trial, **(params or {})).fit(X_train, y_train)
     fit_time = time.perf_counter() - start
     cart = CARTClassifier.with_splits(tnt.n_splits_, random_state=trial).fit(X_train, y_train)
     return {
@@ -189,10 +192,10 @@ def paper_trial(name: str, folder, C: float, trial: int) -> dict:
     }
 
 
-def run_paper(names, folder, settings: pd.DataFrame, trials=SEEDS, n_jobs=-1) -> pd.DataFrame:
+def run_paper(names, folder, settings: pd.DataFrame, trials=SEEDS, n_jobs=-1, params=None) -> pd.DataFrame:
     """:func:`paper_trial` over every (data set, trial), largest data set first."""
     jobs = [(name, float(settings.loc[name, "C"]), t) for name in names for t in range(trials)]
-    results = Parallel(n_jobs=n_jobs)(delayed(paper_trial)(name, folder, C, t) for name, C, t in jobs)
+    results = Parallel(n_jobs=n_jobs)(delayed(paper_trial)(name, folder, C, t, params) for name, C, t in jobs)
     return pd.DataFrame(results)
 
 
@@ -281,14 +284,16 @@ def timing(parts: dict, load: float) -> str:
     return f"Took {total / 60:.1f} minutes of wall time: {each}. Load average at the start {load:.1f}."
 
 
-def report(pairs, summ, paper, *, command, took, seeds, stamp) -> str:
-    """The whole of ``docs/accuracy.md``; ``took`` is :func:`timing`'s sentence."""
+def report(pairs, summ, paper, *, command, took, seeds, stamp, params=None) -> str:
+    """The whole of ``docs/accuracy.md``; ``took`` is :func:`timing`'s sentence, ``params`` the TnT
+    parameters set other than ``C`` and ``random_state``."""
+    others = "".join(f", {name}={value!r}" for name, value in (params or {}).items())
     parts = [
         "# Accuracy: TnT against CART at the same number of splits\n",
         "Written by `benchmarks/accuracy.py`; nothing here is edited by hand. The rules are those of "
         "`shared/data/benchmark/BASELINE.md`: each set of the suite split 67/33 with seeds "
         f"{', '.join(map(str, range(seeds)))} (stratified for classification), TnT at C = "
-        f"{', '.join(f'{C:g}' for C in C_GRID)} with its other defaults (N1=2, N2=5, no fine-tuning) and "
+        f"{', '.join(f'{C:g}' for C in C_GRID)} {others} with its other defaults (N1=2, N2=5, no fine-tuning) and "
         "`random_state` = seed, CART = scikit-learn's tree grown best-first to TnT's number of splits "
         f"(`CARTClassifier.with_splits`). A (set, C) pair counts where TnT's mean splits are at least {MIN_SPLITS}; "
         "TnT wins it where its mean test score is at least CART's. Gains are in points: accuracy x 100, R² x 100.\n",
@@ -317,6 +322,26 @@ def report(pairs, summ, paper, *, command, took, seeds, stamp) -> str:
     return "\n".join(parts)
 
 
+def parse_params(texts) -> dict:
+    """``{name: value}`` from ``NAME=VALUE`` texts, each value a Python literal (``0.2``, ``None``, ``'x'``).
+
+    Examples
+    --------
+    >>> parse_params(["validation_fraction=0.2", "fine_tune=None"])
+    {'validation_fraction': 0.2, 'fine_tune': None}
+    """
+    params = {}
+    for text in texts:
+        name, sep, value = text.partition("=")
+        if not sep or not name.isidentifier():
+            raise SystemExit(f"--param takes NAME=VALUE, got {text!r}; write for example validation_fraction=0.2.")
+        try:
+            params[name] = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            raise SystemExit(f"--param {name}: {value!r} is not a number or a quoted text; quote texts.") from None
+    return params
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help=f"2 seeds on {', '.join(QUICK_SETS)}; no paper sets")
@@ -327,19 +352,28 @@ def main(argv=None) -> int:
     parser.add_argument("--seeds", type=int, help=f"seeds per set (default {SEEDS}; 2 with --quick)")
     parser.add_argument("--n-jobs", type=int, default=-1, help="joblib workers (default -1: all cores)")
     parser.add_argument("--out", type=Path, help=f"the report (default {REPORT.relative_to(ROOT)} for a full run)")
+    parser.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a TnT parameter other than its default (repeatable), e.g. validation_fraction=0.2; "
+        "the report is then written only to --out",
+    )
     args = parser.parse_args(argv)
+    params = parse_params(args.param)
     names = args.sets or (list(QUICK_SETS) if args.quick else None)
     paper_names = (
         args.paper_sets if args.paper_sets is not None else ([] if args.quick or args.sets else PAPER_DATASETS)
     )
     seeds = args.seeds or (2 if args.quick else SEEDS)
-    full = names is None and args.seeds in (None, SEEDS) and list(paper_names) == list(PAPER_DATASETS)
+    full = names is None and args.seeds in (None, SEEDS) and list(paper_names) == list(PAPER_DATASETS) and not params
     out = args.out or (REPORT if full else None)
     command = "python benchmarks/accuracy.py " + " ".join(argv if argv is not None else sys.argv[1:])
 
     load = os.getloadavg()[0]
     start = time.perf_counter()
-    runs = run_suite(suite(names), seeds=seeds, n_jobs=args.n_jobs)
+    runs = run_suite(suite(names), seeds=seeds, n_jobs=args.n_jobs, params=params)
     parts = {"the suite": (time.perf_counter() - start, float(runs["tnt_fit_s"].sum()), len(runs))}
     pairs = pair_table(runs)
     summ = summary(pairs)
@@ -348,7 +382,7 @@ def main(argv=None) -> int:
         start = time.perf_counter()
         settings = paper_settings()
         stop_if_missing(paper_names)
-        trials = run_paper(paper_names, None, settings, n_jobs=args.n_jobs)
+        trials = run_paper(paper_names, None, settings, n_jobs=args.n_jobs, params=params)
         paper = paper_table(trials, settings)
         parts["the paper's sets"] = (time.perf_counter() - start, float(trials["tnt_fit_s"].sum()), len(trials))
     stamp = f"{datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC"
@@ -360,6 +394,7 @@ def main(argv=None) -> int:
         took=timing(parts, load),
         seeds=seeds,
         stamp=stamp,
+        params=params,
     )
     print(text)
     if out is not None:

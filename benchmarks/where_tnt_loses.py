@@ -183,8 +183,10 @@ def settings(name: str, C: float, seed: int, N1: int, N2: int, internal: str = "
     tnt_class, cart_class = (
         (TnTClassifier, CARTClassifier) if task == "classification" else (TnTRegressor, CARTRegressor)
     )
-    with _internal_nodes(internal):
-        model = tnt_class(C=C, N1=N1, N2=N2, random_state=seed).fit(X_train, y_train)
+    # "guard" is the learner's own option; the other variants patch the learner for the fit
+    params = {"internal_refit": "improving"} if internal == "guard" else {}
+    with _internal_nodes("default" if internal == "guard" else internal):
+        model = tnt_class(C=C, N1=N1, N2=N2, random_state=seed, **params).fit(X_train, y_train)
     cart = cart_class.with_splits(model.n_splits_, random_state=seed).fit(X_train, y_train)
     return {
         "set": name,
@@ -208,29 +210,6 @@ def _internal_nodes(variant: str):
     frame holds ``sens_rows``)."""
     if variant == "default":
         yield
-        return
-    if variant == "guard":
-        original_install = growth.WorkingGraph.install_split_tree
-
-        def guarded(graph, node, tree):
-            caller = sys._getframe(1).f_locals
-            if "sens_rows" not in caller:  # fine-tuning's refits already keep the better split
-                return original_install(graph, node, tree)
-            rows, targets = caller["sens_rows"], caller["sens_targets"]
-            X = caller["problem"].X[rows]
-            start = graph.start
-            old_right = X[:, start.feature[node]] > start.threshold[node]
-            old_errors = np.count_nonzero(old_right.astype(np.intp) != targets)
-            if np.count_nonzero(_route(tree, X) != targets) >= old_errors:
-                graph.reset(node)
-            else:
-                original_install(graph, node, tree)
-
-        growth.WorkingGraph.install_split_tree = guarded
-        try:
-            yield
-        finally:
-            growth.WorkingGraph.install_split_tree = original_install
         return
     if variant == "frozen":
         original_rows = growth._Wave.sensitive_rows
@@ -300,20 +279,6 @@ def pair_means(runs: pd.DataFrame) -> pd.DataFrame:
         tnt_test=("tnt_test", "mean"),
         cart_test=("cart_test", "mean"),
     )
-
-
-def _route(tree, X) -> np.ndarray:
-    """The label of the leaf of micro tree ``tree`` each row of ``X`` reaches (``x <= threshold`` goes left)."""
-    at = np.zeros(len(X), dtype=np.intp)
-    rows = np.arange(len(X))
-    while True:
-        inner = tree.children_left[at] >= 0
-        if not inner.any():
-            return tree.label[at]
-        r = rows[inner]
-        node = at[r]
-        left = X[r, tree.feature[node]] <= tree.threshold[node]
-        at[r] = np.where(left, tree.children_left[node], tree.children_right[node])
 
 
 def _fmt(x, digits=2, sign=True):

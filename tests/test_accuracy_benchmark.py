@@ -113,3 +113,39 @@ def test_timing_adds_up_the_parts(accuracy):
     text = accuracy.timing({"the suite": (60.0, 50.0, 360), "the paper's sets": (120.0, 100.0, 30)}, 1.3)
     assert text.startswith("Took 3.0 minutes of wall time: the suite 1.0 minutes (50 s in 360 TnT fits);")
     assert "the paper's sets 2.0 minutes (100 s in 30 TnT fits)" in text and text.endswith("start 1.3.")
+
+
+def test_parameters_given_on_the_command_line(accuracy):
+    assert accuracy.parse_params(["validation_fraction=0.2", "internal_refit='improving'"]) == {
+        "validation_fraction": 0.2,
+        "internal_refit": "improving",
+    }
+    with pytest.raises(SystemExit, match="NAME=VALUE"):
+        accuracy.parse_params(["validation_fraction"])
+    with pytest.raises(SystemExit, match="quote texts"):
+        accuracy.parse_params(["internal_refit=improving"])
+
+
+def test_options_are_judged_on_the_pairs_the_defaults_count():
+    """benchmarks/learner_options.py: a variant that shrinks a counted pair below 10 splits keeps it,
+    and a pair the defaults do not count stays out, whatever the variant's size."""
+    options = load_benchmark("learner_options")
+    default = _runs(
+        [
+            ("classification", "a", 1e-3, 0, 20, 20, 0.60, 0.62),  # counted, a loss
+            ("classification", "b", 1e-2, 0, 5, 5, 0.60, 0.50),  # not counted
+        ]
+    )
+    variant = _runs(
+        [
+            ("classification", "a", 1e-3, 0, 4, 4, 0.63, 0.62),  # below 10 splits now: a win still counted
+            ("classification", "b", 1e-2, 0, 30, 30, 0.40, 0.50),
+        ]
+    )
+    table = options.compare(options.counted_pairs(default), variant)
+    assert list(table["set"]) == ["a"]
+    row = options.summary_row("v", table, "classification", "gain_variant", "win_variant")
+    assert (row["wins"], row["pairs"]) == (1, 1)
+    assert row["mean_gain"] == pytest.approx(1.0)
+    before = options.summary_row("default", table, "classification", "gain", "win")
+    assert (before["wins"], before["below_half"]) == (0, 1) and before["worst_gain"] == pytest.approx(-2.0)

@@ -114,11 +114,6 @@ def test_internal_node_patches_change_the_fit_and_undo_themselves(loses):
     with loses._internal_nodes("stump"):
         TnTClassifier(C=1e-2, random_state=0).fit(X, y)
     assert growth.fit_micro_tree is fit_micro_tree
-    install = growth.WorkingGraph.install_split_tree
-    with loses._internal_nodes("guard"):
-        guarded = TnTClassifier(C=1e-2, random_state=0).fit(X, y)
-    assert growth.WorkingGraph.install_split_tree is install
-    assert guarded.n_splits_ > 0
     assert TnTClassifier(C=1e-2, random_state=0).fit(X, y).graph_ == default.graph_
 
 
@@ -142,21 +137,6 @@ def test_phase_split_separates_the_first_phase_from_the_rest(loses):
     row = table.iloc[0]
     assert row["final_gain"] == pytest.approx(-2.0) and row["first_gain"] == pytest.approx(1.0)
     assert row["later"] == pytest.approx(-3.0)
-
-
-def test_route_follows_a_micro_tree(loses):
-    from tnt.learn.micro_tree import MicroTree
-
-    # root: x0 <= 0.5 ? (x1 <= 2 ? 0 : 1) : 1
-    tree = MicroTree(
-        np.array([1, 3, -1, -1, -1]),
-        np.array([2, 4, -1, -1, -1]),
-        np.array([0, 1, -2, -2, -2]),
-        np.array([0.5, 2.0, -2, -2, -2]),
-        np.array([-1, -1, 1, 0, 1]),
-    )
-    X = np.array([[0.0, 1.0], [0.0, 3.0], [1.0, 0.0]], dtype=np.float32)
-    assert loses._route(tree, X).tolist() == [0, 1, 1]
 
 
 def test_guard_table_compares_each_with_cart_at_its_own_splits(loses):

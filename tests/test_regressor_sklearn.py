@@ -19,6 +19,7 @@ from tnt.baselines import CARTRegressor
     [
         TnTRegressor(C=1e-3, random_state=0),
         TnTRegressor(C=1e-3, fine_tune=1, random_state=0),
+        TnTRegressor(C=1e-3, validation_fraction=0.2, internal_refit="improving", random_state=0),
         CARTRegressor(max_leaf_nodes=8, random_state=0),  # the app's baseline of TnTRegressor
     ]
 )

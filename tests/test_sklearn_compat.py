@@ -18,6 +18,7 @@ from tnt import CARTClassifier, NDGClassifier, TAOClassifier, TnTClassifier
 ESTIMATORS = [
     TnTClassifier(C=1e-3, random_state=0),
     TnTClassifier(C=1e-3, fine_tune=2, random_state=0),
+    TnTClassifier(C=1e-3, validation_fraction=0.2, internal_refit="improving", random_state=0),
     CARTClassifier(random_state=0),
     TAOClassifier(max_leaf_nodes=8, random_state=0),
     NDGClassifier(random_state=0),

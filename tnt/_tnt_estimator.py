@@ -5,12 +5,16 @@ from __future__ import annotations
 
 from numbers import Integral, Real
 
-from sklearn.utils._param_validation import Interval
+import numpy as np
+from sklearn.base import is_classifier
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from tnt._base import EXCLUDED_FEATURES, GrownGraphEstimator
 from tnt._parallel import effective_n_jobs, n_jobs_constraint
 from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.learn.growth import ProgressCallback, grow_graph
+from tnt.learn.refit_guard import INTERNAL_REFITS
+from tnt.learn.selection import grow_with_held_out_stop
 from tnt.learn.working_graph import FlatGraph
 
 
@@ -28,6 +32,8 @@ class TnTEstimator(GrownGraphEstimator):
         "n_jobs": n_jobs_constraint(),
         "max_bins": [Interval(Integral, 2, MAX_EXACT_BINS, closed="both")],
         **EXCLUDED_FEATURES,
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither"), None],
+        "internal_refit": [StrOptions(set(INTERNAL_REFITS))],
     }
 
     def __init__(
@@ -41,6 +47,8 @@ class TnTEstimator(GrownGraphEstimator):
         n_jobs=None,
         max_bins=MAX_EXACT_BINS,
         excluded_features=None,
+        validation_fraction=None,
+        internal_refit="always",
     ):
         self.C = C
         self.N1 = N1
@@ -50,6 +58,8 @@ class TnTEstimator(GrownGraphEstimator):
         self.n_jobs = n_jobs
         self.max_bins = max_bins
         self.excluded_features = excluded_features
+        self.validation_fraction = validation_fraction
+        self.internal_refit = internal_refit
 
     def fit(self, X, y, sample_weight=None, progress_callback: ProgressCallback = None):
         """Train the decision graph.
@@ -76,12 +86,19 @@ class TnTEstimator(GrownGraphEstimator):
         return int(self.max_bins)
 
     def _grow(self, problem, callback: ProgressCallback = None) -> FlatGraph:
-        return grow_graph(
-            problem,
-            C=float(self.C),
-            N1=int(self.N1),
-            N2=int(self.N2),
-            fine_tune=int(self.fine_tune),
-            callback=callback,
-            n_threads=effective_n_jobs(self.n_jobs),
-        )
+        problem.guard_refits = self.internal_refit == "improving"
+        schedule = {
+            "C": float(self.C),
+            "N1": int(self.N1),
+            "N2": int(self.N2),
+            "fine_tune": int(self.fine_tune),
+            "callback": callback,
+            "n_threads": effective_n_jobs(self.n_jobs),
+        }
+        if self.validation_fraction is None:
+            self.validation_scores_ = np.empty(0)
+            self.n_steps_ = schedule["N1"] * (schedule["N2"] + 1) + schedule["fine_tune"]
+            return grow_graph(problem, **schedule)
+        graph, stop = grow_with_held_out_stop(problem, float(self.validation_fraction), is_classifier(self), schedule)
+        self.validation_scores_, self.n_steps_ = stop.scores, stop.step
+        return graph

@@ -59,6 +59,20 @@ class TnTClassifier(GraphClassifierMixin, TnTEstimator):
         model still takes every column (``n_features_in_`` is unchanged). For a feature that must
         not decide, such as a leaked or unfair one. Each such column is presented to the learner as
         a constant, which no split can separate; the other settings train as without it.
+    validation_fraction : float in (0, 1) or None, default=None
+        Held-out stopping. ``None`` runs the whole schedule (the paper's). A share: that share of
+        the training samples (rounded up; stratified by class when every class has two samples or
+        more, drawn with ``random_state``) is held out, the graph is trained on the rest and scored
+        on it after every step (grow pass, merge, fine-tuning round), then trained again on all the
+        samples up to the first step that scored best, so no sample is lost to the choice. Training
+        takes two to three times as long (both trainings, and a score of the graph at every step).
+        Measured against the defaults in ``docs/learner_options.md``.
+    internal_refit : {"always", "improving"}, default="always"
+        Whether an internal node takes the micro tree refitted on its sensitive samples always
+        (the paper's Algorithm 2) or only when it misroutes less of their weight than the split the
+        node had at the start of the phase ("improving"). Once the training samples are all
+        classified right, every refit is as good as the node's split on them and is chosen on fewer
+        samples; "improving" keeps the split then. Measured in ``docs/learner_options.md``.
 
     Attributes
     ----------
@@ -75,6 +89,12 @@ class TnTClassifier(GraphClassifierMixin, TnTEstimator):
     n_leaves_ : int
     feature_importances_ : ndarray of shape (n_features_in_,)
         Normalised total weighted Gini decrease brought by each feature.
+    n_steps_ : int
+        Steps of the schedule (grow passes, merges and fine-tuning rounds) the graph was trained
+        for: all ``N1 * (N2 + 1) + fine_tune`` unless ``validation_fraction`` stopped earlier.
+    validation_scores_ : ndarray of shape (N1 * (N2 + 1) + fine_tune,)
+        With ``validation_fraction``, the held-out accuracy after each step; empty otherwise (and
+        when too few samples were given to hold any out).
 
     See Also
     --------

@@ -46,6 +46,16 @@ class TnTRegressor(GraphRegressorMixin, TnTEstimator):
         continuous features. ``N1=1`` equals CART only where no feature is binned.
     excluded_features : array-like of int or str, default=None
         Columns the learner never splits on, as in :class:`tnt.TnTClassifier`.
+    validation_fraction : float in (0, 1) or None, default=None
+        Held-out stopping, as in :class:`tnt.TnTClassifier`: that share of the training samples
+        (rounded up, drawn with ``random_state``) is held out, the graph is trained on the rest and
+        scored on it after every step, then trained again on all the samples up to the first step
+        that scored best. ``None`` runs the whole schedule (the paper's).
+    internal_refit : {"always", "improving"}, default="always"
+        Whether an internal node takes the micro tree refitted on its reduced problem always
+        (the paper's Algorithm 2) or only when it misroutes less weight (``w_i |L_i(l) - L_i(r)|``,
+        see Notes) than the split the node had at the start of the phase ("improving"), as in
+        :class:`tnt.TnTClassifier`. Measured in ``docs/learner_options.md``.
 
     Attributes
     ----------
@@ -59,6 +69,13 @@ class TnTRegressor(GraphRegressorMixin, TnTEstimator):
     n_leaves_ : int
     feature_importances_ : ndarray of shape (n_features_in_,)
         Normalised total weighted squared-error decrease brought by each feature.
+    n_steps_ : int
+        Steps of the schedule (grow passes, merges and fine-tuning rounds) the graph was trained
+        for: all ``N1 * (N2 + 1) + fine_tune`` unless ``validation_fraction`` stopped earlier.
+    validation_scores_ : ndarray of shape (N1 * (N2 + 1) + fine_tune,)
+        With ``validation_fraction``, the held-out score after each step (minus the weighted mean
+        squared error of the standardised targets); empty otherwise (and when too few samples were
+        given to hold any out).
 
     See Also
     --------

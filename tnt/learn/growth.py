@@ -13,6 +13,7 @@ import numpy as np
 
 from tnt.learn.binning import MAX_EXACT_BINS, BinnedData, bin_features
 from tnt.learn.micro_tree import MicroTree, fit_micro_tree, fit_stump, make_workspace
+from tnt.learn.refit_guard import improves_on_split
 from tnt.learn.structure import longest_distances
 from tnt.learn.wave_routing import NO_MEMO, bucket_rows, code_thresholds, move_samples, sensitive_samples
 from tnt.learn.working_graph import FlatGraph, WorkingGraph, compact, dead_splits
@@ -78,6 +79,7 @@ class _Problem:
     n_classes: int
     seed: int
     max_bins: int = MAX_EXACT_BINS  # codes per feature (see tnt.learn.binning)
+    guard_refits: bool = False  # internal nodes take only refits that improve (tnt.learn.refit_guard)
 
     @cached_property
     def binned(self) -> BinnedData:
@@ -360,7 +362,18 @@ def _grow_pass(
             graph.reset(node)
         else:
             tree = cache.get(node, sens_rows, sens_targets, lambda: fit(sens_rows, sens_targets, 2, workspace))
-            graph.install_split_tree(node, tree)
+            if problem.guard_refits and not improves_on_split(
+                tree,
+                start.feature[node],
+                start.threshold[node],
+                problem.X,
+                sens_rows,
+                sens_targets,
+                problem.w[sens_rows],
+            ):
+                graph.reset(node)
+            else:
+                graph.install_split_tree(node, tree)
         if log is not None:
             log.append((node, False, int(wave.size[i]), sens_rows.size, tree.n_splits if sens_rows.size else 1))
 
@@ -506,17 +519,23 @@ def grow_graph(
     fine_tune: int = 0,
     callback: ProgressCallback = None,
     n_threads: int = 1,
+    max_steps: int | None = None,
 ) -> FlatGraph:
     """Train a TnT decision graph (Algorithm 2), then fine-tune it for ``fine_tune`` rounds, for the
     loss of the problem (``problem.loss()``: the 0/1 loss of a classification, the squared error of a
     :class:`tnt.learn.regression_growth.RegressionProblem`).
+
+    With ``max_steps``, training stops after that many steps (grow passes, merges and fine-tuning
+    rounds, counted as :class:`GrowthEvent` counts them) and returns the graph as it stands then,
+    merged: the graph ``event.snapshot()`` shows at that step.
 
     A regression graph's leaf labels are meaningless outside training: its leaf values are the mean
     training targets of its leaves (see :meth:`tnt.graph.DecisionGraph.with_regression_stats`).
     """
     loss = problem.loss()
     graph = loss.first_graph()
-    total_steps = N1 * (N2 + 1) + fine_tune
+    schedule = N1 * (N2 + 1)
+    total_steps = schedule + fine_tune if max_steps is None else min(max_steps, schedule + fine_tune)
     step = 0
 
     def report(kind, phase, working_or_flat, details=None, counts=None):
@@ -545,11 +564,15 @@ def grow_graph(
                     counts = working.routing_counts(problem.X)
                     details = {"micro_trees": sorted(log), "dead": dead_splits(working, problem.X, counts)}
                 report("grow", phase, working, details, counts)
+                if step == total_steps:
+                    return compact(working, problem.X)
             graph = compact(working, problem.X)
             report("merge", phase, graph, details and {"dead": details["dead"]})
+            if step == total_steps:
+                return graph
     finally:
         workers.close()
-    return loss.fine_tuned(graph, fine_tune, report)
+    return loss.fine_tuned(graph, total_steps - schedule, report)
 
 
 def fine_tune_graph(graph: FlatGraph, problem: _Problem, rounds: int, _report=None) -> FlatGraph:

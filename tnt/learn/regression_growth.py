@@ -47,6 +47,7 @@ from tnt.learn.micro_tree import (
     fit_stump,
     make_workspace,
 )
+from tnt.learn.refit_guard import improves_on_split
 from tnt.learn.working_graph import FlatGraph, WorkingGraph, compact
 
 __all__ = ["RegressionProblem", "SquaredLoss"]
@@ -157,7 +158,12 @@ def _grow_pass(graph, problem: RegressionProblem, C: float, cache: _MicroTreeCac
             # The cache key holds both the target (sign) and the weight of each row.
             key = np.where(red_targets == 1, red_w, -red_w)
             tree = cache.get(node, red_rows, key, lambda: fit_split(red_rows, red_targets, red_w, workspace))
-            graph.install_split_tree(node, tree)
+            if problem.guard_refits and not improves_on_split(
+                tree, start.feature[node], start.threshold[node], problem.X, red_rows, red_targets, red_w
+            ):
+                graph.reset(node)
+            else:
+                graph.install_split_tree(node, tree)
         to_left, to_right = graph.route_through(node, problem.X, rows)
         incoming[start.children_left[node]].append(to_left)
         incoming[start.children_right[node]].append(to_right)

@@ -1,0 +1,47 @@
+"""The guard on internal nodes' refits (``internal_refit="improving"``): an internal node takes the
+micro tree fitted on its sensitive samples (a regressor's reduced problem) only when the tree
+misroutes less of their weight than the split the node had at the start of the phase.
+
+Once the graph classifies its training samples right, the sensitive samples of a node are a subset
+of its samples that its split already routes right, and any split that routes them as well is as
+good on the training data; the refit then re-chooses the split on fewer samples than the split was
+chosen on, which over-fits (``docs/where_tnt_loses.md``). With the guard a node changes only for a
+lower training loss, as a fine-tuning round's refit does.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tnt.learn.micro_tree import MicroTree
+from tnt.learn.routing import route_to_leaves
+
+__all__ = ["INTERNAL_REFITS", "improves_on_split"]
+
+#: The values of the estimators' ``internal_refit``: every refit taken, or only those that improve.
+INTERNAL_REFITS = ("always", "improving")
+
+
+def improves_on_split(
+    tree: MicroTree, feature: int, threshold: float, X: np.ndarray, rows: np.ndarray, targets, weights
+) -> bool:
+    """Whether ``tree`` sends less weight of ``X[rows]`` to the wrong side than the split
+    ``x[feature] <= threshold`` does (``targets``: 0 where left is right, 1 where right is;
+    ``weights``: one per row).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [1.0], [2.0]], dtype=np.float32)
+    >>> stump = MicroTree(np.array([1, -1, -1]), np.array([2, -1, -1]), np.array([0, -2, -2]),
+    ...                   np.array([1.5, -2.0, -2.0]), np.array([-1, 0, 1]))
+    >>> rows, targets, weights = np.arange(3), np.array([0, 0, 1]), np.ones(3)
+    >>> improves_on_split(stump, 0, 0.5, X, rows, targets, weights)  # the old split misroutes row 1
+    True
+    >>> improves_on_split(stump, 0, 1.5, X, rows, targets, weights)  # as good: no change
+    False
+    """
+    arrays = (tree.children_left, tree.children_right, tree.feature, tree.threshold)
+    new_side = tree.label[route_to_leaves(X, rows, 0, *arrays)]
+    old_side = (X[rows, feature].astype(np.float64) > threshold).astype(np.intp)
+    return float(weights[new_side != targets].sum()) < float(weights[old_side != targets].sum())
