@@ -3,8 +3,9 @@ regression) and the split, look at it."""
 
 import streamlit as st
 
-from tnt.data.datasets import DataError, catalog
+from tnt.data.datasets import DataError, catalog, missing_per_column
 from tnt.data.sources import bundled_source, dataset_from_source, upload_source
+from tnt.services.tasks import tnt_missing_note
 from ui import state
 
 TASKS = {
@@ -59,7 +60,11 @@ with right:
                 )
                 test_share_u = st.slider("Test share", 0.1, 0.5, 0.3, 0.05, key="data/upload_test")
                 seed_u = st.number_input("Split seed", 0, 10_000, 0, key="data/upload_seed")
-                drop_missing = st.checkbox("Drop rows with missing values")
+                drop_missing = st.checkbox(
+                    "Drop rows with missing values",
+                    help="Leave out the rows with an empty cell in the chosen columns. Without it they are kept: "
+                    "a missing value goes where each split of a model sends it.",
+                )
                 use = st.form_submit_button("Use this data", type="primary")
             if use:
                 raw = upload.getvalue()
@@ -80,6 +85,10 @@ with right:
                     )
             st.caption(f"Preview of {table.name} ({len(table.frame):,} rows, {len(columns)} columns)")
             st.dataframe(table.frame.head(50), height=200)
+            holes = missing_per_column(table.frame)
+            if len(holes):
+                st.caption(f"Missing values (empty cells) in {len(holes)} of the {len(columns)} columns")
+                st.dataframe(holes, column_config={"share": st.column_config.NumberColumn(format="percent")})
 
 data = state.dataset()
 st.divider()
@@ -87,6 +96,13 @@ st.subheader(f"In use: {data.name}")
 st.write(data.description)
 for note in data.notes:
     st.info(note)
+missing = data.missing_counts()
+if len(missing):
+    st.caption(f"Missing values in {len(missing)} of the {data.n_features} features")
+    st.dataframe(missing, column_config={"share": st.column_config.NumberColumn(format="percent")})
+    note = tnt_missing_note(data.is_regression)
+    if note:
+        st.warning(note)
 cols = st.columns(4)
 cols[0].metric("Training rows", f"{len(data.y_train):,}")
 cols[1].metric("Test rows", f"{len(data.y_test):,}")

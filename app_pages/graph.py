@@ -1,6 +1,6 @@
 """Graph page: the decision graph coloured by dominant class (by mean target, with a colour bar, for a
-regression), a test sample's path, one node's details, and downloads; for the models trained here
-and for a model file the user opens."""
+regression), a test sample's path, one node's details, the editor, and downloads; for the models
+trained here and for a model file the user opens."""
 
 import streamlit as st
 
@@ -10,6 +10,7 @@ from tnt.viz.exporter import format_value
 from tnt.viz.plotly_view import graph_figure
 from ui import drawing, state
 from ui.display import LABELS, format_C, format_measure, table_height
+from ui.editor import editor_section
 from ui.inspection import apply_chosen_sample, inspection_section
 from ui.opened import (
     model_file_panel,
@@ -211,6 +212,8 @@ if result is not None:
 
     if opened is not None and opened[1].ok and not data.is_regression:  # reduction merges equal class predictions
         reduction_panel(opened[0], opened[1], data, expanded=which.startswith("Opened"))
+
+    editor_section(which, model, names, classes, data, data_fits, None if which.startswith("Opened") else p)
 
     if data_fits:
         inspection_section(model_key, data, model, names, classes, int(node), int(index))

@@ -3,9 +3,10 @@ download its models, delete it, or forget the whole workspace."""
 
 import streamlit as st
 
-from tnt.workspace.runs import MODEL_NAMES, history_frame
+from tnt.workspace.runs import history_frame, is_edited, run_model_names
 from ui import state
 from ui.display import run_label, saved_runs_columns, saved_runs_table
+from ui.opened import opened_label
 
 st.header("History")
 runs = state.saved_runs_list()
@@ -36,8 +37,10 @@ else:
             if problem:
                 st.error(problem)
             else:
+                if is_edited(chosen):  # it is the opened model of every page: the Graph page shows it
+                    st.session_state["graph/model"] = opened_label(state.opened_model())
                 st.switch_page(f"app_pages/{page}.py")
-    for col, name in zip(cols[3:5], MODEL_NAMES.values()):
+    for col, name in zip(cols[3:5], run_model_names(chosen)):
         text = state.saved_model_json(chosen, name)
         if text is not None:
             col.download_button(

@@ -113,3 +113,44 @@ def shot(page, name):
     """Save a screenshot, after checking that the page shows no exception box."""
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
     assert page.locator('[data-testid="stException"]').count() == 0, f"an exception is on screen: {name}.png"
+
+
+def points_drawn(page) -> int:
+    """The Teach page's count of drawn points."""
+    metric = page.locator('[data-testid="stMetric"]', has_text="Points drawn")
+    return int(metric.locator('[data-testid="stMetricValue"]').inner_text())
+
+
+def click_on_board(page, x, y):
+    """Click the Teach page's drawing board where the point (x, y) of the unit square is drawn, and wait
+    until the page counts one more point."""
+    from tnt.viz.drawing_board import SQUARE
+
+    before = points_drawn(page)
+    board = page.locator(".js-plotly-plot").first
+    area = board.locator(".nsewdrag").first  # the plot area, between the axes' ranges
+    box = area.bounding_box()
+    low, high = SQUARE
+    px = box["x"] + (x - low) / (high - low) * box["width"]
+    py = box["y"] + (1 - (y - low) / (high - low)) * box["height"]
+    page.mouse.move(px - 3, py)
+    page.mouse.move(px, py)
+    # plotly selects on click the point it found on hover: wait until it has found a grid point (trace 0).
+    page.wait_for_function(
+        "el => el._hoverdata && el._hoverdata.length > 0 && el._hoverdata[0].curveNumber === 0",
+        arg=board.element_handle(),
+        timeout=30_000,
+    )
+    page.mouse.click(px, py)
+    wait_for_points_drawn(page, before + 1)
+
+
+def wait_for_points_drawn(page, n: int) -> None:
+    """Wait until the Teach page counts ``n`` drawn points and its run is over."""
+    page.wait_for_function(
+        """n => [...document.querySelectorAll('[data-testid="stMetric"]')].some(m => m.innerText.includes('Points drawn')
+            && m.querySelector('[data-testid="stMetricValue"]').innerText.trim() === String(n))""",
+        arg=n,
+        timeout=60_000,
+    )
+    wait_idle(page)

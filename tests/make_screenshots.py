@@ -14,11 +14,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # browser_helpers, run as a script
 
-from browser_helpers import ROOT, launch_chromium, nav, running_server, wait_idle  # noqa: E402
+from browser_helpers import ROOT, click_on_board, launch_chromium, nav, running_server, wait_idle  # noqa: E402
 
 OUT = ROOT / "docs" / "images" / "app"
 WIDTH, HEIGHT = 1440, 1100
-TALL = {"sweep": 1500, "paths": 1400, "compare": 1300, "teach": 1300}  # pages whose figures come lower
+TALL = {
+    "sweep": 1500,
+    "paths": 1400,
+    "compare": 1300,
+    "teach": 1750,
+    "teach-drawn": 1900,
+}  # pages whose figures come lower
 LONG = 180_000  # ms: sweeps and ensembles on a loaded two-core machine
 
 # Per page: (title in the sidebar, file name, what to do on it before the screenshot).
@@ -32,6 +38,7 @@ PAGES = [
     ("Paths", "paths", lambda page: page.get_by_text("Root-to-leaf decision depth").first.wait_for(timeout=LONG)),
     ("Ensembles", "ensembles", lambda page: _ensembles(page)),
     ("Teach", "teach", lambda page: page.get_by_text("Step through training").wait_for(timeout=LONG)),
+    ("Teach", "teach-drawn", lambda page: _draw(page)),
     ("History", "history", lambda page: page.get_by_text("Forget this workspace").first.wait_for(timeout=LONG)),
 ]
 
@@ -60,6 +67,34 @@ def _run(page, button, done):
 def _ensembles(page):
     _run(page, "Train the ensembles", "mean ± std over")
     page.locator('[data-testid="stTable"]').get_by_text("Random Forest").wait_for(timeout=LONG)
+
+
+def _draw(page):
+    """Draw an exclusive or on the Teach page's board, a few points a quadrant, and train on it."""
+    page.get_by_text("Step through training").wait_for(timeout=LONG)
+    page.locator('[data-testid="stRadio"]').get_by_text("Draw your own data", exact=True).click()
+    page.get_by_text("Class to add").wait_for(timeout=LONG)
+    wait_idle(page)
+    quadrants = {
+        "class 0": [(0.1, 0.15), (0.3, 0.1), (0.2, 0.35), (0.4, 0.3), (0.65, 0.9), (0.8, 0.7), (0.9, 0.85), (0.7, 0.6)],
+        "class 1": [
+            (0.1, 0.8),
+            (0.3, 0.65),
+            (0.2, 0.9),
+            (0.4, 0.85),
+            (0.65, 0.2),
+            (0.85, 0.35),
+            (0.9, 0.1),
+            (0.7, 0.4),
+        ],
+    }
+    for label, points in quadrants.items():
+        page.locator('[data-testid="stRadio"]').get_by_text(label, exact=True).click()
+        wait_idle(page)
+        for x, y in points:
+            click_on_board(page, x, y)
+    page.get_by_role("button", name="Train on these points").click()
+    page.get_by_text("Step through training").wait_for(timeout=LONG)
 
 
 def take(browser, url: str, out: Path = OUT) -> list[Path]:

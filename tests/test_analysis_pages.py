@@ -179,7 +179,7 @@ def test_teach_page_corners_by_default(app):
     X, y = corners(seed=0)
     tnt = TnTClassifier(C=1e-2, random_state=0).fit(X, y)
     assert accuracy[1] == f"{tnt.score(X, y):.4f}"
-    assert len(app.get("plotly_chart")) == 5  # four region plots and the step's
+    assert len(app.get("plotly_chart")) == 11  # six gallery pictures, four region plots and the step's
     # The four graphs two per row, each as wide as half the page: readable labels.
     drawn = [c for c in app.columns if c.get("graphviz_chart") and c.markdown]
     assert [c.markdown[0].value for c in drawn] == [
@@ -201,7 +201,7 @@ def test_teach_page_corners_by_default(app):
 def test_teach_page_on_the_loaded_two_feature_data(app):
     load(app, "corners")
     go(app, "teach")
-    app.radio(key="teach/source").set_value("Current data: Corners (the paper's toy problem)").run()
+    app.radio(key="teach/source").set_value("data").run()
     assert not app.exception and not app.error
     data = app.session_state["data/dataset"]
     tnt = TnTClassifier(C=1e-2, random_state=0).fit(data.X_train, data.y_train)
@@ -231,9 +231,10 @@ def test_a_finished_sweep_is_kept_for_the_session(app):
 def test_teach_page_falls_back_to_corners_when_the_data_has_more_features(app):
     load(app, "corners")
     go(app, "teach")
-    app.radio(key="teach/source").set_value("Current data: Corners (the paper's toy problem)").run()
+    app.radio(key="teach/source").set_value("data").run()
     go(app, "data")
     load(app, "wine")
     go(app, "teach")
-    assert app.radio(key="teach/source").value == "Corners (the paper's toy problem)"
+    assert app.radio(key="teach/source").value == "gallery"
+    assert app.radio(key="teach/problem").value == "corners"
     assert metric(app, "Splits") == ["6", "6", "4", "4"]

@@ -226,7 +226,7 @@ def test_the_analysis_pages(server, browser):
     nav(page, "Teach")
     page.get_by_text("Step through training").wait_for(timeout=60_000)
     wait_idle(page)
-    assert drawn(page, ".js-plotly-plot", 5) == 5  # four region plots and the step's
+    assert drawn(page, ".js-plotly-plot", 11) == 11  # six gallery pictures, four region plots and the step's
     assert drawn(page, '[data-testid="stGraphVizChart"] svg', 5) == 5
     shot(page, "12_teach")
     assert not errors, errors

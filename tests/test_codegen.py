@@ -16,7 +16,8 @@ from sklearn.datasets import make_classification
 from sklearn.model_selection import train_test_split
 from sklearn.tree import DecisionTreeClassifier
 
-from tnt import DecisionGraph, TnTClassifier, TnTRegressor
+from tnt import CARTClassifier, DecisionGraph, TnTClassifier, TnTRegressor
+from tnt.baselines import CARTRegressor
 from tnt.codegen import export_code, to_c, to_python, to_sql
 from tnt.codegen.sql import sql_identifier
 from tnt.model_io import LoadedGraphModel, from_sklearn, model_from_json, model_to_json
@@ -245,8 +246,10 @@ def test_a_model_comparing_in_float64_keeps_its_thresholds(breast_cancer_model, 
     assert_exports_predict_as_the_model(loaded, rows, tmp_path)
 
 
-def test_nan_and_null_go_right_at_every_split(pendigits_model, tmp_path):
+def test_a_model_without_directions_sends_nan_and_null_right_at_every_split(pendigits_model, tmp_path):
     model, X_test = pendigits_model
+    model = model_from_json(model_to_json(model))
+    model.graph_.missing_go_to_left = None  # as a model file written before missing values were supported
     rng = np.random.default_rng(0)
     X = X_test[:400].astype(np.float64)
     X[rng.random(X.shape) < 0.2] = np.nan
@@ -259,6 +262,30 @@ def test_nan_and_null_go_right_at_every_split(pendigits_model, tmp_path):
     assert np.array_equal(model.classes_[predicted_c.astype(int)], expected)
     # SQLite stores a NaN as NULL.
     assert np.array_equal(run_sql(to_sql(model), X, [f"x{i}" for i in range(16)]), expected)
+
+
+def nan_rows(n, seed):
+    """Rows with 20 % of their values missing; feature 2's missingness tells the class, so the trees
+    learned from them test it (a split at +inf)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4))
+    y = np.where(X[:, 0] + X[:, 1] > 0, "up", "down")
+    X[rng.random(X.shape) < 0.2] = np.nan
+    X[y == "up", 2] = np.where(rng.random(int((y == "up").sum())) < 0.7, np.nan, X[y == "up", 2])
+    return X, y
+
+
+@pytest.mark.parametrize("task", ["classification", "regression"])
+def test_exports_follow_the_stored_direction_of_missing_values(task, tmp_path):
+    X, y = nan_rows(600, seed=0)
+    if task == "classification":
+        model = CARTClassifier(max_leaf_nodes=25, random_state=0).fit(X, y)
+    else:
+        model = CARTRegressor(max_leaf_nodes=25, random_state=0).fit(X, np.nan_to_num(X[:, 0]) + np.isnan(X[:, 2]))
+    graph = model.graph_
+    assert graph.is_missing_test.any() and graph.missing_go_to_left[~graph.is_leaf].any()
+    X_test, _ = nan_rows(400, seed=1)
+    assert_exports_predict_as_the_model(model, X_test, tmp_path)  # SQLite stores each NaN as NULL
 
 
 def test_the_query_reads_a_view_and_rows_sharing_a_key(pendigits_model):

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from tnt.data.csv_loader import Limits, read_csv_bytes
-from tnt.data.datasets import DataError, catalog, default_dataset_id, load_bundled, make_dataset, split
+from tnt.data.datasets import DataError, catalog, default_dataset_id, load_bundled, make_dataset, prepare_table, split
 
 BAD = Path(__file__).resolve().parent / "bad_csv"
 CASES = json.loads((BAD / "cases.json").read_text())
@@ -104,6 +104,52 @@ def test_missing_values_can_be_dropped_on_request():
     assert ds.notes == ("Dropped 1 rows with missing values.",)
 
 
+def test_missing_values_are_kept_as_nan_and_counted_per_column():
+    frame = pd.read_csv(BAD / "missing_values.csv")
+    ds = make_dataset(frame, target="class", features=["a", "b"], name="t")
+    assert len(ds.y_train) + len(ds.y_test) == len(frame)
+    assert int(np.isnan(ds.X_train).sum() + np.isnan(ds.X_test).sum()) == 1
+    assert ds.missing_counts().index.tolist() == ["b"] and ds.missing_counts()["share"].iloc[0] == 1 / len(frame)
+    assert ds.notes == ("1 feature values are missing, in 1 of the columns; they stay missing (each split of a "
+                        "model sends them one way).",)  # fmt: skip
+
+
+def test_an_empty_text_cell_is_missing_not_a_category():
+    frame = pd.DataFrame({"colour": ["red", None, "blue", "red", "", "blue"] * 3, "y": ["u", "v", "w"] * 6})
+    ds = make_dataset(frame, target="y", features=["colour"], name="t", seed=1)
+    assert ds.categories == {"colour": ("", "blue", "red")}  # an empty string is a value, None is missing
+    codes = np.concatenate([ds.X_train[:, 0], ds.X_test[:, 0]])
+    assert np.isnan(codes).sum() == 3 and set(codes[~np.isnan(codes)]) == {0.0, 1.0, 2.0}
+
+
+def test_an_empty_text_cell_read_from_a_file_is_missing():
+    table = read_csv_bytes(b"colour,n,y\nred,1,u\n,2,v\nblue,3,u\nred,4,v\n,5,u\nblue,6,v\n")
+    X, _, _, _ = prepare_table(table.frame, target="y", features=["colour", "n"])
+    assert np.isnan(X[:, 0]).tolist() == [False, True, False, False, True, False]
+    assert X[~np.isnan(X[:, 0]), 0].tolist() == [1.0, 0.0, 1.0, 0.0]  # blue=0, red=1: no category for ""
+
+
+def test_rows_without_a_target_are_dropped_and_an_empty_column_is_refused():
+    frame = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0, 5.0], "e": [np.nan] * 5, "y": ["u", None, "v", "u", "v"]})
+    X, y, notes, rows = prepare_table(frame, target="y", features=["a"])
+    assert rows.tolist() == [0, 2, 3, 4] and notes == [
+        "Dropped 1 rows whose 'y' is missing (nothing to learn or test)."
+    ]
+    with pytest.raises(DataError, match=r"^Column 'e' is empty \(every value is missing\); leave it out"):
+        prepare_table(frame, target="y", features=["a", "e"])
+    with pytest.raises(DataError, match="The column 'e' is empty in every row"):
+        prepare_table(frame, target="e", features=["a"])
+
+
+def test_missing_per_column_counts_the_empty_cells_of_a_table():
+    from tnt.data.datasets import missing_per_column
+
+    table = read_csv_bytes((BAD / "missing_values.csv").read_bytes())
+    counts = missing_per_column(table.frame)
+    assert counts.to_dict("index") == {"b": {"missing": 1, "share": 1 / len(table.frame)}}
+    assert missing_per_column(table.frame.dropna()).empty
+
+
 def test_string_labels_and_column_errors():
     frame = pd.DataFrame({"a": range(10), "y": ["u", "v"] * 5})
     ds = make_dataset(frame, target="y", features=["a"], name="t")
@@ -142,8 +188,8 @@ def test_prepare_table_is_the_one_set_of_checks_for_app_and_command_line():
     from tnt.data.datasets import prepare_table
 
     frame = pd.DataFrame({"a": [1.0, 2.0, None, 4.0], "colour": ["red", "blue", "red", "red"], "y": ["u", "v"] * 2})
-    with pytest.raises(DataError, match=r"Column 'a' has 1 missing value \(first in data row 3\);.*--drop-missing"):
-        prepare_table(frame, target="y", features=["a", "colour"])
+    X, _, notes, _ = prepare_table(frame, target="y", features=["a", "colour"])
+    assert np.isnan(X[2, 0]) and notes[0].startswith("1 feature values are missing, in 1 of the columns")
     X, y, notes, rows = prepare_table(frame, target="y", features=["a", "colour"], drop_missing=True)
     assert X.tolist() == [[1.0, 1.0], [2.0, 0.0], [4.0, 1.0]] and y.tolist() == ["u", "v", "v"]
     assert rows.tolist() == [0, 1, 3] and notes[0] == "Dropped 1 rows with missing values."

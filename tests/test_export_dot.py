@@ -103,6 +103,13 @@ def test_highlighted_sample_path_is_bold_and_red(toy_graph):
     assert bold_edges == [("0", "1"), ("1", "4"), ("4", "6")]
 
 
+def test_highlighted_nodes_get_a_bold_border_and_no_edge_is_bold(toy_graph):
+    source = to_dot(toy_graph, highlight_nodes=[2, 5])
+    bold_nodes = re.findall(rf'^\tn(\d+) \[.*color="{HIGHLIGHT_COLOR}".*penwidth=3', source, flags=re.M)
+    assert bold_nodes == ["2", "5"]
+    assert not re.findall(rf"-> n\d+ \[color=\"{HIGHLIGHT_COLOR}\"", source)
+
+
 def test_hostile_names_are_escaped_in_dot(toy_graph):
     import pygraphviz
 

@@ -1,14 +1,17 @@
 """Model files: exact round trips, no pickle, and a clear error for each kind of broken file."""
 
+import copy
 import json
 import pickle
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.tree import DecisionTreeClassifier
 
-from tnt import CARTClassifier, NDGClassifier, TAOClassifier, TnTClassifier
-from tnt.model_io import LoadedGraphModel, model_from_json, model_to_json
+from tnt import CARTClassifier, DecisionGraph, NDGClassifier, TAOClassifier, TnTClassifier
+from tnt.model_io import HAND_EDITED, LoadedGraphModel, model_from_json, model_to_json
 
 
 def assert_predicts_identically(original, loaded, X):
@@ -43,6 +46,7 @@ def test_tnt_round_trip_predicts_identically(optdigits):
         "random_state": 0,
         "n_jobs": None,
         "max_bins": 65535,
+        "excluded_features": None,
     }
     assert model_to_json(loaded) == model_to_json(clf)  # a loaded model saves to the same file
 
@@ -192,7 +196,27 @@ def put(key, value):
 # The toy model's graph: node 0 splits feature 0, leaves 1 and 2; classes "a" and "b".
 MALFORMED = {
     "wrong format": (put("format", "sklearn-pickle"), "not a TnT Explorer model file"),
-    "wrong version": (put("version", 2), "version 2 is not supported"),
+    "wrong version": (put("version", 3), "version 3 is not supported; this version reads 1 and 2"),
+    "no directions key": (
+        drop("graph", "missing_go_to_left"),
+        "\"graph\" is missing the key\\(s\\) 'missing_go_to_left'",
+    ),
+    "direction not 0 or 1": (
+        edit_graph(missing_go_to_left=[2, 0, 0]),
+        "missing_go_to_left must be a list of 0s and 1s",
+    ),
+    "direction a boolean": (edit_graph(missing_go_to_left=[True, 0, 0]), "list of 0s and 1s"),
+    "directions of a list": (edit_graph(missing_go_to_left=[[1], 0, 0]), "0s and 1s"),
+    "null threshold at a leaf": (edit_graph(threshold=[0.5, None, -2]), "Leaf 1 has a null threshold"),
+    "missingness test without directions": (
+        edit_graph(threshold=[None, -2, -2], missing_go_to_left=None),
+        "a test of missingness needs a direction",
+    ),
+    "missingness test sending missing left": (
+        edit_graph(threshold=[None, -2, -2], missing_go_to_left=[1, 0, 0]),
+        "Node 0 tests whether its feature is missing .* must be 0",
+    ),
+    "leaf sending missing left": (edit_graph(missing_go_to_left=[0, 1, 0]), "Leaf 1 has missing_go_to_left 1"),
     "missing key": (drop("classes"), "missing the key\\(s\\) 'classes'"),
     "missing graph array": (drop("graph", "threshold"), "\"graph\" is missing the key\\(s\\) 'threshold'"),
     "wrong array length": (edit_graph(feature=[0, -2]), "graph.feature has 2 entries but the graph has 3 nodes"),
@@ -297,6 +321,7 @@ def test_every_estimator_the_project_ships_and_the_trees_it_converts_are_kinds_a
         and cls not in (GraphClassifierMixin, GraphRegressorMixin)
     }
     shipped.update(DecisionTreeClassifier="classification", DecisionTreeRegressor="regression")
+    shipped.update({kind: task for task, kind in HAND_EDITED.items()})  # models edited by hand (tnt.editing)
     assert shipped == ESTIMATOR_KINDS
 
 
@@ -305,6 +330,7 @@ def test_every_kind_saved_is_read_back():
 
     from tnt import TnTRegressor
     from tnt.baselines import CARTRegressor
+    from tnt.editing import GraphEditor
     from tnt.model_io import ESTIMATOR_KINDS
 
     X, y = np.array([[0.0], [1.0], [2.0], [3.0]]), np.array([0, 0, 1, 1])
@@ -318,7 +344,9 @@ def test_every_kind_saved_is_read_back():
         CARTRegressor(),
         DecisionTreeRegressor(),
     ]
-    kinds = {model_from_json(model_to_json(m.fit(X, y))).estimator_kind_ for m in models}
+    fitted = [m.fit(X, y) for m in models]
+    edited = [GraphEditor(m, X, y).edited_model() for m in (fitted[0], fitted[5])]
+    kinds = {model_from_json(model_to_json(m)).estimator_kind_ for m in fitted + edited}
     assert kinds == set(ESTIMATOR_KINDS)
 
 
@@ -335,3 +363,133 @@ def test_a_loaded_model_whose_kind_was_changed_is_not_written(toy_model_json):
     loaded.estimator_kind_ = "Evil\nClassifier"
     with pytest.raises(ValueError, match=r"^Evil\\nClassifier is not a kind of model a model file holds"):
         model_to_json(loaded)
+
+
+# ---------------------------------------------------------------------- models edited by hand
+@pytest.fixture(scope="module")
+def edited_doc():
+    from tnt.editing import GraphEditor
+
+    X, y = np.array([[0.0], [1.0], [2.0], [3.0]]), np.array([0, 0, 1, 1])
+    editor = GraphEditor(CARTClassifier().fit(X, y), X, y, name="CART on four points")
+    editor.collapse(0)
+    return json.loads(model_to_json(editor.edited_model()))
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            lambda doc: doc.pop("edited"),
+            r'^A model file has an "edited" record exactly when it holds a HandEditedClassifier',
+        ),
+        (lambda doc: doc.update(estimator="CARTClassifier"), r'^A model file has an "edited" record exactly when'),
+        (
+            lambda doc: doc.update(edited=[]),
+            r'^"edited" must be an object with "from" \(the model edited\) and "edits"',
+        ),
+        (
+            lambda doc: doc["edited"]["from"].update(estimator=3),
+            r'^"edited.from" must name the "estimator" edited, as text\.$',
+        ),
+        (lambda doc: doc["edited"]["from"].update(params={"C": {}}), r'^"edited.from.params" must map each parameter'),
+        (
+            lambda doc: doc["edited"]["edits"].append({"node": 1}),
+            r'^Each of "edited.edits" must be an object with a "kind"',
+        ),
+    ],
+)
+def test_a_bad_edit_record_is_refused_in_one_sentence(edited_doc, change, message):
+    doc = copy.deepcopy(edited_doc)
+    change(doc)
+    with pytest.raises(ValueError, match=message):
+        model_from_json(json.dumps(doc))
+
+
+def test_a_hand_edited_model_file_reads_back_with_its_record(edited_doc):
+    loaded = model_from_json(json.dumps(edited_doc))
+    assert loaded.estimator_kind_ == "HandEditedClassifier" and loaded.n_splits_ == 0
+    assert loaded.edit_record_ == {
+        "from": {
+            "estimator": "CARTClassifier",
+            "params": edited_doc["edited"]["from"]["params"],
+            "name": "CART on four points",
+        },
+        "edits": [{"kind": "collapse", "node": 0}],
+    }
+    assert json.loads(model_to_json(loaded)) == edited_doc
+
+
+def test_a_list_parameter_is_written_as_a_list_and_others_by_their_repr():
+    model = TnTClassifier(excluded_features=np.array([2, 0])).fit([[0.0, 1.0, 2.0], [1.0, 0.0, 2.0]], [0, 1])
+    params = model_from_json(model_to_json(model)).estimator_params_
+    assert params["excluded_features"] == [2, 0]
+    assert isinstance(
+        model_from_json(
+            model_to_json(TnTClassifier(random_state=np.random.RandomState(0)).fit([[0.0], [1.0]], [0, 1]))
+        ).estimator_params_["random_state"],
+        str,
+    )
+
+
+# ---------------------------------------------------------------------- missing values (version 2)
+OLD_FILE = Path(__file__).parent / "model_files" / "iris_tnt_version1.json"
+
+
+def test_a_file_of_version_1_still_opens_and_predicts():
+    """A TnTClassifier on iris (C=1e-2, random_state=0) saved by the release before missing values."""
+    from sklearn.datasets import load_iris
+
+    data = load_iris(as_frame=True)
+    model = model_from_json(OLD_FILE.read_text())
+    assert json.loads(OLD_FILE.read_text())["version"] == 1
+    assert model.graph_.missing_go_to_left is None
+    assert model.n_splits_ == 4
+    assert model.score(data.data, data.target_names[data.target]) > 0.95
+    again = json.loads(model_to_json(model))
+    assert again["version"] == 2 and again["graph"]["missing_go_to_left"] is None
+    assert model_from_json(json.dumps(again)).graph_ == model.graph_
+
+
+def test_a_file_of_version_1_refuses_nan_at_prediction_in_one_sentence():
+    from sklearn.datasets import load_iris
+
+    data = load_iris(as_frame=True)
+    X = data.data.copy()
+    X.iloc[3, 2] = np.nan
+    model = model_from_json(OLD_FILE.read_text())
+    with pytest.raises(
+        ValueError,
+        match=r"^X contains missing values \(NaN\), .*saved before missing values were supported.*retrain it",
+    ):
+        model.predict(X)
+
+
+def nan_tree_data(n=400):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, 3))
+    y = (X[:, 0] > 0).astype(int)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    X[y == 1, 2] = np.nan  # missingness of feature 2 tells the class: a split at +inf
+    return X, y
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: CARTClassifier(max_leaf_nodes=6, random_state=0),
+        lambda: DecisionTreeClassifier(max_depth=3, random_state=0),
+    ],
+)
+def test_directions_and_tests_of_missingness_survive_a_file(make):
+    X, y = nan_tree_data()
+    model = make().fit(X, y)
+    text = model_to_json(model)
+    doc = json.loads(text)
+    assert doc["version"] == 2 and "Infinity" not in text
+    graph = model.graph_ if hasattr(model, "graph_") else DecisionGraph.from_sklearn(model)
+    assert graph.is_missing_test.any()
+    assert [t is None for t in doc["graph"]["threshold"]] == graph.is_missing_test.tolist()
+    loaded = model_from_json(text)
+    assert loaded.graph_ == graph
+    assert np.array_equal(loaded.predict(X), model.predict(X))

@@ -3,6 +3,7 @@ prediction, routing, validation of the training data and the fitted attributes d
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from numbers import Integral
 
@@ -12,7 +13,8 @@ from sklearn.utils import assert_all_finite, check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from tnt.graph import EXACT_IN_FLOAT32, DecisionGraph
+from tnt._messages import shown
+from tnt.graph import EXACT_IN_FLOAT32, NO_DIRECTIONS, DecisionGraph
 from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.learn.growth import _Problem, fine_tune_graph
 from tnt.learn.regression_growth import RegressionProblem
@@ -51,6 +53,10 @@ def _plain_array(X, model) -> bool:
     )
 
 
+#: The ``excluded_features`` parameter of every learner: columns it never splits on.
+EXCLUDED_FEATURES = {"excluded_features": [None, "array-like"]}
+
+
 class GraphModelMixin:
     """Routing and introspection for an estimator whose fitted model is ``self.graph_``."""
 
@@ -69,8 +75,11 @@ class GraphModelMixin:
         return X
 
     def _reject_values(self, X) -> None:
-        """Raise scikit-learn's error for NaN or infinity, else the float32 range error when it applies."""
-        assert_all_finite(X, estimator_name=type(self).__name__, input_name="X")
+        """Raise scikit-learn's error for infinity, one sentence for NaN when the graph has no direction
+        for missing values, else the float32 range error when it applies."""
+        assert_all_finite(X, allow_nan=True, estimator_name=type(self).__name__, input_name="X")
+        if self.graph_.missing_go_to_left is None and np.isnan(np.min(X)):
+            raise ValueError(NO_DIRECTIONS)
         if self.graph_.input_dtype == DTYPE:
             _check_float32_range(X)
 
@@ -79,10 +88,10 @@ class GraphModelMixin:
         X = self._validate_X_predict(X, check_values=False)
         X = self.graph_._as_input(X)
         leaves = self.graph_._leaves_within_float32(X)
-        if leaves is None:
+        if leaves is None:  # a value the fast walk does not take: missing, infinite or out of range
             if X.dtype.kind == "f":
                 self._reject_values(X)
-            leaves = self.graph_.apply(X)
+            leaves = self.graph_._walk_to_leaves(X)
         return leaves
 
     def predict(self, X):
@@ -144,9 +153,23 @@ class GrownGraphEstimator(BaseEstimator):
 
     def _fit(self, X, y, sample_weight, **growth_options):
         self._validate_params()
-        problem = self._validate_training_data(X, y, sample_weight, self._max_bins())
+        problem = self._training_problem(X, y, sample_weight, self._max_bins())
         self._set_graph(self._grow(problem, **growth_options), problem)
         return self
+
+    def _training_problem(self, X, y, sample_weight, max_bins: int):
+        """The task's validated problem, each column of ``excluded_features`` (where the estimator
+        has that parameter) replaced by a constant: no learner can split a constant column, so the
+        graph never tests it, and the model keeps every input (``n_features_in_`` unchanged)."""
+        problem = self._validate_training_data(X, y, sample_weight, max_bins)
+        columns = excluded_columns(
+            getattr(self, "excluded_features", None), self.n_features_in_, getattr(self, "feature_names_in_", None)
+        )
+        if columns.size == 0:
+            return problem
+        X = problem.X.copy()  # the problem's X may be the caller's own array
+        X[:, columns] = 0
+        return dataclasses.replace(problem, X=X)
 
     def _max_bins(self) -> int:
         """Most codes per feature of the training matrix (estimators without ``max_bins`` bin nothing)."""
@@ -162,8 +185,9 @@ class GraphClassifierMixin(ClassifierMixin, GraphModelMixin):
     def _validate_training_data(self, X, y, sample_weight, max_bins: int = MAX_EXACT_BINS) -> _Problem:
         # float64 is kept so that values beyond float32's range are reported rather than turned into
         # infinity; anything else becomes float32 directly, as scikit-learn's trees convert it.
-        X, y = validate_data(self, X, y, dtype=(DTYPE, np.float64))
+        X, y = validate_data(self, X, y, dtype=(DTYPE, np.float64), ensure_all_finite="allow-nan")
         X = _within_float32(X)
+        _check_missing_learnable(self, X)
         check_classification_targets(y)
         if y.ndim != 1:
             y = np.ravel(y)
@@ -204,7 +228,7 @@ class GraphClassifierMixin(ClassifierMixin, GraphModelMixin):
                 f"fine_tuned starts from a model trained with fine_tune=0; this one has fine_tune={self.fine_tune}. "
                 "Train it with fine_tune=0, or with the rounds you want."
             )
-        problem = model._validate_training_data(X, y, sample_weight, max_bins)
+        problem = model._training_problem(X, y, sample_weight, max_bins)
         if model.n_features_in_ != self.n_features_in_ or not np.array_equal(model.classes_, self.classes_):
             raise ValueError(
                 "fine_tuned needs the data the model was trained on: these samples have other "
@@ -245,8 +269,9 @@ class GraphRegressorMixin(RegressorMixin, GraphModelMixin):
 
     def _validate_training_data(self, X, y, sample_weight, max_bins: int = MAX_EXACT_BINS) -> RegressionProblem:
         """Float32 ``X``, float64 ``y`` and positive weights, samples of weight zero removed."""
-        X, y = validate_data(self, X, y, dtype=(DTYPE, np.float64), y_numeric=True)
+        X, y = validate_data(self, X, y, dtype=(DTYPE, np.float64), y_numeric=True, ensure_all_finite="allow-nan")
         X = _within_float32(X)
+        _check_missing_learnable(self, X)
         y = np.asarray(y, dtype=np.float64)
         if y.ndim != 1:
             y = np.ravel(y)
@@ -268,6 +293,7 @@ class GraphRegressorMixin(RegressorMixin, GraphModelMixin):
             flat.threshold,
             np.zeros((flat.node_count, 1)),
             regression=True,
+            missing_go_to_left=flat.missing_go_to_left,
         )
         self.graph_ = shape.with_regression_stats(X, y, w)
         self.n_splits_ = self.graph_.n_splits
@@ -292,6 +318,7 @@ def _shape(flat: FlatGraph, n_classes: int, input_dtype=DTYPE) -> DecisionGraph:
         flat.threshold,
         np.zeros((flat.node_count, n_classes)),
         input_dtype=input_dtype,
+        missing_go_to_left=flat.missing_go_to_left,
     )
 
 
@@ -310,7 +337,68 @@ def flat_from_graph(graph: DecisionGraph) -> FlatGraph:
         np.array(graph.feature, dtype=np.intp),
         np.array(graph.threshold, dtype=np.float64),
         np.where(leaf, np.argmax(graph.value, axis=1), -1).astype(np.intp),
+        missing_go_to_left=None if graph.missing_go_to_left is None else graph.missing_go_to_left.copy(),
     )
+
+
+def excluded_columns(excluded, n_features: int, feature_names=None) -> np.ndarray:
+    """The column indices named by an estimator's ``excluded_features``: indices, or names of the
+    columns of a data frame it is fitted on.
+
+    Parameters
+    ----------
+    excluded : array-like of int or str, or None
+    n_features : int
+        Columns of the training data.
+    feature_names : array-like of str, default=None
+        Their names (``feature_names_in_``), when the data had names.
+
+    Returns
+    -------
+    columns : ndarray of int
+        Sorted, without repeats; empty for ``None``.
+
+    Raises
+    ------
+    ValueError
+        One sentence naming the entry that is not a column of the data.
+
+    Examples
+    --------
+    >>> excluded_columns([2, 0, 2], 3).tolist()
+    [0, 2]
+    >>> excluded_columns(["b"], 2, feature_names=["a", "b"]).tolist()
+    [1]
+    >>> excluded_columns([5], 3)
+    Traceback (most recent call last):
+    ...
+    ValueError: excluded_features names column 5, but X has 3 columns (0 to 2).
+    """
+    if excluded is None:
+        return np.zeros(0, dtype=np.intp)
+    names = None if feature_names is None else [str(n) for n in feature_names]
+    columns = []
+    for entry in np.asarray(excluded, dtype=object).ravel().tolist():
+        if isinstance(entry, str):
+            if names is None:
+                raise ValueError(
+                    f"excluded_features names the column {shown(entry)!r}, but X has no column names; "
+                    "give column indices, or fit on a data frame."
+                )
+            if entry not in names:
+                raise ValueError(f"excluded_features names the column {shown(entry)!r}, which X does not have.")
+            columns.append(names.index(entry))
+        elif isinstance(entry, Integral) and not isinstance(entry, bool):
+            if not 0 <= entry < n_features:
+                raise ValueError(
+                    f"excluded_features names column {entry}, but X has {n_features} columns (0 to {n_features - 1})."
+                )
+            columns.append(int(entry))
+        else:
+            raise ValueError(
+                f"excluded_features holds {shown(entry)}, which is neither a column index nor a column name."
+            )
+    return np.unique(np.asarray(columns, dtype=np.intp))
 
 
 def _training_weights(sample_weight, X) -> np.ndarray:
@@ -335,12 +423,24 @@ def _training_weights(sample_weight, X) -> np.ndarray:
     return w
 
 
+def _check_missing_learnable(model, X: np.ndarray) -> None:
+    """Refuse, in one sentence, training data with missing values (NaN) for an estimator whose input
+    tags do not declare ``allow_nan``."""
+    if not model.__sklearn_tags__().input_tags.allow_nan and X.size and np.isnan(np.min(X)):
+        name = type(model).__name__
+        other = "CARTRegressor" if isinstance(model, RegressorMixin) else "CARTClassifier"
+        raise ValueError(
+            f"X contains missing values (NaN), which {name} cannot learn from yet; fill them or drop the "
+            f"rows that have them, or use {other}, which learns from them."
+        )
+
+
 def _within_float32(X: np.ndarray) -> np.ndarray:
     """``X`` as float32, refusing finite values too large for float32 rather than turning them into infinity.
 
     Parameters
     ----------
-    X : ndarray of float32 or float64, all values finite
+    X : ndarray of float32 or float64, all values finite or missing (NaN)
 
     Returns
     -------
@@ -370,8 +470,9 @@ def _within_float32(X: np.ndarray) -> np.ndarray:
 def _check_float32_range(X: np.ndarray) -> None:
     """Raise a ValueError naming the feature of float64 ``X`` whose magnitude exceeds float32's range most."""
     if X.size:
-        magnitude = np.maximum(X.max(axis=0), -X.min(axis=0))  # two reads of X, no copy of it
-        if magnitude.max() > _FLOAT32_MAX:
+        # Two reads of X, no copy of it; fmax and fmin pass over missing values.
+        magnitude = np.fmax(np.fmax.reduce(X, axis=0), -np.fmin.reduce(X, axis=0))
+        if np.fmax.reduce(magnitude) > _FLOAT32_MAX:
             feature = int(np.argmax(magnitude))
             raise ValueError(
                 f"X has values beyond the float32 range (|x| up to {magnitude[feature]:.3g} in feature {feature}, "
@@ -395,5 +496,7 @@ __all__ = [
     "GrownGraphEstimator",
     "BaseEstimator",
     "DTYPE",
+    "EXCLUDED_FEATURES",
+    "excluded_columns",
     "graph_from_flat",
 ]

@@ -7,7 +7,7 @@ from numbers import Integral, Real
 
 from sklearn.utils._param_validation import Interval
 
-from tnt._base import GrownGraphEstimator
+from tnt._base import EXCLUDED_FEATURES, GrownGraphEstimator
 from tnt._parallel import effective_n_jobs, n_jobs_constraint
 from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.learn.growth import ProgressCallback, grow_graph
@@ -27,9 +27,21 @@ class TnTEstimator(GrownGraphEstimator):
         "random_state": ["random_state"],
         "n_jobs": n_jobs_constraint(),
         "max_bins": [Interval(Integral, 2, MAX_EXACT_BINS, closed="both")],
+        **EXCLUDED_FEATURES,
     }
 
-    def __init__(self, *, C=1e-3, N1=2, N2=5, fine_tune=0, random_state=None, n_jobs=None, max_bins=MAX_EXACT_BINS):
+    def __init__(
+        self,
+        *,
+        C=1e-3,
+        N1=2,
+        N2=5,
+        fine_tune=0,
+        random_state=None,
+        n_jobs=None,
+        max_bins=MAX_EXACT_BINS,
+        excluded_features=None,
+    ):
         self.C = C
         self.N1 = N1
         self.N2 = N2
@@ -37,6 +49,7 @@ class TnTEstimator(GrownGraphEstimator):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.max_bins = max_bins
+        self.excluded_features = excluded_features
 
     def fit(self, X, y, sample_weight=None, progress_callback: ProgressCallback = None):
         """Train the decision graph.

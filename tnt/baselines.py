@@ -10,7 +10,7 @@ import numpy as np
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from sklearn.utils._param_validation import Interval
 
-from tnt._base import GraphClassifierMixin, GraphRegressorMixin, GrownGraphEstimator
+from tnt._base import EXCLUDED_FEATURES, GraphClassifierMixin, GraphRegressorMixin, GrownGraphEstimator
 from tnt.learn.growth import fine_tune_graph
 from tnt.learn.working_graph import FlatGraph
 
@@ -22,6 +22,7 @@ _TREE_PARAMETERS = {
     "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
     "ccp_alpha": [Interval(Real, 0, None, closed="left")],
     "random_state": ["random_state"],
+    **EXCLUDED_FEATURES,
 }
 
 
@@ -47,6 +48,13 @@ class _SameSplits:
         """
         return cls(max_leaf_nodes=max(int(n_splits) + 1, 2), **params)
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # scikit-learn's tree learns from missing values (NaN) and stores where they go at each split;
+        # fine-tuning (TAO) moves thresholds without regard to them, so it refuses them.
+        tags.input_tags.allow_nan = getattr(self, "fine_tune", 0) == 0
+        return tags
+
     def _tree(self, tree_class, problem, y):
         """scikit-learn's tree of class ``tree_class`` fitted on the problem's samples, targets ``y``."""
         return tree_class(max_leaf_nodes=self.max_leaf_nodes, ccp_alpha=self.ccp_alpha, random_state=problem.seed).fit(
@@ -69,6 +77,8 @@ class CARTClassifier(_SameSplits, GraphClassifierMixin, GrownGraphEstimator):
     fine_tune : int, default=0
         Rounds of alternating optimisation applied to the tree after fitting (TAO).
     random_state : int, RandomState instance or None, default=None
+    excluded_features : array-like of int or str, default=None
+        Columns never split on, as in :class:`tnt.TnTClassifier`.
 
     Attributes
     ----------
@@ -86,11 +96,12 @@ class CARTClassifier(_SameSplits, GraphClassifierMixin, GrownGraphEstimator):
 
     _parameter_constraints: dict = {**_TREE_PARAMETERS, "fine_tune": [Interval(Integral, 0, None, closed="left")]}
 
-    def __init__(self, *, max_leaf_nodes=None, ccp_alpha=0.0, fine_tune=0, random_state=None):
+    def __init__(self, *, max_leaf_nodes=None, ccp_alpha=0.0, fine_tune=0, random_state=None, excluded_features=None):
         self.max_leaf_nodes = max_leaf_nodes
         self.ccp_alpha = ccp_alpha
         self.fine_tune = fine_tune
         self.random_state = random_state
+        self.excluded_features = excluded_features
 
     def _grow(self, problem) -> FlatGraph:
         tree = self._tree(DecisionTreeClassifier, problem, problem.y)
@@ -116,7 +127,9 @@ class CARTClassifier(_SameSplits, GraphClassifierMixin, GrownGraphEstimator):
         >>> bool((tao.graph_.threshold == direct.graph_.threshold).all()), tao.get_params() == direct.get_params()
         (True, True)
         """
-        params = {"max_leaf_nodes": self.max_leaf_nodes, "ccp_alpha": self.ccp_alpha, "random_state": self.random_state}
+        params = {
+            name: getattr(self, name) for name in ("max_leaf_nodes", "ccp_alpha", "random_state", "excluded_features")
+        }
         return self._fine_tuned(lambda n: TAOClassifier(**params, fine_tune=n), X, y, rounds, sample_weight)
 
 
@@ -131,6 +144,8 @@ class CARTRegressor(_SameSplits, GraphRegressorMixin, GrownGraphEstimator):
     ccp_alpha : float, default=0.0
         Minimal cost-complexity pruning strength (in the target's squared units).
     random_state : int, RandomState instance or None, default=None
+    excluded_features : array-like of int or str, default=None
+        Columns never split on, as in :class:`tnt.TnTClassifier`.
 
     Attributes
     ----------
@@ -148,10 +163,11 @@ class CARTRegressor(_SameSplits, GraphRegressorMixin, GrownGraphEstimator):
 
     _parameter_constraints: dict = _TREE_PARAMETERS
 
-    def __init__(self, *, max_leaf_nodes=None, ccp_alpha=0.0, random_state=None):
+    def __init__(self, *, max_leaf_nodes=None, ccp_alpha=0.0, random_state=None, excluded_features=None):
         self.max_leaf_nodes = max_leaf_nodes
         self.ccp_alpha = ccp_alpha
         self.random_state = random_state
+        self.excluded_features = excluded_features
 
     def _grow(self, problem) -> FlatGraph:
         return _flat_tree(self._tree(DecisionTreeRegressor, problem, problem.target), leaf_labels=0)
@@ -165,7 +181,7 @@ class TAOClassifier(CARTClassifier):
 
     Parameters
     ----------
-    max_leaf_nodes, ccp_alpha, random_state
+    max_leaf_nodes, ccp_alpha, random_state, excluded_features
         As in :class:`CARTClassifier`.
     fine_tune : int, default=5
         Rounds of alternating optimisation (the paper uses 5).
@@ -179,15 +195,20 @@ class TAOClassifier(CARTClassifier):
     True
     """
 
-    def __init__(self, *, max_leaf_nodes=None, ccp_alpha=0.0, fine_tune=5, random_state=None):
+    def __init__(self, *, max_leaf_nodes=None, ccp_alpha=0.0, fine_tune=5, random_state=None, excluded_features=None):
         super().__init__(
-            max_leaf_nodes=max_leaf_nodes, ccp_alpha=ccp_alpha, fine_tune=fine_tune, random_state=random_state
+            max_leaf_nodes=max_leaf_nodes,
+            ccp_alpha=ccp_alpha,
+            fine_tune=fine_tune,
+            random_state=random_state,
+            excluded_features=excluded_features,
         )
 
 
 def _flat_tree(tree, leaf_labels) -> FlatGraph:
     """A fitted scikit-learn tree as a :class:`FlatGraph` numbered breadth-first, each leaf labelled
-    from ``leaf_labels`` (one per node, or one for all) and every split -1."""
+    from ``leaf_labels`` (one per node, or one for all) and every split -1, with the direction
+    scikit-learn sends a missing value at each split."""
     t = tree.tree_
     flat = FlatGraph(
         children_left=t.children_left.astype("intp"),
@@ -195,6 +216,7 @@ def _flat_tree(tree, leaf_labels) -> FlatGraph:
         feature=t.feature.astype("intp"),
         threshold=t.threshold.copy(),
         label=np.where(t.children_left < 0, leaf_labels, -1).astype("intp"),
+        missing_go_to_left=np.where(t.children_left < 0, 0, t.missing_go_to_left).astype(np.uint8),
     )
     return _breadth_first(flat)
 
@@ -216,4 +238,5 @@ def _breadth_first(flat: FlatGraph) -> FlatGraph:
         feature=np.where(leaf, -2, flat.feature[order]),
         threshold=np.where(leaf, -2.0, flat.threshold[order]),
         label=np.where(leaf, flat.label[order], -1),
+        missing_go_to_left=np.where(leaf, 0, flat.missing_go_to_left[order]).astype(np.uint8),
     )

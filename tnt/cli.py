@@ -128,7 +128,9 @@ def _parser() -> argparse.ArgumentParser:
         default=0.25,
         help="fraction of rows held out to measure test accuracy; 0 trains on all (default 0.25)",
     )
-    train.add_argument("--drop-missing", action="store_true", help="drop rows with missing values instead of stopping")
+    train.add_argument(
+        "--drop-missing", action="store_true", help="drop rows with missing values instead of keeping them as missing"
+    )
     train.add_argument("-o", "--output", required=True, metavar="MODEL.json", help="where to write the model file")
     _add_limits(train)
     train.set_defaults(run=_train)
@@ -267,6 +269,7 @@ def _train(args) -> None:
         task=args.task,
     )
     regression = args.task == "regression" or (args.task == "auto" and target_task(y) == "regression")
+    _check_learns_missing(_model(args, regression), X, args.data)
     if args.test_size > 0:
         try:  # seeded, and stratified for classification, as in the app
             if regression:
@@ -317,6 +320,18 @@ def _train(args) -> None:
             f"accuracy {found.cart.score(*data):.4f}"
         )
     print(f"trained in {seconds:.2f} s; model written to {args.output}")
+
+
+def _check_learns_missing(model, X, path) -> None:
+    """Refuse, in one line, training data with missing values for a model that cannot learn from them
+    (its ``allow_nan`` input tag), pointing to --drop-missing."""
+    import numpy as np
+
+    if not model.__sklearn_tags__().input_tags.allow_nan and np.isnan(np.asarray(X, dtype=np.float64)).any():
+        raise ValueError(
+            f"{path} has missing values (empty cells), which {type(model).__name__} cannot learn from yet; "
+            "add --drop-missing to leave out the rows that have them."
+        )
 
 
 def _model(args, regression: bool):
@@ -419,6 +434,7 @@ def _export(args) -> None:
 
 def _info(args) -> None:
     from tnt._messages import printable
+    from tnt.editing import edit_summary
 
     model = _load_model(args.model)
     graph = model.graph_
@@ -441,6 +457,9 @@ def _info(args) -> None:
         f"shared      {graph.shared_nodes.size} nodes with more than one parent",
         f"paths       {shortest} to {longest} splits from root to leaf",
     ]
+    record = getattr(model, "edit_record_", None)
+    if record is not None:
+        lines.append(f"edited      {edit_summary(record)}")
     # Names come from the model file: escape control characters so it cannot drive the terminal.
     print("\n".join(map(printable, lines)))
 

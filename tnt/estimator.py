@@ -54,6 +54,11 @@ class TnTClassifier(GraphClassifierMixin, TnTEstimator):
         features (one byte per value instead of two; measured in ``benchmarks/README.md``), may
         cost a little accuracy there, and changes nothing for features of at most 255 values
         (pixels, counts, categories). ``N1=1`` equals CART only where no feature is binned.
+    excluded_features : array-like of int or str, default=None
+        Columns the learner never splits on (indices, or names when fitted on a data frame); the
+        model still takes every column (``n_features_in_`` is unchanged). For a feature that must
+        not decide, such as a leaked or unfair one. Each such column is presented to the learner as
+        a constant, which no split can separate; the other settings train as without it.
 
     Attributes
     ----------

@@ -3,7 +3,10 @@
 A :class:`DecisionGraph` is a DAG of binary nodes. Node ``i`` is a leaf when
 ``children_left[i] == children_right[i] == -1``; otherwise a sample goes to
 ``children_left[i]`` when ``x[feature[i]] <= threshold[i]`` and to
-``children_right[i]`` otherwise. Nodes are numbered in topological order: every
+``children_right[i]`` otherwise. A sample whose ``x[feature[i]]`` is missing (NaN) goes left
+when ``missing_go_to_left[i]`` is 1 and right when it is 0, as in scikit-learn's trees; a
+threshold of ``+inf`` with ``missing_go_to_left[i] == 0`` is a test of missingness (present
+values left, missing ones right). Nodes are numbered in topological order: every
 child id is greater than the id of each of its parents, and node 0 is the root.
 
 The same class describes TnT models and CART trees (see :meth:`DecisionGraph.from_sklearn`),
@@ -33,7 +36,14 @@ TREE_LEAF = -1
 TREE_UNDEFINED = -2
 MIXED = -1
 
-__all__ = ["DecisionGraph", "MIXED", "TREE_LEAF", "TREE_UNDEFINED"]
+#: What routing NaN through a graph without directions for missing values says.
+NO_DIRECTIONS = (
+    "X contains missing values (NaN), but this model stores no direction for them (it was saved before "
+    "missing values were supported, or built without missing_go_to_left); retrain it with this version "
+    "to predict samples with missing values."
+)
+
+__all__ = ["DecisionGraph", "MIXED", "NO_DIRECTIONS", "TREE_LEAF", "TREE_UNDEFINED"]
 
 
 class DecisionGraph:
@@ -61,6 +71,12 @@ class DecisionGraph:
         A regression graph: ``value`` has one column, the weighted mean target of the training
         samples at each node, and ``impurity`` is their weighted mean squared error (as in
         scikit-learn's ``DecisionTreeRegressor``).
+    missing_go_to_left : array-like of {0, 1}, shape (n_nodes,), default=None
+        Where a sample whose tested feature is missing (NaN) goes at each node: 1 to
+        ``children_left``, 0 to ``children_right``; 0 at leaves. A node with threshold ``+inf`` and
+        0 here tests missingness. ``None`` for a graph that knows nothing about missing values
+        (built by hand without it, or loaded from a file written before they were supported):
+        routing such a graph refuses NaN.
 
     Attributes
     ----------
@@ -91,6 +107,7 @@ class DecisionGraph:
         impurity=None,
         input_dtype=np.float32,
         regression=False,
+        missing_go_to_left=None,
     ):
         self.regression = bool(regression)
         self.children_left = np.asarray(children_left, dtype=np.intp)
@@ -108,6 +125,7 @@ class DecisionGraph:
             impurity = np.zeros(n) if regression else gini(self.value)
         self.impurity = np.asarray(impurity, dtype=np.float64)
         self.input_dtype = np.dtype(input_dtype)
+        self.missing_go_to_left = _directions(missing_go_to_left)
         self._validate()
 
     # ------------------------------------------------------------------ validation
@@ -121,6 +139,8 @@ class DecisionGraph:
             "n_node_samples": self.n_node_samples,
             "impurity": self.impurity,
         }
+        if self.missing_go_to_left is not None:
+            arrays["missing_go_to_left"] = self.missing_go_to_left
         for name, arr in arrays.items():
             if arr.shape[0] != n:
                 raise ValueError(
@@ -148,8 +168,19 @@ class DecisionGraph:
                 )
         if np.any(self.feature[internal] < 0):
             raise ValueError("An internal node has a negative feature index.")
-        if np.any(~np.isfinite(self.threshold[internal])):
-            raise ValueError("An internal node has a threshold that is not a finite number.")
+        missing_test = internal & np.isposinf(self.threshold)
+        if self.missing_go_to_left is None:
+            missing_test[:] = False
+        else:
+            if np.any(self.missing_go_to_left[leaf] != 0):
+                bad = int(ids[leaf & (self.missing_go_to_left != 0)][0])
+                raise ValueError(f"Leaf {bad} has missing_go_to_left 1; leaves have 0 there.")
+            missing_test &= self.missing_go_to_left == 0
+        if np.any(~np.isfinite(self.threshold[internal & ~missing_test])):
+            raise ValueError(
+                "An internal node has a threshold that is not a finite number (+inf, a test of "
+                "missingness, needs missing_go_to_left = 0 at that node)."
+            )
 
     # ------------------------------------------------------------------ structure
     @property
@@ -164,6 +195,12 @@ class DecisionGraph:
     def is_leaf(self) -> np.ndarray:
         """Boolean mask of the leaves."""
         return self.children_left == TREE_LEAF
+
+    @property
+    def is_missing_test(self) -> np.ndarray:
+        """Boolean mask of the nodes that test whether their feature is missing (present values
+        go left, missing ones right): threshold ``+inf``, ``missing_go_to_left`` 0."""
+        return ~self.is_leaf & np.isposinf(self.threshold)
 
     @property
     def n_splits(self) -> int:
@@ -221,11 +258,29 @@ class DecisionGraph:
             return np.ascontiguousarray(X)
         return np.ascontiguousarray(X, dtype=self.input_dtype)
 
+    def _routable(self, X) -> np.ndarray:
+        """``X`` as :meth:`_as_input` gives it, refused when it holds NaN and the graph has no
+        direction for missing values."""
+        X = self._as_input(X)
+        if self.missing_go_to_left is None and X.dtype.kind == "f" and X.size and np.isnan(np.min(X)):
+            raise ValueError(NO_DIRECTIONS)
+        return X
+
     def _arrays(self):
-        threshold = self.threshold
+        """The arrays the routing kernels take: children, features, thresholds (those of
+        :func:`float32_routing_thresholds` for a float32 graph) and the missing directions
+        (all right for a graph without them, which :meth:`_routable` never gives a NaN)."""
+        missing_left = self.missing_go_to_left
+        if missing_left is None:
+            missing_left = self._derived(
+                "all_right", lambda left: np.zeros(left.shape[0], np.uint8), self.children_left
+            )
+        return self.children_left, self.children_right, self.feature, self._routing_thresholds(), missing_left
+
+    def _routing_thresholds(self) -> np.ndarray:
         if self.input_dtype == np.float32:
-            threshold = self._derived("routing_thresholds", float32_routing_thresholds, threshold)
-        return self.children_left, self.children_right, self.feature, threshold
+            return self._derived("routing_thresholds", float32_routing_thresholds, self.threshold)
+        return self.threshold
 
     def predicted_class(self) -> np.ndarray:
         """Class index a sample reaching each node is given: the largest of :meth:`proba`."""
@@ -245,7 +300,7 @@ class DecisionGraph:
         samples reaching each node) for the training samples ``(X, y, sample_weight)``."""
         y = np.ascontiguousarray(y, dtype=np.intp)
         w = np.ones(y.shape[0]) if sample_weight is None else np.ascontiguousarray(sample_weight, dtype=np.float64)
-        return edge_statistics(self._as_input(X), y, w, self.n_classes, *self._arrays())
+        return edge_statistics(self._routable(X), y, w, self.n_classes, *self._arrays())
 
     def apply(self, X) -> np.ndarray:
         """Id of the leaf each sample reaches.
@@ -262,18 +317,24 @@ class DecisionGraph:
         leaves = self._leaves_within_float32(X)
         if leaves is not None:
             return leaves
-        return route_to_leaves(X, np.arange(X.shape[0]), 0, *self._arrays())
+        return self._walk_to_leaves(X)
+
+    def _walk_to_leaves(self, X) -> np.ndarray:
+        """Leaves of ``X`` (as :meth:`_as_input` gives it) by the walk that takes every value,
+        missing ones included."""
+        return route_to_leaves(self._routable(X), np.arange(X.shape[0]), 0, *self._arrays())
 
     def _leaves_within_float32(self, X) -> np.ndarray | None:
         """Leaves of ``X`` (as :meth:`_as_input` gives it) for a graph that compares in float32,
         or None when it compares in another type or a value of ``X`` is not finite or beyond
-        float32's range. The values are checked in the same pass that routes them."""
+        float32's range (a NaN among them: routed by :meth:`apply`). The values are checked in the same
+        pass that routes them."""
         if self.input_dtype != np.float32:
             return None
         children, feature, is_leaf = self._derived(
             "walk_tables", walk_tables, self.children_left, self.children_right, self.feature
         )
-        leaves, fine = route_float32_cast(X, children, feature, is_leaf, self._arrays()[3])
+        leaves, fine = route_float32_cast(X, children, feature, is_leaf, self._routing_thresholds())
         return leaves if fine else None
 
     def decision_path(self, X) -> sparse.csr_matrix:
@@ -284,7 +345,7 @@ class DecisionGraph:
         indicator : scipy.sparse.csr_matrix of shape (n_samples, n_nodes)
             ``indicator[i, j]`` is 1 when sample ``i`` goes through node ``j``.
         """
-        X = self._as_input(X)
+        X = self._routable(X)
         indptr, nodes = decision_paths(X, *self._arrays())
         data = np.ones(nodes.shape[0], dtype=np.int64)
         indicator = sparse.csr_matrix((data, nodes, indptr), shape=(X.shape[0], self.node_count))
@@ -293,7 +354,7 @@ class DecisionGraph:
 
     def decision_depth(self, X) -> np.ndarray:
         """Number of splits each sample passes on its way to a leaf."""
-        indptr, _ = decision_paths(self._as_input(X), *self._arrays())
+        indptr, _ = decision_paths(self._routable(X), *self._arrays())
         return np.diff(indptr) - 1
 
     def predict_proba(self, X) -> np.ndarray:
@@ -361,6 +422,9 @@ class DecisionGraph:
         t = getattr(tree, "tree_", tree)
         if t.n_outputs != 1:
             raise ValueError("Only single-output trees can be converted to a decision graph.")
+        # Every fitted scikit-learn tree stores a direction for missing values at each split (those
+        # trained without NaN send them to the child that received more samples).
+        missing = np.where(t.children_left == TREE_LEAF, 0, np.asarray(t.missing_go_to_left))
         if hasattr(tree, "tree_") and is_regressor(tree):
             return cls(
                 children_left=t.children_left,
@@ -372,6 +436,7 @@ class DecisionGraph:
                 impurity=t.impurity,
                 input_dtype=np.float32,
                 regression=True,
+                missing_go_to_left=missing,
             )
         value = np.asarray(t.value[:, 0, :], dtype=np.float64)
         # scikit-learn >= 1.4 stores class fractions; scale back to weighted counts.
@@ -389,6 +454,7 @@ class DecisionGraph:
             n_node_samples=t.n_node_samples,
             impurity=t.impurity,
             input_dtype=np.float32,
+            missing_go_to_left=missing,
         )
 
     def with_training_stats(self, X, y, sample_weight=None) -> DecisionGraph:
@@ -416,6 +482,7 @@ class DecisionGraph:
             value,
             n_node_samples=counts,
             input_dtype=self.input_dtype,
+            missing_go_to_left=self.missing_go_to_left,
         )
 
     def edge_samples(self, X) -> np.ndarray:
@@ -472,6 +539,7 @@ class DecisionGraph:
             impurity=self.impurity.copy(),
             input_dtype=self.input_dtype,
             regression=self.regression,
+            missing_go_to_left=None if self.missing_go_to_left is None else self.missing_go_to_left.copy(),
         )
 
     def __eq__(self, other):
@@ -483,6 +551,7 @@ class DecisionGraph:
                 for name in ("children_left", "children_right", "feature", "threshold", "value")
             )
             and self.regression == other.regression
+            and _same_directions(self.missing_go_to_left, other.missing_go_to_left)
         )
 
     __hash__ = None
@@ -494,6 +563,7 @@ class DecisionGraph:
     def __setstate__(self, state):
         state = dict(state)
         state.pop("_derived_cache", None)  # kept by a pickle of an earlier version
+        state.setdefault("missing_go_to_left", None)  # a pickle from before missing values
         self.__dict__.update(state)
 
     # ------------------------------------------------------------------ regression
@@ -505,7 +575,7 @@ class DecisionGraph:
         """Per node: weight, weighted target sum and weighted squared-target sum of the training
         samples reaching it (``[..., 0]``), sending left (``sent[:, 0]``) and right (``sent[:, 1]``),
         and the number of samples reaching it."""
-        X = self._as_input(X)
+        X = self._routable(X)
         y = np.asarray(y, dtype=np.float64)
         w = np.ones(y.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         index = np.zeros(y.shape[0], dtype=np.intp)
@@ -531,6 +601,7 @@ class DecisionGraph:
             impurity=mse,
             input_dtype=self.input_dtype,
             regression=True,
+            missing_go_to_left=self.missing_go_to_left,
         )
 
     def regression_feature_importances(self, X, y, sample_weight=None, n_features=None) -> np.ndarray:
@@ -558,6 +629,20 @@ class DecisionGraph:
             f"DecisionGraph(n_splits={self.n_splits}, n_leaves={self.n_leaves}, "
             f"shared_nodes={self.shared_nodes.size}, n_classes={self.n_classes})"
         )
+
+
+def _directions(missing_go_to_left) -> np.ndarray | None:
+    """``missing_go_to_left`` as a uint8 array of 0 and 1 (or None), refusing anything else."""
+    if missing_go_to_left is None:
+        return None
+    given = np.asarray(missing_go_to_left)
+    if given.ndim != 1 or not np.all((given == 0) | (given == 1)):
+        raise ValueError("missing_go_to_left must be one 0 (missing values go right) or 1 (left) per node.")
+    return given.astype(np.uint8)
+
+
+def _same_directions(a, b) -> bool:
+    return (a is None and b is None) or (a is not None and b is not None and np.array_equal(a, b))
 
 
 def _exact_paths_by_length(left, right, shortest, longest, is_leaf) -> np.ndarray:

@@ -2,10 +2,17 @@
 
 The file holds the estimator's kind (one of :data:`ESTIMATOR_KINDS`) and parameters, its classes
 (JSON strings, integers, floats or booleans; ``null`` for a regressor, whose file says
-``"task": "regression"``), feature names and the graph's arrays. Loading checks every part and
+``"task": "regression"``), feature names and the graph's arrays. A model edited by hand
+(:mod:`tnt.editing`) is a ``HandEditedClassifier`` or ``HandEditedRegressor`` whose optional
+``"edited"`` object records the model it was edited from and the edits, in order. Loading checks every part and
 rejects a malformed or inconsistent file with one clear sentence; the structure checks (child ids
 in range, topological order, which also rules out cycles, finite thresholds) are
 :class:`~tnt.graph.DecisionGraph`'s own.
+
+Version 2 stores where a missing value (NaN) goes at each split (``graph.missing_go_to_left``,
+``null`` for a graph that knows nothing of missing values) and writes a test of missingness as a
+``null`` threshold (JSON has no infinity). Files of version 1 still open: their models have no
+directions, so they refuse NaN at prediction (:data:`tnt.graph.NO_DIRECTIONS`).
 """
 
 from __future__ import annotations
@@ -25,7 +32,9 @@ from tnt.graph import DecisionGraph
 __all__ = [
     "ESTIMATOR_KINDS",
     "FORMAT",
+    "HAND_EDITED",
     "MAX_BYTES",
+    "READABLE_VERSIONS",
     "VERSION",
     "LoadedGraphModel",
     "LoadedGraphRegressor",
@@ -35,7 +44,9 @@ __all__ = [
 ]
 
 FORMAT = "tnt-explorer-model"
-VERSION = 1
+VERSION = 2
+#: The versions this release reads: 1 (before missing values were supported) and the one it writes.
+READABLE_VERSIONS = (1, VERSION)
 #: Default size limit of a model file, in bytes.
 MAX_BYTES = 50 * 1024 * 1024
 
@@ -56,7 +67,11 @@ ESTIMATOR_KINDS = {
     "TnTRegressor": "regression",
     "CARTRegressor": "regression",
     "DecisionTreeRegressor": "regression",
+    "HandEditedClassifier": "classification",
+    "HandEditedRegressor": "regression",
 }
+#: The kinds of a model edited by hand, by task: their files must say what they were edited from.
+HAND_EDITED = {"classification": "HandEditedClassifier", "regression": "HandEditedRegressor"}
 
 
 class _Frozen:
@@ -88,10 +103,14 @@ class _LoadedGraph(_Frozen, BaseEstimator):
     knows the kind and parameters of the estimator that was saved."""
 
     @classmethod
-    def _holding(cls, graph: DecisionGraph, n_features: int, feature_names, kind: str, params: dict, classes=None):
+    def _holding(
+        cls, graph: DecisionGraph, n_features: int, feature_names, kind: str, params: dict, classes=None, edited=None
+    ):
         """A loaded model of this class with the given graph, features, saved kind and parameters,
-        and, for a classifier, its classes."""
+        and, for a classifier, its classes; ``edited``, the record of a model edited by hand."""
         model = cls()
+        if edited is not None:
+            model.edit_record_ = edited
         model.graph_ = graph
         if classes is not None:
             model.classes_ = classes
@@ -121,6 +140,10 @@ class LoadedGraphModel(GraphClassifierMixin, _LoadedGraph):
         Class name of the estimator that was saved (``"TnTClassifier"``, ``"CARTClassifier"``...).
     estimator_params_ : dict
         Its parameters, as saved.
+    edit_record_ : dict
+        Defined only for a model edited by hand (``estimator_kind_`` ``"HandEditedClassifier"``):
+        ``{"from": {"estimator", "params", "name"}, "edits": [...]}``, the model it was edited from and
+        the edits (:class:`tnt.editing.Edit`), in order.
 
     Examples
     --------
@@ -187,13 +210,10 @@ def model_to_json(estimator, *, indent: int | None = None) -> str:
     >>> X, y = load_iris(return_X_y=True)
     >>> doc = json.loads(model_to_json(CARTClassifier(max_leaf_nodes=3).fit(X, y)))
     >>> doc["format"], doc["version"], doc["estimator"], doc["classes"]
-    ('tnt-explorer-model', 1, 'CARTClassifier', [0, 1, 2])
+    ('tnt-explorer-model', 2, 'CARTClassifier', [0, 1, 2])
     """
     graph = estimator.graph_ if hasattr(estimator, "graph_") else _converted_tree(estimator)
-    if isinstance(estimator, _LoadedGraph):
-        kind, params = estimator.estimator_kind_, estimator.estimator_params_
-    else:
-        kind, params = type(estimator).__name__, {k: _json_param(v) for k, v in estimator.get_params().items()}
+    kind, params = _kind_and_params(estimator)
     if kind not in ESTIMATOR_KINDS:
         raise ValueError(
             f"{shown(kind)} is not a kind of model a model file holds ({', '.join(ESTIMATOR_KINDS)}); save one of those."
@@ -212,7 +232,8 @@ def model_to_json(estimator, *, indent: int | None = None) -> str:
             "children_left": graph.children_left.tolist(),
             "children_right": graph.children_right.tolist(),
             "feature": graph.feature.tolist(),
-            "threshold": graph.threshold.tolist(),
+            "threshold": [None if test else t for t, test in zip(graph.threshold.tolist(), graph.is_missing_test)],
+            "missing_go_to_left": None if graph.missing_go_to_left is None else graph.missing_go_to_left.tolist(),
             "value": graph.value.tolist(),
             "n_node_samples": graph.n_node_samples.tolist(),
             "impurity": graph.impurity.tolist(),
@@ -220,6 +241,11 @@ def model_to_json(estimator, *, indent: int | None = None) -> str:
     }
     if graph.regression:
         doc["task"] = "regression"
+    edited = getattr(estimator, "edit_record_", None)
+    if edited is not None:
+        doc["edited"] = _read_edit_record(edited)
+    if (kind in HAND_EDITED.values()) != (edited is not None):
+        raise ValueError(f"A {kind} needs an edit record exactly when it was edited by hand.")
     return json.dumps(doc, indent=indent, allow_nan=False)
 
 
@@ -256,16 +282,18 @@ def model_from_json(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> LoadedG
     doc = _parse(text)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise ValueError(f'This is not a TnT Explorer model file (its "format" is not "{FORMAT}").')
-    if doc.get("version") != VERSION:
+    version = doc.get("version")
+    if not _is_int(version) or version not in READABLE_VERSIONS:
         raise ValueError(
-            f"Model file version {shown(doc.get('version'))} is not supported; this version reads {VERSION}."
+            f"Model file version {shown(version)} is not supported; this version reads "
+            f"{' and '.join(map(str, READABLE_VERSIONS))}."
         )
     _require_keys(doc, _TOP_KEYS, "The model file")
     task = doc.get("task", "classification")
     if task not in ("classification", "regression"):
         raise ValueError('"task" must be "classification" or "regression".')
     regression = task == "regression"
-    graph = _read_graph(doc["graph"], regression)
+    graph = _read_graph(doc["graph"], regression, version)
     if regression and doc["classes"] is not None:
         raise ValueError('A regression model file has "classes": null.')
     classes = None if regression else _read_classes(doc["classes"])
@@ -287,11 +315,16 @@ def model_from_json(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> LoadedG
     if not isinstance(doc["estimator"], str) or not isinstance(doc["params"], dict):
         raise ValueError('"estimator" must be a string and "params" an object.')
     _check_kind(doc["estimator"], task)
-    if not all(v is None or isinstance(v, (str, int, float)) for v in doc["params"].values()):
-        raise ValueError('"params" must map each parameter to a string, a number, a boolean or null.')
+    _check_params(doc["params"], '"params"')
+    edited = doc.get("edited")
+    if (doc["estimator"] in HAND_EDITED.values()) != (edited is not None):
+        raise ValueError(
+            f'A model file has an "edited" record exactly when it holds a {" or ".join(HAND_EDITED.values())}.'
+        )
+    edited = None if edited is None else _read_edit_record(edited)
 
     loaded = LoadedGraphRegressor if regression else LoadedGraphModel
-    return loaded._holding(graph, n_features, names, doc["estimator"], doc["params"], classes)
+    return loaded._holding(graph, n_features, names, doc["estimator"], doc["params"], classes, edited)
 
 
 def from_sklearn(tree, *, feature_names=None, class_names=None, path=None) -> LoadedGraphModel | LoadedGraphRegressor:
@@ -355,6 +388,13 @@ def from_sklearn(tree, *, feature_names=None, class_names=None, path=None) -> Lo
 
 
 # ---------------------------------------------------------------------- writing helpers
+def _kind_and_params(estimator) -> tuple[str, dict]:
+    """The kind and the parameters a model file records of ``estimator`` (a loaded model: those it was read with)."""
+    if isinstance(estimator, _LoadedGraph):
+        return estimator.estimator_kind_, estimator.estimator_params_
+    return type(estimator).__name__, {k: _json_param(v) for k, v in estimator.get_params().items()}
+
+
 def _converted_tree(estimator) -> DecisionGraph:
     if not hasattr(estimator, "tree_") or not (hasattr(estimator, "classes_") or is_regressor(estimator)):
         raise ValueError(
@@ -374,10 +414,15 @@ def _json_scalar(value):
 
 
 def _json_param(value):
-    """A parameter as a JSON value; anything else (a RandomState, an estimator) as its repr."""
+    """A parameter as a JSON value (a list of column indices or names as a list); anything else (a
+    RandomState, an estimator) as its repr."""
     value = value.item() if isinstance(value, np.generic) else value
     if value is None or isinstance(value, (str, int, bool)) or (isinstance(value, float) and math.isfinite(value)):
         return value
+    if isinstance(value, (list, tuple, np.ndarray)) and np.ndim(value) == 1:
+        items = [_json_param(v) for v in np.asarray(value, dtype=object).tolist()]
+        if all(isinstance(v, (str, int)) for v in items):
+            return items
     return repr(value)
 
 
@@ -440,18 +485,20 @@ def _array(graph: dict, key: str, check, kind: str, n_nodes: int) -> list:
     return values
 
 
-def _read_graph(graph, regression: bool = False) -> DecisionGraph:
+def _read_graph(graph, regression: bool = False, version: int = VERSION) -> DecisionGraph:
     if not isinstance(graph, dict):
         raise ValueError('"graph" must be an object of arrays.')
-    _require_keys(graph, ("input_dtype", *_GRAPH_INT_KEYS, *_GRAPH_FLOAT_KEYS, "value"), '"graph"')
+    since_version_2 = ("missing_go_to_left",) if version >= 2 else ()
+    _require_keys(graph, ("input_dtype", *_GRAPH_INT_KEYS, *_GRAPH_FLOAT_KEYS, "value", *since_version_2), '"graph"')
     left = graph["children_left"]
     if not isinstance(left, list) or not left:
         raise ValueError("graph.children_left must be a non-empty list of integers.")
     n = len(left)
     integer_keys = ("children_left", "children_right", "feature", "n_node_samples")
     arrays = {key: _array(graph, key, _all_integers, "integers", n) for key in integer_keys}
-    for key in _GRAPH_FLOAT_KEYS:
-        arrays[key] = _array(graph, key, _all_numbers, "numbers", n)
+    arrays["impurity"] = _array(graph, "impurity", _all_numbers, "numbers", n)
+    is_leaf = np.asarray(arrays["children_left"], dtype=np.int64) < 0
+    threshold, missing_go_to_left = _thresholds_and_directions(graph, is_leaf, version)
     value = _array(
         graph,
         "value",
@@ -473,13 +520,97 @@ def _read_graph(graph, regression: bool = False) -> DecisionGraph:
         children_left=np.asarray(arrays["children_left"], dtype=np.int64),
         children_right=np.asarray(arrays["children_right"], dtype=np.int64),
         feature=np.asarray(arrays["feature"], dtype=np.int64),
-        threshold=np.asarray(arrays["threshold"], dtype=np.float64),
+        threshold=threshold,
         value=value,
         n_node_samples=np.asarray(arrays["n_node_samples"], dtype=np.int64),
         impurity=np.asarray(arrays["impurity"], dtype=np.float64),
         input_dtype=np.dtype(graph["input_dtype"]),
         regression=regression,
+        missing_go_to_left=missing_go_to_left,
     )
+
+
+def _is_param_value(v) -> bool:
+    return v is None or isinstance(v, (str, int, float))
+
+
+def _check_params(params, where: str) -> None:
+    """Refuse parameters that are not strings, numbers, booleans, null or lists of strings and numbers."""
+    if not isinstance(params, dict) or not all(
+        _is_param_value(v) or (isinstance(v, list) and all(_is_param_value(i) and i is not None for i in v))
+        for v in params.values()
+    ):
+        raise ValueError(
+            f"{where} must map each parameter to a string, a number, a boolean, null or a list of strings and numbers."
+        )
+
+
+def _read_edit_record(record) -> dict:
+    """The ``"edited"`` record of a model edited by hand, checked: the model it comes from
+    (``"estimator"``, ``"params"``, ``"name"``) and the list of edits (objects of short values)."""
+    if (
+        not isinstance(record, dict)
+        or not isinstance(record.get("from"), dict)
+        or not isinstance(record.get("edits"), list)
+    ):
+        raise ValueError('"edited" must be an object with "from" (the model edited) and "edits" (a list).')
+    origin = record["from"]
+    if not isinstance(origin.get("estimator"), str) or not isinstance(origin.get("name", ""), str):
+        raise ValueError('"edited.from" must name the "estimator" edited, as text.')
+    _check_params(origin.get("params", {}), '"edited.from.params"')
+    for edit in record["edits"]:
+        if (
+            not isinstance(edit, dict)
+            or not isinstance(edit.get("kind"), str)
+            or not all(v is None or isinstance(v, (str, int)) for v in edit.values())
+        ):
+            raise ValueError('Each of "edited.edits" must be an object with a "kind" and whole numbers or text.')
+    return {
+        "from": {
+            "estimator": origin["estimator"],
+            "params": dict(origin.get("params", {})),
+            "name": origin.get("name", ""),
+        },
+        "edits": [dict(edit) for edit in record["edits"]],
+    }
+
+
+def _thresholds_and_directions(graph: dict, is_leaf: np.ndarray, version: int) -> tuple[np.ndarray, np.ndarray | None]:
+    """The thresholds (``+inf`` where the file writes a test of missingness as ``null``) and the
+    directions of missing values (None in a file of version 1, or written ``null``)."""
+    n_nodes = is_leaf.shape[0]
+    if version < 2:
+        return np.asarray(_array(graph, "threshold", _all_numbers, "numbers", n_nodes), dtype=np.float64), None
+    written = _array(graph, "threshold", lambda t: set(map(type, t)) <= {int, float, type(None)}, "numbers", n_nodes)
+    tests_missing = np.array([t is None for t in written], dtype=bool)
+    if np.any(tests_missing & is_leaf):
+        node = int(np.flatnonzero(tests_missing & is_leaf)[0])
+        raise ValueError(f"Leaf {node} has a null threshold; null marks a split that tests missingness.")
+    threshold = np.array([np.inf if t is None else t for t in written], dtype=np.float64)
+    if not np.all(np.isfinite(threshold[~tests_missing])):
+        node = int(np.flatnonzero(~np.isfinite(threshold) & ~tests_missing)[0])
+        raise ValueError(
+            f"Node {node} has a threshold that is not a finite number; a test of missingness is written null."
+        )
+    directions = graph["missing_go_to_left"]
+    if directions is None:
+        if tests_missing.any():
+            raise ValueError(
+                "graph.threshold is null (a test of missingness) but graph.missing_go_to_left is null; "
+                "a test of missingness needs a direction for missing values."
+            )
+        return threshold, None
+    directions = _array(
+        graph, "missing_go_to_left", lambda d: _all_integers(d) and set(d) <= {0, 1}, "0s and 1s", n_nodes
+    )
+    directions = np.asarray(directions, dtype=np.uint8)
+    if np.any(directions[tests_missing] != 0):
+        node = int(np.flatnonzero(tests_missing & (directions != 0))[0])
+        raise ValueError(
+            f"Node {node} tests whether its feature is missing (threshold null), which sends missing values "
+            "right: its missing_go_to_left must be 0."
+        )
+    return threshold, directions
 
 
 def _check_kind(kind: str, task: str) -> None:

@@ -6,7 +6,7 @@ from numbers import Integral, Real
 
 from sklearn.utils._param_validation import Interval
 
-from tnt._base import GraphClassifierMixin, GrownGraphEstimator
+from tnt._base import EXCLUDED_FEATURES, GraphClassifierMixin, GrownGraphEstimator
 from tnt.learn.naive_graph import grow_naive_graph
 from tnt.learn.working_graph import FlatGraph
 
@@ -56,6 +56,8 @@ class NDGClassifier(GraphClassifierMixin, GrownGraphEstimator):
         Consider merges; ``False`` gives a greedy best-first tree.
     random_state : int, RandomState instance or None, default=None
         Seed of the order in which features are tried, which breaks ties between equal splits.
+    excluded_features : array-like of int or str, default=None
+        Columns never split on, as in :class:`tnt.TnTClassifier`.
 
     Attributes
     ----------
@@ -85,13 +87,15 @@ class NDGClassifier(GraphClassifierMixin, GrownGraphEstimator):
         "max_splits": [Interval(Integral, 0, None, closed="left"), None],
         "merge": ["boolean"],
         "random_state": ["random_state"],
+        **EXCLUDED_FEATURES,
     }
 
-    def __init__(self, *, C=PAPER_C, max_splits=None, merge=True, random_state=None):
+    def __init__(self, *, C=PAPER_C, max_splits=None, merge=True, random_state=None, excluded_features=None):
         self.C = C
         self.max_splits = max_splits
         self.merge = merge
         self.random_state = random_state
+        self.excluded_features = excluded_features
 
     @classmethod
     def with_splits(cls, n_splits: int, **params):

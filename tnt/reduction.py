@@ -75,6 +75,11 @@ def reduce_graph(graph: DecisionGraph, X, y_idx, sample_weight=None) -> Decision
     True
     """
     X = np.ascontiguousarray(np.asarray(X), dtype=graph.input_dtype)
+    if np.isnan(X).any():  # its threshold refits and merges compare present values only
+        raise ValueError(
+            "Graph reduction cannot use training samples with missing values yet; drop the rows that have them "
+            "to reduce this graph."
+        )
     y_idx = np.asarray(y_idx, dtype=np.intp)
     w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
     g = graph.with_training_stats(X, y_idx, w)

@@ -44,6 +44,8 @@ class TnTRegressor(GraphRegressorMixin, TnTEstimator):
         Most split positions per feature, as in :class:`tnt.TnTClassifier`: features of more
         distinct training values are cut into ``max_bins`` quantile bins; 255 trains much faster on
         continuous features. ``N1=1`` equals CART only where no feature is binned.
+    excluded_features : array-like of int or str, default=None
+        Columns the learner never splits on, as in :class:`tnt.TnTClassifier`.
 
     Attributes
     ----------

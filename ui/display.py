@@ -249,6 +249,7 @@ def shared_table(table: pd.DataFrame) -> pd.DataFrame:
 #: Display labels of the columns of :func:`tnt.workspace.runs.history_frame`, besides :data:`LABELS`.
 SAVED_RUN_LABELS = {
     "dataset": "data set",
+    "edited": "edited by hand",
     "fine_tune": "fine-tune",
     "max_bins": "thresholds",
     "tnt_test_accuracy": "TnT test",
@@ -271,7 +272,7 @@ def saved_runs_table(frame: pd.DataFrame) -> pd.DataFrame:
     --------
     >>> from tnt.workspace.runs import history_frame
     >>> saved_runs_table(history_frame([])).columns.tolist()[:6]
-    ['run', 'saved', 'data set', 'C', 'N1', 'N2']
+    ['run', 'saved', 'data set', 'edited by hand', 'C', 'N1']
     """
     shown = frame.copy()
     shown["C"] = shown["C"].map(lambda c: format_C(c) if isinstance(c, (int, float)) else c)
@@ -280,7 +281,7 @@ def saved_runs_table(frame: pd.DataFrame) -> pd.DataFrame:
         shown[key] = shown[key].astype(float).round(3)
     shown["tnt_test_rmse"] = shown["tnt_test_rmse"].astype(float).map(lambda v: v if v != v else float(f"{v:.4g}"))
     if len(shown):
-        shown = shown.drop(columns=[key for key in (*scores, "tnt_test_rmse") if shown[key].isna().all()])
+        shown = shown.drop(columns=[key for key in (*scores, "tnt_test_rmse", "edited") if shown[key].isna().all()])
     shown["fit_time"] = shown["fit_time"].astype(float).round(2)
     shown["max_bins"] = shown["max_bins"].map(format_bins)
     return labelled(shown.rename(columns=SAVED_RUN_LABELS))
@@ -290,7 +291,7 @@ def saved_runs_table(frame: pd.DataFrame) -> pd.DataFrame:
 #: came from (:func:`saved_runs_columns`), columns of :func:`saved_runs_table`. Both fit the page's width
 #: at 1,440 px beside the sidebar, where all the columns in one table would not.
 RUN_COLUMNS = (
-    "run", "data set", "C", "N1", "N2", "fine-tune", "seed", "thresholds", "splits", "TnT test", "CART test",
+    "run", "data set", "edited by hand", "C", "N1", "N2", "fine-tune", "seed", "thresholds", "splits", "TnT test", "CART test",
     "TnT train", "TnT test R²", "CART test R²", "TnT test RMSE", "fit time (s)",
 )  # fmt: skip
 DATA_COLUMNS = ("run", "saved", "data set", "test share", "split seed", "data hash (SHA-256)")
@@ -299,9 +300,14 @@ _RUN_HEADERS = {
     "TnT test R²": ("TnT R²", "R² of the TnT model on the test rows"),
     "CART test R²": ("CART R²", "R² of CART (same splits) on the test rows"),
     "TnT test RMSE": ("TnT RMSE", "RMSE of the TnT model on the test rows, in the target's units"),
-    "TnT test": (None, "Accuracy of the TnT model on the test rows"),
+    "TnT test": (None, "Accuracy of the TnT model (or of the model edited by hand) on the test rows"),
     "CART test": (None, "Accuracy of CART, grown to as many splits, on the test rows"),
-    "TnT train": (None, "Accuracy of the TnT model on the training rows"),
+    "TnT train": (None, "Accuracy of the TnT model (or of the model edited by hand) on the training rows"),
+    "edited by hand": (
+        None,
+        "The name a model edited on the Graph page was saved as; its settings are those of the "
+        "model it was edited from",
+    ),
     "fit time (s)": ("fit (s)", "TnT's fit time in seconds"),
     "data hash (SHA-256)": ("data hash", "The first 12 hex digits of the SHA-256 of the data set's file"),
     "saved": (None, "When the run was saved (UTC)"),
@@ -330,8 +336,11 @@ def saved_runs_columns(table: pd.DataFrame, which: str = "runs") -> tuple[list[s
 
 
 def run_label(run) -> str:
-    """``#3 Iris, C=1e-02, N1=2, N2=5, seed=0``: a saved run in a picker."""
+    """``#3 Iris, C=1e-02, N1=2, N2=5, seed=0``: a saved run in a picker (``#4 Iris, edited by hand:
+    no petal width`` for a model edited by hand)."""
     p = run.params
+    if "edited" in p:
+        return f"#{run.id} {run.dataset_name}, edited by hand: {p['edited']}"
     C = format_C(p["C"]) if isinstance(p.get("C"), (int, float)) else "?"
     binned = "" if p.get("max_bins", MAX_EXACT_BINS) == MAX_EXACT_BINS else f", {format_bins(p['max_bins'])}"
     return f"#{run.id} {run.dataset_name}, C={C}, N1={p.get('N1')}, N2={p.get('N2')}, seed={p.get('seed')}{binned}"

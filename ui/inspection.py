@@ -188,7 +188,7 @@ def _what_if(data, model, names, sample: int) -> None:
     start = st.radio("Start from", [f"test sample #{sample}", "blank (training medians)"], horizontal=True,
                      key="graph/inspect/whatif/start")  # fmt: skip
     blank = start.startswith("blank")
-    x0 = np.median(data.X_train, axis=0) if blank else np.asarray(data.X_test[sample], dtype=np.float64)
+    x0 = np.nanmedian(data.X_train, axis=0) if blank else np.asarray(data.X_test[sample], dtype=np.float64)
     on_path = list(dict.fromkeys(int(graph.feature[n]) for n in graph.decision_path(x0.reshape(1, -1)).indices
                                  if not graph.is_leaf[n]))  # fmt: skip
     origin = "blank" if blank else str(sample)
@@ -202,23 +202,29 @@ def _what_if(data, model, names, sample: int) -> None:
         f = list(names).index(name)
         column = data.X_train[:, f]
         categories = data.categories.get(name)
+        missing = bool(np.isnan(x0[f]))  # an empty input is a missing value
         if categories:  # a text feature: pick a category, its code goes to the model
-            code = int(np.clip(np.rint(x0[f]), 0, len(categories) - 1))
+            code = None if missing else int(np.clip(np.rint(x0[f]), 0, len(categories) - 1))
             picked = cols[i % 4].selectbox(
-                name, categories, index=code, key=f"graph/inspect/whatif/{origin}/{f}",
+                name, categories, index=code, key=f"graph/inspect/whatif/{origin}/{f}", placeholder="missing",
                 help=f"A text column, encoded as {', '.join(f'{c}={k}' for k, c in enumerate(categories[:5]))}"
                 f"{', ...' if len(categories) > 5 else ''}.",
             )  # fmt: skip
-            x1[f] = float(categories.index(picked))
+            x1[f] = np.nan if picked is None else float(categories.index(picked))
             continue
-        low, high = float(min(column.min(), x0[f])), float(max(column.max(), x0[f]))
-        integer = bool(np.all(np.mod(column, 1) == 0) and x0[f] % 1 == 0)
-        x1[f] = cols[i % 4].number_input(
+        column = column[~np.isnan(column)]
+        if column.size == 0:  # no training value to offer
+            continue
+        low, high = float(np.nanmin([column.min(), x0[f]])), float(np.nanmax([column.max(), x0[f]]))
+        integer = bool(np.all(np.mod(column, 1) == 0) and (missing or x0[f] % 1 == 0))
+        value = None if missing else int(x0[f]) if integer else float(x0[f])
+        entered = cols[i % 4].number_input(
             name, min_value=int(low) if integer else low, max_value=int(high) if integer else high,
-            value=int(x0[f]) if integer else float(x0[f]), step=1 if integer else None,
+            value=value, step=1 if integer else None, placeholder="missing",
             key=f"graph/inspect/whatif/{origin}/{f}", help=f"Training values run from {format_value(column.min())} "
-            f"to {format_value(column.max())}.",
+            f"to {format_value(column.max())}; leave it empty for a missing value.",
         )  # fmt: skip
+        x1[f] = np.nan if entered is None else entered
     w = what_if(graph, x0, x1, names)
     before, after = (_prediction(model, x) for x in (x0, x1))
     verdict = "unchanged" if before == after else f"was {before}"

@@ -19,6 +19,7 @@ import streamlit as st
 from tnt.data.csv_loader import UploadedTable, read_csv_bytes
 from tnt.data.datasets import DataError, Dataset, default_dataset_id, load_bundled
 from tnt.data.sources import bundled_source, check_source, dataset_from_source
+from tnt.services.model_on_data import OpenedModel
 from tnt.services.tasks import model_classes
 from tnt.services.training import TrainParams, TrainResult
 from tnt.workspace import runs as saved_runs
@@ -31,6 +32,7 @@ SOURCE = "data/source"  # what the current data set came from, for the Data page
 PARAMS = "train/params"
 MODELS = "train/models"  # LRUStore: (dataset key, TrainParams) -> TrainResult
 MAX_MODELS = 24  # trained models kept per session, least recently used dropped first
+TEACH = "teach/choices"  # the Teach page's choices and drawn points (checked by ui.teaching)
 
 
 @st.cache_data(show_spinner="Loading the data set...", max_entries=32)
@@ -81,9 +83,22 @@ def set_params(value: TrainParams) -> None:
         _save_choices()
 
 
-def _save_choices() -> None:
-    choices = {"source": source(), "params": dataclasses.asdict(params())}
-    workspace.write(lambda s, ws: s.set_state(ws, choices))
+def teach_choices() -> dict:
+    """The Teach page's saved choices (``{}`` at first); :mod:`ui.teaching` checks them."""
+    return st.session_state.get(TEACH, {})
+
+
+def set_teach_choices(value: dict) -> None:
+    """Keep the Teach page's choices (JSON-able) for this session and save them with the workspace when they change."""
+    if st.session_state.get(TEACH) != value:
+        st.session_state[TEACH] = value
+        _save_choices(teach=value)
+
+
+def _save_choices(**more) -> None:
+    """Save the data set's source, the parameters and ``more`` (other keys of the saved state are kept)."""
+    choices = {"source": source(), "params": dataclasses.asdict(params()), **more}
+    workspace.write(lambda s, ws: s.set_state(ws, {**s.state(ws), **choices}))
 
 
 def dataset_from(s, ws: str, source: dict) -> Dataset:
@@ -117,6 +132,8 @@ def _restore(s, ws: str) -> None:
         st.session_state[PARAMS] = saved_runs.check_params(choices.get("params"))
     except ValueError:
         pass
+    if isinstance(choices.get("teach"), dict):
+        st.session_state[TEACH] = choices["teach"]
     if "source" in choices:
         try:
             st.session_state[DATASET] = dataset_from(s, ws, choices["source"])
@@ -193,7 +210,10 @@ def saved_runs_list():
 
 
 def open_run(run) -> str | None:
-    """Make a saved run the data set, parameters and model in use; None, or a sentence saying why not."""
+    """Make a saved run the data set, parameters and model in use (a model edited by hand: the opened
+    model of every page); None, or a sentence saying why not."""
+    if saved_runs.is_edited(run):
+        return _open_edited_run(run)
 
     def load(s, ws):
         try:
@@ -212,6 +232,52 @@ def open_run(run) -> str | None:
     set_params(result.params)
     _models().put(result.key, result)
     return None
+
+
+def _open_edited_run(run) -> str | None:
+    def load(s, ws):
+        try:
+            return dataset_from(s, ws, run.source), s.load_model(ws, run.id, saved_runs.EDITED), None
+        except DataError as error:
+            return None, None, str(error)
+        except (KeyError, ValueError) as error:
+            return None, None, f"This run could not be read from the workspace ({error.args[0]})."
+
+    data, model, problem = workspace.read(load, default=(None, None, "This workspace is no longer stored."))
+    if problem is not None:
+        return problem
+    set_dataset(data, run.source)
+    base = saved_runs.edited_from_params(run)
+    if base is not None:
+        set_params(base)
+    set_opened_model(OpenedModel(name=f"run {run.id}, {run.params['edited']}", model=model))
+    return None
+
+
+def save_edited(model, name: str, metrics: dict, base_params: TrainParams | None):
+    """Save a model edited by hand, with its measurements, as a run of the workspace (None when work is not saved)."""
+    data = dataset()
+    kept = {k: v for k, v in metrics.items() if isinstance(v, (int, float)) and math.isfinite(v)}
+    return workspace.write(
+        lambda s, ws: saved_runs.save_edited(
+            s, ws, model, name=name, dataset_name=data.name, dataset_key=data.key, source=source(),
+            params=base_params, metrics=kept,
+        )
+    )  # fmt: skip
+
+
+EDITOR = "editor"  # the key of the editor's history in the workspace's saved state
+
+
+def saved_editor() -> dict | None:
+    """The editor's history saved in the workspace (:func:`save_editor`), or None."""
+    value = workspace.read(lambda s, ws: s.state(ws).get(EDITOR))
+    return value if isinstance(value, dict) else None
+
+
+def save_editor(value: dict | None) -> None:
+    """Save the editor's history (a small JSON-able dict) in the workspace, so that a reload brings it back."""
+    _save_choices(**{EDITOR: value})
 
 
 def saved_model_json(run, name: str) -> str | None:

@@ -23,8 +23,8 @@ def to_c(estimator, *, feature_names=None) -> str:
     class in ``const char *const tnt_classes[]``, and ``void tnt_predict_proba(const double *x,
     double *out)``, writing ``TNT_N_CLASSES`` probabilities to ``out``; a regressor's defines
     ``double tnt_predict(const double *x)``. ``x`` holds ``TNT_N_FEATURES`` values in the order of
-    ``tnt_features[]``. A NaN goes right at every split; compile without ``-ffast-math``, which lets
-    the compiler assume there is no NaN.
+    ``tnt_features[]``. A missing value (NaN) goes where the model's direction sends it at each
+    split; compile without ``-ffast-math``, which lets the compiler assume there is no NaN.
 
     Parameters
     ----------
@@ -47,7 +47,7 @@ def to_c(estimator, *, feature_names=None) -> str:
     {
         if (x[3] <= 0x1.99999afffffffp-1) return 0;
         goto s1;
-    s1: if (x[3] <= 0x1.c000010000000p+0) return 1;
+    s1: if (x[3] <= 0x1.c000010000000p+0 || x[3] != x[3]) return 1;
         return 2;
     }
     """
@@ -66,7 +66,8 @@ def to_c(estimator, *, feature_names=None) -> str:
     out += [
         " * x holds TNT_N_FEATURES values in the order of tnt_features[]. A split sends a value left when",
         " * value <= threshold, exactly as the model does (thresholds are exact hexadecimal numbers, and where",
-        " * the model rounds inputs to float32 they are the bounds of that rounding); a NaN goes right.",
+        " * the model rounds inputs to float32 they are the bounds of that rounding); a missing value (NaN)",
+        " * goes where the model sends it (x != x tests for it; x == x holds for a present value).",
         " * C99, no allocation, no library; compile without -ffast-math (it assumes there is no NaN). */",
         "",
         f"#define TNT_N_FEATURES {g.n_features}",
@@ -118,7 +119,11 @@ def _walk(g) -> list[str]:
     lines = []
     for s in range(g.n_splits):
         label = "    " if s == 0 else f"s{s}:".ljust(4)  # every split but the root is a jump's target
-        test = f"x[{g.feature[s]}] <= {c_double(g.threshold[s])}"
+        x = f"x[{g.feature[s]}]"
+        if g.tests_missing[s]:
+            test = f"{x} == {x}"  # present (not NaN): left
+        else:
+            test = f"{x} <= {c_double(g.threshold[s])}" + (f" || {x} != {x}" if g.missing_left[s] else "")
         lines += [f"{label}if ({test}) {branch(g.left[s])}", f"    {branch(g.right[s])}"]
     return lines
 

@@ -29,8 +29,8 @@ def to_sql(estimator, *, table: str = "data", key: str = "id", feature_names=Non
 
     The query reads the key column and the feature columns (named as the model's features) of
     ``table`` and returns the key and a ``prediction`` column (the class label; for a regressor, the
-    value), ordered by the key. A NULL feature value goes right at every split, as a NaN does in
-    the model's other exports. Identifiers are double-quoted, so any name works.
+    value), ordered by the key. A NULL feature value is a missing value: it goes where the model
+    sends a NaN at each split. Identifiers are double-quoted, so any name works.
 
     Parameters
     ----------
@@ -64,8 +64,13 @@ def to_sql(estimator, *, table: str = "data", key: str = "id", feature_names=Non
     row = sql_identifier("tnt_row")
     columns = [(f, sql_identifier(g.feature_names[f])) for f in g.used_features]
     cases = [f"      WHEN {f} THEN {row}.{name}" for f, name in columns] or ["      WHEN -1 THEN NULL"]
+    # A test of missingness has no threshold (NULL): a present value goes "yes".
+    thresholds = [
+        "CAST(NULL AS DOUBLE PRECISION)" if m else sql_number(t) for t, m in zip(g.threshold, g.tests_missing)
+    ]
     splits = [
-        f"    ({s}, {g.feature[s]}, {sql_number(g.threshold[s])}, {g.left[s]}, {g.right[s]})" for s in range(g.n_splits)
+        f"    ({s}, {g.feature[s]}, {thresholds[s]}, {int(g.missing_left[s])}, {g.left[s]}, {g.right[s]})"
+        for s in range(g.n_splits)
     ]
     if g.regression:
         leaves = [f"    ({-1 - k}, {sql_number(v)})" for k, v in enumerate(g.leaf_value)]
@@ -78,13 +83,14 @@ def to_sql(estimator, *, table: str = "data", key: str = "id", feature_names=Non
         "feature columns); returns the key",
         f'-- and "prediction", the predicted {what}, ordered by the key. A split sends a value left when',
         "-- value <= threshold, exactly as the model does (thresholds are exact ratios of integers, and where the",
-        "-- model rounds inputs to float32 they are the bounds of that rounding); a NULL goes right.",
+        "-- model rounds inputs to float32 they are the bounds of that rounding); a NULL (missing) value goes",
+        '-- "yes" where "missing_yes" is 1, else "no"; a split whose threshold is NULL tests missingness.',
         "-- Each row walks the split table (one row per split) from split 0 to a leaf (-1 - leaf number).",
     ]
     query = [
         "WITH",
-        '"tnt_split"("node", "feature", "threshold", "yes", "no") AS (',
-        *(_values(splits) if splits else ["  SELECT 0, 0, CAST(0 AS DOUBLE PRECISION), 0, 0 WHERE 1 = 0"]),
+        '"tnt_split"("node", "feature", "threshold", "missing_yes", "yes", "no") AS (',
+        *(_values(splits) if splits else ["  SELECT 0, 0, CAST(0 AS DOUBLE PRECISION), 0, 0, 0 WHERE 1 = 0"]),
         "),",
         '"tnt_leaf"("node", "prediction") AS (',
         *_values(leaves),
@@ -94,6 +100,9 @@ def to_sql(estimator, *, table: str = "data", key: str = "id", feature_names=Non
         f"    SELECT {g.start}",
         "    UNION ALL",
         '    SELECT CASE WHEN (CASE s."feature"',
+        *cases,
+        '    END) IS NULL THEN CASE WHEN s."missing_yes" = 1 THEN s."yes" ELSE s."no" END',
+        '    WHEN s."threshold" IS NULL OR (CASE s."feature"',
         *cases,
         '    END) <= s."threshold" THEN s."yes" ELSE s."no" END',
         '    FROM "tnt_walk" AS w JOIN "tnt_split" AS s ON s."node" = w."node"',

@@ -5,7 +5,9 @@ root) and the leaves reachable from it; a branch leads to split ``s >= 0`` or to
 ``-1 - k``. Each split's threshold is the one to compare a float64 value with so that ``x <= threshold``
 holds exactly when the model sends ``x`` left: for a model that compares in float32 (every model
 trained here), that is :func:`~tnt.learn.routing.float32_routing_thresholds`, so code reading
-double-precision inputs needs no float32 cast. A NaN fails ``x <= threshold`` and goes right.
+double-precision inputs needs no float32 cast. A missing value (NaN, SQL's NULL) goes where the
+model's stored direction sends it (``missing_left``; right at every split of a model without
+directions), and a split whose threshold is ``+inf`` tests missingness: present values go left.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ class CodeGraph:
         ``x <= threshold`` sends ``x`` left, exactly as the model does (float32 rounding included).
     left, right : ndarray of int, shape (n_splits,)
         Where each split sends a sample: a split id ``>= 0`` or a leaf ``-1 - k``.
+    missing_left : ndarray of bool, shape (n_splits,)
+        Whether each split sends a missing value left (all False for a model without directions).
     leaf_class : ndarray of int, shape (n_leaves,)
         Index (into ``classes``) of the class each leaf predicts; empty for a regression.
     leaf_proba : ndarray of float64, shape (n_leaves, n_classes)
@@ -55,6 +59,7 @@ class CodeGraph:
     threshold: np.ndarray
     left: np.ndarray
     right: np.ndarray
+    missing_left: np.ndarray
     leaf_class: np.ndarray
     leaf_proba: np.ndarray
     leaf_value: np.ndarray
@@ -72,6 +77,11 @@ class CodeGraph:
     @property
     def n_leaves(self) -> int:
         return int(self.leaf_proba.shape[0])
+
+    @property
+    def tests_missing(self) -> np.ndarray:
+        """Whether each split tests missingness (threshold ``+inf``): present values left, missing right."""
+        return np.isposinf(self.threshold)
 
     @property
     def used_features(self) -> list[int]:
@@ -132,6 +142,9 @@ def code_graph(estimator, feature_names=None) -> CodeGraph:
         threshold=np.asarray(threshold, dtype=np.float64),
         left=number[graph.children_left[splits]],
         right=number[graph.children_right[splits]],
+        missing_left=np.zeros(splits.size, dtype=bool)
+        if graph.missing_go_to_left is None
+        else graph.missing_go_to_left[splits].astype(bool),
         leaf_class=np.empty(0, dtype=np.int64) if regression else graph.predicted_class()[leaves].astype(np.int64),
         leaf_proba=np.empty((leaves.size, 0)) if regression else graph.proba()[leaves],
         leaf_value=graph.value[leaves, 0] if regression else np.empty(0),

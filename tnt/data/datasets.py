@@ -26,6 +26,7 @@ __all__ = [
     "default_dataset_id",
     "load_bundled",
     "make_dataset",
+    "missing_per_column",
     "prepare_table",
     "split",
     "target_task",
@@ -103,6 +104,25 @@ class Dataset:
         edges = np.histogram_bin_edges(np.concatenate([self.y_train, self.y_test]), bins=bins)
         counts = {part: np.histogram(y, bins=edges)[0] for part, y in (("train", self.y_train), ("test", self.y_test))}
         return pd.DataFrame(counts, index=pd.Index(edges[:-1], name=f"{self.target_name} (bin from)"))
+
+    def missing_counts(self) -> pd.DataFrame:
+        """Missing values (NaN) of each feature that has any, in the training and the test part
+        (one row per feature, most missing first; no rows when nothing is missing).
+
+        Examples
+        --------
+        >>> frame = pd.DataFrame({"a": [1.0, None, 3.0, 4.0] * 3, "b": range(12), "y": ["u", "v"] * 6})
+        >>> counts = make_dataset(frame, target="y", features=["a", "b"], name="t", test_size=0.5).missing_counts()
+        >>> counts.index.tolist(), counts.loc["a"].tolist()
+        (['a'], [1.0, 2.0, 0.25])
+        """
+        counts = pd.DataFrame(
+            {"train": np.isnan(self.X_train).sum(axis=0), "test": np.isnan(self.X_test).sum(axis=0)},
+            index=pd.Index(list(self.feature_names), name="feature"),
+        )
+        counts["share"] = (counts["train"] + counts["test"]) / max(len(self.y_train) + len(self.y_test), 1)
+        counts = counts[(counts["train"] + counts["test"]) > 0]
+        return counts.sort_values("share", ascending=False, kind="stable")
 
     def test_frame(self) -> pd.DataFrame:
         """The test samples as a table, with their class, for display."""
@@ -275,9 +295,10 @@ def prepare_table(
 ) -> tuple[np.ndarray, np.ndarray | None, list[str], pd.Index]:
     """The checks every table goes through before training or prediction, in the app and the CLI.
 
-    In order: missing values (refused, or their rows dropped), the class column (at least two
-    classes, not continuous), then each feature: infinite values, text (encoded as categories or
-    refused), constant columns. The columns must exist (the caller says how to pick them).
+    In order: rows without a target (dropped), missing feature values (kept as NaN, or their rows
+    dropped on request), the class column (at least two classes, not continuous), then each
+    feature: infinite values, text (encoded as categories or refused; an empty cell is missing, not
+    a category), constant or empty columns. The columns must exist (the caller says how to pick them).
 
     Parameters
     ----------
@@ -287,9 +308,9 @@ def prepare_table(
         Column of class labels; ``None`` for features only (prediction).
     features : sequence of str
     drop_missing : bool, default=False
-        Drop rows with a missing value in those columns instead of refusing the table.
+        Drop rows with a missing feature value instead of keeping them with NaN.
     reject_constant : bool, default=True
-        Refuse feature columns holding a single value.
+        Refuse feature columns holding a single value (or no value at all).
     encode_text : bool, default=True
         Encode a text feature (up to ``MAX_TEXT_CATEGORIES`` values) as numbers in alphabetical
         order, with a note; when ``False`` text is refused (a model file keeps no encoding).
@@ -322,25 +343,34 @@ def prepare_table(
     >>> X, y, notes, rows = prepare_table(frame, target="y", features=["a"], drop_missing=True)
     >>> X.ravel().tolist(), y.tolist(), notes
     ([1.0, 3.0, 4.0], ['u', 'u', 'v'], ['Dropped 1 rows with missing values.'])
+    >>> X, y, notes, rows = prepare_table(frame, target="y", features=["a"])
+    >>> X.ravel().tolist(), notes
+    ([1.0, nan, 3.0, 4.0], ['1 feature values are missing, in 1 of the columns; they stay missing (each split of a model sends them one way).'])
     """
     features = [str(f) for f in features]
     frame = frame[features + ([target] if target is not None else [])]
     notes = []
-    missing = frame.isna().any(axis=1)
-    if missing.any():
-        if not drop_missing:
-            column = frame.columns[frame.isna().any(axis=0)][0]
-            count = int(frame[column].isna().sum())
-            raise DataError(
-                f"Column '{shown(column)}' has {count} missing value{'s' * (count > 1)} "
-                f"(first in data row {int(np.flatnonzero(frame[column].isna())[0]) + 1}); fill them in, "
-                "leave the column out, or drop those rows ('Drop rows with missing values' in the app, "
-                "--drop-missing for tnt train)."
-            )
-        frame = frame[~missing]
-        notes.append(f"Dropped {int(missing.sum())} rows with missing values.")
+    if target is not None and frame[target].isna().any():
+        no_target = frame[target].isna()
+        if no_target.all():
+            raise DataError(f"The column '{shown(target)}' is empty in every row; pick the column to predict.")
+        frame = frame[~no_target]
+        notes.append(
+            f"Dropped {int(no_target.sum()):,} rows whose '{shown(target)}' is missing (nothing to learn or test)."
+        )
+    missing = frame[features].isna()
+    if drop_missing and missing.to_numpy().any():
+        rows = missing.any(axis=1)
+        frame = frame[~rows]
+        notes.append(f"Dropped {int(rows.sum())} rows with missing values.")
         if frame.empty:
-            raise DataError("Every row has a missing value; fill them in or choose other columns.")
+            raise DataError("Every row has a missing value; keep them, or choose other columns.")
+    elif missing.to_numpy().any():
+        counts = missing.sum()
+        notes.append(
+            f"{int(counts.sum()):,} feature values are missing, in {int((counts > 0).sum())} of the columns; "
+            "they stay missing (each split of a model sends them one way)."
+        )
     if target is None:
         y = None
     elif task == "regression" or (task == "auto" and target_task(frame[target]) == "regression"):
@@ -415,6 +445,24 @@ def _check_regression_target(column: pd.Series, target: str) -> np.ndarray:
     return values
 
 
+def missing_per_column(frame: pd.DataFrame) -> pd.DataFrame:
+    """Missing (empty) cells of each column of a table that has any: their number and share of the
+    rows, most missing first; no rows when the table is full.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"a": [1.0, None, 3.0, None], "b": ["x", "y", None, "z"], "c": [1, 2, 3, 4]})
+    >>> missing_per_column(frame).to_dict("index")
+    {'a': {'missing': 2, 'share': 0.5}, 'b': {'missing': 1, 'share': 0.25}}
+    """
+    counts = frame.isna().sum()
+    table = pd.DataFrame(
+        {"missing": counts.astype(int).tolist(), "share": (counts / max(len(frame), 1)).tolist()},
+        index=pd.Index([str(c) for c in frame.columns], name="column"),
+    )
+    return table[table["missing"] > 0].sort_values("missing", ascending=False, kind="stable")
+
+
 def is_text_column(column: pd.Series) -> bool:
     """Whether a feature column is text, which a data set encodes as category codes.
 
@@ -431,10 +479,10 @@ def text_categories(column: pd.Series) -> np.ndarray:
 
     Examples
     --------
-    >>> text_categories(pd.Series(["red", "blue", "red"])).tolist()
+    >>> text_categories(pd.Series(["red", "blue", "red", None])).tolist()  # an empty cell is missing
     ['blue', 'red']
     """
-    return np.sort(column.astype(str).unique())
+    return np.sort(column.dropna().astype(str).unique())
 
 
 def _feature_matrix(features: pd.DataFrame, reject_constant: bool, encode_text: bool) -> tuple[np.ndarray, list[str]]:
@@ -445,29 +493,33 @@ def _feature_matrix(features: pd.DataFrame, reject_constant: bool, encode_text: 
             column = column.astype(int)
         if not is_text_column(column):
             values = column.to_numpy(dtype=np.float64)
-            if not np.all(np.isfinite(values)):
+            if np.isinf(values).any():
                 raise DataError(
                     f"Column '{shown(name)}' has infinite values; replace them with finite numbers or leave the column out."
                 )
         else:
+            present = column.notna().to_numpy()
             text = column.astype(str)
             if not encode_text:
                 raise DataError(
-                    f"Column '{shown(name)}' holds text (such as '{shown(text.iloc[0])}'), and a model file keeps no "
-                    "encoding of text; convert the column to numbers or leave it out."
+                    f"Column '{shown(name)}' holds text (such as '{shown(text[present].iloc[0])}'), and a model file "
+                    "keeps no encoding of text; convert the column to numbers or leave it out."
                 )
-            categories = text_categories(text)
+            categories = text_categories(column)
             if len(categories) > MAX_TEXT_CATEGORIES:
                 raise DataError(
                     f"Column '{shown(name)}' holds text with {len(categories)} different values, too many to "
                     "encode as categories; leave it out, or convert it to numbers."
                 )
-            values = np.searchsorted(categories, text.to_numpy()).astype(np.float64)
+            codes = np.searchsorted(categories, column.where(present, "").astype(str).to_numpy())
+            values = np.where(present, codes, np.nan)
             listed = ", ".join(f"{shown(c, 20)}={i}" for i, c in enumerate(categories[:5]))
             more = ", ..." if len(categories) > 5 else ""
             notes.append(
                 f"Column '{shown(name)}' holds text; it is encoded as numbers in alphabetical order ({listed}{more})."
             )
+        if reject_constant and np.isnan(values).all():
+            raise DataError(f"Column '{shown(name)}' is empty (every value is missing); leave it out of the features.")
         if reject_constant and np.unique(values).size == 1:
             raise DataError(
                 f"Column '{shown(name)}' has the same value in every row, so it cannot help; leave it out of the features."

@@ -41,6 +41,9 @@ class NodeDistribution:
         Number of classes (1 in a regression).
     prediction : float
         At a leaf, the class index it predicts, or its mean training target in a regression.
+    missing_left : bool or None
+        Whether the split sends a missing value (NaN in ``values``) left; None at a leaf and in a
+        graph that stores no direction.
     """
 
     node: int
@@ -53,6 +56,7 @@ class NodeDistribution:
     regression: bool
     n_classes: int
     prediction: float
+    missing_left: bool | None = None
 
     @property
     def n_samples(self) -> int:
@@ -117,4 +121,5 @@ def node_distribution(graph: DecisionGraph, routes: Routes, X, y, node: int) -> 
         regression=graph.regression,
         n_classes=1 if graph.regression else graph.n_classes,
         prediction=prediction,
+        missing_left=None if leaf or graph.missing_go_to_left is None else bool(graph.missing_go_to_left[node]),
     )

@@ -19,7 +19,16 @@ from tnt.graph import DecisionGraph
 from tnt.inspect.reach import Routes
 from tnt.viz.exporter import format_number, format_value
 
-__all__ = ["LeafRules", "leaf_rules", "merged_conditions", "path_counts", "rule_text"]
+__all__ = [
+    "MISSING_ONLY",
+    "MISSING_TOO",
+    "PRESENT_ONLY",
+    "LeafRules",
+    "leaf_rules",
+    "merged_conditions",
+    "path_counts",
+    "rule_text",
+]
 
 
 def path_counts(graph: DecisionGraph) -> list[int]:
@@ -42,9 +51,18 @@ def path_counts(graph: DecisionGraph) -> list[int]:
     return counts
 
 
-def merged_conditions(graph: DecisionGraph, path: list[int]) -> dict[int, tuple[float, float]]:
+#: What a path says of a feature's missing values, in a graph that stores where they go: they take
+#: the path too, they do not (only present values in the interval do), or only they do.
+MISSING_TOO, PRESENT_ONLY, MISSING_ONLY = "or missing", "present", "missing"
+
+
+def merged_conditions(graph: DecisionGraph, path: list[int]) -> dict[int, tuple]:
     """The tests along ``path`` (node ids, root first) merged per feature into ``(low, high)``: the
-    path holds the samples with ``low < x[feature] <= high`` for every feature listed.
+    path holds the samples with ``low < x[feature] <= high`` for every feature listed. In a graph
+    that stores where missing values go, each is ``(low, high, missing)``, ``missing`` saying whether
+    a sample missing that feature takes the path too (:data:`MISSING_TOO`), does not
+    (:data:`PRESENT_ONLY`), or is the only one that does (:data:`MISSING_ONLY`, past a test of
+    missingness).
 
     Examples
     --------
@@ -52,50 +70,74 @@ def merged_conditions(graph: DecisionGraph, path: list[int]) -> dict[int, tuple[
     ...                   np.ones((5, 2)))
     >>> merged_conditions(g, [0, 2]), merged_conditions(g, [0, 1, 4])
     ({0: (52.0, inf)}, {0: (30.0, 52.0)})
+    >>> m = DecisionGraph([1, 3, -1, -1, -1], [2, 4, -1, -1, -1], [0, 0, -2, -2, -2], [52, 30, -2, -2, -2],
+    ...                   np.ones((5, 2)), missing_go_to_left=[1, 0, 0, 0, 0])
+    >>> merged_conditions(m, [0, 1, 3]), merged_conditions(m, [0, 1, 4])
+    ({0: (-inf, 30.0, 'present')}, {0: (30.0, 52.0, 'or missing')})
     """
-    return _merge(path, graph.feature.tolist(), graph.threshold.tolist(), graph.children_left.tolist())
+    missing = None if graph.missing_go_to_left is None else graph.missing_go_to_left.tolist()
+    return _merge(path, graph.feature.tolist(), graph.threshold.tolist(), graph.children_left.tolist(), missing)
 
 
-def _merge(path, feature: list, threshold: list, left: list) -> dict[int, tuple[float, float]]:
+def _merge(path, feature: list, threshold: list, left: list, missing_left: list | None = None) -> dict[int, tuple]:
     """:func:`merged_conditions` on the graph's arrays as lists (fast for many paths); a path may
     end in ``-1`` padding."""
-    box: dict[int, tuple[float, float]] = {}
+    box: dict[int, tuple] = {}
     for node, child in zip(path[:-1], path[1:]):
         if child < 0:
             break
-        low, high = box.get(feature[node], (-np.inf, np.inf))
+        went_left = child == left[node]
+        low, high, *said = box.get(feature[node], (-np.inf, np.inf, MISSING_TOO))
         t = threshold[node]
-        box[feature[node]] = (low, min(high, t)) if child == left[node] else (max(low, t), high)
+        if t == np.inf:  # a test of missingness: present values go left
+            box[feature[node]] = (low, high, PRESENT_ONLY if went_left else MISSING_ONLY)
+            continue
+        low, high = (low, min(high, t)) if went_left else (max(low, t), high)
+        if missing_left is None:
+            box[feature[node]] = (low, high)
+        else:
+            takes = bool(missing_left[node]) == went_left
+            box[feature[node]] = (low, high, said[0] if takes or said[0] == MISSING_ONLY else PRESENT_ONLY)
     return box
 
 
-def rule_text(conditions: dict[int, tuple[float, float]], feature_names=None, precision: int = 3) -> str:
-    """Merged conditions as text, features in order: ``"30 < age <= 52 and hours > 40"``.
+def rule_text(conditions: dict[int, tuple], feature_names=None, precision: int = 3) -> str:
+    """Merged conditions as text, features in order: ``"30 < age <= 52 and hours > 40"``; with what
+    they say of missing values (:func:`merged_conditions`), ``"(age <= 52 or missing)"`` or
+    ``"hours is missing"``.
 
     Examples
     --------
     >>> rule_text({1: (40.0, np.inf), 0: (30.0, 52.0)}, ["age", "hours"])
     '30 < age <= 52 and hours > 40'
+    >>> rule_text({0: (-np.inf, 52.0, "or missing"), 1: (-np.inf, np.inf, "missing")}, ["age", "hours"])
+    '(age <= 52 or missing) and hours is missing'
     >>> rule_text({})
     'every sample'
     """
     parts = []
     for f in sorted(conditions):
-        low, high = conditions[f]
+        low, high, *said = conditions[f]
         name = str(feature_names[f]) if feature_names is not None else f"x[{f}]"
         lo, hi = format_number(low, precision), format_number(high, precision)
+        if said == [MISSING_ONLY]:
+            parts.append(f"{name} is missing")
+            continue
         if np.isfinite(low) and np.isfinite(high):
-            parts.append(f"{lo} < {name} <= {hi}")
+            text = f"{lo} < {name} <= {hi}"
         elif np.isfinite(high):
-            parts.append(f"{name} <= {hi}")
-        else:
-            parts.append(f"{name} > {lo}")
+            text = f"{name} <= {hi}"
+        elif np.isfinite(low):
+            text = f"{name} > {lo}"
+        else:  # only a test of missingness, passed
+            text = f"{name} is not missing"
+        parts.append(f"({text} or missing)" if said == [MISSING_TOO] else text)
     return " and ".join(parts) if parts else "every sample"
 
 
 def _rules_taken(graph: DecisionGraph, routes: Routes, rules: dict) -> pd.DataFrame:
     """Per sample: its leaf, its rule's id and its path's id (the same id for the same path). A
-    rule is a path's merged conditions as a sorted tuple of ``(feature, (low, high))``; ``rules``
+    rule is a path's merged conditions as a sorted tuple of ``(feature, (low, high[, missing]))``; ``rules``
     maps each to its id and grows with the rules first seen here."""
     lengths = np.diff(routes.indptr)
     padded = np.full((routes.n_samples, int(lengths.max(initial=0))), -1, dtype=np.intp)
@@ -104,9 +146,10 @@ def _rules_taken(graph: DecisionGraph, routes: Routes, rules: dict) -> pd.DataFr
     distinct, which = _distinct_rows(padded)
     feature, threshold = graph.feature.tolist(), graph.threshold.tolist()
     left = graph.children_left.tolist()
+    missing = None if graph.missing_go_to_left is None else graph.missing_go_to_left.tolist()
     ids = np.empty(len(distinct), dtype=np.intp)
     for i, path in enumerate(distinct.tolist()):
-        box = _merge(path, feature, threshold, left)
+        box = _merge(path, feature, threshold, left, missing)
         ids[i] = rules.setdefault(tuple(sorted(box.items())), len(rules))
     which = which.reshape(-1)
     return pd.DataFrame({"leaf": routes.leaves, "rule": ids[which], "path": which})

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from tnt.graph import DecisionGraph
-from tnt.viz.explain import sample_path
+from tnt.viz.explain import goes_left, sample_path, value_text
 
 __all__ = ["WhatIf", "what_if"]
 
@@ -80,8 +80,8 @@ def what_if(graph: DecisionGraph, original, edited, feature_names=None) -> WhatI
             {
                 "node": s.node,
                 "test": s.rule,
-                "before": "" if s.value is None else f"{x0[graph.feature[s.node]]:.4g}",
-                "value": "" if s.value is None else f"{s.value:.4g}",
+                "before": "" if s.value is None else value_text(x0[graph.feature[s.node]]),
+                "value": value_text(s.value),
                 "goes": "" if s.holds is None else ("yes" if s.holds else "no"),
                 "changed": s.node in changed,
             }
@@ -96,4 +96,4 @@ def what_if(graph: DecisionGraph, original, edited, feature_names=None) -> WhatI
 
 def _holds(graph: DecisionGraph, x, node: int) -> bool:
     """Whether ``x`` passes the test of ``node`` (goes left), compared as the graph routes it."""
-    return bool(np.ascontiguousarray(x, dtype=graph.input_dtype)[graph.feature[node]] <= graph.threshold[node])
+    return goes_left(graph, node, np.ascontiguousarray(x, dtype=graph.input_dtype)[graph.feature[node]])

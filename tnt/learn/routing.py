@@ -1,7 +1,9 @@
 """Compiled routing of samples through a graph given as parallel arrays (``left < 0`` at leaves).
 
 Each sample walks from a start node to a leaf with ``x[feature] <= threshold`` going left, the
-comparison made in float64 on float32 inputs exactly as scikit-learn's trees make it. Inputs of any
+comparison made in float64 on float32 inputs exactly as scikit-learn's trees make it. A missing
+value (NaN) fails every comparison; where a kernel is given ``missing_left`` (the graph's
+``missing_go_to_left``), it goes left at the nodes where that is 1, else right. Inputs of any
 other type are routed as they are, against :func:`float32_routing_thresholds`, so that they go where
 their float32 cast would go without being converted.
 """
@@ -62,7 +64,7 @@ LANES = 16
 
 
 @kernel
-def route_to_leaves(X, rows, start, left, right, feature, threshold):
+def route_to_leaves(X, rows, start, left, right, feature, threshold, missing_left=None):
     """Leaf reached by each ``X[rows[i]]`` when starting at node ``start``."""
     n = rows.shape[0]
     out = np.empty(n, dtype=np.int64)
@@ -78,7 +80,8 @@ def route_to_leaves(X, rows, start, left, right, feature, threshold):
                 at = node[j]
                 if left[at] < 0:
                     continue
-                if np.float64(X[rows[block + j], feature[at]]) <= threshold[at]:
+                v = np.float64(X[rows[block + j], feature[at]])
+                if v <= threshold[at] or (missing_left is not None and v != v and missing_left[at]):
                     at = left[at]
                 else:
                     at = right[at]
@@ -91,7 +94,7 @@ def route_to_leaves(X, rows, start, left, right, feature, threshold):
 
 
 @kernel
-def route_past(X, rows, start, stop_below, left, right, feature, threshold):
+def route_past(X, rows, start, stop_below, left, right, feature, threshold, missing_left=None):
     """Walk each ``X[rows[i]]`` from ``start`` until the first node with id below ``stop_below``.
 
     In a working graph the nodes of a micro tree are numbered after the phase-start nodes, so this
@@ -102,7 +105,8 @@ def route_past(X, rows, start, stop_below, left, right, feature, threshold):
         r = rows[i]
         node = start
         while True:
-            if np.float64(X[r, feature[node]]) <= threshold[node]:
+            v = np.float64(X[r, feature[node]])
+            if v <= threshold[node] or (missing_left is not None and v != v and missing_left[node]):
                 node = left[node]
             else:
                 node = right[node]
@@ -113,14 +117,15 @@ def route_past(X, rows, start, stop_below, left, right, feature, threshold):
 
 
 @kernel
-def count_directions(X, n_nodes, left, right, feature, threshold):
+def count_directions(X, n_nodes, left, right, feature, threshold, missing_left=None):
     """How many rows of ``X`` each node sends left and right, routing all of them from node 0."""
     went_left = np.zeros(n_nodes, dtype=np.int64)
     went_right = np.zeros(n_nodes, dtype=np.int64)
     for r in range(X.shape[0]):
         node = 0
         while left[node] >= 0:
-            if np.float64(X[r, feature[node]]) <= threshold[node]:
+            v = np.float64(X[r, feature[node]])
+            if v <= threshold[node] or (missing_left is not None and v != v and missing_left[node]):
                 went_left[node] += 1
                 node = left[node]
             else:
@@ -130,7 +135,7 @@ def count_directions(X, n_nodes, left, right, feature, threshold):
 
 
 @kernel
-def decision_paths(X, left, right, feature, threshold):
+def decision_paths(X, left, right, feature, threshold, missing_left=None):
     """CSR arrays (indptr, indices) of the nodes each row of ``X`` visits, root first."""
     n = X.shape[0]
     indptr = np.zeros(n + 1, dtype=np.int64)
@@ -138,7 +143,8 @@ def decision_paths(X, left, right, feature, threshold):
         node = 0
         length = 1
         while left[node] >= 0:
-            if np.float64(X[r, feature[node]]) <= threshold[node]:
+            v = np.float64(X[r, feature[node]])
+            if v <= threshold[node] or (missing_left is not None and v != v and missing_left[node]):
                 node = left[node]
             else:
                 node = right[node]
@@ -150,7 +156,8 @@ def decision_paths(X, left, right, feature, threshold):
         k = indptr[r]
         indices[k] = 0
         while left[node] >= 0:
-            if np.float64(X[r, feature[node]]) <= threshold[node]:
+            v = np.float64(X[r, feature[node]])
+            if v <= threshold[node] or (missing_left is not None and v != v and missing_left[node]):
                 node = left[node]
             else:
                 node = right[node]
@@ -160,7 +167,7 @@ def decision_paths(X, left, right, feature, threshold):
 
 
 @kernel
-def edge_statistics(X, y, w, n_classes, left, right, feature, threshold):
+def edge_statistics(X, y, w, n_classes, left, right, feature, threshold, missing_left=None):
     """Weighted class counts each node sends left (``[:, 0]``) and right (``[:, 1]``), and the
     number of samples and weighted class counts reaching each node, routing every row of ``X``
     (class indices ``y``, weights ``w``) from node 0."""
@@ -177,7 +184,8 @@ def edge_statistics(X, y, w, n_classes, left, right, feature, threshold):
             value[node, k] += weight
             if left[node] < 0:
                 break
-            if np.float64(X[r, feature[node]]) <= threshold[node]:
+            v = np.float64(X[r, feature[node]])
+            if v <= threshold[node] or (missing_left is not None and v != v and missing_left[node]):
                 sent[node, 0, k] += weight
                 node = left[node]
             else:
@@ -215,7 +223,8 @@ def _step(row, node, children, feature, threshold):
 @kernel
 def route_float32_cast(X, children, feature, is_leaf, threshold):
     """Leaf reached from node 0 by each row of ``X`` cast to float32, and whether every value of
-    ``X`` is finite and within float32's range (when not, the leaves are meaningless).
+    ``X`` is finite and within float32's range (when not, the leaves are meaningless: a missing
+    value is then routed by the kernels that take ``missing_left``).
 
     ``children``, ``feature`` and ``is_leaf`` are :func:`walk_tables`. Rows are cast a block at a
     time into a buffer that stays in cache, read in order: the input is read once and never copied

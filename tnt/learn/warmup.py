@@ -164,13 +164,17 @@ def _load_prediction_code() -> None:
     feature = np.array([0, -2, -2])
     threshold = np.array([0.5, -2.0, -2.0])
     children, walk_feature, is_leaf = walk_tables(left, right, feature)
+    missing_left = np.zeros(3, dtype=np.uint8)  # a fitted graph's directions for missing values
     for dtype in (np.float32, np.float64, np.uint8):  # predict routes these without converting them
         route_float32_cast(X.astype(dtype), children, walk_feature, is_leaf, threshold)
-        decision_paths(X.astype(dtype), left, right, feature, threshold)
+        decision_paths(X.astype(dtype), left, right, feature, threshold, missing_left)
+    for dtype in (np.float32, np.float64):  # the walk that takes missing values
+        route_to_leaves(X.astype(dtype), rows, 0, left, right, feature, threshold, missing_left)
     route_to_leaves(X, rows, 0, left, right, feature, threshold)
     route_past(X, rows, 0, 1, left, right, feature, threshold)
     count_directions(X, 3, left, right, feature, threshold)
-    edge_statistics(X, y, w, 2, left, right, feature, threshold)
+    decision_paths(X, left, right, feature, threshold)  # graph reduction
+    edge_statistics(X, y, w, 2, left, right, feature, threshold, missing_left)
     longest_distances(left, right)  # the growth loop's waves, the drawings' layers
     shortest, longest = distance_ranges(left, right)  # path statistics
     count_paths_by_length(left, right, shortest, longest, np.arange(3), np.zeros(3, np.int64), np.zeros(2, np.int64))

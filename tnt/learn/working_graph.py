@@ -30,6 +30,8 @@ class FlatGraph:
     feature: np.ndarray
     threshold: np.ndarray
     label: np.ndarray  # class index at leaves, -1 at internal nodes
+    # Where a missing value goes at each node (DecisionGraph's missing_go_to_left), None when unknown.
+    missing_go_to_left: np.ndarray | None = None
 
     @classmethod
     def single_leaf(cls, label: int) -> FlatGraph:

@@ -71,7 +71,8 @@ def match_data(model: LoadedGraphModel, data: Dataset) -> DataMatch:
     that ``data`` is a regression too).
 
     Columns match when their number is the model's and, if the file names its features, their
-    names are the file's, in the same order. Classes match when every class of the model is a
+    names are the file's, in the same order; data with missing values need a model that stores where
+    they go (not one from a file of version 1). Classes match when every class of the model is a
     class of the data (compared as text, so a file's ``"3"`` is the data's ``3``); the model
     returned then predicts the data's labels.
 
@@ -106,6 +107,12 @@ def match_data(model: LoadedGraphModel, data: Dataset) -> DataMatch:
             None,
             f"The model's feature columns have other names than those of the data in use, {data.name} "
             f"({len(differ)} differ; column {i + 1} is '{names[i]}' in the model, '{data.feature_names[i]}' in the data).",
+        )
+    if model.graph_.missing_go_to_left is None and any(np.isnan(X).any() for X in (data.X_train, data.X_test)):
+        return DataMatch(
+            None,
+            f"The model was saved before missing values were supported, and the data in use, {data.name}, has "
+            "missing values; retrain the model, or load the data with 'Drop rows with missing values'.",
         )
     regression = bool(model.graph_.regression)
     if regression != data.is_regression:

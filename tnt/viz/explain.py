@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tnt.graph import MIXED, DecisionGraph
-from tnt.viz.exporter import condition_text, format_value
+from tnt.viz.exporter import format_value, node_condition
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -22,6 +22,7 @@ __all__ = [
     "PathStep",
     "drawing_mode",
     "drawing_note",
+    "goes_left",
     "node_info",
     "path_table",
     "sample_path",
@@ -50,7 +51,7 @@ def rule(graph: DecisionGraph, node: int, feature_names=None, precision: int = 3
     as the drawings write it (:func:`tnt.viz.exporter.condition_text`)."""
     if graph.is_leaf[node]:
         return "leaf"
-    return condition_text(_feature(feature_names, graph.feature[node]), graph.threshold[node], "left", precision)
+    return node_condition(graph, node, _feature(feature_names, graph.feature[node]), "left", precision)
 
 
 @dataclass(frozen=True)
@@ -112,8 +113,13 @@ def node_info(graph: DecisionGraph, node: int, feature_names=None, class_names=N
 class PathStep:
     node: int
     rule: str
-    value: float | None  # the sample's value of the feature tested (None at the leaf)
+    value: float | None  # the sample's value of the feature tested (NaN when missing, None at the leaf)
     holds: bool | None  # whether the rule holds, i.e. the sample goes left (None at the leaf)
+
+    @property
+    def missing(self) -> bool:
+        """Whether the sample's value of the tested feature is missing (its way is the stored one)."""
+        return self.value is not None and bool(np.isnan(self.value))
 
 
 def sample_path(graph: DecisionGraph, x, feature_names=None) -> list[PathStep]:
@@ -127,21 +133,60 @@ def sample_path(graph: DecisionGraph, x, feature_names=None) -> list[PathStep]:
     >>> r = DecisionGraph([1, -1, -1], [2, -1, -1], [0, -2, -2], [0.5, -2, -2], [[2.0], [1.0], [3000.0]], regression=True)
     >>> sample_path(r, [0.7], ["x"])[-1].rule
     'leaf, predicts 3,000'
+
+    A missing value goes where the graph's direction sends it, and its step says so:
+
+    >>> m = DecisionGraph([1, -1, -1], [2, -1, -1], [0, -2, -2], [0.5, -2, -2], [[2, 2], [2, 0], [0, 2]],
+    ...                   missing_go_to_left=[1, 0, 0])
+    >>> step = sample_path(m, [float("nan")], ["x"])[0]
+    >>> step.rule, step.holds, step.missing
+    ('x <= 0.5 or missing', True, True)
     """
     x = np.asarray(x, dtype=np.float64).reshape(1, -1)
     nodes = graph.decision_path(x).indices.tolist()
     xv = np.ascontiguousarray(x, dtype=graph.input_dtype)[0]
     steps = []
-    for node in nodes:
+    for node, following in zip(nodes, [*nodes[1:], None]):
         if graph.is_leaf[node]:  # a regression graph's leaf says what it predicts: its mean
             text = f"leaf, predicts {format_value(graph.value[node, 0])}" if graph.regression else "leaf"
             steps.append(PathStep(node, text, None, None))
         else:
             value = xv[graph.feature[node]]
-            steps.append(
-                PathStep(node, rule(graph, node, feature_names), float(value), bool(value <= graph.threshold[node]))
+            # The way the routing took (both children may be one node: then the rule decides).
+            went_left = bool(following == graph.children_left[node]) and bool(
+                graph.children_left[node] != graph.children_right[node] or goes_left(graph, node, value)
             )
+            steps.append(PathStep(node, rule(graph, node, feature_names), float(value), went_left))
     return steps
+
+
+def goes_left(graph: DecisionGraph, node: int, value) -> bool:
+    """Whether a sample whose tested feature has ``value`` (already cast to the graph's input type;
+    NaN when missing) goes left out of split ``node``, as the graph routes it.
+
+    Examples
+    --------
+    >>> g = DecisionGraph([1, -1, -1], [2, -1, -1], [0, -2, -2], [0.5, -2, -2], [[2, 2], [2, 0], [0, 2]],
+    ...                   missing_go_to_left=[1, 0, 0])
+    >>> goes_left(g, 0, 0.7), goes_left(g, 0, float("nan"))
+    (False, True)
+    """
+    if np.isnan(value):
+        return graph.missing_go_to_left is not None and bool(graph.missing_go_to_left[node])
+    return bool(value <= graph.threshold[node])
+
+
+def value_text(value: float | None) -> str:
+    """A sample's value of a tested feature as a path table shows it: ``missing`` for NaN, blank for none.
+
+    Examples
+    --------
+    >>> value_text(0.123456), value_text(float("nan")), value_text(None)
+    ('0.1235', 'missing', '')
+    """
+    if value is None:
+        return ""
+    return "missing" if np.isnan(value) else f"{value:.4g}"
 
 
 def path_table(steps: list[PathStep]) -> pd.DataFrame:
@@ -151,6 +196,8 @@ def path_table(steps: list[PathStep]) -> pd.DataFrame:
     --------
     >>> path_table([PathStep(0, "x <= 0.5", 0.7, False), PathStep(2, "leaf", None, None)]).values.tolist()
     [[0, 'x <= 0.5', '0.7', 'no'], [2, 'leaf', '', '']]
+    >>> path_table([PathStep(0, "x > 0.5 or missing", float("nan"), False)]).values.tolist()
+    [[0, 'x > 0.5 or missing', 'missing', 'no (missing)']]
     """
     import pandas as pd
 
@@ -159,8 +206,8 @@ def path_table(steps: list[PathStep]) -> pd.DataFrame:
             {
                 "node": s.node,
                 "test": s.rule,
-                "value": "" if s.value is None else f"{s.value:.4g}",
-                "goes": "" if s.holds is None else ("yes" if s.holds else "no"),
+                "value": value_text(s.value),
+                "goes": "" if s.holds is None else ("yes" if s.holds else "no") + (" (missing)" if s.missing else ""),
             }
             for s in steps
         ],

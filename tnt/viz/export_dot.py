@@ -29,13 +29,17 @@ def to_dot(
     depth_window: tuple[int, int] | None = None,
     highlight_sample=None,
     highlight_edges=None,
+    highlight_nodes=None,
     nodes=None,
     legend: bool = False,
 ) -> str:
     """Graphviz DOT source of a decision graph.
 
     Internal nodes show their split (``petal width <= 0.8``), leaves their class. The edge taken
-    when the split's test holds is marked "yes" (solid), the other "no" (dashed). A node with
+    when the split's test holds is marked "yes" (solid), the other "no" (dashed). Where a graph
+    stores directions for missing values, the branch they take says so: the rule ends in
+    ``or missing`` when it is "yes", the edge reads "no, or missing" when it is "no", and a test of
+    missingness reads ``age is not missing``, its "no" edge taking the missing values. A node with
     more than one parent has a double border and says how many parents share it. Node fill
     follows :mod:`tnt.viz.colors`. All names are escaped, so they show literally.
 
@@ -62,6 +66,8 @@ def to_dot(
     highlight_edges : iterable of (int, int), default=None
         Edges ``(parent, child)`` drawn bold in :data:`HIGHLIGHT_COLOR` (for instance every edge
         into a shared node); their child gets a bold border.
+    highlight_nodes : iterable of int, default=None
+        Nodes drawn with a bold border in :data:`HIGHLIGHT_COLOR` (for instance those an edit changed).
     nodes : iterable of int, default=None
         Show only these nodes (within the depth window, if any); edges leaving them end in stubs,
         as at the window's edges.
@@ -96,7 +102,7 @@ def to_dot(
         shown &= chosen
     on_path = path_mask(graph, highlight_sample)
     marked = {(int(p), int(c)) for p, c in (highlight_edges or ())}
-    targets = {c for _, c in marked}
+    targets = {c for _, c in marked} | {int(n) for n in (highlight_nodes if highlight_nodes is not None else ())}
 
     dot = graphviz.Digraph("decision_graph")
     # ordering=out keeps each split's "yes" child left of its "no" child (above it for LR).
@@ -119,13 +125,16 @@ def to_dot(
         attrs += (" penwidth=3" if lit else "") + (" peripheries=2" if text.is_shared(node) else "")
         dot.body.append(f"\tn{node} [label={label} {attrs}]\n")
 
-    # The four attribute lists an edge can have: "yes" or "no", on the highlighted path or not.
+    # The attribute lists an edge can have: "yes" or "no" (the "no" that missing values take when
+    # the rule does not say so: "no, or missing"), on the highlighted path or not.
     edge_attrs = {}
-    for branch, lit in itertools.product(("left", "right"), (False, True)):
+    for branch, lit, missing in itertools.product(("left", "right"), (False, True), (False, True)):
         attrs = {"xlabel": "yes"} if branch == "left" else {"xlabel": "no", "style": "dashed"}
+        if missing:
+            attrs["xlabel"] += ", or missing"
         if lit:
             attrs.update(color=HIGHLIGHT_COLOR, penwidth="3")
-        edge_attrs[branch, lit] = _attributes(None, attrs)
+        edge_attrs[branch, lit, missing] = _attributes(None, attrs)
     stubs = set()
     left, right = graph.children_left.tolist(), graph.children_right.tolist()
     for parent in np.flatnonzero(~graph.is_leaf).tolist():
@@ -138,7 +147,8 @@ def to_dot(
                     stub = {"shape": "plaintext", "style": "", "fontcolor": "#777777", "id": f"stub{end}"}
                     _add_node(dot, f"n{end}", f"#{end}", stub)
             lit = (lit_at[parent] and lit_at[child]) or (parent, child) in marked
-            dot.body.append(f"\tn{parent} -> n{child}{edge_attrs[branch, lit]}\n")
+            missing = branch == "right" and text.missing_goes(parent) == "no"
+            dot.body.append(f"\tn{parent} -> n{child}{edge_attrs[branch, lit, missing]}\n")
     if legend:
         _add_legend(dot, graph, text, highlight_sample is not None)
     return dot.source

@@ -23,7 +23,9 @@ __all__ = [
     "escape_html",
     "format_number",
     "format_value",
+    "missing_branch",
     "names_of",
+    "node_condition",
     "path_mask",
 ]
 
@@ -65,20 +67,54 @@ def format_value(x: float, precision: int = 3) -> str:
     return f"{x:,.0f}" if abs(x) >= 1000 else format_number(x, precision)
 
 
-def condition_text(feature_name: str, threshold: float, branch: str = "left", precision: int = 3) -> str:
+def condition_text(
+    feature_name: str, threshold: float, branch: str = "left", precision: int = 3, missing: bool = False
+) -> str:
     """The test a sample passes to take ``branch`` ("left" or "right") out of a split.
 
     The one place a split's rule is written: drawings, exports, the node inspector and the path
-    table all show the same threshold for the same node.
+    table all show the same threshold for the same node. ``missing`` says that samples whose
+    feature is missing take this branch too (`` or missing``). A threshold of ``+inf`` is a test of
+    missingness: present values go left, missing ones right.
 
     Examples
     --------
     >>> from tnt.viz.exporter import condition_text
     >>> condition_text("pixel", 127.5), condition_text("pixel", 127.5, "right")
     ('pixel <= 127.5', 'pixel > 127.5')
+    >>> condition_text("age", 37.5, "right", missing=True), condition_text("age", float("inf"), "right")
+    ('age > 37.5 or missing', 'age is missing')
     """
+    if np.isposinf(threshold):
+        return f"{feature_name} is {'not ' if branch == 'left' else ''}missing"
     operator = "<=" if branch == "left" else ">"
-    return f"{feature_name} {operator} {format_number(threshold, precision)}"
+    return f"{feature_name} {operator} {format_number(threshold, precision)}{' or missing' if missing else ''}"
+
+
+def node_condition(graph, node: int, feature_name: str, branch: str = "left", precision: int = 3) -> str:
+    """:func:`condition_text` of a split of ``graph``, saying `` or missing`` on the branch its
+    stored direction sends missing values (nothing for a graph without directions).
+
+    Examples
+    --------
+    >>> from tnt import DecisionGraph
+    >>> from tnt.viz.exporter import node_condition
+    >>> g = DecisionGraph([1, -1, -1], [2, -1, -1], [0, -2, -2], [37.5, -2, -2],
+    ...                   [[2, 2], [2, 0], [0, 2]], missing_go_to_left=[0, 0, 0])
+    >>> node_condition(g, 0, "age", "left"), node_condition(g, 0, "age", "right")
+    ('age <= 37.5', 'age > 37.5 or missing')
+    """
+    return condition_text(
+        feature_name, graph.threshold[node], branch, precision, missing=missing_branch(graph, node) == branch
+    )
+
+
+def missing_branch(graph, node: int) -> str | None:
+    """The branch ("left" or "right") a missing value takes out of split ``node``; None when the
+    graph stores no direction."""
+    if graph.missing_go_to_left is None:
+        return None
+    return "left" if graph.missing_go_to_left[node] else "right"
 
 
 def escape_dot(text: str) -> str:
@@ -209,7 +245,15 @@ class GraphText:
 
     def condition(self, node: int, branch: str) -> str:
         """The test a sample passes to take ``branch`` ("left" or "right") out of ``node``."""
-        return condition_text(self.feature_name(node), self.graph.threshold[node], branch, self.precision)
+        return node_condition(self.graph, node, self.feature_name(node), branch, self.precision)
+
+    def missing_goes(self, node: int) -> str | None:
+        """Where a missing value goes out of split ``node`` when the rule does not say it: "no" (right)
+        at a threshold split that sends missing values right; None otherwise (the rule says "or
+        missing", the split tests missingness itself, or the graph stores no direction)."""
+        if missing_branch(self.graph, node) == "right" and not np.isposinf(self.graph.threshold[node]):
+            return "no"
+        return None
 
     def rule(self, node: int) -> str:
         """The split of an internal node (``petal width <= 0.8``), the predicted class of a leaf

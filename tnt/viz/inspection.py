@@ -129,8 +129,22 @@ def _title(dist: NodeDistribution, feature_names, class_names, part: str) -> str
             else f"predicts {_name(class_names, int(dist.prediction), 'class')}"
         )
         return f"Leaf #{dist.node}: {dist.n_samples:,} {part} samples, {said}"
-    rule = condition_text(_name(feature_names, dist.feature, "x"), dist.threshold)
-    return f"Node #{dist.node}: {rule}, {dist.n_samples:,} {part} samples"
+    n_missing = int(np.count_nonzero(np.isnan(dist.values)))
+    missing = f", {n_missing:,} missing (not drawn)" if n_missing else ""
+    return f"Node #{dist.node}: {_rule(dist, feature_names)}, {dist.n_samples:,} {part} samples{missing}"
+
+
+def _rule(dist: NodeDistribution, feature_names) -> str:
+    return condition_text(_name(feature_names, dist.feature, "x"), dist.threshold, missing=dist.missing_left is True)
+
+
+def _drawn(dist: NodeDistribution):
+    """What a split's chart draws: the mask of the samples whose value is present (missing values have
+    no place on the feature's axis), the threshold (None for a test of missingness, whose threshold
+    is +inf) and the histogram's bin edges."""
+    present = ~np.isnan(dist.values)
+    threshold = dist.threshold if np.isfinite(dist.threshold) else None
+    return present, threshold, _edges(dist.values[present], threshold)
 
 
 def node_figure(dist: NodeDistribution, feature_names=None, class_names=None, *, part: str = "training",
@@ -181,11 +195,12 @@ def node_figure(dist: NodeDistribution, feature_names=None, class_names=None, *,
             fig.update_xaxes(title_text=target_name)
         fig.update_yaxes(title_text="samples")
     else:
-        edges = _edges(dist.values, dist.threshold)
+        present, threshold, edges = _drawn(dist)
         for row, (_, mask) in enumerate(panels, start=1):
-            for trace in _split_traces(dist, mask, edges, class_names, legend=row == 1):
+            for trace in _split_traces(dist, mask & present, edges, class_names, legend=row == 1):
                 fig.add_trace(trace, row=row, col=1)
-            fig.add_vline(x=dist.threshold, line=dict(color=HIGHLIGHT_COLOR, width=2, dash="dash"), row=row, col=1)
+            if threshold is not None:
+                fig.add_vline(x=threshold, line=dict(color=HIGHLIGHT_COLOR, width=2, dash="dash"), row=row, col=1)
             fig.update_yaxes(title_text=target_name if dist.regression else "samples", row=row, col=1)
         fig.update_xaxes(title_text=_name(feature_names, dist.feature, "x"), row=len(panels), col=1)
     if dist.n_samples == 0:
@@ -242,9 +257,7 @@ def graph_small_multiples(graph: DecisionGraph, routes: Routes, X, y, feature_na
                 )
                 titles[row * width + offset + i] = f"#{node} leaf: {said}"
             else:
-                titles[row * width + offset + i] = (
-                    f"#{node} {condition_text(_name(feature_names, dist.feature, 'x'), dist.threshold)}"
-                )
+                titles[row * width + offset + i] = f"#{node} {_rule(dist, feature_names)}"
     fig = make_subplots(rows=len(layers), cols=width, subplot_titles=titles, horizontal_spacing=0.02,
                         vertical_spacing=0.3 / len(layers))  # fmt: skip
     shown = set()
@@ -253,9 +266,10 @@ def graph_small_multiples(graph: DecisionGraph, routes: Routes, X, y, feature_na
         if dist.is_leaf:
             traces = _leaf_traces(dist, class_names)
         else:
-            traces = _split_traces(dist, np.ones(dist.n_samples, dtype=bool), _edges(dist.values, dist.threshold),
-                                   class_names, legend=False)  # fmt: skip
-            fig.add_vline(x=dist.threshold, line=dict(color=HIGHLIGHT_COLOR, width=1.5, dash="dash"), row=row, col=col)
+            present, threshold, edges = _drawn(dist)
+            traces = _split_traces(dist, present, edges, class_names, legend=False)
+            if threshold is not None:
+                fig.add_vline(x=threshold, line=dict(color=HIGHLIGHT_COLOR, width=1.5, dash="dash"), row=row, col=col)
         for trace in traces:
             if trace.name not in shown and not dist.is_leaf and not dist.regression:
                 trace.showlegend = True

@@ -272,6 +272,8 @@ def _hover_texts(text: GraphText, flows=None) -> list[str]:
             lines.append("root")
         if len(parents) > 1:
             lines.append(f"shared by {len(parents)} parents")
+        if not leaf and text.missing_goes(node) == "no":
+            lines.append("missing values go: no")
         if sent is not None and not leaf:
             yes, no = sent[node]
             lines.append(f"training samples sent: {int(yes):,} yes, {int(no):,} no")

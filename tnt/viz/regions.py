@@ -6,11 +6,12 @@ import numpy as np
 
 from tnt.graph import DecisionGraph
 from tnt.viz.colors import class_palette, fill_color
+from tnt.viz.drawing_board import add_points
 
 __all__ = ["decision_regions", "regions_figure"]
 
 
-def decision_regions(model, X, resolution: int = 200, margin: float = 0.05):
+def decision_regions(model, X, resolution: int = 200, margin: float = 0.05, bounds=None):
     """The class a fitted two-feature model predicts at each point of a grid covering ``X``.
 
     Parameters
@@ -22,6 +23,8 @@ def decision_regions(model, X, resolution: int = 200, margin: float = 0.05):
     resolution : int, default=200
         Grid points along each axis.
     margin : float, default=0.05
+    bounds : ((x_low, x_high), (y_low, y_high)), default=None
+        The rectangle the grid covers, instead of the data's range widened by ``margin``.
 
     Returns
     -------
@@ -43,8 +46,12 @@ def decision_regions(model, X, resolution: int = 200, margin: float = 0.05):
     X = np.asarray(X, dtype=float)
     if X.ndim != 2 or X.shape[1] != 2:
         raise ValueError(f"Decision regions need exactly two features, got data of shape {X.shape}.")
-    low, high = X.min(axis=0), X.max(axis=0)
-    pad = (high - low) * margin
+    if bounds is None:
+        low, high = X.min(axis=0), X.max(axis=0)
+        pad = (high - low) * margin
+    else:
+        (x_low, x_high), (y_low, y_high) = bounds
+        low, high, pad = np.array([x_low, y_low], float), np.array([x_high, y_high], float), np.zeros(2)
     xs = np.linspace(low[0] - pad[0], high[0] + pad[0], resolution)
     ys = np.linspace(low[1] - pad[1], high[1] + pad[1], resolution)
     gx, gy = np.meshgrid(xs, ys)
@@ -65,6 +72,7 @@ def regions_figure(
     resolution: int = 200,
     max_points: int = 600,
     height: int = 420,
+    bounds=None,
 ):
     """Decision regions (light class colours) with the training points on top.
 
@@ -77,6 +85,8 @@ def regions_figure(
     feature_names : pair of str
     height : int, default=420
         Figure height in pixels (the plot keeps the data's aspect ratio within it).
+    bounds : ((x_low, x_high), (y_low, y_high)), default=None
+        The rectangle drawn (see :func:`decision_regions`).
 
     Returns
     -------
@@ -94,7 +104,7 @@ def regions_figure(
     """
     import plotly.graph_objects as go
 
-    xs, ys, z = decision_regions(model, X, resolution=resolution)
+    xs, ys, z = decision_regions(model, X, resolution=resolution, bounds=bounds)
     classes = list(np.arange(model.n_classes) if isinstance(model, DecisionGraph) else model.classes_)
     k = len(classes)
     palette = class_palette(k)
@@ -105,21 +115,7 @@ def regions_figure(
     fig = go.Figure(
         go.Heatmap(x=xs, y=ys, z=z, zmin=-0.5, zmax=k - 0.5, colorscale=scale, showscale=False, hoverinfo="skip")
     )
-    X, y = np.asarray(X, dtype=float), np.asarray(y)
-    if X.shape[0] > max_points:
-        keep = np.random.default_rng(0).choice(X.shape[0], max_points, replace=False)
-        X, y = X[keep], y[keep]
-    for i, cls in enumerate(classes):
-        mask = y == cls
-        fig.add_trace(
-            go.Scatter(
-                x=X[mask, 0],
-                y=X[mask, 1],
-                mode="markers",
-                name=f"class {cls}",
-                marker={"color": palette[i], "size": 4, "line": {"width": 0.4, "color": "#333333"}},
-            )
-        )
+    add_points(fig, X, y, classes, max_points=max_points)
     fig.update_layout(
         title=title,
         xaxis_title=feature_names[0],

@@ -13,10 +13,24 @@ from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.services.training import TrainParams, TrainResult
 from tnt.workspace.store import Run, WorkspaceStore
 
-__all__ = ["MODEL_NAMES", "save_result", "find_result", "load_result", "check_params", "history_frame"]
+__all__ = [
+    "EDITED",
+    "MODEL_NAMES",
+    "save_result",
+    "save_edited",
+    "is_edited",
+    "edited_from_params",
+    "run_model_names",
+    "find_result",
+    "load_result",
+    "check_params",
+    "history_frame",
+]
 
 #: The names under which a run's two models are stored.
 MODEL_NAMES = {"tnt": "TnT", "cart": "CART"}
+#: The name under which the run of a model edited by hand (:mod:`tnt.editing`) stores it.
+EDITED = "Edited"
 _PARAM_TYPES = {f.name: (float if f.type in (float, "float") else int) for f in dataclasses.fields(TrainParams)}
 #: Parameters added after runs were first saved, with the value the runs saved before them used.
 _ADDED_LATER = {"max_bins": MAX_EXACT_BINS}
@@ -35,6 +49,48 @@ def save_result(store: WorkspaceStore, workspace: str, result: TrainResult, *, d
         metrics={MODEL_NAMES["tnt"]: result.tnt_metrics, MODEL_NAMES["cart"]: result.cart_metrics},
         models={MODEL_NAMES["tnt"]: result.tnt, MODEL_NAMES["cart"]: result.cart},
     )
+
+
+def save_edited(
+    store: WorkspaceStore, workspace: str, model, *, name: str, dataset_name: str, dataset_key: str, source: dict,
+    params: TrainParams | None, metrics: dict,
+) -> Run:  # fmt: skip
+    """Save a model edited by hand as a run of its own (one model, stored as :data:`EDITED`).
+
+    Its parameters are those of the trained model it was edited from (when it was one of the app's)
+    and ``"edited"``, the name given to it, so looking up a trained run never finds it.
+    """
+    check_source(source)
+    saved = {**({} if params is None else dataclasses.asdict(params)), "edited": str(name)}
+    return store.save_run(
+        workspace,
+        dataset_name=dataset_name,
+        data_hash=content_hash(source),
+        dataset_key=dataset_key,
+        source=source,
+        params=saved,
+        metrics={EDITED: metrics},
+        models={EDITED: model},
+    )
+
+
+def is_edited(run: Run) -> bool:
+    """Whether the run holds a model edited by hand (saved with :func:`save_edited`)."""
+    return "edited" in run.params
+
+
+def edited_from_params(run: Run) -> TrainParams | None:
+    """The training parameters of the model an edited run was edited from, or None when it was not
+    trained in the app (an opened model file)."""
+    try:
+        return check_params({k: v for k, v in run.params.items() if k != "edited"})
+    except ValueError:
+        return None
+
+
+def run_model_names(run: Run) -> list[str]:
+    """The names of the models a run stores."""
+    return [EDITED] if is_edited(run) else list(MODEL_NAMES.values())
 
 
 def check_params(params) -> TrainParams:
@@ -101,21 +157,23 @@ def find_result(store: WorkspaceStore, workspace: str, dataset_key: str, params:
 
 
 def history_frame(runs) -> pd.DataFrame:
-    """One row per run, in the order given: when, data set, parameters, size, accuracies (R² and RMSE
-    for a regression run, empty otherwise), fit time, the split and the data's hash.
+    """One row per run, in the order given: when, data set, the name of a model edited by hand (empty
+    for a trained run), parameters, size, accuracies (R² and RMSE for a regression run, empty
+    otherwise; an edited run's under TnT's), fit time, the split and the data's hash.
 
     Keys are snake_case; the app names the columns for display.
     """
     tnt, cart = MODEL_NAMES["tnt"], MODEL_NAMES["cart"]
     rows = []
     for run in runs:
-        m, c = run.metrics.get(tnt, {}), run.metrics.get(cart, {})
+        m, c = run.metrics.get(tnt) or run.metrics.get(EDITED, {}), run.metrics.get(cart, {})
         params = {**_ADDED_LATER, **run.params}
         rows.append(
             {
                 "run": run.id,
                 "saved": datetime.fromtimestamp(run.created, UTC).strftime("%Y-%m-%d %H:%M UTC"),
                 "dataset": run.dataset_name,
+                "edited": run.params.get("edited"),
                 **{name: params.get(name) for name in _PARAM_TYPES},
                 "splits": m.get("splits"),
                 "tnt_test_accuracy": m.get("test_accuracy"),
@@ -130,6 +188,6 @@ def history_frame(runs) -> pd.DataFrame:
                 "data_hash": run.data_hash[:12],
             }
         )
-    columns = ["run", "saved", "dataset", *_PARAM_TYPES, "splits", "tnt_test_accuracy", "cart_test_accuracy",
+    columns = ["run", "saved", "dataset", "edited", *_PARAM_TYPES, "splits", "tnt_test_accuracy", "cart_test_accuracy",
                "tnt_train_accuracy", "tnt_test_r2", "cart_test_r2", "tnt_test_rmse", "fit_time", "test_size", "split_seed", "data_hash"]  # fmt: skip
     return pd.DataFrame(rows, columns=columns)

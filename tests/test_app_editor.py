@@ -1,0 +1,169 @@
+"""The Graph page's editor in AppTest: collapse, redirect (legal targets only), forbid a feature, undo,
+redo, save as into History, reopen from History, and the history brought back by a reload."""
+
+import numpy as np
+import pytest
+from app_helpers import button, go, new_session
+
+from tnt.editing import collapse, legal_targets
+from tnt.viz.colors import HIGHLIGHT_COLOR
+
+
+def labelled(elements, label):
+    (match,) = [e for e in elements if e.label == label]
+    return match
+
+
+def measure(at, label) -> str:
+    return labelled(at.metric, label).value
+
+
+def edited_dot(at) -> str:
+    return at.get("graphviz_chart")[-1].proto.spec  # the editor's drawing comes after the page's
+
+
+def editor(at):
+    """The editor the page used last (the one on screen)."""
+    return at.session_state["edit/editors"].latest()
+
+
+@pytest.fixture
+def iris_graph(open_app):
+    at = open_app(120)
+    at.selectbox[0].set_value("iris")
+    button(at, "Load data set").click().run()
+    return open_editor(go(at, "graph"))
+
+
+def open_editor(at):
+    at.toggle(key="edit/open").set_value(True).run()
+    assert not at.exception
+    return at
+
+
+def test_collapse_undo_redo_and_the_changed_node_drawn(iris_graph):
+    at = iris_graph
+    start = int(measure(at, "Splits"))
+    labelled(at.selectbox, "Split to make a leaf").set_value(2).run()
+    button(at, "Collapse").click().run()
+    assert not at.exception and not at.error
+    after = int(measure(at, "Splits"))
+    assert after < start
+    assert "1. collapse node 2 into a leaf" in " ".join(m.value for m in at.markdown)
+    (line,) = [line for line in edited_dot(at).splitlines() if line.startswith("\tn2 [")]
+    assert f'color="{HIGHLIGHT_COLOR}"' in line and "penwidth=3" in line
+    model = editor(at).model
+    data = at.session_state["data/dataset"]
+    assert measure(at, "Test accuracy") == f"{model.score(data.X_test, data.y_test):.3f}"
+    button(at, "Undo").click().run()
+    assert int(measure(at, "Splits")) == start and "*(undone)*" in " ".join(m.value for m in at.markdown)
+    button(at, "Redo").click().run()
+    assert int(measure(at, "Splits")) == after
+    assert button(at, "Redo").disabled
+
+
+def test_redirect_offers_only_legal_targets_and_forbid_trains_without_the_feature(iris_graph):
+    at = iris_graph
+    graph = editor(at).model.graph_
+    split = labelled(at.selectbox, "Split")
+    split.set_value(2).run()
+    at.radio(key=[r.key for r in at.radio if r.label == "Edge"][0]).set_value("no").run()
+    target = labelled(at.selectbox, "New end (only nodes that keep the graph acyclic)")
+    offered = [int(o.split(":")[0][1:]) for o in target.options]
+    assert offered == legal_targets(graph, 2, "no").tolist() and 0 not in offered
+    target.set_value(offered[-1]).run()
+    button(at, "Redirect").click().run()
+    assert not at.exception and not at.error
+    assert f"send the no edge of node 2 to node {offered[-1]}" in " ".join(m.value for m in at.markdown)
+
+    labelled(at.selectbox, "Feature the model must not split on").set_value(3).run()
+    button(at, "Forbid and train again").click().run()
+    model = editor(at).model
+    assert 3 not in model.graph_.feature[~model.graph_.is_leaf] and model.n_features_in_ == 4
+    assert "forbid petal width (cm) (trained again without it)" in " ".join(m.value for m in at.markdown)
+
+
+def test_save_as_puts_the_edited_model_in_history_and_it_reopens_on_every_page(iris_graph):
+    at = iris_graph
+    labelled(at.selectbox, "Split to make a leaf").set_value(2).run()
+    button(at, "Collapse").click().run()
+    splits = editor(at).model.n_splits_
+    at.text_input(key="edit/name").set_value("no second split").run()
+    button(at, "Save as").click().run()
+    (saved,) = [s.value for s in at.success if "Saved as run" in s.value]
+    assert "“no second split”, in History" in saved
+    go(at, "history")
+    chosen = at.selectbox(key="history/run")
+    (label,) = [o for o in chosen.options if "edited by hand: no second split" in o]
+    table = at.dataframe[0].value
+    row = table[table["edited by hand"] == "no second split"].iloc[0]
+    assert row["splits"] == splits
+    chosen.select(label).run()
+    assert [b.label for b in at.get("download_button")] == ["Edited model (JSON)"]
+    button(at, "Open on Graph").click().run()
+    assert not at.exception
+    assert at.radio(key="graph/model").value.endswith("no second split")
+    caption = at.main.caption[0].value
+    assert caption.startswith("HandEditedClassifier from run") and f"{splits} splits" in caption
+    go(at, "compare")
+    assert not at.exception and not at.error
+    assert any(str(label).endswith("no second split") for frame in at.dataframe for label in frame.value.index)
+    assert any(f"no second split**: {splits} splits" in m.value for m in at.markdown)
+    go(at, "paths")
+    assert not at.exception and not at.error
+
+
+def test_a_reload_brings_the_edits_back(iris_graph):
+    at = iris_graph
+    labelled(at.selectbox, "Split to make a leaf").set_value(2).run()
+    button(at, "Collapse").click().run()
+    button(at, "Undo").click().run()
+    ws = at.query_params["ws"][0] if isinstance(at.query_params["ws"], list) else at.query_params["ws"]
+    again = go(new_session(120, ws=ws), "graph")
+    restored = editor(again)
+    assert [e.as_dict() for e in restored.history.states[-1].edits] == [{"kind": "collapse", "node": 2}]
+    assert restored.history.position == 0 and not button(again, "Redo").disabled
+    button(again, "Redo").click().run()
+    assert "1. collapse node 2 into a leaf" in " ".join(m.value for m in again.markdown)
+
+
+def test_without_data_the_editor_says_which_statistics_are_unknown(open_app, tmp_path):
+    from sklearn.datasets import load_iris
+
+    from tnt import TnTClassifier
+    from tnt.model_io import model_to_json
+
+    X, y = load_iris(return_X_y=True)
+    model = TnTClassifier(C=1e-2, random_state=0).fit(X, y)  # shared node 7 under splits 3 and 5
+    at = go(open_app(120), "graph")  # the digits are loaded: 64 columns, not the model's 4
+    at.file_uploader(key="graph/model_file").set_value(
+        ("iris.json", model_to_json(model).encode(), "application/json")
+    ).run()
+    assert at.radio(key="graph/model").value == "Opened: iris.json"
+    open_editor(at)
+    labelled(at.selectbox, "Split to make a leaf").set_value(5).run()
+    button(at, "Collapse").click().run()
+    (warning,) = [w.value for w in at.warning if w.value.startswith("Statistics unknown")]
+    shared = int(collapse(model.graph_, 5).new_id[7])  # node 7, renumbered once node 6 is gone
+    assert f"nodes #{shared}." in warning
+    assert button(at, "Forbid and train again").disabled
+    assert np.array_equal(editor(at).unknown_nodes, [shared])
+
+
+def test_a_regression_graph_is_edited_and_measured_by_r2(open_app):
+    at = open_app(180)
+    at.selectbox[0].set_value("california_housing")
+    button(at, "Load data set").click().run()
+    at = open_editor(go(at, "graph"))
+    assert [m.label for m in at.metric] == ["Splits", "Nodes with several parents", "Train R²", "Test R²"]
+    before = float(measure(at, "Train R²"))
+    node = int(np.flatnonzero(~editor(at).model.graph_.is_leaf)[1])
+    labelled(at.selectbox, "Split to make a leaf").set_value(node).run()
+    button(at, "Collapse").click().run()
+    assert not at.exception and not at.error
+    model = editor(at).model
+    data = at.session_state["data/dataset"]
+    assert model.graph_.regression and float(measure(at, "Train R²")) < before
+    leaves = model.apply(data.X_train)
+    leaf = leaves[0]
+    assert model.predict(data.X_train[:1])[0] == pytest.approx(data.y_train[leaves == leaf].mean())

@@ -1,0 +1,247 @@
+"""The Graph page's editor (:mod:`tnt.editing`): collapse a split, redirect an edge, forbid a feature;
+undo and redo; the edited graph drawn with the changed nodes highlighted; "save as" into the
+workspace's History. The history is saved in the workspace, so a reload brings it back."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from tnt.editing import GraphEditor, legal_targets, trainable_estimator
+from tnt.model_io import model_to_json
+from tnt.services.editing import edit_measures, editor_state, restored_editor
+from tnt.viz.explain import drawing_mode
+from tnt.viz.export_dot import to_dot
+from tnt.viz.exporter import GraphText
+from ui import drawing, state
+from ui.display import LABELS, format_measure
+from ui.lru import LRUStore
+
+_EDITORS = "edit/editors"  # LRUStore: editor key (a tuple) -> GraphEditor
+_MESSAGE = "edit/message"  # (kind, text) of the last action: "error" or "success"
+
+
+def _key(data, data_fits: bool, label: str, graph) -> dict:
+    return {"dataset": data.key if data_fits else None, "model": label, "graph": drawing.fingerprint(graph)}
+
+
+def _editor(key: dict, label: str, model, data, data_fits: bool) -> GraphEditor:
+    """This session's editor of ``model``; on the session's first look, the one the workspace saved."""
+    store = st.session_state.setdefault(_EDITORS, LRUStore(4))
+    found = store.get(tuple(key.values()))
+    if found is None:
+        X, y = (data.X_train, data.y_train) if data_fits else (None, None)
+        name = f"{label} on {data.name}" if data_fits else label
+        found = restored_editor(state.saved_editor(), key, model, X, y, name=name) or GraphEditor(
+            model, X, y, name=name
+        )
+        store.put(tuple(key.values()), found)
+    return found
+
+
+def _act(editor: GraphEditor, key: dict, action, *args) -> None:
+    """Run an edit, undo or redo (``action(*args)``); keep a refusal's sentence for the page, and save the history."""
+    try:
+        action(*args)
+        st.session_state.pop(_MESSAGE, None)
+    except ValueError as error:
+        st.session_state[_MESSAGE] = ("error", str(error))
+    state.save_editor(editor_state(editor, key))
+
+
+def _save(editor: GraphEditor, data, data_fits: bool, base_params) -> None:
+    model = editor.edited_model()
+    name = st.session_state.get("edit/name") or editor.name
+    run = state.save_edited(model, name, edit_measures(model, data if data_fits else None), base_params)
+    st.session_state[_MESSAGE] = (
+        ("success", f"Saved as run #{run.id}, “{name}”, in History: open it there on any page.")
+        if run is not None
+        else ("error", "Work is not being saved in this session (see the sidebar); download the model instead.")
+    )
+
+
+def editor_section(label: str, model, names, classes, data, data_fits: bool, base_params) -> None:
+    """The editor of ``model`` (named ``label`` in the page's model picker), with the training data of
+    ``data`` when it fits the model; ``base_params``, the training settings when the app trained it."""
+    key = _key(data, data_fits, label, model.graph_)
+    editor = _editor(key, label, model, data, data_fits)
+    step = editor.step
+    graph = step.model.graph_
+    st.subheader("Edit by hand")
+    # A toggle, not an expander: an expander is drawn afresh, closed, whenever the page above it changes.
+    if not st.toggle(
+        "Edit this model: collapse a split, redirect an edge, forbid a feature",
+        value=len(editor.history.states) > 1,  # open when there are edits to undo or redo
+        key="edit/open",
+    ):
+        return
+    with st.container(border=True):
+        st.caption(
+            f"Edits apply to {label}; the model above stays as it is. After each edit the node statistics and "
+            "leaf predictions come from the training samples that now reach them"
+            + ("." if data_fits else " once data with the model's columns is loaded on the Data page.")
+        )
+        _measures(editor, data if data_fits else None)
+        if not data_fits and editor.unknown_nodes.size:
+            st.warning(
+                f"Statistics unknown (their training samples changed, and no data is loaded): nodes "
+                f"{', '.join(f'#{n}' for n in editor.unknown_nodes[:30])}"
+                + (" ..." if editor.unknown_nodes.size > 30 else "")
+                + ". They keep their earlier values and predictions."
+            )
+        message = st.session_state.get(_MESSAGE)
+        if message is not None:
+            (st.error if message[0] == "error" else st.success)(message[1])
+
+        controls, picture = st.columns([2, 3], gap="medium")
+        with controls:
+            _edit_controls(editor, key, graph, names, classes, data_fits)
+            _history(editor, key, names)
+        with picture:
+            _drawing(step, names, classes)
+        _save_row(editor, label, data, data_fits, base_params)
+
+
+def _measures(editor: GraphEditor, data) -> None:
+    before, after = edit_measures(editor.base, data), edit_measures(editor.model, data)
+    keys = ["splits", "shared_nodes"] + [k for k in after if k.endswith(("accuracy", "_r2"))]
+    for column, k in zip(st.columns(len(keys)), keys):
+        delta = after[k] - before[k]
+        column.metric(
+            LABELS[k][0].upper() + LABELS[k][1:],  # "Train R²", not capitalize()'s "Train r²"
+            format_measure(k, after[k]) if isinstance(after[k], float) else after[k],
+            delta=None if delta == 0 else (f"{delta:+.3f}" if isinstance(delta, float) else f"{delta:+d}"),
+            delta_color="off" if k in ("splits", "shared_nodes") else "normal",
+        )
+
+
+def _edit_controls(editor: GraphEditor, key: dict, graph, names, classes, data_fits: bool) -> None:
+    text = GraphText(graph, names, classes)
+    tag = drawing.fingerprint(graph)  # widgets start afresh on each new graph: their options change
+    splits = np.flatnonzero(~graph.is_leaf).tolist()
+
+    def described(node: int) -> str:
+        return f"#{node}: {text.rule(node)}" + (" (leaf)" if graph.is_leaf[node] else "")
+
+    collapse_tab, redirect_tab, forbid_tab = st.tabs(["Collapse a split", "Redirect an edge", "Forbid a feature"])
+    with collapse_tab:
+        if not splits:
+            st.caption("The graph is a single leaf: nothing to collapse.")
+        else:
+            node = st.selectbox("Split to make a leaf", splits, format_func=described, key=f"edit/collapse/{tag}")
+            st.button("Collapse", key="edit/do_collapse", on_click=_act, args=(editor, key, editor.collapse, node))
+    with redirect_tab:
+        if not splits:
+            st.caption("The graph is a single leaf: it has no edges.")
+        else:
+            node = st.selectbox("Split", splits, format_func=described, key=f"edit/redirect_node/{tag}")
+            branch = st.radio("Edge", ["yes", "no"], horizontal=True, key=f"edit/branch/{tag}")
+            targets = legal_targets(graph, node, branch).tolist()
+            if not targets:
+                st.caption("No node can take this edge: every other node is an ancestor or already a child.")
+            else:
+                target = st.selectbox(
+                    "New end (only nodes that keep the graph acyclic)",
+                    targets,
+                    format_func=described,
+                    key=f"edit/target/{tag}/{node}/{branch}",
+                )
+                st.button(
+                    "Redirect",
+                    key="edit/do_redirect",
+                    on_click=_act,
+                    args=(editor, key, editor.redirect, node, branch, target),
+                )
+    with forbid_tab:
+        _forbid_controls(editor, key, names, data_fits)
+
+
+def _forbid_controls(editor: GraphEditor, key: dict, names, data_fits: bool) -> None:
+    forbidden = {e.feature for e in editor.step.edits if e.kind == "forbid"}
+    features = [f for f in range(int(editor.base.n_features_in_)) if f not in forbidden]
+    try:
+        trainable_estimator(editor.base)
+        problem = None if data_fits else "Forbidding a feature trains the model again: load its training data first."
+    except ValueError as error:
+        problem = str(error)
+    feature = st.selectbox(
+        "Feature the model must not split on",
+        features,
+        format_func=lambda f: str(names[f]) if names is not None else f"feature {f}",
+        key="edit/feature",
+    )
+    st.button(
+        "Forbid and train again",
+        key="edit/do_forbid",
+        disabled=problem is not None or feature is None,
+        on_click=_act,
+        args=(editor, key, editor.forbid, feature),
+        help="Trains the model again with the same settings, never splitting on this feature (its "
+        "`excluded_features`); hand edits made before are not in the new graph (undo brings them back).",
+    )
+    if problem is not None:
+        st.caption(problem)
+
+
+def _history(editor: GraphEditor, key: dict, names) -> None:
+    left, right = st.columns(2)
+    left.button("Undo", key="edit/undo", disabled=not editor.history.can_undo, on_click=_act,
+                args=(editor, key, editor.undo), width="stretch")  # fmt: skip
+    right.button("Redo", key="edit/redo", disabled=not editor.history.can_redo, on_click=_act,
+                 args=(editor, key, editor.redo), width="stretch")  # fmt: skip
+    every = editor.history.states[-1].edits
+    if every:
+        done = len(editor.step.edits)
+        lines = [
+            f"{i + 1}. {edit.describe(names)}" + ("" if i < done else " *(undone)*") for i, edit in enumerate(every)
+        ]
+        st.markdown("**Edits**  \n" + "  \n".join(lines))
+
+
+def _drawing(step, names, classes) -> None:
+    graph = step.model.graph_
+    changed = step.changed.tolist()
+    if step.edits and step.edits[-1].kind == "forbid":
+        st.caption(
+            "Trained again with the same settings, never splitting on the forbidden features; hand edits made "
+            "before are not in this graph (undo brings them back)."
+        )
+    elif changed:
+        st.caption(f"Changed by the last edit (bold red border): {', '.join(f'#{n}' for n in changed[:30])}.")
+    mode = drawing_mode(graph)
+    if mode == "interactive":
+        st.info(f"{graph.node_count:,} nodes: too many to draw here; the node ids above name the changes.")
+        return
+    dot = to_dot(graph, feature_names=names, class_names=classes, show_ids=True, highlight_nodes=changed)
+    if mode == "browser":
+        st.graphviz_chart(dot, width="content")
+    else:
+        try:
+            drawing.svg_panel(drawing.image(dot, "svg"))
+        except Exception as err:  # never a stack trace on screen
+            st.error(f"The edited graph could not be drawn on the server ({err}).")
+
+
+def _save_row(editor: GraphEditor, label: str, data, data_fits: bool, base_params) -> None:
+    name_col, save_col, download_col = st.columns([3, 1, 1], vertical_alignment="bottom")
+    name_col.text_input("Name of the edited model", value=f"{label} edited", key="edit/name", max_chars=80)
+    save_col.button(
+        "Save as",
+        key="edit/save",
+        disabled=not editor.step.edits,
+        on_click=_save,
+        args=(editor, data, data_fits, base_params),
+        width="stretch",
+        help="Saves the edited model as a run of this workspace's History, as a model file that records what "
+        "it was edited from; it opens on every page.",
+    )
+    if editor.step.edits:
+        download_col.download_button(
+            "Model (JSON)",
+            data=model_to_json(editor.edited_model()),
+            file_name="edited_model.json",
+            mime="application/json",
+            key="edit/download",
+            on_click="ignore",
+            width="stretch",
+        )
