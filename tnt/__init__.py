@@ -6,6 +6,14 @@ app imports anything else, does not import scikit-learn and every estimator firs
 """
 
 import importlib
+import os
+
+# Threads of a fit wait for work at every node that several of them scan. OpenMP (numba's threading
+# layer here) makes waiting threads spin by default; on a machine whose cores are busy with other
+# processes the spinning takes the time the working thread needs, and a fit on all cores can run
+# several times slower than on one. Waiting threads sleep instead, unless the user chose
+# otherwise. OpenMP reads this when it starts, at the first parallel kernel.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 # Each public name and the module that defines it.
 _HOMES = {
