@@ -387,6 +387,17 @@ def _grow_pass(
         workers.in_parts(wave.move, wave.order.size, work)
 
 
+def refit_stump_unless_worse(graph, node: int, problem, rows, targets, w, workspace):
+    """Fit a stump on the reduced problem ``(rows, targets, w)`` of an internal ``node`` and keep it
+    unless it misroutes more weight than the node's split; returns the node's slot as it was."""
+    old_error = _weighted_error(~graph.goes_left(node, problem.X, rows), targets, w)
+    saved = _save_slot(graph, node)
+    graph.install_split_tree(node, fit_stump(problem.binned, problem.feature_order, rows, targets, w, workspace))
+    if _weighted_error(~graph.goes_left(node, problem.X, rows), targets, w) > old_error:
+        _restore_slot(graph, node, saved)
+    return saved
+
+
 def _weighted_error(go_right: np.ndarray, targets: np.ndarray, w: np.ndarray) -> float:
     return float(w[go_right.astype(np.intp) != targets].sum())
 
@@ -458,13 +469,7 @@ def _fine_tune_round(graph: WorkingGraph, problem: _Problem, workspace, memory: 
         last = memory.refit.get(node)
         if sens_rows.size and not (last is not None and _same(last[0], sens_rows) and _same(last[1], targets)):
             memory.refit[node] = (sens_rows, targets)
-            w = problem.w[sens_rows]
-            old_error = _weighted_error(~graph.goes_left(node, problem.X, sens_rows), targets, w)
-            saved = _save_slot(graph, node)
-            stump = fit_stump(problem.binned, problem.feature_order, sens_rows, targets, w, workspace)
-            graph.install_split_tree(node, stump)
-            if _weighted_error(~graph.goes_left(node, problem.X, sens_rows), targets, w) > old_error:
-                _restore_slot(graph, node, saved)
+            saved = refit_stump_unless_worse(graph, node, problem, sens_rows, targets, problem.w[sens_rows], workspace)
             changed[node] = _save_slot(graph, node) != saved
         route = memory.routes.get(node)
         if route is not None and not changed[node] and _same(route[0], rows):

@@ -33,18 +33,15 @@ from tnt.learn.growth import (
     _gather,
     _MicroTreeCache,
     _Problem,
-    _restore_slot,
-    _save_slot,
     _waves,
-    _weighted_error,
     _Workers,
+    refit_stump_unless_worse,
 )
 from tnt.learn.micro_tree import (
     MicroTree,
     RegressionTree,
     fit_micro_tree,
     fit_regression_tree,
-    fit_stump,
     make_workspace,
 )
 from tnt.learn.refit_guard import improves_on_split
@@ -194,12 +191,7 @@ def _fine_tune_round(graph: WorkingGraph, problem: RegressionProblem, values: _L
             continue
         red_rows, targets, w = _reduced_problem(graph, node, problem, rows, values)
         if red_rows.size:
-            old_error = _weighted_error(~graph.goes_left(node, problem.X, red_rows), targets, w)
-            saved = _save_slot(graph, node)
-            stump = fit_stump(problem.binned, problem.feature_order, red_rows, targets, w, workspace)
-            graph.install_split_tree(node, stump)
-            if _weighted_error(~graph.goes_left(node, problem.X, red_rows), targets, w) > old_error:
-                _restore_slot(graph, node, saved)
+            refit_stump_unless_worse(graph, node, problem, red_rows, targets, w, workspace)
         to_left, to_right = graph.route_through(node, problem.X, rows)
         incoming[start.children_left[node]].append(to_left)
         incoming[start.children_right[node]].append(to_right)
