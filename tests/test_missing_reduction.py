@@ -36,8 +36,9 @@ def assert_directions_by_training_counts(graph, X):
     assert (graph.missing_go_to_left[splits] == (went_left > went_right)).all()
 
 
-def two_copies(directions):
-    """Two tests of x1 under a root on x0, the reduction docstring's example, with the given directions."""
+def two_copies(directions, learned=True):
+    """Two tests of x1 under a root on x0, the reduction docstring's example, with the given directions
+    (learned from missing values, or only the rule for complete data)."""
     X = np.array([[0.1, 0.2], [0.2, 0.8], [0.8, 0.3], [0.9, 0.7]])
     y = np.array([0, 1, 0, 1])
     g = DecisionGraph(
@@ -47,6 +48,7 @@ def two_copies(directions):
         [0.5, 0.5, 0.52, -2, -2, -2, -2],
         np.zeros((7, 2)),
         missing_go_to_left=list(directions) + [0, 0, 0, 0],
+        missing_in_training=learned,
     ).with_training_stats(X, y)
     return g, X, y
 
@@ -74,6 +76,13 @@ def test_two_splits_differing_only_in_their_direction_for_missing_values_are_not
     x_missing = np.array([[0.1, np.nan], [0.9, np.nan]])
     assert (r.predict_proba(x_missing).argmax(1) == g.predict_proba(x_missing).argmax(1)).all()
     assert r.predict_proba(x_missing).argmax(1).tolist() == [0, 1]  # left at node 1, right at node 2
+
+
+def test_directions_not_learned_do_not_keep_splits_apart_and_follow_the_rule_for_complete_data():
+    g, X, y = two_copies([0, 1, 0], learned=False)
+    r = reduce_graph(g, X, y)
+    assert r.n_splits == 1 and not r.missing_in_training
+    assert_directions_by_training_counts(r, X)
 
 
 def test_a_graph_without_directions_reduces_to_one_without_directions():

@@ -10,15 +10,17 @@ The procedure:
 1. remove dead nodes (never reached, or splits sending every training sample the same way) and
    keep one leaf per predicted class (leaves of one class merged);
 2. in bottom-up passes until a pass merges nothing: for a split ``b`` and a candidate ``a`` (a leaf, or a split on the
-   same feature sending missing values the same way that is not an ancestor of ``b``), send ``b``'s parents to ``a`` instead, refit the thresholds below ``a`` on
+   same feature, sending missing values the same way when the graph learned its directions from them, that is not an ancestor of ``b``), send ``b``'s parents to ``a`` instead, refit the thresholds below ``a`` on
    the samples that now reach them (a threshold moves only if it must, and only within the gap
    that keeps every sample on a path to its class), and keep the change when every training
    prediction is unchanged and the graph has fewer splits. Candidates are tried best first (fewest
    of ``b``'s samples sent to another class before refitting), at most :data:`MAX_CANDIDATES` per
    split, so the result is a good reduction, not a proven minimum.
 
-Every kept split keeps its direction for missing values (``missing_go_to_left``), so a reduced
-graph sends a missing value where the graph it came from sends it at that split.
+A graph that learned from missing values keeps each split's direction (``missing_go_to_left``),
+and splits sending them different ways are never merged. In a graph trained on complete data the
+directions are only the rule for that case (the side most training samples take), so they do not
+keep splits apart, and the reduced graph's splits follow the same rule again.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import numpy as np
 from tnt._base import graph_from_flat
 from tnt.graph import DecisionGraph
 from tnt.learn.routing import count_directions, decision_paths, route_to_leaves
-from tnt.learn.working_graph import FlatGraph, WorkingGraph, compact, topological_order
+from tnt.learn.working_graph import UNDECIDED, FlatGraph, WorkingGraph, compact, topological_order
 
 __all__ = ["reduce_graph", "reduce_model"]
 
@@ -125,7 +127,7 @@ def reduce_model(model, X, y):
     >>> cart = CARTClassifier(max_leaf_nodes=7, random_state=0).fit(X, y)
     >>> small = reduce_model(cart, X, y)
     >>> cart.n_splits_, small.n_splits_
-    (6, 5)
+    (6, 4)
     >>> bool((small.predict(X) == cart.predict(X)).all())
     True
     """
@@ -145,9 +147,11 @@ def reduce_model(model, X, y):
 
 # ---------------------------------------------------------------------------------------------- steps
 def _arrays(g: DecisionGraph):
-    """[left, right, feature, threshold, missing_left], copies; ``missing_left`` all 0 when ``g``
-    has no directions (:func:`_finish` gives the result none then)."""
-    missing_left = np.zeros(g.node_count, dtype=np.uint8) if g.missing_go_to_left is None else g.missing_go_to_left
+    """[left, right, feature, threshold, missing_left], copies. ``missing_left`` is all 0, so that
+    it does not keep splits apart, unless ``g`` learned its directions from missing values (a
+    direction only guessed by the rule for complete data is decided again by :func:`_finish`)."""
+    learned = g.missing_go_to_left is not None and g.missing_in_training
+    missing_left = g.missing_go_to_left if learned else np.zeros(g.node_count, dtype=np.uint8)
     return [g.children_left.copy(), g.children_right.copy(), g.feature.copy(), g.threshold.copy(), missing_left.copy()]
 
 
@@ -172,7 +176,12 @@ def _finish(arrays, label, X, y_idx, w, before: DecisionGraph) -> DecisionGraph:
     """Remove dead nodes, renumber topologically and attach the training statistics (the number
     type, classes, ``missing_in_training`` and whether it has directions those of the graph ``before``)."""
     left, right, feature, threshold, missing_left = arrays
-    directions = None if before.missing_go_to_left is None else missing_left
+    if before.missing_go_to_left is None:
+        directions = None
+    elif before.missing_in_training:
+        directions = missing_left
+    else:  # no split saw a missing value: each sends them where most of its training samples go
+        directions = np.full(left.shape[0], UNDECIDED, dtype=np.int8)
     working = WorkingGraph(FlatGraph(left, right, feature, threshold, np.where(left < 0, label, -1), directions))
     return graph_from_flat(
         compact(working, X), X, y_idx, w, before.n_classes, before.input_dtype, before.missing_in_training
