@@ -9,13 +9,18 @@ The procedure:
 
 1. remove dead nodes (never reached, or splits sending every training sample the same way) and
    keep one leaf per predicted class (leaves of one class merged);
-2. in bottom-up passes until a pass merges nothing: for a split ``b`` and a candidate ``a`` (a leaf, or a split on the same feature that is not an
-   ancestor of ``b``), send ``b``'s parents to ``a`` instead, refit the thresholds below ``a`` on
+2. in bottom-up passes until a pass merges nothing: for a split ``b`` and a candidate ``a`` (a leaf, or a split on the
+   same feature, sending missing values the same way when the graph learned its directions from them, that is not an ancestor of ``b``), send ``b``'s parents to ``a`` instead, refit the thresholds below ``a`` on
    the samples that now reach them (a threshold moves only if it must, and only within the gap
    that keeps every sample on a path to its class), and keep the change when every training
    prediction is unchanged and the graph has fewer splits. Candidates are tried best first (fewest
    of ``b``'s samples sent to another class before refitting), at most :data:`MAX_CANDIDATES` per
    split, so the result is a good reduction, not a proven minimum.
+
+A graph that learned from missing values keeps each split's direction (``missing_go_to_left``),
+and splits sending them different ways are never merged. In a graph trained on complete data the
+directions are only the rule for that case (the side most training samples take), so they do not
+keep splits apart, and the reduced graph's splits follow the same rule again.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ import numpy as np
 from tnt._base import graph_from_flat
 from tnt.graph import DecisionGraph
 from tnt.learn.routing import count_directions, decision_paths, route_to_leaves
-from tnt.learn.working_graph import FlatGraph, WorkingGraph, compact, topological_order
+from tnt.learn.working_graph import UNDECIDED, FlatGraph, WorkingGraph, compact, topological_order
 
 __all__ = ["reduce_graph", "reduce_model"]
 
@@ -54,7 +59,8 @@ def reduce_graph(graph: DecisionGraph, X, y_idx, sample_weight=None) -> Decision
     -------
     reduced : DecisionGraph
         A graph with at most as many splits, numbered topologically, with the training statistics
-        of ``(X, y_idx)``; every training sample gets the class ``graph`` predicts for it.
+        of ``(X, y_idx)``; every training sample gets the class ``graph`` predicts for it. Each
+        split keeps its ``missing_go_to_left`` (None when ``graph``'s is None).
 
     Examples
     --------
@@ -141,12 +147,18 @@ def reduce_model(model, X, y):
 
 # ---------------------------------------------------------------------------------------------- steps
 def _arrays(g: DecisionGraph):
-    return [g.children_left.copy(), g.children_right.copy(), g.feature.copy(), g.threshold.copy()]
+    """[left, right, feature, threshold, missing_left], copies. ``missing_left`` is all 0, so that
+    it does not keep splits apart, unless ``g`` learned its directions from missing values (a
+    direction only guessed by the rule for complete data is decided again by :func:`_finish`)."""
+    learned = g.missing_go_to_left is not None and g.missing_in_training
+    missing_left = g.missing_go_to_left if learned else np.zeros(g.node_count, dtype=np.uint8)
+    return [g.children_left.copy(), g.children_right.copy(), g.feature.copy(), g.threshold.copy(), missing_left.copy()]
 
 
 def _merge_leaves(g: DecisionGraph):
     """Point every edge into a leaf at the first leaf of the same predicted class."""
-    left, right, feature, threshold = _arrays(g)
+    arrays = _arrays(g)
+    left, right = arrays[0], arrays[1]
     label = g.leaf_class()
     leaves = np.flatnonzero(g.is_leaf)
     first = {}
@@ -157,14 +169,20 @@ def _merge_leaves(g: DecisionGraph):
     internal = ~g.is_leaf
     left[internal] = target_of[left[internal]]
     right[internal] = target_of[right[internal]]
-    return left, right, feature, threshold
+    return arrays
 
 
 def _finish(arrays, label, X, y_idx, w, before: DecisionGraph) -> DecisionGraph:
     """Remove dead nodes, renumber topologically and attach the training statistics (the number
-    type, classes and ``missing_in_training`` those of the graph ``before``)."""
-    left, right, feature, threshold = arrays
-    working = WorkingGraph(FlatGraph(left, right, feature, threshold, np.where(left < 0, label, -1)))
+    type, classes, ``missing_in_training`` and whether it has directions those of the graph ``before``)."""
+    left, right, feature, threshold, missing_left = arrays
+    if before.missing_go_to_left is None:
+        directions = None
+    elif before.missing_in_training:
+        directions = missing_left
+    else:  # no split saw a missing value: each sends them where most of its training samples go
+        directions = np.full(left.shape[0], UNDECIDED, dtype=np.int8)
+    working = WorkingGraph(FlatGraph(left, right, feature, threshold, np.where(left < 0, label, -1), directions))
     return graph_from_flat(
         compact(working, X), X, y_idx, w, before.n_classes, before.input_dtype, before.missing_in_training
     )
@@ -186,7 +204,7 @@ def _merge_pass(g: DecisionGraph, X, y_idx, w, target):
         rows = live.rows(b)
         if rows.size == 0:
             continue
-        left, right, feature, threshold = arrays
+        left, right, feature, threshold, _ = arrays
         wanted = target[rows]
         scored = []
         for a in live.candidates(b):
@@ -208,8 +226,8 @@ class _Live:
     """Which nodes the training samples reach in a graph given as arrays (any numbering)."""
 
     def __init__(self, arrays, label, X):
-        left, right, feature, threshold = arrays
-        self.left, self.right, self.feature, self.label = left, right, feature, label
+        left, right, feature, threshold, missing_left = arrays
+        self.left, self.right, self.feature, self.missing_left, self.label = left, right, feature, missing_left, label
         indptr, nodes = decision_paths(X, left, right, feature, threshold)
         samples = np.repeat(np.arange(X.shape[0], dtype=np.int64), np.diff(indptr))
         order = np.argsort(nodes, kind="stable")
@@ -223,10 +241,11 @@ class _Live:
         return self._samples[self._start[node] : self._start[node + 1]]
 
     def candidates(self, b: int):
-        """Reached nodes that could replace ``b``: leaves, and splits on b's feature that are not
-        ancestors of b (sending b's parents to an ancestor would make a cycle)."""
+        """Reached nodes that could replace ``b``: leaves, and splits on b's feature sending missing
+        values the same way that are not ancestors of b (sending b's parents to an ancestor would
+        make a cycle)."""
         leaf = self.left < 0
-        same = (~leaf) & (self.feature == self.feature[b])
+        same = (~leaf) & (self.feature == self.feature[b]) & (self.missing_left == self.missing_left[b])
         for a in np.flatnonzero(self.reached & (leaf | same)):
             if a != b and b not in self.descendants[a]:
                 yield a
@@ -234,7 +253,7 @@ class _Live:
 
 def _live_splits(arrays, X) -> int:
     """Splits that send training samples both ways (those compaction keeps)."""
-    left, right, feature, threshold = arrays
+    left, right, feature, threshold, _ = arrays
     went_left, went_right = count_directions(X, left.shape[0], left, right, feature, threshold)
     return int(np.count_nonzero((left >= 0) & (left != right) & (went_left > 0) & (went_right > 0)))
 
@@ -243,7 +262,7 @@ def _try_replace(arrays, label, b: int, a: int, X, y_idx, w, target, n_live_spli
     """Arrays and leaf labels with ``b`` replaced by ``a``, or None if a prediction changes or no
     split is saved."""
     arrays = [array.copy() for array in arrays]
-    left, right, feature, threshold = arrays
+    left, right, feature, threshold, _ = arrays
     label = label.copy()
     if b == 0:  # the root: node 0 becomes a copy of a, and a (reached only through the old root) dies
         for array in arrays:

@@ -20,6 +20,10 @@ from tnt.learn.compiled import kernel
 from tnt.learn.micro_tree import MicroTree
 from tnt.learn.routing import count_directions, route_past, route_to_leaves
 
+#: A slot's direction for missing values once a micro tree has been installed there: :func:`compact`
+#: decides it from the training samples.
+UNDECIDED = -1
+
 
 @dataclass
 class FlatGraph:
@@ -65,6 +69,9 @@ class WorkingGraph:
         self.feature = np.full(capacity, -2, dtype=np.intp)
         self.threshold = np.full(capacity, -2.0)
         self.label = np.full(capacity, -1, dtype=np.intp)
+        # Where a missing value goes at each slot (1 left, 0 right, UNDECIDED), None when the start
+        # graph knows nothing about missing values.
+        self.missing_left = None if start.missing_go_to_left is None else np.full(capacity, UNDECIDED, dtype=np.int8)
         self.size = n
         # Micro trees may be installed from several threads; installing is short, so one lock.
         self.lock = threading.RLock()
@@ -81,6 +88,8 @@ class WorkingGraph:
             self.feature[node] = s.feature[node]
             self.threshold[node] = s.threshold[node]
             self.label[node] = s.label[node]
+            if self.missing_left is not None:
+                self.missing_left[node] = s.missing_go_to_left[node]
 
     def _reserve(self, count: int) -> int:
         """Make room for ``count`` more slots; returns the first of them."""
@@ -88,8 +97,17 @@ class WorkingGraph:
         needed = first + count
         if needed > self.left.shape[0]:
             capacity = max(needed, 2 * self.left.shape[0])
-            for name, fill in (("left", -1), ("right", -1), ("feature", -2), ("threshold", -2.0), ("label", -1)):
+            for name, fill in (
+                ("left", -1),
+                ("right", -1),
+                ("feature", -2),
+                ("threshold", -2.0),
+                ("label", -1),
+                ("missing_left", UNDECIDED),
+            ):
                 old = getattr(self, name)
+                if old is None:
+                    continue
                 new = np.full(capacity, fill, dtype=old.dtype)
                 new[: self.size] = old[: self.size]
                 setattr(self, name, new)
@@ -103,6 +121,7 @@ class WorkingGraph:
             _write_tree(
                 self.left, self.right, self.feature, self.threshold, self.label, node, first, -1, -1, *tree.arrays
             )
+            self._undecide(node, first)
 
     def install_split_tree(self, node: int, tree: MicroTree) -> None:
         """Replace the split of internal ``node`` by a micro tree fitted on 0 (left) / 1 (right) targets.
@@ -126,6 +145,14 @@ class WorkingGraph:
                 to_right,
                 *tree.arrays,
             )
+            self._undecide(node, first)
+
+    def _undecide(self, node: int, first: int) -> None:
+        """Mark the slots a micro tree was just written into (``node`` and ``first`` onwards) as
+        having no direction for missing values yet."""
+        if self.missing_left is not None:
+            self.missing_left[node] = UNDECIDED
+            self.missing_left[first : self.size] = UNDECIDED
 
     # ------------------------------------------------------------------ routing
     def _arrays(self):
@@ -234,10 +261,19 @@ def compact(graph: WorkingGraph, X: np.ndarray, counts=None) -> FlatGraph:
     any training prediction. Nodes are numbered in the breadth-first order in which Algorithm 2
     visits them: a node comes after all its parents, left before right. ``counts`` is
     :meth:`WorkingGraph.routing_counts` when the caller has it already.
+
+    Each split keeps its direction for missing values; one a micro tree installed sends them to
+    the side more training samples took (ties right), the rule for a split whose training samples
+    had no missing value. A graph whose start knew no directions gets none.
     """
     went_left, went_right = graph.routing_counts(X) if counts is None else counts
     root, new_left, new_right = _bypass_dead(graph.left[: graph.size], graph.right[: graph.size], went_left, went_right)
-    return _renumber(graph, root, new_left, new_right)
+    missing_left = None
+    if graph.missing_left is not None:
+        missing_left = graph.missing_left[: graph.size].copy()
+        undecided = missing_left == UNDECIDED
+        missing_left[undecided] = went_left[undecided] > went_right[undecided]
+    return _renumber(graph, root, new_left, new_right, missing_left)
 
 
 @kernel
@@ -358,7 +394,7 @@ def _topological_order(left, right, root):
     return order[:count]
 
 
-def _renumber(graph: WorkingGraph, root: int, left: np.ndarray, right: np.ndarray) -> FlatGraph:
+def _renumber(graph: WorkingGraph, root: int, left: np.ndarray, right: np.ndarray, missing_left) -> FlatGraph:
     order = topological_order(left, right, root)
     new_id = np.full(graph.size, -1, dtype=np.intp)
     new_id[order] = np.arange(order.size)
@@ -369,4 +405,5 @@ def _renumber(graph: WorkingGraph, root: int, left: np.ndarray, right: np.ndarra
         feature=np.where(is_leaf, -2, graph.feature[order]),
         threshold=np.where(is_leaf, -2.0, graph.threshold[order]),
         label=np.where(is_leaf, graph.label[order], -1),
+        missing_go_to_left=None if missing_left is None else np.where(is_leaf, 0, missing_left[order]).astype(np.uint8),
     )
