@@ -47,6 +47,8 @@ def test_tnt_round_trip_predicts_identically(optdigits):
         "n_jobs": None,
         "max_bins": 65535,
         "excluded_features": None,
+        "validation_fraction": None,
+        "internal_refit": "always",
     }
     assert model_to_json(loaded) == model_to_json(clf)  # a loaded model saves to the same file
 
