@@ -427,6 +427,7 @@ def test_the_benchmarks_that_read_external_sets_are_the_ones_checked_and_documen
         "accuracy.py",
         "code_export.py",
         "inspection.py",
+        "learner_options.py",
         "paper.py",
         "paper_letter.py",
         "regression.py",
