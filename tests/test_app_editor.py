@@ -167,3 +167,12 @@ def test_a_regression_graph_is_edited_and_measured_by_r2(open_app):
     leaves = model.apply(data.X_train)
     leaf = leaves[0]
     assert model.predict(data.X_train[:1])[0] == pytest.approx(data.y_train[leaves == leaf].mean())
+
+
+def test_the_changed_nodes_sentence_says_how_many_and_mentions_the_border_only_when_drawn():
+    from ui.editor import changed_caption
+
+    assert changed_caption([2, 5], drawn=True) == "Changed by the last edit (bold red border): #2, #5."
+    long = changed_caption(list(range(40)), drawn=False)
+    assert "border" not in long
+    assert long.endswith("#29, ... (40 in all).")

@@ -169,6 +169,20 @@ def test_statistics_after_edits_equal_a_fresh_computation(iris, iris_tnt):
     assert editor.unknown_nodes.size == 0
 
 
+def test_with_other_data_than_the_model_learned_from_only_the_nodes_the_edit_changes_are_listed(iris):
+    """A model opened from a file learned its statistics from other data: nodes the edit leaves alone
+    (the root, the collapsed split's ancestors) are not listed as changed."""
+    X, y = iris
+    model = TnTClassifier(C=1e-2, random_state=0).fit(X[::2], y[::2])
+    editor = GraphEditor(model, X[1::2], y[1::2])
+    g = model.graph_
+    deepest = int(np.flatnonzero(~g.is_leaf)[-1])
+    editor.collapse(deepest)
+    changed = set(editor.step.changed.tolist())
+    assert 0 not in changed
+    assert len(changed) < editor.model.graph_.node_count // 2
+
+
 def test_without_data_the_editor_says_which_statistics_are_unknown(iris_tnt):
     editor = GraphEditor(iris_tnt)  # no training data
     g = iris_tnt.graph_

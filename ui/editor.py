@@ -198,17 +198,24 @@ def _history(editor: GraphEditor, key: dict, names) -> None:
         st.markdown("**Edits**  \n" + "  \n".join(lines))
 
 
+def changed_caption(changed: list[int], drawn: bool, shown: int = 30) -> str:
+    """The sentence naming the nodes the last edit changed: the first ``shown`` ids, and how many in all."""
+    ids = ", ".join(f"#{n}" for n in changed[:shown])
+    more = f", ... ({len(changed):,} in all)" if len(changed) > shown else ""
+    return f"Changed by the last edit{' (bold red border)' if drawn else ''}: {ids}{more}."
+
+
 def _drawing(step, names, classes) -> None:
     graph = step.model.graph_
     changed = step.changed.tolist()
+    mode = drawing_mode(graph)
     if step.edits and step.edits[-1].kind == "forbid":
         st.caption(
             "Trained again with the same settings, never splitting on the forbidden features; hand edits made "
             "before are not in this graph (undo brings them back)."
         )
     elif changed:
-        st.caption(f"Changed by the last edit (bold red border): {', '.join(f'#{n}' for n in changed[:30])}.")
-    mode = drawing_mode(graph)
+        st.caption(changed_caption(changed, drawn=mode != "interactive"))
     if mode == "interactive":
         st.info(f"{graph.node_count:,} nodes: too many to draw here; the node ids above name the changes.")
         return

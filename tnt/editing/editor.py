@@ -256,7 +256,10 @@ class GraphEditor:
         graph, unknown = change.graph, self._carried_unknown(change)
         if self.has_data:
             graph = refreshed(graph, self.X, self._y_index)
-            changed = np.union1d(change.edited, _statistics_changed(before, graph, change))
+            # Against ``before``'s statistics on the same data: a model opened from a file learned
+            # them from other data, and would otherwise show every node as changed.
+            reference = refreshed(before, self.X, self._y_index)
+            changed = np.union1d(change.edited, _statistics_changed(reference, graph, change))
         else:
             changed = np.union1d(change.edited, np.flatnonzero(unknown))
         edits = (*self.step.edits, edit)
