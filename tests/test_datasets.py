@@ -110,8 +110,9 @@ def test_missing_values_are_kept_as_nan_and_counted_per_column():
     assert len(ds.y_train) + len(ds.y_test) == len(frame)
     assert int(np.isnan(ds.X_train).sum() + np.isnan(ds.X_test).sum()) == 1
     assert ds.missing_counts().index.tolist() == ["b"] and ds.missing_counts()["share"].iloc[0] == 1 / len(frame)
-    assert ds.notes == ("1 feature values are missing, in 1 of the columns; they stay missing (each split of a "
-                        "model sends them one way).",)  # fmt: skip
+    assert ds.notes == (
+        "1 feature values are missing, in 1 of the columns; they are kept as missing values, not filled in.",
+    )
 
 
 def test_an_empty_text_cell_is_missing_not_a_category():

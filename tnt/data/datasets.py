@@ -345,7 +345,7 @@ def prepare_table(
     ([1.0, 3.0, 4.0], ['u', 'u', 'v'], ['Dropped 1 rows with missing values.'])
     >>> X, y, notes, rows = prepare_table(frame, target="y", features=["a"])
     >>> X.ravel().tolist(), notes
-    ([1.0, nan, 3.0, 4.0], ['1 feature values are missing, in 1 of the columns; they stay missing (each split of a model sends them one way).'])
+    ([1.0, nan, 3.0, 4.0], ['1 feature values are missing, in 1 of the columns; they are kept as missing values, not filled in.'])
     """
     features = [str(f) for f in features]
     frame = frame[features + ([target] if target is not None else [])]
@@ -369,7 +369,7 @@ def prepare_table(
         counts = missing.sum()
         notes.append(
             f"{int(counts.sum()):,} feature values are missing, in {int((counts > 0).sum())} of the columns; "
-            "they stay missing (each split of a model sends them one way)."
+            "they are kept as missing values, not filled in."
         )
     if target is None:
         y = None
