@@ -69,3 +69,17 @@ def test_training_on_missing_values_trains_or_says_why_not_in_one_sentence(app):
     else:  # what to do, as on the Data page, and no attempt that fails with an error
         assert not app.error
         assert [w.value for w in app.warning] == [tnt_missing_note(regression=False)]
+
+
+@pytest.mark.parametrize(("page", "run"), [("sweep", "Run sweep"), ("ensembles", "Train the ensembles")])
+def test_pages_that_train_say_what_to_do_with_missing_values_tnt_cannot_learn(app, page, run):
+    upload(app, HOLES)
+    button(app, "Use this data").click().run()
+    go(app, page)
+    assert not app.exception and not app.error
+    note = tnt_missing_note(regression=False)
+    offered = [b.label for b in app.button if b.label == run]
+    if note is None:
+        assert offered == [run]
+    else:  # the sentence instead of a form whose training would fail
+        assert [w.value for w in app.warning] == [note] and offered == []

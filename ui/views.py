@@ -87,6 +87,12 @@ def budget_with_progress(
     return searched
 
 
+def stop_if_tnt_cannot_learn(data: Dataset) -> None:
+    """End this page's run, after saying what to do, when the data has missing values TnT cannot learn from yet."""
+    if _cannot_learn_missing(data):
+        st.stop()
+
+
 def _cannot_learn_missing(data: Dataset) -> bool:
     """Say what to do, and return True, when the data has missing values TnT cannot learn from yet."""
     note = tnt_missing_note(data.is_regression) if len(data.missing_counts()) else None
