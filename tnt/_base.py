@@ -78,8 +78,14 @@ class GraphModelMixin:
         """Raise scikit-learn's error for infinity, one sentence for NaN when the graph has no direction
         for missing values, else the float32 range error when it applies."""
         assert_all_finite(X, allow_nan=True, estimator_name=type(self).__name__, input_name="X")
-        if self.graph_.missing_go_to_left is None and np.isnan(np.min(X)):
-            raise ValueError(NO_DIRECTIONS)
+        if np.isnan(np.min(X)):
+            if self.graph_.missing_go_to_left is None:
+                raise ValueError(NO_DIRECTIONS)
+            if not self.__sklearn_tags__().input_tags.allow_nan:  # refused at fit, so at prediction too
+                raise ValueError(
+                    f"X contains missing values (NaN), which {type(self).__name__} does not take yet; fill them "
+                    "or drop the rows that have them."
+                )
         if self.graph_.input_dtype == DTYPE:
             _check_float32_range(X)
 

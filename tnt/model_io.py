@@ -103,6 +103,11 @@ class _LoadedGraph(_Frozen, BaseEstimator):
     """What a model read from a file is, whatever its task: a frozen graph estimator that also
     knows the kind and parameters of the estimator that was saved."""
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # the graph's stored directions take them (a file of version 1 refuses them)
+        return tags
+
     @classmethod
     def _holding(
         cls, graph: DecisionGraph, n_features: int, feature_names, kind: str, params: dict, classes=None, edited=None
