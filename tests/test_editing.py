@@ -345,12 +345,11 @@ def test_a_saved_history_is_replayed_only_on_the_model_it_was_saved_for(iris, ir
 
 
 def test_edits_keep_the_directions_of_missing_values():
+    from test_missing_routing import nan_classification
+
     from tnt import CARTClassifier
 
-    rng = np.random.default_rng(1)
-    X = rng.normal(size=(300, 3))
-    y = (X[:, 0] + X[:, 1] > 0).astype(int)
-    X[rng.random(X.shape) < 0.15] = np.nan
+    X, y = nan_classification(n=300, seed=1)
     model = CARTClassifier(max_leaf_nodes=8, random_state=0).fit(X, y)
     editor = GraphEditor(model, X, y)
     split = int(np.flatnonzero(model.graph_.children_left > 0)[-1])
