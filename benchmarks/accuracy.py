@@ -70,18 +70,29 @@ def suite(names=None) -> list[tuple[str, str, Path]]:
     return sorted(found, key=lambda entry: -entry[2].stat().st_size)
 
 
-def split(task: str, path: Path, seed: int):
-    """The seed's 67/33 split of one set (stratified for classification)."""
+def remove_values(X: np.ndarray, share: float, seed: int) -> np.ndarray:
+    """``X`` as float64 with ``share`` of its values, chosen at random (seeded), replaced by NaN."""
+    X = np.array(X, dtype=np.float64)
+    X[np.random.default_rng(seed).random(X.shape) < share] = np.nan
+    return X
+
+
+def split(task: str, path: Path, seed: int, missing_share: float = 0.0):
+    """The seed's 67/33 split of one set (stratified for classification), with ``missing_share`` of
+    the feature values removed at random (:func:`remove_values`, seeded by ``seed``) when it is not 0."""
     with np.load(path, allow_pickle=False) as d:
         X, y = d["X"], d["y"]
+    if missing_share:
+        X = remove_values(X, missing_share, seed)
     stratify = y if task == "classification" else None
     return train_test_split(X, y, test_size=TEST_SHARE, stratify=stratify, random_state=seed)
 
 
-def one_seed(task: str, name: str, path: Path, seed: int, Cs=C_GRID, params=None) -> list[dict]:
+def one_seed(task: str, name: str, path: Path, seed: int, Cs=C_GRID, params=None, missing_share=0.0) -> list[dict]:
     """TnT at each C (and the estimator parameters ``params``, defaults where not given) and CART at
-    its number of splits on one seed's split of one set: one row per C."""
-    X_train, X_test, y_train, y_test = split(task, path, seed)
+    its number of splits on one seed's split of one set (``missing_share`` as in :func:`split`): one
+    row per C."""
+    X_train, X_test, y_train, y_test = split(task, path, seed, missing_share)
     tnt_class, cart_class = (
         (TnTClassifier, CARTClassifier) if task == "classification" else (TnTRegressor, CARTRegressor)
     )
@@ -109,10 +120,10 @@ def one_seed(task: str, name: str, path: Path, seed: int, Cs=C_GRID, params=None
     return rows
 
 
-def run_suite(entries, seeds=SEEDS, Cs=C_GRID, n_jobs=-1, params=None) -> pd.DataFrame:
+def run_suite(entries, seeds=SEEDS, Cs=C_GRID, n_jobs=-1, params=None, missing_share=0.0) -> pd.DataFrame:
     """:func:`one_seed` over every (set, seed) job, on ``n_jobs`` joblib workers: one row per (set, C, seed)."""
     jobs = [(task, name, path, seed) for task, name, path in entries for seed in range(seeds)]
-    results = Parallel(n_jobs=n_jobs)(delayed(one_seed)(*job, Cs, params) for job in jobs)
+    results = Parallel(n_jobs=n_jobs)(delayed(one_seed)(*job, Cs, params, missing_share) for job in jobs)
     return pd.DataFrame([row for rows in results for row in rows])
 
 

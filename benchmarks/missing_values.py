@@ -1,0 +1,172 @@
+"""TnT against CART at the same number of splits on the benchmark suite with feature values removed,
+written to docs/accuracy_missing.md.
+
+Run from the repository root:
+
+    .venv/bin/python benchmarks/missing_values.py [--share 0.15] [--sets yeast credit_g ...] [--seeds 5]
+
+The suite and its rules are :mod:`benchmarks.accuracy`'s (16 classification and 8 regression sets, C in
+1e-2, 1e-3, 1e-4, seeded 67/33 splits, CART grown best-first to TnT's splits). The suite runs twice in
+the same run: as it is, and with ``--share`` (15 % by default) of every set's feature values replaced by
+NaN at random (seeded by the split's seed, training and test rows alike). Both TnT and scikit-learn's
+CART learn from the NaN themselves. The question the table answers: is TnT at least as accurate as CART
+on as many (set, C) pairs with missing values as without? The pairs compared are the ones counted
+without NaN (TnT's mean splits at least 10), in both runs.
+
+A run of the whole suite writes ``docs/accuracy_missing.md`` whole and the per-seed rows beside it
+(``docs/accuracy_missing_runs.csv``); ``--sets`` or ``--seeds`` runs write only to ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from accuracy import (  # noqa: E402
+    C_GRID,
+    ROOT,
+    SEEDS,
+    TASKS,
+    UNIT,
+    _sign,
+    pair_table,
+    run_suite,
+    suite,
+)
+
+REPORT = ROOT / "docs" / "accuracy_missing.md"
+SHARE = 0.15
+
+
+def compare(plain: pd.DataFrame, missing: pd.DataFrame) -> pd.DataFrame:
+    """One row per (task, set, C) counted without NaN: both runs' pair rows side by side (columns of
+    the run with NaN suffixed ``_nan``)."""
+    left = pair_table(plain)
+    right = pair_table(missing)
+    keys = ["task", "set", "C"]
+    both = left.merge(right, on=keys, suffixes=("", "_nan"))
+    return both[both["counted"]].reset_index(drop=True)
+
+
+def summary(pairs: pd.DataFrame) -> pd.DataFrame:
+    """Per task: pairs, wins without and with NaN, mean and worst gains of each."""
+    rows = []
+    for task, g in pairs.groupby("task", sort=False):
+        rows.append(
+            {
+                "task": task,
+                "pairs": len(g),
+                "wins": int(g["win"].sum()),
+                "wins_nan": int(g["win_nan"].sum()),
+                "mean_gain": float(g["gain"].mean()),
+                "mean_gain_nan": float(g["gain_nan"].mean()),
+                "worst_gain": float(g["gain"].min()),
+                "worst_gain_nan": float(g["gain_nan"].min()),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def summary_markdown(summ: pd.DataFrame, share: float) -> str:
+    lines = [
+        f"| task | pairs | TnT >= CART without NaN | with {100 * share:.0f} % NaN | as many or more | "
+        "mean gain without / with | worst gain without / with |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in summ.itertuples():
+        lines.append(
+            f"| {r.task} ({UNIT[r.task]}) | {r.pairs} | {r.wins} | {r.wins_nan} | "
+            f"{'yes' if r.wins_nan >= r.wins else 'no'} | {_sign(r.mean_gain)} / {_sign(r.mean_gain_nan)} | "
+            f"{_sign(r.worst_gain)} / {_sign(r.worst_gain_nan)} |"
+        )
+    return "\n".join(lines)
+
+
+def pairs_markdown(pairs: pd.DataFrame, task: str) -> str:
+    score = "accuracy" if task == "classification" else "R^2"
+    lines = [
+        f"| set | C | TnT splits | TnT {score} | CART {score} | gain | TnT splits, NaN | TnT {score}, NaN | "
+        f"CART {score}, NaN | gain, NaN |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in pairs[pairs["task"] == task].itertuples():
+        lines.append(
+            f"| {r.set} | {r.C:g} | {r.tnt_splits:.1f} | {r.tnt_test:.4f} | {r.cart_test:.4f} | {_sign(r.gain)} | "
+            f"{r.tnt_splits_nan:.1f} | {r.tnt_test_nan:.4f} | {r.cart_test_nan:.4f} | {_sign(r.gain_nan)} |"
+        )
+    return "\n".join(lines)
+
+
+def report(pairs: pd.DataFrame, *, share: float, seeds: int, command: str, took: str, stamp: str) -> str:
+    """The whole of ``docs/accuracy_missing.md``."""
+    parts = [
+        "# Accuracy with missing values: TnT against CART at the same number of splits\n",
+        "Written by `benchmarks/missing_values.py`; nothing here is edited by hand. The suite of "
+        "[Accuracy](accuracy.md) (same sets, C = "
+        f"{', '.join(f'{C:g}' for C in C_GRID)}, seeds {', '.join(map(str, range(seeds)))}, CART grown best-first "
+        f"to TnT's splits) runs twice in one run: as it is, and with {100 * share:.0f} % of the feature values of "
+        "every set replaced by NaN at random (seeded, training and test rows alike). TnT and scikit-learn's CART "
+        "both learn from the NaN themselves: at each split the missing values go to the side that lowers the "
+        "impurity most. The pairs are those counted without NaN (TnT's mean splits at least 10); gains are in "
+        "points (accuracy x 100, R² x 100).\n",
+        f"Run: {stamp}, `{command}`, {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"{platform.machine()}. {took}\n",
+        "## Summary\n",
+        summary_markdown(summary(pairs), share) + "\n",
+    ]
+    for task in TASKS:
+        if (pairs["task"] == task).any():
+            parts += [f"## {task.capitalize()}: every pair\n", pairs_markdown(pairs, task) + "\n"]
+    return "\n".join(parts)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--share", type=float, default=SHARE, help=f"share of values removed (default {SHARE})")
+    parser.add_argument("--sets", nargs="+", help="only these sets of the suite")
+    parser.add_argument("--seeds", type=int, help=f"seeds per set (default {SEEDS})")
+    parser.add_argument("--n-jobs", type=int, default=-1, help="joblib workers (default -1: all cores)")
+    parser.add_argument("--out", type=Path, help=f"the report (default {REPORT.relative_to(ROOT)} for a full run)")
+    args = parser.parse_args(argv)
+    if not 0.0 < args.share < 1.0:
+        raise SystemExit(f"--share takes a share between 0 and 1, got {args.share}; write for example 0.15.")
+    seeds = args.seeds or SEEDS
+    full = args.sets is None and seeds == SEEDS and args.share == SHARE
+    out = args.out or (REPORT if full else None)
+    command = "python benchmarks/missing_values.py " + " ".join(argv if argv is not None else sys.argv[1:])
+
+    entries = suite(args.sets)
+    load = os.getloadavg()[0]
+    start = time.perf_counter()
+    plain = run_suite(entries, seeds=seeds, n_jobs=args.n_jobs)
+    middle = time.perf_counter()
+    missing = run_suite(entries, seeds=seeds, n_jobs=args.n_jobs, missing_share=args.share)
+    end = time.perf_counter()
+    took = (
+        f"Took {(end - start) / 60:.1f} minutes of wall time: without NaN {(middle - start) / 60:.1f}, with NaN "
+        f"{(end - middle) / 60:.1f} (TnT fits {plain['tnt_fit_s'].sum():.0f} s and {missing['tnt_fit_s'].sum():.0f} s). "
+        f"Load average at the start {load:.1f}."
+    )
+    pairs = compare(plain, missing)
+    stamp = f"{datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC"
+    text = report(pairs, share=args.share, seeds=seeds, command=command.strip(), took=took, stamp=stamp)
+    print(text)
+    if out is not None:
+        out.write_text(text)
+        runs = pd.concat([plain.assign(missing_share=0.0), missing.assign(missing_share=args.share)])
+        runs.to_csv(out.with_name(out.stem + "_runs.csv"), index=False)
+        print(f"Written to {out}.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

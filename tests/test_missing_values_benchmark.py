@@ -1,0 +1,67 @@
+"""benchmarks/missing_values.py: the values it removes, the comparison of the two runs on hand-computable
+inputs, and one small run end to end (TnT and CART learning from NaN themselves)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from benchmark_helpers import load_benchmark
+
+
+@pytest.fixture(scope="module")
+def missing():
+    return load_benchmark("missing_values")
+
+
+@pytest.fixture(scope="module")
+def accuracy():
+    return load_benchmark("accuracy")
+
+
+def test_values_are_removed_at_random_in_the_share_asked_and_by_the_seed(accuracy):
+    X = np.arange(40_000, dtype=np.int64).reshape(10_000, 4)
+    removed = accuracy.remove_values(X, 0.15, seed=3)
+    assert removed.dtype == np.float64 and X.dtype == np.int64  # the input is left as it was
+    share = np.isnan(removed).mean()
+    assert 0.14 < share < 0.16
+    assert np.all(np.isnan(removed).mean(axis=0) > 0.13)  # every column loses values, not a few columns
+    kept = ~np.isnan(removed)
+    assert np.array_equal(removed[kept], X[kept])
+    assert np.array_equal(np.isnan(accuracy.remove_values(X, 0.15, seed=3)), np.isnan(removed))
+    assert not np.array_equal(np.isnan(accuracy.remove_values(X, 0.15, seed=4)), np.isnan(removed))
+
+
+def _runs(rows):
+    keys = ("task", "set", "C", "seed", "tnt_splits", "cart_splits", "tnt_test", "cart_test")
+    frame = pd.DataFrame([dict(zip(keys, r)) for r in rows])
+    return frame.assign(tnt_train=1.0, cart_train=1.0, tnt_fit_s=0.1)
+
+
+def test_the_pairs_compared_are_those_counted_without_nan(missing):
+    plain = _runs(
+        [
+            ("classification", "a", 1e-3, 0, 20, 20, 0.80, 0.70),  # counted, a win
+            ("classification", "b", 1e-2, 0, 5, 5, 0.90, 0.50),  # not counted without NaN
+            ("classification", "c", 1e-4, 0, 40, 40, 0.50, 0.60),  # counted, a loss
+        ]
+    )
+    with_nan = _runs(
+        [
+            ("classification", "a", 1e-3, 0, 8, 8, 0.60, 0.65),  # below 10 splits with NaN: still compared, a loss
+            ("classification", "b", 1e-2, 0, 30, 30, 0.90, 0.50),  # counted only with NaN: left out
+            ("classification", "c", 1e-4, 0, 40, 40, 0.61, 0.60),  # a win with NaN
+        ]
+    )
+    pairs = missing.compare(plain, with_nan)
+    assert list(pairs["set"]) == ["a", "c"]
+    summ = missing.summary(pairs).iloc[0]
+    assert (summ["pairs"], summ["wins"], summ["wins_nan"]) == (2, 1, 1)
+    assert summ["mean_gain"] == pytest.approx((10.0 - 10.0) / 2)
+    assert summ["mean_gain_nan"] == pytest.approx((-5.0 + 1.0) / 2)
+    assert summ["worst_gain_nan"] == pytest.approx(-5.0)
+    text = missing.summary_markdown(missing.summary(pairs), 0.15)
+    assert "| classification (pp) | 2 | 1 | 1 | yes |" in text
+
+
+def test_a_share_outside_zero_to_one_stops_with_one_sentence(missing):
+    with pytest.raises(SystemExit, match="--share takes a share between 0 and 1, got 1.5"):
+        missing.main(["--share", "1.5"])
