@@ -36,7 +36,15 @@ from tnt.data.external import find_data, stop_if_missing  # noqa: E402
 from tnt.learn.binning import MAX_EXACT_BINS  # noqa: E402
 
 README = Path(__file__).resolve().parent / "README.md"
-GROUPS = ("fit", "predict", "continuous", "regression", "first-start", "memory")  # a full run; "growth" on request
+GROUPS = (
+    "fit",
+    "predict",
+    "continuous",
+    "regression",
+    "missing",
+    "first-start",
+    "memory",
+)  # a full run; "growth" on request
 C = 1e-4
 #: The regression rows' pruning strength: about 500 splits on all rows of California housing.
 REGRESSION_C = 2.2e-4
@@ -192,8 +200,7 @@ def bench_continuous(repeat=2):
     """Continuous features: 250k rows of ``make_classification``, one thread, against CART; TnT
     with exact splits (the default) and with ``max_bins=255``, the three fits timed in turns
     (:func:`timed_in_turns`)."""
-    X, y = make_classification(n_samples=300_000, n_features=30, n_informative=15, n_classes=4, random_state=0)
-    X_train, y_train, X_test, y_test = X[:250_000], y[:250_000], X[250_000:], y[250_000:]
+    X_train, y_train, X_test, y_test = continuous_data()
     all_bins = (MAX_EXACT_BINS, 255)
     for max_bins in all_bins:  # compiled code loaded (or compiled: sorted runs are a copy of their own) before timing
         TnTClassifier(C=C, random_state=0, n_jobs=1, max_bins=max_bins).fit(X_train[:3000], y_train[:3000])
@@ -260,6 +267,64 @@ def bench_regression(data_dir: Path | None, repeat=3, jobs=(1, -1)):
                 f"`DecisionTreeRegressor(ccp_alpha=C * var(y))`: {seconds(cart_time)}{spread(turns[0])}, "
                 f"{cart.tree_.node_count // 2} splits",
                 f"TnT {seconds(t)}{spread(turns[1])}, {model.n_splits_} splits, training R2 {model.score(X, y):.4f}",
+                t / cart_time,
+            )
+        )
+    return rows
+
+
+def with_missing(X: np.ndarray, share: float, columns: np.ndarray, seed: int) -> np.ndarray:
+    """``X`` as float32 with ``share`` of the values of ``columns`` replaced by NaN at random (seeded)."""
+    X = np.array(X, dtype=np.float32)
+    rng = np.random.default_rng(seed)
+    hit = rng.random((X.shape[0], columns.size)) < share
+    X[:, columns] = np.where(hit, np.float32(np.nan), X[:, columns])
+    return X
+
+
+def continuous_data():
+    """The continuous rows' data: 250k training and 50k test rows of ``make_classification``, 30 features."""
+    X, y = make_classification(n_samples=300_000, n_features=30, n_informative=15, n_classes=4, random_state=0)
+    return X[:250_000], y[:250_000], X[250_000:], y[250_000:]
+
+
+def bench_missing(data_dir: Path | None, repeat=2):
+    """Missing values in training and test data alike: MNIST at C=1e-4 with 10 % of pixels NaN (float32,
+    one thread and all cores, and float64 on one thread), and the continuous set with 20 % NaN in half
+    of its columns (float64, one thread). TnT's fit against ``DecisionTreeClassifier(ccp_alpha=C)`` on the
+    same data, in turns; TnT's test accuracy beside that of CART grown best-first to TnT's splits."""
+    X, y, X_test, y_test = load(data_dir, "mnist")
+    every = np.arange(X.shape[1])
+    mnist = (with_missing(X, 0.1, every, 0), y, with_missing(X_test, 0.1, every, 1), y_test)
+    X, y, X_test, y_test = continuous_data()
+    half = np.arange(0, X.shape[1], 2)
+    continuous = (with_missing(X, 0.2, half, 0).astype(np.float64), y, with_missing(X_test, 0.2, half, 1), y_test)
+    runs = [
+        ("MNIST, 10 % of pixels missing", mnist, np.float32, 1),
+        ("MNIST, 10 % of pixels missing", mnist, np.float32, -1),
+        ("MNIST, 10 % of pixels missing", mnist, np.float64, 1),
+        ("continuous data (250k x 30), 20 % missing in 15 columns", continuous, np.float64, 1),
+    ]
+    for _, (X, y, _, _), dtype, n_jobs in runs:  # compiled code loaded (or compiled) before timing
+        TnTClassifier(C=C, random_state=0, n_jobs=n_jobs).fit(np.asarray(X[:3000], dtype=dtype), y[:3000])
+    rows = []
+    for name, (X, y, X_test, y_test), dtype, n_jobs in runs:
+        X_in = np.ascontiguousarray(X, dtype=dtype)
+        cart_time, t, cart, model = timed_pair(
+            lambda X_in=X_in, y=y: DecisionTreeClassifier(ccp_alpha=C, random_state=0).fit(X_in, y),
+            lambda X_in=X_in, y=y, n_jobs=n_jobs: TnTClassifier(C=C, random_state=0, n_jobs=n_jobs).fit(X_in, y),
+            repeat,
+        )
+        same_size = DecisionTreeClassifier(max_leaf_nodes=model.n_splits_ + 1, random_state=0).fit(X_in, y)
+        tnt_accuracy, cart_accuracy = model.score(X_test, y_test), same_size.score(X_test, y_test)
+        rows.append(
+            row(
+                f"fit {name}, as {np.dtype(dtype).name}, C=1e-4, `n_jobs={n_jobs}`",
+                1.2 if n_jobs == 1 else None,
+                f"`DecisionTreeClassifier(ccp_alpha=1e-4)`: {seconds(cart_time)}, {cart.tree_.node_count // 2} splits; "
+                f"best-first CART at TnT's splits: test accuracy {cart_accuracy:.4f}",
+                f"TnT {seconds(t)}, {model.n_splits_} splits, test accuracy {tnt_accuracy:.4f} "
+                f"({100 * (tnt_accuracy - cart_accuracy):+.2f} points)",
                 t / cart_time,
             )
         )
@@ -539,15 +604,18 @@ from the repository root (MNIST and pendigits are found as `docs/data-sets.md` s
 .venv/bin/python benchmarks/run.py
 ```
 
-`--only fit predict continuous regression first-start memory growth` runs some groups (this file
-is rewritten only by a run of the first six; `--patience 0` skips the wait for a quiet machine).
+`--only fit predict continuous regression missing first-start memory growth` runs some groups (this
+file is rewritten only by a run of the first seven; `--patience 0` skips the wait for a quiet machine).
 Every timing has a scikit-learn baseline measured in
 the same run on the same data, because the machines are shared and noisy: the ratio (TnT over the
 baseline) is the figure to read. The fit, predict and continuous-data rows time the baseline and TnT
 in turns (baseline, TnT, baseline, ...; the median of each: three turns for MNIST, seven for
 pendigits, 21 for prediction; the continuous rows two turns of CART, exact TnT and binned TnT; the
 regression rows three turns of `DecisionTreeRegressor(ccp_alpha=C * var(y))` and TnTRegressor on
-all of California housing, `regression/california_housing.npz`), so
+all of California housing, `regression/california_housing.npz`; the missing-value rows two turns of
+`DecisionTreeClassifier(ccp_alpha=1e-4)` and TnT on the same data with NaN in training and test rows,
+MNIST with 10 % of its pixels and the continuous set with 20 % of half of its columns removed at
+random, their accuracy against CART grown best-first to TnT's splits), so
 that a change of load during the run falls on both; the MNIST rows show the spread of their turns.
 A fit on all cores is slowed by any other process, its one-thread baseline hardly: before the fits
 the script waits (at most 3 minutes) until other processes use less than a tenth of the CPU, and
@@ -622,6 +690,8 @@ def main(argv=None):
         report(bench_continuous())
     if "regression" in wanted:
         report(bench_regression(args.data))
+    if "missing" in wanted:
+        report(bench_missing(args.data))
     if "first-start" in wanted:
         report(bench_first_start())
         report(bench_app_start())

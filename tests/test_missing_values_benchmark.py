@@ -65,3 +65,14 @@ def test_the_pairs_compared_are_those_counted_without_nan(missing):
 def test_a_share_outside_zero_to_one_stops_with_one_sentence(missing):
     with pytest.raises(SystemExit, match="--share takes a share between 0 and 1, got 1.5"):
         missing.main(["--share", "1.5"])
+
+
+def test_the_speed_rows_remove_values_only_in_the_columns_named():
+    """benchmarks/run.py's missing-value rows: 20 % of half of the columns of the continuous set."""
+    run = load_benchmark("run")
+    X = np.ones((20_000, 6), dtype=np.float64)
+    removed = run.with_missing(X, 0.2, np.arange(0, 6, 2), seed=0)
+    assert removed.dtype == np.float32
+    share = np.isnan(removed).mean(axis=0)
+    assert np.all((share[::2] > 0.18) & (share[::2] < 0.22)) and np.all(share[1::2] == 0)
+    assert not np.isnan(X).any()
