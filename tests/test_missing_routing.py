@@ -177,4 +177,3 @@ def test_predict_with_nan_on_a_model_without_directions_is_one_sentence():
         with pytest.raises(ValueError, match=f"^{re.escape(NO_DIRECTIONS)}$"):
             method(X)
     assert model.predict(np.nan_to_num(X)).shape == (200,)
-

@@ -65,6 +65,9 @@ def compare_with_cart(tnt, cart, X, y, w, regression=False):
         if (a[2][na], a[3][na], a[4][na]) == (b[2][nb], b[3][nb], b[4][nb]):
             agree += 1
         else:
+            same_test = (a[2][na], a[3][na]) == (b[2][nb], b[3][nb])
+            # Without missing values there, the direction is the rule for that case, never a tie.
+            assert not (same_test and not np.isnan(X[rows, a[2][na]]).any()), "directions differ"
             parent = _loss(y[rows], w[rows], regression)
             gain = [
                 parent - _loss(y[rows[g]], w[rows[g]], regression) - _loss(y[rows[~g]], w[rows[~g]], regression)

@@ -105,12 +105,7 @@ def _as_micro_tree(tree: RegressionTree, values: _LeafValues) -> MicroTree:
     label = np.full(tree.node_count, -1, dtype=np.intp)
     label[leaf] = values.add(tree.value[leaf])
     return MicroTree(
-        children_left=tree.children_left,
-        children_right=tree.children_right,
-        feature=tree.feature,
-        threshold=tree.threshold,
-        missing_left=tree.missing_left,
-        label=label,
+        tree.children_left, tree.children_right, tree.feature, tree.threshold, label, missing_left=tree.missing_left
     )
 
 
