@@ -104,7 +104,9 @@ def _as_micro_tree(tree: RegressionTree, values: _LeafValues) -> MicroTree:
     leaf = tree.children_left < 0
     label = np.full(tree.node_count, -1, dtype=np.intp)
     label[leaf] = values.add(tree.value[leaf])
-    return MicroTree(tree.children_left, tree.children_right, tree.feature, tree.threshold, label)
+    return MicroTree(
+        tree.children_left, tree.children_right, tree.feature, tree.threshold, label, missing_left=tree.missing_left
+    )
 
 
 def _reduced_problem(graph: WorkingGraph, node: int, problem: RegressionProblem, rows: np.ndarray, values):
