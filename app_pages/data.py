@@ -5,7 +5,6 @@ import streamlit as st
 
 from tnt.data.datasets import DataError, catalog, missing_per_column
 from tnt.data.sources import bundled_source, dataset_from_source, upload_source
-from tnt.services.tasks import tnt_missing_note
 from ui import state
 
 TASKS = {
@@ -100,9 +99,6 @@ missing = data.missing_counts()
 if len(missing):
     st.caption(f"Missing values in {len(missing)} of the {data.n_features} features")
     st.dataframe(missing, column_config={"share": st.column_config.NumberColumn(format="percent")})
-    note = tnt_missing_note(data.is_regression)
-    if note:
-        st.warning(note)
 cols = st.columns(4)
 cols[0].metric("Training rows", f"{len(data.y_train):,}")
 cols[1].metric("Test rows", f"{len(data.y_test):,}")

@@ -7,11 +7,9 @@ from tnt.experiments.ensembles import compare_ensembles, summarize_ensembles
 from ui import state
 from ui.analysis import remembered
 from ui.display import C_GRID, format_C, labelled
-from ui.views import stop_if_tnt_cannot_learn
 
 st.header("Ensembles")
 data = state.dataset()
-stop_if_tnt_cannot_learn(data)
 if data.is_regression:
     st.info(
         f"{data.name} is a regression, and this page compares the paper's classifier ensembles (bagging, "

@@ -9,11 +9,9 @@ from tnt.viz.figures import accuracy_vs_splits, splits_vs_C
 from ui import state
 from ui.analysis import latest, progress_bar, remembered
 from ui.display import C_GRID, format_bins, format_C
-from ui.views import stop_if_tnt_cannot_learn
 
 st.header("Sweep")
 data = state.dataset()
-stop_if_tnt_cannot_learn(data)
 p = state.params()
 score = "R²" if data.is_regression else "accuracy"
 st.caption(

@@ -1,13 +1,11 @@
 """The app with a table that has empty cells (AppTest, no browser): they are used as they are, counted per
-column on the Data page, and dropped only on request."""
+column on the Data page, dropped only on request, and every page that trains learns from them."""
 
 from pathlib import Path
 
 import numpy as np
 import pytest
 from app_helpers import button, go, metric, upload
-
-from tnt.services.tasks import tnt_missing_note
 
 ROOT = Path(__file__).resolve().parent.parent
 HOLES = ROOT / "tests" / "bad_csv" / "missing_values.csv"  # 40 rows, one empty cell in column b
@@ -42,8 +40,7 @@ def test_a_table_with_empty_cells_is_used_as_it_is(app):
     per_feature = [f for f in frames(app) if "share" in f.columns and "train" in f.columns]
     assert len(per_feature) == 1 and per_feature[0].index.tolist() == ["b"]
     assert int(per_feature[0].loc["b", "train"] + per_feature[0].loc["b", "test"]) == 1
-    note = tnt_missing_note(regression=False)
-    assert [w.value for w in app.warning] == ([] if note is None else [note])
+    assert not app.warning
 
 
 def test_dropping_rows_with_missing_values_stays_an_option(app):
@@ -60,26 +57,19 @@ def test_dropping_rows_with_missing_values_stays_an_option(app):
     assert not app.error and int(metric(app, "Splits")) >= 1
 
 
-def test_training_on_missing_values_trains_or_says_why_not_in_one_sentence(app):
+def test_the_train_page_learns_from_missing_values(app):
     upload(app, HOLES)
     button(app, "Use this data").click().run()
     go(app, "train")
-    if tnt_missing_note(regression=False) is None:  # a TnT that learns from missing values
-        assert not app.error and int(metric(app, "Splits")) >= 1
-    else:  # what to do, as on the Data page, and no attempt that fails with an error
-        assert not app.error
-        assert [w.value for w in app.warning] == [tnt_missing_note(regression=False)]
+    assert not app.exception and not app.error and not app.warning
+    assert int(metric(app, "Splits")) >= 1
 
 
 @pytest.mark.parametrize(("page", "run"), [("sweep", "Run sweep"), ("ensembles", "Train the ensembles")])
-def test_pages_that_train_say_what_to_do_with_missing_values_tnt_cannot_learn(app, page, run):
+def test_pages_that_train_learn_from_missing_values(app, page, run):
     upload(app, HOLES)
     button(app, "Use this data").click().run()
     go(app, page)
+    assert not app.exception and not app.error and not app.warning
+    button(app, run).click().run(timeout=300)
     assert not app.exception and not app.error
-    note = tnt_missing_note(regression=False)
-    offered = [b.label for b in app.button if b.label == run]
-    if note is None:
-        assert offered == [run]
-    else:  # the sentence instead of a form whose training would fail
-        assert [w.value for w in app.warning] == [note] and offered == []

@@ -328,12 +328,7 @@ def test_missing_values_are_kept_or_dropped_and_limits_are_options(tmp_path):
     )
     assert dropped.returncode == 0, dropped.stderr
     assert "on 27 rows" in dropped.stdout and "on 9 rows" in dropped.stdout  # 36 of 40 rows kept
-    if TnTClassifier().__sklearn_tags__().input_tags.allow_nan:  # a TnT that learns from missing values
-        assert kept.returncode == 0 and "on 30 rows" in kept.stdout, kept.stderr
-    else:
-        assert_one_line_error(
-            kept, "holes.csv has missing values (empty cells), which TnTClassifier cannot learn", "--drop-missing"
-        )
+    assert kept.returncode == 0 and "on 30 rows" in kept.stdout, kept.stderr  # TnT learns from missing values
     assert_one_line_error(too_many, "The file has 40 rows; TnT Explorer takes at most 39, so use a sample.")
     assert_one_line_error(bad_limit, "--max-columns at least 2")
     assert not (tmp_path / "refused.json").exists()
@@ -359,7 +354,6 @@ def test_predict_reads_empty_cells_as_missing_values(tmp_path):
 def test_info_escapes_control_characters_from_the_model_file(tmp_path):
     # A model file is user input: an escape sequence in a class or feature name must not reach the
     # terminal (here: clear the screen, move the cursor home, rewrite the line).
-    from tnt import TnTClassifier
     from tnt.model_io import model_to_json
 
     X = pd.DataFrame({"size\x1b[2J": [0.0, 1.0, 2.0, 3.0], "b\rfake": [1.0, 1.0, 0.0, 0.0]})
@@ -448,7 +442,6 @@ def test_a_continuous_target_trains_a_regression_and_every_command_handles_it(tm
 def test_a_hand_edited_model_file_works_with_info_and_predict(tmp_path):
     from sklearn.datasets import load_iris
 
-    from tnt import TnTClassifier
     from tnt.editing import GraphEditor
     from tnt.model_io import model_to_json
 

@@ -149,9 +149,9 @@ def test_improves_on_split_weighs_the_misrouted_samples():
     )
     rows, targets = np.arange(3), np.array([0, 1, 0])
     # the stump misroutes row 2, the split at 2.5 (all left) row 1: their weights decide
-    assert improves_on_split(stump, 0, 2.5, X, rows, targets, np.array([1.0, 2.0, 1.0]))
-    assert not improves_on_split(stump, 0, 2.5, X, rows, targets, np.array([1.0, 1.0, 2.0]))
-    assert not improves_on_split(stump, 0, 2.5, X, rows, targets, np.ones(3))  # a tie keeps the split
+    assert improves_on_split(stump, 0, 2.5, 0, X, rows, targets, np.array([1.0, 2.0, 1.0]))
+    assert not improves_on_split(stump, 0, 2.5, 0, X, rows, targets, np.array([1.0, 1.0, 2.0]))
+    assert not improves_on_split(stump, 0, 2.5, 0, X, rows, targets, np.ones(3))  # a tie keeps the split
 
 
 def test_guard_keeps_a_tree_that_fits_its_training_samples(noisy):

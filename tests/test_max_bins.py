@@ -185,3 +185,76 @@ def test_exact_codes_are_each_values_rank_among_the_distinct_values(max_bins, in
         np.testing.assert_array_equal(binned.codes[:, f], np.searchsorted(distinct, X[:, f]))
         np.testing.assert_array_equal(binned.bin_min[f, : distinct.size], distinct)
         np.testing.assert_array_equal(binned.bin_max[f, : distinct.size], distinct)
+
+
+def _with_missing(X, rng, share):
+    """``X`` with a share of each column's values set to NaN at random."""
+    X = X.copy()
+    X[rng.random(X.shape) < share] = np.nan
+    return X
+
+
+@pytest.mark.parametrize("in_parts", [None, _in_uneven_parts], ids=["one part", "rows in parts"])
+@pytest.mark.parametrize("max_bins", [MAX_EXACT_BINS, 255, 2])
+def test_a_missing_value_gets_its_features_largest_code_and_real_values_keep_theirs(max_bins, in_parts):
+    """NaN is coded ``n_bins - 1`` (``missing_code``), one past the real values' codes, which are those
+    the column's real values alone get (exact ranks or quantile bins alike); its bin bounds are NaN.
+    A column without NaN keeps ``missing_code`` -1 and the codes it has in a matrix without NaN."""
+    from tnt.learn.binning import bin_features
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(3000, 5)).astype(np.float32)
+    X[:, 1] = np.round(X[:, 1], 1)
+    X[:, 2] = rng.integers(-20, 236, 3000)  # whole numbers of a small span
+    X[:, 3] = rng.integers(0, 3, 3000) + 0.5
+    missing = _with_missing(X, rng, 0.2)
+    missing[:, 4] = X[:, 4]  # no NaN in this column
+    binned = bin_features(missing, max_bins) if in_parts is None else bin_features(missing, max_bins, in_parts)
+    for f in range(X.shape[1]):
+        is_nan = np.isnan(missing[:, f])
+        alone = bin_features(missing[~is_nan][:, [f]], max_bins)  # the real values without the NaN
+        n_real = alone.n_bins[0]
+        if not is_nan.any():
+            assert binned.missing_code[f] == -1 and binned.n_bins[f] == n_real
+        else:
+            assert binned.missing_code[f] == binned.n_bins[f] - 1 == n_real
+            np.testing.assert_array_equal(binned.codes[is_nan, f], n_real)
+            assert np.isnan(binned.bin_min[f, n_real]) and np.isnan(binned.bin_max[f, n_real])
+        np.testing.assert_array_equal(binned.codes[~is_nan, f], alone.codes[:, 0])
+        np.testing.assert_array_equal(binned.bin_min[f, :n_real], alone.bin_min[0, :n_real])
+        np.testing.assert_array_equal(binned.bin_max[f, :n_real], alone.bin_max[0, :n_real])
+    assert binned.missing_code.dtype == np.int64
+
+
+@pytest.mark.parametrize("whole", [True, False], ids=["whole numbers", "sorted"])
+def test_a_feature_entirely_missing_has_one_code_the_missing_one(whole):
+    from tnt.learn.binning import bin_features
+
+    X = np.array([[1, np.nan], [2, np.nan], [3, np.nan]], dtype=np.float32)
+    if not whole:
+        X[:, 0] += 0.5
+    binned = bin_features(X)
+    assert binned.n_bins.tolist() == [3, 1]
+    assert binned.missing_code.tolist() == [-1, 0]
+    np.testing.assert_array_equal(binned.codes[:, :2], [[0, 0], [1, 0], [2, 0]])
+    assert np.isnan(binned.bin_min[1, 0]) and np.isnan(binned.bin_max[1, 0])
+
+
+def test_a_matrix_without_missing_values_has_no_missing_code():
+    from tnt.learn.binning import bin_features
+
+    X = load_digits().data.astype(np.float32)
+    binned = bin_features(X)
+    assert (binned.missing_code == -1).all()
+    np.testing.assert_array_equal(binned.n_bins, [np.unique(X[:, f]).size for f in range(X.shape[1])])
+
+
+@pytest.mark.parametrize(("n_values", "dtype"), [(255, np.uint8), (256, np.uint16)])
+def test_codes_are_one_byte_while_the_widest_feature_and_its_missing_code_fit(n_values, dtype):
+    from tnt.learn.binning import bin_features
+
+    X = np.append(np.arange(n_values) + 0.5, np.nan).astype(np.float32)[:, None]
+    binned = bin_features(X)
+    assert binned.codes.dtype == dtype
+    assert binned.missing_code.tolist() == [n_values]
+    assert binned.codes[-1, 0] == n_values

@@ -265,16 +265,18 @@ def test_same_pruned_tree_as_plain_cart_on_tied_integer_data(seed, alpha):
     assert ours == _reference_tree(X, y, w, n_classes, alpha, order)
 
 
+@pytest.mark.parametrize("missing", [0.0, 0.1], ids=["no NaN", "10% NaN"])
 @pytest.mark.parametrize("n_lanes", [2, 3])
 @pytest.mark.parametrize("continuous", [False, True], ids=["histograms", "sorted runs too"])
-def test_a_micro_tree_fitted_on_several_threads_is_the_one_fitted_on_one(n_lanes, continuous):
+def test_a_micro_tree_fitted_on_several_threads_is_the_one_fitted_on_one(n_lanes, continuous, missing):
     # Threads take blocks of a node's features as they come free, so which thread scans which
-    # feature changes from run to run; the tree must not.
+    # feature changes from run to run; the tree must not (nor where its missing values go).
     from tnt.learn.micro_tree import make_workspace
     from tnt.learn.split_search import PARALLEL_WORK
 
     X, y = make_classification(n_samples=4000, n_features=40, n_informative=12, n_classes=4, random_state=5)
     X = X.astype(np.float32) if continuous else np.round(X * 4).astype(np.float32)
+    X[np.random.default_rng(4).random(X.shape) < missing] = np.nan
     assert X.shape[0] * X.shape[1] >= 3 * PARALLEL_WORK, "the root and its children should use the threads"
     w = np.random.default_rng(1).uniform(0.5, 2.0, len(y))
     binned = bin_features(X)
@@ -285,8 +287,9 @@ def test_a_micro_tree_fitted_on_several_threads_is_the_one_fitted_on_one(n_lanes
     for _ in range(3):
         several = fit_micro_tree(binned, order, rows, y, w, 1e-4, 4, make_workspace(binned, 4, n_lanes))
         assert n_splits(several) > 20
-        for a, b in zip(one.arrays, several.arrays):
+        for a, b in zip((*one.arrays, one.missing_left), (*several.arrays, several.missing_left)):
             assert np.array_equal(a, b)
+    assert one.missing_left.any() == (missing > 0)
 
 
 @pytest.fixture(scope="module")
@@ -325,8 +328,9 @@ def test_the_squared_error_tree_is_scikit_learns_regression_tree(friedman, alpha
     np.testing.assert_allclose(ours.value[predict(leaf, X)], theirs.predict(codes), rtol=1e-9)
 
 
+@pytest.mark.parametrize("missing", [0.0, 0.1], ids=["no NaN", "10% NaN"])
 @pytest.mark.parametrize("n_lanes", [2, 3])
-def test_a_regression_tree_fitted_on_several_threads_is_the_one_fitted_on_one(n_lanes):
+def test_a_regression_tree_fitted_on_several_threads_is_the_one_fitted_on_one(n_lanes, missing):
     from sklearn.datasets import make_friedman1
 
     from tnt.learn.micro_tree import fit_regression_tree, make_workspace
@@ -334,6 +338,7 @@ def test_a_regression_tree_fitted_on_several_threads_is_the_one_fitted_on_one(n_
 
     X, y = make_friedman1(n_samples=12_000, n_features=8, noise=1.0, random_state=3)
     X = np.column_stack([X, np.round(X * 20)]).astype(np.float32)  # sorted runs and histograms
+    X[np.random.default_rng(4).random(X.shape) < missing] = np.nan
     assert X.shape[0] * X.shape[1] >= 3 * PARALLEL_WORK, "the root and its children should use the threads"
     w = np.random.default_rng(1).uniform(0.5, 2.0, len(y))
     binned = bin_features(X)
@@ -343,5 +348,6 @@ def test_a_regression_tree_fitted_on_several_threads_is_the_one_fitted_on_one(n_
     for _ in range(3):
         several = fit_regression_tree(binned, order, rows, y, w, 1e-4, make_workspace(binned, 2, n_lanes))
         assert several.node_count > 40
-        for name in ("children_left", "children_right", "feature", "threshold", "value"):
+        for name in ("children_left", "children_right", "feature", "threshold", "value", "missing_left"):
             assert np.array_equal(getattr(one, name), getattr(several, name))
+    assert one.missing_left.any() == (missing > 0)

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
-from tnt import CARTClassifier, DecisionGraph, NDGClassifier, TAOClassifier, TnTClassifier, TnTRegressor
+from tnt import CARTClassifier, DecisionGraph
 from tnt.baselines import CARTRegressor
 from tnt.graph import NO_DIRECTIONS
 
@@ -169,28 +169,6 @@ def test_a_cart_trained_without_nan_sends_later_ones_where_scikit_learn_does():
     assert (ours.predict(X) == theirs.predict(X)).all()
 
 
-@pytest.mark.parametrize(
-    "model, name",
-    [
-        (TnTClassifier(N1=1), "TnTClassifier"),
-        (NDGClassifier(), "NDGClassifier"),
-        (TAOClassifier(max_leaf_nodes=4), "TAOClassifier"),
-        (CARTClassifier(max_leaf_nodes=4, fine_tune=2), "CARTClassifier"),
-    ],
-)
-def test_learners_that_cannot_learn_from_nan_yet_say_so(model, name):
-    X, y = nan_classification(n=60)
-    with pytest.raises(ValueError, match=f"^X contains missing values \\(NaN\\), which {name} cannot learn from yet"):
-        model.fit(X, y)
-    assert not model.__sklearn_tags__().input_tags.allow_nan
-
-
-def test_the_regressor_that_cannot_learn_from_nan_yet_points_to_cart_regressor():
-    X, y = nan_classification(n=60)
-    with pytest.raises(ValueError, match="use CARTRegressor, which learns from them"):
-        TnTRegressor().fit(X, np.isnan(X[:, 1]).astype(float))
-
-
 def test_predict_with_nan_on_a_model_without_directions_is_one_sentence():
     X, y = nan_classification(n=200)
     model = CARTClassifier(max_leaf_nodes=6, random_state=0).fit(np.nan_to_num(X), y)
@@ -199,27 +177,3 @@ def test_predict_with_nan_on_a_model_without_directions_is_one_sentence():
         with pytest.raises(ValueError, match=f"^{re.escape(NO_DIRECTIONS)}$"):
             method(X)
     assert model.predict(np.nan_to_num(X)).shape == (200,)
-
-
-@pytest.mark.parametrize("model", [CARTClassifier(max_leaf_nodes=4), TnTClassifier(N1=1)])
-@pytest.mark.parametrize("value", [np.inf, -np.inf])
-def test_infinite_values_are_still_refused(model, value):
-    X, y = nan_classification(n=100)
-    X = np.nan_to_num(X)
-    X_bad = X.copy()
-    X_bad[3, 1] = value
-    with pytest.raises(ValueError, match="Input X contains infinity"):
-        model.fit(X_bad, y)
-    model.fit(X, y)
-    for method in (model.predict, model.decision_path):
-        with pytest.raises(ValueError, match="Input X contains infinity"):
-            method(X_bad)
-
-
-def test_graph_reduction_refuses_missing_values_in_one_sentence():
-    from tnt.reduction import reduce_model
-
-    X, y = nan_classification(n=200)
-    model = CARTClassifier(max_leaf_nodes=6, random_state=0).fit(X, y)
-    with pytest.raises(ValueError, match=r"^Graph reduction cannot use training samples with missing values yet"):
-        reduce_model(model, X, y)

@@ -27,9 +27,9 @@ from tnt import TnTClassifier, TnTRegressor
 
 
 def _tree_arrays(model):
-    """(left, right, feature, threshold) of a fitted TnT graph or scikit-learn tree."""
+    """(left, right, feature, threshold, missing_go_to_left) of a fitted TnT graph or scikit-learn tree."""
     t = model.graph_ if hasattr(model, "graph_") else model.tree_
-    return t.children_left, t.children_right, t.feature, t.threshold
+    return t.children_left, t.children_right, t.feature, t.threshold, t.missing_go_to_left
 
 
 def _loss(y, w, regression):
@@ -48,7 +48,7 @@ def compare_with_cart(tnt, cart, X, y, w, regression=False):
     At two splits that differ, the test asserts they are equally good on the samples reaching them
     (a tie, up to rounding); if they also divide those samples the same way the walk goes on below,
     else that subtree is left (the trees may differ there). Anywhere else they must be the same:
-    a leaf against a leaf, or the same feature and threshold.
+    a leaf against a leaf, or the same feature, threshold and direction for missing values (NaN).
     """
     X = np.asarray(X, dtype=np.float32)
     a, b = _tree_arrays(tnt), _tree_arrays(cart)
@@ -61,11 +61,13 @@ def compare_with_cart(tnt, cart, X, y, w, regression=False):
         if leaf_a:
             agree += 1
             continue
-        go_a = X[rows, a[2][na]] <= a[3][na]
-        go_b = X[rows, b[2][nb]] <= b[3][nb]
-        if (a[2][na], a[3][na]) == (b[2][nb], b[3][nb]):
+        go_a, go_b = (_goes_left(X[rows], t, node) for t, node in ((a, na), (b, nb)))
+        if (a[2][na], a[3][na], a[4][na]) == (b[2][nb], b[3][nb], b[4][nb]):
             agree += 1
         else:
+            same_test = (a[2][na], a[3][na]) == (b[2][nb], b[3][nb])
+            # Without missing values there, the direction is the rule for that case, never a tie.
+            assert not (same_test and not np.isnan(X[rows, a[2][na]]).any()), "directions differ"
             parent = _loss(y[rows], w[rows], regression)
             gain = [
                 parent - _loss(y[rows[g]], w[rows[g]], regression) - _loss(y[rows[~g]], w[rows[~g]], regression)
@@ -81,6 +83,12 @@ def compare_with_cart(tnt, cart, X, y, w, regression=False):
         stack.append((a[0][na], b[0][nb], rows[go_a]))
         stack.append((a[1][na], b[1][nb], rows[~go_a]))
     return agree, ties, left_out
+
+
+def _goes_left(X, tree, node):
+    """Which rows of ``X`` the split at ``node`` of ``tree`` (:func:`_tree_arrays`) sends left."""
+    x = X[:, tree[2][node]]
+    return np.where(np.isnan(x), tree[4][node] == 1, x <= tree[3][node])
 
 
 CLASSIFICATION = {

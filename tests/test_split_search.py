@@ -11,6 +11,7 @@ from tnt.learn.sorted_runs import _argsort_codes, make_runs, mark_left, partitio
 from tnt.learn.split_search import (
     CACHE_LINE,
     HISTOGRAM_MAX_BINS,
+    NO_MISSING,
     Results,
     _best_of,
     _candidate,
@@ -78,16 +79,28 @@ def _proxy(left_y, left_w, total):
     return (left**2).sum() / w_left + ((total - left) ** 2).sum() / (total.sum() - w_left)
 
 
-def _brute_force(cf, ys, ws, start, end, bin_min, bin_max):
-    """Every boundary between two codes present, scored with scikit-learn's proxy; first best wins."""
+def _brute_force(cf, ys, ws, start, end, bin_min, bin_max, mc=-1):
+    """scikit-learn's two passes over the boundaries, each scored with its proxy, first best wins:
+    every boundary between two real codes present (code ``mc`` is a missing value) with the missing
+    values on the right, then "all real values left, missing right" (threshold ``+inf``), then, when
+    the node has missing values, every boundary between real codes with them on the left. Returns
+    (proxy, last real code going left, threshold, where missing values go)."""
     total = _total(ys, ws, start, end)
-    best = (-np.inf, -1, 0.0)
-    present = np.unique(cf[start:end])
-    for low, high in zip(present[:-1], present[1:]):
-        goes_left = np.arange(start, end)[cf[start:end] <= low]
+    node = cf[start:end].astype(np.int64)
+    positions = np.arange(start, end)
+    has_missing = bool((node == mc).any())
+    best = (-np.inf, -1, 0.0, 0 if has_missing else NO_MISSING)
+    present = np.unique(node[node != mc])
+    candidates = [(low, high, 0) for low, high in zip(present[:-1], present[1:])]
+    if has_missing and present.size:
+        candidates.append((present[-1], mc, 0))
+        candidates += [(low, high, 1) for low, high in zip(present[:-1], present[1:])]
+    for low, high, missing_left in candidates:
+        goes_left = positions[(node <= low) | ((node == mc) & bool(missing_left))]
         proxy = _proxy(ys[goes_left], ws[goes_left], total)
         if proxy > best[0]:
-            best = (proxy, int(low), _threshold(bin_max[0, low], bin_min[0, high]))
+            threshold = np.inf if high == mc else _threshold(bin_max[0, low], bin_min[0, high])
+            best = (proxy, int(low), threshold, missing_left if has_missing else NO_MISSING)
     return best
 
 
@@ -96,13 +109,39 @@ def _scratch(n_bins):
     return buffers.hist[0, 0], buffers.hist[0, 1], buffers.counts[0, 0], buffers.counts[0, 1], buffers
 
 
-def _scan(cf, n_bins, ys, ws, start, end, bin_min, bin_max, total, w_node, scratch):
+def _scan(cf, n_bins, ys, ws, start, end, bin_min, bin_max, total, w_node, scratch, mc=-1):
     """:func:`_scan_feature` of the one feature ``cf`` with the scratch memory of :func:`_scratch`."""
     h0, h1, c0, c1, buffers = scratch
     return _scan_feature(
-        cf[None], n_bins, 0, ys, ws, start, end, K, bin_min, bin_max,
+        cf[None], n_bins, 0, mc, ys, ws, start, end, K, bin_min, bin_max,
         total, w_node, h0, h1, c0, c1, buffers.bits[0], buffers.left[0], SQUARED,
     )  # fmt: skip
+
+
+def _fill(cf, ys, ws, start, end, bin_min, bin_max, total, w_node, scratch, stored, mc=-1):
+    """:func:`_fill_and_scan` of the one feature ``cf`` into ``stored`` (hist, counts, bounds)."""
+    h0, h1, c0, c1, buffers = scratch
+    hist, counts, bounds = stored
+    return _fill_and_scan(
+        cf[None], 0, mc, ys, ws, start, end, K, bin_min, bin_max, total, w_node,
+        h0, h1, c0, c1, buffers.left[0], hist, counts, 0, bounds, SQUARED,
+    )  # fmt: skip
+
+
+def _stored(n_bins):
+    return np.zeros(n_bins * K), np.zeros(n_bins, dtype=np.int32), np.zeros((1, 2), dtype=np.int64)
+
+
+def _scan_of_stored(stored, bin_min, bin_max, total, w_node, left, mc=-1):
+    hist, counts, bounds = stored
+    return _scan_stored(hist, counts, 0, bounds, 0, mc, K, bin_min, bin_max, total, w_node, left, SQUARED)
+
+
+def _scan_of_run(cf, ys, ws, start, end, bin_min, bin_max, total, w_node, left, mc=-1):
+    """:func:`_scan_sorted` of positions start:end, sorted by code first (stably)."""
+    order = start + np.argsort(cf[start:end], kind="stable")
+    run = (cf[order][None], ys[order][None], ws[order][None])
+    return _scan_sorted(*run, 0, 0, end - start, 0, mc, K, bin_min, bin_max, total, w_node, left, SQUARED)
 
 
 @pytest.mark.parametrize("n", [30, 2000])  # the bitmap of codes present, and dense histograms
@@ -126,12 +165,7 @@ def test_constant_feature_scores_minus_infinity(criterion):
     total = _total(ys, ws, 0, 50)
     result = _scan(cf, 20, ys, ws, 0, 50, bin_min, bin_max, total, 50.0, (h0, h1, c0, c1, buffers))
     assert result[0] == -np.inf
-    assert (
-        _scan_sorted(
-            cf[None], ys[None], ws[None], 0, 0, 50, 0, K, bin_min, bin_max, total, 50.0, buffers.left[0], SQUARED
-        )[0]
-        == -np.inf
-    )
+    assert _scan_of_run(cf, ys, ws, 0, 50, bin_min, bin_max, total, 50.0, buffers.left[0])[0] == -np.inf
 
 
 @pytest.mark.parametrize("weights", ["integer", "real"])
@@ -141,16 +175,9 @@ def test_scan_of_stored_histograms_equals_a_direct_scan(weights, criterion):
     h0, h1, c0, c1, buffers = _scratch(n_bins)
     total = _total(ys, ws, 0, 3000)
     direct = _scan(cf, n_bins, ys, ws, 0, 3000, bin_min, bin_max, total, _weight(total), (h0, h1, c0, c1, buffers))
-    hist = np.zeros(n_bins * K)
-    counts = np.zeros(n_bins, dtype=np.int32)
-    bounds = np.zeros((1, 2), dtype=np.int64)
-    filled = _fill_and_scan(
-        cf[None], 0, ys, ws, 0, 3000, K, bin_min, bin_max, total, _weight(total),
-        h0, h1, c0, c1, buffers.left[0], hist, counts, 0, bounds, SQUARED,
-    )  # fmt: skip
-    stored = _scan_stored(
-        hist, counts, 0, bounds, 0, K, bin_min, bin_max, total, _weight(total), buffers.left[0], SQUARED
-    )
+    hist, counts, bounds = store = _stored(n_bins)
+    filled = _fill(cf, ys, ws, 0, 3000, bin_min, bin_max, total, _weight(total), (h0, h1, c0, c1, buffers), store)
+    stored = _scan_of_stored(store, bin_min, bin_max, total, _weight(total), buffers.left[0])
     assert direct == filled == stored
     np.testing.assert_array_equal(counts, np.bincount(cf, minlength=n_bins))
     assert not h0.any() and not c0.any()
@@ -177,14 +204,9 @@ def test_sparse_codes_across_words_scan_as_a_brute_force_does(present, criterion
     expected = _brute_force(cf, ys, ws, start, end, bin_min, bin_max)
     w_node = _weight(total)
     direct = _scan(cf, n_bins, ys, ws, start, end, bin_min, bin_max, total, w_node, (h0, h1, c0, c1, buffers))
-    hist = np.zeros(n_bins * K)
-    counts = np.zeros(n_bins, dtype=np.int32)
-    bounds = np.zeros((1, 2), dtype=np.int64)
-    filled = _fill_and_scan(
-        cf[None], 0, ys, ws, start, end, K, bin_min, bin_max, total, w_node,
-        h0, h1, c0, c1, buffers.left[0], hist, counts, 0, bounds, SQUARED,
-    )  # fmt: skip
-    stored = _scan_stored(hist, counts, 0, bounds, 0, K, bin_min, bin_max, total, w_node, buffers.left[0], SQUARED)
+    hist, counts, bounds = store = _stored(n_bins)
+    filled = _fill(cf, ys, ws, start, end, bin_min, bin_max, total, w_node, (h0, h1, c0, c1, buffers), store)
+    stored = _scan_of_stored(store, bin_min, bin_max, total, w_node, buffers.left[0])
     assert direct[1:] == filled[1:] == stored[1:] == expected[1:]  # last code going left, threshold
     np.testing.assert_allclose([direct[0], filled[0], stored[0]], expected[0], rtol=1e-12)
     np.testing.assert_array_equal(counts, np.bincount(cf[start:end], minlength=n_bins))
@@ -233,15 +255,10 @@ def test_histogram_subtraction_equals_a_rebuild(criterion):
     mid = 1500
 
     def fill(start, end):
-        hist = np.zeros(n_bins * K)
-        counts = np.zeros(n_bins, dtype=np.int32)
-        bounds = np.zeros((1, 2), dtype=np.int64)
+        store = _stored(n_bins)
         total = _total(ys, ws, start, end)
-        _fill_and_scan(
-            cf[None], 0, ys, ws, start, end, K, bin_min, bin_max, total, _weight(total),
-            h0, h1, c0, c1, buffers.left[0], hist, counts, 0, bounds, SQUARED,
-        )  # fmt: skip
-        return hist, counts, bounds
+        _fill(cf, ys, ws, start, end, bin_min, bin_max, total, _weight(total), (h0, h1, c0, c1, buffers), store)
+        return store
 
     hist, counts, bounds = fill(0, 4000)
     _subtract_samples(cf[None], 0, ys, ws, 0, mid, K, hist, counts, 0, SQUARED)
@@ -249,9 +266,7 @@ def test_histogram_subtraction_equals_a_rebuild(criterion):
     np.testing.assert_array_equal(hist, rebuilt)
     np.testing.assert_array_equal(counts, rebuilt_counts)
     total = _total(ys, ws, mid, 4000)
-    after = _scan_stored(
-        hist, counts, 0, bounds, 0, K, bin_min, bin_max, total, _weight(total), buffers.left[0], SQUARED
-    )
+    after = _scan_of_stored((hist, counts, bounds), bin_min, bin_max, total, _weight(total), buffers.left[0])
     assert after == _brute_force(cf, ys, ws, mid, 4000, bin_min, bin_max)
 
 
@@ -259,11 +274,8 @@ def test_histogram_subtraction_equals_a_rebuild(criterion):
 def test_scan_of_a_sorted_run_equals_brute_force(n, criterion):
     n_bins = 5000
     cf, ys, ws, bin_min, bin_max = _node(3, n, n_bins)
-    order = np.argsort(cf, kind="stable")
     total = _total(ys, ws, 0, n)
-    left = np.zeros(K)
-    run = (cf[order][None], ys[order][None], ws[order][None])
-    result = _scan_sorted(*run, 0, 0, n, 0, K, bin_min, bin_max, total, _weight(total), left, SQUARED)
+    result = _scan_of_run(cf, ys, ws, 0, n, bin_min, bin_max, total, _weight(total), np.zeros(K))
     assert result == _brute_force(cf, ys, ws, 0, n, bin_min, bin_max)
 
 
@@ -310,7 +322,7 @@ def test_partition_of_runs_is_stable_and_keeps_both_sides_sorted(runs_setting, s
     tmp = run_scratch(runs, 2)
     goes_left = np.zeros(m, dtype=bool)
     # The root is split first; then its left child, positions 0:end, is split again.
-    mark_left(runs, codes, np.arange(m), 0, m, 3, HISTOGRAM_MAX_BINS // 2, goes_left)
+    mark_left(runs, codes, np.arange(m), 0, m, 3, HISTOGRAM_MAX_BINS // 2, -1, goes_left)
     partition_runs(runs, features, 2, 0, m, goes_left, tmp, parallel)
     node = np.flatnonzero(codes[3] <= HISTOGRAM_MAX_BINS // 2)
     start, end = 0, node.size
@@ -318,7 +330,7 @@ def test_partition_of_runs_is_stable_and_keeps_both_sides_sorted(runs_setting, s
     position_sid = np.arange(m)
     position_sid[start:end] = np.random.default_rng(5).permutation(node)
     code = int(np.median(codes[split_feature, node]))
-    mark_left(runs, codes[:, position_sid], position_sid, start, end, split_feature, code, goes_left)
+    mark_left(runs, codes[:, position_sid], position_sid, start, end, split_feature, code, -1, goes_left)
     expected_left = node[codes[split_feature, node] <= code]
     np.testing.assert_array_equal(np.sort(runs.sid[1, start:end][goes_left[runs.sid[1, start:end]]]), expected_left)
     before = {name: getattr(runs, name).copy() for name in ("sid", "code", "y", "w")}
@@ -337,9 +349,14 @@ def test_partition_of_runs_is_stable_and_keeps_both_sides_sorted(runs_setting, s
 
 def test_best_of_takes_the_first_of_equal_splits_and_drops_constant_features():
     features = np.array([4, 2, 7, 1])
-    results = Results(np.array([1.0, 2.0, -np.inf, 2.0]), np.array([5, 6, 7, 8]), np.array([0.5, 1.5, 2.5, 3.5]))
+    results = Results(
+        np.array([1.0, 2.0, -np.inf, 2.0]),
+        np.array([5, 6, 7, 8]),
+        np.array([0.5, 1.5, 2.5, 3.5]),
+        np.array([0, 1, 0, 0]),
+    )
     kept = np.zeros(4, dtype=np.int64)
-    assert _best_of(features, 4, results, kept) == (2, 6, 1.5, 3)
+    assert _best_of(features, 4, results, kept) == (2, 6, 1.5, 1, 3)
     np.testing.assert_array_equal(kept[:3], [4, 2, 1])
 
 
@@ -433,3 +450,111 @@ def test_threads_taking_blocks_from_one_counter_take_each_index_once():
         assert (take_all(n, block, n_lanes) == 1).all()
     counter = np.array([5], dtype=np.int64)  # plain Python (NUMBA_DISABLE_JIT=1) does the same
     assert fetch_add(counter, 3) == 5 and counter[0] == 8
+
+
+# Missing values: code ``n_bins - 1`` of a feature with NaN (tnt.learn.binning), whose bin bounds are NaN.
+MISSING_CASES = ["some missing", "none in the node", "one value and missing", "only missing"]
+
+
+def _missing_node(seed, n, n_bins, case):
+    """:func:`_node` of a feature whose last code ``mc`` is the missing code, and ``mc``."""
+    cf, ys, ws, bin_min, bin_max = _node(seed, n, n_bins)
+    mc = n_bins - 1
+    bin_min[0, mc] = bin_max[0, mc] = np.nan
+    rng = np.random.default_rng(seed + 100)
+    cf[cf == mc] = 0
+    if case == "one value and missing":
+        cf[:] = rng.integers(0, n_bins - 1)
+    if case != "none in the node":
+        cf[rng.random(n) < 0.25] = mc
+    if case == "only missing":
+        cf[:] = mc
+    return cf, ys, ws, bin_min, bin_max, mc
+
+
+@pytest.mark.parametrize("case", MISSING_CASES)
+@pytest.mark.parametrize("n_bins", [200, 129, 128])  # the missing code inside, first or last in its 64-code word
+@pytest.mark.parametrize("n", [30, 2000])  # the bitmap of codes present, and dense histograms
+def test_scan_with_a_missing_code_equals_scikit_learns_two_passes(n, n_bins, case, criterion):
+    cf, ys, ws, bin_min, bin_max, mc = _missing_node(n + n_bins, n, n_bins, case)
+    start, end = 3, n - 2
+    h0, h1, c0, c1, buffers = _scratch(n_bins)
+    total = _total(ys, ws, start, end)
+    expected = _brute_force(cf, ys, ws, start, end, bin_min, bin_max, mc)
+    result = _scan(
+        cf, n_bins, ys, ws, start, end, bin_min, bin_max, total, _weight(total), (h0, h1, c0, c1, buffers), mc
+    )
+    assert result == expected
+    assert not h0.any() and not h1.any() and not c0.any() and not c1.any() and not buffers.bits.any()
+    if case == "one value and missing":  # one candidate: the test of missingness
+        assert result[2] == np.inf and result[3] == 0
+    if case == "only missing":  # a constant feature
+        assert result[0] == -np.inf
+
+
+@pytest.mark.parametrize("case", MISSING_CASES)
+@pytest.mark.parametrize("n_bins", [200, 129, 128])
+def test_filled_and_stored_scans_with_a_missing_code_equal_scikit_learns_two_passes(n_bins, case, criterion):
+    n = 1500
+    cf, ys, ws, bin_min, bin_max, mc = _missing_node(n_bins, n, n_bins, case)
+    start, end = 2, n - 3
+    scratch = _scratch(n_bins)
+    total = _total(ys, ws, start, end)
+    expected = _brute_force(cf, ys, ws, start, end, bin_min, bin_max, mc)
+    store = _stored(n_bins)
+    filled = _fill(cf, ys, ws, start, end, bin_min, bin_max, total, _weight(total), scratch, store, mc)
+    stored = _scan_of_stored(store, bin_min, bin_max, total, _weight(total), scratch[4].left[0], mc)
+    assert filled == stored == expected
+    assert not scratch[0].any() and not scratch[1].any() and not scratch[2].any() and not scratch[3].any()
+
+
+def test_a_stored_histogram_whose_missing_samples_were_subtracted_scans_without_them(criterion):
+    # The larger child keeps its parent's range of codes, the missing code included, at count 0.
+    n_bins, n = 90, 3000
+    cf, ys, ws, bin_min, bin_max, mc = _missing_node(5, n, n_bins, "some missing")
+    order = np.argsort(cf != mc, kind="stable")  # the missing samples first: the part subtracted
+    cf, ys, ws = cf[order], ys[order], ws[order]
+    mid = int((cf == mc).sum()) + 10
+    scratch = _scratch(n_bins)
+    store = _stored(n_bins)
+    total = _total(ys, ws, 0, n)
+    _fill(cf, ys, ws, 0, n, bin_min, bin_max, total, _weight(total), scratch, store, mc)
+    hist, counts, bounds = store
+    _subtract_samples(cf[None], 0, ys, ws, 0, mid, K, hist, counts, 0, SQUARED)
+    assert bounds[0, 1] == mc and counts[mc] == 0
+    total = _total(ys, ws, mid, n)
+    after = _scan_of_stored(store, bin_min, bin_max, total, _weight(total), scratch[4].left[0], mc)
+    assert after == _brute_force(cf, ys, ws, mid, n, bin_min, bin_max, mc)
+    assert after[3] == NO_MISSING
+
+
+@pytest.mark.parametrize("case", MISSING_CASES)
+@pytest.mark.parametrize("n", [40, 3000])
+def test_scan_of_a_sorted_run_with_a_missing_code_equals_scikit_learns_two_passes(n, case, criterion):
+    n_bins = 5000
+    cf, ys, ws, bin_min, bin_max, mc = _missing_node(n, n, n_bins, case)
+    total = _total(ys, ws, 0, n)
+    result = _scan_of_run(cf, ys, ws, 0, n, bin_min, bin_max, total, _weight(total), np.zeros(K), mc)
+    assert result == _brute_force(cf, ys, ws, 0, n, bin_min, bin_max, mc)
+
+
+def test_the_second_pass_wins_only_when_strictly_better(criterion):
+    # Missing values that look like the largest real values: sending them left or right of the
+    # best boundary scores alike when the real values' classes mirror each other.
+    cf = np.array([0, 0, 1, 1, 2, 2], dtype=np.uint16)  # code 2: missing
+    ys = _targets([0, 0, 1, 1, 0, 1])
+    ws = np.ones(6)
+    bin_min = np.array([[1.0, 2.0, np.nan]], dtype=np.float32)
+    total = _total(ys, ws, 0, 6)
+    scratch = _scratch(3)
+    result = _scan(cf, 3, ys, ws, 0, 6, bin_min, bin_min.copy(), total, 6.0, scratch, 2)
+    assert result == _brute_force(cf, ys, ws, 0, 6, bin_min, bin_min.copy(), 2)
+    assert result[3] == 0  # pass 1's split, missing right, is as good as pass 2's and came first
+
+
+def test_a_missing_code_goes_left_only_when_asked():
+    from tnt.learn.split_search import sends_left
+
+    codes = np.arange(6)
+    assert [bool(sends_left(c, 2, -1)) for c in codes] == [True, True, True, False, False, False]
+    assert [bool(sends_left(c, 2, 5)) for c in codes] == [True, True, True, False, False, True]

@@ -83,7 +83,7 @@ class GraphModelMixin:
                 raise ValueError(NO_DIRECTIONS)
             if not self.__sklearn_tags__().input_tags.allow_nan:  # refused at fit, so at prediction too
                 raise ValueError(
-                    f"X contains missing values (NaN), which {type(self).__name__} does not take yet; fill them "
+                    f"X contains missing values (NaN), which {type(self).__name__} does not take; fill them "
                     "or drop the rows that have them."
                 )
         if self.graph_.input_dtype == DTYPE:
@@ -138,7 +138,16 @@ class GraphModelMixin:
 class GrownGraphEstimator(BaseEstimator):
     """What fitting does in every estimator of the project: check the parameters, validate the
     training data into a problem (the task's mixin), grow a flat graph from it (the estimator's own
-    ``_grow``) and store the graph with its statistics (the task's mixin)."""
+    ``_grow``) and store the graph with its statistics (the task's mixin).
+
+    Every learner of the project learns from missing values (NaN), as scikit-learn's trees do: its
+    input tags declare ``allow_nan``, which :func:`_check_missing_learnable` reads.
+    """
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
 
     def fit(self, X, y, sample_weight=None):
         """Fit the model to the training data.
@@ -449,13 +458,11 @@ def _training_weights(sample_weight, X) -> np.ndarray:
 
 def _check_missing_learnable(model, X: np.ndarray) -> None:
     """Refuse, in one sentence, training data with missing values (NaN) for an estimator whose input
-    tags do not declare ``allow_nan``."""
+    tags do not declare ``allow_nan`` (every learner of the project declares it; a subclass may not)."""
     if not model.__sklearn_tags__().input_tags.allow_nan and has_missing(X):
-        name = type(model).__name__
-        other = "CARTRegressor" if isinstance(model, RegressorMixin) else "CARTClassifier"
         raise ValueError(
-            f"X contains missing values (NaN), which {name} cannot learn from yet; fill them or drop the "
-            f"rows that have them, or use {other}, which learns from them."
+            f"X contains missing values (NaN), which {type(model).__name__} cannot learn from; fill them or "
+            "drop the rows that have them."
         )
 
 

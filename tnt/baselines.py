@@ -48,13 +48,6 @@ class _SameSplits:
         """
         return cls(max_leaf_nodes=max(int(n_splits) + 1, 2), **params)
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        # scikit-learn's tree learns from missing values (NaN) and stores where they go at each split;
-        # fine-tuning (TAO) moves thresholds without regard to them, so it refuses them.
-        tags.input_tags.allow_nan = getattr(self, "fine_tune", 0) == 0
-        return tags
-
     def _tree(self, tree_class, problem, y):
         """scikit-learn's tree of class ``tree_class`` fitted on the problem's samples, targets ``y``."""
         return tree_class(max_leaf_nodes=self.max_leaf_nodes, ccp_alpha=self.ccp_alpha, random_state=problem.seed).fit(

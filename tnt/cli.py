@@ -269,7 +269,7 @@ def _train(args) -> None:
         task=args.task,
     )
     regression = args.task == "regression" or (args.task == "auto" and target_task(y) == "regression")
-    _check_learns_missing(_model(args, regression), X, args.data)
+    _model(args, regression)  # checks the options before the split
     if args.test_size > 0:
         try:  # seeded, and stratified for classification, as in the app
             if regression:
@@ -320,18 +320,6 @@ def _train(args) -> None:
             f"accuracy {found.cart.score(*data):.4f}"
         )
     print(f"trained in {seconds:.2f} s; model written to {args.output}")
-
-
-def _check_learns_missing(model, X, path) -> None:
-    """Refuse, in one line, training data with missing values for a model that cannot learn from them
-    (its ``allow_nan`` input tag), pointing to --drop-missing."""
-    import numpy as np
-
-    if not model.__sklearn_tags__().input_tags.allow_nan and np.isnan(np.asarray(X, dtype=np.float64)).any():
-        raise ValueError(
-            f"{path} has missing values (empty cells), which {type(model).__name__} cannot learn from yet; "
-            "add --drop-missing to leave out the rows that have them."
-        )
 
 
 def _model(args, regression: bool):

@@ -18,9 +18,11 @@ The procedure:
    split, so the result is a good reduction, not a proven minimum.
 
 A graph that learned from missing values keeps each split's direction (``missing_go_to_left``),
-and splits sending them different ways are never merged. In a graph trained on complete data the
-directions are only the rule for that case (the side most training samples take), so they do not
-keep splits apart, and the reduced graph's splits follow the same rule again.
+and splits sending them different ways are never merged. Training samples with missing values go
+where the directions send them, and a refitted threshold never moves them. In a graph trained on
+complete data (and reduced on complete data) the directions are only the rule for that case (the
+side most training samples take), so they do not keep splits apart, and the reduced graph's splits
+follow the same rule again.
 """
 
 from __future__ import annotations
@@ -81,21 +83,17 @@ def reduce_graph(graph: DecisionGraph, X, y_idx, sample_weight=None) -> Decision
     True
     """
     X = np.ascontiguousarray(np.asarray(X), dtype=graph.input_dtype)
-    if np.isnan(X).any():  # its threshold refits and merges compare present values only
-        raise ValueError(
-            "Graph reduction cannot use training samples with missing values yet; drop the rows that have them "
-            "to reduce this graph."
-        )
     y_idx = np.asarray(y_idx, dtype=np.intp)
     w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-    g = graph.with_training_stats(X, y_idx, w)
+    g = graph.with_training_stats(X, y_idx, w)  # refuses NaN for a graph without directions
     target = g.leaf_class()[g.apply(X)]
-    g = _finish(_merge_leaves(g), g.leaf_class(), X, y_idx, w, g)
+    learned = g.missing_in_training or (X.dtype.kind == "f" and bool(np.isnan(X).any()))
+    g = _finish(_merge_leaves(g, learned), g.leaf_class(), X, y_idx, w, g, learned)
     changed = True
     while changed:
-        arrays, label, changed = _merge_pass(g, X, y_idx, w, target)
+        arrays, label, changed = _merge_pass(g, X, y_idx, w, target, learned)
         if changed:
-            g = _finish(arrays, label, X, y_idx, w, g)
+            g = _finish(arrays, label, X, y_idx, w, g, learned)
     if not np.array_equal(g.leaf_class()[g.apply(X)], target):  # pragma: no cover - a bug if it happens
         raise RuntimeError("Graph reduction changed a training prediction; please report this.")
     return g
@@ -146,18 +144,19 @@ def reduce_model(model, X, y):
 
 
 # ---------------------------------------------------------------------------------------------- steps
-def _arrays(g: DecisionGraph):
+def _arrays(g: DecisionGraph, learned: bool):
     """[left, right, feature, threshold, missing_left], copies. ``missing_left`` is all 0, so that
-    it does not keep splits apart, unless ``g`` learned its directions from missing values (a
-    direction only guessed by the rule for complete data is decided again by :func:`_finish`)."""
-    learned = g.missing_go_to_left is not None and g.missing_in_training
+    it does not keep splits apart, unless the directions are ``learned`` (from missing values in
+    training, or kept because the samples reduced on have some); a direction only guessed by the
+    rule for complete data is decided again by :func:`_finish`."""
+    learned = g.missing_go_to_left is not None and learned
     missing_left = g.missing_go_to_left if learned else np.zeros(g.node_count, dtype=np.uint8)
     return [g.children_left.copy(), g.children_right.copy(), g.feature.copy(), g.threshold.copy(), missing_left.copy()]
 
 
-def _merge_leaves(g: DecisionGraph):
+def _merge_leaves(g: DecisionGraph, learned: bool):
     """Point every edge into a leaf at the first leaf of the same predicted class."""
-    arrays = _arrays(g)
+    arrays = _arrays(g, learned)
     left, right = arrays[0], arrays[1]
     label = g.leaf_class()
     leaves = np.flatnonzero(g.is_leaf)
@@ -172,30 +171,31 @@ def _merge_leaves(g: DecisionGraph):
     return arrays
 
 
-def _finish(arrays, label, X, y_idx, w, before: DecisionGraph) -> DecisionGraph:
+def _finish(arrays, label, X, y_idx, w, before: DecisionGraph, learned: bool) -> DecisionGraph:
     """Remove dead nodes, renumber topologically and attach the training statistics (the number
     type, classes, ``missing_in_training`` and whether it has directions those of the graph ``before``)."""
     left, right, feature, threshold, missing_left = arrays
     if before.missing_go_to_left is None:
         directions = None
-    elif before.missing_in_training:
+    elif learned:
         directions = missing_left
     else:  # no split saw a missing value: each sends them where most of its training samples go
         directions = np.full(left.shape[0], UNDECIDED, dtype=np.int8)
-    working = WorkingGraph(FlatGraph(left, right, feature, threshold, np.where(left < 0, label, -1), directions))
+    flat = FlatGraph(left, right, feature, threshold, np.where(left < 0, label, -1), directions)
+    working = WorkingGraph(flat, missing_values=learned)
     return graph_from_flat(
         compact(working, X), X, y_idx, w, before.n_classes, before.input_dtype, before.missing_in_training
     )
 
 
-def _merge_pass(g: DecisionGraph, X, y_idx, w, target):
+def _merge_pass(g: DecisionGraph, X, y_idx, w, target, learned: bool):
     """One bottom-up pass over the splits of ``g``, keeping each merge that loses no training
     prediction and leaves fewer live splits. Returns the arrays, leaf labels and whether any merged.
 
     Merges are applied to the arrays as they are found (ids stay; replaced sub-graphs become
     unreachable), so one pass can make many; the caller compacts.
     """
-    arrays = _arrays(g)
+    arrays = _arrays(g, learned)
     label = np.where(g.is_leaf, g.leaf_class(), -1)
     live = _Live(arrays, label, X)
     changed = False
@@ -204,11 +204,10 @@ def _merge_pass(g: DecisionGraph, X, y_idx, w, target):
         rows = live.rows(b)
         if rows.size == 0:
             continue
-        left, right, feature, threshold, _ = arrays
         wanted = target[rows]
         scored = []
         for a in live.candidates(b):
-            got = label[route_to_leaves(X, rows, int(a), left, right, feature, threshold)]
+            got = label[route_to_leaves(X, rows, int(a), *arrays)]
             misses = int(np.count_nonzero(got != wanted))
             if misses <= MAX_MISMATCH_SHARE * rows.size:
                 scored.append((misses, int(a)))
@@ -226,9 +225,9 @@ class _Live:
     """Which nodes the training samples reach in a graph given as arrays (any numbering)."""
 
     def __init__(self, arrays, label, X):
-        left, right, feature, threshold, missing_left = arrays
+        left, right, feature, _, missing_left = arrays
         self.left, self.right, self.feature, self.missing_left, self.label = left, right, feature, missing_left, label
-        indptr, nodes = decision_paths(X, left, right, feature, threshold)
+        indptr, nodes = decision_paths(X, *arrays)
         samples = np.repeat(np.arange(X.shape[0], dtype=np.int64), np.diff(indptr))
         order = np.argsort(nodes, kind="stable")
         self._samples = samples[order]
@@ -253,8 +252,8 @@ class _Live:
 
 def _live_splits(arrays, X) -> int:
     """Splits that send training samples both ways (those compaction keeps)."""
-    left, right, feature, threshold, _ = arrays
-    went_left, went_right = count_directions(X, left.shape[0], left, right, feature, threshold)
+    left, right = arrays[0], arrays[1]
+    went_left, went_right = count_directions(X, left.shape[0], *arrays)
     return int(np.count_nonzero((left >= 0) & (left != right) & (went_left > 0) & (went_right > 0)))
 
 
@@ -262,7 +261,7 @@ def _try_replace(arrays, label, b: int, a: int, X, y_idx, w, target, n_live_spli
     """Arrays and leaf labels with ``b`` replaced by ``a``, or None if a prediction changes or no
     split is saved."""
     arrays = [array.copy() for array in arrays]
-    left, right, feature, threshold, _ = arrays
+    left, right, feature, threshold, missing_left = arrays
     label = label.copy()
     if b == 0:  # the root: node 0 becomes a copy of a, and a (reached only through the old root) dies
         for array in arrays:
@@ -272,11 +271,11 @@ def _try_replace(arrays, label, b: int, a: int, X, y_idx, w, target, n_live_spli
         internal = left >= 0
         left[internal & (left == b)] = a
         right[internal & (right == b)] = a
-    if not _refit_thresholds(left, right, feature, threshold, label, X, target):
+    if not _refit_thresholds(arrays, label, X, target):
         return None
     if _live_splits(arrays, X) >= n_live_splits:
         return None
-    leaf_of = route_to_leaves(X, np.arange(X.shape[0], dtype=np.int64), 0, left, right, feature, threshold)
+    leaf_of = route_to_leaves(X, np.arange(X.shape[0], dtype=np.int64), 0, *arrays)
     n, k = left.shape[0], int(label.max()) + 1
     k = max(k, int(y_idx.max()) + 1)
     weights = np.ones(X.shape[0]) if w is None else w
@@ -287,13 +286,16 @@ def _try_replace(arrays, label, b: int, a: int, X, y_idx, w, target, n_live_spli
     return arrays, new_label
 
 
-def _refit_thresholds(left, right, feature, threshold, label, X, target) -> bool:
-    """Move, where needed, each threshold so that every sample keeps a path to a leaf of its class.
+def _refit_thresholds(arrays, label, X, target) -> bool:
+    """Move, where needed, each threshold of ``arrays`` (:func:`_arrays`) so that every sample keeps
+    a path to a leaf of its class.
 
     Nodes are visited in topological order with the samples that now reach them. A threshold that
     already sends each sample to a side from which its class can be reached stays; otherwise it
-    moves to the middle of the nearest gap that does. Returns False when no threshold can.
+    moves to the middle of the nearest gap that does. A sample whose value is missing goes by the
+    node's direction, which no threshold changes. Returns False when no threshold can.
     """
+    left, right, feature, threshold, missing_left = arrays
     order = topological_order(left, right)
     n_classes = int(max(label.max(), target.max())) + 1
     reach = np.zeros((left.shape[0], n_classes), dtype=bool)
@@ -309,15 +311,21 @@ def _refit_thresholds(left, right, feature, threshold, label, X, target) -> bool
             continue
         x = X[rows, feature[node]].astype(np.float64)
         ok_left, ok_right = reach[left[node], target[rows]], reach[right[node], target[rows]]
-        if not np.all(ok_left | ok_right):
+        missing = np.isnan(x)
+        missing_goes_left = bool(missing_left[node])
+        if not np.all(ok_left | ok_right) or not np.all((ok_left if missing_goes_left else ok_right)[missing]):
             return False
+        present = ~missing
         goes_left = x <= threshold[node]
-        if np.any(goes_left & ~ok_left) or np.any(~goes_left & ~ok_right):
-            t = _new_threshold(x, must_left=~ok_right, must_right=~ok_left, current=threshold[node])
+        if np.any(present & goes_left & ~ok_left) or np.any(present & ~goes_left & ~ok_right):
+            t = _new_threshold(
+                x[present], must_left=~ok_right[present], must_right=~ok_left[present], current=threshold[node]
+            )
             if t is None:
                 return False
             threshold[node] = t
             goes_left = x <= t
+        goes_left |= missing & missing_goes_left
         arriving.setdefault(left[node], []).append(rows[goes_left])
         arriving.setdefault(right[node], []).append(rows[~goes_left])
     return True

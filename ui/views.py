@@ -9,7 +9,6 @@ import streamlit as st
 from tnt.data.datasets import Dataset
 from tnt.learn import warmup
 from tnt.services.budget import BudgetResult
-from tnt.services.tasks import tnt_missing_note
 from tnt.services.training import TrainParams, TrainResult, train, train_to_budget
 from ui.analysis import remembered
 from ui.display import format_bins, format_C, format_measure, headline
@@ -35,8 +34,6 @@ def train_with_progress(data: Dataset, params: TrainParams) -> TrainResult | Non
     cached = state.cached_result(data, params)
     if cached is not None:
         return cached
-    if _cannot_learn_missing(data):
-        return None
     _wait_for_compiled_code(data, params)
     bar = st.progress(0.0, text="Training TnT...")
 
@@ -63,8 +60,6 @@ def budget_with_progress(
     """Train to at most ``max_splits`` splits, searching C from ``params.C`` with a progress line per
     fit. Every fit of this session with the same data and other settings is reused (the models of
     the Train page's history and earlier searches). Returns None, after saying why, on failure."""
-    if _cannot_learn_missing(data):
-        return None
     settings = replace(params, C=0.0)  # a fit with these settings at any C can be reused
     fitted = remembered("budget-fits", (data.key, settings), dict)
     for r in state.results_for(data):
@@ -85,20 +80,6 @@ def budget_with_progress(
     if searched is not None:
         state.store_result(searched[0])
     return searched
-
-
-def stop_if_tnt_cannot_learn(data: Dataset) -> None:
-    """End this page's run, after saying what to do, when the data has missing values TnT cannot learn from yet."""
-    if _cannot_learn_missing(data):
-        st.stop()
-
-
-def _cannot_learn_missing(data: Dataset) -> bool:
-    """Say what to do, and return True, when the data has missing values TnT cannot learn from yet."""
-    note = tnt_missing_note(data.is_regression) if len(data.missing_counts()) else None
-    if note:
-        st.warning(note)
-    return note is not None
 
 
 def _run(bar, compute, failed: str, advice: str):

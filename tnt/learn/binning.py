@@ -8,6 +8,9 @@ quantised into ``MAX_EXACT_BINS`` quantile bins.
 
 A column of whole numbers spanning at most ``INTEGER_SPAN`` values (pixels, counts) is numbered
 by marking the values present, in one pass over the matrix; other columns are sorted, once each.
+
+A missing value (NaN) gets its feature's largest code, one past the codes of its real values
+(:attr:`BinnedData.missing_code`): the missing samples come last in every histogram and sorted run.
 """
 
 from __future__ import annotations
@@ -36,14 +39,19 @@ class BinnedData:
         lets micro trees copy them a 64-bit word at a time; the first ``n_features`` columns are
         the features.
     bin_min, bin_max : ndarray of shape (n_features, max_bins), float32
-        Smallest and largest training value falling in each bin.
+        Smallest and largest training value falling in each bin; NaN at a missing code.
     n_bins : ndarray of shape (n_features,)
+        The number of codes of each feature, its missing code included.
+    missing_code : ndarray of shape (n_features,), int64
+        The code of a missing value (NaN): ``n_bins[f] - 1`` for a feature with NaN in the training
+        matrix, ``-1`` for a feature without.
     """
 
     codes: np.ndarray
     bin_min: np.ndarray
     bin_max: np.ndarray
     n_bins: np.ndarray
+    missing_code: np.ndarray
 
     @cached_property
     def has_sorted_runs(self) -> bool:
@@ -54,19 +62,26 @@ class BinnedData:
 
 @kernel
 def _column_summary(X, start, stop):
-    """Per column of rows ``start:stop`` of ``X`` (at least one): the smallest and largest value, and
-    whether all are whole numbers; one pass over the rows."""
+    """Per column of rows ``start:stop`` of ``X``, missing values (NaN) left out: the smallest and
+    largest value (``+inf`` and ``-inf`` when there is none), whether all are whole numbers, and
+    whether some value is missing; one pass over the rows."""
     n_features = X.shape[1]
-    lo = X[start].copy()
-    hi = X[start].copy()
+    lo = np.full(n_features, np.inf, dtype=X.dtype)
+    hi = np.full(n_features, -np.inf, dtype=X.dtype)
     whole = np.ones(n_features, dtype=np.bool_)
+    missing = np.zeros(n_features, dtype=np.bool_)
     for i in range(start, stop):
         for f in range(n_features):
             v = X[i, f]
-            lo[f] = min(lo[f], v)
-            hi[f] = max(hi[f], v)
-            whole[f] &= v == np.floor(v)
-    return lo, hi, whole
+            is_nan = v != v
+            # Comparisons with NaN are false: a missing value changes neither bound.
+            if v < lo[f]:
+                lo[f] = v
+            if v > hi[f]:
+                hi[f] = v
+            whole[f] &= (v == np.floor(v)) | is_nan
+            missing[f] |= is_nan
+    return lo, hi, whole, missing
 
 
 @kernel
@@ -77,16 +92,19 @@ def _mark_whole_numbers(X, start, stop, lo, columns, span):
     for i in range(start, stop):
         for j in range(columns.shape[0]):
             f = columns[j]
-            present[j, np.int64(X[i, f] - lo[f])] = True
+            v = X[i, f]
+            if v == v:  # not missing
+                present[j, np.int64(v - lo[f])] = True
     return present
 
 
 @kernel
-def _code_whole_numbers(X, start, stop, lo, columns, rank, codes):
+def _code_whole_numbers(X, start, stop, lo, columns, rank, missing_code, codes):
     for i in range(start, stop):
         for j in range(columns.shape[0]):
             f = columns[j]
-            codes[i, f] = rank[j, np.int64(X[i, f] - lo[f])]
+            v = X[i, f]
+            codes[i, f] = rank[j, np.int64(v - lo[f])] if v == v else missing_code[f]
 
 
 def _in_one_part(task, n: int) -> list:
@@ -106,11 +124,13 @@ def bin_features(X: np.ndarray, max_bins: int = MAX_EXACT_BINS, in_parts=_in_one
         lo = np.minimum.reduce([p[0] for p in parts])
         hi = np.maximum.reduce([p[1] for p in parts])
         whole_valued = np.logical_and.reduce([p[2] for p in parts])
+        has_missing = np.logical_or.reduce([p[3] for p in parts])
     else:
         lo = hi = np.zeros(n_features, dtype=X.dtype)
         whole_valued = np.ones(n_features, dtype=np.bool_)
-    # Whole numbers spanning few values (False for infinite values).
-    whole = np.flatnonzero(whole_valued & (hi - lo < min(INTEGER_SPAN, max_bins)))
+        has_missing = np.zeros(n_features, dtype=np.bool_)
+    # Whole numbers spanning few values (False for infinite values and for a column with no value).
+    whole = np.flatnonzero(whole_valued & (lo <= hi) & (hi - lo < min(INTEGER_SPAN, max_bins)))
     distinct: list = [None] * n_features
     rank = np.zeros((0, 0), dtype=np.int64)
     if whole.size:
@@ -120,37 +140,50 @@ def bin_features(X: np.ndarray, max_bins: int = MAX_EXACT_BINS, in_parts=_in_one
         for j, f in enumerate(whole):
             distinct[f] = (lo[f] + np.flatnonzero(present[j])).astype(X.dtype)
     sorted_codes: dict = {}  # the codes of the columns not numbered above, and their bins' bounds
-    width = [0 if d is None else d.size for d in distinct]  # columns of the bin arrays it asks for
+    width = [0 if d is None else d.size for d in distinct]  # real codes the bin arrays make room for
     for f in range(n_features):
         if distinct[f] is None:
-            # One sort gives the distinct values and each sample's rank among them (rather than a
-            # binary search of every value among the distinct ones, several times slower).
-            values, inverse, counts = np.unique(X[:, f], return_inverse=True, return_counts=True)
-            width[f] = min(values.size, max_bins)
-            if values.size <= max_bins:
-                distinct[f] = values
-                sorted_codes[f] = (inverse.astype(np.uint16), values, values)  # max_bins <= 65,535
-            else:
-                distinct[f] = _quantile_edges(values, counts, n_samples, max_bins)
-                bins = np.searchsorted(distinct[f], values, side="left")  # of each distinct value
-                starts = np.flatnonzero(np.diff(bins, prepend=-1))  # each bin's smallest value
-                sorted_codes[f] = (bins.astype(np.uint16)[inverse], values[starts], distinct[f])
-    widest = max(width, default=1)
+            distinct[f], sorted_codes[f], width[f] = _sorted_column(X[:, f], bool(has_missing[f]), max_bins)
+    # Each feature's codes: its real bins, then its missing code.
+    n_bins = np.array([d.size + has_missing[f] for f, d in enumerate(distinct)], dtype=np.intp)
+    missing_code = np.where(has_missing, n_bins - 1, -1).astype(np.int64)
+    widest = max((w + m for w, m in zip(width, has_missing)), default=1)
     dtype = np.uint8 if widest <= 256 else np.uint16
     n_columns = -(-n_features // 8) * 8 if dtype == np.uint8 else n_features
     codes = np.zeros((n_samples, n_columns), dtype=dtype)
     bin_min = np.zeros((n_features, max(widest, 1)), dtype=np.float32)
     bin_max = np.zeros_like(bin_min)
-    n_bins = np.array([d.size for d in distinct], dtype=np.intp)
     if whole.size:
-        in_parts(lambda a, b: _code_whole_numbers(X, a, b, lo, whole, rank, codes), n_samples)
+        in_parts(lambda a, b: _code_whole_numbers(X, a, b, lo, whole, rank, missing_code, codes), n_samples)
     for f, values in enumerate(distinct):
         if f in sorted_codes:
             codes[:, f], bin_min[f, : values.size], bin_max[f, : values.size] = sorted_codes.pop(f)
         else:
             bin_min[f, : values.size] = values
             bin_max[f, : values.size] = values
-    return BinnedData(codes=codes, bin_min=bin_min, bin_max=bin_max, n_bins=n_bins)
+        if has_missing[f]:
+            bin_min[f, values.size] = bin_max[f, values.size] = np.nan
+    return BinnedData(codes=codes, bin_min=bin_min, bin_max=bin_max, n_bins=n_bins, missing_code=missing_code)
+
+
+def _sorted_column(column: np.ndarray, has_missing: bool, max_bins: int) -> tuple:
+    """The bins of a column numbered by sorting it: (the upper edge of each real bin, (each sample's
+    code, each real bin's smallest and largest value), the real codes the bin arrays make room for);
+    a missing value's code is the number of real bins."""
+    # One sort gives the distinct values and each sample's rank among them (rather than a binary
+    # search of every value among the distinct ones, several times slower). NaN sorts last, all
+    # NaNs as one value: its rank is the number of real distinct values.
+    values, inverse, counts = np.unique(column, return_inverse=True, return_counts=True)
+    if has_missing:
+        values, counts = values[:-1], counts[:-1]
+    if values.size <= max_bins:
+        return values, (inverse.astype(np.uint16), values, values), values.size  # max_bins <= 65,535
+    edges = _quantile_edges(values, counts, int(counts.sum()), max_bins)
+    bins = np.searchsorted(edges, values, side="left")  # of each distinct value
+    starts = np.flatnonzero(np.diff(bins, prepend=-1))  # each bin's smallest value
+    if has_missing:
+        bins = np.append(bins, edges.size)
+    return edges, (bins.astype(np.uint16)[inverse], values[starts], edges), max_bins
 
 
 def _quantile_edges(values: np.ndarray, counts: np.ndarray, n_samples: int, max_bins: int) -> np.ndarray:

@@ -15,7 +15,14 @@ from tnt.learn.binning import MAX_EXACT_BINS, BinnedData, bin_features
 from tnt.learn.micro_tree import MicroTree, fit_micro_tree, fit_stump, make_workspace
 from tnt.learn.refit_guard import improves_on_split
 from tnt.learn.structure import longest_distances
-from tnt.learn.wave_routing import NO_MEMO, bucket_rows, code_thresholds, move_samples, sensitive_samples
+from tnt.learn.wave_routing import (
+    NO_MEMO,
+    bucket_rows,
+    code_thresholds,
+    missing_routing,
+    move_samples,
+    sensitive_samples,
+)
 from tnt.learn.working_graph import FlatGraph, WorkingGraph, compact, dead_splits
 
 
@@ -84,6 +91,11 @@ class _Problem:
     @cached_property
     def binned(self) -> BinnedData:
         return bin_features(self.X, self.max_bins)
+
+    @cached_property
+    def has_missing(self) -> bool:
+        """Whether some training value is missing (NaN): only then do the walks look for missing values."""
+        return bool(np.any(self.binned.missing_code >= 0))
 
     @cached_property
     def feature_order(self) -> np.ndarray:
@@ -271,20 +283,22 @@ class _Wave:
         offsets = self.offsets if (start, stop) == (0, self.order.size) else np.clip(self.offsets, start, stop)
         return self.order, offsets, self.nodes
 
-    def _samples(self, feature, threshold):
-        """The matrix the walks read the samples from and the graph's thresholds on it: the fit's
-        feature codes where they route exactly as the values do (:func:`code_thresholds`), which
-        they always do for a graph grown on them; else the values."""
+    def _samples(self, feature, threshold, missing_left):
+        """The matrix the walks read the samples from, the graph's thresholds on it and where missing
+        values go (:func:`missing_routing`): the fit's feature codes where they route exactly as the
+        values do (:func:`code_thresholds`), which they always do for a graph grown on them; else the
+        values."""
         binned = self.problem.binned
         on_codes, exact = code_thresholds(feature, threshold, binned.bin_min, binned.bin_max, binned.n_bins)
-        return (binned.codes, on_codes) if exact else (self.problem.X, threshold)
+        missing = missing_routing(binned.missing_code, missing_left, on_codes=exact)
+        return (binned.codes, on_codes, missing) if exact else (self.problem.X, threshold, missing)
 
     def find_sensitive(self, start: int, stop: int) -> None:
         """Sensitive samples among positions ``start:stop`` (those of internal nodes), before the
         nodes' installs."""
         g, phase_start = self.graph, self.graph.start
-        left, right, feature, threshold, label = g.all_arrays()
-        samples, threshold = self._samples(feature, threshold)
+        left, right, feature, threshold, label, missing_left = g.all_arrays()
+        samples, threshold, missing = self._samples(feature, threshold, missing_left)
         sensitive_samples(
             samples,
             self.problem.y,
@@ -293,6 +307,7 @@ class _Wave:
             phase_start.children_right,
             g.n_orig,
             (left, right, feature, threshold),
+            missing,
             label,
             self.moves[1:],
             (self.below, self.reached),
@@ -303,14 +318,15 @@ class _Wave:
     def move(self, start: int, stop: int) -> None:
         """Send the samples at positions ``start:stop`` to the children, after the nodes' installs."""
         g = self.graph
-        left, right, feature, threshold, _ = g.all_arrays()
-        samples, threshold = self._samples(feature, threshold)
+        left, right, feature, threshold, _, missing_left = g.all_arrays()
+        samples, threshold, missing = self._samples(feature, threshold, missing_left)
         move_samples(
             samples,
             self._positions(start, stop),
             g.start.children_left,
             g.n_orig,
             (left, right, feature, threshold),
+            missing,
             (self.below, self.reached),
             self.moves[0],
             self.moves[1:],
@@ -366,6 +382,7 @@ def _grow_pass(
                 tree,
                 start.feature[node],
                 start.threshold[node],
+                start.missing_go_to_left[node],
                 problem.X,
                 sens_rows,
                 sens_targets,
@@ -391,10 +408,10 @@ def refit_stump_unless_worse(graph, node: int, problem, rows, targets, w, worksp
     """Fit a stump on the reduced problem ``(rows, targets, w)`` of an internal ``node`` and keep it
     unless it misroutes more weight than the node's split; returns the node's slot as it was."""
     old_error = _weighted_error(~graph.goes_left(node, problem.X, rows), targets, w)
-    saved = _save_slot(graph, node)
+    saved = graph.slot(node)
     graph.install_split_tree(node, fit_stump(problem.binned, problem.feature_order, rows, targets, w, workspace))
     if _weighted_error(~graph.goes_left(node, problem.X, rows), targets, w) > old_error:
-        _restore_slot(graph, node, saved)
+        graph.restore(node, saved)
     return saved
 
 
@@ -470,7 +487,9 @@ def _fine_tune_round(graph: WorkingGraph, problem: _Problem, workspace, memory: 
         if sens_rows.size and not (last is not None and _same(last[0], sens_rows) and _same(last[1], targets)):
             memory.refit[node] = (sens_rows, targets)
             saved = refit_stump_unless_worse(graph, node, problem, sens_rows, targets, problem.w[sens_rows], workspace)
-            changed[node] = _save_slot(graph, node) != saved
+            now = graph.slot(node)
+            # A direction routes samples only when some have missing values.
+            changed[node] = now[:4] != saved[:4] or (graph.missing_values and now[4] != saved[4])
         route = memory.routes.get(node)
         if route is not None and not changed[node] and _same(route[0], rows):
             to_left, to_right = route[1], route[2]
@@ -480,14 +499,6 @@ def _fine_tune_round(graph: WorkingGraph, problem: _Problem, workspace, memory: 
         incoming[start.children_left[node]].append(to_left)
         incoming[start.children_right[node]].append(to_right)
     memory.changed = changed
-
-
-def _save_slot(graph: WorkingGraph, node: int):
-    return graph.left[node], graph.right[node], graph.feature[node], graph.threshold[node]
-
-
-def _restore_slot(graph: WorkingGraph, node: int, saved) -> None:
-    graph.left[node], graph.right[node], graph.feature[node], graph.threshold[node] = saved
 
 
 class ZeroOneLoss:
@@ -558,7 +569,7 @@ def grow_graph(
     workers = _Workers(problem, n_threads)
     try:
         for phase in range(1, N1 + 1):
-            working = WorkingGraph(graph)
+            working = WorkingGraph(graph, problem.has_missing)
             cache = _MicroTreeCache()
             details = None
             for _ in range(N2):
@@ -585,8 +596,8 @@ def fine_tune_graph(graph: FlatGraph, problem: _Problem, rounds: int, _report=No
     removal of the nodes it made dead. Applied to a CART tree this is TAO for axis-aligned trees."""
     if rounds == 0:
         return graph
-    working = WorkingGraph(graph)
     workspace = make_workspace(problem.binned, 2, 1)
+    working = WorkingGraph(graph, problem.has_missing)
     memory = _FineTuneMemory(working.n_orig)
     for _ in range(rounds):
         _fine_tune_round(working, problem, workspace, memory)

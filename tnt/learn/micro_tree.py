@@ -4,7 +4,7 @@ impurity (class targets, and the two-class reduced problems of internal nodes) o
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -18,12 +18,20 @@ NO_DEPTH_LIMIT = np.iinfo(np.int64).max
 @dataclass(frozen=True)
 class TreeArrays:
     """The structure of a fitted micro tree as flat arrays, nodes numbered depth-first from the root
-    (id 0): children (-1 at leaves), the feature tested and the threshold (-2 at leaves)."""
+    (id 0): children (-1 at leaves), the feature tested and the threshold (-2 at leaves), and where a
+    missing value (NaN) of the feature tested goes, ``missing_left`` (uint8: 1 to the left child,
+    0 to the right and at leaves; all 0 when not given). A threshold ``+inf`` with ``missing_left``
+    0 tests whether the value is missing."""
 
     children_left: np.ndarray
     children_right: np.ndarray
     feature: np.ndarray
     threshold: np.ndarray
+    missing_left: np.ndarray = field(default=None, kw_only=True)
+
+    def __post_init__(self):
+        if self.missing_left is None:
+            object.__setattr__(self, "missing_left", np.zeros(self.children_left.shape[0], dtype=np.uint8))
 
     @property
     def is_single_leaf(self) -> bool:
@@ -91,14 +99,15 @@ def fit_micro_tree(
     """
     y = np.ascontiguousarray(y, dtype=np.int64)
     tree = _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, NO_DEPTH_LIMIT, workspace, None)
-    return MicroTree(*tree[:5])
+    return MicroTree(*tree[:5], missing_left=tree[6])
 
 
 def fit_stump(data: BinnedData, feature_order, rows, y, sample_weight, workspace=None, n_targets: int = 2) -> MicroTree:
     """Fit the single best Gini split, as fine-tuning (Algorithm A.1) refits a node (targets 0/1 by
     default) and the naive decision graph splits a leaf (targets ``0..n_targets-1``)."""
     y = np.ascontiguousarray(y, dtype=np.int64)
-    return MicroTree(*_fit(data, feature_order, rows, y, sample_weight, n_targets, 0.0, 1, workspace, None)[:5])
+    tree = _fit(data, feature_order, rows, y, sample_weight, n_targets, 0.0, 1, workspace, None)
+    return MicroTree(*tree[:5], missing_left=tree[6])
 
 
 def fit_regression_tree(data: BinnedData, feature_order, rows, y, sample_weight, alpha: float, workspace=None):
@@ -119,10 +128,10 @@ def fit_regression_tree(data: BinnedData, feature_order, rows, y, sample_weight,
     RegressionTree
     """
     y = np.ascontiguousarray(y, dtype=np.float64)
-    left, right, feature, threshold, _, mean = _fit(
+    left, right, feature, threshold, _, mean, missing_left = _fit(
         data, feature_order, rows, y, sample_weight, 2, alpha, NO_DEPTH_LIMIT, workspace, True
     )
-    return RegressionTree(left, right, feature, threshold, mean)
+    return RegressionTree(left, right, feature, threshold, mean, missing_left=missing_left)
 
 
 def _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, max_depth, workspace, squared) -> tuple:
@@ -132,7 +141,7 @@ def _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, max_dept
     feature_order = np.ascontiguousarray(feature_order, dtype=np.int64)
     rows = np.ascontiguousarray(rows, dtype=np.int64)
     threads = threaded(rows.shape[0], feature_order.shape[0], workspace.left.shape[0])
-    left, right, feature, threshold, value, total_w = build_tree(
+    left, right, feature, threshold, missing_left, value, total_w = build_tree(
         data.codes,
         feature_order,
         rows,
@@ -142,6 +151,7 @@ def _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, max_dept
         data.n_bins,
         data.bin_min,
         data.bin_max,
+        data.missing_code,
         float(alpha),
         max_depth,
         workspace,
@@ -149,7 +159,7 @@ def _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, max_dept
         with_runs(data, threads),
         squared,
     )
-    return pruned_tree(left, right, feature, threshold, value, total_w, float(alpha), squared)
+    return pruned_tree(left, right, feature, threshold, missing_left, value, total_w, float(alpha), squared)
 
 
 def _unit_mean(w: np.ndarray) -> np.ndarray:

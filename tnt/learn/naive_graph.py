@@ -118,21 +118,23 @@ class _Leaves:
         return self.C - (_impurity(joined, self.W) - self.R[others] - self.R[node])
 
     def _best_split(self, node: int, rows: np.ndarray):
-        """(gain before the penalty, feature, threshold, rows going left, rows going right) or None."""
+        """(gain before the penalty, feature, threshold, direction for missing values, rows going
+        left, rows going right) or None."""
         p = self.problem
         if self.R[node] <= 0.0 or rows.size < 2:
             return None
         stump = fit_stump(p.binned, p.feature_order, rows, p.y[rows], p.w[rows], self.workspace, n_targets=self.K)
         if stump.is_single_leaf:
             return None
-        feature, threshold = int(stump.feature[0]), float(stump.threshold[0])
+        feature, threshold, missing_left = int(stump.feature[0]), float(stump.threshold[0]), int(stump.missing_left[0])
         # Compared in float64, as the graph routes samples.
-        goes_left = p.X[rows, feature].astype(np.float64) <= threshold
+        x = p.X[rows, feature].astype(np.float64)
+        goes_left = (x <= threshold) | (np.isnan(x) & (missing_left == 1))
         left_rows, right_rows = rows[goes_left], rows[~goes_left]
         left_counts = np.bincount(p.y[left_rows], weights=p.w[left_rows], minlength=self.K)
         children = np.vstack([left_counts, self.counts[node] - left_counts])
         gain = self.R[node] - _impurity(children, self.W).sum()
-        return gain, feature, threshold, left_rows, right_rows
+        return gain, feature, threshold, missing_left, left_rows, right_rows
 
     # ------------------------------------------------------------------ choosing
     def best_split(self):
@@ -157,7 +159,7 @@ class _Structure:
     """The graph's nodes; a merged-away leaf or a bypassed split forwards to the node that replaced it."""
 
     def __init__(self):
-        self.left, self.right, self.feature, self.threshold = [-1], [-1], [-2], [-2.0]
+        self.left, self.right, self.feature, self.threshold, self.missing_left = [-1], [-1], [-2], [-2.0], [0]
         self.forward = [-1]
         self.parents: list[set[int]] = [set()]
         self.n_splits = 0
@@ -172,14 +174,15 @@ class _Structure:
         self.right.append(-1)
         self.feature.append(-2)
         self.threshold.append(-2.0)
+        self.missing_left.append(0)
         self.forward.append(-1)
         self.parents.append({parent})
         return len(self.left) - 1
 
-    def split(self, node: int, feature: int, threshold: float) -> tuple[int, int]:
+    def split(self, node: int, feature: int, threshold: float, missing_left: int) -> tuple[int, int]:
         left, right = self.new_leaf(node), self.new_leaf(node)
         self.left[node], self.right[node] = left, right
-        self.feature[node], self.threshold[node] = feature, threshold
+        self.feature[node], self.threshold[node], self.missing_left[node] = feature, threshold, missing_left
         self.n_splits += 1
         return left, right
 
@@ -216,6 +219,7 @@ class _Structure:
             feature=np.where(is_leaf, -2, np.asarray(self.feature, dtype=np.intp)[order]),
             threshold=np.where(is_leaf, -2.0, np.asarray(self.threshold)[order]),
             label=np.array([labels.get(int(n), -1) for n in order], dtype=np.intp),
+            missing_go_to_left=np.where(is_leaf, 0, np.asarray(self.missing_left)[order]).astype(np.uint8),
         )
 
 
@@ -251,9 +255,9 @@ def grow_naive_graph(problem, C: float, max_splits: int | None = None, merge: bo
         if max(split_gain, merge_gain) <= _MIN_GAIN:
             break
         if split_gain >= merge_gain:
-            _, feature, threshold, left_rows, right_rows = leaves.split[to_split]
+            _, feature, threshold, missing_left, left_rows, right_rows = leaves.split[to_split]
             leaves.remove(to_split)
-            left, right = graph.split(to_split, feature, threshold)
+            left, right = graph.split(to_split, feature, threshold, missing_left)
             leaves.add(left, left_rows)
             leaves.add(right, right_rows)
         else:

@@ -23,25 +23,34 @@ INTERNAL_REFITS = ("always", "improving")
 
 
 def improves_on_split(
-    tree: MicroTree, feature: int, threshold: float, X: np.ndarray, rows: np.ndarray, targets, weights
+    tree: MicroTree,
+    feature: int,
+    threshold: float,
+    missing_left: int,
+    X: np.ndarray,
+    rows: np.ndarray,
+    targets,
+    weights,
 ) -> bool:
     """Whether ``tree`` sends less weight of ``X[rows]`` to the wrong side than the split
-    ``x[feature] <= threshold`` does (``targets``: 0 where left is right, 1 where right is;
-    ``weights``: one per row).
+    ``x[feature] <= threshold`` does, a missing value going left when ``missing_left`` is 1
+    (``targets``: 0 where left is right, 1 where right is; ``weights``: one per row).
 
     Examples
     --------
     >>> import numpy as np
     >>> X = np.array([[0.0], [1.0], [2.0]], dtype=np.float32)
-    >>> stump = MicroTree(np.array([1, -1, -1]), np.array([2, -1, -1]), np.array([0, -2, -2]),
-    ...                   np.array([1.5, -2.0, -2.0]), np.array([-1, 0, 1]))
+    >>> stump = MicroTree(children_left=np.array([1, -1, -1]), children_right=np.array([2, -1, -1]),
+    ...                   feature=np.array([0, -2, -2]), threshold=np.array([1.5, -2.0, -2.0]),
+    ...                   missing_left=np.zeros(3, dtype=np.uint8), label=np.array([-1, 0, 1]))
     >>> rows, targets, weights = np.arange(3), np.array([0, 0, 1]), np.ones(3)
-    >>> improves_on_split(stump, 0, 0.5, X, rows, targets, weights)  # the old split misroutes row 1
+    >>> improves_on_split(stump, 0, 0.5, 0, X, rows, targets, weights)  # the old split misroutes row 1
     True
-    >>> improves_on_split(stump, 0, 1.5, X, rows, targets, weights)  # as good: no change
+    >>> improves_on_split(stump, 0, 1.5, 0, X, rows, targets, weights)  # as good: no change
     False
     """
-    arrays = (tree.children_left, tree.children_right, tree.feature, tree.threshold)
+    arrays = (tree.children_left, tree.children_right, tree.feature, tree.threshold, tree.missing_left)
     new_side = tree.label[route_to_leaves(X, rows, 0, *arrays)]
-    old_side = (X[rows, feature].astype(np.float64) > threshold).astype(np.intp)
+    x = X[rows, feature].astype(np.float64)
+    old_side = np.where(np.isnan(x), missing_left == 0, x > threshold).astype(np.intp)
     return float(weights[new_side != targets].sum()) < float(weights[old_side != targets].sum())

@@ -104,7 +104,9 @@ def _as_micro_tree(tree: RegressionTree, values: _LeafValues) -> MicroTree:
     leaf = tree.children_left < 0
     label = np.full(tree.node_count, -1, dtype=np.intp)
     label[leaf] = values.add(tree.value[leaf])
-    return MicroTree(tree.children_left, tree.children_right, tree.feature, tree.threshold, label)
+    return MicroTree(
+        tree.children_left, tree.children_right, tree.feature, tree.threshold, label, missing_left=tree.missing_left
+    )
 
 
 def _reduced_problem(graph: WorkingGraph, node: int, problem: RegressionProblem, rows: np.ndarray, values):
@@ -156,7 +158,14 @@ def _grow_pass(graph, problem: RegressionProblem, C: float, cache: _MicroTreeCac
             key = np.where(red_targets == 1, red_w, -red_w)
             tree = cache.get(node, red_rows, key, lambda: fit_split(red_rows, red_targets, red_w, workspace))
             if problem.guard_refits and not improves_on_split(
-                tree, start.feature[node], start.threshold[node], problem.X, red_rows, red_targets, red_w
+                tree,
+                start.feature[node],
+                start.threshold[node],
+                start.missing_go_to_left[node],
+                problem.X,
+                red_rows,
+                red_targets,
+                red_w,
             ):
                 graph.reset(node)
             else:
@@ -218,8 +227,8 @@ class SquaredLoss:
     def fine_tuned(self, graph: FlatGraph, rounds: int, report) -> FlatGraph:
         if rounds == 0:
             return graph
-        working = WorkingGraph(graph)
         workspace = make_workspace(self.problem.binned, 2)
+        working = WorkingGraph(graph, self.problem.has_missing)
         for _ in range(rounds):
             _fine_tune_round(working, self.problem, self.values, workspace)
             report("fine_tune", 0, working)

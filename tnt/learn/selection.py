@@ -74,7 +74,7 @@ def held_out_score(graph: FlatGraph, fit: _Problem, held: _Problem, classificati
     """The weighted score of ``graph`` (grown on ``fit``) on ``held``: accuracy of its leaves' labels
     for a classifier; for a regressor minus the weighted mean squared error of the leaves' mean
     ``fit`` targets (a leaf no ``fit`` sample reaches predicts their overall mean)."""
-    arrays = (graph.children_left, graph.children_right, graph.feature, graph.threshold)
+    arrays = (graph.children_left, graph.children_right, graph.feature, graph.threshold, graph.missing_go_to_left)
     held_leaves = route_to_leaves(held.X, np.arange(held.X.shape[0]), 0, *arrays)
     if classification:
         return float(np.average(graph.label[held_leaves] == held.y, weights=held.w))

@@ -14,7 +14,7 @@ import numpy as np
 from numba import prange
 
 from tnt.learn.compiled import kernel
-from tnt.learn.split_search import HISTOGRAM_MAX_BINS, SortedRuns
+from tnt.learn.split_search import HISTOGRAM_MAX_BINS, SortedRuns, sends_left
 
 __all__ = ["make_runs", "mark_left", "no_runs", "partition_runs", "run_scratch"]
 
@@ -120,19 +120,19 @@ def no_runs(n_features, codes, ys, ws):
 
 
 @kernel
-def mark_left(runs, codes, position_sid, start, end, f, code, goes_left):
+def mark_left(runs, codes, position_sid, start, end, f, code, missing, goes_left):
     """``goes_left[s]`` for every sample id ``s`` of positions start:end: whether the split
-    (feature ``f``, codes <= ``code`` go left) sends it left."""
+    (feature ``f``, codes <= ``code`` go left, and the code ``missing``; -1 for none) sends it left."""
     j = runs.row[f]
     if j >= 0:
         sid = runs.sid[j]
         cf = runs.code[j]
         for i in range(np.uint64(start), np.uint64(end)):
-            goes_left[np.uint64(sid[i])] = np.int64(cf[i]) <= code
+            goes_left[np.uint64(sid[i])] = sends_left(cf[i], code, missing)
     else:
         cf = codes[f]
         for i in range(np.uint64(start), np.uint64(end)):
-            goes_left[np.uint64(position_sid[i])] = np.int64(cf[i]) <= code
+            goes_left[np.uint64(position_sid[i])] = sends_left(cf[i], code, missing)
 
 
 @kernel

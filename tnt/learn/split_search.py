@@ -16,6 +16,14 @@ feature with more codes (continuous columns) would have large, mostly empty hist
 are kept sorted by code instead (:class:`SortedRuns`, sorted once per fit, partitioned stably at
 every split), and a node scans its run of them in order, as scikit-learn's CART scans sorted values.
 
+A missing value (NaN) has its feature's largest code (:attr:`tnt.learn.binning.BinnedData.missing_code`),
+so the scan over codes in increasing order is scikit-learn's first pass (missing values on the
+right), its last boundary, from the last real code to the missing code, the split "all real values
+left, missing right" (threshold ``+inf``). A node with missing values of a feature scans that
+feature a second time, missing values on the left, at the boundaries between real codes only
+(:func:`_second_pass`); the second pass's best replaces the first's only when strictly better, as
+in scikit-learn's ``_splitter.pyx``. A feature without NaN pays one comparison per scan for this.
+
 The loops index arrays with unsigned integers (``np.uint64``): numba wraps a negative signed index
 around, which adds a test and an add to every access and keeps registers busy (the scans ran 15%
 slower on MNIST, the same trees).
@@ -34,10 +42,10 @@ from numba import prange
 
 from tnt.learn.compiled import fetch_add, kernel
 
-Data = namedtuple("Data", ["codes", "ys", "ws", "n_bins", "bin_min", "bin_max", "runs", "squared"])
+Data = namedtuple("Data", ["codes", "ys", "ws", "n_bins", "bin_min", "bin_max", "missing_code", "runs", "squared"])
 Data.__doc__ = """A fit's samples: feature-major ``codes`` (one row per feature, a node's samples one
 contiguous run of positions), targets ``ys`` and weights ``ws`` by position, the bins
-(``n_bins``, ``bin_min``, ``bin_max`` of :class:`tnt.learn.binning.BinnedData`), the
+(``n_bins``, ``bin_min``, ``bin_max``, ``missing_code`` of :class:`tnt.learn.binning.BinnedData`), the
 :class:`SortedRuns` of the features scanned in value order and the criterion: ``squared`` is None
 for the Gini impurity (``ys`` class indices) and True for the squared error (``ys`` targets)."""
 
@@ -52,9 +60,14 @@ NodeRange.__doc__ = """A node: positions ``start:end``, its statistics ``total``
 Gini impurity; weight, weighted target sum and weighted sum of squares for the squared error) and
 its weight ``w_node``."""
 
-Results = namedtuple("Results", ["proxies", "codes", "thresholds"])
+Results = namedtuple("Results", ["proxies", "codes", "thresholds", "missing_left"])
 Results.__doc__ = """Best split per candidate feature: the criterion's proxy (``-inf`` for a feature
-constant in the node), last code going left and threshold."""
+constant in the node), last real code going left, threshold (``+inf``: all real values left,
+missing right) and where the node's missing values of the feature go: 1 left, 0 right,
+``NO_MISSING`` when the node has none (the builder then sends them to the larger child)."""
+
+# Results.missing_left of a feature without missing values in the node.
+NO_MISSING = -1
 
 Buffers = namedtuple("Buffers", ["hist", "counts", "bits", "left"])
 Buffers.__doc__ = """Per-thread scratch memory (first axis: thread): two histograms of ``n_bins * K``
@@ -224,13 +237,92 @@ def _candidate(best, prev, b, left, total, K, w_left, w_node, squared):
 
 
 @kernel(inline="always")
-def _best_split(best, f, bin_min, bin_max):
+def _best_split(best, f, bin_min, bin_max, mc):
     """(proxy, last code going left, threshold) of the ``best`` of :func:`_candidate` on feature
-    ``f``; the proxy is ``-inf`` when there was no candidate."""
+    ``f`` of missing code ``mc``; the proxy is ``-inf`` when there was no candidate. The boundary
+    before the missing code is the split "real values left, missing right": threshold ``+inf``."""
     proxy, prev, b = best
     if prev < 0:
         return proxy, prev, 0.0
+    if b == mc:
+        return proxy, prev, np.inf
     return proxy, prev, _threshold(bin_max[f, prev], bin_min[f, b])
+
+
+@kernel(inline="always")
+def _result(first, second, has_missing, f, bin_min, bin_max, mc):
+    """A feature's :class:`Results` entry (proxy, last real code going left, threshold, where missing
+    values go) from the bests of the first pass and, when the node ``has_missing`` values of it, the
+    second: the second wins only when strictly better (scikit-learn's order of the two passes)."""
+    direction = np.int64(NO_MISSING)
+    if has_missing:
+        direction = np.int64(0)
+        if second[0] > first[0]:
+            first = second
+            direction = np.int64(1)
+    proxy, code, threshold = _best_split(first, f, bin_min, bin_max, mc)
+    return proxy, code, threshold, direction
+
+
+@kernel(inline="always")
+def _add_code(hist, at, K, left, w_left, squared):
+    """Add the ``K`` histogram entries ``hist[at:at + K]`` of a code to the left side of a split;
+    returns the new weight on the left (for the squared error, the first entry is the weight)."""
+    for k in range(np.uint64(K)):
+        v = hist[at + k]
+        left[k] += v
+        if squared is None or k == 0:
+            w_left += v
+    return w_left
+
+
+@kernel(inline="always")
+def _second_pass(hist, counts, off, lo, mc, K, total, w_node, left, squared):
+    """scikit-learn's second pass: the best split with the missing values (code ``mc``, present)
+    on the left, at the boundaries between the real codes present ``lo .. mc - 1`` (a histogram
+    whose code ``b`` has entries ``hist[(off + b) * K:]`` and count ``counts[off + b]``). Returns
+    the best as :func:`_candidate` does; ``left`` is overwritten."""
+    uk = np.uint64(K)
+    uoff = np.uint64(off)
+    for k in range(uk):
+        left[k] = 0.0
+    w_left = _add_code(hist, (uoff + np.uint64(mc)) * uk, K, left, 0.0, squared)
+    best = (-np.inf, -1, -1)
+    prev = -1
+    hi = mc - 1
+    for word in range(lo >> 6, (hi >> 6) + 1):
+        x = _present(counts, off, lo, hi, word)
+        while x != 0:
+            b, x = _pop_code(x, word)
+            # No candidate before the first real code: missing values alone on the left would be
+            # the split "missing right" again.
+            best = _candidate(best, prev, b, left, total, K, w_left, w_node, squared)
+            w_left = _add_code(hist, (uoff + np.uint64(b)) * uk, K, left, w_left, squared)
+            prev = b
+    return best
+
+
+@kernel(inline="always")
+def _second_pass_of_bits(h0, bits, lo_word, mc, K, total, w_node, left, squared):
+    """:func:`_second_pass` of codes marked in the bitmap ``bits`` (words ``lo_word ..``, left
+    unchanged), histogram ``h0``."""
+    uk = np.uint64(K)
+    for k in range(uk):
+        left[k] = 0.0
+    w_left = _add_code(h0, np.uint64(mc) * uk, K, left, 0.0, squared)
+    best = (-np.inf, -1, -1)
+    prev = -1
+    umc = np.uint64(mc)
+    for word in range(lo_word, (mc >> 6) + 1):
+        x = bits[word]
+        if np.uint64(word) == umc >> np.uint64(6):
+            x &= (np.uint64(1) << (umc & np.uint64(63))) - np.uint64(1)  # the real codes only
+        while x != 0:
+            b, x = _pop_code(x, word)
+            best = _candidate(best, prev, b, left, total, K, w_left, w_node, squared)
+            w_left = _add_code(h0, np.uint64(b) * uk, K, left, w_left, squared)
+            prev = b
+    return best
 
 
 @kernel(inline="always")
@@ -253,10 +345,10 @@ def _move_code(b, K, h0, h1, left, w_left, hist, base, squared):
 
 @kernel(inline="always")
 def _scan_feature(
-    codes, nb, f, ys, ws, start, end, K, bin_min, bin_max, total, w_node, h0, h1, c0, c1, bits, left, squared
+    codes, nb, f, mc, ys, ws, start, end, K, bin_min, bin_max, total, w_node, h0, h1, c0, c1, bits, left, squared
 ):
-    """Best split of positions start:end on feature ``f`` (row ``f`` of ``codes``) of at most
-    ``64 * bits.shape[0]`` codes: (proxy, last code going left, threshold).
+    """Best split of positions start:end on feature ``f`` (row ``f`` of ``codes``, missing code
+    ``mc``) of at most ``64 * bits.shape[0]`` codes: a :class:`Results` entry.
 
     The histograms ``h0``/``h1`` (bins * K), counts ``c0``/``c1`` and ``bits`` are zero on entry
     and are left that way. The proxy is ``-inf`` when the feature is constant in the node.
@@ -273,6 +365,15 @@ def _scan_feature(
         for b in range(np.uint64(lo), np.uint64(hi + 1)):
             c0[b] += c1[b]
             c1[b] = 0
+        has_missing = hi == mc
+        second = (-np.inf, -1, -1)
+        if has_missing:  # the second pass first: the first consumes the histograms
+            for e in range(np.uint64(lo) * np.uint64(K), np.uint64(hi + 1) * np.uint64(K)):
+                h0[e] += h1[e]
+                h1[e] = 0.0
+            second = _second_pass(h0, c0, 0, lo, mc, K, total, w_node, left, squared)
+            for k in range(K):
+                left[k] = 0.0
         for word in range(lo >> 6, (hi >> 6) + 1):
             x = _present(c0, 0, lo, hi, word)
             while x != 0:
@@ -281,7 +382,7 @@ def _scan_feature(
                 w_left = _move_code(b, K, h0, h1, left, w_left, h0, -1, squared)
                 c0[np.uint64(b)] = 0
                 prev = b
-        return _best_split(best, f, bin_min, bin_max)
+        return _result(best, second, has_missing, f, bin_min, bin_max, mc)
     # Few samples: mark the codes present in a bitmap and visit them in order.
     lo_word = nb
     hi_word = 0
@@ -294,6 +395,12 @@ def _scan_feature(
         bits[word] |= np.uint64(1) << (b & np.uint64(63))
         lo_word = min(lo_word, word)
         hi_word = max(hi_word, word)
+    has_missing = mc >= 0 and (bits[mc >> 6] >> np.uint64(mc & 63)) & np.uint64(1) != 0
+    second = (-np.inf, -1, -1)
+    if has_missing:
+        second = _second_pass_of_bits(h0, bits, lo_word, mc, K, total, w_node, left, squared)
+        for k in range(K):
+            left[k] = 0.0
     for word in range(lo_word, hi_word + 1):
         x = bits[word]
         bits[word] = 0
@@ -302,22 +409,15 @@ def _scan_feature(
             best = _candidate(best, prev, b, left, total, K, w_left, w_node, squared)
             w_left = _move_code(b, K, h0, h1, left, w_left, h0, -1, squared)
             prev = b
-    return _best_split(best, f, bin_min, bin_max)
+    return _result(best, second, has_missing, f, bin_min, bin_max, mc)
 
 
-@kernel
-def _scan_sorted(code, y, w, j, start, end, f, K, bin_min, bin_max, total, w_node, left, squared):
-    """Best split of positions start:end of row ``j`` of sorted runs (codes ``code``, targets
-    ``y``, weights ``w``, in increasing code order) of feature ``f``: (proxy, last code going left,
-    threshold), the proxy ``-inf`` for a feature constant in the node."""
+@kernel(inline="always")
+def _scan_positions(code, y, w, uj, start, end, K, total, w_node, left, w_left, squared):
+    """The best of :func:`_candidate` over the boundaries between the codes of positions start:end
+    of row ``uj`` of sorted runs, the left side starting as ``left`` (weight ``w_left``)."""
     best = (-np.inf, -1, -1)
-    for k in range(K):
-        left[k] = 0.0
-    w_left = 0.0
-    uj = np.uint64(j)
     prev = np.int64(code[uj, start])
-    if np.int64(code[uj, end - 1]) == prev:
-        return _best_split(best, f, bin_min, bin_max)
     for i in range(np.uint64(start), np.uint64(end)):
         b = np.int64(code[uj, i])
         if b != prev:
@@ -325,12 +425,40 @@ def _scan_sorted(code, y, w, j, start, end, f, K, bin_min, bin_max, total, w_nod
             prev = b
         _add_sample(left, np.uint64(0), np.uint64(K), y[uj, i], w[uj, i], squared)
         w_left += w[uj, i]
-    return _best_split(best, f, bin_min, bin_max)
+    return best
+
+
+@kernel
+def _scan_sorted(code, y, w, j, start, end, f, mc, K, bin_min, bin_max, total, w_node, left, squared):
+    """Best split of positions start:end of row ``j`` of sorted runs (codes ``code``, targets
+    ``y``, weights ``w``, in increasing code order) of feature ``f`` of missing code ``mc``: a
+    :class:`Results` entry, the proxy ``-inf`` for a feature constant in the node."""
+    uj = np.uint64(j)
+    has_missing = np.int64(code[uj, end - 1]) == mc
+    second = (-np.inf, -1, -1)
+    if np.int64(code[uj, end - 1]) == np.int64(code[uj, start]):
+        return _result(second, second, has_missing, f, bin_min, bin_max, mc)
+    if has_missing:
+        # The missing values, last in the run, start on the left; then the real values' boundaries.
+        for k in range(K):
+            left[k] = 0.0
+        w_left = 0.0
+        real_end = end
+        while np.int64(code[uj, real_end - 1]) == mc:
+            real_end -= 1
+        for i in range(np.uint64(real_end), np.uint64(end)):
+            _add_sample(left, np.uint64(0), np.uint64(K), y[uj, i], w[uj, i], squared)
+            w_left += w[uj, i]
+        second = _scan_positions(code, y, w, uj, start, real_end, K, total, w_node, left, w_left, squared)
+    for k in range(K):
+        left[k] = 0.0
+    first = _scan_positions(code, y, w, uj, start, end, K, total, w_node, left, 0.0, squared)
+    return _result(first, second, has_missing, f, bin_min, bin_max, mc)
 
 
 @kernel(inline="always")
 def _fill_and_scan(
-    codes, f, ys, ws, start, end, K, bin_min, bin_max, total, w_node,
+    codes, f, mc, ys, ws, start, end, K, bin_min, bin_max, total, w_node,
     h0, h1, c0, c1, left, hist, counts, off, bounds, squared,
 ):  # fmt: skip
     """:func:`_scan_feature` for a node that keeps its histograms: they are written to bins
@@ -357,14 +485,18 @@ def _fill_and_scan(
             at = np.int64((uoff + np.uint64(b)) * np.uint64(K))
             w_left = _move_code(b, K, h0, h1, left, w_left, hist, at, squared)
             prev = b
-    return _best_split(best, f, bin_min, bin_max)
+    has_missing = hi == mc
+    second = (-np.inf, -1, -1)
+    if has_missing:
+        second = _second_pass(hist, counts, off, lo, mc, K, total, w_node, left, squared)
+    return _result(best, second, has_missing, f, bin_min, bin_max, mc)
 
 
 @kernel(inline="always")
-def _scan_stored(hist, counts, off, bounds, f, K, bin_min, bin_max, total, w_node, left, squared):
-    """Best split on feature ``f`` from its stored histogram, codes ``bounds[f, 0] .. bounds[f, 1]`` (a
-    range holding every code present), which is left unchanged: (proxy, last code going left,
-    threshold), the proxy ``-inf`` for a constant feature."""
+def _scan_stored(hist, counts, off, bounds, f, mc, K, bin_min, bin_max, total, w_node, left, squared):
+    """Best split on feature ``f`` (missing code ``mc``) from its stored histogram, codes
+    ``bounds[f, 0] .. bounds[f, 1]`` (a range holding every code present), which is left unchanged:
+    a :class:`Results` entry, the proxy ``-inf`` for a constant feature."""
     best = (-np.inf, -1, -1)
     for k in range(K):
         left[k] = 0.0
@@ -395,7 +527,11 @@ def _scan_stored(hist, counts, off, bounds, f, K, bin_min, bin_max, total, w_nod
                     left[k] += v
                     w_left += v
             prev = b
-    return _best_split(best, f, bin_min, bin_max)
+    has_missing = mc >= 0 and counts[uoff + np.uint64(mc)] != 0
+    second = (-np.inf, -1, -1)
+    if has_missing:
+        second = _second_pass(hist, counts, off, lo, mc, K, total, w_node, left, squared)
+    return _result(best, second, has_missing, f, bin_min, bin_max, mc)
 
 
 @kernel(inline="always")
@@ -422,6 +558,19 @@ SCAN, FILL_AND_SCAN, SCAN_STORED, SUBTRACT = 0, 1, 2, 3
 
 
 @kernel(inline="always")
+def sends_left(c, code, missing):
+    """Whether a sample of code ``c`` goes left at a split sending the codes <= ``code`` left, and
+    the code ``missing`` too (-1 when missing values go right or there are none)."""
+    return (np.int64(c) <= code) | (np.int64(c) == missing)
+
+
+@kernel(inline="always")
+def _store_result(results, fi, result):
+    """Write a feature's :class:`Results` entry (a scan's returned tuple) at index ``fi``."""
+    results.proxies[fi], results.codes[fi], results.thresholds[fi], results.missing_left[fi] = result
+
+
+@kernel(inline="always")
 def _in_runs(with_runs, runs, f):
     """Whether feature ``f`` is in sorted runs (never in a fit compiled without them)."""
     return with_runs is not None and runs.row[f] >= 0
@@ -439,6 +588,7 @@ def _scan_run(data, node, f, K, left):
         node.start,
         node.end,
         f,
+        data.missing_code[f],
         K,
         data.bin_min,
         data.bin_max,
@@ -454,7 +604,7 @@ def _scan_features(lane, first, stop, with_runs, data, node, features, results, 
     K = _entries(node.total, data.squared)
     h0, h1, c0, c1 = buffers.hist[lane, 0], buffers.hist[lane, 1], buffers.counts[lane, 0], buffers.counts[lane, 1]
     bits, left = buffers.bits[lane], buffers.left[lane]
-    codes, ys, ws, n_bins, bin_min, bin_max, runs, squared = data
+    codes, ys, ws, n_bins, bin_min, bin_max, missing_code, runs, squared = data
     start, end, total, w_node = node
     for fi in range(first, stop):
         f = features[fi]
@@ -462,10 +612,10 @@ def _scan_features(lane, first, stop, with_runs, data, node, features, results, 
             result = _scan_run(data, node, f, K, left)
         else:
             result = _scan_feature(
-                codes, n_bins[f], f, ys, ws, start, end, K, bin_min, bin_max,
+                codes, n_bins[f], f, missing_code[f], ys, ws, start, end, K, bin_min, bin_max,
                 total, w_node, h0, h1, c0, c1, bits, left, squared,
             )  # fmt: skip
-        results.proxies[fi], results.codes[fi], results.thresholds[fi] = result
+        _store_result(results, fi, result)
 
 
 @kernel(counts_references=False)
@@ -473,7 +623,7 @@ def _fill_and_scan_features(lane, first, stop, with_runs, data, node, features, 
     K = _entries(node.total, data.squared)
     h0, h1, c0, c1 = buffers.hist[lane, 0], buffers.hist[lane, 1], buffers.counts[lane, 0], buffers.counts[lane, 1]
     left = buffers.left[lane]
-    codes, ys, ws, _, bin_min, bin_max, runs, squared = data
+    codes, ys, ws, _, bin_min, bin_max, missing_code, runs, squared = data
     start, end, total, w_node = node
     hist, counts, bounds = stored.hist[stored.slot], stored.counts[stored.slot], stored.bounds[stored.slot]
     for fi in range(first, stop):
@@ -483,10 +633,10 @@ def _fill_and_scan_features(lane, first, stop, with_runs, data, node, features, 
         else:
             off = stored.offsets[f]
             result = _fill_and_scan(
-                codes, f, ys, ws, start, end, K, bin_min, bin_max, total, w_node,
+                codes, f, missing_code[f], ys, ws, start, end, K, bin_min, bin_max, total, w_node,
                 h0, h1, c0, c1, left, hist, counts, off, bounds, squared,
             )  # fmt: skip
-        results.proxies[fi], results.codes[fi], results.thresholds[fi] = result
+        _store_result(results, fi, result)
 
 
 @kernel(counts_references=False)
@@ -501,9 +651,10 @@ def _scan_stored_features(lane, first, stop, with_runs, data, node, features, re
         else:
             off = stored.offsets[f]
             result = _scan_stored(
-                hist, counts, off, bounds, f, K, data.bin_min, data.bin_max, node.total, node.w_node, left, data.squared
-            )
-        results.proxies[fi], results.codes[fi], results.thresholds[fi] = result
+                hist, counts, off, bounds, f, data.missing_code[f], K,
+                data.bin_min, data.bin_max, node.total, node.w_node, left, data.squared,
+            )  # fmt: skip
+        _store_result(results, fi, result)
 
 
 @kernel(counts_references=False)
@@ -548,10 +699,11 @@ def _feature_work_in_parallel(op, with_runs, data, node, features, n_features, r
     # A parallel loop takes arrays and scalars, not named tuples: they are taken apart here and
     # put back together in each lane.
     codes, ys, ws, n_bins, bin_min, bin_max = data.codes, data.ys, data.ws, data.n_bins, data.bin_min, data.bin_max
-    squared = data.squared
+    missing_code, squared = data.missing_code, data.squared
     row, sid, run_code, run_y, run_w = data.runs.row, data.runs.sid, data.runs.code, data.runs.y, data.runs.w
     start, end, total, w_node = node.start, node.end, node.total, node.w_node
     proxies, codes_out, thresholds = results.proxies, results.codes, results.thresholds
+    missing_left = results.missing_left
     hist, counts, bits, left = buffers.hist, buffers.counts, buffers.bits, buffers.left
     s_hist, s_counts, s_bounds, slot, offsets = stored.hist, stored.counts, stored.bounds, stored.slot, stored.offsets
     n_lanes = left.shape[0]
@@ -572,10 +724,20 @@ def _feature_work_in_parallel(op, with_runs, data, node, features, n_features, r
                 first,
                 min(first + block, n_features),
                 with_runs,
-                Data(codes, ys, ws, n_bins, bin_min, bin_max, SortedRuns(row, sid, run_code, run_y, run_w), squared),
+                Data(
+                    codes,
+                    ys,
+                    ws,
+                    n_bins,
+                    bin_min,
+                    bin_max,
+                    missing_code,
+                    SortedRuns(row, sid, run_code, run_y, run_w),
+                    squared,
+                ),
                 NodeRange(start, end, total, w_node),
                 features,
-                Results(proxies, codes_out, thresholds),
+                Results(proxies, codes_out, thresholds, missing_left),
                 Buffers(hist, counts, bits, left),
                 Stored(s_hist, s_counts, s_bounds, slot, offsets),
             )
@@ -661,8 +823,9 @@ PARALLEL_WORK = 50_000
 
 @kernel
 def _best_of(features, n_features, results, kept):
-    """The best scanned split: (feature, last code going left, threshold, number of non-constant
-    features); the non-constant features are written, in order, to ``kept`` (a feature constant in
+    """The best scanned split: (feature, last real code going left, threshold, where missing values
+    go (:class:`Results`), number of non-constant features); the non-constant features are written,
+    in order, to ``kept`` (a feature constant in
     a node stays constant in its descendants, which therefore never look at it again). Among
     equally good splits the first in the candidate order wins, however many threads scanned them.
     """
@@ -679,5 +842,5 @@ def _best_of(features, n_features, results, kept):
             best_proxy = proxies[fi]
             best = fi
     if best < 0:
-        return -1, -1, 0.0, n_kept
-    return features[best], codes_out[best], thresholds[best], n_kept
+        return -1, -1, 0.0, np.int64(NO_MISSING), n_kept
+    return features[best], codes_out[best], thresholds[best], results.missing_left[best], n_kept

@@ -26,6 +26,12 @@ What makes it fast without changing the pruned tree:
 * the hot loops index with unsigned integers, which numba does not wrap around (see
   :mod:`tnt.learn.split_search`).
 
+Missing values (NaN, coded last: :attr:`tnt.learn.binning.BinnedData.missing_code`) go at each split
+to the side the split search chose for them (:class:`tnt.learn.split_search.Results`); a split whose
+node had no missing value of its feature sends them, as scikit-learn does, to the child that got
+more of the node's samples (counts, not weights; the right one on a tie). Each node's direction is
+stored (``missing_left``: 1 left, 0 right and at leaves).
+
 Ties between equally good splits may be broken differently from scikit-learn, which visits
 features in a random order. With non-integer weights, histogram subtraction can change the last
 bits of a sum, which only matters between splits that are equally good up to rounding.
@@ -43,6 +49,7 @@ from tnt.learn.pruning import kept_splits, preorder_ids
 from tnt.learn.sorted_runs import make_runs, mark_left, no_runs, partition_runs, run_scratch
 from tnt.learn.split_search import (
     FILL_AND_SCAN,
+    NO_MISSING,
     PARALLEL_WORK,
     SCAN,
     SCAN_STORED,
@@ -56,6 +63,7 @@ from tnt.learn.split_search import (
     _on_features,
     buffer_classes,
     make_buffers,
+    sends_left,
 )
 
 __all__ = [
@@ -171,22 +179,22 @@ def _gather_codes(codes, rows, n_bins):
 
 
 @kernel
-def _split_positions(cf, code, start, end, first, second):
+def _split_positions(cf, code, missing, start, end, first, second):
     """Pair the positions that are on the wrong side of a split of start:end (codes <= ``code``
-    go left): ``first[:n]`` are positions before the split point that go right, ``second[:n]``
-    positions after it that go left. Returns (split point, n)."""
+    go left, and the code ``missing``): ``first[:n]`` are positions before the split point that go
+    right, ``second[:n]`` positions after it that go left. Returns (split point, n)."""
     n_left = 0
     for i in range(np.uint64(start), np.uint64(end)):
-        n_left += np.int64(cf[i]) <= code
+        n_left += sends_left(cf[i], code, missing)
     mid = start + n_left
     n_first = np.uint64(0)
     for i in range(np.uint64(start), np.uint64(mid)):
         first[n_first] = i
-        n_first += np.uint64(np.int64(cf[i]) > code)
+        n_first += np.uint64(not sends_left(cf[i], code, missing))
     n_second = np.uint64(0)
     for i in range(np.uint64(mid), np.uint64(end)):
         second[n_second] = i
-        n_second += np.uint64(np.int64(cf[i]) <= code)
+        n_second += np.uint64(sends_left(cf[i], code, missing))
     return mid, np.int64(n_first)
 
 
@@ -237,9 +245,9 @@ def _swap(a, first, second, n_swaps):
 
 
 @kernel
-def _split_samples(data, position_sid, goes_left, start, end, f, code, first, second, with_runs):
-    """First half of partitioning positions start:end (codes of ``f`` <= ``code`` first): the
-    misplaced pairs found and the targets, weights and sample ids swapped. The codes follow in
+def _split_samples(data, position_sid, goes_left, start, end, f, code, missing, first, second, with_runs):
+    """First half of partitioning positions start:end (codes of ``f`` <= ``code``, and the code
+    ``missing``, first): the misplaced pairs found and the targets, weights and sample ids swapped. The codes follow in
     :func:`_split_codes`, only if a child is grown. A split on a feature in sorted runs is read
     from ``goes_left`` (by sample id). Returns (first position of the right part, number of swaps);
     ``first`` and ``second`` hold the pairs."""
@@ -247,9 +255,9 @@ def _split_samples(data, position_sid, goes_left, start, end, f, code, first, se
         if data.runs.row[f] >= 0:
             mid, n_swaps = _split_marked_positions(position_sid, goes_left, start, end, first, second)
         else:
-            mid, n_swaps = _split_positions(data.codes[f], code, start, end, first, second)
+            mid, n_swaps = _split_positions(data.codes[f], code, missing, start, end, first, second)
     else:
-        mid, n_swaps = _split_positions(data.codes[f], code, start, end, first, second)
+        mid, n_swaps = _split_positions(data.codes[f], code, missing, start, end, first, second)
     _swap(data.ys, first, second, n_swaps)
     _swap(data.ws, first, second, n_swaps)
     if position_sid.shape[0]:
@@ -372,7 +380,7 @@ def _tighten(node, left, right, parent, leaf_cost, bound, decided):
 
 
 @kernel
-def _preorder(left, right, feature, threshold, value, n_nodes):
+def _preorder(left, right, feature, threshold, missing_left, value, n_nodes):
     """The node arrays renumbered depth-first, left child first, as scikit-learn numbers them."""
     order = np.empty(n_nodes, dtype=np.int64)
     stack = np.empty(n_nodes + 1, dtype=np.int64)
@@ -398,7 +406,7 @@ def _preorder(left, right, feature, threshold, value, n_nodes):
         if left[x] >= 0:
             new_left[i] = new_id[left[x]]
             new_right[i] = new_id[right[x]]
-    return new_left, new_right, feature[order], threshold[order], value[order]
+    return new_left, new_right, feature[order], threshold[order], missing_left[order], value[order]
 
 
 SlotPool = namedtuple("SlotPool", ["hist", "counts", "bounds", "free", "n_free"])
@@ -555,7 +563,8 @@ def split_search_types(code_dtype=np.uint8) -> tuple:
         np.empty((0, 0), dtype=np.int64),
         np.empty((0, 0)),
     )
-    data = Data(codes, ys, ws, np.full(n_features, n_codes, dtype=np.intp), bounds, bounds, runs, None)
+    missing_code = np.full(n_features, -1, dtype=np.int64)
+    data = Data(codes, ys, ws, np.full(n_features, n_codes, dtype=np.intp), bounds, bounds, missing_code, runs, None)
     features = np.zeros((1, n_features), dtype=np.int64)[0]
     value = np.zeros((1, 2))
     stored = Stored(
@@ -565,7 +574,7 @@ def split_search_types(code_dtype=np.uint8) -> tuple:
         np.int64(0),
         np.zeros(n_features + 1, dtype=np.int64),
     )
-    results = Results(np.zeros(n_features), np.zeros(n_features, dtype=np.int64), np.zeros(n_features))
+    results = _new_results(n_features)
     buffers = make_buffers(np.full(n_features, n_codes), 2, 1)
     node = NodeRange(np.int64(0), np.int64(1), value[0], 1.0)
     arguments = (
@@ -585,6 +594,15 @@ def split_search_types(code_dtype=np.uint8) -> tuple:
 
 
 @kernel
+def _new_results(n_features):
+    """:class:`Results` for ``n_features`` candidate features."""
+    return Results(
+        np.empty(n_features), np.empty(n_features, dtype=np.int64), np.empty(n_features),
+        np.empty(n_features, dtype=np.int64),
+    )  # fmt: skip
+
+
+@kernel
 def build_tree(
     codes,
     feature_order,
@@ -595,6 +613,7 @@ def build_tree(
     n_bins,
     bin_min,
     bin_max,
+    missing_code,
     alpha,
     max_depth,
     buffers,
@@ -612,7 +631,11 @@ def build_tree(
     parallel kernels, which are a large part of its compile time; True compiles the copy with them.
     Likewise ``with_runs`` (:func:`with_runs`) is None when no feature is kept in sorted runs.
 
-    Returns the node arrays (children, feature, threshold, statistics: the weighted class counts, or
+    ``n_bins``, ``bin_min``, ``bin_max`` and ``missing_code`` are those of
+    :class:`tnt.learn.binning.BinnedData`.
+
+    Returns the node arrays (children, feature, threshold, ``missing_left`` (1: a missing value goes
+    to the left child), statistics: the weighted class counts, or
     the weight, weighted target sum and weighted sum of squared targets), and the total weight, nodes numbered in
     the order scikit-learn's depth-first builder creates them. With ``alpha > 0`` a node is left
     unsplit when cost-complexity pruning with ``alpha`` is sure to remove its split, so the tree is
@@ -626,6 +649,7 @@ def build_tree(
     right = np.full(capacity, -1, dtype=np.int64)
     feature = np.full(capacity, -2, dtype=np.int64)
     threshold = np.full(capacity, -2.0)
+    missing_left = np.zeros(capacity, dtype=np.uint8)
     value = np.zeros((capacity, 3 if squared is not None else n_classes))
     parent = np.empty(capacity, dtype=np.int64)
     leaf_cost = np.empty(capacity)
@@ -653,8 +677,8 @@ def build_tree(
     for i in range(m):
         total_w += w[i]
     kept = np.zeros(n_all, dtype=np.int64)
-    results = Results(np.empty(n_all), np.empty(n_all, dtype=np.int64), np.empty(n_all))
-    data = Data(local_codes, ys, ws, n_bins, bin_min, bin_max, runs, squared)
+    results = _new_results(n_all)
+    data = Data(local_codes, ys, ws, n_bins, bin_min, bin_max, missing_code, runs, squared)
     # Stored histograms: one slot per pending node that has them, features side by side.
     offsets = _histogram_offsets(n_bins, runs.row)
     entries = offsets[n_bins.shape[0]] * K
@@ -713,7 +737,7 @@ def build_tree(
                 buffers,
                 Stored(pool.hist, pool.counts, pool.bounds, slot, offsets),
             )
-            f, code, thr, n_kept = _best_of(features, n_features, results, kept)
+            f, code, thr, direction, n_kept = _best_of(features, n_features, results, kept)
             is_leaf = f < 0
         if is_leaf:
             _release_slot(pool, slot)
@@ -723,11 +747,18 @@ def build_tree(
             continue
         feature[node] = f
         threshold[node] = thr
+        missing = missing_code[f] if direction == 1 else np.int64(-1)  # the code that goes left too
         if with_runs is not None:
             if has_runs:
-                mark_left(runs, local_codes, position_sid, start, end, f, code, goes_left)
-        mid, n_swaps = _split_samples(data, position_sid, goes_left, start, end, f, code, first, second, with_runs)
+                mark_left(runs, local_codes, position_sid, start, end, f, code, missing, goes_left)
+        mid, n_swaps = _split_samples(
+            data, position_sid, goes_left, start, end, f, code, missing, first, second, with_runs
+        )
         n_left = mid - start
+        if direction == NO_MISSING:
+            missing_left[node] = n_left > end - mid
+        else:
+            missing_left[node] = direction
         left[node] = n_nodes
         right[node] = n_nodes + 1
         for child, c_start, c_end in ((n_nodes, start, mid), (n_nodes + 1, mid, end)):
@@ -784,8 +815,10 @@ def build_tree(
         if grow_left:
             stack = _push(stack, top, n_nodes - 2, start, mid, depth + 1, left_slot, kept, n_kept)
             top += 1
-    left, right, feature, threshold, value = _preorder(left, right, feature, threshold, value, n_nodes)
-    return left, right, feature, threshold, value, total_w
+    left, right, feature, threshold, missing_left, value = _preorder(
+        left, right, feature, threshold, missing_left, value, n_nodes
+    )
+    return left, right, feature, threshold, missing_left, value, total_w
 
 
 @kernel
@@ -799,9 +832,9 @@ def prune_tree(left, right, value, total_w, alpha, squared):
 
 
 @kernel
-def pruned_tree(left, right, feature, threshold, value, total_w, alpha, squared):
+def pruned_tree(left, right, feature, threshold, missing_left, value, total_w, alpha, squared):
     """The tree grown by :func:`build_tree` after :func:`prune_tree`, as compact arrays numbered
-    depth-first: (children_left, children_right, feature, threshold, label, mean). For the Gini
+    depth-first: (children_left, children_right, feature, threshold, label, mean, missing_left). For the Gini
     impurity the label is the class of largest weight at leaves and -1 at splits, ``mean`` is empty;
     for the squared error the label is -1 and ``mean`` the weighted mean target of every node."""
     split = prune_tree(left, right, value, total_w, alpha, squared)
@@ -811,6 +844,7 @@ def pruned_tree(left, right, feature, threshold, value, total_w, alpha, squared)
     out_right = np.full(count, -1, dtype=np.int64)
     out_feature = np.full(count, -2, dtype=np.int64)
     out_threshold = np.full(count, -2.0)
+    out_missing_left = np.zeros(count, dtype=np.uint8)
     label = np.full(count, -1, dtype=np.int64)
     mean = np.empty(count if squared is not None else 0)
     for node in range(n):
@@ -824,6 +858,7 @@ def pruned_tree(left, right, feature, threshold, value, total_w, alpha, squared)
             out_right[i] = new_id[right[node]]
             out_feature[i] = feature[node]
             out_threshold[i] = threshold[node]
+            out_missing_left[i] = missing_left[node]
         elif squared is None:
             label[i] = np.argmax(value[node])
-    return out_left, out_right, out_feature, out_threshold, label, mean
+    return out_left, out_right, out_feature, out_threshold, label, mean, out_missing_left

@@ -132,6 +132,7 @@ def _threaded_fit_kernels(n_values) -> None:
     workspace = make_workspace(binned, 2, 2)
     for targets, squared in ((y, None), (y.astype(np.float64), True)):
         args = (binned.codes, np.arange(2), rows, targets, w, 2, binned.n_bins, binned.bin_min, binned.bin_max)
+        args += (binned.missing_code,)
         build_tree(*args, 1e-3, np.iinfo(np.int64).max, workspace, True, True, squared)
 
 

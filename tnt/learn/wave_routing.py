@@ -35,7 +35,9 @@ def code_thresholds(feature, threshold, bin_min, bin_max, n_bins):
     its split sends left (float64; codes up to it go left, -1 when none does, 0 for a leaf), and
     whether routing on codes is routing on values at every node, which holds unless a bin holds
     values on both sides of a threshold. Splits fitted on these bins never cut one (their thresholds
-    lie between two bins); a graph fitted on other data may.
+    lie between two bins); a graph fitted on other data may. A feature's missing code, its largest
+    (bounds NaN), is never counted: a missing value goes by the node's direction (:func:`missing_routing`),
+    and a test of missingness (threshold ``+inf``) sends the last real code and those below it left.
 
     ``feature`` and ``threshold`` are the graph's (leaves: ``feature < 0``); ``bin_min``, ``bin_max``
     and ``n_bins`` those of :class:`tnt.learn.binning.BinnedData`.
@@ -89,10 +91,39 @@ def bucket_rows(pos, index_of, n_nodes):
 LANES = 16
 
 
+@kernel(inline="always")
+def _missing_goes_left(x, f, node, missing):
+    """Whether the value or code ``x`` of feature ``f``, which the split at ``node`` does not send
+    left, is missing and sent left by the node's direction; ``missing`` is :func:`missing_routing`'s."""
+    missing_code, missing_left = missing
+    return missing_left[node] == 1 and (x != x or x == missing_code[f])
+
+
+def missing_routing(missing_code, missing_left, on_codes: bool):
+    """The ``missing`` argument of the walks here: ``None`` when no training sample has a missing
+    value (the walks then never look for one), else ``(missing code of each feature as float64,
+    missing_left)``. On values a missing value is NaN, which equals no code (the codes are then NaN);
+    on codes it is the feature's missing code (:attr:`tnt.learn.binning.BinnedData.missing_code`).
+
+    Examples
+    --------
+    >>> missing_routing(np.array([-1, -1]), np.zeros(3, dtype=np.int8), on_codes=True) is None
+    True
+    >>> missing_routing(np.array([-1, 4]), np.zeros(3, dtype=np.int8), on_codes=True)[0].tolist()
+    [-1.0, 4.0]
+    """
+    missing_code = np.asarray(missing_code)
+    if missing_left is None or not np.any(missing_code >= 0):
+        return None
+    codes = missing_code.astype(np.float64) if on_codes else np.full(missing_code.shape, np.nan)
+    return codes, missing_left
+
+
 @kernel
-def _walk_together(X, rows, at, first, n, n_orig, graph, to_phase_start):
+def _walk_together(X, rows, at, first, n, n_orig, graph, to_phase_start, missing):
     """Walk samples ``rows[:n]`` (rows of ``X``: values, or codes with :func:`code_thresholds`) from
-    nodes ``at[:n]`` of ``graph = (left, right, feature, threshold)``, interleaved. ``at[j]`` ends at
+    nodes ``at[:n]`` of ``graph = (left, right, feature, threshold)``, interleaved, a missing value
+    going where ``missing`` (:func:`missing_routing`) says. ``at[j]`` ends at
     the leaf reached, or with ``to_phase_start`` at the first phase-start node (id below ``n_orig``)
     passed, -1 when a leaf comes first; ``first[j]`` is that first phase-start node in either case
     (-1: none)."""
@@ -106,7 +137,9 @@ def _walk_together(X, rows, at, first, n, n_orig, graph, to_phase_start):
             node = at[j]
             if node < 0 or left[node] < 0 or (to_phase_start and first[j] >= 0):
                 continue
-            if np.float64(X[rows[j], feature[node]]) <= threshold[node]:
+            f = feature[node]
+            x = np.float64(X[rows[j], f])
+            if x <= threshold[node] or (missing is not None and _missing_goes_left(x, f, node, missing)):
                 node = left[node]
             else:
                 node = right[node]
@@ -123,14 +156,17 @@ def _walk_together(X, rows, at, first, n, n_orig, graph, to_phase_start):
 
 
 @kernel
-def sensitive_samples(X, y, wave, start_left, start_right, n_orig, graph, label, memo, found, sensitive, target):
+def sensitive_samples(
+    X, y, wave, start_left, start_right, n_orig, graph, missing, label, memo, found, sensitive, target
+):
     """For the samples at the internal nodes of a wave: ``sensitive[k]``, whether the graph
     classifies sample ``order[k]`` correctly from exactly one of its node's phase-start children,
     and ``target[k]``, 1 when that is the right child.
 
     ``wave`` is ``(order, offsets, nodes)`` (:func:`bucket_rows`; a node's positions are
     ``offsets[i]:offsets[i + 1]``, which may be clipped to route a part), ``graph`` the working graph's
-    ``(left, right, feature, threshold)`` and ``memo`` ``(memo_child, memo_label)`` by sample.
+    ``(left, right, feature, threshold)``, ``missing`` where missing values go (:func:`missing_routing`)
+    and ``memo`` ``(memo_child, memo_label)`` by sample.
     ``found = (below, reached)`` receives, per position and child (0: left, 1: right), the first
     phase-start node the sample passes below that child (``UNKNOWN`` for the child known from the
     memo) and the label it reaches from it, for :func:`move_samples`.
@@ -162,7 +198,7 @@ def sensitive_samples(X, y, wave, start_left, start_right, n_orig, graph, label,
                     pk[n], ps[n], pr[n], at[n] = k, side, r, c
                     n += 1
             if n >= LANES or k == offsets[i + 1] - 1:
-                _walk_together(X, pr, at, fp, n, n_orig, graph, False)
+                _walk_together(X, pr, at, fp, n, n_orig, graph, False, missing)
                 for j in range(n):
                     reached[pk[j], ps[j]] = label[at[j]]
                     below[pk[j], ps[j]] = fp[j]
@@ -175,7 +211,7 @@ def sensitive_samples(X, y, wave, start_left, start_right, n_orig, graph, label,
 
 
 @kernel
-def move_samples(X, wave, start_left, n_orig, graph, found, pos, memo):
+def move_samples(X, wave, start_left, n_orig, graph, missing, found, pos, memo):
     """Send the samples at the internal nodes of a wave through their new
     micro trees to their phase-start children (``pos``), each with its memo for that child, made
     from what :func:`sensitive_samples` ``found``. Arguments as there."""
@@ -194,14 +230,14 @@ def move_samples(X, wave, start_left, n_orig, graph, found, pos, memo):
             for j in range(n):
                 pr[j] = order[k0 + j]
                 at[j] = v
-            _walk_together(X, pr, at, fp, n, n_orig, graph, True)
+            _walk_together(X, pr, at, fp, n, n_orig, graph, True, missing)
             # Below a child known from the memo, its first phase-start node is found now.
             for j in range(n):
                 child[j] = at[j]
                 side = 0 if at[j] == start_left[v] else 1
                 if below[k0 + j, side] != UNKNOWN:
                     at[j] = -1  # nothing to walk
-            _walk_together(X, pr, at, fp, n, n_orig, graph, True)
+            _walk_together(X, pr, at, fp, n, n_orig, graph, True, missing)
             for j in range(n):
                 k = k0 + j
                 side = 0 if child[j] == start_left[v] else 1

@@ -20,8 +20,8 @@ from tnt.learn.compiled import kernel
 from tnt.learn.micro_tree import MicroTree
 from tnt.learn.routing import count_directions, route_past, route_to_leaves
 
-#: A slot's direction for missing values once a micro tree has been installed there: :func:`compact`
-#: decides it from the training samples.
+#: A slot's direction for missing values left to :func:`compact`, which decides it from the training
+#: samples: that of a split installed while no training sample has a missing value.
 UNDECIDED = -1
 
 
@@ -45,6 +45,7 @@ class FlatGraph:
             np.array([-2], dtype=np.intp),
             np.array([-2.0]),
             np.array([label], dtype=np.intp),
+            missing_go_to_left=np.zeros(1, dtype=np.uint8),
         )
 
     @property
@@ -57,9 +58,18 @@ class FlatGraph:
 
 
 class WorkingGraph:
-    """Slots of a phase-start graph plus the micro trees installed during the phase."""
+    """Slots of a phase-start graph plus the micro trees installed during the phase.
 
-    def __init__(self, start: FlatGraph):
+    Each slot has a direction for missing values (``missing_left``: 1 left, 0 right, or
+    ``UNDECIDED``): the phase-start graph's, or that of the micro tree's node written there.
+    ``missing_values`` says whether the training samples have missing values. With them the walks
+    send a missing value by the slot's direction; without, they never look for one, and a micro
+    tree's splits are installed ``UNDECIDED``: :func:`compact` sends missing values where more of the
+    graph's training samples go, the rule for a split that saw none (the micro tree saw only some of
+    the samples reaching its node).
+    """
+
+    def __init__(self, start: FlatGraph, missing_values: bool = False):
         n = start.node_count
         self.start = start
         self.n_orig = n
@@ -69,9 +79,8 @@ class WorkingGraph:
         self.feature = np.full(capacity, -2, dtype=np.intp)
         self.threshold = np.full(capacity, -2.0)
         self.label = np.full(capacity, -1, dtype=np.intp)
-        # Where a missing value goes at each slot (1 left, 0 right, UNDECIDED), None when the start
-        # graph knows nothing about missing values.
-        self.missing_left = None if start.missing_go_to_left is None else np.full(capacity, UNDECIDED, dtype=np.int8)
+        self.missing_left = np.full(capacity, UNDECIDED, dtype=np.int8)
+        self.missing_values = missing_values
         self.size = n
         # Micro trees may be installed from several threads; installing is short, so one lock.
         self.lock = threading.RLock()
@@ -88,8 +97,7 @@ class WorkingGraph:
             self.feature[node] = s.feature[node]
             self.threshold[node] = s.threshold[node]
             self.label[node] = s.label[node]
-            if self.missing_left is not None:
-                self.missing_left[node] = s.missing_go_to_left[node]
+            self.missing_left[node] = UNDECIDED if s.missing_go_to_left is None else s.missing_go_to_left[node]
 
     def _reserve(self, count: int) -> int:
         """Make room for ``count`` more slots; returns the first of them."""
@@ -106,8 +114,6 @@ class WorkingGraph:
                 ("missing_left", UNDECIDED),
             ):
                 old = getattr(self, name)
-                if old is None:
-                    continue
                 new = np.full(capacity, fill, dtype=old.dtype)
                 new[: self.size] = old[: self.size]
                 setattr(self, name, new)
@@ -118,9 +124,7 @@ class WorkingGraph:
         """Replace leaf ``node`` by a micro tree fitted on class labels."""
         with self.lock:
             first = self._reserve(tree.node_count - 1)
-            _write_tree(
-                self.left, self.right, self.feature, self.threshold, self.label, node, first, -1, -1, *tree.arrays
-            )
+            _write_tree(self._slots(), node, first, -1, -1, *tree.arrays, tree.missing_left)
             self._undecide(node, first)
 
     def install_split_tree(self, node: int, tree: MicroTree) -> None:
@@ -133,37 +137,42 @@ class WorkingGraph:
         with self.lock:
             first = self._reserve(max(tree.n_splits - 1, 0))
             to_left, to_right = self.start.children_left[node], self.start.children_right[node]
-            _write_tree(
-                self.left,
-                self.right,
-                self.feature,
-                self.threshold,
-                self.label,
-                node,
-                first,
-                to_left,
-                to_right,
-                *tree.arrays,
-            )
+            _write_tree(self._slots(), node, first, to_left, to_right, *tree.arrays, tree.missing_left)
             self._undecide(node, first)
 
     def _undecide(self, node: int, first: int) -> None:
-        """Mark the slots a micro tree was just written into (``node`` and ``first`` onwards) as
-        having no direction for missing values yet."""
-        if self.missing_left is not None:
+        """Without missing values in training, leave the directions of the slots a micro tree was
+        just written into (``node`` and ``first`` onwards) to :func:`compact`."""
+        if not self.missing_values:
             self.missing_left[node] = UNDECIDED
             self.missing_left[first : self.size] = UNDECIDED
 
+    def _slots(self) -> tuple:
+        return self.left, self.right, self.feature, self.threshold, self.label, self.missing_left
+
+    def slot(self, node: int) -> tuple:
+        """What slot ``node`` holds (its edges, feature, threshold and direction), for :meth:`restore`."""
+        with self.lock:
+            return self.left[node], self.right[node], self.feature[node], self.threshold[node], self.missing_left[node]
+
+    def restore(self, node: int, saved: tuple) -> None:
+        """Give slot ``node`` what :meth:`slot` saved."""
+        with self.lock:
+            self.left[node], self.right[node], self.feature[node], self.threshold[node], self.missing_left[node] = saved
+
     # ------------------------------------------------------------------ routing
     def _arrays(self):
-        # Read together: another thread's install may reallocate the arrays.
+        """The arrays the routing kernels take, read together (another thread's install may
+        reallocate them): the directions only when samples may have missing values."""
         with self.lock:
+            if self.missing_values:
+                return self.left, self.right, self.feature, self.threshold, self.missing_left
             return self.left, self.right, self.feature, self.threshold
 
     def all_arrays(self):
-        """(left, right, feature, threshold, label), read together."""
+        """(left, right, feature, threshold, label, missing_left), read together."""
         with self.lock:
-            return self.left, self.right, self.feature, self.threshold, self.label
+            return self._slots()
 
     def predict_from(self, start: int, X: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """Leaf labels the graph gives ``X[rows]`` when inference starts at slot ``start``."""
@@ -187,11 +196,7 @@ class WorkingGraph:
 
 @kernel
 def _write_tree(
-    left,
-    right,
-    feature,
-    threshold,
-    label,
+    slots,
     node,
     first,
     to_left,
@@ -201,17 +206,21 @@ def _write_tree(
     t_feature,
     t_threshold,
     t_label,
+    t_missing_left,
 ):
-    """Write a micro tree (arrays ``t_*``, nodes numbered depth-first) into a working graph: its
-    root into slot ``node``, its other nodes into slots ``first, first + 1, ...`` in their order.
+    """Write a micro tree (arrays ``t_*``, nodes numbered depth-first) into a working graph's
+    ``slots`` (:meth:`WorkingGraph._slots`): its root into slot ``node``, its other nodes into slots
+    ``first, first + 1, ...`` in their order, each split with its direction for missing values.
 
     With ``to_left < 0`` it is a leaf's micro tree and keeps its leaves (a single leaf: ``node``
     becomes that leaf). Otherwise it is a split's: only its splits take slots, and a leaf labelled
     0 (1) becomes an edge to ``to_left`` (``to_right``); a single leaf becomes a split whose two
     edges lead to the same child.
     """
+    left, right, feature, threshold, label, missing_left = slots
     n = t_left.shape[0]
     split_tree = to_left >= 0
+    missing_left[node] = 0
     if n == 1 or t_left[0] < 0:
         if split_tree:
             target = to_left if t_label[0] == 0 else to_right
@@ -245,12 +254,14 @@ def _write_tree(
             feature[s] = t_feature[j]
             threshold[s] = t_threshold[j]
             label[s] = -1
+            missing_left[s] = t_missing_left[j]
         elif not split_tree:
             left[s] = -1
             right[s] = -1
             feature[s] = -2
             threshold[s] = -2.0
             label[s] = t_label[j]
+            missing_left[s] = 0
 
 
 def compact(graph: WorkingGraph, X: np.ndarray, counts=None) -> FlatGraph:
@@ -262,14 +273,14 @@ def compact(graph: WorkingGraph, X: np.ndarray, counts=None) -> FlatGraph:
     visits them: a node comes after all its parents, left before right. ``counts`` is
     :meth:`WorkingGraph.routing_counts` when the caller has it already.
 
-    Each split keeps its direction for missing values; one a micro tree installed sends them to
-    the side more training samples took (ties right), the rule for a split whose training samples
-    had no missing value. A graph whose start knew no directions gets none.
+    Each split keeps its direction for missing values; an ``UNDECIDED`` one sends them to the side
+    more training samples took (ties right), the rule for a split whose training samples had no
+    missing value. A graph whose start knew no directions gets none.
     """
     went_left, went_right = graph.routing_counts(X) if counts is None else counts
     root, new_left, new_right = _bypass_dead(graph.left[: graph.size], graph.right[: graph.size], went_left, went_right)
     missing_left = None
-    if graph.missing_left is not None:
+    if graph.start.missing_go_to_left is not None:
         missing_left = graph.missing_left[: graph.size].copy()
         undecided = missing_left == UNDECIDED
         missing_left[undecided] = went_left[undecided] > went_right[undecided]

@@ -14,7 +14,7 @@ from tnt.baselines import CARTClassifier, CARTRegressor
 from tnt.estimator import TnTClassifier
 from tnt.regressor import TnTRegressor
 
-__all__ = ["is_regression", "model_classes", "scores", "headline_measure", "measure_decimals", "tnt_missing_note"]
+__all__ = ["is_regression", "model_classes", "scores", "headline_measure", "measure_decimals"]
 
 
 def is_regression(model) -> bool:
@@ -32,25 +32,6 @@ def model_classes(regression: bool) -> tuple[type, type]:
     ['TnTRegressor', 'CARTRegressor']
     """
     return (TnTRegressor, CARTRegressor) if regression else (TnTClassifier, CARTClassifier)
-
-
-def tnt_missing_note(regression: bool) -> str | None:
-    """What to tell a user whose data has missing values, when TnT (the task's estimator, by its
-    ``allow_nan`` input tag) cannot learn from them; None when it can.
-
-    Examples
-    --------
-    >>> note = tnt_missing_note(False)
-    >>> note is None or note.startswith("TnTClassifier cannot learn from missing values yet")
-    True
-    """
-    tnt_class = model_classes(regression)[0]
-    if tnt_class().__sklearn_tags__().input_tags.allow_nan:
-        return None
-    return (
-        f"{tnt_class.__name__} cannot learn from missing values yet: to train it, choose the columns again "
-        "with 'Drop rows with missing values' ticked, or leave out the columns that have them."
-    )
 
 
 def scores(model, X, y, part: str) -> dict:
