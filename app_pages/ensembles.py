@@ -3,7 +3,7 @@
 import streamlit as st
 
 from tnt._parallel import usable_cores
-from tnt.experiments.ensembles import compare_ensembles, summarize_ensembles
+from tnt.experiments.ensembles import ADABOOST_TAKES_NO_MISSING, compare_ensembles, summarize_ensembles
 from ui import state
 from ui.analysis import remembered
 from ui.display import C_GRID, format_C, labelled
@@ -15,6 +15,8 @@ if data.is_regression:
         f"{data.name} is a regression, and this page compares the paper's classifier ensembles (bagging, "
         "AdaBoost with SAMME); load a classification data set on the Data page to use it."
     )
+elif len(data.missing_counts()):
+    st.info(ADABOOST_TAKES_NO_MISSING)
 else:
     st.caption(
         f"Data: **{data.name}**. Bagging draws each base model's training set with replacement "

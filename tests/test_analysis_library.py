@@ -1,5 +1,7 @@
 """The corners toy problem, path depths, ensembles, decision regions and training snapshots."""
 
+import re
+
 import numpy as np
 import pytest
 from sklearn.datasets import load_wine
@@ -7,6 +9,7 @@ from sklearn.model_selection import train_test_split
 
 from tnt import CARTClassifier, TnTClassifier
 from tnt.experiments.ensembles import (
+    ADABOOST_TAKES_NO_MISSING,
     ENSEMBLES,
     compare_ensembles,
     fit_ensemble,
@@ -176,6 +179,14 @@ def test_unknown_grower_of_cart_trees_is_refused(wine):
         fit_ensemble("Random Forest", Xa, ya, Xb, yb, n_estimators=2, seed=0, cart_trees="exact")
     with pytest.raises(ValueError, match="Unknown grower of CART trees 'exact'"):  # before any TnT is trained
         compare_ensembles(Xa, ya, Xb, yb, n_estimators=2, cart_trees="exact")
+
+
+def test_ensembles_on_data_with_missing_values_are_refused_in_one_sentence(wine):
+    Xa, Xb, ya, yb = wine
+    Xb = np.array(Xb, dtype=float)
+    Xb[0, 0] = np.nan
+    with pytest.raises(ValueError, match=f"^{re.escape(ADABOOST_TAKES_NO_MISSING)}$"):
+        compare_ensembles(Xa, ya, Xb, yb, n_estimators=2)
 
 
 @pytest.fixture(scope="module")

@@ -66,6 +66,11 @@ TnTClassifier(C=1e-3, random_state=0).fit(X, y, progress_callback=lambda event: 
 for X_in in (X, X.astype(np.float32), X.astype(np.uint8)):
     model.predict(X_in)
     model.decision_depth(X_in)
+X_missing = X.copy()
+X_missing[::5, 20:40] = np.nan  # missing values in training and at prediction
+from tnt import TnTRegressor
+TnTClassifier(C=1e-3, random_state=0).fit(X_missing, y).predict(X_missing)
+TnTRegressor(C=1e-3, random_state=0).fit(X_missing, y.astype(float)).predict(X_missing.astype(np.float32))
 after = {d: len(d.overloads) for d in before}
 print([d.py_func.__name__ for d in before if after[d] != before[d]])
 """

@@ -558,3 +558,20 @@ def test_a_missing_code_goes_left_only_when_asked():
     codes = np.arange(6)
     assert [bool(sends_left(c, 2, -1)) for c in codes] == [True, True, True, False, False, False]
     assert [bool(sends_left(c, 2, 5)) for c in codes] == [True, True, True, False, False, True]
+
+
+def test_a_reused_stored_histogram_ignores_counts_outside_the_nodes_codes(criterion):
+    # A slot of stored histograms is reused from node to node: past the codes a node fills, its counts
+    # and entries are another node's, the missing code's among them.
+    n_bins, n = 90, 1500
+    cf, ys, ws, bin_min, bin_max, mc = _missing_node(6, n, n_bins, "none in the node")
+    cf = np.minimum(cf, 40).astype(np.uint16)  # codes 0..40: the missing code is outside the range
+    hist, counts, bounds = store = _stored(n_bins)
+    hist[:] = 7.0
+    counts[:] = 3
+    scratch = _scratch(n_bins)
+    total = _total(ys, ws, 0, n)
+    filled = _fill(cf, ys, ws, 0, n, bin_min, bin_max, total, _weight(total), scratch, store, mc)
+    stored = _scan_of_stored(store, bin_min, bin_max, total, _weight(total), scratch[4].left[0], mc)
+    assert filled == stored == _brute_force(cf, ys, ws, 0, n, bin_min, bin_max, mc)
+    assert stored[3] == NO_MISSING

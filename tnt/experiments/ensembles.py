@@ -31,6 +31,7 @@ from tnt.estimator import TnTClassifier
 from tnt.ndg import NDGClassifier
 
 __all__ = [
+    "ADABOOST_TAKES_NO_MISSING",
     "CART_TREES",
     "CART_TWINS",
     "ENSEMBLES",
@@ -46,6 +47,14 @@ ENSEMBLES = ("TnT-bagging", "Random Forest", "TnT-AdaBoost", "AdaBoost")
 
 #: The growers of the CART ensembles' base trees (see the module's docstring).
 CART_TREES = ("binned", "scikit-learn")
+
+#: Why the ensembles are not compared on data with missing values (TnT learns from them; the
+#: AdaBoost of scikit-learn, around TnT and CART alike, refuses them).
+ADABOOST_TAKES_NO_MISSING = (
+    "scikit-learn's AdaBoost takes no missing values (NaN), so the ensembles are compared on data without "
+    "them: choose the columns again with 'Drop rows with missing values' ticked, or leave out the columns "
+    "that have them."
+)
 
 
 def _splits(estimator) -> int:
@@ -243,6 +252,8 @@ def compare_ensembles(
     """
     check_n_jobs(n_jobs)
     _check_cart_trees(cart_trees)  # before the TnT ensembles, which take most of the time
+    if any(np.isnan(np.asarray(X, dtype=np.float64)).any() for X in (X_train, X_test)):
+        raise ValueError(ADABOOST_TAKES_NO_MISSING)
     seeds = [int(s) for s in seeds]
     sizes = (n_estimators,) if sizes is None else tuple(sizes)
     data = (X_train, y_train, X_test, y_test)

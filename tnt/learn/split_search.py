@@ -527,7 +527,8 @@ def _scan_stored(hist, counts, off, bounds, f, mc, K, bin_min, bin_max, total, w
                     left[k] += v
                     w_left += v
             prev = b
-    has_missing = mc >= 0 and counts[uoff + np.uint64(mc)] != 0
+    # Counts outside the node's range of codes are left from another node.
+    has_missing = hi == mc and counts[uoff + np.uint64(mc)] != 0
     second = (-np.inf, -1, -1)
     if has_missing:
         second = _second_pass(hist, counts, off, lo, mc, K, total, w_node, left, squared)

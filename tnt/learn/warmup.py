@@ -56,7 +56,7 @@ def load_compiled_code(report=None, share: str = "all") -> None:
     First what a fit with one thread on data of at most 256 values per feature (one-byte codes:
     the app's default data) and prediction need, every input type prediction routes without
     converting it included; then ``report(NARROW)`` is called, if given. Then the rest: two-byte
-    codes, regression trees, and the copies of the fit kernels with their parallel kernels
+    codes, the walks of fits on data with missing values, regression trees, and the copies of the fit kernels with their parallel kernels
     (:func:`tnt.learn.tree_builder.threaded`), which only fits on several threads use.
 
     Parameters
@@ -97,6 +97,7 @@ def load_compiled_code(report=None, share: str = "all") -> None:
     report(NARROW)
     _fit_kernels(300)  # two-byte feature codes
     _small_fit(300)  # the growth loop's walks on two-byte codes
+    _small_fit(missing=True)  # the walks that look for missing values
     _fit_kernels(1100)  # two-byte codes, a feature in sorted runs
     _regression_kernels()
     if share == "all":
@@ -181,16 +182,23 @@ def _load_prediction_code() -> None:
     count_paths_by_length(left, right, shortest, longest, np.arange(3), np.zeros(3, np.int64), np.zeros(2, np.int64))
 
 
-def _small_fit(n_values: int = 4) -> None:
+def _small_fit(n_values: int = 4, missing: bool = False) -> None:
     """A one-thread TnT fit on a few samples of ``n_values`` values per feature (all of them present:
-    more than 256 make two-byte codes), with a progress callback taking snapshots."""
+    more than 256 make two-byte codes), with a progress callback taking snapshots; with ``missing``,
+    on values some of which are missing (NaN), for the classifier and the regressor (the walks that
+    look for missing values)."""
     from tnt.estimator import TnTClassifier
+    from tnt.regressor import TnTRegressor
 
     rng = np.random.default_rng(0)
     X = rng.integers(0, n_values, size=(max(200, 2 * n_values), 3)).astype(np.float64)
     X[:n_values] = np.arange(n_values)[:, None]
     y = (X[:, 0] + X[:, 1] > n_values - 1).astype(np.intp) ^ (X[:, 2] > n_values // 2 - 1)
+    if missing:
+        X[n_values::7, 1] = np.nan
     TnTClassifier(C=1e-3, random_state=0, n_jobs=1).fit(X, y, progress_callback=lambda event: event.snapshot())
+    if missing:
+        TnTRegressor(C=1e-3, random_state=0, n_jobs=1).fit(X, y.astype(np.float64))
 
 
 def start_in_background() -> subprocess.Popen:
