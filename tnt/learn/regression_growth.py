@@ -51,7 +51,9 @@ from tnt.learn.working_graph import FlatGraph, WorkingGraph, compact
 __all__ = ["RegressionProblem", "SquaredLoss"]
 
 #: A regression grow pass shares a wave among threads from this much work (samples times features
-#: reaching it) on: its fits are installed after the threads' work, so they need no lock.
+#: reaching it) on, the classifier's ``tnt.learn.growth.THREADED_WORK`` being for far larger data:
+#: on California housing (8 features) every wave of 6,250 samples or more. Thresholds from 0 to
+#: 200,000 took the same time there within the noise of the shared machine (docs/speed_history.md).
 THREADED_WORK = 50_000
 
 
