@@ -203,15 +203,18 @@ def test_exporter_names_of_a_regressor_have_no_classes(friedman):
     assert names_of(TnTRegressor(C=1e-2, random_state=0).fit(X, y)) == (None, None)
 
 
-def test_threads_do_not_change_the_regression_graph(friedman, monkeypatch):
+@pytest.mark.parametrize("fine_tune", [0, 2])
+def test_threads_do_not_change_the_regression_graph(friedman, fine_tune, monkeypatch):
     # Binning in parts and nodes grown at the same time (every wave on threads here) give the graph
-    # of one thread.
+    # of one thread, fine-tuned or not.
     import tnt.learn.growth
+    import tnt.learn.regression_growth
 
     monkeypatch.setattr(tnt.learn.growth, "THREADED_WORK", 0)
+    monkeypatch.setattr(tnt.learn.regression_growth, "THREADED_WORK", 0)
     X, y = friedman
-    one = TnTRegressor(C=1e-3, random_state=0, n_jobs=1).fit(X, y)
-    two = TnTRegressor(C=1e-3, random_state=0, n_jobs=2).fit(X, y)
+    one = TnTRegressor(C=1e-3, fine_tune=fine_tune, random_state=0, n_jobs=1).fit(X, y)
+    two = TnTRegressor(C=1e-3, fine_tune=fine_tune, random_state=0, n_jobs=2).fit(X, y)
     assert one.n_splits_ > 20
     assert one.graph_ == two.graph_
     assert np.array_equal(one.feature_importances_, two.feature_importances_)

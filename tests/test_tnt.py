@@ -185,14 +185,14 @@ def test_single_class_predicts_that_class():
     assert clf.predict(X).tolist() == ["only"] * 20
 
 
-@pytest.mark.parametrize("C", [1e-3, 1e-4])
-def test_threads_do_not_change_the_graph(pendigits, C, monkeypatch):
-    # Nodes of which none is an ancestor of another are grown concurrently: same graph.
-    # pendigits is too small for threads to pay off; make every wave use them anyway.
+@pytest.mark.parametrize(("C", "fine_tune"), [(1e-3, 0), (1e-4, 0), (1e-3, 2)])
+def test_threads_do_not_change_the_graph(pendigits, C, fine_tune, monkeypatch):
+    # Nodes of which none is an ancestor of another are grown concurrently: same graph, fine-tuned
+    # or not. pendigits is too small for threads to pay off; make every wave use them anyway.
     import tnt.learn.growth
 
     monkeypatch.setattr(tnt.learn.growth, "THREADED_WORK", 0)
     X, y, _, _ = pendigits
-    one = TnTClassifier(C=C, random_state=0, n_jobs=1).fit(X, y)
-    two = TnTClassifier(C=C, random_state=0, n_jobs=2).fit(X, y)
+    one = TnTClassifier(C=C, fine_tune=fine_tune, random_state=0, n_jobs=1).fit(X, y)
+    two = TnTClassifier(C=C, fine_tune=fine_tune, random_state=0, n_jobs=2).fit(X, y)
     assert one.graph_ == two.graph_

@@ -11,11 +11,12 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from growth_helpers import nodes_with_their_rows
 from sklearn.datasets import load_digits, make_classification
 
 import tnt.learn.growth as growth
 from tnt.learn.binning import bin_features
-from tnt.learn.growth import _grow_pass, _MicroTreeCache, _Problem, _waves, _Workers
+from tnt.learn.growth import _grow_pass, _MicroTreeCache, _Problem, _Workers
 from tnt.learn.micro_tree import MicroTree, fit_micro_tree
 from tnt.learn.wave_routing import bucket_rows, code_thresholds
 from tnt.learn.working_graph import FlatGraph, WorkingGraph, compact, dead_splits, topological_order
@@ -24,41 +25,30 @@ from tnt.learn.working_graph import FlatGraph, WorkingGraph, compact, dead_split
 def _reference_pass(graph: WorkingGraph, problem: _Problem, C: float, log: list) -> None:
     """Algorithm 2's grow pass written out node by node, as the paper states it."""
     start = graph.start
-    incoming = [[] for _ in range(graph.n_orig)]
-    incoming[0].append(np.arange(problem.X.shape[0]))
-    for wave in _waves(start):
-        size = np.array([sum(part.size for part in incoming[node]) for node in wave])
-        for node in wave[np.argsort(-size, kind="stable")]:
-            rows = np.sort(np.concatenate(incoming[node])) if incoming[node] else np.empty(0, dtype=np.intp)
-            if rows.size == 0:
-                graph.reset(node)
-                continue
-            w = problem.w[rows]
+    for node, rows in nodes_with_their_rows(graph, problem):
+        w = problem.w[rows]
+        alpha = C * problem.total_weight / float(w.sum())
+        if start.children_left[node] < 0:
+            targets = problem.y[rows]
+            tree = fit_micro_tree(problem.binned, problem.feature_order, rows, targets, w, alpha, problem.n_classes)
+            graph.install_leaf_tree(node, tree)
+            log.append((node, True, rows.size, rows.size, tree.n_splits))
+            continue
+        y = problem.y[rows]
+        left_ok = graph.predict_from(start.children_left[node], problem.X, rows) == y
+        right_ok = graph.predict_from(start.children_right[node], problem.X, rows) == y
+        sensitive = left_ok != right_ok
+        sens_rows, targets = rows[sensitive], right_ok[sensitive].astype(np.intp)
+        splits = 1
+        if sens_rows.size == 0:
+            graph.reset(node)
+        else:
+            w = problem.w[sens_rows]
             alpha = C * problem.total_weight / float(w.sum())
-            if start.children_left[node] < 0:
-                targets = problem.y[rows]
-                tree = fit_micro_tree(problem.binned, problem.feature_order, rows, targets, w, alpha, problem.n_classes)
-                graph.install_leaf_tree(node, tree)
-                log.append((node, True, rows.size, rows.size, tree.n_splits))
-                continue
-            y = problem.y[rows]
-            left_ok = graph.predict_from(start.children_left[node], problem.X, rows) == y
-            right_ok = graph.predict_from(start.children_right[node], problem.X, rows) == y
-            sensitive = left_ok != right_ok
-            sens_rows, targets = rows[sensitive], right_ok[sensitive].astype(np.intp)
-            splits = 1
-            if sens_rows.size == 0:
-                graph.reset(node)
-            else:
-                w = problem.w[sens_rows]
-                alpha = C * problem.total_weight / float(w.sum())
-                tree = fit_micro_tree(problem.binned, problem.feature_order, sens_rows, targets, w, alpha, 2)
-                graph.install_split_tree(node, tree)
-                splits = tree.n_splits
-            log.append((node, False, rows.size, sens_rows.size, splits))
-            to_left = graph.goes_left(node, problem.X, rows)
-            incoming[start.children_left[node]].append(rows[to_left])
-            incoming[start.children_right[node]].append(rows[~to_left])
+            tree = fit_micro_tree(problem.binned, problem.feature_order, sens_rows, targets, w, alpha, 2)
+            graph.install_split_tree(node, tree)
+            splits = tree.n_splits
+        log.append((node, False, rows.size, sens_rows.size, splits))
 
 
 def _same_graph(a: WorkingGraph, b: WorkingGraph) -> bool:

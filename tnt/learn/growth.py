@@ -132,12 +132,21 @@ class _MicroTreeCache:
         self._entries: dict[int, tuple[np.ndarray, np.ndarray, MicroTree]] = {}
 
     def get(self, node, rows, targets, fit):
+        tree = self.find(node, rows, targets)
+        if tree is None:
+            tree = fit()
+            self.store(node, rows, targets, tree)
+        return tree
+
+    def find(self, node, rows, targets):
+        """The tree last fitted in ``node`` when it was fitted on these ``rows`` and ``targets``, else None."""
         entry = self._entries.get(node)
         if entry is not None and _same(entry[0], rows) and _same(entry[1], targets):
             return entry[2]
-        tree = fit()
+        return None
+
+    def store(self, node, rows, targets, tree) -> None:
         self._entries[node] = (rows, targets, tree)
-        return tree
 
 
 def _same(a: np.ndarray, b: np.ndarray) -> bool:
@@ -194,18 +203,20 @@ class _Workers:
             ws = self._local.workspace = make_workspace(self.problem.binned, self.problem.n_classes, 1)
         return ws
 
-    def threaded(self, n_tasks: int, work: int) -> bool:
+    def threaded(self, n_tasks: int, work: int, least: int | None = None) -> bool:
         """Whether ``n_tasks`` tasks (a wave's nodes, or parts of its samples) are shared among
         threads; ``work`` (samples times features reaching them) decides whether they are worth
-        waking: on small data they cost more than they save."""
-        return self.pool is not None and n_tasks > 1 and work >= THREADED_WORK
+        waking: on small data they cost more than they save. They are from ``least`` work on
+        (:data:`THREADED_WORK` unless given)."""
+        least = THREADED_WORK if least is None else least
+        return self.pool is not None and n_tasks > 1 and work >= least
 
-    def run(self, wave, visit, work: int) -> None:
+    def run(self, wave, visit, work: int, least: int | None = None) -> None:
         """Visit the nodes of ``wave``, on threads when :meth:`threaded` says so: each thread takes
         the next node in ``wave``'s order until none is left (one task per thread, not per node:
         a future per node made hundreds of objects at a time, and Python's garbage collector ran
         twenty times as often as with one thread)."""
-        if not self.threaded(len(wave), work):
+        if not self.threaded(len(wave), work, least):
             for node in wave:
                 visit(node, self.workspace(alone=True))
             return
@@ -221,13 +232,13 @@ class _Workers:
                     return
                 visit(node, workspace)
 
-        self.in_parts(lambda start, stop: take_nodes(), self.n_threads, work)
+        self.in_parts(lambda start, stop: take_nodes(), self.n_threads, work, least)
 
-    def in_parts(self, task, n: int, work: int) -> list:
+    def in_parts(self, task, n: int, work: int, least: int | None = None) -> list:
         """``task(start, stop)`` over ``0..n``: in one part per thread, on all threads at once, when
         :meth:`threaded` says so, else in one part. Returns the parts' results in order."""
         n_parts = min(self.n_threads, n)  # none empty
-        if not self.threaded(n_parts, work):
+        if not self.threaded(n_parts, work, least):
             return [task(0, n)]
         bounds = [n * part // n_parts for part in range(n_parts + 1)]
         others = [self.pool.submit(task, bounds[p], bounds[p + 1]) for p in range(1, n_parts)]
@@ -252,10 +263,15 @@ class _Wave:
     what :mod:`tnt.learn.wave_routing` finds about them: which are sensitive, and where they go.
 
     ``moves`` holds the state of the pass shared by all waves: ``(pos, memo_child, memo_label)``.
+    ``labels`` are the samples' classes that predictions are compared with (``problem.y`` unless
+    given); a regression compares none, and reads the labels reached (``reached``) instead.
     """
 
-    def __init__(self, graph: WorkingGraph, problem: _Problem, nodes: np.ndarray, index_of: np.ndarray, moves):
+    def __init__(
+        self, graph: WorkingGraph, problem: _Problem, nodes: np.ndarray, index_of: np.ndarray, moves, labels=None
+    ):
         self.graph, self.problem, self.nodes, self.moves = graph, problem, nodes, moves
+        self.labels = problem.y if labels is None else labels
         index_of[nodes] = np.arange(nodes.size)
         self.order, self.offsets = bucket_rows(moves[0], index_of, nodes.size)
         index_of[nodes] = -1
@@ -301,7 +317,7 @@ class _Wave:
         samples, threshold, missing = self._samples(feature, threshold, missing_left)
         sensitive_samples(
             samples,
-            self.problem.y,
+            self.labels,
             self._positions(start, stop),
             phase_start.children_left,
             phase_start.children_right,
@@ -333,6 +349,17 @@ class _Wave:
         )
 
 
+def _pass_waves(graph: WorkingGraph, problem: _Problem, labels=None):
+    """The waves of a grow pass as :class:`_Wave` objects, parents first; each is made when the one
+    before it has moved its samples on."""
+    n = problem.X.shape[0]
+    # The phase-start node each sample sits at, and its memo (see tnt.learn.wave_routing).
+    moves = (np.zeros(n, dtype=np.int64), np.full(n, NO_MEMO, dtype=np.int64), np.zeros(n, dtype=np.int64))
+    index_of = np.full(graph.n_orig, -1, dtype=np.int64)
+    for nodes in _waves(graph.start):
+        yield _Wave(graph, problem, nodes, index_of, moves, labels)
+
+
 def _grow_pass(
     graph: WorkingGraph, problem: _Problem, C: float, cache: _MicroTreeCache, workers: _Workers, log=None
 ) -> None:
@@ -345,10 +372,6 @@ def _grow_pass(
     (a node alone in its wave is fitted on all threads).
     """
     start = graph.start
-    n = problem.X.shape[0]
-    # The phase-start node each sample sits at, and its memo (see tnt.learn.wave_routing).
-    moves = (np.zeros(n, dtype=np.int64), np.full(n, NO_MEMO, dtype=np.int64), np.zeros(n, dtype=np.int64))
-    index_of = np.full(graph.n_orig, -1, dtype=np.int64)
     W = problem.total_weight
 
     def fit(rows, targets, n_targets, workspace):
@@ -394,8 +417,7 @@ def _grow_pass(
         if log is not None:
             log.append((node, False, int(wave.size[i]), sens_rows.size, tree.n_splits if sens_rows.size else 1))
 
-    for nodes in _waves(start):
-        wave = _Wave(graph, problem, nodes, index_of, moves)
+    for wave in _pass_waves(graph, problem):
         work = wave.order.size * problem.X.shape[1]
         workers.in_parts(wave.find_sensitive, wave.order.size, work)
         # Largest first, so that no thread is left with a large node at the end of the wave.

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
+from functools import cached_property, partial
 
 import numpy as np
 
@@ -32,8 +33,8 @@ from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.learn.growth import (
     _gather,
     _MicroTreeCache,
+    _pass_waves,
     _Problem,
-    _waves,
     _Workers,
     refit_stump_unless_worse,
 )
@@ -49,6 +50,12 @@ from tnt.learn.working_graph import FlatGraph, WorkingGraph, compact
 
 __all__ = ["RegressionProblem", "SquaredLoss"]
 
+#: A regression grow pass shares a wave among threads from this much work (samples times features
+#: reaching it) on, the classifier's ``tnt.learn.growth.THREADED_WORK`` being for far larger data:
+#: on California housing (8 features) every wave of 6,250 samples or more. Thresholds from 0 to
+#: 200,000 took the same time there within the noise of the shared machine (docs/speed_history.md).
+THREADED_WORK = 50_000
+
 
 @dataclass
 class RegressionProblem(_Problem):
@@ -57,6 +64,13 @@ class RegressionProblem(_Problem):
     problems. ``target`` holds the targets in their own units (when made by :meth:`standardised`)."""
 
     target: np.ndarray | None = None
+
+    @cached_property
+    def no_labels(self) -> np.ndarray:
+        """A class per sample that no leaf label equals, for the classifier's wave routing, which
+        compares predictions with classes (:class:`tnt.learn.growth._Wave`): a regression reads the
+        labels reached instead."""
+        return np.full(self.X.shape[0], -1, dtype=np.intp)
 
     def loss(self) -> SquaredLoss:
         """What the growth loop minimises on this problem: the squared error."""
@@ -123,60 +137,100 @@ def _reduced_problem(graph: WorkingGraph, node: int, problem: RegressionProblem,
 
 
 def _grow_pass(graph, problem: RegressionProblem, C: float, cache: _MicroTreeCache, workers: _Workers, values) -> None:
-    """Visit every node once, parents first, and install a freshly fitted micro tree in it."""
+    """Visit every node once, parents first, and install a freshly fitted micro tree in it.
+
+    A wave goes as the classifier's (:class:`tnt.learn.growth._Wave`): the labels its samples reach
+    from both children of their nodes, then the fits, then the moves of its samples to the children.
+    The fits may run on threads (:meth:`tnt.learn.growth._Workers.run`); they are installed afterwards
+    on this thread, in one order whatever the threads, so the graph and its table of leaf values
+    come out the same.
+    """
     start = graph.start
-    incoming: list[list[np.ndarray]] = [[] for _ in range(graph.n_orig)]
-    incoming[0].append(np.arange(problem.X.shape[0]))
     W = problem.total_weight
 
-    def fit_leaf(rows, targets, workspace):
-        w = problem.w[rows]
-        tree = fit_regression_tree(
-            problem.binned, problem.feature_order, rows, targets, w, C * W / float(w.sum()), workspace
-        )
-        return _as_micro_tree(tree, values)
-
-    def fit_split(rows, targets, weights, workspace):
-        alpha = C * W / float(weights.sum())
-        return fit_micro_tree(problem.binned, problem.feature_order, rows, targets, weights, alpha, 2, workspace)
-
-    def visit(node, workspace):
-        rows = _gather(incoming[node])
-        incoming[node] = []
-        if rows.size == 0:
-            graph.reset(node)
-            return
+    def fit(wave, gain: np.ndarray, i: int, workspace):
+        """What node ``wave.nodes[i]`` gets, without changing the graph: None (its phase-start
+        content), or ``(rows, key, tree, keep)`` for :func:`install`."""
+        node = wave.nodes[i]
+        if wave.size[i] == 0:
+            return None
         if start.children_left[node] < 0:
+            rows = wave.rows(i)
             targets = problem.y[rows]
-            graph.install_leaf_tree(node, cache.get(node, rows, targets, lambda: fit_leaf(rows, targets, workspace)))
-            return
-        red_rows, red_targets, red_w = _reduced_problem(graph, node, problem, rows, values)
-        if red_rows.size == 0:
-            graph.reset(node)
-        else:
-            # The cache key holds both the target (sign) and the weight of each row.
-            key = np.where(red_targets == 1, red_w, -red_w)
-            tree = cache.get(node, red_rows, key, lambda: fit_split(red_rows, red_targets, red_w, workspace))
-            if problem.guard_refits and not improves_on_split(
-                tree,
-                start.feature[node],
-                start.threshold[node],
-                start.missing_go_to_left[node],
-                problem.X,
-                red_rows,
-                red_targets,
-                red_w,
-            ):
-                graph.reset(node)
-            else:
-                graph.install_split_tree(node, tree)
-        to_left, to_right = graph.route_through(node, problem.X, rows)
-        incoming[start.children_left[node]].append(to_left)
-        incoming[start.children_right[node]].append(to_right)
+            tree = cache.find(node, rows, targets)
+            if tree is None:
+                w = problem.w[rows]
+                alpha = C * W / float(w.sum())
+                tree = fit_regression_tree(problem.binned, problem.feature_order, rows, targets, w, alpha, workspace)
+            return rows, targets, tree, True
+        part = slice(wave.offsets[i], wave.offsets[i + 1])
+        differs = gain[part] != 0
+        if not differs.any():
+            return None
+        red_rows, red_gain = wave.order[part][differs], gain[part][differs]
+        red_targets = (red_gain > 0).astype(np.intp)
+        red_w = problem.w[red_rows] * np.abs(red_gain)
+        # The cache key holds both the target (sign) and the weight of each row.
+        key = np.where(red_targets == 1, red_w, -red_w)
+        tree = cache.find(node, red_rows, key)
+        if tree is None:
+            alpha = C * W / float(red_w.sum())
+            tree = fit_micro_tree(
+                problem.binned, problem.feature_order, red_rows, red_targets, red_w, alpha, 2, workspace
+            )
+        keep = not problem.guard_refits or improves_on_split(
+            tree,
+            start.feature[node],
+            start.threshold[node],
+            start.missing_go_to_left[node],
+            problem.X,
+            red_rows,
+            red_targets,
+            red_w,
+        )
+        return red_rows, key, tree, keep
 
-    for wave in _waves(start):
-        size = np.array([sum(part.size for part in incoming[node]) for node in wave])
-        workers.run(wave[np.argsort(-size, kind="stable")], visit, int(size.sum()) * problem.X.shape[1])
+    def fit_into(fitted: list, wave, gain: np.ndarray, i: int, workspace) -> None:
+        fitted[i] = fit(wave, gain, i, workspace)
+
+    def install(node: int, fitted) -> None:
+        if fitted is None:
+            graph.reset(node)
+            return
+        rows, key, tree, keep = fitted
+        if isinstance(tree, RegressionTree):
+            tree = _as_micro_tree(tree, values)
+        cache.store(node, rows, key, tree)
+        if start.children_left[node] < 0:
+            graph.install_leaf_tree(node, tree)
+        elif keep:
+            graph.install_split_tree(node, tree)
+        else:
+            graph.reset(node)
+
+    for wave in _pass_waves(graph, problem, problem.no_labels):
+        work = wave.order.size * problem.X.shape[1]
+        workers.in_parts(wave.find_sensitive, wave.order.size, work, THREADED_WORK)
+        gain = _loss_gains(wave, problem.y, values.array)
+        fitted = [None] * wave.nodes.size
+        # Largest first, so that no thread is left with a large node at the end of the wave.
+        by_size = np.argsort(-wave.size, kind="stable")
+        workers.run(by_size, partial(fit_into, fitted, wave, gain), work, THREADED_WORK)
+        for i in by_size:
+            install(wave.nodes[i], fitted[i])
+        workers.in_parts(wave.move, wave.order.size, work, THREADED_WORK)
+
+
+def _loss_gains(wave, y: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Per position of a wave (:class:`tnt.learn.growth._Wave`, after ``find_sensitive``), at its
+    internal nodes: ``L(left) - L(right)``, the sample's squared error when inference continues at the
+    node's left child minus that from its right child (0 at leaves' positions)."""
+    internal = np.repeat(wave.graph.start.children_left[wave.nodes] >= 0, wave.size)
+    gain = np.zeros(wave.order.size)
+    target = y[wave.order[internal]]
+    reached = wave.reached[internal]
+    gain[internal] = (values[reached[:, 0]] - target) ** 2 - (values[reached[:, 1]] - target) ** 2
+    return gain
 
 
 def _fine_tune_round(graph: WorkingGraph, problem: RegressionProblem, values: _LeafValues, workspace) -> None:

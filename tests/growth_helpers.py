@@ -1,0 +1,28 @@
+"""Grow passes written out node by node, for the tests that check the compiled, wave-batched passes
+against the definition."""
+
+import numpy as np
+
+from tnt.learn.growth import _waves
+
+
+def nodes_with_their_rows(graph, problem):
+    """The phase-start nodes of ``graph`` (a :class:`tnt.learn.working_graph.WorkingGraph`) in a grow
+    pass's order (wave by wave, the largest first within a wave), each with the rows reaching it, in
+    increasing order. A node no row reaches is reset and skipped. After the caller has installed a
+    node's micro tree, the node's rows go on through it to its phase-start children."""
+    start = graph.start
+    incoming = [[] for _ in range(graph.n_orig)]
+    incoming[0].append(np.arange(problem.X.shape[0]))
+    for wave in _waves(start):
+        size = np.array([sum(part.size for part in incoming[node]) for node in wave])
+        for node in wave[np.argsort(-size, kind="stable")]:
+            rows = np.sort(np.concatenate(incoming[node])) if incoming[node] else np.empty(0, dtype=np.intp)
+            if rows.size == 0:
+                graph.reset(node)
+                continue
+            yield node, rows
+            if start.children_left[node] >= 0:
+                to_left = graph.goes_left(node, problem.X, rows)
+                incoming[start.children_left[node]].append(rows[to_left])
+                incoming[start.children_right[node]].append(rows[~to_left])
