@@ -73,6 +73,14 @@ class TnTClassifier(GraphClassifierMixin, TnTEstimator):
         node had at the start of the phase ("improving"). Once the training samples are all
         classified right, every refit is as good as the node's split on them and is chosen on fewer
         samples; "improving" keeps the split then. Measured in ``docs/learner_options.md``.
+    ccp_alpha : float, default=0.0
+        Weakest-link pruning of the finished graph, the graph analogue of scikit-learn's
+        ``ccp_alpha``: while collapsing some internal node into a leaf costs at most ``ccp_alpha``
+        of weighted Gini impurity (as a share of the training weight, the units of ``C``) per split
+        it frees, the cheapest is collapsed. A collapse frees the node's split and those only it
+        reaches; nodes other paths reach stay. 0 prunes nothing. On a tree (``N1=1``) this is
+        ``DecisionTreeClassifier(ccp_alpha=...)``'s pruning. Growing at a smaller ``C`` and pruning
+        at the larger is measured in ``docs/learner_options.md``.
 
     Attributes
     ----------

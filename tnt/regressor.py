@@ -56,6 +56,12 @@ class TnTRegressor(GraphRegressorMixin, TnTEstimator):
         (the paper's Algorithm 2) or only when it misroutes less weight (``w_i |L_i(l) - L_i(r)|``,
         see Notes) than the split the node had at the start of the phase ("improving"), as in
         :class:`tnt.TnTClassifier`. Measured in ``docs/learner_options.md``.
+    ccp_alpha : float, default=0.0
+        Weakest-link pruning of the finished graph, as in :class:`tnt.TnTClassifier`, on the
+        squared error of the standardised targets (the units of ``C``): while collapsing some
+        internal node into a leaf costs at most ``ccp_alpha`` per split it frees, the cheapest is
+        collapsed. 0 prunes nothing. Growing at a smaller ``C`` and pruning at the larger is
+        measured in ``docs/learner_options.md``.
 
     Attributes
     ----------
