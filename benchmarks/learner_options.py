@@ -83,6 +83,12 @@ VARIANTS = {
         "collapsing an internal node into a leaf costs at most C of Gini impurity (squared error for "
         "regression) per split it frees, the cheapest is collapsed",
     ),
+    "held_out_pruned": (
+        {"ccp_alpha": "held_out"},
+        "the graph pruned by weakest links at the level a held-out 20 % of the training data chooses: a graph "
+        "grown on the rest is pruned level by level, the level scoring best there (the most pruned of the best) "
+        "prunes the graph grown on all the data (`ccp_alpha='held_out'`)",
+    ),
 }
 
 

@@ -11,6 +11,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 from tnt import TnTClassifier, TnTRegressor
 from tnt._base import flat_from_graph
 from tnt.learn.graph_pruning import collapse_costs, freed_splits, prune_graph, pruning_statistics
+from tnt.learn.held_out_pruning import LEVELS, held_out_pruning_level, pruning_levels
 from tnt.learn.working_graph import FlatGraph
 
 
@@ -58,15 +59,18 @@ def test_a_tree_is_pruned_as_scikit_learn_prunes_it(noisy, alpha):
     assert np.all(path.alphas <= alpha)
 
 
-def test_the_pruning_path_of_a_tree_is_scikit_learns(noisy):
+def test_a_tree_pruned_at_every_level_of_scikit_learns_path_is_scikit_learns(noisy):
     X, y = noisy
     full = DecisionTreeClassifier(random_state=0).fit(X, y)
-    expected = full.cost_complexity_pruning_path(X, y)
-    _, path = prune_graph(_flat_tree(full), X, pruning_statistics(y, np.ones(len(y)), 3), False, np.inf)
-    # scikit-learn lists each alpha once, collapsing every node that reaches it together
-    assert np.allclose(np.unique(path.alphas.round(12)), np.unique(expected.ccp_alphas[1:].round(12)))
-    assert path.n_splits[-1] == 0
-    assert np.isclose(path.impurities[-1], expected.impurities[-1])
+    alphas = full.cost_complexity_pruning_path(X, y).ccp_alphas
+    stats = pruning_statistics(y, np.ones(len(y)), 3)
+    for alpha in np.sqrt(alphas[1:-1] * alphas[2:])[::4]:  # between two levels of the path
+        pruned, path = prune_graph(_flat_tree(full), X, stats, False, alpha)
+        expected = DecisionTreeClassifier(random_state=0, ccp_alpha=alpha).fit(X, y).tree_
+        assert _same_tree(pruned, expected)
+        assert np.all(path.alphas <= alpha) and np.all(np.diff(path.n_splits) < 0)
+    everything, _ = prune_graph(_flat_tree(full), X, stats, False, np.inf)
+    assert everything.n_splits == 0
 
 
 def test_a_regression_tree_is_pruned_as_scikit_learn_prunes_it():
@@ -181,8 +185,45 @@ def test_regressor_prunes_its_graph(noisy):
     assert pruned.score(X, y) <= unpruned.score(X, y)
 
 
+# ---------------------------------------------------------------- the level a held-out part chooses
+
+
+@pytest.mark.parametrize("Model", [TnTClassifier, TnTRegressor])
+def test_held_out_level_is_the_level_the_graph_is_pruned_at(Model, noisy):
+    X, y = noisy
+    chosen = Model(C=3e-3, ccp_alpha="held_out", random_state=0).fit(X, y)
+    assert chosen.pruning_level_ > 0
+    again = Model(C=3e-3, ccp_alpha=chosen.pruning_level_, random_state=0).fit(X, y)
+    assert np.array_equal(chosen.graph_.children_left, again.graph_.children_left)
+    assert np.array_equal(chosen.graph_.threshold, again.graph_.threshold)
+    assert Model(C=3e-3, ccp_alpha=0.01, random_state=0).fit(X, y).pruning_level_ == 0.01
+
+
+def test_labels_without_signal_are_pruned_to_a_few_splits():
+    rng = np.random.RandomState(0)
+    X, y = rng.rand(600, 5), rng.randint(0, 2, 600)
+    unpruned = TnTClassifier(C=1e-3, random_state=0).fit(X, y)
+    pruned = TnTClassifier(C=1e-3, ccp_alpha="held_out", random_state=0).fit(X, y)
+    assert unpruned.n_splits_ > 50
+    assert pruned.n_splits_ <= 5
+
+
+def test_held_out_scores_cover_the_path_from_the_graph_to_its_root(noisy):
+    X, y = noisy
+    problem = TnTClassifier()._training_problem(X, y, None, 65535)
+    schedule = {"C": 3e-3, "N1": 2, "N2": 5}
+    level, scores = held_out_pruning_level(problem, 0.2, True, schedule)
+    # the first score is the unpruned graph's, the last the root's as a leaf (the majority class)
+    assert 2 < scores.size <= LEVELS + 1
+    assert level in pruning_levels(320)
+    held = held_out_pruning_level(problem, 0.2, True, schedule)
+    assert held[0] == level and np.array_equal(held[1], scores)
+    assert scores.max() > scores[-1]
+
+
 @pytest.mark.parametrize("Model", [TnTClassifier, TnTRegressor])
 def test_negative_ccp_alpha_is_refused(Model, noisy):
     X, y = noisy
-    with pytest.raises(InvalidParameterError, match="'ccp_alpha' parameter"):
-        Model(ccp_alpha=-1e-3).fit(X, y)
+    for bad in (-1e-3, "cross_validated"):
+        with pytest.raises(InvalidParameterError, match="'ccp_alpha' parameter"):
+            Model(ccp_alpha=bad).fit(X, y)

@@ -14,6 +14,7 @@ from tnt._parallel import effective_n_jobs, n_jobs_constraint
 from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.learn.graph_pruning import prune_fitted_graph
 from tnt.learn.growth import ProgressCallback, grow_graph
+from tnt.learn.held_out_pruning import HELD_OUT_SHARE, held_out_pruning_level
 from tnt.learn.refit_guard import INTERNAL_REFITS
 from tnt.learn.selection import grow_with_held_out_stop
 from tnt.learn.working_graph import FlatGraph
@@ -35,7 +36,7 @@ class TnTEstimator(GrownGraphEstimator):
         **EXCLUDED_FEATURES,
         "validation_fraction": [Interval(Real, 0, 1, closed="neither"), None],
         "internal_refit": [StrOptions(set(INTERNAL_REFITS))],
-        "ccp_alpha": [Interval(Real, 0, None, closed="left")],
+        "ccp_alpha": [Interval(Real, 0, None, closed="left"), StrOptions({"held_out"})],
     }
 
     def __init__(
@@ -108,4 +109,10 @@ class TnTEstimator(GrownGraphEstimator):
                 problem, float(self.validation_fraction), is_classifier(self), schedule
             )
             self.validation_scores_, self.n_steps_ = stop.scores, stop.step
-        return prune_fitted_graph(graph, problem, float(self.ccp_alpha), is_classifier(self))
+        level = self.ccp_alpha
+        if isinstance(level, str):  # "held_out"
+            level, _ = held_out_pruning_level(
+                problem, HELD_OUT_SHARE, is_classifier(self), schedule | {"callback": None}
+            )
+        self.pruning_level_ = float(level)
+        return prune_fitted_graph(graph, problem, self.pruning_level_, is_classifier(self))

@@ -40,11 +40,14 @@ class PruningPath:
         frees, before dead splits are removed at the end).
     impurities : ndarray of shape (n_collapses + 1,)
         ``R`` of the graph before the first collapse and after each.
+    nodes : ndarray of shape (n_collapses,)
+        The node each collapse turned into a leaf, numbered as in the graph given.
     """
 
     alphas: np.ndarray
     n_splits: np.ndarray
     impurities: np.ndarray
+    nodes: np.ndarray
 
 
 def pruning_statistics(y: np.ndarray, w: np.ndarray, n_classes: int | None) -> np.ndarray:
@@ -199,6 +202,44 @@ def freed_splits(left, right):
     return freed
 
 
+@kernel
+def disjoint_reaches(left, right, nodes):
+    """Whether each of ``nodes``, taken in order, reaches (itself included) no node that an
+    earlier one taken reaches."""
+    n = left.shape[0]
+    marked = np.zeros(n, dtype=np.bool_)
+    seen = np.zeros(n, dtype=np.int64)
+    stack = np.empty(n, dtype=np.int64)
+    visited = np.empty(n, dtype=np.int64)
+    taken = np.zeros(nodes.shape[0], dtype=np.bool_)
+    for i in range(nodes.shape[0]):
+        stamp = i + 1
+        stack[0] = nodes[i]
+        top = 1
+        count = 0
+        clash = False
+        while top > 0:
+            top -= 1
+            node = stack[top]
+            if seen[node] == stamp:
+                continue
+            if marked[node]:
+                clash = True
+                break
+            seen[node] = stamp
+            visited[count] = node
+            count += 1
+            if left[node] >= 0:
+                stack[top] = left[node]
+                stack[top + 1] = right[node]
+                top += 2
+        if not clash:
+            taken[i] = True
+            for j in range(count):
+                marked[visited[j]] = True
+    return taken
+
+
 def prune_graph(
     graph: FlatGraph,
     X: np.ndarray,
@@ -211,7 +252,9 @@ def prune_graph(
     ``X`` with statistics ``stats`` (:func:`pruning_statistics`; ``squared`` for regression ones).
 
     Collapses go on while the cheapest costs at most ``alpha`` per split freed and the graph keeps
-    more than ``min_splits`` splits; ``alpha=0`` prunes nothing, ``alpha=inf`` with ``min_splits=k``
+    more than ``min_splits`` splits, in rounds: each round computes every node's cost once and
+    collapses, cheapest first, those of cost at most ``alpha`` that reach no node an earlier one
+    of the round reaches; ``alpha=0`` prunes nothing, ``alpha=inf`` with ``min_splits=k``
     prunes down to at most ``k`` splits. The pruned graph is merged as a grow pass's graph is
     (:func:`tnt.learn.working_graph.compact`: splits that then send all their samples one way are
     bypassed), and a collapsed node's label is the first largest class weight of its samples.
@@ -222,7 +265,7 @@ def prune_graph(
     missing = None if working.missing_left is None else working.missing_left[: working.size]
     total = float(stats[:, 1].sum() if squared else stats[:, 1:].sum())
     splits = graph.n_splits
-    alphas, sizes, impurities = [], [splits], []
+    alphas, sizes, impurities, nodes = [], [splits], [], []
     while alpha > 0 and splits > min_splits:
         delta, flow = collapse_costs(X, stats, squared, left, right, feature, threshold, missing)
         if not impurities:
@@ -230,24 +273,29 @@ def prune_graph(
             impurities.append(float(sum(_leaf_losses(flow[leaves], squared))) / total)
         freed = freed_splits(left, right)
         candidates = np.flatnonzero((left >= 0) & (freed > 0))
-        if candidates.size == 0:
+        cost = delta[candidates] / total / np.maximum(freed[candidates], 1)
+        order = np.argsort(cost, kind="stable")
+        order = order[cost[order] <= alpha]
+        if order.size == 0:
             break
-        cost = delta[candidates] / total / freed[candidates]
-        best = int(np.argmin(cost))
-        if cost[best] > alpha:
-            break
-        node = int(candidates[best])
-        left[node] = right[node] = -1
-        feature[node] = -2
-        threshold[node] = -2.0
-        working.label[node] = 0 if squared else int(np.argmax(flow[node, 1:]))
-        splits -= int(freed[node])
-        alphas.append(float(cost[best]))
-        sizes.append(splits)
-        impurities.append(impurities[-1] + float(delta[node]) / total)
+        # Collapses whose nodes reach no node in common change disjoint samples, leaves and splits:
+        # taken together, cheapest first, they are the collapses one at a time would make.
+        for i in order[disjoint_reaches(left, right, candidates[order])]:
+            if splits <= min_splits:
+                break
+            node = int(candidates[i])
+            left[node] = right[node] = -1
+            feature[node] = -2
+            threshold[node] = -2.0
+            working.label[node] = 0 if squared else int(np.argmax(flow[node, 1:]))
+            splits -= int(freed[node])
+            alphas.append(float(cost[i]))
+            nodes.append(node)
+            sizes.append(splits)
+            impurities.append(impurities[-1] + float(delta[node]) / total)
     if not impurities:
         impurities.append(np.nan)
-    path = PruningPath(np.array(alphas), np.array(sizes), np.array(impurities))
+    path = PruningPath(np.array(alphas), np.array(sizes), np.array(impurities), np.array(nodes, dtype=np.intp))
     if not alphas:
         return graph, path
     return compact(working, X), path
