@@ -221,6 +221,15 @@ def test_held_out_scores_cover_the_path_from_the_graph_to_its_root(noisy):
     assert scores.max() > scores[-1]
 
 
+def test_a_pruned_model_is_not_fine_tuned_afterwards(noisy):
+    X, y = noisy
+    pruned = TnTClassifier(C=3e-3, ccp_alpha=1e-2, random_state=0).fit(X, y)
+    with pytest.raises(
+        ValueError, match=r"trained with ccp_alpha=0; this one has ccp_alpha=0.01, .*\(fine_tune=\.\.\."
+    ):
+        pruned.fine_tuned(X, y, rounds=2)
+
+
 @pytest.mark.parametrize("Model", [TnTClassifier, TnTRegressor])
 def test_negative_ccp_alpha_is_refused(Model, noisy):
     X, y = noisy

@@ -167,7 +167,9 @@ class TnTClassifier(GraphClassifierMixin, TnTEstimator):
         ValueError
             If this model was trained with ``fine_tune > 0`` (rounds continued from a fine-tuned
             graph can differ from training with their sum, so no ``fine_tune`` value would describe
-            the result), or ``(X, y)`` has other features or classes than its training data.
+            the result), was pruned (``ccp_alpha`` other than 0: training prunes after
+            fine-tuning, so a pruned graph fine-tuned is no graph that training gives), or ``(X, y)``
+            has other features or classes than its training data.
 
         Examples
         --------
@@ -180,6 +182,11 @@ class TnTClassifier(GraphClassifierMixin, TnTEstimator):
         >>> bool((tuned.predict(X) == direct.predict(X)).all()), tuned.fine_tune
         (True, 5)
         """
+        if self.ccp_alpha != 0:
+            raise ValueError(
+                f"fine_tuned starts from a model trained with ccp_alpha=0; this one has ccp_alpha={self.ccp_alpha!r}, "
+                "and training prunes after fine-tuning. Train it with the rounds you want instead (fine_tune=...)."
+            )
         return self._fine_tuned(
             lambda n: clone(self).set_params(fine_tune=n), X, y, rounds, sample_weight, int(self.max_bins)
         )
