@@ -121,6 +121,7 @@ def test_collapsing_a_parent_of_a_shared_leaf_can_lower_the_impurity():
     # frees 3 with it; the root's split stays.
     assert path.alphas == pytest.approx([-4 / 18, 0.0])
     assert path.n_splits.tolist() == [4, 3, 1]
+    assert path.nodes.tolist() == [1, 2]
     assert path.impurities == pytest.approx([4 / 18, 0.0, 0.0])
     assert pruned.n_splits == 1 and pruned.label[1:].tolist() == [0, 1]
 
