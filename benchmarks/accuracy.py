@@ -88,10 +88,20 @@ def split(task: str, path: Path, seed: int, missing_share: float = 0.0):
     return train_test_split(X, y, test_size=TEST_SHARE, stratify=stratify, random_state=seed)
 
 
+def tnt_params(C: float, seed: int, params=None) -> dict:
+    """The TnT parameters of a run at ``C``: ``C``, ``random_state`` and ``params``, a dict or a
+    function of ``C`` giving one (which may set ``C`` itself, e.g. to grow at ``C / 10`` and prune at ``C``).
+
+    >>> tnt_params(1e-3, 0, lambda C: {"C": C / 10, "ccp_alpha": C})
+    {'C': 0.0001, 'random_state': 0, 'ccp_alpha': 0.001}
+    """
+    return {"C": C, "random_state": seed} | ((params(C) if callable(params) else params) or {})
+
+
 def one_seed(task: str, name: str, path: Path, seed: int, Cs=C_GRID, params=None, missing_share=0.0) -> list[dict]:
-    """TnT at each C (and the estimator parameters ``params``, defaults where not given) and CART at
-    its number of splits on one seed's split of one set (``missing_share`` as in :func:`split`): one
-    row per C."""
+    """TnT at each C (and the estimator parameters ``params``, defaults where not given; see
+    :func:`tnt_params`) and CART at its number of splits on one seed's split of one set
+    (``missing_share`` as in :func:`split`): one row per C."""
     X_train, X_test, y_train, y_test = split(task, path, seed, missing_share)
     tnt_class, cart_class = (
         (TnTClassifier, CARTClassifier) if task == "classification" else (TnTRegressor, CARTRegressor)
@@ -99,7 +109,7 @@ def one_seed(task: str, name: str, path: Path, seed: int, Cs=C_GRID, params=None
     rows = []
     for C in Cs:
         start = time.perf_counter()
-        tnt = tnt_class(C=C, random_state=seed, **(params or {})).fit(X_train, y_train)
+        tnt = tnt_class(**tnt_params(C, seed, params)).fit(X_train, y_train)
         fit_time = time.perf_counter() - start
         cart = cart_class.with_splits(tnt.n_splits_, random_state=seed).fit(X_train, y_train)
         rows.append(
@@ -189,7 +199,7 @@ def paper_trial(name: str, folder, C: float, trial: int, params=None) -> dict:
     parameters ``params``) and CART at its splits."""
     X_train, y_train, X_test, y_test = load_paper_data(name, folder)
     start = time.perf_counter()
-    tnt = TnTClassifier(C=C, random_state=trial, **(params or {})).fit(X_train, y_train)
+    tnt = TnTClassifier(**tnt_params(C, trial, params)).fit(X_train, y_train)
     fit_time = time.perf_counter() - start
     cart = CARTClassifier.with_splits(tnt.n_splits_, random_state=trial).fit(X_train, y_train)
     return {

@@ -44,6 +44,7 @@ from accuracy import (  # noqa: E402
     run_paper,
     run_suite,
     suite,
+    tnt_params,
 )
 from run import load, timed_in_turns  # noqa: E402
 
@@ -54,7 +55,13 @@ from tnt.experiments.paper import PAPER_DATASETS  # noqa: E402
 REPORT = ROOT / "docs" / "learner_options.md"
 MNIST_C = 1e-4
 
-#: name: (estimator parameters, what it does)
+
+def grown_at_a_tenth_pruned_at_C(C: float) -> dict:
+    """Grow at ``C / 10``, then prune the graph by weakest links at ``C`` (``ccp_alpha``)."""
+    return {"C": C / 10, "ccp_alpha": C}
+
+
+#: name: (estimator parameters, or a function of C giving them, and what it does)
 VARIANTS = {
     "guard": (
         {"internal_refit": "improving"},
@@ -65,6 +72,22 @@ VARIANTS = {
         {"validation_fraction": 0.2},
         "20 % of the training data held out scores the graph after every step; the whole training data "
         "is then trained up to the best step (`validation_fraction=0.2`)",
+    ),
+    "guard_held_out": (
+        {"internal_refit": "improving", "validation_fraction": 0.2},
+        "both of the above (`internal_refit='improving', validation_fraction=0.2`)",
+    ),
+    "pruned": (
+        grown_at_a_tenth_pruned_at_C,
+        "the graph grown at C / 10, then pruned by weakest links at C (`C=C/10, ccp_alpha=C`): while "
+        "collapsing an internal node into a leaf costs at most C of Gini impurity (squared error for "
+        "regression) per split it frees, the cheapest is collapsed",
+    ),
+    "held_out_pruned": (
+        {"ccp_alpha": "held_out"},
+        "the graph pruned by weakest links at the level a held-out 20 % of the training data chooses: a graph "
+        "grown on the rest is pruned level by level, the level scoring best there (the most pruned of the best) "
+        "prunes the graph grown on all the data (`ccp_alpha='held_out'`)",
     ),
 }
 
@@ -99,7 +122,7 @@ def mnist_fit_ratios(variants: dict, data_dir=None, repeat: int = 2) -> dict:
     X, y, _, _ = load(data_dir, "mnist")
     TnTClassifier(C=MNIST_C, random_state=0, n_jobs=1).fit(X[:300], y[:300])  # compiled code loaded
     fits = [lambda: TnTClassifier(C=MNIST_C, random_state=0, n_jobs=1).fit(X, y)] + [
-        lambda params=params: TnTClassifier(C=MNIST_C, random_state=0, n_jobs=1, **params).fit(X, y)
+        lambda params=params: TnTClassifier(**tnt_params(MNIST_C, 0, params), n_jobs=1).fit(X, y)
         for params, _ in variants.values()
     ]
     times, _ = timed_in_turns(fits, repeat)

@@ -126,6 +126,17 @@ def test_parameters_given_on_the_command_line(accuracy):
         accuracy.parse_params(["internal_refit=improving"])
 
 
+def test_a_variant_may_set_its_parameters_as_a_function_of_C(accuracy):
+    grown_smaller = accuracy.tnt_params(1e-3, 2, lambda C: {"C": C / 10, "ccp_alpha": C})
+    assert grown_smaller == {"C": pytest.approx(1e-4), "random_state": 2, "ccp_alpha": 1e-3}
+    assert accuracy.tnt_params(1e-3, 0, None) == {"C": 1e-3, "random_state": 0}
+    assert accuracy.tnt_params(1e-2, 1, {"validation_fraction": 0.2}) == {
+        "C": 1e-2,
+        "random_state": 1,
+        "validation_fraction": 0.2,
+    }
+
+
 def test_options_are_judged_on_the_pairs_the_defaults_count():
     """benchmarks/learner_options.py: a variant that shrinks a counted pair below 10 splits keeps it,
     and a pair the defaults do not count stays out, whatever the variant's size."""

@@ -49,6 +49,7 @@ def test_tnt_round_trip_predicts_identically(optdigits):
         "excluded_features": None,
         "validation_fraction": None,
         "internal_refit": "always",
+        "ccp_alpha": 0.0,
     }
     assert model_to_json(loaded) == model_to_json(clf)  # a loaded model saves to the same file
 

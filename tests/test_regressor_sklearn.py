@@ -3,6 +3,7 @@ the meta-estimators."""
 
 import pandas as pd
 import pytest
+from estimator_check_helpers import expected_failed_checks
 from sklearn.base import clone
 from sklearn.datasets import make_friedman1
 from sklearn.ensemble import AdaBoostRegressor, BaggingRegressor
@@ -20,8 +21,10 @@ from tnt.baselines import CARTRegressor
         TnTRegressor(C=1e-3, random_state=0),
         TnTRegressor(C=1e-3, fine_tune=1, random_state=0),
         TnTRegressor(C=1e-3, validation_fraction=0.2, internal_refit="improving", random_state=0),
+        TnTRegressor(C=1e-3, ccp_alpha="held_out", random_state=0),
         CARTRegressor(max_leaf_nodes=8, random_state=0),  # the app's baseline of TnTRegressor
-    ]
+    ],
+    expected_failed_checks=expected_failed_checks,
 )
 def test_scikit_learn_estimator_checks(estimator, check):
     check(estimator)

@@ -12,7 +12,9 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from tnt._base import EXCLUDED_FEATURES, GrownGraphEstimator
 from tnt._parallel import effective_n_jobs, n_jobs_constraint
 from tnt.learn.binning import MAX_EXACT_BINS
+from tnt.learn.graph_pruning import prune_fitted_graph
 from tnt.learn.growth import ProgressCallback, grow_graph
+from tnt.learn.held_out_pruning import HELD_OUT_SHARE, held_out_pruning_level
 from tnt.learn.refit_guard import INTERNAL_REFITS
 from tnt.learn.selection import grow_with_held_out_stop
 from tnt.learn.working_graph import FlatGraph
@@ -34,6 +36,7 @@ class TnTEstimator(GrownGraphEstimator):
         **EXCLUDED_FEATURES,
         "validation_fraction": [Interval(Real, 0, 1, closed="neither"), None],
         "internal_refit": [StrOptions(set(INTERNAL_REFITS))],
+        "ccp_alpha": [Interval(Real, 0, None, closed="left"), StrOptions({"held_out"})],
     }
 
     def __init__(
@@ -49,6 +52,7 @@ class TnTEstimator(GrownGraphEstimator):
         excluded_features=None,
         validation_fraction=None,
         internal_refit="always",
+        ccp_alpha=0.0,
     ):
         self.C = C
         self.N1 = N1
@@ -60,6 +64,7 @@ class TnTEstimator(GrownGraphEstimator):
         self.excluded_features = excluded_features
         self.validation_fraction = validation_fraction
         self.internal_refit = internal_refit
+        self.ccp_alpha = ccp_alpha
 
     def fit(self, X, y, sample_weight=None, progress_callback: ProgressCallback = None):
         """Train the decision graph.
@@ -98,7 +103,16 @@ class TnTEstimator(GrownGraphEstimator):
         if self.validation_fraction is None:
             self.validation_scores_ = np.empty(0)
             self.n_steps_ = schedule["N1"] * (schedule["N2"] + 1) + schedule["fine_tune"]
-            return grow_graph(problem, **schedule)
-        graph, stop = grow_with_held_out_stop(problem, float(self.validation_fraction), is_classifier(self), schedule)
-        self.validation_scores_, self.n_steps_ = stop.scores, stop.step
-        return graph
+            graph = grow_graph(problem, **schedule)
+        else:
+            graph, stop = grow_with_held_out_stop(
+                problem, float(self.validation_fraction), is_classifier(self), schedule
+            )
+            self.validation_scores_, self.n_steps_ = stop.scores, stop.step
+        level = self.ccp_alpha
+        if isinstance(level, str):  # "held_out"
+            level, _ = held_out_pruning_level(
+                problem, HELD_OUT_SHARE, is_classifier(self), schedule | {"callback": None}
+            )
+        self.pruning_level_ = float(level)
+        return prune_fitted_graph(graph, problem, self.pruning_level_, is_classifier(self))

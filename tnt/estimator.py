@@ -73,6 +73,17 @@ class TnTClassifier(GraphClassifierMixin, TnTEstimator):
         node had at the start of the phase ("improving"). Once the training samples are all
         classified right, every refit is as good as the node's split on them and is chosen on fewer
         samples; "improving" keeps the split then. Measured in ``docs/learner_options.md``.
+    ccp_alpha : float or "held_out", default=0.0
+        Weakest-link pruning of the finished graph, the graph analogue of scikit-learn's
+        ``ccp_alpha``: while collapsing some internal node into a leaf costs at most ``ccp_alpha``
+        of weighted Gini impurity (as a share of the training weight, the units of ``C``) per split
+        it frees, the cheapest is collapsed. A collapse frees the node's split and those only it
+        reaches; nodes other paths reach stay. 0 prunes nothing. On a tree (``N1=1``) this is
+        ``DecisionTreeClassifier(ccp_alpha=...)``'s pruning. "held_out": the level a held-out 20 %
+        of the training samples chooses (a graph grown on the rest is pruned level by level down to
+        its root, and the level scoring best there, the most pruned of the best, prunes the graph
+        grown on all the samples); training takes about twice as long. Growing at a smaller ``C``
+        and pruning at the larger, and "held_out", are measured in ``docs/learner_options.md``.
 
     Attributes
     ----------
@@ -92,6 +103,8 @@ class TnTClassifier(GraphClassifierMixin, TnTEstimator):
     n_steps_ : int
         Steps of the schedule (grow passes, merges and fine-tuning rounds) the graph was trained
         for: all ``N1 * (N2 + 1) + fine_tune`` unless ``validation_fraction`` stopped earlier.
+    pruning_level_ : float
+        The ``ccp_alpha`` the graph was pruned at: the parameter, or the level "held_out" chose.
     validation_scores_ : ndarray of shape (N1 * (N2 + 1) + fine_tune,)
         With ``validation_fraction``, the held-out accuracy after each step; empty otherwise (and
         when too few samples were given to hold any out).
@@ -154,7 +167,9 @@ class TnTClassifier(GraphClassifierMixin, TnTEstimator):
         ValueError
             If this model was trained with ``fine_tune > 0`` (rounds continued from a fine-tuned
             graph can differ from training with their sum, so no ``fine_tune`` value would describe
-            the result), or ``(X, y)`` has other features or classes than its training data.
+            the result), was pruned (``ccp_alpha`` other than 0: training prunes after
+            fine-tuning, so a pruned graph fine-tuned is no graph that training gives), or ``(X, y)``
+            has other features or classes than its training data.
 
         Examples
         --------
@@ -167,6 +182,11 @@ class TnTClassifier(GraphClassifierMixin, TnTEstimator):
         >>> bool((tuned.predict(X) == direct.predict(X)).all()), tuned.fine_tune
         (True, 5)
         """
+        if self.ccp_alpha != 0:
+            raise ValueError(
+                f"fine_tuned starts from a model trained with ccp_alpha=0; this one has ccp_alpha={self.ccp_alpha!r}, "
+                "and training prunes after fine-tuning. Train it with the rounds you want instead (fine_tune=...)."
+            )
         return self._fine_tuned(
             lambda n: clone(self).set_params(fine_tune=n), X, y, rounds, sample_weight, int(self.max_bins)
         )

@@ -56,6 +56,13 @@ class TnTRegressor(GraphRegressorMixin, TnTEstimator):
         (the paper's Algorithm 2) or only when it misroutes less weight (``w_i |L_i(l) - L_i(r)|``,
         see Notes) than the split the node had at the start of the phase ("improving"), as in
         :class:`tnt.TnTClassifier`. Measured in ``docs/learner_options.md``.
+    ccp_alpha : float or "held_out", default=0.0
+        Weakest-link pruning of the finished graph, as in :class:`tnt.TnTClassifier`, on the
+        squared error of the standardised targets (the units of ``C``): while collapsing some
+        internal node into a leaf costs at most ``ccp_alpha`` per split it frees, the cheapest is
+        collapsed. 0 prunes nothing; "held_out" the level a held-out 20 % of the training samples
+        chooses, as in :class:`tnt.TnTClassifier`. Growing at a smaller ``C`` and pruning at the
+        larger, and "held_out", are measured in ``docs/learner_options.md``.
 
     Attributes
     ----------
@@ -72,6 +79,8 @@ class TnTRegressor(GraphRegressorMixin, TnTEstimator):
     n_steps_ : int
         Steps of the schedule (grow passes, merges and fine-tuning rounds) the graph was trained
         for: all ``N1 * (N2 + 1) + fine_tune`` unless ``validation_fraction`` stopped earlier.
+    pruning_level_ : float
+        The ``ccp_alpha`` the graph was pruned at: the parameter, or the level "held_out" chose.
     validation_scores_ : ndarray of shape (N1 * (N2 + 1) + fine_tune,)
         With ``validation_fraction``, the held-out score after each step (minus the weighted mean
         squared error of the standardised targets); empty otherwise (and when too few samples were
