@@ -76,3 +76,19 @@ def test_the_speed_rows_remove_values_only_in_the_columns_named():
     share = np.isnan(removed).mean(axis=0)
     assert np.all((share[::2] > 0.18) & (share[::2] < 0.22)) and np.all(share[1::2] == 0)
     assert not np.isnan(X).any()
+
+
+def test_a_small_run_compares_the_two_runs_and_writes_its_report(missing, tmp_path, monkeypatch):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3)).astype(np.float32)
+    y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(np.int64)
+    path = tmp_path / "tiny.npz"
+    np.savez(path, X=X, y=y)
+    monkeypatch.setattr(missing, "suite", lambda names: [("classification", "tiny", path)])
+    out = tmp_path / "accuracy_missing.md"
+    assert missing.main(["--sets", "tiny", "--seeds", "1", "--n-jobs", "1", "--out", str(out)]) == 0
+    runs = pd.read_csv(tmp_path / "accuracy_missing_runs.csv")
+    assert sorted(set(runs["missing_share"])) == [0.0, 0.15] and len(runs) == 6
+    assert (runs["tnt_splits"] == runs["cart_splits"]).all()  # CART grown to TnT's splits, with NaN too
+    text = out.read_text()
+    assert "## Summary" in text and "| tiny |" in text
