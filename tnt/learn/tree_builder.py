@@ -247,8 +247,8 @@ def _swap(a, first, second, n_swaps):
 @kernel
 def _split_samples(data, position_sid, goes_left, start, end, f, code, missing, first, second, with_runs):
     """First half of partitioning positions start:end (codes of ``f`` <= ``code``, and the code
-    ``missing``, first): the misplaced pairs found and the targets, weights and sample ids swapped. The codes follow in
-    :func:`_split_codes`, only if a child is grown. A split on a feature in sorted runs is read
+    ``missing``, first): the misplaced pairs found and the targets, weights and sample ids swapped.
+    The codes follow in :func:`_split_codes`, only if a child is grown. A split on a feature in sorted runs is read
     from ``goes_left`` (by sample id). Returns (first position of the right part, number of swaps);
     ``first`` and ``second`` hold the pairs."""
     if with_runs is not None:  # None: compiled without sorted runs
