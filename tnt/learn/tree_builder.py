@@ -247,8 +247,8 @@ def _swap(a, first, second, n_swaps):
 @kernel
 def _split_samples(data, position_sid, goes_left, start, end, f, code, missing, first, second, with_runs):
     """First half of partitioning positions start:end (codes of ``f`` <= ``code``, and the code
-    ``missing``, first): the misplaced pairs found and the targets, weights and sample ids swapped. The codes follow in
-    :func:`_split_codes`, only if a child is grown. A split on a feature in sorted runs is read
+    ``missing``, first): the misplaced pairs found and the targets, weights and sample ids swapped.
+    The codes follow in :func:`_split_codes`, only if a child is grown. A split on a feature in sorted runs is read
     from ``goes_left`` (by sample id). Returns (first position of the right part, number of swaps);
     ``first`` and ``second`` hold the pairs."""
     if with_runs is not None:  # None: compiled without sorted runs
@@ -574,7 +574,7 @@ def split_search_types(code_dtype=np.uint8) -> tuple:
         np.int64(0),
         np.zeros(n_features + 1, dtype=np.int64),
     )
-    results = _new_results(n_features)
+    results = _new_results.py_func(n_features)  # run by Python: nothing compiled before the split search
     buffers = make_buffers(np.full(n_features, n_codes), 2, 1)
     node = NodeRange(np.int64(0), np.int64(1), value[0], 1.0)
     arguments = (
