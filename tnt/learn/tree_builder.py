@@ -574,7 +574,9 @@ def split_search_types(code_dtype=np.uint8) -> tuple:
         np.int64(0),
         np.zeros(n_features + 1, dtype=np.int64),
     )
-    results = _new_results.py_func(n_features)  # run by Python: nothing compiled before the split search
+    # Run by Python, so that nothing is compiled before the split search (a plain function already
+    # when NUMBA_DISABLE_JIT makes every kernel one).
+    results = getattr(_new_results, "py_func", _new_results)(n_features)
     buffers = make_buffers(np.full(n_features, n_codes), 2, 1)
     node = NodeRange(np.int64(0), np.int64(1), value[0], 1.0)
     arguments = (
