@@ -336,6 +336,7 @@ assert "tnt.estimator" not in sys.modules
 from tnt import *
 from tnt.estimator import TnTClassifier as defined
 assert tnt.TnTClassifier is defined and set(tnt.__all__) <= set(dir(tnt))
+assert len(dir(tnt)) == len(set(dir(tnt))), dir(tnt)  # a name used once is listed once
 try:
     tnt.TnTClasifier
 except AttributeError as error:

@@ -78,8 +78,10 @@ def test_every_set_found_is_ours_byte_for_byte():
         if "classes" in arrays:  # classification: int64 labels 0..K-1
             labels = np.concatenate([arrays["y_train"], arrays["y_test"]]) if split else arrays["y"]
             assert labels.dtype == np.int64 and labels.min() == 0 and labels.max() == len(arrays["classes"]) - 1
-        if entry.size < 5_000_000:  # (MNIST's 40 s of compressing is checked by `tnt data fetch`)
-            assert hashlib.sha256(npz_bytes(arrays)).hexdigest() == entry.sha256, entry.name  # the writer's bytes
+        # The writer gives these bytes from the arrays (larger sets take seconds each to compress
+        # again; `tnt data fetch` checks them all as it writes them).
+        if entry.size < 200_000:
+            assert hashlib.sha256(npz_bytes(arrays)).hexdigest() == entry.sha256, entry.name
     if missing:
         need_data(missing[0])  # skips (fails) with the first one's sentence
 

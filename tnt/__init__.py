@@ -42,4 +42,4 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted([*globals(), *_HOMES])
+    return sorted({*globals(), *_HOMES})  # a name used once is in both
