@@ -136,6 +136,11 @@ def test_figures_have_bands_and_model_colours(table):
     assert list(fig.data[1].x) == [5] and list(fig.data[3].x) == [1, 5]  # no 0 on a log axis
     bars = depth_distribution({"TnT (test samples)": ([1, 2], [0.25, 0.75]), "CART (paths)": ([1], [1.0])})
     assert [b.type for b in bars.data] == ["bar", "bar"] and list(bars.data[0].y) == [0.25, 0.75]
+    opened = depth_distribution({"TnT (test samples)": ([1], [1.0]), "CART (test samples)": ([1], [1.0]),
+                                 "Opened: m.json (test samples)": ([1], [1.0])})  # fmt: skip
+    assert len({b.marker.color for b in opened.data}) == 3  # a model opened from a file has its own colour
+    # The legend goes under the plot, where its rows cannot run into the title.
+    assert opened.layout.legend.y < 0 and opened.layout.legend.yanchor == "top"
 
 
 def test_the_five_models_of_fig_4(wine):

@@ -21,6 +21,7 @@ __all__ = [
 ]
 
 _TNT, _CART, _TAO, _NDG, _TUNED = class_palette(5)
+_OTHER = class_palette(7)[6]  # another model, such as one opened from a file: unlike CART's green
 #: Line colour of each model.
 MODEL_COLORS = {"TnT": _TNT, "CART": _CART, "TAO": _TAO, "NDG": _NDG, "TnT fine-tuned": _TUNED}
 # Column prefix of each model in a sweep table, in drawing order (tnt.experiments.sweep.MODEL_NAMES).
@@ -87,12 +88,13 @@ def _against_splits(summary, measure):
 
 def _layout(fig, title, xaxis, yaxis, log_x=False):
     fig.update_layout(
-        title=title,
+        title={"text": title, "y": 0.98, "yanchor": "top"},
         xaxis_title=xaxis,
         yaxis_title=yaxis,
         template="plotly_white",
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
-        margin={"l": 60, "r": 20, "t": 80, "b": 50},
+        # Below the axis title: a legend of several rows above the plot would run into the title.
+        legend={"orientation": "h", "yanchor": "top", "y": -0.2, "x": 0},
+        margin={"l": 60, "r": 20, "t": 50, "b": 50},
         height=420,
     )
     if log_x:
@@ -196,7 +198,7 @@ def depth_distribution(distributions: dict):
     go = _go()
     fig = go.Figure()
     for name, (lengths, shares) in distributions.items():
-        color = MODEL_COLORS["CART" if name.startswith("CART") else "TnT"]
+        color = next((MODEL_COLORS[m] for m in ("CART", "TnT") if name.startswith(m)), _OTHER)
         structural = "path" in name
         fig.add_trace(
             go.Bar(
