@@ -220,7 +220,7 @@ class _WaveFits:
         self.rows, self.keys, self.ranges, self.trees = [None] * k, [None] * k, [None] * k, [None] * k
         self.cached = [False] * k
         self.leaf_fits, self.split_fits = [], []  # (node index, start, stop, alpha, total weight)
-        # Largest first, so that no thread is left with a large node at the end of the wave.
+        # The order of the installs, one whatever the threads (the table of leaf values grows in it).
         self.by_size = np.argsort(-wave.size, kind="stable")
         for i in self.by_size.tolist():
             if is_leaf[i]:
@@ -246,7 +246,8 @@ class _WaveFits:
         if not workers.threaded(len(fits), work, THREADED_WORK):
             self._fit_batch(fits, workers.workspace(alone=True))
             return
-        fits.sort(key=lambda fit: fit[1][1] - fit[1][2])  # stable: largest first, leaves before splits
+        # Largest first, so that no thread is left with a large fit at the end of the wave.
+        fits.sort(key=lambda fit: fit[1][1] - fit[1][2])
         lock = threading.Lock()
         queue = iter(fits)
 
