@@ -349,3 +349,38 @@ def test_a_regression_tree_fitted_on_several_threads_is_the_one_fitted_on_one(n_
         assert several.node_count > 40
         for name in ("children_left", "children_right", "feature", "threshold", "value", "missing_left"):
             assert np.array_equal(getattr(one, name), getattr(several, name))
+
+
+@pytest.mark.parametrize("max_bins", [65535, 200], ids=["sorted runs", "histograms"])
+@pytest.mark.parametrize("missing", [0.0, 0.1], ids=["no NaN", "10% NaN"])
+def test_trees_fitted_in_one_batch_are_those_fitted_one_at_a_time(friedman, max_bins, missing):
+    # Several fits on disjoint, unordered ranges of rows, with weights of all scales (rescaled by
+    # different powers of two), both criteria: each tree equals the one its own call fits.
+    from tnt.learn.micro_tree import RegressionTree, fit_regression_tree, fit_trees, make_workspace
+
+    X, y = friedman
+    X = X.copy()
+    X[np.random.default_rng(5).random(X.shape) < missing] = np.nan
+    binned = bin_features(X, max_bins)
+    rng = np.random.default_rng(6)
+    rows = rng.permutation(len(y))
+    w = rng.uniform(0.5, 2.0, len(y)) * np.repeat([1.0, 1e-30, 3e5, 1.0, 0.25], len(y) // 5)
+    classes = (y > np.median(y)).astype(np.intp)
+    order = np.random.RandomState(1).permutation(X.shape[1])
+    starts, stops = [0, 2900, 600, 1500, 2950], [600, 2902, 1500, 2900, 2951]  # a fit of 1 sample too
+    workspace = make_workspace(binned, 2)
+    for targets in (y[rows], classes[rows]):
+        alphas = [3e-4 * (j + 1) for j in range(len(starts))]
+        totals = [float(w[a:b].sum()) for a, b in zip(starts, stops)]
+        trees = fit_trees(binned, order, rows, targets, w, starts, stops, alphas, totals, workspace)
+        assert len(trees) == len(starts)
+        assert sum(tree.node_count > 10 for tree in trees) >= 3
+        for tree, a, b, alpha in zip(trees, starts, stops, alphas):
+            if isinstance(tree, RegressionTree):
+                alone = fit_regression_tree(binned, order, rows[a:b], targets[a:b], w[a:b], alpha, workspace)
+                names = ("children_left", "children_right", "feature", "threshold", "value", "missing_left")
+            else:
+                alone = fit_micro_tree(binned, order, rows[a:b], targets[a:b], w[a:b], alpha, 2, workspace)
+                names = ("children_left", "children_right", "feature", "threshold", "label", "missing_left")
+            for name in names:
+                assert np.array_equal(getattr(tree, name), getattr(alone, name)), name

@@ -52,6 +52,7 @@ def _slots(graph: WorkingGraph):
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
 def test_wave_batched_regression_passes_equal_the_node_by_node_definition(threads, weighted, monkeypatch):
     monkeypatch.setattr(regression_growth, "THREADED_WORK", 0)  # every wave of several nodes on threads
+    monkeypatch.setattr(regression_growth, "BATCH_SAMPLES", 100)  # the threads share a wave's fits
     X, y = make_friedman1(n_samples=1200, n_features=6, noise=1.0, random_state=5)
     w = np.random.default_rng(1).uniform(0.2, 2.0, y.size) if weighted else np.ones(y.size)
     problem = RegressionProblem.standardised(np.ascontiguousarray(X, dtype=np.float32), y, w, seed=0)

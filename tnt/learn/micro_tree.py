@@ -4,12 +4,14 @@ impurity (class targets, and the two-class reduced problems of internal nodes) o
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
 
 from tnt.learn.binning import BinnedData
+from tnt.learn.compiled import kernel
 from tnt.learn.tree_builder import buffer_classes, build_tree, make_buffers, pruned_tree, threaded, with_runs
 
 NO_DEPTH_LIMIT = np.iinfo(np.int64).max
@@ -163,14 +165,137 @@ def _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, max_dept
 
 
 def _unit_mean(w: np.ndarray) -> np.ndarray:
-    """Weights rescaled by a power of two to a mean between 0.7 and 1.4.
+    """Weights rescaled by a power of two (:func:`weight_exponent`) to a mean between 0.7 and 1.4."""
+    exponent = weight_exponent(np.add.reduce(w), w.size)  # w.sum() without its Python wrapper
+    return np.ascontiguousarray(w if exponent == 0 else np.ldexp(w, -exponent))
+
+
+def weight_exponent(total: float, n: int) -> int:
+    """``e`` such that ``n`` weights summing to ``total``, divided by ``2**e``, have a mean between
+    0.7 and 1.4.
 
     Trees and their pruning depend only on weight ratios; this keeps squared weight totals away
     from underflow (weights of 1e-177) and overflow. A power of two scales every value exactly, so
     no comparison between splits changes.
     """
-    mean = np.add.reduce(w) / w.size if w.size else 1.0  # w.mean() without its Python wrapper
+    mean = total / n if n else 1.0
     if mean == 1.0:  # no sample_weight: nothing to rescale
-        return np.ascontiguousarray(w)
-    exponent = int(np.round(np.log2(mean))) if mean > 0 else 0
-    return np.ascontiguousarray(w if exponent == 0 else np.ldexp(w, -exponent))
+        return 0
+    return int(np.round(np.log2(mean))) if mean > 0 else 0
+
+
+def fit_trees(
+    data: BinnedData, feature_order, rows, y, sample_weight, starts, stops, alphas, totals, workspace
+) -> list:
+    """Micro trees fitted one after another by one compiled call: fit ``j`` on the samples
+    ``rows[starts[j]:stops[j]]`` (their targets and weights aligned with ``rows``; no two fits'
+    ranges overlap), pruned at ``alphas[j]``; ``totals[j]`` is the sum of its weights. A float ``y`` fits squared-error trees
+    (:func:`fit_regression_tree`), an integer one two-class Gini trees (:func:`fit_micro_tree`).
+
+    The same trees as those functions fit one at a time, for a share of their calls' cost, and the
+    whole batch runs without Python's interpreter lock. Fits on one thread each: the workspace's
+    first (``workspace`` from :func:`make_workspace`).
+    """
+    squared = True if np.issubdtype(y.dtype, np.floating) else None
+    starts, stops = np.asarray(starts, dtype=np.int64), np.asarray(stops, dtype=np.int64)
+    exponents = np.array([weight_exponent(total, n) for total, n in zip(totals, (stops - starts).tolist())])
+    arrays = _fit_trees(
+        data.codes,
+        np.ascontiguousarray(feature_order, dtype=np.int64),
+        np.ascontiguousarray(rows, dtype=np.int64),
+        np.ascontiguousarray(y, dtype=np.float64 if squared else np.int64),
+        np.ascontiguousarray(sample_weight, dtype=np.float64),
+        starts,
+        stops,
+        np.asarray(alphas, dtype=np.float64),
+        exponents.astype(np.int64),
+        data.n_bins,
+        data.bin_min,
+        data.bin_max,
+        data.missing_code,
+        workspace,
+        with_runs(data, None),
+        squared,
+    )
+    tree_bounds, left, right, feature, threshold, label, mean, missing_left = arrays
+    trees = []
+    for a, b in zip(tree_bounds[:-1].tolist(), tree_bounds[1:].tolist()):
+        structure = (left[a:b], right[a:b], feature[a:b], threshold[a:b])
+        if squared:
+            trees.append(RegressionTree(*structure, mean[a:b], missing_left=missing_left[a:b]))
+        else:
+            trees.append(MicroTree(*structure, label[a:b], missing_left=missing_left[a:b]))
+    return trees
+
+
+@kernel
+def _fit_trees(
+    codes,
+    feature_order,
+    rows,
+    y,
+    w,
+    starts,
+    stops,
+    alphas,
+    exponents,
+    n_bins,
+    bin_min,
+    bin_max,
+    missing_code,
+    buffers,
+    with_runs,
+    squared,
+):
+    """:func:`fit_trees`' fits: the pruned trees' arrays (:func:`tnt.learn.tree_builder.pruned_tree`)
+    one after another, and where each tree starts (the last entry: where the last one ends)."""
+    n_fits = alphas.shape[0]
+    tree_bounds = np.zeros(n_fits + 1, dtype=np.int64)
+    capacity = 0
+    for j in range(n_fits):
+        capacity += 2 * (stops[j] - starts[j])  # a tree on m samples has at most 2m - 1 nodes
+    left = np.empty(capacity, dtype=np.int64)
+    right = np.empty(capacity, dtype=np.int64)
+    feature = np.empty(capacity, dtype=np.int64)
+    threshold = np.empty(capacity)
+    label = np.empty(capacity, dtype=np.int64)
+    mean = np.empty(capacity if squared is not None else 0)
+    missing_left = np.empty(capacity, dtype=np.uint8)
+    end = 0
+    for j in range(n_fits):
+        a, b = starts[j], stops[j]
+        fit_w = w[a:b].copy()
+        if exponents[j] != 0:
+            for i in range(fit_w.shape[0]):
+                fit_w[i] = math.ldexp(fit_w[i], -exponents[j])
+        grown = build_tree(
+            codes,
+            feature_order,
+            rows[a:b].copy(),
+            y[a:b].copy(),
+            fit_w,
+            np.int64(2),  # int64, not literal, arguments: the copies of build_tree that fits from Python call
+            n_bins,
+            bin_min,
+            bin_max,
+            missing_code,
+            alphas[j],
+            np.int64(NO_DEPTH_LIMIT),
+            buffers,
+            None,
+            with_runs,
+            squared,
+        )
+        tree = pruned_tree(grown[0], grown[1], grown[2], grown[3], grown[4], grown[5], grown[6], alphas[j], squared)
+        start = end
+        end += tree[0].shape[0]
+        left[start:end] = tree[0]
+        right[start:end] = tree[1]
+        feature[start:end] = tree[2]
+        threshold[start:end] = tree[3]
+        label[start:end] = tree[4]
+        if squared is not None:
+            mean[start:end] = tree[5]
+        missing_left[start:end] = tree[6]
+        tree_bounds[j + 1] = end
+    return tree_bounds, left, right, feature, threshold, label, mean, missing_left

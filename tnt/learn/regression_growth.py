@@ -43,9 +43,11 @@ from tnt.learn.micro_tree import (
     RegressionTree,
     fit_micro_tree,
     fit_regression_tree,
+    fit_trees,
     make_workspace,
 )
 from tnt.learn.refit_guard import improves_on_split
+from tnt.learn.tree_builder import threaded
 from tnt.learn.working_graph import FlatGraph, WorkingGraph, compact
 
 __all__ = ["RegressionProblem", "SquaredLoss"]
@@ -55,6 +57,10 @@ __all__ = ["RegressionProblem", "SquaredLoss"]
 #: on California housing (8 features) every wave of 6,250 samples or more. Thresholds from 0 to
 #: 200,000 took the same time there within the noise of the shared machine (docs/speed_history.md).
 THREADED_WORK = 50_000
+
+#: A thread of a grow pass takes a wave's next fits in batches of about this many samples
+#: (:class:`_WaveFits`): one compiled call fits them all, and a batch of small fits costs one call.
+BATCH_SAMPLES = 2_000
 
 
 @dataclass
@@ -141,93 +147,162 @@ def _grow_pass(graph, problem: RegressionProblem, C: float, cache: _MicroTreeCac
 
     A wave goes as the classifier's (:class:`tnt.learn.growth._Wave`): the labels its samples reach
     from both children of their nodes, then the fits, then the moves of its samples to the children.
-    The fits may run on threads (:meth:`tnt.learn.growth._Workers.run`); they are installed afterwards
-    on this thread, in one order whatever the threads, so the graph and its table of leaf values
-    come out the same.
+    Its fits (:class:`_WaveFits`) are made in batches, on threads when the wave is large; they are
+    installed afterwards on this thread, in one order whatever the threads, so the graph and its
+    table of leaf values come out the same.
     """
     start = graph.start
-    W = problem.total_weight
-
-    def fit(wave, gain: np.ndarray, i: int, workspace):
-        """What node ``wave.nodes[i]`` gets, without changing the graph: None (its phase-start
-        content), or ``(rows, key, tree, keep)`` for :func:`install`."""
-        node = wave.nodes[i]
-        if wave.size[i] == 0:
-            return None
-        if start.children_left[node] < 0:
-            rows = wave.rows(i)
-            targets = problem.y[rows]
-            tree = cache.find(node, rows, targets)
-            if tree is None:
-                w = problem.w[rows]
-                alpha = C * W / float(w.sum())
-                tree = fit_regression_tree(problem.binned, problem.feature_order, rows, targets, w, alpha, workspace)
-            return rows, targets, tree, True
-        part = slice(wave.offsets[i], wave.offsets[i + 1])
-        differs = gain[part] != 0
-        if not differs.any():
-            return None
-        red_rows, red_gain = wave.order[part][differs], gain[part][differs]
-        red_targets = (red_gain > 0).astype(np.intp)
-        red_w = problem.w[red_rows] * np.abs(red_gain)
-        # The cache key holds both the target (sign) and the weight of each row.
-        key = np.where(red_targets == 1, red_w, -red_w)
-        tree = cache.find(node, red_rows, key)
-        if tree is None:
-            alpha = C * W / float(red_w.sum())
-            tree = fit_micro_tree(
-                problem.binned, problem.feature_order, red_rows, red_targets, red_w, alpha, 2, workspace
-            )
-        keep = not problem.guard_refits or improves_on_split(
-            tree,
-            start.feature[node],
-            start.threshold[node],
-            start.missing_go_to_left[node],
-            problem.X,
-            red_rows,
-            red_targets,
-            red_w,
-        )
-        return red_rows, key, tree, keep
-
-    def fit_into(fitted: list, wave, gain: np.ndarray, i: int, workspace) -> None:
-        fitted[i] = fit(wave, gain, i, workspace)
-
-    def install(node: int, fitted) -> None:
-        if fitted is None:
-            graph.reset(node)
-            return
-        rows, key, tree, keep = fitted
-        if isinstance(tree, RegressionTree):
-            tree = _as_micro_tree(tree, values)
-        cache.store(node, rows, key, tree)
-        if start.children_left[node] < 0:
-            graph.install_leaf_tree(node, tree)
-        elif keep:
-            graph.install_split_tree(node, tree)
-        else:
-            graph.reset(node)
-
     for wave in _pass_waves(graph, problem, problem.no_labels):
         work = wave.order.size * problem.X.shape[1]
         workers.in_parts(wave.find_sensitive, wave.order.size, work, THREADED_WORK)
-        gain = _loss_gains(wave, problem.y, values.array)
-        fitted = [None] * wave.nodes.size
-        # Largest first, so that no thread is left with a large node at the end of the wave.
-        by_size = np.argsort(-wave.size, kind="stable")
-        workers.run(by_size, partial(fit_into, fitted, wave, gain), work, THREADED_WORK)
-        for i in by_size:
-            install(wave.nodes[i], fitted[i])
+        fits = _WaveFits(wave, problem, C, cache, values)
+        fits.fit(workers, work)
+        for i in fits.by_size:
+            node = wave.nodes[i]
+            if fits.rows[i] is None:
+                graph.reset(node)
+                continue
+            rows, key, tree = fits.rows[i], fits.keys[i], fits.trees[i]
+            a, b = fits.ranges[i]
+            if isinstance(tree, RegressionTree):
+                tree = _as_micro_tree(tree, values)
+            if not fits.cached[i]:
+                cache.store(node, rows, key, tree)
+            if start.children_left[node] < 0:
+                graph.install_leaf_tree(node, tree)
+            elif not problem.guard_refits or improves_on_split(
+                tree,
+                start.feature[node],
+                start.threshold[node],
+                start.missing_go_to_left[node],
+                problem.X,
+                rows,
+                fits.red_targets[a:b],
+                fits.red_w[a:b],
+            ):
+                graph.install_split_tree(node, tree)
+            else:
+                graph.reset(node)
         workers.in_parts(wave.move, wave.order.size, work, THREADED_WORK)
+
+
+class _WaveFits:
+    """The micro trees of one wave's nodes (:class:`tnt.learn.growth._Wave`, after
+    ``find_sensitive``), without changing the graph.
+
+    A leaf fits a squared-error tree on its samples, an internal node a Gini tree on its reduced
+    problem; both are read from the wave's arrays at once, each node's a range of them. Per node
+    ``i``: ``rows[i]`` (None: the node gets its phase-start content back), ``keys[i]`` (what the
+    cache compares: the targets, or for a reduced problem each row's signed weight, the sign its
+    target), ``ranges[i]``, where its rows are in ``wave.order`` (a leaf) or in ``red_rows``, ``red_targets``
+    and ``red_w`` (an internal node), ``trees[i]`` once :meth:`fit` has run, and ``cached[i]``,
+    whether the tree came from the cache.
+    """
+
+    def __init__(self, wave, problem: RegressionProblem, C: float, cache: _MicroTreeCache, values):
+        self.problem = problem
+        nodes = wave.nodes
+        is_leaf = wave.graph.start.children_left[nodes] < 0
+        # Leaves: every sample, its target and weight.
+        self.wave_order = wave.order
+        self.leaf_y, self.leaf_w = problem.y[wave.order], problem.w[wave.order]
+        # Internal nodes: the samples whose loss differs between the two children (gain != 0).
+        gain = _loss_gains(wave, self.leaf_y, values.array)
+        differs = np.flatnonzero(gain != 0)
+        reduced_at = np.searchsorted(differs, wave.offsets)
+        self.red_rows = wave.order[differs]
+        gain = gain[differs]
+        self.red_targets = (gain > 0).astype(np.int64)
+        self.red_w = problem.w[self.red_rows] * np.abs(gain)
+        red_keys = np.where(gain > 0, self.red_w, -self.red_w)
+        W = problem.total_weight
+        k = nodes.size
+        self.rows, self.keys, self.ranges, self.trees = [None] * k, [None] * k, [None] * k, [None] * k
+        self.cached = [False] * k
+        self.leaf_fits, self.split_fits = [], []  # (node index, start, stop, alpha, total weight)
+        # The order of the installs, one whatever the threads (the table of leaf values grows in it).
+        self.by_size = np.argsort(-wave.size, kind="stable")
+        for i in self.by_size.tolist():
+            if is_leaf[i]:
+                a, b = wave.offsets[i], wave.offsets[i + 1]
+                rows, key, weights, fits = wave.order[a:b], self.leaf_y[a:b], self.leaf_w[a:b], self.leaf_fits
+            else:
+                a, b = reduced_at[i], reduced_at[i + 1]
+                rows, key, weights, fits = self.red_rows[a:b], red_keys[a:b], self.red_w[a:b], self.split_fits
+            if a == b:
+                continue
+            self.rows[i], self.keys[i], self.ranges[i] = rows, key, (a, b)
+            self.trees[i] = cache.find(nodes[i], rows, key)
+            self.cached[i] = self.trees[i] is not None
+            if not self.cached[i]:
+                total = float(weights.sum())
+                fits.append((i, a, b, C * W / total, total))
+
+    def fit(self, workers: _Workers, work: int) -> None:
+        """Fit the trees not found in the cache: on threads when the wave is large enough
+        (:data:`THREADED_WORK`), each thread taking the next fits, largest first, a batch of about
+        :data:`BATCH_SAMPLES` samples at a time."""
+        fits = [(True, fit) for fit in self.leaf_fits] + [(False, fit) for fit in self.split_fits]
+        if not workers.threaded(len(fits), work, THREADED_WORK):
+            self._fit_batch(fits, workers.workspace(alone=True))
+            return
+        # Largest first, so that no thread is left with a large fit at the end of the wave.
+        fits.sort(key=lambda fit: fit[1][1] - fit[1][2])
+        lock = threading.Lock()
+        queue = iter(fits)
+
+        def take_batches(start: int, stop: int) -> None:
+            workspace = workers.workspace(alone=False)
+            while True:
+                batch, samples = [], 0
+                with lock:
+                    for fit in queue:
+                        batch.append(fit)
+                        samples += fit[1][2] - fit[1][1]
+                        if samples >= BATCH_SAMPLES:
+                            break
+                if not batch:
+                    return
+                self._fit_batch(batch, workspace)
+
+        workers.in_parts(take_batches, workers.n_threads, work, THREADED_WORK)
+
+    def _fit_batch(self, fits: list, workspace) -> None:
+        """Fit ``fits`` (``(is_leaf, (node index, start, stop, alpha, total))``) with ``workspace``:
+        one compiled call per criterion, except that a fit large enough to scan its nodes on the
+        workspace's several threads (:func:`tnt.learn.tree_builder.threaded`) is made alone."""
+        problem = self.problem
+        n_features, n_lanes = problem.X.shape[1], workspace.left.shape[0]
+        for leaves in (True, False):
+            group = [fit for is_leaf, fit in fits if is_leaf == leaves]
+            if leaves:
+                rows, y, w = self.wave_order, self.leaf_y, self.leaf_w
+            else:
+                rows, y, w = self.red_rows, self.red_targets, self.red_w
+            alone = [fit for fit in group if threaded(fit[2] - fit[1], n_features, n_lanes) is not None]
+            batched = [fit for fit in group if threaded(fit[2] - fit[1], n_features, n_lanes) is None]
+            for i, a, b, alpha, _ in alone:
+                fit_tree = fit_regression_tree if leaves else partial(fit_micro_tree, n_targets=2)
+                self.trees[i] = fit_tree(
+                    problem.binned, problem.feature_order, rows[a:b], y[a:b], w[a:b], alpha, workspace=workspace
+                )
+            if batched:
+                index, starts, stops, alphas, totals = zip(*batched)
+                trees = fit_trees(
+                    problem.binned, problem.feature_order, rows, y, w, starts, stops, alphas, totals, workspace
+                )
+                for i, tree in zip(index, trees):
+                    self.trees[i] = tree
 
 
 def _loss_gains(wave, y: np.ndarray, values: np.ndarray) -> np.ndarray:
     """Per position of a wave (:class:`tnt.learn.growth._Wave`, after ``find_sensitive``), at its
     internal nodes: ``L(left) - L(right)``, the sample's squared error when inference continues at the
-    node's left child minus that from its right child (0 at leaves' positions)."""
+    node's left child minus that from its right child (0 at leaves' positions); ``y`` holds the
+    targets of the wave's samples in its order."""
     internal = np.repeat(wave.graph.start.children_left[wave.nodes] >= 0, wave.size)
     gain = np.zeros(wave.order.size)
-    target = y[wave.order[internal]]
+    target = y[internal]
     reached = wave.reached[internal]
     gain[internal] = (values[reached[:, 0]] - target) ** 2 - (values[reached[:, 1]] - target) ** 2
     return gain

@@ -138,11 +138,26 @@ def _threaded_fit_kernels(n_values) -> None:
 
 
 def _regression_kernels() -> None:
-    from tnt.learn.micro_tree import fit_regression_tree
+    # A regression grow pass fits most micro trees in batches, both criteria (its leaves' and its
+    # internal nodes' reduced problems).
+    from tnt.learn.micro_tree import fit_regression_tree, fit_trees, make_workspace
 
     for n_values in (4, 300, 1100):
         _, y, binned, rows, w = _tiny(n_values)
         fit_regression_tree(binned, np.arange(2), rows, y.astype(np.float64), w, 1e-3)
+        for targets in (y.astype(np.float64), y):
+            fit_trees(
+                binned,
+                np.arange(2),
+                rows,
+                targets,
+                w,
+                [0],
+                [rows.size],
+                [1e-3],
+                [float(w.sum())],
+                make_workspace(binned, 2),
+            )
 
 
 def _load_prediction_code() -> None:
