@@ -48,7 +48,7 @@ def test_tnt_round_trip_predicts_identically(optdigits):
         "max_bins": 65535,
         "excluded_features": None,
         "validation_fraction": None,
-        "internal_refit": "always",
+        "internal_refit": "auto",
         "ccp_alpha": 0.0,
     }
     assert model_to_json(loaded) == model_to_json(clf)  # a loaded model saves to the same file

@@ -9,13 +9,13 @@ import numpy as np
 from sklearn.base import is_classifier
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from tnt._base import EXCLUDED_FEATURES, GrownGraphEstimator
+from tnt._base import EXCLUDED_FEATURES, GrownGraphEstimator, has_missing
 from tnt._parallel import effective_n_jobs, n_jobs_constraint
 from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.learn.graph_pruning import prune_fitted_graph
 from tnt.learn.growth import ProgressCallback, grow_graph
 from tnt.learn.held_out_pruning import HELD_OUT_SHARE, held_out_pruning_level
-from tnt.learn.refit_guard import INTERNAL_REFITS
+from tnt.learn.refit_guard import INTERNAL_REFITS, guards_refits
 from tnt.learn.selection import grow_with_held_out_stop
 from tnt.learn.working_graph import FlatGraph
 
@@ -51,7 +51,7 @@ class TnTEstimator(GrownGraphEstimator):
         max_bins=MAX_EXACT_BINS,
         excluded_features=None,
         validation_fraction=None,
-        internal_refit="always",
+        internal_refit="auto",
         ccp_alpha=0.0,
     ):
         self.C = C
@@ -91,7 +91,7 @@ class TnTEstimator(GrownGraphEstimator):
         return int(self.max_bins)
 
     def _grow(self, problem, callback: ProgressCallback = None) -> FlatGraph:
-        problem.guard_refits = self.internal_refit == "improving"
+        problem.guard_refits = guards_refits(self.internal_refit, has_missing(problem.X))
         schedule = {
             "C": float(self.C),
             "N1": int(self.N1),

@@ -67,12 +67,15 @@ class TnTClassifier(GraphClassifierMixin, TnTEstimator):
         samples up to the first step that scored best, so no sample is lost to the choice. Training
         takes two to three times as long (both trainings, and a score of the graph at every step).
         Measured against the defaults in ``docs/learner_options.md``.
-    internal_refit : {"always", "improving"}, default="always"
+    internal_refit : {"auto", "always", "improving"}, default="auto"
         Whether an internal node takes the micro tree refitted on its sensitive samples always
         (the paper's Algorithm 2) or only when it misroutes less of their weight than the split the
         node had at the start of the phase ("improving"). Once the training samples are all
         classified right, every refit is as good as the node's split on them and is chosen on fewer
-        samples; "improving" keeps the split then. Measured in ``docs/learner_options.md``.
+        samples; "improving" keeps the split then. "auto" is "improving" when some training value
+        is missing (NaN), "always" otherwise: with missing values the refits that do not lower the
+        training loss cost more accuracy (``docs/accuracy_missing.md``). Measured in
+        ``docs/learner_options.md``.
     ccp_alpha : float or "held_out", default=0.0
         Weakest-link pruning of the finished graph, the graph analogue of scikit-learn's
         ``ccp_alpha``: while collapsing some internal node into a leaf costs at most ``ccp_alpha``

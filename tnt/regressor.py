@@ -51,10 +51,11 @@ class TnTRegressor(GraphRegressorMixin, TnTEstimator):
         (rounded up, drawn with ``random_state``) is held out, the graph is trained on the rest and
         scored on it after every step, then trained again on all the samples up to the first step
         that scored best. ``None`` runs the whole schedule (the paper's).
-    internal_refit : {"always", "improving"}, default="always"
+    internal_refit : {"auto", "always", "improving"}, default="auto"
         Whether an internal node takes the micro tree refitted on its reduced problem always
         (the paper's Algorithm 2) or only when it misroutes less weight (``w_i |L_i(l) - L_i(r)|``,
-        see Notes) than the split the node had at the start of the phase ("improving"), as in
+        see Notes) than the split the node had at the start of the phase ("improving"); "auto" is
+        "improving" when some training value is missing, "always" otherwise, as in
         :class:`tnt.TnTClassifier`. Measured in ``docs/learner_options.md``.
     ccp_alpha : float or "held_out", default=0.0
         Weakest-link pruning of the finished graph, as in :class:`tnt.TnTClassifier`, on the

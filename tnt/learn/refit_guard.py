@@ -16,10 +16,26 @@ import numpy as np
 from tnt.learn.micro_tree import MicroTree
 from tnt.learn.routing import route_to_leaves
 
-__all__ = ["INTERNAL_REFITS", "improves_on_split"]
+__all__ = ["INTERNAL_REFITS", "guards_refits", "improves_on_split"]
 
-#: The values of the estimators' ``internal_refit``: every refit taken, or only those that improve.
-INTERNAL_REFITS = ("always", "improving")
+#: The values of the estimators' ``internal_refit``: every refit taken, only those that improve, or
+#: the guard where training values are missing (:func:`guards_refits`).
+INTERNAL_REFITS = ("auto", "always", "improving")
+
+
+def guards_refits(internal_refit: str, missing_values: bool) -> bool:
+    """Whether the internal nodes' refits are guarded: always with ``"improving"``, never with
+    ``"always"``, and with ``"auto"`` when some training value is missing (``missing_values``).
+
+    With missing values the refits that do not lower the training loss cost more test accuracy than
+    without: on the benchmark suite with 15 % of the values removed, TnT was at least as accurate as
+    CART on 16 of 33 classification pairs with every refit taken and 23 with the guard, against 20 of
+    33 either way without missing values (``docs/accuracy_missing.md``, ``docs/learner_options.md``).
+
+    >>> guards_refits("auto", False), guards_refits("auto", True), guards_refits("always", True)
+    (False, True, False)
+    """
+    return internal_refit == "improving" or (internal_refit == "auto" and missing_values)
 
 
 def improves_on_split(

@@ -1,0 +1,71 @@
+"""Internal nodes' refits with missing values: ``internal_refit="auto"``, the default, guards them
+(tnt/learn/refit_guard.py) when some training value is missing, and takes every refit otherwise."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification, make_friedman1
+
+from tnt import TnTClassifier, TnTRegressor
+from tnt.learn.refit_guard import guards_refits
+
+
+@pytest.mark.parametrize(
+    "option, missing_values, guarded",
+    [
+        ("auto", False, False),
+        ("auto", True, True),
+        ("always", True, False),
+        ("always", False, False),
+        ("improving", False, True),
+        ("improving", True, True),
+    ],
+)
+def test_guards_refits(option, missing_values, guarded):
+    assert guards_refits(option, missing_values) is guarded
+
+
+def _graph(model):
+    g = model.graph_
+    return g.children_left, g.children_right, g.feature, g.threshold, g.missing_go_to_left
+
+
+def _same(a, b) -> bool:
+    return all((x is None and y is None) or np.array_equal(x, y) for x, y in zip(_graph(a), _graph(b), strict=True))
+
+
+def _problems(Model, missing: bool):
+    if Model is TnTClassifier:
+        X, y = make_classification(n_samples=400, n_features=8, n_informative=4, flip_y=0.15, random_state=0)
+    else:
+        X, y = make_friedman1(n_samples=300, noise=1.0, random_state=0)
+    if missing:
+        X = X.copy()
+        X[np.random.default_rng(0).random(X.shape) < 0.15] = np.nan
+    return X, y
+
+
+@pytest.mark.parametrize("Model", [TnTClassifier, TnTRegressor])
+def test_the_default_guards_refits_when_training_values_are_missing(Model):
+    X, y = _problems(Model, missing=True)
+    default = Model(C=1e-3, random_state=0).fit(X, y)
+    assert default.internal_refit == "auto"
+    assert _same(default, Model(C=1e-3, internal_refit="improving", random_state=0).fit(X, y))
+    assert not _same(default, Model(C=1e-3, internal_refit="always", random_state=0).fit(X, y))
+
+
+@pytest.mark.parametrize("Model", [TnTClassifier, TnTRegressor])
+def test_the_default_takes_every_refit_without_missing_values(Model):
+    X, y = _problems(Model, missing=False)
+    default = Model(C=1e-3, random_state=0).fit(X, y)
+    assert _same(default, Model(C=1e-3, internal_refit="always", random_state=0).fit(X, y))
+    assert not _same(default, Model(C=1e-3, internal_refit="improving", random_state=0).fit(X, y))
+
+
+def test_with_missing_values_a_first_phase_that_fits_every_training_sample_stays_that_tree():
+    """No refit can misroute fewer sensitive samples than splits that route them all right: with
+    missing values the default keeps the first phase's tree, where taking every refit changes it."""
+    X, y = _problems(TnTClassifier, missing=True)
+    first = TnTClassifier(C=0.0, N1=1, random_state=0).fit(X, y)
+    assert first.score(X, y) == 1.0
+    assert _same(TnTClassifier(C=0.0, random_state=0).fit(X, y), first)
+    assert not _same(TnTClassifier(C=0.0, internal_refit="always", random_state=0).fit(X, y), first)
