@@ -13,6 +13,12 @@ CART learn from the NaN themselves. The question the table answers: is TnT at le
 on as many (set, C) pairs with missing values as without? The pairs compared are the ones counted
 without NaN (TnT's mean splits at least 10), in both runs.
 
+With NaN the suite also runs twice more, to see what TnT's second phase (the micro trees grown in the
+graph's nodes after the first phase) does with missing values: with ``N1=1`` (the first phase alone,
+which is CART pruned at C) and with ``internal_refit="always"`` (every internal node's refit taken,
+the default before missing values turned the refit guard on). For each, the pairs where the graph's
+gain over CART (each at its own splits) is below the first phase's.
+
 A run of the whole suite writes ``docs/accuracy_missing.md`` whole and the per-seed rows beside it
 (``docs/accuracy_missing_runs.csv``); ``--sets`` or ``--seeds`` runs write only to ``--out``.
 """
@@ -45,6 +51,11 @@ from accuracy import (  # noqa: E402
 
 REPORT = ROOT / "docs" / "accuracy_missing.md"
 SHARE = 0.15
+#: The variants run on the data with NaN besides the defaults: (name, TnT parameters).
+PHASES = (
+    ("first phase alone (N1=1)", {"N1": 1}),
+    ('every refit taken (internal_refit="always")', {"internal_refit": "always"}),
+)
 
 
 def compare(plain: pd.DataFrame, missing: pd.DataFrame) -> pd.DataFrame:
@@ -106,7 +117,34 @@ def pairs_markdown(pairs: pd.DataFrame, task: str) -> str:
     return "\n".join(lines)
 
 
-def report(pairs: pd.DataFrame, *, share: float, seeds: int, command: str, took: str, stamp: str) -> str:
+def phase_table(first: pd.DataFrame, graphs: dict, counted: pd.DataFrame) -> pd.DataFrame:
+    """Per task and graph (``{name: suite runs}``, the defaults among them): over the pairs ``counted``
+    (rows of task, set and C: those counted without NaN), how many have a gain over CART below the
+    first phase's (``first``, the runs with ``N1=1``), and the mean change of the gain from it."""
+    keys = ["task", "set", "C"]
+    base = counted[keys].merge(pair_table(first)[[*keys, "gain"]], on=keys)
+    rows = []
+    for name, runs in graphs.items():
+        both = pair_table(runs)[[*keys, "gain"]].merge(base, on=keys, suffixes=("", "_first"))
+        for task, g in both.groupby("task", sort=False):
+            change = g["gain"] - g["gain_first"]
+            rows.append({"task": task, "graph": name, "pairs": len(g), "worse": int((change < 0).sum()),
+                         "mean_change": float(change.mean())})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def phase_markdown(phases: pd.DataFrame, share: float) -> str:
+    lines = [
+        f"| task | graph, {100 * share:.0f} % NaN | pairs | gain over CART below the first phase's | "
+        "mean change of the gain |",
+        "|---|---|---|---|---|",
+    ]
+    for r in phases.itertuples():
+        lines.append(f"| {r.task} ({UNIT[r.task]}) | {r.graph} | {r.pairs} | {r.worse} | {_sign(r.mean_change)} |")
+    return "\n".join(lines)
+
+
+def report(pairs: pd.DataFrame, *, share: float, seeds: int, command: str, took: str, stamp: str, phases=None) -> str:
     """The whole of ``docs/accuracy_missing.md``."""
     parts = [
         "# Accuracy with missing values: TnT against CART at the same number of splits\n",
@@ -123,6 +161,15 @@ def report(pairs: pd.DataFrame, *, share: float, seeds: int, command: str, took:
         "## Summary\n",
         summary_markdown(summary(pairs), share) + "\n",
     ]
+    if phases is not None:
+        parts += [
+            "## The second phase with missing values\n",
+            "TnT's first phase (`N1=1`) is CART pruned at C; its second phase grows micro trees in the graph's "
+            "nodes. With NaN, the same suite with the first phase alone and with every internal node's refit "
+            'taken (`internal_refit="always"`, what the default `"auto"` does without NaN): the pairs (those '
+            "counted without NaN) where the finished graph's gain over CART is below the first phase's.\n",
+            phase_markdown(phases, share) + "\n",
+        ]
     for task in TASKS:
         if (pairs["task"] == task).any():
             parts += [f"## {task.capitalize()}: every pair\n", pairs_markdown(pairs, task) + "\n"]
@@ -151,18 +198,31 @@ def main(argv=None) -> int:
     middle = time.perf_counter()
     missing = run_suite(entries, seeds=seeds, n_jobs=args.n_jobs, missing_share=args.share)
     end = time.perf_counter()
+    variants = {
+        name: run_suite(entries, seeds=seeds, n_jobs=args.n_jobs, missing_share=args.share, params=params)
+        for name, params in PHASES
+    }
+    after = time.perf_counter()
     took = (
         f"Took {(end - start) / 60:.1f} minutes of wall time: without NaN {(middle - start) / 60:.1f}, with NaN "
-        f"{(end - middle) / 60:.1f} (TnT fits {plain['tnt_fit_s'].sum():.0f} s and {missing['tnt_fit_s'].sum():.0f} s). "
+        f"{(end - middle) / 60:.1f}, the two variants with NaN {(after - end) / 60:.1f} (TnT fits {plain['tnt_fit_s'].sum():.0f} s and {missing['tnt_fit_s'].sum():.0f} s). "
         f"Load average at the start {load:.1f}."
     )
     pairs = compare(plain, missing)
+    first, *others = variants
+    phases = phase_table(variants[first], {**{name: variants[name] for name in others}, "the defaults": missing}, pairs)
     stamp = f"{datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC"
-    text = report(pairs, share=args.share, seeds=seeds, command=command.strip(), took=took, stamp=stamp)
+    text = report(pairs, share=args.share, seeds=seeds, command=command.strip(), took=took, stamp=stamp, phases=phases)
     print(text)
     if out is not None:
         out.write_text(text)
-        runs = pd.concat([plain.assign(missing_share=0.0), missing.assign(missing_share=args.share)])
+        runs = pd.concat(
+            [
+                plain.assign(missing_share=0.0, variant="defaults"),
+                missing.assign(missing_share=args.share, variant="defaults"),
+            ]
+            + [runs.assign(missing_share=args.share, variant=name) for name, runs in variants.items()]
+        )
         runs.to_csv(out.with_name(out.stem + "_runs.csv"), index=False)
         print(f"Written to {out}.")
     return 0

@@ -88,7 +88,32 @@ def test_a_small_run_compares_the_two_runs_and_writes_its_report(missing, tmp_pa
     out = tmp_path / "accuracy_missing.md"
     assert missing.main(["--sets", "tiny", "--seeds", "1", "--n-jobs", "1", "--out", str(out)]) == 0
     runs = pd.read_csv(tmp_path / "accuracy_missing_runs.csv")
-    assert sorted(set(runs["missing_share"])) == [0.0, 0.15] and len(runs) == 6
+    assert sorted(set(runs["missing_share"])) == [0.0, 0.15] and len(runs) == 12  # 4 runs of 3 values of C
+    assert sorted(set(runs["variant"])) == sorted(["defaults", *(name for name, _ in missing.PHASES)])
     assert (runs["tnt_splits"] == runs["cart_splits"]).all()  # CART grown to TnT's splits, with NaN too
     text = out.read_text()
-    assert "## Summary" in text and "| tiny |" in text
+    assert "## Summary" in text and "| tiny |" in text and "## The second phase with missing values" in text
+
+
+def test_the_second_phase_is_compared_with_the_first_pair_by_pair(missing):
+    first = _runs(
+        [
+            ("classification", "a", 1e-3, 0, 20, 20, 0.80, 0.70),  # gain +10
+            ("classification", "c", 1e-4, 0, 40, 40, 0.50, 0.60),  # gain -10
+            ("classification", "d", 1e-4, 0, 4, 4, 0.50, 0.60),  # not counted without NaN
+        ]
+    )
+    final = _runs(
+        [
+            ("classification", "a", 1e-3, 0, 25, 25, 0.75, 0.70),  # gain +5: below the first phase's
+            ("classification", "c", 1e-4, 0, 44, 44, 0.62, 0.60),  # gain +2: above
+            ("classification", "d", 1e-4, 0, 12, 12, 0.50, 0.60),
+        ]
+    )
+    counted = pd.DataFrame({"task": ["classification"] * 2, "set": ["a", "c"], "C": [1e-3, 1e-4]})
+    phases = missing.phase_table(first, {"final": final}, counted).iloc[0]
+    assert (phases["graph"], phases["pairs"], phases["worse"]) == ("final", 2, 1)
+    assert phases["mean_change"] == pytest.approx((-5.0 + 12.0) / 2)
+    assert "| classification (pp) | final | 2 | 1 | +3.50 |" in missing.phase_markdown(
+        missing.phase_table(first, {"final": final}, counted), 0.15
+    )
