@@ -6,7 +6,9 @@ regression learners were unified (issue 34), and the unified learner keeps every
 regression digests ("california", "california weighted", "friedman") were recorded again when
 regression micro trees moved to the classifier's learner: its sums are added in another order
 (histograms, their subtraction), which breaks ties between splits equally good up to rounding
-otherwise. A change that means to alter fitted graphs records new digests and says why in its commit.
+otherwise. The fits on data with missing values (NaN in every other column, their digests
+including where missing values go) were recorded at commit 37a81fe, before the two passes over a
+sorted run were made one. A change that means to alter fitted graphs records new digests and says why in its commit.
 
 Run ``python tests/test_learner_fingerprints.py`` to print the current digests.
 """
@@ -27,10 +29,14 @@ ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "tnt" / "data" / "bundled"
 
 
-def graph_digest(graph) -> str:
-    """SHA-256 of a fitted graph's arrays: structure, thresholds and node statistics."""
+GRAPH_ARRAYS = ("children_left", "children_right", "feature", "threshold", "value", "n_node_samples")
+
+
+def graph_digest(graph, with_missing: bool = False) -> str:
+    """SHA-256 of a fitted graph's arrays: structure, thresholds and node statistics, and where
+    missing values go when ``with_missing`` (the fits on data with NaN)."""
     digest = hashlib.sha256()
-    for name in ("children_left", "children_right", "feature", "threshold", "value", "n_node_samples"):
+    for name in GRAPH_ARRAYS + (("missing_go_to_left",) if with_missing else ()):
         array = np.ascontiguousarray(getattr(graph, name))
         digest.update(name.encode() + str(array.dtype).encode() + str(array.shape).encode())
         digest.update(array.tobytes())
@@ -51,6 +57,20 @@ def _continuous(n: int = 6000):
     X = rng.normal(size=(n, 6)).astype(np.float32)
     y = (X[:, 0] + 0.5 * X[:, 1] * X[:, 2] + 0.3 * rng.normal(size=n) > 0).astype(int) + (X[:, 3] > 1)
     return X, y
+
+
+def _with_missing(load, share: float = 0.2):
+    """``load``'s data with ``share`` of the values of every other column replaced by NaN (seeded)."""
+
+    def load_with_missing():
+        X, y = load()
+        X = np.array(X, dtype=np.float64)
+        hit = np.random.default_rng(11).random(X.shape) < share
+        hit[:, 1::2] = False
+        X[hit] = np.nan
+        return X, y
+
+    return load_with_missing
 
 
 def _california():
@@ -77,11 +97,22 @@ FITS = {
         lambda: load_digits(return_X_y=True),
         False,
     ),
+    "continuous with missing": (lambda: TnTClassifier(C=5e-4, random_state=0), _with_missing(_continuous), False),
+    "continuous with missing weighted": (
+        lambda: TnTClassifier(C=5e-4, random_state=1),
+        _with_missing(_continuous),
+        True,
+    ),
     "california": (lambda: TnTRegressor(C=2e-3, random_state=0), _california, False),
     "california weighted": (lambda: TnTRegressor(C=2e-3, random_state=1), _california, True),
     "friedman": (lambda: TnTRegressor(C=1e-3, random_state=0), _friedman, False),
     "friedman weighted two threads": (lambda: TnTRegressor(C=1e-3, random_state=4, n_jobs=2), _friedman, True),
     "friedman one phase": (lambda: TnTRegressor(C=1e-3, N1=1, random_state=0), _friedman, False),
+    "friedman with missing weighted": (
+        lambda: TnTRegressor(C=1e-3, random_state=2),
+        _with_missing(_friedman),
+        True,
+    ),
     "friedman fine-tuned binned": (
         lambda: TnTRegressor(C=1e-3, fine_tune=3, max_bins=32, random_state=0),
         _friedman,
@@ -99,11 +130,14 @@ RECORDED = {
     "continuous binned": "65ae9be95454e33a94845d8f2028a365e838f17b8d074a1d60d0e833ba00df8f",
     "pendigits weighted two threads": "4db9972763ae87b0e379b3d035add670b0e6d17512f8f675edf6bc0d57bad358",
     "digits fine-tuned": "5a93170a1e42bb141bc32ec1f190bc8b63c60951858939367017af6427aa0b47",
+    "continuous with missing": "f5dda641e1ea3ee09c7745829ec354b7418aa51bf714c3957fdfffe2b1913668",
+    "continuous with missing weighted": "0567bad199042d21fc0fc2740c6cee8500677d1074b1964c33d5276882029697",
     "california": "70742fe05f9409c94ea7ce4c3930552cf083a3781f8d84d99d95d57c9729a5e1",
     "california weighted": "1e17cbc976f2c90fb88fe4fcfafe5b927311f680d50a18078aebbc22c34030c7",
     "friedman": "06ed020321617c820ff94b910a87ad30606abf43645a9527b06f8ce8a38ca905",
     "friedman weighted two threads": "72f8519935db85b19f271fde201a4e63a75d9765e88bbb703e88babb38bcac7d",
     "friedman one phase": "267d51ca6436e43170f3d0cd07818ee45bbfc2f02a060d34ab6bbdd8b3777514",
+    "friedman with missing weighted": "23e92075ed6b40da24cd023a25558913cbaf65f45edfbca09ec0457fa67de63a",
     "friedman fine-tuned binned": "cbc226fe7b2a0b855d5f9573a1a54504f01e03b9cadb512086a5ed193f9c9c92",
 }
 
@@ -112,7 +146,10 @@ def fit_digest(name: str) -> str:
     make_model, load, weighted = FITS[name]
     X, y = load()
     sample_weight = _weights(len(y), seed=len(name)) if weighted else None
-    return graph_digest(make_model().fit(X, y, sample_weight=sample_weight).graph_)
+    return graph_digest(
+        make_model().fit(X, y, sample_weight=sample_weight).graph_,
+        bool(np.isnan(np.asarray(X, dtype=np.float64)).any()),
+    )
 
 
 @pytest.mark.parametrize("name", sorted(FITS))

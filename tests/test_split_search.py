@@ -275,7 +275,7 @@ def test_scan_of_a_sorted_run_equals_brute_force(n, criterion):
     n_bins = 5000
     cf, ys, ws, bin_min, bin_max = _node(3, n, n_bins)
     total = _total(ys, ws, 0, n)
-    result = _scan_of_run(cf, ys, ws, 0, n, bin_min, bin_max, total, _weight(total), np.zeros(K))
+    result = _scan_of_run(cf, ys, ws, 0, n, bin_min, bin_max, total, _weight(total), np.zeros(2 * K))
     assert result == _brute_force(cf, ys, ws, 0, n, bin_min, bin_max)
 
 
@@ -534,8 +534,73 @@ def test_scan_of_a_sorted_run_with_a_missing_code_equals_scikit_learns_two_passe
     n_bins = 5000
     cf, ys, ws, bin_min, bin_max, mc = _missing_node(n, n, n_bins, case)
     total = _total(ys, ws, 0, n)
-    result = _scan_of_run(cf, ys, ws, 0, n, bin_min, bin_max, total, _weight(total), np.zeros(K), mc)
+    result = _scan_of_run(cf, ys, ws, 0, n, bin_min, bin_max, total, _weight(total), np.zeros(2 * K), mc)
     assert result == _brute_force(cf, ys, ws, 0, n, bin_min, bin_max, mc)
+
+
+def _two_passes_in_order(cf, ys, ws, total, w_node, bin_min, bin_max, mc):
+    """scikit-learn's two passes over a run sorted by code, one after the other, each side's sums
+    added sample by sample in the order of its own pass (the second's from the missing values, last
+    in the run), each candidate scored with the proxy's arithmetic (:func:`_candidate`'s): the
+    results of two separate scans, bit for bit, whatever the weights."""
+
+    def proxy(left, w_left):
+        if SQUARED:
+            s_left, s_right = left[1], total[1] - left[1]
+            return (s_left * s_left) / w_left + (s_right * s_right) / (w_node - w_left)
+        sq_left = sq_right = 0.0
+        for k in range(K):
+            sq_left += left[k] * left[k]
+            right = total[k] - left[k]
+            sq_right += right * right
+        return sq_left / w_left + sq_right / (w_node - w_left)
+
+    def one_pass(positions, left, w_left):
+        best = (-np.inf, -1, -1)
+        for i, j in zip(positions[:-1], positions[1:]):
+            left[0 if SQUARED else ys[i]] += ws[i]
+            if SQUARED:
+                left[1] += ws[i] * ys[i]
+            w_left += ws[i]
+            if cf[i] != cf[j]:
+                candidate = proxy(left, w_left)
+                if candidate > best[0]:
+                    best = (candidate, int(cf[i]), int(cf[j]))
+        return best
+
+    real = np.flatnonzero(cf != mc)
+    missing = np.flatnonzero(cf == mc)
+    first = one_pass(np.concatenate([real, missing[:1]]), [0.0] * K, 0.0)
+    left, w_left = [0.0] * K, 0.0
+    for i in missing:
+        left[0 if SQUARED else ys[i]] += ws[i]
+        if SQUARED:
+            left[1] += ws[i] * ys[i]
+        w_left += ws[i]
+    second = one_pass(real, left, w_left)
+    direction = 0
+    if second[0] > first[0]:
+        first, direction = second, 1
+    proxy_value, low, high = first
+    threshold = np.inf if high == mc else _threshold(bin_max[0, low], bin_min[0, high])
+    return proxy_value, low, threshold, direction
+
+
+@pytest.mark.parametrize("n", [40, 3000])
+def test_one_sweep_over_a_sorted_run_scores_both_passes_as_two_scans_would(n, criterion):
+    # Weights that are not integers: sums added in another order would differ in their last bits.
+    n_bins = 5000
+    cf, ys, _, bin_min, bin_max, mc = _missing_node(n + 1, n, n_bins, "some missing")
+    ws = np.random.default_rng(n).uniform(0.5, 2.0, n)
+    order = np.argsort(cf, kind="stable")
+    cf, ys, ws = cf[order], ys[order], ws[order]
+    total = _total(ys, ws, 0, n)
+    w_node = _weight(total)
+    left = np.zeros(2 * K)
+    result = _scan_sorted(
+        cf[None], ys[None], ws[None], 0, 0, n, 0, mc, K, bin_min, bin_max, total, w_node, left, SQUARED
+    )
+    assert result == _two_passes_in_order(cf, ys, ws, total, w_node, bin_min, bin_max, mc)
 
 
 def test_the_second_pass_wins_only_when_strictly_better(criterion):

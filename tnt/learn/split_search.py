@@ -19,10 +19,12 @@ every split), and a node scans its run of them in order, as scikit-learn's CART 
 A missing value (NaN) has its feature's largest code (:attr:`tnt.learn.binning.BinnedData.missing_code`),
 so the scan over codes in increasing order is scikit-learn's first pass (missing values on the
 right), its last boundary, from the last real code to the missing code, the split "all real values
-left, missing right" (threshold ``+inf``). A node with missing values of a feature scans that
-feature a second time, missing values on the left, at the boundaries between real codes only
-(:func:`_second_pass`); the second pass's best replaces the first's only when strictly better, as
-in scikit-learn's ``_splitter.pyx``. A feature without NaN pays one comparison per scan for this.
+left, missing right" (threshold ``+inf``). A node with missing values of a feature also scores
+scikit-learn's second pass, missing values on the left, at the boundaries between real codes only:
+a histogram's codes are visited a second time (:func:`_second_pass`), a sorted run's boundaries
+score both passes in one sweep over its samples (:func:`_scan_both_passes`). The second pass's
+best replaces the first's only when strictly better, as in scikit-learn's ``_splitter.pyx``. A
+feature without NaN pays one comparison per scan for this.
 
 The loops index arrays with unsigned integers (``np.uint64``): numba wraps a negative signed index
 around, which adds a test and an add to every access and keeps registers busy (the scans ran 15%
@@ -71,8 +73,8 @@ NO_MISSING = -1
 
 Buffers = namedtuple("Buffers", ["hist", "counts", "bits", "left"])
 Buffers.__doc__ = """Per-thread scratch memory (first axis: thread): two histograms of ``n_bins * K``
-entries, two code counts, a code bitmap and ``K`` sums of the left side of a split (each padded to
-whole cache lines: the scans take ``K`` from the node (:func:`_entries`), not from these shapes).
+entries, two code counts, a code bitmap and two sets of ``K`` sums of the left side of a split (the
+second for the second pass of a sorted run, :func:`_scan_sorted`; each padded to whole cache lines: the scans take ``K`` from the node (:func:`_entries`), not from these shapes).
 The histograms, counts and bitmap are all zeros, and every scan leaves them so."""
 
 Stored = namedtuple("Stored", ["hist", "counts", "bounds", "slot", "offsets"])
@@ -428,31 +430,66 @@ def _scan_positions(code, y, w, uj, start, end, K, total, w_node, left, w_left, 
     return best
 
 
+@kernel(inline="always")
+def _scan_both_passes(code, y, w, uj, start, real_end, K, total, w_node, left, second_left, w_second, squared):
+    """Both passes of scikit-learn over the real codes of positions start:real_end of row ``uj``
+    of sorted runs, in one sweep: at every boundary the first pass's candidate (the left side
+    ``left``, from zero) and the second's (``second_left`` of weight ``w_second``: the missing
+    values, then the same samples). Each side's sums are added in the order of a pass of its own,
+    so the results are those of two passes bit for bit. Returns (best of the first pass, best of
+    the second, last real code, weight of the real values) and leaves ``left`` the real values' sums."""
+    first = (-np.inf, -1, -1)
+    second = first
+    w_left = 0.0
+    uk = np.uint64(K)
+    prev = np.int64(code[uj, start])
+    for i in range(np.uint64(start), np.uint64(real_end)):
+        b = np.int64(code[uj, i])
+        if b != prev:
+            first = _candidate(first, prev, b, left, total, K, w_left, w_node, squared)
+            second = _candidate(second, prev, b, second_left, total, K, w_second, w_node, squared)
+            prev = b
+        t = y[uj, i]
+        v = w[uj, i]
+        _add_sample(left, np.uint64(0), uk, t, v, squared)
+        _add_sample(second_left, np.uint64(0), uk, t, v, squared)
+        w_left += v
+        w_second += v
+    return first, second, prev, w_left
+
+
 @kernel
 def _scan_sorted(code, y, w, j, start, end, f, mc, K, bin_min, bin_max, total, w_node, left, squared):
     """Best split of positions start:end of row ``j`` of sorted runs (codes ``code``, targets
     ``y``, weights ``w``, in increasing code order) of feature ``f`` of missing code ``mc``: a
-    :class:`Results` entry, the proxy ``-inf`` for a feature constant in the node."""
+    :class:`Results` entry, the proxy ``-inf`` for a feature constant in the node. ``left`` holds
+    ``2 * K`` sums (the second ``K`` for the second pass)."""
     uj = np.uint64(j)
     has_missing = np.int64(code[uj, end - 1]) == mc
-    second = (-np.inf, -1, -1)
+    none = (-np.inf, -1, -1)
     if np.int64(code[uj, end - 1]) == np.int64(code[uj, start]):
-        return _result(second, second, has_missing, f, bin_min, bin_max, mc)
-    if has_missing:
-        # The missing values, last in the run, start on the left; then the real values' boundaries.
-        for k in range(K):
-            left[k] = 0.0
-        w_left = 0.0
-        real_end = end
-        while np.int64(code[uj, real_end - 1]) == mc:
-            real_end -= 1
-        for i in range(np.uint64(real_end), np.uint64(end)):
-            _add_sample(left, np.uint64(0), np.uint64(K), y[uj, i], w[uj, i], squared)
-            w_left += w[uj, i]
-        second = _scan_positions(code, y, w, uj, start, real_end, K, total, w_node, left, w_left, squared)
+        return _result(none, none, has_missing, f, bin_min, bin_max, mc)
     for k in range(K):
         left[k] = 0.0
-    first = _scan_positions(code, y, w, uj, start, end, K, total, w_node, left, 0.0, squared)
+    if not has_missing:
+        first = _scan_positions(code, y, w, uj, start, end, K, total, w_node, left, 0.0, squared)
+        return _result(first, none, has_missing, f, bin_min, bin_max, mc)
+    # The missing values, last in the run, start the second pass's left side.
+    second_left = left[K : 2 * K]
+    for k in range(K):
+        second_left[k] = 0.0
+    w_second = 0.0
+    real_end = end
+    while np.int64(code[uj, real_end - 1]) == mc:
+        real_end -= 1
+    for i in range(np.uint64(real_end), np.uint64(end)):
+        _add_sample(second_left, np.uint64(0), np.uint64(K), y[uj, i], w[uj, i], squared)
+        w_second += w[uj, i]
+    first, second, last, w_real = _scan_both_passes(
+        code, y, w, uj, start, real_end, K, total, w_node, left, second_left, w_second, squared
+    )
+    # The first pass's last boundary: all real values left, missing right.
+    first = _candidate(first, last, mc, left, total, K, w_real, w_node, squared)
     return _result(first, second, has_missing, f, bin_min, bin_max, mc)
 
 
@@ -811,7 +848,7 @@ def make_buffers(n_bins, n_classes, n_lanes) -> Buffers:
         hist=_lane_rows((n_lanes, 2, widest * n_classes), np.float64),
         counts=_lane_rows((n_lanes, 2, widest), np.int32),
         bits=_lane_rows((n_lanes, BITMAP_WORDS), np.uint64),
-        left=_lane_rows((n_lanes, classes), np.float64),
+        left=_lane_rows((n_lanes, 2 * classes), np.float64),
     )
 
 
