@@ -7,8 +7,10 @@ regression digests ("california", "california weighted", "friedman") were record
 regression micro trees moved to the classifier's learner: its sums are added in another order
 (histograms, their subtraction), which breaks ties between splits equally good up to rounding
 otherwise. The fits on data with missing values (NaN in every other column, their digests
-including where missing values go) were recorded at commit 37a81fe, before the two passes over a
-sorted run were made one. A change that means to alter fitted graphs records new digests and says why in its commit.
+including where missing values go) with every internal refit taken (", every refit") were recorded
+at commit 37a81fe, before the two passes over a sorted run were made one, when every refit was the
+default; the same fits with today's default (``internal_refit="auto"``, the refit guard on where
+values are missing) were recorded when it became the default. A change that means to alter fitted graphs records new digests and says why in its commit.
 
 Run ``python tests/test_learner_fingerprints.py`` to print the current digests.
 """
@@ -103,6 +105,16 @@ FITS = {
         _with_missing(_continuous),
         True,
     ),
+    "continuous with missing, every refit": (
+        lambda: TnTClassifier(C=5e-4, internal_refit="always", random_state=0),
+        _with_missing(_continuous),
+        False,
+    ),
+    "continuous with missing weighted, every refit": (
+        lambda: TnTClassifier(C=5e-4, internal_refit="always", random_state=1),
+        _with_missing(_continuous),
+        True,
+    ),
     "california": (lambda: TnTRegressor(C=2e-3, random_state=0), _california, False),
     "california weighted": (lambda: TnTRegressor(C=2e-3, random_state=1), _california, True),
     "friedman": (lambda: TnTRegressor(C=1e-3, random_state=0), _friedman, False),
@@ -110,6 +122,11 @@ FITS = {
     "friedman one phase": (lambda: TnTRegressor(C=1e-3, N1=1, random_state=0), _friedman, False),
     "friedman with missing weighted": (
         lambda: TnTRegressor(C=1e-3, random_state=2),
+        _with_missing(_friedman),
+        True,
+    ),
+    "friedman with missing weighted, every refit": (
+        lambda: TnTRegressor(C=1e-3, internal_refit="always", random_state=2),
         _with_missing(_friedman),
         True,
     ),
@@ -130,14 +147,17 @@ RECORDED = {
     "continuous binned": "65ae9be95454e33a94845d8f2028a365e838f17b8d074a1d60d0e833ba00df8f",
     "pendigits weighted two threads": "4db9972763ae87b0e379b3d035add670b0e6d17512f8f675edf6bc0d57bad358",
     "digits fine-tuned": "5a93170a1e42bb141bc32ec1f190bc8b63c60951858939367017af6427aa0b47",
-    "continuous with missing": "f5dda641e1ea3ee09c7745829ec354b7418aa51bf714c3957fdfffe2b1913668",
-    "continuous with missing weighted": "0567bad199042d21fc0fc2740c6cee8500677d1074b1964c33d5276882029697",
+    "continuous with missing": "6cf46087ae7396def05828bd2684b9e2d6f8a7e088a27dc5da898852b11d7430",
+    "continuous with missing, every refit": "f5dda641e1ea3ee09c7745829ec354b7418aa51bf714c3957fdfffe2b1913668",
+    "continuous with missing weighted": "098c713f79b71690eebc7c78551864ba906132ec940301d2cd8c5ec79b7bd97a",
+    "continuous with missing weighted, every refit": "0567bad199042d21fc0fc2740c6cee8500677d1074b1964c33d5276882029697",
     "california": "70742fe05f9409c94ea7ce4c3930552cf083a3781f8d84d99d95d57c9729a5e1",
     "california weighted": "1e17cbc976f2c90fb88fe4fcfafe5b927311f680d50a18078aebbc22c34030c7",
     "friedman": "06ed020321617c820ff94b910a87ad30606abf43645a9527b06f8ce8a38ca905",
     "friedman weighted two threads": "72f8519935db85b19f271fde201a4e63a75d9765e88bbb703e88babb38bcac7d",
     "friedman one phase": "267d51ca6436e43170f3d0cd07818ee45bbfc2f02a060d34ab6bbdd8b3777514",
-    "friedman with missing weighted": "23e92075ed6b40da24cd023a25558913cbaf65f45edfbca09ec0457fa67de63a",
+    "friedman with missing weighted": "762a87c72f0940902c6906e1b915ebbb879ba58f96c9397771bf37f5751e2c87",
+    "friedman with missing weighted, every refit": "23e92075ed6b40da24cd023a25558913cbaf65f45edfbca09ec0457fa67de63a",
     "friedman fine-tuned binned": "cbc226fe7b2a0b855d5f9573a1a54504f01e03b9cadb512086a5ed193f9c9c92",
 }
 
@@ -145,7 +165,8 @@ RECORDED = {
 def fit_digest(name: str) -> str:
     make_model, load, weighted = FITS[name]
     X, y = load()
-    sample_weight = _weights(len(y), seed=len(name)) if weighted else None
+    # The weights of a fit with every refit taken are those of the same fit with the defaults.
+    sample_weight = _weights(len(y), seed=len(name.removesuffix(", every refit"))) if weighted else None
     return graph_digest(
         make_model().fit(X, y, sample_weight=sample_weight).graph_,
         bool(np.isnan(np.asarray(X, dtype=np.float64)).any()),
