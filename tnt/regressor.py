@@ -78,10 +78,9 @@ class TnTRegressor(GraphRegressorMixin, TnTEstimator):
     feature_importances_ : ndarray of shape (n_features_in_,)
         Normalised total weighted squared-error decrease brought by each feature.
     n_steps_ : int
-        Steps of the schedule (grow passes, merges and fine-tuning rounds) the graph was trained
-        for: all ``N1 * (N2 + 1) + fine_tune`` unless ``validation_fraction`` stopped earlier.
+        Steps of the schedule the graph was trained for, as in :class:`tnt.TnTClassifier`.
     pruning_level_ : float
-        The ``ccp_alpha`` the graph was pruned at: the parameter, or the level "held_out" chose.
+        The ``ccp_alpha`` the graph was pruned at, as in :class:`tnt.TnTClassifier`.
     validation_scores_ : ndarray of shape (N1 * (N2 + 1) + fine_tune,)
         With ``validation_fraction``, the held-out score after each step (minus the weighted mean
         squared error of the standardised targets); empty otherwise (and when too few samples were
