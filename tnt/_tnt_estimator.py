@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.base import is_classifier
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from tnt._base import EXCLUDED_FEATURES, GrownGraphEstimator, has_missing
+from tnt._base import EXCLUDED_FEATURES, GrownGraphEstimator
 from tnt._parallel import effective_n_jobs, n_jobs_constraint
 from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.learn.graph_pruning import prune_fitted_graph
@@ -91,7 +91,8 @@ class TnTEstimator(GrownGraphEstimator):
         return int(self.max_bins)
 
     def _grow(self, problem, callback: ProgressCallback = None) -> FlatGraph:
-        problem.guard_refits = guards_refits(self.internal_refit, has_missing(problem.X))
+        # The problem's binned data (which every growth below needs) says whether a value is missing.
+        problem.guard_refits = guards_refits(self.internal_refit, problem.has_missing)
         schedule = {
             "C": float(self.C),
             "N1": int(self.N1),
