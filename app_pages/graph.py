@@ -9,7 +9,7 @@ from tnt.viz.explain import drawing_mode, drawing_note, node_info, path_table, s
 from tnt.viz.exporter import format_value
 from tnt.viz.plotly_view import graph_figure
 from ui import drawing, state
-from ui.display import LABELS, format_C, format_measure, table_height
+from ui.display import LABELS, PATH_COLUMNS, format_C, format_measure, table_height
 from ui.editor import editor_section
 from ui.inspection import apply_chosen_sample, inspection_section
 from ui.opened import (
@@ -128,7 +128,7 @@ if result is not None:
     if data_fits:  # a test sample picked in the confusion matrix's list becomes the page's sample
         apply_chosen_sample()
 
-    left, right = st.columns([5, 2], gap="medium")
+    left, right = st.columns([5, 3], gap="medium")
     x = None
     with right:
         if data_fits:
@@ -148,7 +148,12 @@ if result is not None:
                 verdict = "right" if predicted == truth else "wrong"
                 st.markdown(f"Sample **#{index}**: class **{truth}**, predicted **{predicted}** ({verdict}).")
             steps = sample_path(graph, x, names)
-            st.dataframe(path_table(steps), hide_index=True, height=table_height(len(steps), max_px=320))
+            st.dataframe(
+                path_table(steps),
+                hide_index=True,
+                column_config=PATH_COLUMNS,
+                height=table_height(len(steps), max_px=320),
+            )
             if not highlight:
                 x = None
         else:

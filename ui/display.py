@@ -119,6 +119,15 @@ def measure_columns(columns) -> dict:
     return {LABELS.get(name, name): st.column_config.NumberColumn(format=f) for name, f in formats.items()}
 
 
+#: ``st.dataframe``'s ``column_config`` for a sample's path (:func:`tnt.viz.explain.path_table`): the
+#: node and value get only what they need so that the test fits beside them in the Graph page's side
+#: column at 1,440 px; "goes" keeps its own width ("no (missing)").
+PATH_COLUMNS = {
+    "node": st.column_config.NumberColumn(width=40),
+    "value": st.column_config.TextColumn(width=52),
+}
+
+
 def headline(metrics: dict) -> tuple[str, str]:
     """The headline measure of a model's metrics, as (key, label): test accuracy, or test R² for a
     regression.
