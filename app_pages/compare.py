@@ -4,7 +4,7 @@ import streamlit as st
 
 from tnt.services.compare import compare_models, comparison_frame
 from tnt.services.model_on_data import opened_metrics
-from ui import state
+from ui import drawing, state
 from ui.analysis import remembered, show_graph
 from ui.display import format_bins, format_C, format_measure, headline, labelled, measure_columns
 from ui.opened import model_file_panel, opened_against_data, opened_label
@@ -63,8 +63,14 @@ best = table[key].idxmax()
 st.caption(f"Highest {label}: **{best}** ({format_measure(key, table.loc[best, key])}).")
 
 names, classes = list(data.feature_names), None if data.is_regression else data.class_names
+if classes is not None:  # one legend for every graph below
+    drawing.legend(classes)
+    st.caption(drawing.EDGE_LEGEND)
 cols = st.columns(2)
 for i, (name, (model, m)) in enumerate(results.items()):
     with cols[i % 2]:
         st.markdown(f"**{name}**: {m['splits']} splits, {m['leaves']} leaves, {m['shared_nodes']} shared")
-        show_graph(model.graph_, names, classes, key=f"compare/graph/{i}", target_name=data.target_name)
+        show_graph(
+            model.graph_, names, classes, key=f"compare/graph/{i}", target_name=data.target_name,
+            own_legend=classes is None,
+        )  # fmt: skip

@@ -107,8 +107,7 @@ if result is not None:
             )
     st.caption(
         f"{opening}: {graph.n_splits} splits, {graph.n_leaves} leaves, {graph.shared_nodes.size} nodes with "
-        f"several parents (double border), {max_depth + 1} layers. Left edge ('yes'): the test holds; dashed "
-        f"('no'): it does not.{accuracy}"
+        f"several parents (double border), {max_depth + 1} layers. {drawing.EDGE_LEGEND}{accuracy}"
     )
     if graph.regression:
         drawing.value_legend(graph, data.target_name if data_fits else "target")

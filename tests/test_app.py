@@ -17,6 +17,7 @@ from tnt.codegen.sql import sql_identifier
 from tnt.estimator import TnTClassifier
 from tnt.services.training import TrainParams
 from tnt.viz.plotly_view import figure_height
+from ui.drawing import EDGE_LEGEND
 
 ROOT = Path(__file__).resolve().parent.parent
 BAD = ROOT / "tests" / "bad_csv"
@@ -468,3 +469,13 @@ def test_a_failing_fit_shows_a_message_and_keeps_the_previous_model_and_data(app
     monkeypatch.undo()  # once the fault is gone, the same click trains
     button(app, "Train").click().run()
     assert not app.error and app.session_state["train/params"].C == 1e-4
+
+
+def test_compare_shows_one_class_legend_for_all_its_graphs(app):
+    go(app, "compare")
+    assert not app.error
+    charts = [json.loads(c.proto.spec) for c in app.get("plotly_chart") if c.proto.spec and '"nodes"' in c.proto.spec]
+    assert len(charts) >= 4  # TnT, TnT fine-tuned, CART, TAO (NDG) on the default data are drawn by plotly
+    assert all(chart["layout"]["showlegend"] is False for chart in charts)
+    assert sum("mixed (no class over half)" in h.proto.body for h in app.get("html")) == 1
+    assert any(c.value == EDGE_LEGEND for c in app.main.caption)

@@ -25,15 +25,20 @@ def latest(kind: str):
     return store.latest() if store else None
 
 
-def show_graph(graph, feature_names, class_names, key: str, target_name: str = "target") -> None:
+def show_graph(
+    graph, feature_names, class_names, key: str, target_name: str = "target", own_legend: bool = True
+) -> None:
     """A small graph laid out by Graphviz in the browser (under its colour bar if it is a regression
-    graph: each graph's colours span its own node means), a large one as the plotly view."""
+    graph: each graph's colours span its own node means), a large one as the plotly view, with its
+    legend of classes and edges unless ``own_legend`` is False (a page that shows one legend for all)."""
     if drawing_mode(graph) == "browser":
         if graph.regression:
             value_legend(graph, target_name)
         st.graphviz_chart(to_dot(graph, feature_names=feature_names, class_names=class_names))
     else:
         fig = graph_figure(graph, feature_names=feature_names, class_names=class_names, target_name=target_name)
+        if not own_legend:
+            fig.update_layout(showlegend=False, margin={"t": 10})
         st.plotly_chart(fig, key=key)
 
 

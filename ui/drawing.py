@@ -271,6 +271,10 @@ def incoming_figure(edges, class_names=None):
     return fig
 
 
+#: How a drawing tells the two edges of a split apart, said under every drawing of a graph.
+EDGE_LEGEND = "Left edge ('yes'): the test holds; dashed ('no'): it does not."
+
+
 def legend(class_names) -> None:
     """One coloured chip per class, and blue for mixed nodes."""
     items = list(zip(class_names, class_palette(len(class_names)))) + [(MIXED_LABEL, MIXED_COLOR)]
