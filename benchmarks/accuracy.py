@@ -130,9 +130,10 @@ def one_seed(task: str, name: str, path: Path, seed: int, Cs=C_GRID, params=None
     return rows
 
 
-def run_suite(entries, seeds=SEEDS, Cs=C_GRID, n_jobs=-1, params=None, missing_share=0.0) -> pd.DataFrame:
-    """:func:`one_seed` over every (set, seed) job, on ``n_jobs`` joblib workers: one row per (set, C, seed)."""
-    jobs = [(task, name, path, seed) for task, name, path in entries for seed in range(seeds)]
+def run_suite(entries, seeds=SEEDS, Cs=C_GRID, n_jobs=-1, params=None, missing_share=0.0, first_seed=0) -> pd.DataFrame:
+    """:func:`one_seed` over every (set, seed) job, seeds ``first_seed`` to ``first_seed + seeds - 1``, on
+    ``n_jobs`` joblib workers: one row per (set, C, seed)."""
+    jobs = [(task, name, path, seed) for task, name, path in entries for seed in range(first_seed, first_seed + seeds)]
     results = Parallel(n_jobs=n_jobs)(delayed(one_seed)(*job, Cs, params, missing_share) for job in jobs)
     return pd.DataFrame([row for rows in results for row in rows])
 

@@ -4,6 +4,7 @@ written to docs/accuracy_missing.md.
 Run from the repository root:
 
     .venv/bin/python benchmarks/missing_values.py [--share 0.15] [--sets yeast credit_g ...] [--seeds 5]
+        [--first-seed 0]
 
 The suite and its rules are :mod:`benchmarks.accuracy`'s (16 classification and 8 regression sets, C in
 1e-2, 1e-3, 1e-4, seeded 67/33 splits, CART grown best-first to TnT's splits). The suite runs twice in
@@ -17,10 +18,13 @@ With NaN the suite also runs twice more, to see what TnT's second phase (the mic
 graph's nodes after the first phase) does with missing values: with ``N1=1`` (the first phase alone,
 which is CART pruned at C) and with ``internal_refit="always"`` (every internal node's refit taken,
 the default before missing values turned the refit guard on). For each, the pairs where the graph's
-gain over CART (each at its own splits) is below the first phase's.
+gain over CART (each at its own splits) is below the first phase's. The first phase alone runs without
+NaN too, so that the report says, for the first phase and for the finished graph, on how many pairs TnT
+is at least as accurate as CART without NaN and with.
 
 A run of the whole suite writes ``docs/accuracy_missing.md`` whole and the per-seed rows beside it
-(``docs/accuracy_missing_runs.csv``); ``--sets`` or ``--seeds`` runs write only to ``--out``.
+(``docs/accuracy_missing_runs.csv``); ``--sets``, ``--seeds`` or ``--first-seed`` runs (seeds
+``--first-seed`` on, to see how far the counts move with the seeds) write only to ``--out``.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ import os
 import platform
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import pandas as pd
@@ -51,9 +56,11 @@ from accuracy import (  # noqa: E402
 
 REPORT = ROOT / "docs" / "accuracy_missing.md"
 SHARE = 0.15
+#: The first phase alone: TnT's parameters and its name in the tables.
+FIRST_PHASE = ("first phase alone (N1=1)", {"N1": 1})
 #: The variants run on the data with NaN besides the defaults: (name, TnT parameters).
 PHASES = (
-    ("first phase alone (N1=1)", {"N1": 1}),
+    FIRST_PHASE,
     ('every refit taken (internal_refit="always")', {"internal_refit": "always"}),
 )
 
@@ -133,6 +140,30 @@ def phase_table(first: pd.DataFrame, graphs: dict, counted: pd.DataFrame) -> pd.
     return pd.DataFrame(rows)
 
 
+def wins_table(graphs: dict, counted: pd.DataFrame) -> pd.DataFrame:
+    """Per task and graph (``{(name, with NaN): suite runs}``): over the pairs ``counted`` (rows of
+    task, set and C), how many TnT wins (its mean score at least CART's) and its mean gain."""
+    keys = ["task", "set", "C"]
+    rows = []
+    for (name, with_nan), runs in graphs.items():
+        both = counted[keys].merge(pair_table(runs)[[*keys, "gain", "win"]], on=keys)
+        for task, g in both.groupby("task", sort=False):
+            rows.append({"task": task, "graph": name, "nan": with_nan, "pairs": len(g), "wins": int(g["win"].sum()),
+                         "mean_gain": float(g["gain"].mean())})  # fmt: skip
+    return pd.DataFrame(rows).sort_values(["task", "nan"], kind="stable", ignore_index=True)
+
+
+def wins_markdown(wins: pd.DataFrame, share: float) -> str:
+    lines = [
+        "| task | graph | NaN | pairs | TnT >= CART | mean gain |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in wins.itertuples():
+        nan = f"{100 * share:.0f} %" if r.nan else "none"
+        lines.append(f"| {r.task} ({UNIT[r.task]}) | {r.graph} | {nan} | {r.pairs} | {r.wins} | {_sign(r.mean_gain)} |")
+    return "\n".join(lines)
+
+
 def phase_markdown(phases: pd.DataFrame, share: float) -> str:
     lines = [
         f"| task | graph, {100 * share:.0f} % NaN | pairs | gain over CART below the first phase's | "
@@ -144,13 +175,24 @@ def phase_markdown(phases: pd.DataFrame, share: float) -> str:
     return "\n".join(lines)
 
 
-def report(pairs: pd.DataFrame, *, share: float, seeds: int, command: str, took: str, stamp: str, phases=None) -> str:
+def report(
+    pairs: pd.DataFrame,
+    *,
+    share: float,
+    seeds: int,
+    command: str,
+    took: str,
+    stamp: str,
+    phases=None,
+    wins=None,
+    first_seed: int = 0,
+) -> str:
     """The whole of ``docs/accuracy_missing.md``."""
     parts = [
         "# Accuracy with missing values: TnT against CART at the same number of splits\n",
         "Written by `benchmarks/missing_values.py`; nothing here is edited by hand. The suite of "
         "[Accuracy](accuracy.md) (same sets, C = "
-        f"{', '.join(f'{C:g}' for C in C_GRID)}, seeds {', '.join(map(str, range(seeds)))}, CART grown best-first "
+        f"{', '.join(f'{C:g}' for C in C_GRID)}, seeds {', '.join(map(str, range(first_seed, first_seed + seeds)))}, CART grown best-first "
         f"to TnT's splits) runs twice in one run: as it is, and with {100 * share:.0f} % of the feature values of "
         "every set replaced by NaN at random (seeded, training and test rows alike). TnT and scikit-learn's CART "
         "both learn from the NaN themselves: at each split the missing values go to the side that lowers the "
@@ -170,6 +212,14 @@ def report(pairs: pd.DataFrame, *, share: float, seeds: int, command: str, took:
             "counted without NaN) where the finished graph's gain over CART is below the first phase's.\n",
             phase_markdown(phases, share) + "\n",
         ]
+    if wins is not None:
+        parts += [
+            "## Which phase wins the pairs\n",
+            "The pairs (those counted without NaN) where TnT is at least as accurate as CART grown best-first to "
+            "its splits, for TnT's first phase alone (`N1=1`, CART pruned at C: scikit-learn's "
+            "`DecisionTree*(ccp_alpha=...)` up to ties) and for the finished graph, without NaN and with.\n",
+            wins_markdown(wins, share) + "\n",
+        ]
     for task in TASKS:
         if (pairs["task"] == task).any():
             parts += [f"## {task.capitalize()}: every pair\n", pairs_markdown(pairs, task) + "\n"]
@@ -181,49 +231,70 @@ def main(argv=None) -> int:
     parser.add_argument("--share", type=float, default=SHARE, help=f"share of values removed (default {SHARE})")
     parser.add_argument("--sets", nargs="+", help="only these sets of the suite")
     parser.add_argument("--seeds", type=int, help=f"seeds per set (default {SEEDS})")
+    parser.add_argument("--first-seed", type=int, default=0, help="the first seed (default 0)")
     parser.add_argument("--n-jobs", type=int, default=-1, help="joblib workers (default -1: all cores)")
     parser.add_argument("--out", type=Path, help=f"the report (default {REPORT.relative_to(ROOT)} for a full run)")
     args = parser.parse_args(argv)
     if not 0.0 < args.share < 1.0:
         raise SystemExit(f"--share takes a share between 0 and 1, got {args.share}; write for example 0.15.")
     seeds = args.seeds or SEEDS
-    full = args.sets is None and seeds == SEEDS and args.share == SHARE
+    full = args.sets is None and seeds == SEEDS and args.share == SHARE and args.first_seed == 0
     out = args.out or (REPORT if full else None)
     command = "python benchmarks/missing_values.py " + " ".join(argv if argv is not None else sys.argv[1:])
 
     entries = suite(args.sets)
     load = os.getloadavg()[0]
     start = time.perf_counter()
-    plain = run_suite(entries, seeds=seeds, n_jobs=args.n_jobs)
+    runs = partial(run_suite, entries, seeds=seeds, n_jobs=args.n_jobs, first_seed=args.first_seed)
+    plain = runs()
     middle = time.perf_counter()
-    missing = run_suite(entries, seeds=seeds, n_jobs=args.n_jobs, missing_share=args.share)
+    missing = runs(missing_share=args.share)
     end = time.perf_counter()
-    variants = {
-        name: run_suite(entries, seeds=seeds, n_jobs=args.n_jobs, missing_share=args.share, params=params)
-        for name, params in PHASES
-    }
+    variants = {name: runs(missing_share=args.share, params=params) for name, params in PHASES}
     after = time.perf_counter()
+    plain_first = runs(params=FIRST_PHASE[1])
     took = (
-        f"Took {(end - start) / 60:.1f} minutes of wall time: without NaN {(middle - start) / 60:.1f}, with NaN "
-        f"{(end - middle) / 60:.1f}, the two variants with NaN {(after - end) / 60:.1f} (TnT fits {plain['tnt_fit_s'].sum():.0f} s and {missing['tnt_fit_s'].sum():.0f} s). "
-        f"Load average at the start {load:.1f}."
+        f"Took {(after - start) / 60:.1f} minutes of wall time: without NaN {(middle - start) / 60:.1f}, with NaN "
+        f"{(end - middle) / 60:.1f}, the two variants with NaN {(after - end) / 60:.1f}, then the first phase alone "
+        f"without NaN {(time.perf_counter() - after) / 60:.1f} (TnT fits {plain['tnt_fit_s'].sum():.0f} s and "
+        f"{missing['tnt_fit_s'].sum():.0f} s). Load average at the start {load:.1f}."
     )
     pairs = compare(plain, missing)
     first, *others = variants
     phases = phase_table(variants[first], {**{name: variants[name] for name in others}, "the defaults": missing}, pairs)
+    wins = wins_table(
+        {
+            (first, False): plain_first,
+            ("the defaults", False): plain,
+            (first, True): variants[first],
+            ("the defaults", True): missing,
+        },
+        pairs,
+    )
     stamp = f"{datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC"
-    text = report(pairs, share=args.share, seeds=seeds, command=command.strip(), took=took, stamp=stamp, phases=phases)
+    text = report(
+        pairs,
+        share=args.share,
+        seeds=seeds,
+        command=command.strip(),
+        took=took,
+        stamp=stamp,
+        phases=phases,
+        wins=wins,
+        first_seed=args.first_seed,
+    )
     print(text)
     if out is not None:
         out.write_text(text)
-        runs = pd.concat(
+        table = pd.concat(
             [
                 plain.assign(missing_share=0.0, variant="defaults"),
+                plain_first.assign(missing_share=0.0, variant=first),
                 missing.assign(missing_share=args.share, variant="defaults"),
             ]
-            + [runs.assign(missing_share=args.share, variant=name) for name, runs in variants.items()]
+            + [graph.assign(missing_share=args.share, variant=name) for name, graph in variants.items()]
         )
-        runs.to_csv(out.with_name(out.stem + "_runs.csv"), index=False)
+        table.to_csv(out.with_name(out.stem + "_runs.csv"), index=False)
         print(f"Written to {out}.")
     return 0
 

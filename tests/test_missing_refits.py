@@ -69,3 +69,44 @@ def test_with_missing_values_a_first_phase_that_fits_every_training_sample_stays
     assert first.score(X, y) == 1.0
     assert _same(TnTClassifier(C=0.0, random_state=0).fit(X, y), first)
     assert not _same(TnTClassifier(C=0.0, internal_refit="always", random_state=0).fit(X, y), first)
+
+
+def test_for_a_regressor_the_guard_compares_the_graphs_squared_training_errors():
+    """A regressor's reduced problem weighs a sample by how much its squared error differs between the
+    two children, so "misroutes less weight" is "has a lower weighted squared training error", with
+    missing values (each split's direction) as without: the guard needs no criterion of its own."""
+    from tnt.learn.micro_tree import MicroTree
+    from tnt.learn.refit_guard import improves_on_split
+    from tnt.learn.regression_growth import RegressionProblem, _LeafValues, _reduced_problem
+    from tnt.learn.working_graph import FlatGraph, WorkingGraph
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2)).astype(np.float32)
+    X[rng.random(X.shape) < 0.25] = np.nan
+    y, w = rng.normal(size=60), rng.uniform(0.5, 2.0, size=60)
+    problem = RegressionProblem(X=X, y=y, w=w, n_classes=2, seed=0)
+    values = _LeafValues(-0.4)
+    values.add(np.array([0.7]))
+    start = FlatGraph(
+        np.array([1, -1, -1]), np.array([2, -1, -1]), np.array([0, -2, -2]), np.array([0.0, -2.0, -2.0]),
+        np.array([-1, 0, 1]), missing_go_to_left=np.array([1, 0, 0], dtype=np.uint8),
+    )  # fmt: skip
+    rows, targets, weights = _reduced_problem(WorkingGraph(start, True), 0, problem, np.arange(60), values)
+    assert rows.size > 50 and np.isnan(X[rows]).any()
+
+    def squared_error(feature, threshold, missing_left):
+        x = X[:, feature]
+        right = np.where(np.isnan(x), not missing_left, x > threshold)
+        return float(np.sum(w * (np.where(right, 0.7, -0.4) - y) ** 2))
+
+    decided = 0
+    for feature, threshold, missing_left in [(f, t, m) for f in (0, 1) for t in (-1.0, -0.2, 0.3, 1.1) for m in (0, 1)]:
+        stump = MicroTree(
+            np.array([1, -1, -1]), np.array([2, -1, -1]), np.array([feature, -2, -2]),
+            np.array([threshold, -2.0, -2.0]), np.array([-1, 0, 1]),
+            missing_left=np.array([missing_left, 0, 0], dtype=np.uint8),
+        )  # fmt: skip
+        lower = squared_error(feature, threshold, missing_left) < squared_error(0, 0.0, 1) - 1e-9
+        assert improves_on_split(stump, 0, 0.0, 1, X, rows, targets, weights) == lower
+        decided += lower
+    assert 0 < decided < 16  # some stumps improve on the split, some do not

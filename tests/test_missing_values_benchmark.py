@@ -88,11 +88,55 @@ def test_a_small_run_compares_the_two_runs_and_writes_its_report(missing, tmp_pa
     out = tmp_path / "accuracy_missing.md"
     assert missing.main(["--sets", "tiny", "--seeds", "1", "--n-jobs", "1", "--out", str(out)]) == 0
     runs = pd.read_csv(tmp_path / "accuracy_missing_runs.csv")
-    assert sorted(set(runs["missing_share"])) == [0.0, 0.15] and len(runs) == 12  # 4 runs of 3 values of C
+    assert sorted(set(runs["missing_share"])) == [0.0, 0.15] and len(runs) == 15  # 5 runs of 3 values of C
     assert sorted(set(runs["variant"])) == sorted(["defaults", *(name for name, _ in missing.PHASES)])
+    first = runs[runs["variant"] == missing.FIRST_PHASE[0]]
+    assert sorted(set(first["missing_share"])) == [0.0, 0.15]  # the first phase alone runs without NaN too
     assert (runs["tnt_splits"] == runs["cart_splits"]).all()  # CART grown to TnT's splits, with NaN too
+    assert set(runs["seed"]) == {0}
     text = out.read_text()
     assert "## Summary" in text and "| tiny |" in text and "## The second phase with missing values" in text
+    assert "## Which phase wins the pairs" in text and "seeds 0, CART" in text
+
+
+def test_first_seed_runs_the_seeds_from_it(missing, tmp_path, monkeypatch):
+    calls = []
+
+    def fake_suite(entries, seeds, n_jobs, first_seed, missing_share=0.0, params=None):
+        calls.append((seeds, first_seed))
+        return _runs([("classification", "a", C, s, 20, 20, 0.8, 0.7) for C in (1e-2, 1e-3) for s in range(5, 7)])
+
+    monkeypatch.setattr(missing, "suite", lambda names: [("classification", "a", tmp_path / "a.npz")])
+    monkeypatch.setattr(missing, "run_suite", fake_suite)
+    out = tmp_path / "more_seeds.md"
+    assert missing.main(["--seeds", "2", "--first-seed", "5", "--n-jobs", "1", "--out", str(out)]) == 0
+    assert set(calls) == {(2, 5)}
+    assert "seeds 5, 6, CART" in out.read_text()
+
+
+def test_the_wins_of_each_phase_are_counted_over_the_pairs_counted_without_nan(missing):
+    first = _runs(
+        [
+            ("regression", "a", 1e-3, 0, 20, 20, 0.40, 0.50),  # a loss
+            ("regression", "c", 1e-4, 0, 40, 40, 0.50, 0.50),  # a tie: a win
+            ("regression", "d", 1e-4, 0, 40, 40, 0.90, 0.10),  # not counted
+        ]
+    )
+    final = _runs(
+        [
+            ("regression", "a", 1e-3, 0, 25, 25, 0.52, 0.50),  # +2
+            ("regression", "c", 1e-4, 0, 44, 44, 0.60, 0.50),  # +10
+            ("regression", "d", 1e-4, 0, 44, 44, 0.10, 0.90),
+        ]
+    )
+    counted = pd.DataFrame({"task": ["regression"] * 2, "set": ["a", "c"], "C": [1e-3, 1e-4]})
+    wins = missing.wins_table({("first", True): first, ("final", False): final}, counted)
+    assert list(wins["graph"]) == ["final", "first"]  # without NaN first
+    assert list(wins["wins"]) == [2, 1] and list(wins["pairs"]) == [2, 2]
+    assert wins["mean_gain"].tolist() == pytest.approx([6.0, -5.0])
+    text = missing.wins_markdown(wins, 0.15)
+    assert "| regression (R^2 x100) | final | none | 2 | 2 | +6.00 |" in text
+    assert "| regression (R^2 x100) | first | 15 % | 2 | 1 | -5.00 |" in text
 
 
 def test_the_second_phase_is_compared_with_the_first_pair_by_pair(missing):
@@ -117,3 +161,12 @@ def test_the_second_phase_is_compared_with_the_first_pair_by_pair(missing):
     assert "| classification (pp) | final | 2 | 1 | +3.50 |" in missing.phase_markdown(
         missing.phase_table(first, {"final": final}, counted), 0.15
     )
+
+
+def test_the_suite_runs_the_seeds_from_the_first_seed(accuracy, tmp_path):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(120, 2)).astype(np.float32)
+    path = tmp_path / "tiny.npz"
+    np.savez(path, X=X, y=(X[:, 0] > 0).astype(np.int64))
+    runs = accuracy.run_suite([("classification", "tiny", path)], seeds=2, Cs=(1e-2,), n_jobs=1, first_seed=3)
+    assert runs["seed"].tolist() == [3, 4]
