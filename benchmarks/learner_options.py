@@ -136,6 +136,19 @@ def mnist_fit_ratios(variants: dict, data_dir=None, repeat: int = 2) -> dict:
     return ratios | {"default": 1.0, "_s": times[0], "_turns": repeat}
 
 
+def mnist_timings(kept: pd.DataFrame, names: list, turns: int, measure=None) -> tuple[pd.DataFrame, list]:
+    """``(timed, untimed)``: the rows of ``kept`` (columns ``variant``, ``value``) with the variants of
+    ``names`` it has no row for (``untimed``) timed in ``turns`` turns by ``measure`` (default
+    :func:`mnist_fit_ratios`) when ``turns`` is not 0; the defaults' time and the turns are then the
+    new measurement's, and the kept ratios were timed against an earlier run of the defaults."""
+    untimed = [name for name in names if name not in set(kept["variant"])]
+    if not (untimed and turns):
+        return kept, untimed
+    ratios = (measure or mnist_fit_ratios)({n: VARIANTS[n] for n in untimed}, repeat=turns)
+    older = kept[~kept["variant"].isin(list(ratios))]
+    return pd.concat([older, pd.DataFrame({"variant": list(ratios), "value": list(ratios.values())})]), untimed
+
+
 def _pp(x: float) -> str:
     return f"{x:+.2f}"
 
@@ -271,18 +284,12 @@ def main(argv=None) -> int:
             pd.concat(all_trials).to_csv(files["paper"], index=False)
             papers[name] = paper_table(trials, settings)
         print(f"{name}: done after {(time.perf_counter() - start_all) / 60:.1f} minutes", flush=True)
-    ratios = {}
-    if args.mnist_turns:
-        timed = kept["mnist"]
-        untimed = [name for name in args.variants if name not in set(timed["variant"])]
-        if len(untimed) < len(args.variants):
-            reused.append(f"MNIST's timings of {', '.join(n for n in args.variants if n not in untimed)}")
-        if untimed:
-            ratios = mnist_fit_ratios({n: VARIANTS[n] for n in untimed}, repeat=args.mnist_turns)
-            older = timed[~timed["variant"].isin(list(ratios))]
-            timed = pd.concat([older, pd.DataFrame({"variant": list(ratios), "value": list(ratios.values())})])
-        ratios = dict(zip(timed["variant"], timed["value"], strict=True))
+    timed, untimed = mnist_timings(kept["mnist"], args.variants, args.mnist_turns)
+    if len(untimed) < len(args.variants):
+        reused.append(f"MNIST's timings of {', '.join(n for n in args.variants if n not in untimed)}")
+    if untimed and args.mnist_turns:
         timed.to_csv(files["mnist"], index=False)
+    ratios = dict(zip(timed["variant"], timed["value"], strict=True)) if "value" in timed else {}
     took = (
         ("Kept from an earlier run (`--keep`): " + ", ".join(reused) + ". " if reused else "")
         + f"Took {(time.perf_counter() - start_all) / 60:.1f} minutes of wall time; load average at the end {os.getloadavg()[0]:.1f}."
