@@ -88,9 +88,11 @@ class TnTClassifier(GraphClassifierMixin, TnTEstimator):
         grown on all the samples); training takes about twice as long. "held_out_regrown": the same
         level, but the graph on all the samples is grown at the larger of ``C`` and the level, then
         pruned at it: TnT's own graph at that cost per split rather than a larger graph cut down to
-        it (pruning keeps splits and refits chosen for the larger graph), which wins more often
-        against CART of its size. Growing at a smaller ``C`` and pruning at the larger, "held_out"
-        and "held_out_regrown" are measured in ``docs/learner_options.md``.
+        it (pruning keeps splits and refits chosen for the larger graph). On the accuracy suite it
+        beats CART of its size on 30 of 33 classification pairs ("held_out" 25, the defaults 20)
+        but on fewer regression pairs than the defaults; training takes about 2.7 times as long.
+        Growing at a smaller ``C`` and pruning at the larger, "held_out" and "held_out_regrown" are
+        measured in ``docs/learner_options.md``.
 
     Attributes
     ----------
