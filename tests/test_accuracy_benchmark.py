@@ -185,3 +185,23 @@ def test_only_the_variants_without_a_kept_timing_are_timed_on_mnist():
     assert options.mnist_timings(kept, ["guard"], 2, measure)[0] is kept
     assert options.mnist_timings(kept, ["held_out"], 0, measure)[0] is kept
     assert len(asked) == 1
+
+
+def test_a_variants_tnt_is_compared_with_the_defaults_tnt_at_the_same_C():
+    """benchmarks/learner_options.py: the change of TnT's own test score, whatever the sizes."""
+    options = load_benchmark("learner_options")
+    default = _runs(
+        [
+            ("classification", "a", 1e-3, 0, 20, 20, 0.60, 0.62),
+            ("classification", "b", 1e-3, 0, 30, 30, 0.80, 0.70),
+        ]
+    )
+    variant = _runs(
+        [
+            ("classification", "a", 1e-3, 0, 12, 12, 0.64, 0.62),  # +4 points
+            ("classification", "b", 1e-3, 0, 15, 15, 0.79, 0.70),  # -1 point
+        ]
+    )
+    table = options.compare(options.counted_pairs(default), variant)
+    lines = options.against_defaults({"v": table})
+    assert lines[-1].startswith("| v | 1 / 2 | +1.50 | 0 / 0 |")
