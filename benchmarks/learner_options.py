@@ -89,6 +89,12 @@ VARIANTS = {
         "grown on the rest is pruned level by level, the level scoring best there (the most pruned of the best) "
         "prunes the graph grown on all the data (`ccp_alpha='held_out'`)",
     ),
+    "held_out_regrown": (
+        {"ccp_alpha": "held_out_regrown"},
+        "the level held_out_pruned chooses, but the graph on all the data is grown at the larger of C and that "
+        "level, then pruned at it (`ccp_alpha='held_out_regrown'`): TnT's own graph at that cost per split "
+        "instead of a larger graph cut down to it",
+    ),
 }
 
 
@@ -128,6 +134,38 @@ def mnist_fit_ratios(variants: dict, data_dir=None, repeat: int = 2) -> dict:
     times, _ = timed_in_turns(fits, repeat)
     ratios = {name: times[i + 1] / times[0] for i, name in enumerate(variants)}
     return ratios | {"default": 1.0, "_s": times[0], "_turns": repeat}
+
+
+def mnist_timings(kept: pd.DataFrame, names: list, turns: int, measure=None) -> tuple[pd.DataFrame, list]:
+    """``(timed, untimed)``: the rows of ``kept`` (columns ``variant``, ``value``) with the variants of
+    ``names`` it has no row for (``untimed``) timed in ``turns`` turns by ``measure`` (default
+    :func:`mnist_fit_ratios`) when ``turns`` is not 0; the defaults' time and the turns are then the
+    new measurement's, and the kept ratios were timed against an earlier run of the defaults."""
+    untimed = [name for name in names if name not in set(kept["variant"])]
+    if not (untimed and turns):
+        return kept, untimed
+    ratios = (measure or mnist_fit_ratios)({n: VARIANTS[n] for n in untimed}, repeat=turns)
+    older = kept[~kept["variant"].isin(list(ratios))]
+    return pd.concat([older, pd.DataFrame({"variant": list(ratios), "value": list(ratios.values())})]), untimed
+
+
+def against_defaults(tables: dict) -> list[str]:
+    """Markdown lines: each variant's own test score against the defaults' TnT at the same C on the
+    counted pairs (whatever either's size), the change's mean and the pairs where it is not lower."""
+    lines = [
+        "\n## Each variant's TnT against the defaults' TnT\n",
+        "Test score at the same C, whatever the sizes (points, R² x 100 for regression): what a user "
+        "choosing the option gets instead of the defaults.\n",
+        "| variant | classification: pairs not lower | mean change | regression: pairs not lower | mean change |",
+        "|---|---|---|---|---|",
+    ]
+    for name, table in tables.items():
+        cells = []
+        for task in ("classification", "regression"):
+            change = 100 * (table["tnt_test_variant"] - table["tnt_test"])[table["task"] == task]
+            cells += [f"{int((change >= 0).sum())} / {len(change)}", _pp(float(change.mean()))]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def _pp(x: float) -> str:
@@ -174,6 +212,7 @@ def report(summary, tables, papers, ratios, *, stamp, took, seeds) -> str:
             f"\nThe defaults' MNIST fit took {ratios['_s']:.1f} s (median of {ratios['_turns']:.0f} turns). "
             "A variant without paper figures was not run on the paper's sets.\n"
         )
+    lines += against_defaults(tables)
     for task in ("classification", "regression"):
         lines += [
             f"\n## Every counted {task} pair: gain ({UNIT[task]}), TnT's splits in brackets\n",
@@ -265,16 +304,12 @@ def main(argv=None) -> int:
             pd.concat(all_trials).to_csv(files["paper"], index=False)
             papers[name] = paper_table(trials, settings)
         print(f"{name}: done after {(time.perf_counter() - start_all) / 60:.1f} minutes", flush=True)
-    ratios = {}
-    if args.mnist_turns:
-        timed = kept["mnist"]
-        if set(args.variants) <= set(timed["variant"]):
-            reused.append("MNIST's timings")
-        else:
-            ratios = mnist_fit_ratios({n: VARIANTS[n] for n in args.variants}, repeat=args.mnist_turns)
-            timed = pd.DataFrame({"variant": list(ratios), "value": list(ratios.values())})
-        ratios = dict(zip(timed["variant"], timed["value"], strict=True))
+    timed, untimed = mnist_timings(kept["mnist"], args.variants, args.mnist_turns)
+    if len(untimed) < len(args.variants):
+        reused.append(f"MNIST's timings of {', '.join(n for n in args.variants if n not in untimed)}")
+    if untimed and args.mnist_turns:
         timed.to_csv(files["mnist"], index=False)
+    ratios = dict(zip(timed["variant"], timed["value"], strict=True)) if "value" in timed else {}
     took = (
         ("Kept from an earlier run (`--keep`): " + ", ".join(reused) + ". " if reused else "")
         + f"Took {(time.perf_counter() - start_all) / 60:.1f} minutes of wall time; load average at the end {os.getloadavg()[0]:.1f}."

@@ -160,3 +160,48 @@ def test_options_are_judged_on_the_pairs_the_defaults_count():
     assert row["mean_gain"] == pytest.approx(1.0)
     before = options.summary_row("default", table, "classification", "gain", "win")
     assert (before["wins"], before["below_half"]) == (0, 1) and before["worst_gain"] == pytest.approx(-2.0)
+
+
+def test_only_the_variants_without_a_kept_timing_are_timed_on_mnist():
+    """benchmarks/learner_options.py --keep: kept MNIST ratios stay, the missing variants are timed."""
+    options = load_benchmark("learner_options")
+    kept = pd.DataFrame({"variant": ["guard", "default", "_s", "_turns"], "value": [0.9, 1.0, 40.0, 1.0]})
+    asked = []
+
+    def measure(variants, repeat):
+        asked.append((list(variants), repeat))
+        return {"held_out": 2.0, "default": 1.0, "_s": 50.0, "_turns": repeat}
+
+    timed, untimed = options.mnist_timings(kept, ["guard", "held_out"], 2, measure)
+    assert asked == [(["held_out"], 2)] and untimed == ["held_out"]
+    assert dict(zip(timed["variant"], timed["value"], strict=True)) == {
+        "guard": 0.9,
+        "held_out": 2.0,
+        "default": 1.0,
+        "_s": 50.0,
+        "_turns": 2,
+    }
+    # nothing to time, or no turns: the kept rows as they are
+    assert options.mnist_timings(kept, ["guard"], 2, measure)[0] is kept
+    assert options.mnist_timings(kept, ["held_out"], 0, measure)[0] is kept
+    assert len(asked) == 1
+
+
+def test_a_variants_tnt_is_compared_with_the_defaults_tnt_at_the_same_C():
+    """benchmarks/learner_options.py: the change of TnT's own test score, whatever the sizes."""
+    options = load_benchmark("learner_options")
+    default = _runs(
+        [
+            ("classification", "a", 1e-3, 0, 20, 20, 0.60, 0.62),
+            ("classification", "b", 1e-3, 0, 30, 30, 0.80, 0.70),
+        ]
+    )
+    variant = _runs(
+        [
+            ("classification", "a", 1e-3, 0, 12, 12, 0.64, 0.62),  # +4 points
+            ("classification", "b", 1e-3, 0, 15, 15, 0.79, 0.70),  # -1 point
+        ]
+    )
+    table = options.compare(options.counted_pairs(default), variant)
+    lines = options.against_defaults({"v": table})
+    assert lines[-1].startswith("| v | 1 / 2 | +1.50 | 0 / 0 |")

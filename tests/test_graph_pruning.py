@@ -200,6 +200,34 @@ def test_held_out_level_is_the_level_the_graph_is_pruned_at(Model, noisy):
     assert Model(C=3e-3, ccp_alpha=0.01, random_state=0).fit(X, y).pruning_level_ == 0.01
 
 
+@pytest.mark.parametrize("Model", [TnTClassifier, TnTRegressor])
+def test_regrown_graph_is_grown_at_the_chosen_level_then_pruned_there(Model, noisy):
+    X, y = noisy
+    regrown = Model(C=1e-4, ccp_alpha="held_out_regrown", random_state=0).fit(X, y)
+    pruned = Model(C=1e-4, ccp_alpha="held_out", random_state=0).fit(X, y)
+    # the same level, chosen once by the same held-out part
+    assert regrown.pruning_level_ == pruned.pruning_level_ > 1e-4
+    level = regrown.pruning_level_
+    again = Model(C=level, ccp_alpha=level, random_state=0).fit(X, y)
+    assert np.array_equal(regrown.graph_.children_left, again.graph_.children_left)
+    assert np.array_equal(regrown.graph_.threshold, again.graph_.threshold)
+    # not the graph grown at C cut down to that level
+    assert not (
+        regrown.graph_.children_left.shape == pruned.graph_.children_left.shape
+        and np.array_equal(regrown.graph_.threshold, pruned.graph_.threshold)
+    )
+
+
+def test_a_level_below_C_leaves_C_as_it_is(noisy):
+    X, y = noisy
+    # at C=0.04 the graph has four splits, and the held-out part chooses a level below C
+    regrown = TnTClassifier(C=0.04, ccp_alpha="held_out_regrown", random_state=0).fit(X, y)
+    assert 0 < regrown.pruning_level_ < 0.04
+    pruned = TnTClassifier(C=0.04, ccp_alpha="held_out", random_state=0).fit(X, y)
+    assert np.array_equal(regrown.graph_.children_left, pruned.graph_.children_left)
+    assert np.array_equal(regrown.graph_.threshold, pruned.graph_.threshold)
+
+
 def test_labels_without_signal_are_pruned_to_a_few_splits():
     rng = np.random.RandomState(0)
     X, y = rng.rand(600, 5), rng.randint(0, 2, 600)

@@ -22,6 +22,7 @@ from tnt.baselines import CARTRegressor
         TnTRegressor(C=1e-3, fine_tune=1, random_state=0),
         TnTRegressor(C=1e-3, validation_fraction=0.2, internal_refit="improving", random_state=0),
         TnTRegressor(C=1e-3, ccp_alpha="held_out", random_state=0),
+        TnTRegressor(C=1e-3, ccp_alpha="held_out_regrown", random_state=0),
         CARTRegressor(max_leaf_nodes=8, random_state=0),  # the app's baseline of TnTRegressor
     ],
     expected_failed_checks=expected_failed_checks,

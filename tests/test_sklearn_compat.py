@@ -21,6 +21,7 @@ ESTIMATORS = [
     TnTClassifier(C=1e-3, fine_tune=2, random_state=0),
     TnTClassifier(C=1e-3, validation_fraction=0.2, internal_refit="improving", random_state=0),
     TnTClassifier(C=1e-3, ccp_alpha="held_out", random_state=0),
+    TnTClassifier(C=1e-3, ccp_alpha="held_out_regrown", random_state=0),
     CARTClassifier(random_state=0),
     TAOClassifier(max_leaf_nodes=8, random_state=0),
     NDGClassifier(random_state=0),

@@ -19,6 +19,11 @@ from tnt.learn.refit_guard import INTERNAL_REFITS, guards_refits
 from tnt.learn.selection import grow_with_held_out_stop
 from tnt.learn.working_graph import FlatGraph
 
+#: The values of ``ccp_alpha`` that let a held-out part of the training samples choose the level:
+#: "held_out" prunes the graph grown at ``C`` to it, "held_out_regrown" grows the graph at the larger
+#: of ``C`` and the level, then prunes it there.
+CHOSEN_LEVELS = ("held_out", "held_out_regrown")
+
 
 class TnTEstimator(GrownGraphEstimator):
     """Tree in Tree training (the paper's Algorithm 2, and Algorithm A.1 when ``fine_tune > 0``), for
@@ -36,7 +41,7 @@ class TnTEstimator(GrownGraphEstimator):
         **EXCLUDED_FEATURES,
         "validation_fraction": [Interval(Real, 0, 1, closed="neither"), None],
         "internal_refit": [StrOptions(set(INTERNAL_REFITS))],
-        "ccp_alpha": [Interval(Real, 0, None, closed="left"), StrOptions({"held_out"})],
+        "ccp_alpha": [Interval(Real, 0, None, closed="left"), StrOptions(set(CHOSEN_LEVELS))],
     }
 
     def __init__(
@@ -101,6 +106,16 @@ class TnTEstimator(GrownGraphEstimator):
             "callback": callback,
             "n_threads": effective_n_jobs(self.n_jobs),
         }
+        level = self.ccp_alpha
+        if isinstance(level, str):  # one of CHOSEN_LEVELS
+            level, _ = held_out_pruning_level(
+                problem, HELD_OUT_SHARE, is_classifier(self), schedule | {"callback": None}
+            )
+            if self.ccp_alpha == "held_out_regrown":
+                # TnT's own graph at that cost per split, not a larger graph cut down to it:
+                # weakest-link pruning keeps splits and refits chosen for the larger graph.
+                schedule["C"] = max(schedule["C"], level)
+        self.pruning_level_ = float(level)
         if self.validation_fraction is None:
             self.validation_scores_ = np.empty(0)
             self.n_steps_ = schedule["N1"] * (schedule["N2"] + 1) + schedule["fine_tune"]
@@ -110,10 +125,4 @@ class TnTEstimator(GrownGraphEstimator):
                 problem, float(self.validation_fraction), is_classifier(self), schedule
             )
             self.validation_scores_, self.n_steps_ = stop.scores, stop.step
-        level = self.ccp_alpha
-        if isinstance(level, str):  # "held_out"
-            level, _ = held_out_pruning_level(
-                problem, HELD_OUT_SHARE, is_classifier(self), schedule | {"callback": None}
-            )
-        self.pruning_level_ = float(level)
         return prune_fitted_graph(graph, problem, self.pruning_level_, is_classifier(self))

@@ -57,13 +57,14 @@ class TnTRegressor(GraphRegressorMixin, TnTEstimator):
         see Notes) than the split the node had at the start of the phase ("improving"); "auto" is
         "improving" when some training value is missing, "always" otherwise, as in
         :class:`tnt.TnTClassifier`. Measured in ``docs/learner_options.md``.
-    ccp_alpha : float or "held_out", default=0.0
+    ccp_alpha : float, "held_out" or "held_out_regrown", default=0.0
         Weakest-link pruning of the finished graph, as in :class:`tnt.TnTClassifier`, on the
         squared error of the standardised targets (the units of ``C``): while collapsing some
         internal node into a leaf costs at most ``ccp_alpha`` per split it frees, the cheapest is
         collapsed. 0 prunes nothing; "held_out" the level a held-out 20 % of the training samples
-        chooses, as in :class:`tnt.TnTClassifier`. Growing at a smaller ``C`` and pruning at the
-        larger, and "held_out", are measured in ``docs/learner_options.md``.
+        chooses, and "held_out_regrown" that level with the graph grown at the larger of ``C`` and
+        it before pruning, as in :class:`tnt.TnTClassifier`. Growing at a smaller ``C`` and pruning at
+        the larger, "held_out" and "held_out_regrown" are measured in ``docs/learner_options.md``.
 
     Attributes
     ----------
