@@ -248,6 +248,41 @@ def report(summary, tables, papers, ratios, *, stamp, took, seeds) -> str:
     return "\n".join(lines) + "\n"
 
 
+def rows_to_save(done: list[pd.DataFrame], kept: pd.DataFrame) -> pd.DataFrame:
+    """The rows a CSV file gets after each variant: this run's, then the kept rows (``--keep``) of the
+    variants it has not reached yet, so that a run stopped half-way loses none of them.
+
+    Examples
+    --------
+    >>> kept = pd.DataFrame({"variant": ["guard", "held_out"], "gain": [1.0, 2.0]})
+    >>> rows_to_save([pd.DataFrame({"variant": ["guard"], "gain": [3.0]})], kept).values.tolist()
+    [['guard', 3.0], ['held_out', 2.0]]
+    """
+    names = {name for part in done for name in part["variant"]}
+    return pd.concat([*done, kept[~kept["variant"].isin(names)]], ignore_index=True)
+
+
+def run_sentence(reused: list[str], measured: bool, minutes: float) -> str:
+    """What the report's run measured and what it kept from earlier runs (``--keep``).
+
+    Examples
+    --------
+    >>> run_sentence(["guard's suite rows"], measured=True, minutes=3.04)[:60]
+    "Kept from an earlier run (`--keep`): guard's suite rows. Too"
+    >>> run_sentence(["guard's suite rows"], measured=False, minutes=0.0)
+    "Nothing was measured in this run: every row was kept from earlier runs (`--keep`): guard's suite rows."
+    """
+    load = f"load average at the end {os.getloadavg()[0]:.1f}."
+    if not measured:
+        return (
+            "Nothing was measured in this run: every row was kept from earlier runs (`--keep`): "
+            + ", ".join(reused)
+            + "."
+        )
+    kept = "Kept from an earlier run (`--keep`): " + ", ".join(reused) + ". " if reused else ""
+    return kept + f"Took {minutes:.1f} minutes of wall time; {load}"
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=list(VARIANTS))
@@ -276,7 +311,7 @@ def main(argv=None) -> int:
     entries = suite()
     tables, papers, all_runs, all_trials, reused = {}, {}, [], [], []
     on_paper = args.variants if args.paper is None else args.paper
-    settings = None
+    settings, measured = None, False
     if on_paper:
         settings = paper_settings()
         stop_if_missing(PAPER_DATASETS)
@@ -287,21 +322,23 @@ def main(argv=None) -> int:
             reused.append(f"{name}'s suite rows")
         else:
             runs = run_suite(entries, seeds=args.seeds, n_jobs=args.n_jobs, params=params)
+            measured = True
         all_runs.append(runs.assign(variant=name))
         tables[name] = compare(default, runs)
         summary += [
             summary_row(name, tables[name], task, "gain_variant", "win_variant")
             for task in ("classification", "regression")
         ]
-        pd.concat(all_runs).to_csv(files["runs"], index=False)
+        rows_to_save(all_runs, kept["runs"]).to_csv(files["runs"], index=False)
         if name in on_paper:
             trials = kept["paper"][kept["paper"]["variant"] == name].drop(columns="variant")
             if not trials.empty:
                 reused.append(f"{name}'s paper rows")
             else:
                 trials = run_paper(PAPER_DATASETS, None, settings, n_jobs=args.n_jobs, params=params)
+                measured = True
             all_trials.append(trials.assign(variant=name))
-            pd.concat(all_trials).to_csv(files["paper"], index=False)
+            rows_to_save(all_trials, kept["paper"]).to_csv(files["paper"], index=False)
             papers[name] = paper_table(trials, settings)
         print(f"{name}: done after {(time.perf_counter() - start_all) / 60:.1f} minutes", flush=True)
     timed, untimed = mnist_timings(kept["mnist"], args.variants, args.mnist_turns)
@@ -309,11 +346,9 @@ def main(argv=None) -> int:
         reused.append(f"MNIST's timings of {', '.join(n for n in args.variants if n not in untimed)}")
     if untimed and args.mnist_turns:
         timed.to_csv(files["mnist"], index=False)
+        measured = True
     ratios = dict(zip(timed["variant"], timed["value"], strict=True)) if "value" in timed else {}
-    took = (
-        ("Kept from an earlier run (`--keep`): " + ", ".join(reused) + ". " if reused else "")
-        + f"Took {(time.perf_counter() - start_all) / 60:.1f} minutes of wall time; load average at the end {os.getloadavg()[0]:.1f}."
-    )
+    took = run_sentence(reused, measured=measured, minutes=(time.perf_counter() - start_all) / 60)
     stamp = f"{datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC"
     text = report(pd.DataFrame(summary), tables, papers, ratios, stamp=stamp, took=took, seeds=args.seeds)
     print(text)

@@ -205,3 +205,23 @@ def test_a_variants_tnt_is_compared_with_the_defaults_tnt_at_the_same_C():
     table = options.compare(options.counted_pairs(default), variant)
     lines = options.against_defaults({"v": table})
     assert lines[-1].startswith("| v | 1 / 2 | +1.50 | 0 / 0 |")
+
+
+def test_a_report_rewritten_from_kept_rows_says_that_nothing_was_measured():
+    """benchmarks/learner_options.py --keep with every row kept: no "Took 0.0 minutes" as if it had run."""
+    options = load_benchmark("learner_options")
+    kept_only = options.run_sentence(["guard's suite rows"], measured=False, minutes=0.0)
+    assert kept_only.startswith("Nothing was measured in this run") and "Took" not in kept_only
+    ran = options.run_sentence(["guard's suite rows"], measured=True, minutes=12.34)
+    assert "Took 12.3 minutes" in ran and "guard's suite rows" in ran
+
+
+def test_a_run_stopped_half_way_keeps_the_rows_it_has_not_reached():
+    """benchmarks/learner_options.py writes its CSV files after each variant: the kept rows of the later
+    variants must be in every write, or a run stopped half-way would lose them."""
+    options = load_benchmark("learner_options")
+    kept = pd.DataFrame({"variant": ["guard", "guard", "held_out", "pruned"], "gain": [1.0, 1.5, 2.0, 3.0]})
+    first = pd.DataFrame({"variant": ["guard"], "gain": [9.0]})
+    saved = options.rows_to_save([first], kept)
+    assert saved["variant"].tolist() == ["guard", "held_out", "pruned"] and saved["gain"].tolist() == [9.0, 2.0, 3.0]
+    assert options.rows_to_save([first], pd.DataFrame({"variant": []}))["variant"].tolist() == ["guard"]
