@@ -101,6 +101,8 @@ def test_a_reload_brings_back_the_held_out_size_and_its_model(folder, monkeypatc
     assert again.selectbox(key="train/ccp_alpha").value == "held_out_regrown"
     go(again, "history")
     assert list(again.dataframe[0].value["size"]) == ["held-out choice", "C as set"]  # newest first
+    labels = again.selectbox(key="history/run").options
+    assert labels[0].endswith(", size: held-out choice") and "size" not in labels[1]
 
 
 def test_a_workspace_saved_before_the_size_choice_opens_as_c_as_set(folder, monkeypatch):

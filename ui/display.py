@@ -401,7 +401,7 @@ def run_label(run) -> str:
         return f"#{run.id} {run.dataset_name}, edited by hand: {p['edited']}"
     C = format_C(p["C"]) if isinstance(p.get("C"), (int, float)) else "?"
     binned = "" if p.get("max_bins", MAX_EXACT_BINS) == MAX_EXACT_BINS else f", {format_bins(p['max_bins'])}"
-    sized = "" if p.get("ccp_alpha", SIZE_CHOICES[0]) == SIZE_CHOICES[0] else f", size {format_size(p['ccp_alpha'])}"
+    sized = "" if p.get("ccp_alpha", SIZE_CHOICES[0]) == SIZE_CHOICES[0] else f", size: {format_size(p['ccp_alpha'])}"
     return (
         f"#{run.id} {run.dataset_name}, C={C}, N1={p.get('N1')}, N2={p.get('N2')}, seed={p.get('seed')}{binned}{sized}"
     )
