@@ -157,4 +157,8 @@ if result is not None:
     st.caption(
         "Kept in memory: going back to a setting is instant. Every model is also saved in this workspace (see History)."
     )
-    st.dataframe(history_table(state.results_for(data)), hide_index=True)
+    st.dataframe(
+        history_table(state.results_for(data)),
+        hide_index=True,
+        column_config={"size": st.column_config.TextColumn(width="medium")},  # "held-out choice" in full
+    )
