@@ -12,11 +12,11 @@ from ui.display import (
     format_C,
     format_count,
     format_measure,
-    format_size,
     headline,
     history_table,
     nearest_C,
     size_note,
+    size_suffix,
 )
 from ui.views import budget_with_progress, train_with_progress
 
@@ -128,8 +128,9 @@ params = state.params()
 if result is not None:
     tm, cm = result.tnt_metrics, result.cart_metrics
     binned = "" if params.max_bins == BIN_CHOICES[0] else f", thresholds between {params.max_bins} bins"
-    sized = "" if params.ccp_alpha == SIZE_CHOICES[0] else f", size: {format_size(params.ccp_alpha)}"
-    st.subheader(f"TnT at C={format_C(params.C)}, N1={params.N1}, N2={params.N2}{binned}{sized}")
+    st.subheader(
+        f"TnT at C={format_C(params.C)}, N1={params.N1}, N2={params.N2}{binned}{size_suffix(params.ccp_alpha)}"
+    )
     cols = st.columns(5)
     key, label = headline(tm)
     gain = tm[key] - cm[key]

@@ -111,6 +111,10 @@ def test_the_held_out_size_reaches_the_model_the_history_the_sidebar_and_compare
     assert any("the models the Train page trained with these settings" in c.value for c in app.main.caption)
     table = app.dataframe[0].value
     assert table.loc["TnT", "splits"] == result.tnt.n_splits_ == table.loc["CART (best-first)", "splits"]
+    go(app, "paths")
+    assert not app.error
+    paths = f"TnT at C=1e-03, size: held-out choice ({result.tnt.n_splits_} splits)"
+    assert any(c.value.startswith(paths) for c in app.main.caption)
     # Back to C as set: the model trained first, from this session's cache.
     go(app, "train")
     app.selectbox(key="train/ccp_alpha").set_value(0.0)

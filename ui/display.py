@@ -30,6 +30,7 @@ __all__ = [
     "measure_columns",
     "nearest_C",
     "size_note",
+    "size_suffix",
     "run_label",
     "saved_runs_columns",
     "saved_runs_table",
@@ -228,6 +229,18 @@ def format_size(ccp_alpha) -> str:
     return SIZE_LABELS[ccp_alpha]
 
 
+def size_suffix(ccp_alpha) -> str:
+    """``, size: held-out choice`` after a model's settings when its size was chosen on held-out data;
+    nothing for C as set (the default goes unsaid).
+
+    Examples
+    --------
+    >>> size_suffix("held_out_regrown"), size_suffix(0.0)
+    (', size: held-out choice', '')
+    """
+    return "" if ccp_alpha == SIZE_CHOICES[0] else f", size: {format_size(ccp_alpha)}"
+
+
 def size_note(ccp_alpha, model) -> str:
     """The pruning level a held-out choice of size settled on, in a sentence (empty for C as set, or for
     a model read back from a file, which does not keep the level).
@@ -401,7 +414,7 @@ def run_label(run) -> str:
         return f"#{run.id} {run.dataset_name}, edited by hand: {p['edited']}"
     C = format_C(p["C"]) if isinstance(p.get("C"), (int, float)) else "?"
     binned = "" if p.get("max_bins", MAX_EXACT_BINS) == MAX_EXACT_BINS else f", {format_bins(p['max_bins'])}"
-    sized = "" if p.get("ccp_alpha", SIZE_CHOICES[0]) == SIZE_CHOICES[0] else f", size: {format_size(p['ccp_alpha'])}"
+    sized = size_suffix(p.get("ccp_alpha", SIZE_CHOICES[0]))
     return (
         f"#{run.id} {run.dataset_name}, C={C}, N1={p.get('N1')}, N2={p.get('N2')}, seed={p.get('seed')}{binned}{sized}"
     )
