@@ -141,3 +141,14 @@ def test_a_held_out_size_reaches_the_estimator_and_cart_gets_its_splits():
     assert compared["TnT fine-tuned"][0].get_params()["ccp_alpha"] == "held_out_regrown"
     with pytest.raises(ValueError, match="ccp_alpha='held_out_regrown' \\(not 0.0\\)"):
         compare_models(data, C=1e-3, fitted=fitted)
+
+
+def test_a_budget_search_keeps_the_held_out_size():
+    from tnt.services.training import train_to_budget
+
+    fitted = {}
+    params = TrainParams(C=1e-2, ccp_alpha="held_out_regrown")
+    result, found = train_to_budget(load_bundled("iris"), 4, params, fitted=fitted)
+    assert result.params.ccp_alpha == "held_out_regrown" and result.params.C == found.C
+    assert result.tnt.ccp_alpha == "held_out_regrown" and result.tnt.n_splits_ <= 4
+    assert fitted and all(model.ccp_alpha == "held_out_regrown" for model in fitted.values())
