@@ -6,7 +6,7 @@ from tnt.services.compare import compare_models, comparison_frame
 from tnt.services.model_on_data import opened_metrics
 from ui import drawing, state
 from ui.analysis import remembered, show_graph
-from ui.display import format_bins, format_C, format_measure, headline, labelled, measure_columns
+from ui.display import format_bins, format_C, format_measure, format_size, headline, labelled, measure_columns
 from ui.opened import model_file_panel, opened_against_data, opened_label
 
 st.header("Compare")
@@ -15,7 +15,7 @@ model_file_panel("compare")
 p = state.params()
 settings = (
     f"TnT at the Train page's settings (C={format_C(p.C)}, N1={p.N1}, N2={p.N2}, seed {p.seed}, "
-    f"thresholds: {format_bins(p.max_bins)})"
+    f"thresholds: {format_bins(p.max_bins)}, size: {format_size(p.ccp_alpha)})"
 )
 if data.is_regression:
     st.caption(
@@ -32,7 +32,7 @@ else:
 with st.spinner("Training the models..."):
     results = remembered(
         "compare",
-        (data.key, p.C, p.N1, p.N2, p.seed, p.max_bins),
+        (data.key, p.C, p.N1, p.N2, p.seed, p.max_bins, p.ccp_alpha),
         lambda: compare_models(
             data,
             C=p.C,
@@ -40,6 +40,7 @@ with st.spinner("Training the models..."):
             N2=p.N2,
             seed=p.seed,
             max_bins=p.max_bins,
+            ccp_alpha=p.ccp_alpha,
             fitted=state.comparable_models(data, p),
         ),
     )
@@ -56,7 +57,7 @@ if any(r.tnt is results["TnT"][0] for r in state.results_for(data)):
     st.caption(
         "TnT and CART are the models the Train page trained with these settings (not trained again): their fit "
         "times are the Train page's"
-        + ("." if data.is_regression else ", and TnT fine-tuned's is TnT's plus the fine-tuning.")
+        + ("." if data.is_regression or p.ccp_alpha != 0 else ", and TnT fine-tuned's is TnT's plus the fine-tuning.")
     )
 key, label = headline(table.columns)
 best = table[key].idxmax()

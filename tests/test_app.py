@@ -72,11 +72,56 @@ def test_binned_thresholds_reach_the_model_the_history_and_compare(app):
     history = app.dataframe[0].value
     assert list(history["thresholds"]) == ["exact", "255 bins"]
     assert history["splits"].iloc[0] == history["splits"].iloc[1]
-    assert any(m.value.endswith("thresholds: 255 bins") for m in app.sidebar.markdown)
+    assert any("thresholds: 255 bins" in m.value for m in app.sidebar.markdown)
     assert app.subheader[0].value == "TnT at C=1e-03, N1=2, N2=5, thresholds between 255 bins"
     go(app, "compare")
     assert not app.error
     assert any("thresholds: 255 bins" in c.value for c in app.main.caption)
+
+
+def test_the_held_out_size_reaches_the_model_the_history_the_sidebar_and_compare(app):
+    from ui.display import format_C
+
+    go(app, "train")
+    as_set = app.session_state["train/params"]
+    assert as_set.ccp_alpha == 0.0
+    splits_as_set = int(metric(app, "Splits"))
+    assert not any("pruning level" in c.value for c in app.main.caption)
+    app.selectbox(key="train/ccp_alpha").set_value("held_out_regrown")
+    button(app, "Train").click().run()
+    assert not app.error
+    params = app.session_state["train/params"]
+    assert params.ccp_alpha == "held_out_regrown" and params.C == as_set.C
+    result = app.session_state["train/models"].get((app.session_state["data/dataset"].key, params))
+    assert result.tnt.ccp_alpha == "held_out_regrown"
+    level = result.tnt.pruning_level_
+    assert level > 0 and int(metric(app, "Splits")) == result.tnt.n_splits_ == result.cart.n_splits_
+    caption = " ".join(c.value for c in app.main.caption)
+    assert f"pruning level {format_C(level)} per split" in caption
+    assert f"grown at C={format_C(max(as_set.C, level))}" in caption
+    assert app.subheader[0].value == "TnT at C=1e-03, N1=2, N2=5, size: held-out choice"
+    history = app.dataframe[0].value
+    assert list(history["size"]) == ["C as set", "held-out choice"]
+    assert list(history["splits"]) == [splits_as_set, result.tnt.n_splits_]
+    assert any(m.value.endswith("size: held-out choice") for m in app.sidebar.markdown)
+    go(app, "compare")
+    assert not app.error
+    assert any("size: held-out choice" in c.value for c in app.main.caption)
+    # Compare shows the Train page's model (same class and parameters, ccp_alpha included), not a new fit.
+    assert any("the models the Train page trained with these settings" in c.value for c in app.main.caption)
+    table = app.dataframe[0].value
+    assert table.loc["TnT", "splits"] == result.tnt.n_splits_ == table.loc["CART (best-first)", "splits"]
+    go(app, "paths")
+    assert not app.error
+    paths = f"TnT at C=1e-03, size: held-out choice ({result.tnt.n_splits_} splits)"
+    assert any(c.value.startswith(paths) for c in app.main.caption)
+    # Back to C as set: the model trained first, from this session's cache.
+    go(app, "train")
+    app.selectbox(key="train/ccp_alpha").set_value(0.0)
+    button(app, "Train").click().run()
+    assert app.session_state["train/params"] == as_set and int(metric(app, "Splits")) == splits_as_set
+    assert any("Taken from this session's cache" in c.value for c in app.main.caption)
+    assert any(m.value.endswith("size: C as set") for m in app.sidebar.markdown)
 
 
 def test_a_budget_search_says_what_it_tried_and_how_long_it_took(app):

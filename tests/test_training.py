@@ -122,3 +122,33 @@ def test_the_graph_pages_path_columns_name_columns_of_the_path_table():
     steps = sample_path(GRAPH, [0.7, 0.2], None)
     assert set(PATH_COLUMNS) < set(path_table(steps).columns)
     assert "test" not in PATH_COLUMNS  # the rule keeps the width its text needs
+
+
+def test_a_held_out_size_reaches_the_estimator_and_cart_gets_its_splits():
+    from tnt.services.compare import compare_models
+
+    data = load_bundled("iris")
+    params = TrainParams(C=1e-3, ccp_alpha="held_out_regrown")
+    assert params.estimator().get_params()["ccp_alpha"] == "held_out_regrown"
+    assert TrainParams().estimator(regression=True).get_params()["ccp_alpha"] == 0.0
+    r = train(data, params)
+    assert r.tnt.ccp_alpha == "held_out_regrown" and r.tnt.pruning_level_ >= 0
+    assert r.tnt.n_splits_ == r.cart.n_splits_
+    # Compare reuses it (same parameters), and trains its fine-tuned row rather than fine-tuning a pruned graph.
+    fitted = {"TnT": (r.tnt, 1.0), "CART (best-first)": (r.cart, 1.0)}
+    compared = compare_models(data, C=1e-3, ccp_alpha="held_out_regrown", fitted=fitted)
+    assert compared["TnT"][0] is r.tnt
+    assert compared["TnT fine-tuned"][0].get_params()["ccp_alpha"] == "held_out_regrown"
+    with pytest.raises(ValueError, match="ccp_alpha='held_out_regrown' \\(not 0.0\\)"):
+        compare_models(data, C=1e-3, fitted=fitted)
+
+
+def test_a_budget_search_keeps_the_held_out_size():
+    from tnt.services.training import train_to_budget
+
+    fitted = {}
+    params = TrainParams(C=1e-2, ccp_alpha="held_out_regrown")
+    result, found = train_to_budget(load_bundled("iris"), 4, params, fitted=fitted)
+    assert result.params.ccp_alpha == "held_out_regrown" and result.params.C == found.C
+    assert result.tnt.ccp_alpha == "held_out_regrown" and result.tnt.n_splits_ <= 4
+    assert fitted and all(model.ccp_alpha == "held_out_regrown" for model in fitted.values())

@@ -79,6 +79,60 @@ def test_a_reload_brings_back_the_upload_the_settings_and_the_model(folder, monk
     assert not again.error and again.header[0].value == "Graph"
 
 
+def train_held_out(at):
+    go(at, "train")
+    at.selectbox(key="train/ccp_alpha").set_value("held_out_regrown")
+    button(at, "Train").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    return metric(at, "Splits")
+
+
+def test_a_reload_brings_back_the_held_out_size_and_its_model(folder, monkeypatch):
+    at = session()
+    splits = train_held_out(at)
+    ws = workspace_of(at)
+    assert WorkspaceStore(folder).state(ws)["params"]["ccp_alpha"] == "held_out_regrown"
+    fit_fails(monkeypatch)
+    again = session(ws)
+    assert again.session_state["train/params"].ccp_alpha == "held_out_regrown"
+    assert any(m.value.endswith("size: held-out choice") for m in again.sidebar.markdown)
+    go(again, "train")
+    assert not again.error and metric(again, "Splits") == splits
+    assert again.selectbox(key="train/ccp_alpha").value == "held_out_regrown"
+    go(again, "history")
+    assert list(again.dataframe[0].value["size"]) == ["held-out choice", "C as set"]  # newest first
+    labels = again.selectbox(key="history/run").options
+    assert labels[0].endswith(", size: held-out choice") and "size" not in labels[1]
+
+
+def test_a_workspace_saved_before_the_size_choice_opens_as_c_as_set(folder, monkeypatch):
+    at = session()
+    go(at, "train")
+    at.select_slider[0].set_value(1e-2)
+    button(at, "Train").click().run()
+    splits = metric(at, "Splits")
+    ws = workspace_of(at)
+    store = WorkspaceStore(folder)
+    # The workspace as the version before the size choice saved it: no ccp_alpha anywhere.
+    state = store.state(ws)
+    state["params"] = {k: v for k, v in state["params"].items() if k != "ccp_alpha"}
+    store.set_state(ws, state)
+    with store._write() as con:
+        for run in store.runs(ws):
+            older = {k: v for k, v in run.params.items() if k != "ccp_alpha"}
+            con.execute("UPDATE runs SET params = ? WHERE id = ?", (json.dumps(older, sort_keys=True), run.id))
+    assert all("ccp_alpha" not in run.params for run in store.runs(ws))
+    fit_fails(monkeypatch)  # the saved model is found, not trained again
+    again = session(ws)
+    params = again.session_state["train/params"]
+    assert params.C == 1e-2 and params.ccp_alpha == 0.0
+    go(again, "train")
+    assert not again.error and metric(again, "Splits") == splits
+    assert again.selectbox(key="train/ccp_alpha").value == 0.0
+    go(again, "history")
+    assert not again.error and set(again.dataframe[0].value["size"]) == {"C as set"}
+
+
 def test_an_unknown_or_malformed_id_starts_a_new_workspace_with_a_note(folder):
     for given in ("A" * 32, "../../etc"):
         at = session(given)
@@ -111,7 +165,7 @@ def test_the_history_lists_runs_and_reopens_one_on_the_graph_page(folder, monkey
     # Two tables that fit the page's width at 1,440 px, each a share of the columns, together all of them:
     # the runs (settings, size, scores) and, in an expander, when each was saved and from which data.
     runs, data = (json_order(later.dataframe[i]) for i in (0, 1))
-    assert runs == ["run", "data set", "C", "N1", "N2", "fine-tune", "seed", "thresholds", "splits", "TnT test",
+    assert runs == ["run", "data set", "C", "N1", "N2", "fine-tune", "seed", "thresholds", "size", "splits", "TnT test",
                     "CART test", "TnT train", "fit time (s)"]  # fmt: skip
     assert data == ["run", "saved", "data set", "test share", "split seed", "data hash (SHA-256)"]
     assert set(runs) | set(data) == set(table.columns)

@@ -83,8 +83,8 @@ def test_runs_saved_before_max_bins_are_found_and_read_as_exact(tmp_path):
     ws = store.new_workspace()
     result = train(data, TrainParams(C=1e-2))
     run = save_result(store, ws, result, dataset_name=data.name, source=bundled_source("iris"))
-    # The same run as an earlier version saved it: its parameters without max_bins.
-    older = {name: value for name, value in run.params.items() if name != "max_bins"}
+    # The same run as an earlier version saved it: its parameters without max_bins (nor ccp_alpha, added later).
+    older = {name: value for name, value in run.params.items() if name not in ("max_bins", "ccp_alpha")}
     with store._write() as con:
         con.execute("UPDATE runs SET params = ? WHERE id = ?", (json.dumps(older, sort_keys=True), run.id))
     (saved,) = store.runs(ws)
@@ -107,12 +107,41 @@ def test_a_binned_run_is_saved_and_found_with_its_bins(tmp_path):
     assert find_result(store, ws, data.key, TrainParams(C=1e-2, max_bins=4)).tnt.estimator_params_["max_bins"] == 4
 
 
+def test_a_held_out_size_run_is_found_only_with_it_and_a_binned_run_saved_before_it_still_is(tmp_path):
+    data = load_bundled("iris", test_size=0.3, seed=0)
+    store = WorkspaceStore(tmp_path)
+    ws = store.new_workspace()
+    held_out = TrainParams(C=1e-2, ccp_alpha="held_out_regrown")
+    run = save_result(store, ws, train(data, held_out), dataset_name=data.name, source=bundled_source("iris"))
+    assert run.params["ccp_alpha"] == "held_out_regrown"
+    found = find_result(store, ws, data.key, held_out)
+    assert found.params == held_out and found.tnt.estimator_params_["ccp_alpha"] == "held_out_regrown"
+    assert find_result(store, ws, data.key, TrainParams(C=1e-2)) is None
+    # A binned run saved after max_bins but before ccp_alpha existed: trained with C as set.
+    binned = save_result(
+        store, ws, train(data, TrainParams(C=1e-2, max_bins=4)), dataset_name=data.name, source=bundled_source("iris")
+    )
+    older = {name: value for name, value in binned.params.items() if name != "ccp_alpha"}
+    with store._write() as con:
+        con.execute("UPDATE runs SET params = ? WHERE id = ?", (json.dumps(older, sort_keys=True), binned.id))
+    found = find_result(store, ws, data.key, TrainParams(C=1e-2, max_bins=4))
+    assert found is not None and found.params == TrainParams(C=1e-2, max_bins=4)
+    assert find_result(store, ws, data.key, TrainParams(C=1e-2, max_bins=4, ccp_alpha="held_out_regrown")) is None
+    frame = history_frame(store.runs(ws))
+    assert sorted(frame["ccp_alpha"], key=str) == [0.0, "held_out_regrown"]
+    as_int = check_params({**older, "ccp_alpha": 0}).ccp_alpha
+    assert as_int == 0.0 and isinstance(as_int, float)
+
+
 @pytest.mark.parametrize(
     "params",
     [None, {"C": 0.01}, {"C": 0.01, "N1": 2.5, "N2": 5, "fine_tune": 0, "seed": 0},
      {"C": 0.01, "N1": 2, "N2": 5, "fine_tune": 0, "seed": 0, "extra": 1},
      {"C": True, "N1": 2, "N2": 5, "fine_tune": 0, "seed": 0},
-     {"C": 0.01, "N1": 2, "N2": 5, "fine_tune": 0, "seed": 0, "max_bins": 2.5}],
+     {"C": 0.01, "N1": 2, "N2": 5, "fine_tune": 0, "seed": 0, "max_bins": 2.5},
+     {"C": 0.01, "N1": 2, "N2": 5, "fine_tune": 0, "seed": 0, "ccp_alpha": "held_out"},
+     {"C": 0.01, "N1": 2, "N2": 5, "fine_tune": 0, "seed": 0, "ccp_alpha": 1e-3},
+     {"C": 0.01, "N1": 2, "N2": 5, "fine_tune": 0, "seed": 0, "ccp_alpha": False}],
 )  # fmt: skip
 def test_saved_parameters_are_checked(params):
     with pytest.raises(ValueError, match="The saved parameter"):

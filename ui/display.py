@@ -11,7 +11,7 @@ import streamlit as st
 
 from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.services.tasks import headline_measure, measure_decimals
-from tnt.services.training import TrainResult
+from tnt.services.training import SIZE_CHOICES, TrainResult
 from tnt.viz.exporter import format_value
 
 __all__ = [
@@ -22,12 +22,15 @@ __all__ = [
     "format_bins",
     "format_C",
     "format_count",
+    "format_size",
     "format_measure",
     "headline",
     "history_table",
     "labelled",
     "measure_columns",
     "nearest_C",
+    "size_note",
+    "size_suffix",
     "run_label",
     "saved_runs_columns",
     "saved_runs_table",
@@ -160,10 +163,19 @@ def history_table(results) -> pd.DataFrame:
             "fine-tune": r.params.fine_tune,
             "seed": r.params.seed,
             "thresholds": format_bins(r.params.max_bins),
+            "size": format_size(r.params.ccp_alpha),
             "splits": r.tnt_metrics["splits"],
             "shared nodes": r.tnt_metrics["shared_nodes"],
             **{f"{model} {headline(m)[1]}": round(m[headline(m)[0]], 3) for model, m in _pair(r)},
-            "_order": (r.params.C, r.params.N1, r.params.N2, r.params.fine_tune, r.params.seed, -r.params.max_bins),
+            "_order": (
+                r.params.C,
+                r.params.N1,
+                r.params.N2,
+                r.params.fine_tune,
+                r.params.seed,
+                -r.params.max_bins,
+                SIZE_CHOICES.index(r.params.ccp_alpha),
+            ),
         }
         for r in results
     ]
@@ -200,6 +212,54 @@ def format_bins(max_bins) -> str:
     ('exact', '255 bins')
     """
     return "exact" if max_bins == MAX_EXACT_BINS else f"{max_bins} bins"
+
+
+#: Short words for the Train page's choices of ``ccp_alpha`` (:data:`tnt.services.training.SIZE_CHOICES`).
+SIZE_LABELS = {0.0: "C as set", "held_out_regrown": "held-out choice"}
+
+
+def format_size(ccp_alpha) -> str:
+    """How the graph's size was set: ``C as set`` (``ccp_alpha=0``) or ``held-out choice`` (chosen on held-out data).
+
+    Examples
+    --------
+    >>> format_size(0.0), format_size("held_out_regrown")
+    ('C as set', 'held-out choice')
+    """
+    return SIZE_LABELS[ccp_alpha]
+
+
+def size_suffix(ccp_alpha) -> str:
+    """``, size: held-out choice`` after a model's settings when its size was chosen on held-out data;
+    nothing for C as set (the default goes unsaid).
+
+    Examples
+    --------
+    >>> size_suffix("held_out_regrown"), size_suffix(0.0)
+    (', size: held-out choice', '')
+    """
+    return "" if ccp_alpha == SIZE_CHOICES[0] else f", size: {format_size(ccp_alpha)}"
+
+
+def size_note(ccp_alpha, model) -> str:
+    """The pruning level a held-out choice of size settled on, in a sentence (empty for C as set, or for
+    a model read back from a file, which does not keep the level).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> size_note("held_out_regrown", SimpleNamespace(pruning_level_=0.004, C=0.001))
+    'Size chosen on held-out data: pruning level 4e-03 per split; the graph was grown at C=4e-03 (the larger of C and that level) and pruned there.'
+    >>> size_note(0.0, SimpleNamespace(pruning_level_=0.0, C=0.001))
+    ''
+    """
+    level = getattr(model, "pruning_level_", None)
+    if ccp_alpha == SIZE_CHOICES[0] or level is None:
+        return ""
+    return (
+        f"Size chosen on held-out data: pruning level {format_C(level) if level > 0 else '0'} per split; the graph "
+        f"was grown at C={format_C(max(model.C, level))} (the larger of C and that level) and pruned there."
+    )
 
 
 def nearest_C(C: float) -> float:
@@ -261,6 +321,7 @@ SAVED_RUN_LABELS = {
     "edited": "edited by hand",
     "fine_tune": "fine-tune",
     "max_bins": "thresholds",
+    "ccp_alpha": "size",
     "tnt_test_accuracy": "TnT test",
     "cart_test_accuracy": "CART test",
     "tnt_train_accuracy": "TnT train",
@@ -293,6 +354,7 @@ def saved_runs_table(frame: pd.DataFrame) -> pd.DataFrame:
         shown = shown.drop(columns=[key for key in (*scores, "tnt_test_rmse", "edited") if shown[key].isna().all()])
     shown["fit_time"] = shown["fit_time"].astype(float).round(2)
     shown["max_bins"] = shown["max_bins"].map(format_bins)
+    shown["ccp_alpha"] = shown["ccp_alpha"].map(format_size)
     return labelled(shown.rename(columns=SAVED_RUN_LABELS))
 
 
@@ -300,7 +362,7 @@ def saved_runs_table(frame: pd.DataFrame) -> pd.DataFrame:
 #: came from (:func:`saved_runs_columns`), columns of :func:`saved_runs_table`. Both fit the page's width
 #: at 1,440 px beside the sidebar, where all the columns in one table would not.
 RUN_COLUMNS = (
-    "run", "data set", "edited by hand", "C", "N1", "N2", "fine-tune", "seed", "thresholds", "splits", "TnT test", "CART test",
+    "run", "data set", "edited by hand", "C", "N1", "N2", "fine-tune", "seed", "thresholds", "size", "splits", "TnT test", "CART test",
     "TnT train", "TnT test R²", "CART test R²", "TnT test RMSE", "fit time (s)",
 )  # fmt: skip
 DATA_COLUMNS = ("run", "saved", "data set", "test share", "split seed", "data hash (SHA-256)")
@@ -352,4 +414,7 @@ def run_label(run) -> str:
         return f"#{run.id} {run.dataset_name}, edited by hand: {p['edited']}"
     C = format_C(p["C"]) if isinstance(p.get("C"), (int, float)) else "?"
     binned = "" if p.get("max_bins", MAX_EXACT_BINS) == MAX_EXACT_BINS else f", {format_bins(p['max_bins'])}"
-    return f"#{run.id} {run.dataset_name}, C={C}, N1={p.get('N1')}, N2={p.get('N2')}, seed={p.get('seed')}{binned}"
+    sized = size_suffix(p.get("ccp_alpha", SIZE_CHOICES[0]))
+    return (
+        f"#{run.id} {run.dataset_name}, C={C}, N1={p.get('N1')}, N2={p.get('N2')}, seed={p.get('seed')}{binned}{sized}"
+    )

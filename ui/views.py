@@ -11,7 +11,7 @@ from tnt.learn import warmup
 from tnt.services.budget import BudgetResult
 from tnt.services.training import TrainParams, TrainResult, train, train_to_budget
 from ui.analysis import remembered
-from ui.display import format_bins, format_C, format_measure, headline
+from ui.display import format_bins, format_C, format_measure, format_size, headline
 
 from . import state, workspace
 
@@ -108,7 +108,7 @@ def sidebar_summary() -> None:
     p = state.params()
     st.markdown(
         f"**Settings:** C={format_C(p.C)}, N1={p.N1}, N2={p.N2}, fine-tune={p.fine_tune}, seed={p.seed}, "
-        f"thresholds: {format_bins(p.max_bins)}"
+        f"thresholds: {format_bins(p.max_bins)}, size: {format_size(p.ccp_alpha)}"
     )
     result = state.current_result()
     if result is None:

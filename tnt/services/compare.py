@@ -62,7 +62,16 @@ def _fine_tuned(timed, X, y, rounds):
 
 
 def compare_models(
-    data, *, C=1e-3, N1=2, N2=5, seed=0, fine_tune=5, max_bins=MAX_EXACT_BINS, fitted: dict | None = None
+    data,
+    *,
+    C=1e-3,
+    N1=2,
+    N2=5,
+    seed=0,
+    fine_tune=5,
+    max_bins=MAX_EXACT_BINS,
+    ccp_alpha=0.0,
+    fitted: dict | None = None,
 ) -> dict:
     """Fit the five models of :data:`MODELS` on ``data``'s training part.
 
@@ -79,13 +88,17 @@ def compare_models(
         Fine-tuning rounds (the paper uses 5).
     max_bins : int, default=65535
         TnT's and TnT fine-tuned's ``max_bins`` (the baselines always split exactly).
+    ccp_alpha : float or str, default=0.0
+        TnT's and TnT fine-tuned's ``ccp_alpha`` (``"held_out_regrown"``: the size chosen on
+        held-out data); the baselines get TnT's number of splits either way.
     fitted : dict, default=None
         ``{name: (fitted model, fit seconds)}``: models of the table already trained on ``data``'s
         training part exactly as this function trains them, used with their fit times instead of
         being fitted again; typically ``"TnT"`` and ``"CART (best-first)"`` of
         :func:`tnt.services.training.train` at these settings with ``fine_tune=0`` (its
         ``tnt``, ``cart`` and their metrics' ``fit_time``). Unless given too, TnT fine-tuned of a
-        classification is still the TnT used, fine-tuned, its time that TnT's plus the fine-tuning.
+        classification at ``ccp_alpha=0`` is still the TnT used, fine-tuned, its time that TnT's plus the
+        fine-tuning (with ``ccp_alpha``, TnT fine-tuned is trained with ``fine_tune`` rounds).
         The results are those of a call without ``fitted`` but for the fit times.
 
     Returns
@@ -132,9 +145,10 @@ def compare_models(
     if unknown:
         raise ValueError(f"fitted names models that are not compared here: {unknown}; the models are {list(names)}.")
     tnt_class, cart_class = model_classes(data.is_regression)
-    settings = dict(C=C, N1=N1, N2=N2, random_state=seed, max_bins=max_bins)
+    settings = dict(C=C, N1=N1, N2=N2, random_state=seed, max_bins=max_bins, ccp_alpha=ccp_alpha)
     tnt = _timed_fit("TnT", tnt_class(**settings), Xa, ya, fitted)
-    if data.is_regression or "TnT fine-tuned" in fitted:
+    # A graph pruned after training (ccp_alpha) is not fine-tuned afterwards: training prunes after fine-tuning.
+    if data.is_regression or ccp_alpha != 0 or "TnT fine-tuned" in fitted:
         tuned = _timed_fit("TnT fine-tuned", tnt_class(**settings, fine_tune=fine_tune), Xa, ya, fitted)
     else:
         tuned = _fine_tuned(tnt, Xa, ya, fine_tune)

@@ -17,7 +17,12 @@ from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.services.budget import BudgetResult, fit_to_budget
 from tnt.services.tasks import model_classes, scores
 
-__all__ = ["TrainParams", "TrainResult", "train", "train_to_budget", "metrics"]
+__all__ = ["SIZE_CHOICES", "TrainParams", "TrainResult", "train", "train_to_budget", "metrics"]
+
+
+#: The app's choices of ``ccp_alpha``: the graph at C as set (the default), or pruned at the level a
+#: held-out 20 % of the training data chooses, the graph grown at the larger of C and that level.
+SIZE_CHOICES = (0.0, "held_out_regrown")
 
 
 @dataclass(frozen=True)
@@ -30,13 +35,29 @@ class TrainParams:
     fine_tune: int = 0
     seed: int = 0
     max_bins: int = MAX_EXACT_BINS
+    ccp_alpha: float | str = 0.0  # one of SIZE_CHOICES
+
+    def tnt_params(self) -> dict:
+        """These settings as parameters of :class:`tnt.TnTClassifier` (and :class:`tnt.TnTRegressor`).
+
+        Examples
+        --------
+        >>> TrainParams(seed=3, ccp_alpha="held_out_regrown").tnt_params()["random_state"]
+        3
+        """
+        return {
+            "C": self.C,
+            "N1": self.N1,
+            "N2": self.N2,
+            "fine_tune": self.fine_tune,
+            "random_state": self.seed,
+            "max_bins": self.max_bins,
+            "ccp_alpha": self.ccp_alpha,
+        }
 
     def estimator(self, regression: bool = False) -> TnTClassifier:
         """The unfitted TnT classifier (or regressor) of these settings."""
-        tnt_class = model_classes(regression)[0]
-        return tnt_class(
-            C=self.C, N1=self.N1, N2=self.N2, fine_tune=self.fine_tune, random_state=self.seed, max_bins=self.max_bins
-        )
+        return model_classes(regression)[0](**self.tnt_params())
 
 
 @dataclass(frozen=True, eq=False)
@@ -125,6 +146,7 @@ def train_to_budget(
     >>> result.tnt_metrics["splits"] <= 4, result.params.C == found.C
     (True, True)
     """
+    others = {name: value for name, value in params.tnt_params().items() if name != "C"}
     found = fit_to_budget(
         data.X_train,
         data.y_train,
@@ -132,12 +154,8 @@ def train_to_budget(
         C_start=params.C,
         fitted=fitted,
         on_fit=on_fit,
-        N1=params.N1,
-        N2=params.N2,
-        fine_tune=params.fine_tune,
-        random_state=params.seed,
-        max_bins=params.max_bins,
         regression=data.is_regression,
+        **others,
     )
     result = TrainResult(
         dataset_key=data.key,

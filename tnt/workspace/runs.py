@@ -10,7 +10,7 @@ import pandas as pd
 
 from tnt.data.sources import check_source, content_hash
 from tnt.learn.binning import MAX_EXACT_BINS
-from tnt.services.training import TrainParams, TrainResult
+from tnt.services.training import SIZE_CHOICES, TrainParams, TrainResult
 from tnt.workspace.store import Run, WorkspaceStore
 
 __all__ = [
@@ -31,9 +31,17 @@ __all__ = [
 MODEL_NAMES = {"tnt": "TnT", "cart": "CART"}
 #: The name under which the run of a model edited by hand (:mod:`tnt.editing`) stores it.
 EDITED = "Edited"
-_PARAM_TYPES = {f.name: (float if f.type in (float, "float") else int) for f in dataclasses.fields(TrainParams)}
-#: Parameters added after runs were first saved, with the value the runs saved before them used.
-_ADDED_LATER = {"max_bins": MAX_EXACT_BINS}
+#: Parameters that take one of a few values (numbers or words), and the values each may take.
+_PARAM_CHOICES = {"ccp_alpha": SIZE_CHOICES}
+_PARAM_NAMES = [f.name for f in dataclasses.fields(TrainParams)]
+_PARAM_TYPES = {
+    f.name: (float if f.type in (float, "float") else int)
+    for f in dataclasses.fields(TrainParams)
+    if f.name not in _PARAM_CHOICES
+}
+#: Parameters added after runs were first saved, in the order they were added, with the value the
+#: runs saved before them used.
+_ADDED_LATER = {"max_bins": MAX_EXACT_BINS, "ccp_alpha": 0.0}
 
 
 def save_result(store: WorkspaceStore, workspace: str, result: TrainResult, *, dataset_name: str, source: dict) -> Run:
@@ -99,13 +107,15 @@ def check_params(params) -> TrainParams:
     Raises
     ------
     ValueError
-        When they are not exactly the fields of ``TrainParams`` with numbers of the right kind (a
-        run saved before ``max_bins`` existed has it at its default, as it was trained).
+        When they are not exactly the fields of ``TrainParams`` with numbers of the right kind, or
+        a ``ccp_alpha`` the app does not offer (a run saved before ``max_bins`` or ``ccp_alpha``
+        existed has it at its default, as it was trained).
 
     Examples
     --------
-    >>> check_params({"C": 0.01, "N1": 2, "N2": 5, "fine_tune": 0, "seed": 3}).max_bins
-    65535
+    >>> old = check_params({"C": 0.01, "N1": 2, "N2": 5, "fine_tune": 0, "seed": 3})
+    >>> old.max_bins, old.ccp_alpha
+    (65535, 0.0)
     >>> check_params({"C": "0.01", "N1": 2, "N2": 5, "fine_tune": 0, "seed": 3})
     Traceback (most recent call last):
     ...
@@ -114,9 +124,14 @@ def check_params(params) -> TrainParams:
     if not isinstance(params, dict):
         raise ValueError("The saved parameters are not valid.")
     params = {**_ADDED_LATER, **params}
-    if set(params) != set(_PARAM_TYPES):
+    if set(params) != set(_PARAM_NAMES):
         raise ValueError("The saved parameters are not valid.")
     values = {}
+    for name, choices in _PARAM_CHOICES.items():
+        value = params[name]
+        if isinstance(value, bool) or value not in choices:
+            raise ValueError(f"The saved parameter {name} is not valid.")
+        values[name] = choices[choices.index(value)]
     for name, kind in _PARAM_TYPES.items():
         value = params[name]
         if (
@@ -147,12 +162,15 @@ def load_result(store: WorkspaceStore, workspace: str, run: Run) -> TrainResult:
 
 def find_result(store: WorkspaceStore, workspace: str, dataset_key: str, params: TrainParams) -> TrainResult | None:
     """The workspace's newest run on ``dataset_key`` with ``params``, as a result, or None."""
-    saved = dataclasses.asdict(params)
-    run = store.find_run(workspace, dataset_key, saved)
-    if run is None and all(saved[name] == value for name, value in _ADDED_LATER.items()):
-        # A run saved before those parameters existed was trained with these settings too.
-        older = {name: value for name, value in saved.items() if name not in _ADDED_LATER}
-        run = store.find_run(workspace, dataset_key, older)
+    saved, later = dataclasses.asdict(params), list(_ADDED_LATER)
+    run = None
+    for first_missing in range(len(later), -1, -1):  # as saved today, then as saved before each addition
+        missing = later[first_missing:]
+        if any(saved[name] != _ADDED_LATER[name] for name in missing):
+            break  # a run saved before that parameter existed was trained with its default, not this value
+        run = store.find_run(workspace, dataset_key, {k: v for k, v in saved.items() if k not in missing})
+        if run is not None:
+            break
     return None if run is None else load_result(store, workspace, run)
 
 
@@ -174,7 +192,7 @@ def history_frame(runs) -> pd.DataFrame:
                 "saved": datetime.fromtimestamp(run.created, UTC).strftime("%Y-%m-%d %H:%M UTC"),
                 "dataset": run.dataset_name,
                 "edited": run.params.get("edited"),
-                **{name: params.get(name) for name in _PARAM_TYPES},
+                **{name: params.get(name) for name in _PARAM_NAMES},
                 "splits": m.get("splits"),
                 "tnt_test_accuracy": m.get("test_accuracy"),
                 "cart_test_accuracy": c.get("test_accuracy"),
@@ -188,6 +206,6 @@ def history_frame(runs) -> pd.DataFrame:
                 "data_hash": run.data_hash[:12],
             }
         )
-    columns = ["run", "saved", "dataset", "edited", *_PARAM_TYPES, "splits", "tnt_test_accuracy", "cart_test_accuracy",
+    columns = ["run", "saved", "dataset", "edited", *_PARAM_NAMES, "splits", "tnt_test_accuracy", "cart_test_accuracy",
                "tnt_train_accuracy", "tnt_test_r2", "cart_test_r2", "tnt_test_rmse", "fit_time", "test_size", "split_seed", "data_hash"]  # fmt: skip
     return pd.DataFrame(rows, columns=columns)
