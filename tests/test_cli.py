@@ -455,3 +455,25 @@ def test_a_hand_edited_model_file_works_with_info_and_predict(tmp_path):
     assert "edited      by hand from TnT on Iris (a TnTClassifier): collapse node" in info.stdout
     predicted = tnt("predict", "edited.json", "rows.csv", cwd=tmp_path)
     assert predicted.returncode == 0, predicted.stderr
+
+
+def test_the_size_chosen_on_held_out_data_reaches_the_model(workdir):
+    command = ("train", "digits.csv", "--target", "digit", "--N2", "2")
+    chosen, as_set, with_budget, with_ndg = tnt_all(
+        [
+            (*command, "--size", "held-out", "-o", "held_out.json"),
+            (*command, "-o", "as_set.json"),
+            (*command, "--size", "held-out", "--max-splits", "20", "-o", "never.json"),
+            (*command, "--size", "held-out", "--model", "ndg", "-o", "never.json"),
+        ],
+        workdir,
+    )
+    assert chosen.returncode == 0 and as_set.returncode == 0, chosen.stderr + as_set.stderr
+    models = {name: model_from_json((workdir / f"{name}.json").read_text()) for name in ("held_out", "as_set")}
+    assert models["held_out"].estimator_params_["ccp_alpha"] == "held_out_regrown"
+    assert models["as_set"].estimator_params_["ccp_alpha"] == 0.0
+    assert "size chosen on held-out data: pruning level" in chosen.stdout
+    assert "size chosen" not in as_set.stdout
+    assert_one_line_error(with_budget, "--size held-out chooses the graph's size itself")
+    assert_one_line_error(with_ndg, "--size held-out is an option of TnT")
+    assert not (workdir / "never.json").exists()
