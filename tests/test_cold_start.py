@@ -306,6 +306,10 @@ assert not is_cached(_on_features, split_search_types())
 _on_features.compile(split_search_types())
 assert compiled[0] == "_on_features", compiled
 assert is_cached(_on_features, split_search_types())
+# The second passes over missing values are kernels of their own, compiled once for the criterion:
+# inlined into the scans, they had doubled the split search's compile time.
+from tnt.learn.split_search import _second_pass, _second_pass_of_bits
+assert len(_second_pass.overloads) == len(_second_pass_of_bits.overloads) == 1, compiled
 first = len(compiled)
 from tnt.learn.warmup import _fit_kernels
 _fit_kernels(4)

@@ -278,7 +278,11 @@ def _add_code(hist, at, K, left, w_left, squared):
     return w_left
 
 
-@kernel(inline="always")
+# The second passes are kernels of their own, not inlined: numba inlines a callee by running its
+# front end again at every call site, and the four second passes inlined into the scans more than
+# doubled the split search's compile time (docs/speed_history.md, 2026-11-28); a call per feature
+# and node with missing values costs little next to the pass itself.
+@kernel(counts_references=False)
 def _second_pass(hist, counts, off, lo, mc, K, total, w_node, left, squared):
     """scikit-learn's second pass: the best split with the missing values (code ``mc``, present)
     on the left, at the boundaries between the real codes present ``lo .. mc - 1`` (a histogram
@@ -304,7 +308,7 @@ def _second_pass(hist, counts, off, lo, mc, K, total, w_node, left, squared):
     return best
 
 
-@kernel(inline="always")
+@kernel(counts_references=False)
 def _second_pass_of_bits(h0, bits, lo_word, mc, K, total, w_node, left, squared):
     """:func:`_second_pass` of codes marked in the bitmap ``bits`` (words ``lo_word ..``, left
     unchanged), histogram ``h0``."""
@@ -373,7 +377,7 @@ def _scan_feature(
             for e in range(np.uint64(lo) * np.uint64(K), np.uint64(hi + 1) * np.uint64(K)):
                 h0[e] += h1[e]
                 h1[e] = 0.0
-            second = _second_pass(h0, c0, 0, lo, mc, K, total, w_node, left, squared)
+            second = _second_pass(h0, c0, np.int64(0), lo, mc, K, total, w_node, left, squared)
             for k in range(K):
                 left[k] = 0.0
         for word in range(lo >> 6, (hi >> 6) + 1):
