@@ -22,7 +22,8 @@ right), its last boundary, from the last real code to the missing code, the spli
 left, missing right" (threshold ``+inf``). A node with missing values of a feature also scores
 scikit-learn's second pass, missing values on the left, at the boundaries between real codes only:
 a histogram's codes are visited a second time (:func:`_second_pass`), a sorted run's boundaries
-score both passes in one sweep over its samples (:func:`_scan_both_passes`). The second pass's
+score both passes in one sweep over its samples (:func:`_scan_both_passes`; for two classes a
+chunk of boundaries at a time, :func:`_scan_two_classes`). The second pass's
 best replaces the first's only when strictly better, as in scikit-learn's ``_splitter.pyx``. A
 feature without NaN pays one comparison per scan for this.
 
