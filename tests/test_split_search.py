@@ -12,6 +12,7 @@ from tnt.learn.split_search import (
     CACHE_LINE,
     HISTOGRAM_MAX_BINS,
     NO_MISSING,
+    RUN_CHUNK,
     Results,
     _best_of,
     _candidate,
@@ -275,7 +276,7 @@ def test_scan_of_a_sorted_run_equals_brute_force(n, criterion):
     n_bins = 5000
     cf, ys, ws, bin_min, bin_max = _node(3, n, n_bins)
     total = _total(ys, ws, 0, n)
-    result = _scan_of_run(cf, ys, ws, 0, n, bin_min, bin_max, total, _weight(total), np.zeros(2 * K))
+    result = _scan_of_run(cf, ys, ws, 0, n, bin_min, bin_max, total, _weight(total), _scratch(n_bins)[4].left[0])
     assert result == _brute_force(cf, ys, ws, 0, n, bin_min, bin_max)
 
 
@@ -534,7 +535,8 @@ def test_scan_of_a_sorted_run_with_a_missing_code_equals_scikit_learns_two_passe
     n_bins = 5000
     cf, ys, ws, bin_min, bin_max, mc = _missing_node(n, n, n_bins, case)
     total = _total(ys, ws, 0, n)
-    result = _scan_of_run(cf, ys, ws, 0, n, bin_min, bin_max, total, _weight(total), np.zeros(2 * K), mc)
+    left = _scratch(n_bins)[4].left[0]
+    result = _scan_of_run(cf, ys, ws, 0, n, bin_min, bin_max, total, _weight(total), left, mc)
     assert result == _brute_force(cf, ys, ws, 0, n, bin_min, bin_max, mc)
 
 
@@ -545,6 +547,8 @@ def _two_passes_in_order(cf, ys, ws, total, w_node, bin_min, bin_max, mc):
     results of two separate scans, bit for bit, whatever the weights."""
 
     def proxy(left, w_left):
+        if w_left <= 0.0 or w_node - w_left <= 0.0:  # a side that weighs nothing is no split
+            return -np.inf
         if SQUARED:
             s_left, s_right = left[1], total[1] - left[1]
             return (s_left * s_left) / w_left + (s_right * s_right) / (w_node - w_left)
@@ -571,6 +575,10 @@ def _two_passes_in_order(cf, ys, ws, total, w_node, bin_min, bin_max, mc):
     real = np.flatnonzero(cf != mc)
     missing = np.flatnonzero(cf == mc)
     first = one_pass(np.concatenate([real, missing[:1]]), [0.0] * K, 0.0)
+    if missing.size == 0:  # no second pass, no direction
+        proxy_value, low, high = first
+        threshold = _threshold(bin_max[0, low], bin_min[0, high]) if low >= 0 else 0.0
+        return proxy_value, low, threshold, NO_MISSING
     left, w_left = [0.0] * K, 0.0
     for i in missing:
         left[0 if SQUARED else ys[i]] += ws[i]
@@ -582,25 +590,65 @@ def _two_passes_in_order(cf, ys, ws, total, w_node, bin_min, bin_max, mc):
     if second[0] > first[0]:
         first, direction = second, 1
     proxy_value, low, high = first
+    if low < 0:  # no candidate: a constant feature
+        return proxy_value, low, 0.0, direction
     threshold = np.inf if high == mc else _threshold(bin_max[0, low], bin_min[0, high])
     return proxy_value, low, threshold, direction
 
 
-@pytest.mark.parametrize("n", [40, 3000])
-def test_one_sweep_over_a_sorted_run_scores_both_passes_as_two_scans_would(n, criterion):
+# Runs of a length around the chunks of the two-class scan (RUN_CHUNK boundaries at a time), and longer.
+RUN_LENGTHS = [40, RUN_CHUNK - 1, RUN_CHUNK, RUN_CHUNK + 1, 2 * RUN_CHUNK + 1, 3000]
+
+
+@pytest.mark.parametrize("case", MISSING_CASES)
+@pytest.mark.parametrize("n_bins", [5000, 40])  # mostly distinct codes; long ties across chunks
+@pytest.mark.parametrize("n", RUN_LENGTHS)
+def test_one_sweep_over_a_sorted_run_scores_both_passes_as_two_scans_would(n, n_bins, case, criterion):
     # Weights that are not integers: sums added in another order would differ in their last bits.
-    n_bins = 5000
-    cf, ys, _, bin_min, bin_max, mc = _missing_node(n + 1, n, n_bins, "some missing")
+    cf, ys, _, bin_min, bin_max, mc = _missing_node(n + 1, n, n_bins, case)
     ws = np.random.default_rng(n).uniform(0.5, 2.0, n)
     order = np.argsort(cf, kind="stable")
     cf, ys, ws = cf[order], ys[order], ws[order]
     total = _total(ys, ws, 0, n)
     w_node = _weight(total)
-    left = np.zeros(2 * K)
+    left = _scratch(n_bins)[4].left[0]
     result = _scan_sorted(
         cf[None], ys[None], ws[None], 0, 0, n, 0, mc, K, bin_min, bin_max, total, w_node, left, SQUARED
     )
     assert result == _two_passes_in_order(cf, ys, ws, total, w_node, bin_min, bin_max, mc)
+    if case == "only missing":
+        assert result[0] == -np.inf
+
+
+@pytest.mark.parametrize("pattern", ["best at the end", "zero weights", "tiny and large"])
+def test_a_two_class_run_scores_its_candidates_chunk_by_chunk_as_one_by_one(pattern, monkeypatch):
+    # Two classes (Gini) score a sorted run's boundaries a chunk at a time: a best found late in a
+    # chunk, candidates whose side weighs nothing and weights of very different sizes must leave
+    # every result as a scan of one boundary after another gives it.
+    monkeypatch.setitem(globals(), "K", 2)
+    monkeypatch.setitem(globals(), "SQUARED", None)
+    rng = np.random.default_rng(7)
+    n, n_bins = 5 * RUN_CHUNK + 3, 3000
+    for trial in range(20):
+        cf, ys, ws, bin_min, bin_max, mc = _missing_node(trial, n, n_bins, MISSING_CASES[trial % 2])
+        ws = rng.uniform(0.5, 2.0, n)
+        order = np.argsort(cf, kind="stable")
+        cf, ys, ws = cf[order], ys[order], ws[order]
+        if pattern == "best at the end":  # classes apart only in the last real chunk
+            ys = np.where(np.arange(n) >= n - RUN_CHUNK - 40, 1, rng.integers(0, 2, n) * (rng.random(n) < 0.1))
+        elif pattern == "zero weights":  # sides that weigh nothing at the start and the end
+            ws[: RUN_CHUNK + 5] = 0.0
+            ws[-RUN_CHUNK - 5 :] = 0.0
+        else:
+            ws *= 10.0 ** rng.integers(-60, 60, n)
+        ys = ys.astype(np.int64)
+        total = _total(ys, ws, 0, n)
+        w_node = _weight(total)
+        left = _scratch(n_bins)[4].left[0]
+        result = _scan_sorted(
+            cf[None], ys[None], ws[None], 0, 0, n, 0, mc, K, bin_min, bin_max, total, w_node, left, SQUARED
+        )
+        assert result == _two_passes_in_order(cf, ys, ws, total, w_node, bin_min, bin_max, mc)
 
 
 def test_the_second_pass_wins_only_when_strictly_better(criterion):

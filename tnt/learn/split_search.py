@@ -22,7 +22,8 @@ right), its last boundary, from the last real code to the missing code, the spli
 left, missing right" (threshold ``+inf``). A node with missing values of a feature also scores
 scikit-learn's second pass, missing values on the left, at the boundaries between real codes only:
 a histogram's codes are visited a second time (:func:`_second_pass`), a sorted run's boundaries
-score both passes in one sweep over its samples (:func:`_scan_both_passes`). The second pass's
+score both passes in one sweep over its samples (:func:`_scan_both_passes`; for two classes a
+chunk of boundaries at a time, :func:`_scan_two_classes`). The second pass's
 best replaces the first's only when strictly better, as in scikit-learn's ``_splitter.pyx``. A
 feature without NaN pays one comparison per scan for this.
 
@@ -74,7 +75,8 @@ NO_MISSING = -1
 Buffers = namedtuple("Buffers", ["hist", "counts", "bits", "left"])
 Buffers.__doc__ = """Per-thread scratch memory (first axis: thread): two histograms of ``n_bins * K``
 entries, two code counts, a code bitmap and two sets of ``K`` sums of the left side of a split (the
-second for the second pass of a sorted run, :func:`_scan_sorted`; each padded to whole cache lines: the scans take ``K`` from the node (:func:`_entries`), not from these shapes).
+second for the second pass of a sorted run, :func:`_scan_sorted`; each padded to whole cache lines: the scans take ``K`` from the node (:func:`_entries`), not from these shapes),
+followed by the ``CHUNK_ROWS * RUN_CHUNK`` prefix sums of :func:`_scan_two_classes`.
 The histograms, counts and bitmap are all zeros, and every scan leaves them so."""
 
 Stored = namedtuple("Stored", ["hist", "counts", "bounds", "slot", "offsets"])
@@ -148,6 +150,14 @@ def _add_sample(h, b, K, y, w, squared):
 
 
 @kernel(inline="always")
+def _square_sums_of_two(l0, l1, total):
+    """:func:`_square_sums` of two classes whose sums on the left are ``l0`` and ``l1``."""
+    r0 = total[0] - l0
+    r1 = total[1] - l1
+    return l0 * l0 + l1 * l1, r0 * r0 + r1 * r1
+
+
+@kernel(inline="always")
 def _square_sums(left_counts, total, n_classes, squared):
     """The two squared sums of scikit-learn's proxy of a split's improvement, left and right: of the
     class weights (Gini), or of the weighted target (squared error), each to be divided by its
@@ -157,11 +167,7 @@ def _square_sums(left_counts, total, n_classes, squared):
         s_right = total[1] - s_left
         return s_left * s_left, s_right * s_right
     if n_classes == 2:  # most micro trees (an internal node's); the loop's sums, in the same order
-        l0 = left_counts[0]
-        l1 = left_counts[1]
-        r0 = total[0] - l0
-        r1 = total[1] - l1
-        return l0 * l0 + l1 * l1, r0 * r0 + r1 * r1
+        return _square_sums_of_two(left_counts[0], left_counts[1], total)
     sq_left = 0.0
     sq_right = 0.0
     for k in range(np.uint64(n_classes)):
@@ -224,13 +230,27 @@ def _candidate(best, prev, b, left, total, K, w_left, w_node, squared):
         # A side weighs nothing, up to rounding: tiny weights (boosting's) next to large ones, added
         # or subtracted (a child's histogram is its parent's minus its sibling's).
         return best
-    w_right = w_node - w_left
     sq_left, sq_right = _square_sums(left, total, K, squared)
-    # scikit-learn's proxy, sq_left / w_left + sq_right / w_right, beats best[0] only if
-    # sq_left * w_right + sq_right * w_left > best[0] * w_left * w_right. Most splits fail this
-    # test, and the two divisions, the scans' slowest step, are made only for those that pass it.
-    bound = best[0] * (w_left * w_right)
-    if bound > SMALLEST_BOUND and sq_left * w_right + sq_right * w_left < bound * (1.0 - MARGIN):
+    return _scored(best, prev, b, sq_left, sq_right, w_left, w_node)
+
+
+@kernel(inline="always")
+def _falls_short(best_proxy, sq_left, sq_right, w_left, w_right):
+    """Whether a split of these squared sums and side weights is sure not to beat ``best_proxy``.
+
+    scikit-learn's proxy, sq_left / w_left + sq_right / w_right, beats it only if
+    sq_left * w_right + sq_right * w_left > best_proxy * w_left * w_right. Most splits fail this
+    test, and the two divisions, the scans' slowest step, are made only for those that pass it.
+    The test holds for a larger ``best_proxy`` whenever it holds for this one."""
+    bound = best_proxy * (w_left * w_right)
+    return (bound > SMALLEST_BOUND) & (sq_left * w_right + sq_right * w_left < bound * (1.0 - MARGIN))
+
+
+@kernel(inline="always")
+def _scored(best, prev, b, sq_left, sq_right, w_left, w_node):
+    """The rest of :func:`_candidate`, from the split's squared sums (both sides weigh something)."""
+    w_right = w_node - w_left
+    if _falls_short(best[0], sq_left, sq_right, w_left, w_right):
         return best
     proxy = sq_left / w_left + sq_right / w_right
     if proxy > best[0]:
@@ -462,17 +482,148 @@ def _scan_both_passes(code, y, w, uj, start, real_end, K, total, w_node, left, s
     return first, second, prev, w_left
 
 
+# Boundaries of a two-class sorted run whose candidates are tested at a time (:func:`_scan_two_classes`),
+# and the rows of prefix sums and marks that a chunk keeps at the end of each row of Buffers.left.
+RUN_CHUNK = 32
+CHUNK_ROWS = 8
+
+
+@kernel(inline="always")
+def _chunk_sums(code, y, w, uj, s, n, prev, sums, second, chunk):
+    """Go over positions s:s + n of row ``uj`` of sorted runs of two classes, adding each sample to
+    the left sides ``sums`` (class sums and weight of the first pass, then of the second) in its
+    pass's order; before each, ``chunk`` records the sums and (row 6) whether a boundary precedes it.
+    ``second``: whether the second pass is scored. Returns the last code and the new sums."""
+    l0, l1, wl, m0, m1, wm = sums
+    for k in range(n):
+        i = s + k
+        b = np.int64(code[uj, i])
+        chunk[6, k] = np.float64(b != prev)
+        prev = b
+        chunk[0, k] = l0
+        chunk[1, k] = l1
+        chunk[2, k] = wl
+        v = w[uj, i]
+        one = y[uj, i] != 0
+        # A select, not a store through the class index: the sums stay in registers. Adding 0.0
+        # leaves a sum's bits as they are (no sum is -0.0: the weights are not negative).
+        a0 = 0.0 if one else v
+        a1 = v if one else 0.0
+        l0 += a0
+        l1 += a1
+        wl += v
+        if second:
+            chunk[3, k] = m0
+            chunk[4, k] = m1
+            chunk[5, k] = wm
+            m0 += a0
+            m1 += a1
+            wm += v
+    return prev, (l0, l1, wl, m0, m1, wm)
+
+
+@kernel(inline="always")
+def _mark_hopeful(chunk, row, n, total, w_node, best_proxy):
+    """Mark in ``chunk[7]`` the candidates of a chunk (left sides in rows ``row .. row + 2``) that
+    :func:`_candidate` would not reject against ``best_proxy`` outright; returns whether there is
+    one. No branch: the loop runs on vector registers."""
+    hopeful = 0
+    for k in range(n):
+        l0 = chunk[row, k]
+        l1 = chunk[row + 1, k]
+        w_left = chunk[row + 2, k]
+        w_right = w_node - w_left
+        sq_left, sq_right = _square_sums_of_two(l0, l1, total)
+        short = _falls_short(best_proxy, sq_left, sq_right, w_left, w_right)
+        keep = (chunk[6, k] != 0.0) & (w_left > 0.0) & (w_right > 0.0) & ~short
+        chunk[7, k] = np.float64(keep)
+        hopeful |= np.int64(keep)
+    return hopeful != 0
+
+
+@kernel(inline="always")
+def _chunk_candidates(best, code, uj, s, n, chunk, row, total, w_node):
+    """``best`` after :func:`_candidate` of the chunk's marked boundaries, in order."""
+    if _mark_hopeful(chunk, row, n, total, w_node, best[0]):
+        for k in range(n):
+            if chunk[7, k] != 0.0:
+                i = s + k
+                prev = np.int64(code[uj, i - np.uint64(1)])
+                b = np.int64(code[uj, i])
+                l0 = chunk[row, k]
+                l1 = chunk[row + 1, k]
+                sq_left, sq_right = _square_sums_of_two(l0, l1, total)
+                best = _scored(best, prev, b, sq_left, sq_right, chunk[row + 2, k], w_node)
+    return best
+
+
+@kernel(inline="always")
+def _scan_two_classes(code, y, w, uj, start, end, mc, has_missing, total, w_node, left):
+    """:func:`_scan_sorted`'s bests of the first and second pass for two classes (Gini) over a
+    run that is not constant: the same candidates, sums and results bit for bit.
+
+    The sums are added sample by sample in registers, RUN_CHUNK positions at a time, and recorded;
+    the chunk's candidates are then tested against the best so far all at once, branch free
+    (:func:`_mark_hopeful`): most fall short of it, and only those that may not are scored in
+    order as :func:`_candidate` scores them. The best only grows, so a candidate that falls short
+    of the chunk's first best falls short of the one it would have met."""
+    chunk = left[left.shape[0] - CHUNK_ROWS * RUN_CHUNK :].reshape((CHUNK_ROWS, RUN_CHUNK))
+    none = (-np.inf, -1, -1)
+    real_end = end
+    m0 = 0.0
+    m1 = 0.0
+    wm = 0.0
+    if has_missing:
+        # The missing values, last in the run, start the second pass's left side.
+        while np.int64(code[uj, real_end - 1]) == mc:
+            real_end -= 1
+        for i in range(np.uint64(real_end), np.uint64(end)):
+            v = w[uj, i]
+            one = y[uj, i] != 0
+            m0 += 0.0 if one else v
+            m1 += v if one else 0.0
+            wm += v
+    sums = (0.0, 0.0, 0.0, m0, m1, wm)
+    first = none
+    second = none
+    prev = np.int64(code[uj, start])
+    s = np.uint64(start)
+    stop = np.uint64(real_end)
+    while s < stop:
+        n = min(np.uint64(RUN_CHUNK), stop - s)
+        if has_missing:
+            prev, sums = _chunk_sums(code, y, w, uj, s, n, prev, sums, True, chunk)
+            first = _chunk_candidates(first, code, uj, s, n, chunk, 0, total, w_node)
+            second = _chunk_candidates(second, code, uj, s, n, chunk, 3, total, w_node)
+        else:
+            prev, sums = _chunk_sums(code, y, w, uj, s, n, prev, sums, False, chunk)
+            first = _chunk_candidates(first, code, uj, s, n, chunk, 0, total, w_node)
+        s += n
+    if has_missing:
+        # The first pass's last boundary: all real values left, missing right.
+        l0, l1, wl = sums[0], sums[1], sums[2]
+        if wl > 0.0 and w_node - wl > 0.0:
+            sq_left, sq_right = _square_sums_of_two(l0, l1, total)
+            first = _scored(first, prev, mc, sq_left, sq_right, wl, w_node)
+    return first, second
+
+
+
 @kernel
 def _scan_sorted(code, y, w, j, start, end, f, mc, K, bin_min, bin_max, total, w_node, left, squared):
     """Best split of positions start:end of row ``j`` of sorted runs (codes ``code``, targets
     ``y``, weights ``w``, in increasing code order) of feature ``f`` of missing code ``mc``: a
-    :class:`Results` entry, the proxy ``-inf`` for a feature constant in the node. ``left`` holds
-    ``2 * K`` sums (the second ``K`` for the second pass)."""
+    :class:`Results` entry, the proxy ``-inf`` for a feature constant in the node. ``left`` is a
+    row of :attr:`Buffers.left`: ``2 * K`` sums (the second ``K`` for the second pass), and
+    :func:`_scan_two_classes`'s chunk of prefix sums at its end."""
     uj = np.uint64(j)
     has_missing = np.int64(code[uj, end - 1]) == mc
     none = (-np.inf, -1, -1)
     if np.int64(code[uj, end - 1]) == np.int64(code[uj, start]):
         return _result(none, none, has_missing, f, bin_min, bin_max, mc)
+    if squared is None and K == 2:
+        first, second = _scan_two_classes(code, y, w, uj, start, end, mc, has_missing, total, w_node, left)
+        return _result(first, second, has_missing, f, bin_min, bin_max, mc)
     for k in range(K):
         left[k] = 0.0
     if not has_missing:
@@ -852,7 +1003,7 @@ def make_buffers(n_bins, n_classes, n_lanes) -> Buffers:
         hist=_lane_rows((n_lanes, 2, widest * n_classes), np.float64),
         counts=_lane_rows((n_lanes, 2, widest), np.int32),
         bits=_lane_rows((n_lanes, BITMAP_WORDS), np.uint64),
-        left=_lane_rows((n_lanes, 2 * classes), np.float64),
+        left=_lane_rows((n_lanes, 2 * classes + CHUNK_ROWS * RUN_CHUNK), np.float64),
     )
 
 
