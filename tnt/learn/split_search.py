@@ -608,7 +608,6 @@ def _scan_two_classes(code, y, w, uj, start, end, mc, has_missing, total, w_node
     return first, second
 
 
-
 @kernel
 def _scan_sorted(code, y, w, j, start, end, f, mc, K, bin_min, bin_max, total, w_node, left, squared):
     """Best split of positions start:end of row ``j`` of sorted runs (codes ``code``, targets
