@@ -463,7 +463,7 @@ def test_the_size_chosen_on_held_out_data_reaches_the_model(workdir):
         [
             (*command, "--size", "held-out", "-o", "held_out.json"),
             (*command, "-o", "as_set.json"),
-            (*command, "--size", "held-out", "--max-splits", "20", "-o", "never.json"),
+            (*command, "--size", "held-out", "--max-splits", "20", "-o", "budgeted.json"),
             (*command, "--size", "held-out", "--model", "ndg", "-o", "never.json"),
         ],
         workdir,
@@ -474,6 +474,10 @@ def test_the_size_chosen_on_held_out_data_reaches_the_model(workdir):
     assert models["as_set"].estimator_params_["ccp_alpha"] == 0.0
     assert "size chosen on held-out data: pruning level" in chosen.stdout
     assert "size chosen" not in as_set.stdout
-    assert_one_line_error(with_budget, "--size held-out chooses the graph's size itself")
+    # as the Train page's budget search: C searched with the held-out size kept, the budget an upper bound
+    assert with_budget.returncode == 0, with_budget.stderr
+    budgeted = model_from_json((workdir / "budgeted.json").read_text())
+    assert budgeted.estimator_params_["ccp_alpha"] == "held_out_regrown" and budgeted.n_splits_ <= 20
+    assert "budget 20 splits: C=" in with_budget.stdout and "size chosen on held-out data" in with_budget.stdout
     assert_one_line_error(with_ndg, "--size held-out is an option of TnT")
     assert not (workdir / "never.json").exists()

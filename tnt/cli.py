@@ -130,7 +130,7 @@ def _parser() -> argparse.ArgumentParser:
         help="TnT: C (default): the graph TnT grows at --C; held-out: a held-out 20%% of the training rows "
         "chooses the pruning level, and the graph is grown at the larger of --C and that level and pruned "
         "there (ccp_alpha='held_out_regrown'; more accurate on most classification tables, slower: see the "
-        "guide's 'Getting the most accurate graph')",
+        "guide's 'Getting the most accurate graph'); with --max-splits, the budget search keeps it",
     )
     train.add_argument("--seed", type=int, default=0, help="random seed for the split and the training (default 0)")
     train.add_argument(
@@ -364,8 +364,6 @@ def _model(args, regression: bool):
     from tnt.estimator import TnTClassifier
     from tnt.regressor import TnTRegressor
 
-    if args.size != "C" and args.max_splits is not None:
-        raise ValueError("--size held-out chooses the graph's size itself; use it without --max-splits.")
     estimator = TnTRegressor if regression else TnTClassifier
     return estimator(
         ccp_alpha=_ccp_alpha(args.size),
