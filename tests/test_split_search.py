@@ -597,6 +597,20 @@ def _two_passes_in_order(cf, ys, ws, total, w_node, bin_min, bin_max, mc):
 
 
 # Runs of a length around the chunks of the two-class scan (RUN_CHUNK boundaries at a time), and longer.
+def _assert_scans_as_two_passes(cf, ys, ws, n_bins, bin_min, bin_max, mc):
+    """``_scan_sorted`` over a sorted run of all ``cf``'s samples (K classes, the SQUARED criterion of
+    this module's globals) gives what :func:`_two_passes_in_order` gives; returns that result."""
+    n = len(cf)
+    total = _total(ys, ws, 0, n)
+    w_node = _weight(total)
+    left = _scratch(n_bins)[4].left[0]
+    result = _scan_sorted(
+        cf[None], ys[None], ws[None], 0, 0, n, 0, mc, K, bin_min, bin_max, total, w_node, left, SQUARED
+    )
+    assert result == _two_passes_in_order(cf, ys, ws, total, w_node, bin_min, bin_max, mc)
+    return result
+
+
 RUN_LENGTHS = [40, RUN_CHUNK - 1, RUN_CHUNK, RUN_CHUNK + 1, 2 * RUN_CHUNK + 1, 3000]
 
 
@@ -608,14 +622,7 @@ def test_one_sweep_over_a_sorted_run_scores_both_passes_as_two_scans_would(n, n_
     cf, ys, _, bin_min, bin_max, mc = _missing_node(n + 1, n, n_bins, case)
     ws = np.random.default_rng(n).uniform(0.5, 2.0, n)
     order = np.argsort(cf, kind="stable")
-    cf, ys, ws = cf[order], ys[order], ws[order]
-    total = _total(ys, ws, 0, n)
-    w_node = _weight(total)
-    left = _scratch(n_bins)[4].left[0]
-    result = _scan_sorted(
-        cf[None], ys[None], ws[None], 0, 0, n, 0, mc, K, bin_min, bin_max, total, w_node, left, SQUARED
-    )
-    assert result == _two_passes_in_order(cf, ys, ws, total, w_node, bin_min, bin_max, mc)
+    result = _assert_scans_as_two_passes(cf[order], ys[order], ws[order], n_bins, bin_min, bin_max, mc)
     if case == "only missing":
         assert result[0] == -np.inf
 
@@ -641,14 +648,7 @@ def test_a_two_class_run_scores_its_candidates_chunk_by_chunk_as_one_by_one(patt
             ws[-RUN_CHUNK - 5 :] = 0.0
         else:
             ws *= 10.0 ** rng.integers(-60, 60, n)
-        ys = ys.astype(np.int64)
-        total = _total(ys, ws, 0, n)
-        w_node = _weight(total)
-        left = _scratch(n_bins)[4].left[0]
-        result = _scan_sorted(
-            cf[None], ys[None], ws[None], 0, 0, n, 0, mc, K, bin_min, bin_max, total, w_node, left, SQUARED
-        )
-        assert result == _two_passes_in_order(cf, ys, ws, total, w_node, bin_min, bin_max, mc)
+        _assert_scans_as_two_passes(cf, ys.astype(np.int64), ws, n_bins, bin_min, bin_max, mc)
 
 
 def test_the_second_pass_wins_only_when_strictly_better(criterion):
