@@ -293,10 +293,7 @@ def _train(args) -> None:
             raise ValueError(f"{args.data}: {error}") from None
     else:
         X_train, y_train, X_test, y_test = X, y, None, None
-    settings = dict(
-        N1=args.N1, N2=args.N2, fine_tune=args.fine_tune, random_state=args.seed, max_bins=args.max_bins,
-        ccp_alpha=_ccp_alpha(args.size),
-    )  # fmt: skip
+    settings = _tnt_params(args)
     start = time.perf_counter()
     if args.model == "ndg" or args.max_splits is None:
         model = _model(args, regression).fit(X_train, y_train)
@@ -308,7 +305,8 @@ def _train(args) -> None:
         if args.max_splits < 0:
             raise ValueError(f"--max-splits must be 0 or more, got {args.max_splits}.")
         _model(args, regression)  # checks the options
-        found = fit_to_budget(X_train, y_train, args.max_splits, C_start=1e-3 if args.C is None else args.C, **settings)
+        C_start = settings.pop("C")
+        found = fit_to_budget(X_train, y_train, args.max_splits, C_start=C_start, **settings)
         model = found.model
         tried = ", ".join(f"{C:.3g}: {s}" for C, s in sorted(set(found.tried)))
         print(
@@ -338,11 +336,15 @@ def _train(args) -> None:
     print(f"trained in {seconds:.2f} s; model written to {args.output}")
 
 
-def _ccp_alpha(size: str):
-    """TnT's ``ccp_alpha`` for ``tnt train --size``."""
-    from tnt.services.training import SIZE_CHOICES
+def _tnt_params(args) -> dict:
+    """The parameters of the TnT ``tnt train`` fits, mapped as the app's Train page maps its settings
+    (:meth:`tnt.services.training.TrainParams.tnt_params`)."""
+    from tnt.services.training import SIZE_CHOICES, TrainParams
 
-    return SIZE_CHOICES[SIZE_NAMES.index(size)]
+    return TrainParams(
+        C=1e-3 if args.C is None else args.C, N1=args.N1, N2=args.N2, fine_tune=args.fine_tune, seed=args.seed,
+        max_bins=args.max_bins, ccp_alpha=SIZE_CHOICES[SIZE_NAMES.index(args.size)],
+    ).tnt_params()  # fmt: skip
 
 
 def _model(args, regression: bool):
@@ -365,15 +367,7 @@ def _model(args, regression: bool):
     from tnt.regressor import TnTRegressor
 
     estimator = TnTRegressor if regression else TnTClassifier
-    return estimator(
-        ccp_alpha=_ccp_alpha(args.size),
-        C=1e-3 if args.C is None else args.C,
-        N1=args.N1,
-        N2=args.N2,
-        fine_tune=args.fine_tune,
-        random_state=args.seed,
-        max_bins=args.max_bins,
-    )
+    return estimator(**_tnt_params(args))
 
 
 def _predict(args) -> None:
