@@ -152,7 +152,11 @@ if result is not None:
         ("Taken from this session's cache." if was_cached else f"This model trained in {tm['fit_time']:.2f} s.")
         + f" CART ({'DecisionTreeRegressor' if data.is_regression else 'DecisionTreeClassifier'}) is grown "
         f"best-first with max_leaf_nodes = {max(tm['splits'] + 1, 2)}."
-        + (f" {level}" if (level := size_note(params.ccp_alpha, result.tnt)) else "")
+        + (
+            f" {level}"
+            if (level := size_note(params.ccp_alpha, params.C, getattr(result.tnt, "pruning_level_", None)))
+            else ""
+        )
     )
     st.subheader("Models trained on this data in this session")
     st.caption(

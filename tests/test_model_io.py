@@ -8,9 +8,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.datasets import make_classification
 from sklearn.tree import DecisionTreeClassifier
 
-from tnt import CARTClassifier, DecisionGraph, NDGClassifier, TAOClassifier, TnTClassifier
+from tnt import CARTClassifier, DecisionGraph, NDGClassifier, TAOClassifier, TnTClassifier, TnTRegressor
 from tnt.model_io import HAND_EDITED, LoadedGraphModel, model_from_json, model_to_json
 
 
@@ -69,8 +70,6 @@ def test_converted_cart_round_trip_predicts_identically(pendigits, estimator):
 
 
 def test_scikit_learn_tree_converts_and_predicts_like_the_tree(pendigits):
-    from sklearn.tree import DecisionTreeClassifier
-
     X, y, X_test, _ = pendigits
     tree = DecisionTreeClassifier(max_leaf_nodes=60, random_state=0).fit(X, y)
     loaded = model_from_json(model_to_json(tree))
@@ -239,6 +238,8 @@ MALFORMED = {
     "mixed classes": (put("classes", ["a", 1]), "must all be strings, all numbers or all booleans"),
     "repeated class": (put("classes", ["a", "a"]), "must not repeat a class"),
     "bad dtype": (edit_graph(input_dtype="object"), "input_dtype must be one of"),
+    "negative pruning level": (put("pruning_level", -1e-3), '"pruning_level" must be a finite number of at least 0'),
+    "text pruning level": (put("pruning_level", "0.01"), 'pruning_level" must be a finite number'),
 }
 
 
@@ -331,7 +332,6 @@ def test_every_estimator_the_project_ships_and_the_trees_it_converts_are_kinds_a
 def test_every_kind_saved_is_read_back():
     from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
-    from tnt import TnTRegressor
     from tnt.baselines import CARTRegressor
     from tnt.editing import GraphEditor
     from tnt.model_io import ESTIMATOR_KINDS
@@ -447,6 +447,21 @@ def test_a_list_parameter_is_written_as_a_list_and_others_by_their_repr():
 
 # ---------------------------------------------------------------------- missing values (version 2)
 OLD_FILE = Path(__file__).parent / "model_files" / "iris_tnt_version1.json"
+
+
+@pytest.mark.parametrize("estimator", [TnTClassifier, TnTRegressor])
+def test_a_tnt_model_keeps_its_pruning_level_in_the_file(estimator):
+    X, y = make_classification(n_samples=300, n_features=6, random_state=0)
+    model = estimator(C=1e-2, ccp_alpha="held_out", random_state=0).fit(X, y)
+    doc = json.loads(model_to_json(model))
+    assert doc["pruning_level"] == model.pruning_level_
+    loaded = model_from_json(json.dumps(doc))
+    assert loaded.pruning_level_ == model.pruning_level_
+    as_set = json.loads(model_to_json(estimator(C=1e-2, ccp_alpha=1e-3, random_state=0).fit(X, y)))
+    assert as_set["pruning_level"] == 1e-3
+    cart = json.loads(model_to_json(CARTClassifier(max_leaf_nodes=4).fit(X, y)))
+    assert "pruning_level" not in cart
+    assert not hasattr(model_from_json(json.dumps(cart)), "pruning_level_")
 
 
 def test_a_file_of_version_1_still_opens_and_predicts():

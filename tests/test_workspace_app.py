@@ -99,6 +99,7 @@ def test_a_reload_brings_back_the_held_out_size_and_its_model(folder, monkeypatc
     go(again, "train")
     assert not again.error and metric(again, "Splits") == splits
     assert again.selectbox(key="train/ccp_alpha").value == "held_out_regrown"
+    assert any("Size chosen on held-out data: pruning level" in c.value for c in again.main.caption)
     go(again, "history")
     assert list(again.dataframe[0].value["size"]) == ["held-out choice", "C as set"]  # newest first
     labels = again.selectbox(key="history/run").options

@@ -146,6 +146,9 @@ class LoadedGraphModel(GraphClassifierMixin, _LoadedGraph):
         Class name of the estimator that was saved (``"TnTClassifier"``, ``"CARTClassifier"``...).
     estimator_params_ : dict
         Its parameters, as saved.
+    pruning_level_ : float
+        Defined only when the saved model had one (TnT): the ``ccp_alpha`` its graph was pruned at,
+        the parameter or the level ``ccp_alpha="held_out"`` or ``"held_out_regrown"`` chose.
     edit_record_ : dict
         Defined only for a model edited by hand (``estimator_kind_`` ``"HandEditedClassifier"``):
         ``{"from": {"estimator", "params", "name"}, "edits": [...]}``, the model it was edited from and
@@ -174,7 +177,7 @@ class LoadedGraphRegressor(GraphRegressorMixin, _LoadedGraph):
         A regression graph (mean training target at each node).
     estimator_kind_ : str
         Class name of the estimator that was saved (``"TnTRegressor"``, ``"DecisionTreeRegressor"``).
-    n_features_in_, n_splits_, n_leaves_, feature_names_in_, estimator_params_ :
+    n_features_in_, n_splits_, n_leaves_, feature_names_in_, estimator_params_, pruning_level_ :
         As in :class:`LoadedGraphModel`.
 
     Examples
@@ -248,6 +251,9 @@ def model_to_json(estimator, *, indent: int | None = None) -> str:
     }
     if graph.regression:
         doc["task"] = "regression"
+    level = getattr(estimator, "pruning_level_", None)
+    if level is not None:
+        doc["pruning_level"] = float(level)
     edited = getattr(estimator, "edit_record_", None)
     if edited is not None:
         doc["edited"] = _read_edit_record(edited)
@@ -329,9 +335,15 @@ def model_from_json(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> LoadedG
             f'A model file has an "edited" record exactly when it holds a {" or ".join(HAND_EDITED.values())}.'
         )
     edited = None if edited is None else _read_edit_record(edited)
+    level = doc.get("pruning_level")
+    if level is not None and (not _is_number(level) or not 0 <= level < math.inf):
+        raise ValueError('"pruning_level" must be a finite number of at least 0, or absent.')
 
     loaded = LoadedGraphRegressor if regression else LoadedGraphModel
-    return loaded._holding(graph, n_features, names, doc["estimator"], doc["params"], classes, edited)
+    model = loaded._holding(graph, n_features, names, doc["estimator"], doc["params"], classes, edited)
+    if level is not None:
+        model.pruning_level_ = float(level)
+    return model
 
 
 def from_sklearn(

@@ -241,24 +241,22 @@ def size_suffix(ccp_alpha) -> str:
     return "" if ccp_alpha == SIZE_CHOICES[0] else f", size: {format_size(ccp_alpha)}"
 
 
-def size_note(ccp_alpha, model) -> str:
-    """The pruning level a held-out choice of size settled on, in a sentence (empty for C as set, or for
-    a model read back from a file, which does not keep the level).
+def size_note(ccp_alpha, C: float, level: float | None) -> str:
+    """The pruning level a held-out choice of size settled on, in a sentence (empty for C as set, or
+    when the model does not say its level).
 
     Examples
     --------
-    >>> from types import SimpleNamespace
-    >>> size_note("held_out_regrown", SimpleNamespace(pruning_level_=0.004, C=0.001))
+    >>> size_note("held_out_regrown", 0.001, 0.004)
     'Size chosen on held-out data: pruning level 4e-03 per split; the graph was grown at C=4e-03 (the larger of C and that level) and pruned there.'
-    >>> size_note(0.0, SimpleNamespace(pruning_level_=0.0, C=0.001))
+    >>> size_note(0.0, 0.001, 0.0)
     ''
     """
-    level = getattr(model, "pruning_level_", None)
     if ccp_alpha == SIZE_CHOICES[0] or level is None:
         return ""
     return (
         f"Size chosen on held-out data: pruning level {format_C(level) if level > 0 else '0'} per split; the graph "
-        f"was grown at C={format_C(max(model.C, level))} (the larger of C and that level) and pruned there."
+        f"was grown at C={format_C(max(C, level))} (the larger of C and that level) and pruned there."
     )
 
 
