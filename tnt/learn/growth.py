@@ -184,6 +184,23 @@ def _sensitive(graph: WorkingGraph, node: int, problem: _Problem, rows: np.ndarr
 THREADED_WORK = 1_000_000
 
 
+def fit_threads(problem: _Problem, requested: int) -> int:
+    """The threads a fit on ``problem`` uses when ``requested`` are asked for (``n_jobs``): one
+    when the training matrix has fewer than :data:`THREADED_WORK` values and every feature few
+    enough codes to be scanned in histograms (at most
+    :data:`tnt.learn.split_search.HISTOGRAM_MAX_BINS`, a missing value's included), else ``requested``.
+
+    On such data no wave is large enough to be shared among threads, so threads could only scan
+    the features of a large node together (:func:`tnt.learn.tree_builder.threaded`), which costs
+    more than it saves with histograms (measured in ``docs/speed_history.md``, 2026-11-28); a
+    feature kept in sorted runs (many distinct values, e.g. California housing) gains from it.
+    """
+    n_samples, n_features = problem.X.shape
+    if requested > 1 and n_samples * n_features < THREADED_WORK and not problem.binned.has_sorted_runs:
+        return 1
+    return requested
+
+
 class _Workers:
     """Threads that grow micro trees in nodes of which none is an ancestor of another, and that
     route the samples of a wave in parts.
@@ -622,7 +639,7 @@ def grow_graph(
             snapshot = lambda g=merged: g  # noqa: E731
         callback(GrowthEvent(kind, phase, step, total_steps, snapshot().n_splits, snapshot, details))
 
-    workers = _Workers(problem, n_threads)
+    workers = _Workers(problem, fit_threads(problem, n_threads))
     try:
         for phase in range(1, N1 + 1):
             working = WorkingGraph(graph, problem.has_missing)
