@@ -25,6 +25,7 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_digits, make_friedman1
 
+import tnt.learn.growth as growth
 from tnt import TnTClassifier, TnTRegressor
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -174,7 +175,9 @@ def fit_digest(name: str) -> str:
 
 
 @pytest.mark.parametrize("name", sorted(FITS))
-def test_fitted_graph_is_unchanged(name):
+def test_fitted_graph_is_unchanged(name, monkeypatch):
+    if "two threads" in name:  # data this small takes one thread unless waves are made to share them
+        monkeypatch.setattr(growth, "THREADED_WORK", 0)
     assert fit_digest(name) == RECORDED[name]
 
 

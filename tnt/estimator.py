@@ -44,6 +44,9 @@ class TnTClassifier(GraphClassifierMixin, TnTEstimator):
         grown at the same time, and a large node scans its features on all of them. ``None`` means
         1, ``-1`` every core this process may use (its CPU affinity and a container's CPU quota
         respected), ``-2`` all but one; 0 is refused. The fitted graph does not depend on it.
+        Small data is fitted on one thread whatever ``n_jobs``: fewer than 1,000,000 training
+        values (samples times features), no feature with more than 1,024 distinct values (missing
+        counted as one), where threads cost more than they save (``tnt.learn.growth.fit_threads``).
     max_bins : int, default=65535
         Most split positions per feature, between 2 and 65,535. A feature with at most
         ``max_bins`` distinct training values is split exactly where scikit-learn's CART would

@@ -39,7 +39,8 @@ class TnTRegressor(GraphRegressorMixin, TnTEstimator):
         Threads used for training (the training matrix is binned in one part per thread, and nodes
         of which none is an ancestor of another grow at the same time), as in
         :class:`tnt.TnTClassifier`: ``None`` means 1, ``-1`` every core this process may use; 0 is
-        refused. The fitted graph does not depend on it.
+        refused, and small data whose features have at most 1,024 distinct values each is fitted
+        on one thread, as there. The fitted graph does not depend on it.
     max_bins : int, default=65535
         Most split positions per feature, as in :class:`tnt.TnTClassifier`: features of more
         distinct training values are cut into ``max_bins`` quantile bins; 255 trains much faster on

@@ -125,11 +125,13 @@ class _MicroTreeCache:
 
     Within a phase a node is refitted on every pass, and many nodes see the same data again
     (during the first phase the graph is a single leaf, so every pass fits the same tree).
-    The learner is deterministic, so reusing the tree changes nothing.
+    The learner is deterministic, so reusing the tree changes nothing. An entry is keyed by the
+    bytes of its rows and targets; ``targets`` None keys by the rows alone, for fits whose targets
+    are a function of the rows (a classifier's leaves: the class labels, fixed during a fit).
     """
 
     def __init__(self):
-        self._entries: dict[int, tuple[np.ndarray, np.ndarray, MicroTree]] = {}
+        self._entries: dict[int, tuple[bytes, MicroTree]] = {}
 
     def get(self, node, rows, targets, fit):
         tree = self.find(node, rows, targets)
@@ -138,15 +140,21 @@ class _MicroTreeCache:
             self.store(node, rows, targets, tree)
         return tree
 
-    def find(self, node, rows, targets):
+    def find(self, node, rows, targets=None):
         """The tree last fitted in ``node`` when it was fitted on these ``rows`` and ``targets``, else None."""
         entry = self._entries.get(node)
-        if entry is not None and _same(entry[0], rows) and _same(entry[1], targets):
-            return entry[2]
+        if entry is not None and entry[0] == _key(rows, targets):
+            return entry[1]
         return None
 
     def store(self, node, rows, targets, tree) -> None:
-        self._entries[node] = (rows, targets, tree)
+        self._entries[node] = (_key(rows, targets), tree)
+
+
+def _key(rows: np.ndarray, targets: np.ndarray | None) -> bytes:
+    """What :class:`_MicroTreeCache` compares: the bytes of ``rows`` and of ``targets`` (two keys are
+    equal only for rows of one length, so the boundary between the two parts is the same)."""
+    return rows.tobytes() if targets is None else rows.tobytes() + targets.tobytes()
 
 
 def _same(a: np.ndarray, b: np.ndarray) -> bool:
@@ -174,6 +182,23 @@ def _sensitive(graph: WorkingGraph, node: int, problem: _Problem, rows: np.ndarr
 
 # A wave of nodes is shared among threads when at least this many (sample, feature) pairs reach it.
 THREADED_WORK = 1_000_000
+
+
+def fit_threads(problem: _Problem, requested: int) -> int:
+    """The threads a fit on ``problem`` uses when ``requested`` are asked for (``n_jobs``): one
+    when the training matrix has fewer than :data:`THREADED_WORK` values and every feature few
+    enough codes to be scanned in histograms (at most
+    :data:`tnt.learn.split_search.HISTOGRAM_MAX_BINS`, a missing value's included), else ``requested``.
+
+    On such data no wave is large enough to be shared among threads, so threads could only scan
+    the features of a large node together (:func:`tnt.learn.tree_builder.threaded`), which costs
+    more than it saves with histograms (measured in ``docs/speed_history.md``, 2026-11-28); a
+    feature kept in sorted runs (many distinct values, e.g. California housing) gains from it.
+    """
+    n_samples, n_features = problem.X.shape
+    if requested > 1 and n_samples * n_features < THREADED_WORK and not problem.binned.has_sorted_runs:
+        return 1
+    return requested
 
 
 class _Workers:
@@ -217,8 +242,9 @@ class _Workers:
         a future per node made hundreds of objects at a time, and Python's garbage collector ran
         twenty times as often as with one thread)."""
         if not self.threaded(len(wave), work, least):
+            workspace = self.workspace(alone=True)
             for node in wave:
-                visit(node, self.workspace(alone=True))
+                visit(node, workspace)
             return
         nodes = iter(wave)
         lock = threading.Lock()
@@ -276,21 +302,30 @@ class _Wave:
         self.order, self.offsets = bucket_rows(moves[0], index_of, nodes.size)
         index_of[nodes] = -1
         self.size = np.diff(self.offsets)
+        # Python ints for the per-node work of the installs (numpy scalars index more slowly).
+        self.node_ids, self.bounds = nodes.tolist(), self.offsets.tolist()
+        self.is_leaf = (graph.start.children_left[nodes] < 0).tolist()
         m = self.order.size
-        self.sensitive = np.empty(m, dtype=np.bool_)
+        self.sensitive = np.zeros(m, dtype=np.bool_)  # never set at a leaf's positions
         self.target = np.empty(m, dtype=np.int64)
         self.below = np.empty((m, 2), dtype=np.int64)
         self.reached = np.empty((m, 2), dtype=np.int64)
 
     def rows(self, i: int) -> np.ndarray:
-        return self.order[self.offsets[i] : self.offsets[i + 1]]
+        return self.order[self.bounds[i] : self.bounds[i + 1]]
+
+    def gather_sensitive(self) -> None:
+        """Gather the sensitive samples of all the wave's internal nodes and their targets, node by
+        node, once :meth:`find_sensitive` has covered every position (for :meth:`sensitive_rows`)."""
+        chosen = np.flatnonzero(self.sensitive)
+        self._sensitive_order, self._sensitive_target = self.order[chosen], self.target[chosen]
+        self._sensitive_bounds = np.searchsorted(chosen, self.offsets).tolist()
 
     def sensitive_rows(self, i: int) -> tuple[np.ndarray, np.ndarray]:
         """The sensitive samples at internal node ``nodes[i]`` and their targets (0: left is right,
-        1: right is right); :meth:`find_sensitive` must have covered its positions."""
-        part = slice(self.offsets[i], self.offsets[i + 1])
-        mask = self.sensitive[part]
-        return self.order[part][mask], self.target[part][mask]
+        1: right is right), in the order of :meth:`rows`; :meth:`gather_sensitive` must have run."""
+        a, b = self._sensitive_bounds[i], self._sensitive_bounds[i + 1]
+        return self._sensitive_order[a:b], self._sensitive_target[a:b]
 
     def _positions(self, start: int, stop: int):
         """``(order, offsets, nodes)`` for the kernels, each node's positions clipped to ``start:stop``
@@ -306,7 +341,9 @@ class _Wave:
         values."""
         binned = self.problem.binned
         on_codes, exact = code_thresholds(feature, threshold, binned.bin_min, binned.bin_max, binned.n_bins)
-        missing = missing_routing(binned.missing_code, missing_left, on_codes=exact)
+        missing = (
+            missing_routing(binned.missing_code, missing_left, on_codes=exact) if self.problem.has_missing else None
+        )
         return (binned.codes, on_codes, missing) if exact else (self.problem.X, threshold, missing)
 
     def find_sensitive(self, start: int, stop: int) -> None:
@@ -384,14 +421,16 @@ def _grow_pass(
         return fit_micro_tree(problem.binned, problem.feature_order, rows, targets, w, alpha, n_targets, workspace)
 
     def install(wave: _Wave, i: int, workspace) -> None:
-        node = wave.nodes[i]
-        if wave.size[i] == 0:
+        node = wave.node_ids[i]
+        if wave.bounds[i] == wave.bounds[i + 1]:
             graph.reset(node)
             return
-        if start.children_left[node] < 0:
+        if wave.is_leaf[i]:
             rows = wave.rows(i)
-            targets = problem.y[rows]
-            tree = cache.get(node, rows, targets, lambda: fit(rows, targets, problem.n_classes, workspace))
+            tree = cache.find(node, rows)  # a leaf's targets are its rows' labels
+            if tree is None:
+                tree = fit(rows, problem.y[rows], problem.n_classes, workspace)
+                cache.store(node, rows, None, tree)
             graph.install_leaf_tree(node, tree)
             if log is not None:
                 log.append((node, True, rows.size, rows.size, tree.n_splits))
@@ -400,7 +439,10 @@ def _grow_pass(
         if sens_rows.size == 0:
             graph.reset(node)
         else:
-            tree = cache.get(node, sens_rows, sens_targets, lambda: fit(sens_rows, sens_targets, 2, workspace))
+            tree = cache.find(node, sens_rows, sens_targets)
+            if tree is None:
+                tree = fit(sens_rows, sens_targets, 2, workspace)
+                cache.store(node, sens_rows, sens_targets, tree)
             if problem.guard_refits and not improves_on_split(
                 tree,
                 start.feature[node],
@@ -415,13 +457,22 @@ def _grow_pass(
             else:
                 graph.install_split_tree(node, tree)
         if log is not None:
-            log.append((node, False, int(wave.size[i]), sens_rows.size, tree.n_splits if sens_rows.size else 1))
+            log.append(
+                (
+                    node,
+                    False,
+                    wave.bounds[i + 1] - wave.bounds[i],
+                    sens_rows.size,
+                    tree.n_splits if sens_rows.size else 1,
+                )
+            )
 
     for wave in _pass_waves(graph, problem):
         work = wave.order.size * problem.X.shape[1]
         workers.in_parts(wave.find_sensitive, wave.order.size, work)
+        wave.gather_sensitive()
         # Largest first, so that no thread is left with a large node at the end of the wave.
-        by_size = np.argsort(-wave.size, kind="stable")
+        by_size = np.argsort(-wave.size, kind="stable").tolist()
         workers.run(by_size, lambda i, workspace, wave=wave: install(wave, i, workspace), work)
         workers.in_parts(wave.move, wave.order.size, work)
 
@@ -588,7 +639,7 @@ def grow_graph(
             snapshot = lambda g=merged: g  # noqa: E731
         callback(GrowthEvent(kind, phase, step, total_steps, snapshot().n_splits, snapshot, details))
 
-    workers = _Workers(problem, n_threads)
+    workers = _Workers(problem, fit_threads(problem, n_threads))
     try:
         for phase in range(1, N1 + 1):
             working = WorkingGraph(graph, problem.has_missing)

@@ -67,6 +67,11 @@ class WorkingGraph:
     tree's splits are installed ``UNDECIDED``: :func:`compact` sends missing values where more of the
     graph's training samples go, the rule for a split that saw none (the micro tree saw only some of
     the samples reaching its node).
+
+    A micro tree installed again in the node that holds it (the same object: a grow pass reusing
+    the node's last tree) is not written again: its slots still hold it, since only the node's own
+    installs, :meth:`reset` and :meth:`restore` write into a node's slot and a tree's other slots
+    are its own. The graph is the same; only the slots it takes are fewer.
     """
 
     def __init__(self, start: FlatGraph, missing_values: bool = False):
@@ -84,6 +89,7 @@ class WorkingGraph:
         self.size = n
         # Micro trees may be installed from several threads; installing is short, so one lock.
         self.lock = threading.RLock()
+        self._installed: dict[int, MicroTree] = {}  # node -> the micro tree its slot holds
         for node in range(n):
             self.reset(node)
 
@@ -92,6 +98,7 @@ class WorkingGraph:
         """Give node its phase-start content back (its split, or its leaf label)."""
         s = self.start
         with self.lock:
+            self._installed.pop(node, None)
             self.left[node] = s.children_left[node]
             self.right[node] = s.children_right[node]
             self.feature[node] = s.feature[node]
@@ -123,9 +130,8 @@ class WorkingGraph:
     def install_leaf_tree(self, node: int, tree: MicroTree) -> None:
         """Replace leaf ``node`` by a micro tree fitted on class labels."""
         with self.lock:
-            first = self._reserve(tree.node_count - 1)
-            _write_tree(self._slots(), node, first, -1, -1, *tree.arrays, tree.missing_left)
-            self._undecide(node, first)
+            if self._installed.get(node) is not tree:
+                self._write(node, -1, -1, tree)
 
     def install_split_tree(self, node: int, tree: MicroTree) -> None:
         """Replace the split of internal ``node`` by a micro tree fitted on 0 (left) / 1 (right) targets.
@@ -135,17 +141,33 @@ class WorkingGraph:
         as a split whose two edges lead to the same child, which compaction bypasses.
         """
         with self.lock:
-            first = self._reserve(max(tree.n_splits - 1, 0))
-            to_left, to_right = self.start.children_left[node], self.start.children_right[node]
-            _write_tree(self._slots(), node, first, to_left, to_right, *tree.arrays, tree.missing_left)
-            self._undecide(node, first)
+            if self._installed.get(node) is not tree:
+                self._write(node, self.start.children_left[node], self.start.children_right[node], tree)
 
-    def _undecide(self, node: int, first: int) -> None:
-        """Without missing values in training, leave the directions of the slots a micro tree was
-        just written into (``node`` and ``first`` onwards) to :func:`compact`."""
-        if not self.missing_values:
-            self.missing_left[node] = UNDECIDED
-            self.missing_left[first : self.size] = UNDECIDED
+    def _write(self, node: int, to_left: int, to_right: int, tree: MicroTree) -> None:
+        """:func:`_write_tree` into slot ``node`` and new slots, as many as it takes (its other nodes
+        at most: their count is known once written)."""
+        first = self._reserve(tree.node_count - 1)
+        self.size = _write_tree(
+            self.left,
+            self.right,
+            self.feature,
+            self.threshold,
+            self.label,
+            self.missing_left,
+            node,
+            first,
+            to_left,
+            to_right,
+            tree.children_left,
+            tree.children_right,
+            tree.feature,
+            tree.threshold,
+            tree.label,
+            tree.missing_left,
+            self.missing_values,
+        )
+        self._installed[node] = tree
 
     def _slots(self) -> tuple:
         return self.left, self.right, self.feature, self.threshold, self.label, self.missing_left
@@ -158,6 +180,7 @@ class WorkingGraph:
     def restore(self, node: int, saved: tuple) -> None:
         """Give slot ``node`` what :meth:`slot` saved."""
         with self.lock:
+            self._installed.pop(node, None)
             self.left[node], self.right[node], self.feature[node], self.threshold[node], self.missing_left[node] = saved
 
     # ------------------------------------------------------------------ routing
@@ -196,7 +219,12 @@ class WorkingGraph:
 
 @kernel
 def _write_tree(
-    slots,
+    left,
+    right,
+    feature,
+    threshold,
+    label,
+    missing_left,
     node,
     first,
     to_left,
@@ -207,20 +235,23 @@ def _write_tree(
     t_threshold,
     t_label,
     t_missing_left,
+    decided,
 ):
-    """Write a micro tree (arrays ``t_*``, nodes numbered depth-first) into a working graph's
-    ``slots`` (:meth:`WorkingGraph._slots`): its root into slot ``node``, its other nodes into slots
-    ``first, first + 1, ...`` in their order, each split with its direction for missing values.
+    """Write a micro tree (arrays ``t_*``, nodes numbered depth-first) into a working graph's slots
+    (:meth:`WorkingGraph._slots`): its root into slot ``node``, its other nodes into slots ``first,
+    first + 1, ...`` in their order; returns the slot after the last one written.
 
     With ``to_left < 0`` it is a leaf's micro tree and keeps its leaves (a single leaf: ``node``
     becomes that leaf). Otherwise it is a split's: only its splits take slots, and a leaf labelled
     0 (1) becomes an edge to ``to_left`` (``to_right``); a single leaf becomes a split whose two
     edges lead to the same child.
+
+    Each split keeps its direction for missing values when ``decided``, else (no missing value in
+    training) every slot written gets ``UNDECIDED``, which :func:`compact` decides.
     """
-    left, right, feature, threshold, label, missing_left = slots
     n = t_left.shape[0]
     split_tree = to_left >= 0
-    missing_left[node] = 0
+    missing_left[node] = 0 if decided else UNDECIDED
     if n == 1 or t_left[0] < 0:
         if split_tree:
             target = to_left if t_label[0] == 0 else to_right
@@ -235,7 +266,7 @@ def _write_tree(
             feature[node] = -2
             threshold[node] = -2.0
             label[node] = t_label[0]
-        return
+        return first
     slot_of = np.empty(n, dtype=np.int64)
     next_slot = first
     for j in range(n):
@@ -254,14 +285,15 @@ def _write_tree(
             feature[s] = t_feature[j]
             threshold[s] = t_threshold[j]
             label[s] = -1
-            missing_left[s] = t_missing_left[j]
+            missing_left[s] = t_missing_left[j] if decided else UNDECIDED
         elif not split_tree:
             left[s] = -1
             right[s] = -1
             feature[s] = -2
             threshold[s] = -2.0
             label[s] = t_label[j]
-            missing_left[s] = 0
+            missing_left[s] = 0 if decided else UNDECIDED
+    return next_slot
 
 
 def compact(graph: WorkingGraph, X: np.ndarray, counts=None) -> FlatGraph:
