@@ -7,7 +7,16 @@ import pytest
 
 from tnt.learn.binning import bin_features
 from tnt.learn.micro_tree import fit_micro_tree
-from tnt.learn.sorted_runs import _argsort_codes, make_runs, mark_left, partition_runs, run_scratch
+from tnt.learn.sorted_runs import (
+    BOTH_SIDES,
+    LEFT_SIDE,
+    RIGHT_SIDE,
+    _argsort_codes,
+    make_runs,
+    mark_left,
+    partition_runs,
+    run_scratch,
+)
 from tnt.learn.split_search import (
     CACHE_LINE,
     HISTOGRAM_MAX_BINS,
@@ -315,7 +324,10 @@ def test_runs_sort_each_wide_feature_and_carry_targets_and_weights(runs_setting,
 
 @pytest.mark.parametrize("split_feature", [0, 1])  # a feature in sorted runs, a feature in histograms
 @pytest.mark.parametrize("parallel", [False, True])
-def test_partition_of_runs_is_stable_and_keeps_both_sides_sorted(runs_setting, split_feature, parallel):
+@pytest.mark.parametrize("sides", [BOTH_SIDES, LEFT_SIDE, RIGHT_SIDE], ids=["both sides", "left side", "right side"])
+def test_partition_of_runs_is_stable_and_keeps_both_sides_sorted(runs_setting, split_feature, parallel, sides):
+    """The second split puts ``sides`` in place (the first always both): each side put in place is
+    where a whole partition puts it, in the same order."""
     codes, n_bins, ys, ws = runs_setting
     m = codes.shape[1]
     runs = make_runs(codes, n_bins, ys, ws, 2, False)
@@ -324,7 +336,7 @@ def test_partition_of_runs_is_stable_and_keeps_both_sides_sorted(runs_setting, s
     goes_left = np.zeros(m, dtype=bool)
     # The root is split first; then its left child, positions 0:end, is split again.
     mark_left(runs, codes, np.arange(m), 0, m, 3, HISTOGRAM_MAX_BINS // 2, -1, goes_left)
-    partition_runs(runs, features, 2, 0, m, goes_left, tmp, parallel)
+    partition_runs(runs, features, 2, 0, m, goes_left, BOTH_SIDES, tmp, parallel)
     node = np.flatnonzero(codes[3] <= HISTOGRAM_MAX_BINS // 2)
     start, end = 0, node.size
     # Histogram features are read by position, in any order of the node's samples.
@@ -335,17 +347,23 @@ def test_partition_of_runs_is_stable_and_keeps_both_sides_sorted(runs_setting, s
     expected_left = node[codes[split_feature, node] <= code]
     np.testing.assert_array_equal(np.sort(runs.sid[1, start:end][goes_left[runs.sid[1, start:end]]]), expected_left)
     before = {name: getattr(runs, name).copy() for name in ("sid", "code", "y", "w")}
-    partition_runs(runs, features, 2, start, end, goes_left, tmp, parallel)
+    partition_runs(runs, features, 2, start, end, goes_left, sides, tmp, parallel)
     n_left = expected_left.size
+    assert 0 < n_left < end - start
     for j in range(2):
         side = goes_left[before["sid"][j, start:end]]
         for name in ("sid", "code", "y", "w"):
             old = before[name][j, start:end]
             new = getattr(runs, name)[j]
-            np.testing.assert_array_equal(new[start : start + n_left], old[side])  # stable: order kept
-            np.testing.assert_array_equal(new[start + n_left : end], old[~side])
+            if sides != RIGHT_SIDE:
+                np.testing.assert_array_equal(new[start : start + n_left], old[side])  # stable: order kept
+            if sides != LEFT_SIDE:
+                np.testing.assert_array_equal(new[start + n_left : end], old[~side])
             np.testing.assert_array_equal(new[end:], before[name][j, end:])  # outside untouched
-        assert np.all(np.diff(runs.code[j, start : start + n_left].astype(int)) >= 0)
+        if sides != RIGHT_SIDE:
+            assert np.all(np.diff(runs.code[j, start : start + n_left].astype(int)) >= 0)
+        if sides != LEFT_SIDE:
+            assert np.all(np.diff(runs.code[j, start + n_left : end].astype(int)) >= 0)
 
 
 def test_best_of_takes_the_first_of_equal_splits_and_drops_constant_features():

@@ -16,7 +16,20 @@ from numba import prange
 from tnt.learn.compiled import kernel
 from tnt.learn.split_search import HISTOGRAM_MAX_BINS, SortedRuns, sends_left
 
-__all__ = ["make_runs", "mark_left", "no_runs", "partition_runs", "run_scratch"]
+__all__ = [
+    "BOTH_SIDES",
+    "LEFT_SIDE",
+    "RIGHT_SIDE",
+    "make_runs",
+    "mark_left",
+    "no_runs",
+    "partition_runs",
+    "run_scratch",
+]
+
+# Which sides of a split :func:`partition_runs` puts in place: a child that is not grown is a leaf,
+# whose runs are never read again.
+BOTH_SIDES, LEFT_SIDE, RIGHT_SIDE = 0, 1, 2
 
 
 @kernel
@@ -168,16 +181,62 @@ def _partition_run(runs, j, start, end, goes_left, tmp_sid, tmp_code, tmp_y, tmp
 
 
 @kernel
-def _partition_lane(lane, n_lanes, runs, features, n_features, start, end, goes_left, tmp):
+def _keep_left_of_run(runs, j, start, end, goes_left):
+    """The samples of positions start:end of run ``j`` that go left, moved in order to its first
+    positions; the positions after them are left as they are (a right child not grown)."""
+    sid, code, y, w = runs.sid[j], runs.code[j], runs.y[j], runs.w[j]
+    # As in _partition_run: every sample is written and only the pointer's step depends on its side.
+    put = np.uint64(start)
+    for i in range(np.uint64(start), np.uint64(end)):
+        s = sid[i]
+        c = code[i]
+        t = y[i]
+        v = w[i]
+        sid[put] = s
+        code[put] = c
+        y[put] = t
+        w[put] = v
+        put += np.uint64(goes_left[np.uint64(s)])
+
+
+@kernel
+def _keep_right_of_run(runs, j, start, end, goes_left):
+    """The samples of positions start:end of run ``j`` that go right, moved in order to its last
+    positions; the positions before them are left as they are (a left child not grown)."""
+    sid, code, y, w = runs.sid[j], runs.code[j], runs.y[j], runs.w[j]
+    # From the last position down, writing at put - 1 >= i: nothing unread is overwritten, the order
+    # is kept, and no unsigned index goes below zero.
+    put = np.uint64(end)
+    for k in range(np.uint64(end) - np.uint64(start)):
+        i = np.uint64(end) - np.uint64(1) - k
+        s = sid[i]
+        c = code[i]
+        t = y[i]
+        v = w[i]
+        sid[put - np.uint64(1)] = s
+        code[put - np.uint64(1)] = c
+        y[put - np.uint64(1)] = t
+        w[put - np.uint64(1)] = v
+        put -= np.uint64(1) - np.uint64(goes_left[np.uint64(s)])
+
+
+@kernel
+def _partition_lane(lane, n_lanes, runs, features, n_features, start, end, goes_left, sides, tmp):
     tmp_sid, tmp_code, tmp_y, tmp_w = tmp.sid[lane], tmp.code[lane], tmp.y[lane], tmp.w[lane]
     for fi in range(lane, n_features, n_lanes):
         j = runs.row[features[fi]]
-        if j >= 0:
+        if j < 0:
+            continue
+        if sides == LEFT_SIDE:
+            _keep_left_of_run(runs, j, start, end, goes_left)
+        elif sides == RIGHT_SIDE:
+            _keep_right_of_run(runs, j, start, end, goes_left)
+        else:
             _partition_run(runs, j, start, end, goes_left, tmp_sid, tmp_code, tmp_y, tmp_w)
 
 
 @kernel(parallel=True)
-def _partition_in_parallel(runs, features, n_features, start, end, goes_left, tmp):
+def _partition_in_parallel(runs, features, n_features, start, end, goes_left, sides, tmp):
     row, sid, code, y, w = runs.row, runs.sid, runs.code, runs.y, runs.w
     t_sid, t_code, t_y, t_w = tmp.sid, tmp.code, tmp.y, tmp.w
     n_lanes = t_sid.shape[0]
@@ -191,21 +250,24 @@ def _partition_in_parallel(runs, features, n_features, start, end, goes_left, tm
             start,
             end,
             goes_left,
+            sides,
             SortedRuns(row, t_sid, t_code, t_y, t_w),
         )
 
 
 @kernel
-def partition_runs(runs, features, n_features, start, end, goes_left, tmp, parallel, threaded=True):
+def partition_runs(runs, features, n_features, start, end, goes_left, sides, tmp, parallel, threaded=True):
     """Partition positions start:end of the runs of ``features[:n_features]`` stably: samples
-    with ``goes_left[sid]`` first, each side still sorted by code. ``tmp`` is a
-    :class:`SortedRuns` with one row per thread, for the right side. ``threaded`` is None in a fit
-    compiled for one thread."""
+    with ``goes_left[sid]`` first, each side still sorted by code. With ``sides`` ``LEFT_SIDE``
+    (``RIGHT_SIDE``) only the left (right) side is put in place, in the same positions as by a whole
+    partition, and the other side's positions hold anything: half the writes, for a split whose
+    other child is a leaf. ``tmp`` is a :class:`SortedRuns` with one row per thread, for the right
+    side. ``threaded`` is None in a fit compiled for one thread."""
     if threaded is not None:
         if parallel and tmp.sid.shape[0] > 1:
-            _partition_in_parallel(runs, features, n_features, start, end, goes_left, tmp)
+            _partition_in_parallel(runs, features, n_features, start, end, goes_left, sides, tmp)
             return
-    _partition_lane(np.int64(0), np.int64(1), runs, features, n_features, start, end, goes_left, tmp)
+    _partition_lane(np.int64(0), np.int64(1), runs, features, n_features, start, end, goes_left, sides, tmp)
 
 
 @kernel

@@ -46,7 +46,16 @@ from numba import prange
 
 from tnt.learn.compiled import kernel, store_eight_bytes
 from tnt.learn.pruning import kept_splits, preorder_ids
-from tnt.learn.sorted_runs import make_runs, mark_left, no_runs, partition_runs, run_scratch
+from tnt.learn.sorted_runs import (
+    BOTH_SIDES,
+    LEFT_SIDE,
+    RIGHT_SIDE,
+    make_runs,
+    mark_left,
+    no_runs,
+    partition_runs,
+    run_scratch,
+)
 from tnt.learn.split_search import (
     FILL_AND_SCAN,
     NO_MISSING,
@@ -783,7 +792,8 @@ def build_tree(
         _split_codes(data, kept, n_kept, first, second, n_swaps, parallel, n_lanes, threaded)
         if with_runs is not None:
             if has_runs:
-                partition_runs(runs, kept, n_kept, start, end, goes_left, run_tmp, parallel, threaded)
+                sides = BOTH_SIDES if grow_left and grow_right else (LEFT_SIDE if grow_left else RIGHT_SIDE)
+                partition_runs(runs, kept, n_kept, start, end, goes_left, sides, run_tmp, parallel, threaded)
         # The larger child inherits the node's stored histograms, minus the smaller child's samples.
         left_slot = -1
         right_slot = -1

@@ -93,10 +93,10 @@ LANES = 16
 
 @kernel(inline="always")
 def _missing_goes_left(x, f, node, missing):
-    """Whether the value or code ``x`` of feature ``f``, which the split at ``node`` does not send
-    left, is missing and sent left by the node's direction; ``missing`` is :func:`missing_routing`'s."""
+    """1 when the value or code ``x`` of feature ``f`` is missing and sent left by the node's
+    direction, else 0 (``missing`` is :func:`missing_routing`'s); bitwise, without a branch."""
     missing_code, missing_left = missing
-    return missing_left[node] == 1 and (x != x or x == missing_code[f])
+    return np.int64(missing_left[node] == 1) & (np.int64(x != x) | np.int64(x == missing_code[f]))
 
 
 def missing_routing(missing_code, missing_left, on_codes: bool):
@@ -139,10 +139,11 @@ def _walk_together(X, rows, at, first, n, n_orig, graph, to_phase_start, missing
                 continue
             f = feature[node]
             x = np.float64(X[rows[j], f])
-            if x <= threshold[node] or (missing is not None and _missing_goes_left(x, f, node, missing)):
-                node = left[node]
-            else:
-                node = right[node]
+            goes_left = np.int64(x <= threshold[node])
+            if missing is not None:
+                goes_left |= _missing_goes_left(x, f, node, missing)
+            # Arithmetic, not a branch: which side a sample takes is as unpredictable as a coin.
+            node = right[node] + goes_left * (left[node] - right[node])
             at[j] = node
             if node < n_orig and first[j] < 0:
                 first[j] = node
