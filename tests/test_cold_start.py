@@ -391,3 +391,21 @@ def test_the_app_s_warm_up_gives_way_to_the_server(monkeypatch):
     assert niced == [10] and shares == ["second"]
     warmup.main(["--second"])  # `python -m tnt.learn.warmup` as pip install runs it
     assert niced == [10] and shares == ["second", "second"]
+
+
+def test_the_warm_up_process_collects_garbage_less_often(monkeypatch):
+    import gc
+
+    from tnt.learn import warmup
+
+    seen = []
+    monkeypatch.setattr(warmup, "main", lambda: seen.append(gc.get_threshold()))
+    before = gc.get_threshold()
+    try:
+        warmup.run_as_process()
+    finally:
+        gc.set_threshold(*before)
+    assert seen == [warmup.COLLECTOR_THRESHOLDS] and seen[0][0] > before[0]
+    # Importing the module (the app, a test) leaves the importing process's collector alone.
+    code = "import gc; before = gc.get_threshold(); import tnt.learn.warmup; print(gc.get_threshold() == before)"
+    assert run(code) == "True"
