@@ -310,10 +310,22 @@ assert is_cached(_on_features, split_search_types())
 # inlined into the scans, they had doubled the split search's compile time.
 from tnt.learn.split_search import _second_pass, _second_pass_of_bits
 assert len(_second_pass.overloads) == len(_second_pass_of_bits.overloads) == 1, compiled
+# So are the scans of the nodes that keep their histograms and the fill of large nodes' histograms,
+# each compiled once, for the Gini impurity only (the criterion's last argument, ``squared``, None:
+# no squared error's branch). The small nodes' scan and the steps' loops over features are inlined
+# into _feature_work, not compiled apart.
+from numba import types
+from tnt.learn import split_search
+for scan in (split_search._fill_and_scan, split_search._scan_stored, split_search._accumulate):
+    (signature,) = scan.signatures
+    assert signature[-1] == types.none, (scan, signature)
+inlined = ("_scan_feature", "_scan_features", "_fill_and_scan_features", "_scan_stored_features", "_subtract_features")
+assert not [name for name in inlined if getattr(split_search, name).overloads], compiled
 first = len(compiled)
 from tnt.learn.warmup import _fit_kernels
 _fit_kernels(4)
-print([name for name in compiled[first:] if name in ("_on_features", "_feature_work", "_scan_features")])
+scans = ("_on_features", "_feature_work", "_fill_and_scan", "_scan_stored", "_accumulate")
+print([name for name in compiled[first:] if name in scans])
 """
     env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
     result = subprocess.run(
@@ -379,3 +391,21 @@ def test_the_app_s_warm_up_gives_way_to_the_server(monkeypatch):
     assert niced == [10] and shares == ["second"]
     warmup.main(["--second"])  # `python -m tnt.learn.warmup` as pip install runs it
     assert niced == [10] and shares == ["second", "second"]
+
+
+def test_the_warm_up_process_collects_garbage_less_often(monkeypatch):
+    import gc
+
+    from tnt.learn import warmup
+
+    seen = []
+    monkeypatch.setattr(warmup, "main", lambda: seen.append(gc.get_threshold()))
+    before = gc.get_threshold()
+    try:
+        warmup.run_as_process()
+    finally:
+        gc.set_threshold(*before)
+    assert seen == [warmup.COLLECTOR_THRESHOLDS] and seen[0][0] > before[0]
+    # Importing the module (the app, a test) leaves the importing process's collector alone.
+    code = "import gc; before = gc.get_threshold(); import tnt.learn.warmup; print(gc.get_threshold() == before)"
+    assert run(code) == "True"

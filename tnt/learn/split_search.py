@@ -185,7 +185,7 @@ MARGIN = 1e-12
 SMALLEST_BOUND = 1e-200
 
 
-@kernel(inline="always")
+@kernel(counts_references=False)
 def _accumulate(codes, f, ys, ws, start, end, K, h0, h1, c0, c1, squared):
     """Add positions start:end to the histograms and counts of feature ``f``, even and odd
     samples apart so that consecutive samples with the same code (pixels are mostly 0) do not wait
@@ -647,7 +647,7 @@ def _scan_sorted(code, y, w, j, start, end, f, mc, K, bin_min, bin_max, total, w
     return _result(first, second, has_missing, f, bin_min, bin_max, mc)
 
 
-@kernel(inline="always")
+@kernel(counts_references=False)
 def _fill_and_scan(
     codes, f, mc, ys, ws, start, end, K, bin_min, bin_max, total, w_node,
     h0, h1, c0, c1, left, hist, counts, off, bounds, squared,
@@ -683,7 +683,7 @@ def _fill_and_scan(
     return _result(best, second, has_missing, f, bin_min, bin_max, mc)
 
 
-@kernel(inline="always")
+@kernel(counts_references=False)
 def _scan_stored(hist, counts, off, bounds, f, mc, K, bin_min, bin_max, total, w_node, left, squared):
     """Best split on feature ``f`` (missing code ``mc``) from its stored histogram, codes
     ``bounds[f, 0] .. bounds[f, 1]`` (a range holding every code present), which is left unchanged:
@@ -742,11 +742,16 @@ def _subtract_samples(codes, f, ys, ws, start, end, K, hist, counts, off, square
 SCAN, FILL_AND_SCAN, SCAN_STORED, SUBTRACT = 0, 1, 2, 3
 
 
-# Each step runs over all of a lane's features in one kernel that inlines the per-feature scan: a
-# call per feature, or a view of a feature's row, would count references to every array it takes
-# (numba's atomic increments, a measurable share of a fit). The step kernels are compiled without
-# reference counting at all (``counts_references=False``): even the inlined scans' arguments would
-# take four to six atomic operations per feature, a large part of a small node's scan.
+# Each step's loop over a lane's features is inlined into _feature_work. The scans of a node that
+# keeps its histograms (_fill_and_scan, _scan_stored: large nodes) and the histogram fill of a
+# node with many samples per code (_accumulate) are kernels of their own, called once per feature:
+# numba inlines a callee by running its front end again and copying its IR at every call site, in a
+# scope that grows with the caller, and these scans inlined into the steps were a large share of
+# the split search's compile time (docs/speed_history.md, issue 35), while a call costs little next
+# to their work. _scan_feature, which scans the many small nodes, stays inlined: there a call per
+# feature made MNIST's fit a few percent slower. All are compiled without reference counting
+# (``counts_references=False``): a call, or a view of a feature's row, would count references to
+# every array it takes, four to six atomic operations per feature, a large part of a small node's scan.
 
 
 @kernel(inline="always")
@@ -791,7 +796,7 @@ def _scan_run(data, node, f, K, left):
     )
 
 
-@kernel(counts_references=False)
+@kernel(inline="always")
 def _scan_features(lane, first, stop, with_runs, data, node, features, results, buffers):
     K = _entries(node.total, data.squared)
     h0, h1, c0, c1 = buffers.hist[lane, 0], buffers.hist[lane, 1], buffers.counts[lane, 0], buffers.counts[lane, 1]
@@ -810,7 +815,7 @@ def _scan_features(lane, first, stop, with_runs, data, node, features, results, 
         _store_result(results, fi, result)
 
 
-@kernel(counts_references=False)
+@kernel(inline="always")
 def _fill_and_scan_features(lane, first, stop, with_runs, data, node, features, results, buffers, stored):
     K = _entries(node.total, data.squared)
     h0, h1, c0, c1 = buffers.hist[lane, 0], buffers.hist[lane, 1], buffers.counts[lane, 0], buffers.counts[lane, 1]
@@ -831,7 +836,7 @@ def _fill_and_scan_features(lane, first, stop, with_runs, data, node, features, 
         _store_result(results, fi, result)
 
 
-@kernel(counts_references=False)
+@kernel(inline="always")
 def _scan_stored_features(lane, first, stop, with_runs, data, node, features, results, buffers, stored):
     K = _entries(node.total, data.squared)
     left = buffers.left[lane]
@@ -849,7 +854,7 @@ def _scan_stored_features(lane, first, stop, with_runs, data, node, features, re
         _store_result(results, fi, result)
 
 
-@kernel(counts_references=False)
+@kernel(inline="always")
 def _subtract_features(lane, first, stop, with_runs, data, node, features, stored):
     K = _entries(node.total, data.squared)
     hist, counts = stored.hist[stored.slot], stored.counts[stored.slot]

@@ -342,5 +342,22 @@ def _read_stages(output, said: dict) -> None:
         event.set()
 
 
-if __name__ == "__main__":
+# Compiling makes numba's intermediate representation by the hundred thousand objects (it copies a
+# function's IR at every call it inlines), and with the default thresholds the cyclic garbage
+# collector walked them over and over: a sixth of the warm-up's compile time (docs/speed_history.md,
+# issue 35). The warm-up's processes collect less often (objects without cycles are freed at once
+# as always).
+COLLECTOR_THRESHOLDS = (100_000, 50, 100)
+
+
+def run_as_process() -> None:
+    """``python -m tnt.learn.warmup``: :func:`main`, the collector's thresholds raised first (only
+    in the warm-up's own processes, never in a process that imports this module)."""
+    import gc
+
+    gc.set_threshold(*COLLECTOR_THRESHOLDS)
     main()
+
+
+if __name__ == "__main__":
+    run_as_process()
