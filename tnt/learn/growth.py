@@ -134,6 +134,7 @@ class _MicroTreeCache:
         self._entries: dict[int, tuple[bytes, MicroTree]] = {}
 
     def get(self, node, rows, targets, fit):
+        """The tree :meth:`find` gives, else ``fit()``'s, stored for the next time."""
         tree = self.find(node, rows, targets)
         if tree is None:
             tree = fit()
@@ -427,10 +428,8 @@ def _grow_pass(
             return
         if wave.is_leaf[i]:
             rows = wave.rows(i)
-            tree = cache.find(node, rows)  # a leaf's targets are its rows' labels
-            if tree is None:
-                tree = fit(rows, problem.y[rows], problem.n_classes, workspace)
-                cache.store(node, rows, None, tree)
+            # A leaf's targets are its rows' labels: keyed by the rows alone, gathered only to fit.
+            tree = cache.get(node, rows, None, lambda: fit(rows, problem.y[rows], problem.n_classes, workspace))
             graph.install_leaf_tree(node, tree)
             if log is not None:
                 log.append((node, True, rows.size, rows.size, tree.n_splits))
@@ -439,10 +438,7 @@ def _grow_pass(
         if sens_rows.size == 0:
             graph.reset(node)
         else:
-            tree = cache.find(node, sens_rows, sens_targets)
-            if tree is None:
-                tree = fit(sens_rows, sens_targets, 2, workspace)
-                cache.store(node, sens_rows, sens_targets, tree)
+            tree = cache.get(node, sens_rows, sens_targets, lambda: fit(sens_rows, sens_targets, 2, workspace))
             if problem.guard_refits and not improves_on_split(
                 tree,
                 start.feature[node],
