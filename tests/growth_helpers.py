@@ -1,9 +1,24 @@
 """Grow passes written out node by node, for the tests that check the compiled, wave-batched passes
-against the definition."""
+against the definition, and the small phase-start graph the install tests write micro trees into."""
 
 import numpy as np
 
 from tnt.learn.growth import _waves
+from tnt.learn.working_graph import FlatGraph
+
+
+def one_split_graph(missing_go_to_left=None) -> FlatGraph:
+    """A phase-start graph of one split (``x[0] <= 0.5``) and two leaves labelled 0 and 1, with
+    ``missing_go_to_left`` (a list of three 0s and 1s) or no directions."""
+    directions = None if missing_go_to_left is None else np.array(missing_go_to_left, dtype=np.uint8)
+    return FlatGraph(
+        np.array([1, -1, -1]),
+        np.array([2, -1, -1]),
+        np.array([0, -2, -2]),
+        np.array([0.5, -2, -2.0]),
+        np.array([-1, 0, 1]),
+        missing_go_to_left=directions,
+    )
 
 
 def nodes_with_their_rows(graph, problem):

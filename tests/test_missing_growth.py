@@ -3,6 +3,7 @@ micro trees with their directions, merges, fine-tuning, and every learner fitted
 
 import numpy as np
 import pytest
+from growth_helpers import one_split_graph
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn.base import is_classifier
@@ -93,14 +94,7 @@ def test_walks_on_codes_and_on_values_send_missing_values_by_the_stored_directio
 
 # ---------------------------------------------------------------------- installs and merges
 def test_an_installed_micro_tree_carries_its_directions_when_training_has_missing_values():
-    start = FlatGraph(
-        np.array([1, -1, -1]),
-        np.array([2, -1, -1]),
-        np.array([0, -2, -2]),
-        np.array([0.5, -2, -2.0]),
-        np.array([-1, 0, 1]),
-        missing_go_to_left=np.array([1, 0, 0], dtype=np.uint8),
-    )
+    start = one_split_graph(missing_go_to_left=[1, 0, 0])
     tree = micro_tree([1, 2, -1, -1, -1], [4, 3, -1, -1, -1], [3, 5, -2, -2, -2], [1.5, np.inf, -2, -2, -2],
                       [1, 0, 0, 0, 0], [-1, -1, 0, 1, 1])  # fmt: skip
     learned = WorkingGraph(start, missing_values=True)

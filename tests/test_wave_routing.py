@@ -11,7 +11,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from growth_helpers import nodes_with_their_rows
+from growth_helpers import nodes_with_their_rows, one_split_graph
 from sklearn.datasets import load_digits, make_classification
 
 import tnt.learn.growth as growth
@@ -184,13 +184,7 @@ def test_bucket_rows_groups_the_samples_of_a_wave_by_node_in_increasing_order():
 
 def test_installing_a_micro_tree_writes_the_slots_a_node_by_node_install_would():
     # Splits take slots in depth-first order after the root; a split tree's leaves become edges.
-    start = FlatGraph(
-        np.array([1, -1, -1]),
-        np.array([2, -1, -1]),
-        np.array([0, -2, -2]),
-        np.array([0.5, -2, -2.0]),
-        np.array([-1, 0, 1]),
-    )
+    start = one_split_graph()
     tree = MicroTree(
         np.array([1, 2, -1, -1, -1]),
         np.array([4, 3, -1, -1, -1]),

@@ -2,18 +2,12 @@
 written again, and the graph is the one a new write would give."""
 
 import numpy as np
+from growth_helpers import one_split_graph
 from test_missing_growth import micro_tree
 
-from tnt.learn.working_graph import FlatGraph, WorkingGraph, compact
+from tnt.learn.working_graph import WorkingGraph, compact
 
-START = FlatGraph(
-    np.array([1, -1, -1]),
-    np.array([2, -1, -1]),
-    np.array([0, -2, -2]),
-    np.array([0.5, -2, -2.0]),
-    np.array([-1, 0, 1]),
-    missing_go_to_left=np.zeros(3, dtype=np.uint8),
-)
+START = one_split_graph(missing_go_to_left=[0, 0, 0])
 
 
 def _tree():
