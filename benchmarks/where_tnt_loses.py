@@ -222,7 +222,7 @@ def _internal_nodes(variant: str):
     original = growth.fit_micro_tree
 
     def fit(data, order, rows, y, w, alpha, n_targets, workspace=None):
-        if "sens_rows" in sys._getframe(2).f_locals:  # install() -> fit -> here
+        if "sens_rows" in sys._getframe(4).f_locals:  # install() -> cache.get -> lambda -> fit -> here
             if variant == "stump":
                 return growth.fit_stump(data, order, rows, y, w, workspace, n_targets)
             alpha = 10 * alpha
