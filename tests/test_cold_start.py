@@ -222,7 +222,8 @@ def test_the_warm_up_compiles_on_two_processes_where_there_are_two_cores(monkeyp
     monkeypatch.setattr("tnt._parallel.usable_cores", lambda: 2)
     monkeypatch.setattr(compiled, "is_cached", lambda dispatcher, types: True)  # only loads: one process
     warmup.main([])
-    assert shares == ["first", "all", "all"] and len(started) == 1
+    # The second process is started before the cache is read, and stopped again.
+    assert shares == ["first", "all", "all"] and len(started) == 2
     warmup.main(["--second"])
     assert shares[-1] == "second"
     assert "compiled code is ready" in capsys.readouterr().out
@@ -409,3 +410,135 @@ def test_the_warm_up_process_collects_garbage_less_often(monkeypatch):
     # Importing the module (the app, a test) leaves the importing process's collector alone.
     code = "import gc; before = gc.get_threshold(); import tnt.learn.warmup; print(gc.get_threshold() == before)"
     assert run(code) == "True"
+
+
+def test_each_share_of_the_warm_up_reports_its_stages_in_order(monkeypatch):
+    from tnt.learn import split_search, warmup
+
+    done = []
+
+    class SplitSearch:
+        def compile(self, types):
+            done.append("split search compiled")
+
+    monkeypatch.setattr(split_search, "_on_features", SplitSearch())
+    steps = ("_growth_kernels", "_load_prediction_code", "_load_statistics_code", "_small_fit", "_regression_kernels")
+    for name in steps:
+        monkeypatch.setattr(warmup, name, lambda *args, name=name, **kwargs: done.append(name))
+    for name in ("_call_fit_kernel", "_fit_kernels", "_threaded_fit_kernels"):
+        monkeypatch.setattr(warmup, name, lambda n_values, *args, name=name: done.append(f"{name}({n_values})"))
+    warmup.load_compiled_code(report=lambda stage: done.append(f"report {stage}"), share="second")
+    assert done == [
+        "split search compiled",
+        "report split search",
+        "_growth_kernels",
+        "report narrow",
+        "_threaded_fit_kernels(4)",
+        "_threaded_fit_kernels(1100)",
+    ]
+    done.clear()
+    warmup.load_compiled_code(report=lambda stage: done.append(f"report {stage}"), share="first")
+    # What the second share compiles meanwhile (the split search, the growth loop's kernels) is
+    # asked for only after the fit kernel: prediction's and the statistics' kernels come first.
+    assert done[: done.index("report narrow") + 1] == [
+        "_load_prediction_code",
+        "_load_statistics_code",
+        "_call_fit_kernel(4)",
+        "_fit_kernels(4)",
+        "_small_fit",
+        "report narrow",
+    ]
+    assert "_threaded_fit_kernels(4)" not in done and "_regression_kernels" in done
+
+
+# Records the tnt.learn kernels compiled (not loaded from the cache), outermost calls only.
+COMPILE_EVENTS = """
+from numba.core import event
+compiled, depth = [], [0]
+class Listener(event.Listener):
+    def on_start(self, ev):
+        depth[0] += 1
+        if depth[0] == 1:
+            compiled.append(ev.data["dispatcher"].py_func.__name__)
+    def on_end(self, ev):
+        depth[0] -= 1
+event.register("numba:compile", Listener())
+"""
+
+SECOND_SHARE_NARROW = (
+    COMPILE_EVENTS
+    + """
+from tnt.learn import warmup
+class Narrow(Exception):
+    pass
+def report(stage):
+    if stage == warmup.NARROW:
+        raise Narrow
+try:
+    warmup.load_compiled_code(report=report, share="second")
+except Narrow:
+    pass
+growth_start = compiled.index("_on_features") + 1
+print(sorted(set(compiled[growth_start:])))
+"""
+)
+
+FIRST_SHARE_NARROW = (
+    COMPILE_EVENTS
+    + """
+from tnt.learn import compiled as cache, tree_builder, warmup
+asked_early = []
+class Ready:
+    def __init__(self, name):
+        self.name = name
+    def wait(self, timeout=None):
+        if not tree_builder.build_tree.overloads:
+            asked_early.append(self.name)
+        return True
+for kernel in warmup.growth_kernels():
+    cache.load_when_ready(kernel, Ready(kernel.py_func.__name__))
+class Narrow(Exception):
+    pass
+def report(stage):
+    raise Narrow
+try:
+    warmup.load_compiled_code(report=report, share="first")
+except Narrow:
+    pass
+first_share = sorted(set(compiled))
+del compiled[:]
+from tnt.data.datasets import default_dataset_id, load_bundled
+from tnt.services.training import TrainParams, train
+train(load_bundled(default_dataset_id()), TrainParams(), progress_callback=lambda event: event.snapshot())
+print((first_share, asked_early, compiled))
+"""
+)
+
+
+def test_the_warm_up_s_two_shares_compile_what_the_first_training_needs_each_kernel_once(tmp_path):
+    # From an empty cache, as the warm-up's two processes: the second share's part of the first
+    # stage (the split search, then the growth loop's kernels without the fit kernel), then the
+    # first share's part in a new process. The first share compiles none of the second's kernels
+    # (it loads them), asks for the growth loop's only once it has compiled the fit kernel (before,
+    # it would wait while the second process compiles them), and the app's first training on the
+    # default data (the Train page, with a progress callback's snapshots) compiles nothing more.
+    import ast
+
+    from tnt.learn.warmup import growth_kernels
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
+    env["NUMBA_CACHE_DIR"] = str(tmp_path)
+
+    def run_share(code):
+        result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env)
+        assert result.returncode == 0, result.stderr
+        return ast.literal_eval(result.stdout.strip().splitlines()[-1])
+
+    growth = {kernel.py_func.__name__ for kernel in growth_kernels()}
+    binning = {"_column_summary", "_mark_whole_numbers", "_code_whole_numbers"}
+    second = set(run_share(SECOND_SHARE_NARROW))
+    assert second == growth | binning, second ^ (growth | binning)
+    first, asked_early, by_training = run_share(FIRST_SHARE_NARROW)
+    assert not set(first) & (second | {"_on_features", "_feature_work"}), first
+    assert {"build_tree", "route_float32_cast", "distance_ranges"} <= set(first), first
+    assert asked_early == [] and by_training == []

@@ -14,9 +14,10 @@ that before a user waits for it:
   on such data waits only for that, then loads its code from the cache.
 
 numba compiles on one core, so with two cores :func:`main` compiles in two processes, and shares
-the first stage between them: the second process compiles the fit kernel's split search while the
-first compiles the rest of that kernel, which loads the split search from the cache once the second
-process has written it (:func:`tnt.learn.compiled.load_when_ready`).
+the first stage between them: the second process compiles the fit kernel's split search, then the
+growth loop's kernels (with micro trees grown in NumPy, :func:`_growth_kernels`), while the first
+compiles prediction's kernels and the rest of the fit kernel, which loads the split search from the
+cache once the second process has written it (:func:`tnt.learn.compiled.load_when_ready`).
 """
 
 from __future__ import annotations
@@ -56,23 +57,26 @@ def load_compiled_code(report=None, share: str = "all") -> None:
     First what a fit with one thread on data of at most 256 values per feature (one-byte codes:
     the app's default data) and prediction need, every input type prediction routes without
     converting it included; then ``report(NARROW)`` is called, if given. Then the rest: two-byte
-    codes, the walks of fits on data with missing values, regression trees, and the copies of the fit kernels with their parallel kernels
-    (:func:`tnt.learn.tree_builder.threaded`), which only fits on several threads use.
+    codes, the walks of fits on data with missing values, regression trees, and the copies of the
+    fit kernels with their parallel kernels (:func:`tnt.learn.tree_builder.threaded`), which only
+    fits on several threads use.
 
     Parameters
     ----------
     report : callable, optional
         Called with the name of each stage done: ``NARROW``, and in the second share
-        ``SPLIT_SEARCH`` first.
+        ``SPLIT_SEARCH`` before it.
     share : {"all", "first", "second"}, default="all"
         :func:`main` runs the two shares in two processes at once, as numba compiles on one core.
         The first stage is split between them:
 
-        - "first": the fit on one thread and one-byte codes (``report(NARROW)``), without its
-          split search, which it loads from the cache; then the fit kernels of two-byte codes and
-          the regression trees;
-        - "second": that split search (``report(SPLIT_SEARCH)``), a large share of the fit kernel's
-          compile time (``docs/speed_history.md``), and prediction's kernels (``report(NARROW)``); then the threaded copies.
+        - "first": prediction's kernels and the path statistics', then the fit on one thread and
+          one-byte codes, whose split search, pruning and growth loop's kernels it loads from the
+          cache (``report(NARROW)``); then the fit kernels of two-byte codes and the regression
+          trees;
+        - "second": that split search (``report(SPLIT_SEARCH)``), a large share of the fit
+          kernel's compile time (``docs/speed_history.md``), then the growth loop's kernels and
+          the pruning (:func:`_growth_kernels`, ``report(NARROW)``); then the threaded copies.
     """
     if share not in ("all", "first", "second"):
         raise ValueError(f"share must be 'all', 'first' or 'second', got {share!r}.")
@@ -83,16 +87,20 @@ def load_compiled_code(report=None, share: str = "all") -> None:
 
         _on_features.compile(split_search_types(np.uint8))
         report(SPLIT_SEARCH)
-        _load_prediction_code()
+        _growth_kernels()
         report(NARROW)
         _threaded_fit_kernels(4)
         _threaded_fit_kernels(1100)
         return
-    if share == "all":
-        _load_prediction_code()
-    import tnt.estimator  # noqa: F401 (scikit-learn: imported while the second share compiles)
+    import tnt.estimator  # noqa: F401 (scikit-learn)
 
-    _fit_kernels(4)  # one-byte feature codes
+    # Before the fit kernel: in the first share, the second process compiles its split search
+    # meanwhile, then the growth loop's kernels and the pruning of micro trees, which this share
+    # loads last.
+    _load_prediction_code()
+    _load_statistics_code()
+    _call_fit_kernel(4, (None,))  # one-byte feature codes, one thread
+    _fit_kernels(4)
     _small_fit()  # the growth loop's own kernels (waves, installs, compaction), a callback's too
     report(NARROW)
     _fit_kernels(300)  # two-byte feature codes
@@ -103,6 +111,28 @@ def load_compiled_code(report=None, share: str = "all") -> None:
     if share == "all":
         _threaded_fit_kernels(4)
         _threaded_fit_kernels(1100)
+
+
+def growth_kernels() -> tuple:
+    """The kernels :func:`_growth_kernels` compiles besides the binning's (which the first share
+    compiles first, for its tiny fits): the first share loads them once the second has cached them.
+    They include the routings of the statistics (``edge_statistics``, ``count_directions``) and the
+    layers (``longest_distances``) of a callback's snapshots and of the fitted graph."""
+    from tnt.learn import routing, structure, tree_builder, wave_routing, working_graph
+
+    return (
+        tree_builder.pruned_tree,
+        wave_routing.bucket_rows,
+        wave_routing.code_thresholds,
+        wave_routing.sensitive_samples,
+        wave_routing.move_samples,
+        working_graph._write_tree,
+        working_graph._bypass_dead,
+        working_graph._topological_order,
+        structure.longest_distances,
+        routing.count_directions,
+        routing.edge_statistics,
+    )
 
 
 def _tiny(n_values):
@@ -126,15 +156,23 @@ def _fit_kernels(n_values) -> None:
 def _threaded_fit_kernels(n_values) -> None:
     # The copies of the fit kernel with their parallel kernels, for both criteria: compiled whole,
     # though a tiny fit never takes its parallel branches.
-    from tnt.learn.micro_tree import make_workspace
+    _call_fit_kernel(n_values, (None, True), threaded=True, with_runs=True)
+
+
+def _call_fit_kernel(n_values, criteria, threaded=None, with_runs=None) -> None:
+    """Call :func:`tnt.learn.tree_builder.build_tree` on :func:`_tiny` data, with the argument types
+    :func:`tnt.learn.micro_tree.fit_micro_tree` passes, for each criterion (``squared``: None for
+    the Gini impurity, True for the squared error), without the pruning a fit runs after it."""
+    from tnt.learn.micro_tree import NO_DEPTH_LIMIT, make_workspace
     from tnt.learn.tree_builder import build_tree
 
     _, y, binned, rows, w = _tiny(n_values)
-    workspace = make_workspace(binned, 2, 2)
-    for targets, squared in ((y, None), (y.astype(np.float64), True)):
+    workspace = make_workspace(binned, 2, 2 if threaded else 1)
+    for squared in criteria:
+        targets = y if squared is None else y.astype(np.float64)
         args = (binned.codes, np.arange(2), rows, targets, w, 2, binned.n_bins, binned.bin_min, binned.bin_max)
         args += (binned.missing_code,)
-        build_tree(*args, 1e-3, np.iinfo(np.int64).max, workspace, True, True, squared)
+        build_tree(*args, 1e-3, NO_DEPTH_LIMIT, workspace, threaded, with_runs, squared)
 
 
 def _regression_kernels() -> None:
@@ -160,39 +198,41 @@ def _regression_kernels() -> None:
             )
 
 
-def _load_prediction_code() -> None:
-    """Prediction's kernels, for every input type it routes without converting it, the routings
-    of the fitted graph's statistics and the path statistics."""
-    from tnt.learn.routing import (
-        count_directions,
-        decision_paths,
-        edge_statistics,
-        route_float32_cast,
-        route_past,
-        route_to_leaves,
-        walk_tables,
-    )
-    from tnt.learn.structure import count_paths_by_length, distance_ranges, longest_distances
-
+def _tiny_graph():
+    """A one-split graph's arrays for prediction's kernels: a feature matrix, targets, weights, rows,
+    then the children, features, thresholds and directions of missing values."""
     X = np.tile(np.arange(4, dtype=np.float32)[:, None], (1, 2))
-    y, rows, w = np.arange(4) % 2, np.arange(4), np.ones(4)
     left = np.array([1, -1, -1])
     right = np.array([2, -1, -1])
     feature = np.array([0, -2, -2])
     threshold = np.array([0.5, -2.0, -2.0])
-    children, walk_feature, is_leaf = walk_tables(left, right, feature)
     missing_left = np.zeros(3, dtype=np.uint8)  # a fitted graph's directions for missing values
+    return X, np.arange(4) % 2, np.ones(4), np.arange(4), left, right, feature, threshold, missing_left
+
+
+def _load_prediction_code() -> None:
+    """Prediction's kernels, for every input type it routes without converting it."""
+    from tnt.learn.routing import decision_paths, route_float32_cast, route_to_leaves, walk_tables
+
+    X, _, _, rows, left, right, feature, threshold, missing_left = _tiny_graph()
+    children, walk_feature, is_leaf = walk_tables(left, right, feature)
     for dtype in (np.float32, np.float64, np.uint8):  # predict routes these without converting them
         route_float32_cast(X.astype(dtype), children, walk_feature, is_leaf, threshold)
         decision_paths(X.astype(dtype), left, right, feature, threshold, missing_left)
     for dtype in (np.float32, np.float64):  # the walk that takes missing values
         route_to_leaves(X.astype(dtype), rows, 0, left, right, feature, threshold, missing_left)
     route_to_leaves(X, rows, 0, left, right, feature, threshold)
+
+
+def _load_statistics_code() -> None:
+    """The routings of the fitted graph's statistics and the path statistics, but those a fit with a
+    progress callback also runs (:func:`growth_kernels`)."""
+    from tnt.learn.routing import decision_paths, route_past
+    from tnt.learn.structure import count_paths_by_length, distance_ranges
+
+    X, _, _, rows, left, right, feature, threshold, _ = _tiny_graph()
     route_past(X, rows, 0, 1, left, right, feature, threshold)
-    count_directions(X, 3, left, right, feature, threshold)
     decision_paths(X, left, right, feature, threshold)  # graph reduction
-    edge_statistics(X, y, w, 2, left, right, feature, threshold, missing_left)
-    longest_distances(left, right)  # the growth loop's waves, the drawings' layers
     shortest, longest = distance_ranges(left, right)  # path statistics
     count_paths_by_length(left, right, shortest, longest, np.arange(3), np.zeros(3, np.int64), np.zeros(2, np.int64))
 
@@ -214,6 +254,42 @@ def _small_fit(n_values: int = 4, missing: bool = False) -> None:
     TnTClassifier(C=1e-3, random_state=0, n_jobs=1).fit(X, y, progress_callback=lambda event: event.snapshot())
     if missing:
         TnTRegressor(C=1e-3, random_state=0, n_jobs=1).fit(X, y.astype(np.float64))
+
+
+def _growth_kernels() -> None:
+    """The growth loop's own kernels (waves, installs, compaction), the pruning of micro trees, the
+    binning's and those of a callback's snapshots, without the fit kernel: :func:`_small_fit` with
+    every micro tree grown by :func:`_numpy_stump` instead of
+    :func:`tnt.learn.tree_builder.build_tree`, so that the warm-up's second process compiles them
+    while the first compiles the fit kernel. They are compiled for the argument types a real fit
+    passes them, whatever trees it installs."""
+    from tnt.learn import micro_tree
+
+    fit_kernel = micro_tree.build_tree
+    micro_tree.build_tree = _numpy_stump
+    try:
+        _small_fit()
+    finally:
+        micro_tree.build_tree = fit_kernel
+
+
+def _numpy_stump(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin_max, *unused) -> tuple:
+    """A stand-in for :func:`tnt.learn.tree_builder.build_tree` (Gini, no missing values) in NumPy:
+    its arrays, of the same types, for a split of the first feature of ``feature_order`` at its
+    samples' median code (a leaf if they all share one), nodes numbered root, left, right."""
+    f = int(feature_order[0])
+    column = codes[rows, f]
+    cut = int(np.median(column))
+    goes_left = column <= cut
+    everyone = np.ones(rows.size, dtype=bool)
+    if goes_left.all():
+        sides, left, right, feature, threshold = [everyone], [-1], [-1], [-2], [-2.0]
+    else:
+        sides, left, right, feature = [everyone, goes_left, ~goes_left], [1, -1, -1], [2, -1, -1], [f, -2, -2]
+        threshold = [float(bin_max[f, cut]) / 2 + float(bin_min[f, cut + 1]) / 2, -2.0, -2.0]
+    value = np.array([np.bincount(y[side], w[side], minlength=n_classes) for side in sides], dtype=np.float64)
+    left, right, feature = (np.array(a, dtype=np.int64) for a in (left, right, feature))
+    return left, right, feature, np.array(threshold), np.zeros(len(sides), dtype=np.uint8), value, float(w.sum())
 
 
 def start_in_background() -> subprocess.Popen:
@@ -279,10 +355,12 @@ def main(argv=None) -> None:
     """``python -m tnt.learn.warmup``: compile every kernel, on two processes where there are two
     cores and the code is not cached yet.
 
-    The second process (``--second``) says on its output when it has compiled the split search and
-    when its part of the first stage is done. This process waits for the first before it loads the
-    split search from the cache (:func:`tnt.learn.compiled.load_when_ready`), rather than
-    compiling it too, and for the second before it says that the first stage is done. The
+    The second process (``--second``), started first, says on its output when it has compiled the split search and
+    when its part of the first stage (then the growth loop's kernels) is done. This process
+    compiles prediction's kernels meanwhile, then the fit kernel; it waits for the first word
+    before it loads the split search from the cache (:func:`tnt.learn.compiled.load_when_ready`),
+    and for the second before it loads the growth loop's kernels (:func:`growth_kernels`), rather
+    than compiling them too, and before it says that the first stage is done. The
     kernels' cache (:mod:`tnt.learn.compiled`) is safe for processes that compile different
     signatures of one kernel at once.
 
@@ -300,33 +378,40 @@ def main(argv=None) -> None:
         return
     start = time.perf_counter()
     from tnt._parallel import usable_cores
-    from tnt.learn.compiled import is_cached, load_when_ready
-    from tnt.learn.split_search import _on_features
-    from tnt.learn.tree_builder import split_search_types
 
-    # One process where there is one core, or where the code is cached already (it only loads).
-    if usable_cores() < 2 or is_cached(_on_features, split_search_types(np.uint8)):
-        load_compiled_code(report=lambda stage: print(NARROW_READY, flush=True))
-        print(f"TnT's compiled code is ready ({time.perf_counter() - start:.0f} s).")
-        return
-
-    helper = subprocess.Popen(
-        [sys.executable, "-m", "tnt.learn.warmup", "--second"], cwd=_PACKAGE_PARENT, stdout=subprocess.PIPE, text=True
-    )
-    said = {SPLIT_SEARCH: threading.Event(), NARROW: threading.Event()}
-    threading.Thread(target=_read_stages, args=(helper.stdout, said), daemon=True).start()
-    load_when_ready(_on_features, said[SPLIT_SEARCH])
-
-    def report(stage):
-        said[NARROW].wait()  # the second process's part of the first stage
-        print(NARROW_READY, flush=True)
-
+    # The second process has the longer way (the split search, then the growth loop's kernels), so
+    # it starts before this one imports numba to see whether the code is cached; it is stopped if so.
+    helper = None
+    if usable_cores() >= 2:
+        command = [sys.executable, "-m", "tnt.learn.warmup", "--second"]
+        helper = subprocess.Popen(command, cwd=_PACKAGE_PARENT, stdout=subprocess.PIPE, text=True)
     try:
-        load_compiled_code(report=report, share="first")
-        if helper.wait() != 0:
-            raise SystemExit(f"TnT's warm-up: its second process failed (exit code {helper.returncode}).")
+        from tnt.learn.compiled import is_cached, load_when_ready
+        from tnt.learn.split_search import _on_features
+        from tnt.learn.tree_builder import split_search_types
+
+        # One process where there is one core, or where the code is cached already (it only loads).
+        if helper is None or is_cached(_on_features, split_search_types(np.uint8)):
+            if helper is not None:
+                helper.kill()
+                helper.communicate()
+            load_compiled_code(report=lambda stage: print(NARROW_READY, flush=True))
+        else:
+            said = {SPLIT_SEARCH: threading.Event(), NARROW: threading.Event()}
+            threading.Thread(target=_read_stages, args=(helper.stdout, said), daemon=True).start()
+            load_when_ready(_on_features, said[SPLIT_SEARCH])
+            for compiled_there in growth_kernels():
+                load_when_ready(compiled_there, said[NARROW])
+
+            def report(stage):
+                said[NARROW].wait()  # the second process's part of the first stage
+                print(NARROW_READY, flush=True)
+
+            load_compiled_code(report=report, share="first")
+            if helper.wait() != 0:
+                raise SystemExit(f"TnT's warm-up: its second process failed (exit code {helper.returncode}).")
     finally:
-        if helper.poll() is None:
+        if helper is not None and helper.poll() is None:
             helper.kill()
     print(f"TnT's compiled code is ready ({time.perf_counter() - start:.0f} s).")
 
