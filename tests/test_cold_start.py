@@ -221,12 +221,32 @@ def test_the_warm_up_compiles_on_two_processes_where_there_are_two_cores(monkeyp
     assert shares == ["first", "all"] and len(started) == 1
     monkeypatch.setattr("tnt._parallel.usable_cores", lambda: 2)
     monkeypatch.setattr(compiled, "is_cached", lambda dispatcher, types: True)  # only loads: one process
+    monkeypatch.setattr(warmup, "_cache_index_found", lambda: False)
     warmup.main([])
-    # The second process is started before the cache is read, and stopped again.
+    # Where no index of the cache was found, the second process is started before the cache is
+    # read, and stopped again.
     assert shares == ["first", "all", "all"] and len(started) == 2
+    monkeypatch.setattr(warmup, "_cache_index_found", lambda: True)
+    warmup.main([])  # a cached start starts no second process
+    assert shares[-1] == "all" and len(started) == 2
+    monkeypatch.setattr(compiled, "is_cached", lambda dispatcher, types: False)  # an index of older sources
+    warmup.main([])
+    assert shares[-1] == "first" and len(started) == 3
     warmup.main(["--second"])
     assert shares[-1] == "second"
     assert "compiled code is ready" in capsys.readouterr().out
+
+
+def test_the_warm_up_looks_for_the_cache_index_where_numba_cache_dir_says(tmp_path, monkeypatch):
+    from tnt.learn import warmup
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    assert not warmup._cache_index_found()
+    (tmp_path / "learn_0123").mkdir()
+    (tmp_path / "learn_0123" / "split_search._on_features-12.py311.1.nbc").touch()
+    assert not warmup._cache_index_found()  # code without its index is not found by numba either
+    (tmp_path / "learn_0123" / "split_search._on_features-12.py311.nbi").touch()
+    assert warmup._cache_index_found()
 
 
 def test_a_failing_second_process_fails_the_warm_up(monkeypatch):

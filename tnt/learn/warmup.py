@@ -355,7 +355,7 @@ def main(argv=None) -> None:
     """``python -m tnt.learn.warmup``: compile every kernel, on two processes where there are two
     cores and the code is not cached yet.
 
-    The second process (``--second``), started first, says on its output when it has compiled the split search and
+    The second process (``--second``), started first on an empty cache, says on its output when it has compiled the split search and
     when its part of the first stage (then the growth loop's kernels) is done. This process
     compiles prediction's kernels meanwhile, then the fit kernel; it waits for the first word
     before it loads the split search from the cache (:func:`tnt.learn.compiled.load_when_ready`),
@@ -379,24 +379,24 @@ def main(argv=None) -> None:
     start = time.perf_counter()
     from tnt._parallel import usable_cores
 
-    # The second process has the longer way (the split search, then the growth loop's kernels), so
-    # it starts before this one imports numba to see whether the code is cached; it is stopped if so.
-    helper = None
-    if usable_cores() >= 2:
-        command = [sys.executable, "-m", "tnt.learn.warmup", "--second"]
-        helper = subprocess.Popen(command, cwd=_PACKAGE_PARENT, stdout=subprocess.PIPE, text=True)
+    # The second process has the longer way (the split search, then the growth loop's kernels): on
+    # an empty cache it starts before this one imports numba to see whether the code is cached.
+    two_cores = usable_cores() >= 2
+    helper = _start_second_process() if two_cores and not _cache_index_found() else None
     try:
         from tnt.learn.compiled import is_cached, load_when_ready
         from tnt.learn.split_search import _on_features
         from tnt.learn.tree_builder import split_search_types
 
         # One process where there is one core, or where the code is cached already (it only loads).
-        if helper is None or is_cached(_on_features, split_search_types(np.uint8)):
+        if not two_cores or is_cached(_on_features, split_search_types(np.uint8)):
             if helper is not None:
                 helper.kill()
                 helper.communicate()
+                helper = None
             load_compiled_code(report=lambda stage: print(NARROW_READY, flush=True))
         else:
+            helper = helper or _start_second_process()
             said = {SPLIT_SEARCH: threading.Event(), NARROW: threading.Event()}
             threading.Thread(target=_read_stages, args=(helper.stdout, said), daemon=True).start()
             load_when_ready(_on_features, said[SPLIT_SEARCH])
@@ -414,6 +414,26 @@ def main(argv=None) -> None:
         if helper is not None and helper.poll() is None:
             helper.kill()
     print(f"TnT's compiled code is ready ({time.perf_counter() - start:.0f} s).")
+
+
+def _start_second_process() -> subprocess.Popen:
+    command = [sys.executable, "-m", "tnt.learn.warmup", "--second"]
+    return subprocess.Popen(command, cwd=_PACKAGE_PARENT, stdout=subprocess.PIPE, text=True)
+
+
+def _cache_index_found() -> bool:
+    """Whether numba's index of the split search's cached code is in a folder where numba keeps
+    this package's cache (``NUMBA_CACHE_DIR``'s, else the package's ``__pycache__`` or the user's
+    cache folder), looked for without importing numba. If so, the warm-up reads the cache before it
+    starts a second process, which a cached start does not need (starting and stopping it delayed
+    the app's first training by about a second); an index of older sources only costs the second
+    process that head start."""
+    pattern = "split_search._on_features-*.nbi"
+    folder = os.environ.get("NUMBA_CACHE_DIR")
+    if folder:
+        return any(Path(folder).glob(f"*/{pattern}"))
+    users = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "numba"
+    return any(Path(__file__).parent.joinpath("__pycache__").glob(pattern)) or any(users.glob(f"*/{pattern}"))
 
 
 def _read_stages(output, said: dict) -> None:
