@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import pickle
 import sys
 import time
 from pathlib import Path
@@ -35,7 +34,7 @@ from tnt import TnTClassifier  # noqa: E402
 from tnt.learn.split_search import make_buffers  # noqa: E402
 from tnt.learn.tree_builder import build_tree  # noqa: E402
 
-DEFAULT_FILE = Path("/tmp/tnt_micro_tree_calls.pkl")
+DEFAULT_FILE = Path("/tmp/tnt_micro_tree_calls.npz")
 # The arguments of build_tree that are the fit's data, the same object in every call: saved once.
 DATA_ARGUMENTS = (0, 6, 7, 8, 9)  # codes, n_bins, bin_min, bin_max, missing_code
 WORKSPACE = 12  # the buffers argument, made again per number of classes by replay
@@ -79,8 +78,7 @@ def record(path: Path, X: np.ndarray, y: np.ndarray) -> str:
         model = TnTClassifier(C=1e-4, n_jobs=1, random_state=0).fit(X, y)
     finally:
         micro_tree.build_tree = fitted
-    with open(path, "wb") as file:
-        pickle.dump((data, calls), file, protocol=5)
+    _save(path, data, calls)
     print(f"{len(calls)} micro-tree fits of a TnT fit with {model.n_splits_} splits saved to {path}")
     return digest.hexdigest()[:12]
 
@@ -90,10 +88,39 @@ def _size_class(n: int) -> int:
     return 10 ** int(np.log10(max(n, 1)))
 
 
+def _save(path: Path, data: dict, calls: list) -> None:
+    """``data`` and ``calls`` in one ``.npz`` file (no pickle): an array argument as it is, a
+    number as a 0-d array named apart, None left out."""
+    keys = {key: k for k, key in enumerate(data)}
+    arrays = {f"data_{keys[key]}_{j}": a for key, values in data.items() for j, a in enumerate(values)}
+    arrays["call_data"] = np.array([keys[key] for key, _ in calls], dtype=np.int64)
+    arrays["call_length"] = np.array([len(rest) for _, rest in calls], dtype=np.int64)
+    for c, (_, rest) in enumerate(calls):
+        for a, value in enumerate(rest):
+            if value is not None:
+                arrays[f"{'array' if isinstance(value, np.ndarray) else 'number'}_{c}_{a}"] = np.asarray(value)
+    np.savez(path, **arrays)
+
+
 def load(path: Path) -> tuple[dict, list]:
     """The fit's data and the calls saved by :func:`record`."""
-    with open(path, "rb") as file:
-        return pickle.load(file)
+    with np.load(path, allow_pickle=False) as saved:
+        stored = {name: saved[name] for name in saved.files}
+    data: dict = {}
+    for name in sorted(n for n in stored if n.startswith("data_")):
+        _, key, j = name.split("_")
+        data.setdefault(int(key), {})[int(j)] = stored[name]
+    data = {key: tuple(values[j] for j in sorted(values)) for key, values in data.items()}
+    calls = []
+    for c, (key, length) in enumerate(zip(stored["call_data"], stored["call_length"])):
+        rest = [None] * int(length)
+        for a in range(int(length)):
+            if f"array_{c}_{a}" in stored:
+                rest[a] = stored[f"array_{c}_{a}"]
+            elif f"number_{c}_{a}" in stored:
+                rest[a] = stored[f"number_{c}_{a}"].item()
+        calls.append((int(key), rest))
+    return data, calls
 
 
 def replay_once(data: dict, calls: list, buffers: dict) -> tuple[dict, str]:
