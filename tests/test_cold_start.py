@@ -445,7 +445,7 @@ def test_each_share_of_the_warm_up_reports_its_stages_in_order(monkeypatch):
     steps = ("_growth_kernels", "_load_prediction_code", "_load_statistics_code", "_small_fit", "_regression_kernels")
     for name in steps:
         monkeypatch.setattr(warmup, name, lambda *args, name=name, **kwargs: done.append(name))
-    for name in ("_call_fit_kernel", "_fit_kernels", "_threaded_fit_kernels"):
+    for name in ("_fit_kernels", "_threaded_fit_kernels"):
         monkeypatch.setattr(warmup, name, lambda n_values, *args, name=name: done.append(f"{name}({n_values})"))
     warmup.load_compiled_code(report=lambda stage: done.append(f"report {stage}"), share="second")
     assert done == [
@@ -463,7 +463,6 @@ def test_each_share_of_the_warm_up_reports_its_stages_in_order(monkeypatch):
     assert done[: done.index("report narrow") + 1] == [
         "_load_prediction_code",
         "_load_statistics_code",
-        "_call_fit_kernel(4)",
         "_fit_kernels(4)",
         "_small_fit",
         "report narrow",

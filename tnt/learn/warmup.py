@@ -99,8 +99,7 @@ def load_compiled_code(report=None, share: str = "all") -> None:
     # loads last.
     _load_prediction_code()
     _load_statistics_code()
-    _call_fit_kernel(4, (None,))  # one-byte feature codes, one thread
-    _fit_kernels(4)
+    _fit_kernels(4)  # one-byte feature codes, one thread
     _small_fit()  # the growth loop's own kernels (waves, installs, compaction), a callback's too
     report(NARROW)
     _fit_kernels(300)  # two-byte feature codes
@@ -156,23 +155,15 @@ def _fit_kernels(n_values) -> None:
 def _threaded_fit_kernels(n_values) -> None:
     # The copies of the fit kernel with their parallel kernels, for both criteria: compiled whole,
     # though a tiny fit never takes its parallel branches.
-    _call_fit_kernel(n_values, (None, True), threaded=True, with_runs=True)
-
-
-def _call_fit_kernel(n_values, criteria, threaded=None, with_runs=None) -> None:
-    """Call :func:`tnt.learn.tree_builder.build_tree` on :func:`_tiny` data, with the argument types
-    :func:`tnt.learn.micro_tree.fit_micro_tree` passes, for each criterion (``squared``: None for
-    the Gini impurity, True for the squared error), without the pruning a fit runs after it."""
     from tnt.learn.micro_tree import NO_DEPTH_LIMIT, make_workspace
     from tnt.learn.tree_builder import build_tree
 
     _, y, binned, rows, w = _tiny(n_values)
-    workspace = make_workspace(binned, 2, 2 if threaded else 1)
-    for squared in criteria:
-        targets = y if squared is None else y.astype(np.float64)
+    workspace = make_workspace(binned, 2, 2)
+    for targets, squared in ((y, None), (y.astype(np.float64), True)):
         args = (binned.codes, np.arange(2), rows, targets, w, 2, binned.n_bins, binned.bin_min, binned.bin_max)
         args += (binned.missing_code,)
-        build_tree(*args, 1e-3, NO_DEPTH_LIMIT, workspace, threaded, with_runs, squared)
+        build_tree(*args, 1e-3, NO_DEPTH_LIMIT, workspace, True, True, squared)
 
 
 def _regression_kernels() -> None:
