@@ -110,3 +110,44 @@ def test_for_a_regressor_the_guard_compares_the_graphs_squared_training_errors()
         assert improves_on_split(stump, 0, 0.0, 1, X, rows, targets, weights) == lower
         decided += lower
     assert 0 < decided < 16  # some stumps improve on the split, some do not
+
+
+@pytest.mark.parametrize("weights", ["unit", "whole", "fractional", "tiny"])
+@pytest.mark.parametrize("max_bins", [65535, 12])
+def test_a_micro_tree_knows_the_weight_it_misclassifies_and_the_guard_agrees_with_routing(weights, max_bins):
+    """``MicroTree.misclassified`` is the weight of its training rows that routing them through the
+    tree puts at a leaf of another label (NaN by each split's direction, quantised bins too), in the
+    units of the weights given; the guard, which uses it for whole-number weights, decides as routing."""
+    from tnt.learn.binning import bin_features
+    from tnt.learn.micro_tree import fit_micro_tree, fit_stump
+    from tnt.learn.refit_guard import improves_on_split
+    from tnt.learn.routing import route_to_leaves
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(500, 4)).astype(np.float32)
+    X[rng.random(X.shape) < 0.2] = np.nan
+    y = ((np.nan_to_num(X[:, 0]) + rng.normal(scale=0.8, size=500)) > 0).astype(np.int64)
+    w = {
+        "unit": np.ones(500),
+        "whole": rng.integers(1, 5, size=500).astype(float),
+        "fractional": rng.uniform(0.1, 3.0, size=500),
+        "tiny": rng.uniform(1e-190, 3e-190, size=500),
+    }[weights]
+    rows = np.sort(rng.choice(500, size=400, replace=False))
+    binned = bin_features(X, max_bins=max_bins)
+    tree = fit_micro_tree(binned, np.arange(4), rows, y[rows], w[rows], 2e-3, 2)
+    arrays = (tree.children_left, tree.children_right, tree.feature, tree.threshold, tree.missing_left)
+    wrong = tree.label[route_to_leaves(X, rows, 0, *arrays)] != y[rows]
+    assert 1 < tree.n_splits and wrong.any()
+    assert tree.misclassified == pytest.approx(float(w[rows][wrong].sum()), rel=1e-12)
+    stump = fit_stump(binned, np.arange(4), rows, y[rows], w[rows])  # ties with its own split: False
+    decisions = set()
+    for fitted in (tree, stump):
+        routed = type(fitted)(*fitted.arrays, missing_left=fitted.missing_left)  # misclassified unknown
+        assert routed.misclassified is None and fitted.misclassified is not None
+        own = (int(stump.feature[0]), float(stump.threshold[0]), int(stump.missing_left[0]))
+        for split in [own] + [(f, t, m) for f in range(4) for t in (-1.0, 0.0, 0.5) for m in (0, 1)]:
+            arguments = (*split, X, rows, y[rows], w[rows])
+            decisions.add(improves_on_split(fitted, *arguments))
+            assert improves_on_split(fitted, *arguments) == improves_on_split(routed, *arguments)
+    assert decisions == {True, False}

@@ -47,9 +47,11 @@ class TreeArrays:
 @dataclass(frozen=True)
 class MicroTree(TreeArrays):
     """A fitted micro tree whose ``label`` holds the predicted target (an index into the targets the
-    tree was fitted on) at the leaves and -1 at internal nodes."""
+    tree was fitted on) at the leaves and -1 at internal nodes; ``misclassified``, when known (None
+    otherwise), the weight of its training samples whose leaf's label is not their target."""
 
     label: np.ndarray
+    misclassified: float | None = field(default=None, kw_only=True)
 
     @cached_property
     def n_splits(self) -> int:
@@ -101,7 +103,7 @@ def fit_micro_tree(
     """
     y = np.ascontiguousarray(y, dtype=np.int64)
     tree = _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, NO_DEPTH_LIMIT, workspace, None)
-    return MicroTree(*tree[:5], missing_left=tree[6])
+    return MicroTree(*tree[:5], missing_left=tree[6], misclassified=tree[7])
 
 
 def fit_stump(data: BinnedData, feature_order, rows, y, sample_weight, workspace=None, n_targets: int = 2) -> MicroTree:
@@ -109,7 +111,7 @@ def fit_stump(data: BinnedData, feature_order, rows, y, sample_weight, workspace
     default) and the naive decision graph splits a leaf (targets ``0..n_targets-1``)."""
     y = np.ascontiguousarray(y, dtype=np.int64)
     tree = _fit(data, feature_order, rows, y, sample_weight, n_targets, 0.0, 1, workspace, None)
-    return MicroTree(*tree[:5], missing_left=tree[6])
+    return MicroTree(*tree[:5], missing_left=tree[6], misclassified=tree[7])
 
 
 def fit_regression_tree(data: BinnedData, feature_order, rows, y, sample_weight, alpha: float, workspace=None):
@@ -130,25 +132,28 @@ def fit_regression_tree(data: BinnedData, feature_order, rows, y, sample_weight,
     RegressionTree
     """
     y = np.ascontiguousarray(y, dtype=np.float64)
-    left, right, feature, threshold, _, mean, missing_left = _fit(
+    left, right, feature, threshold, _, mean, missing_left, _ = _fit(
         data, feature_order, rows, y, sample_weight, 2, alpha, NO_DEPTH_LIMIT, workspace, True
     )
     return RegressionTree(left, right, feature, threshold, mean, missing_left=missing_left)
 
 
 def _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, max_depth, workspace, squared) -> tuple:
-    """:func:`tnt.learn.tree_builder.pruned_tree` of a fit; ``squared`` as in :func:`build_tree`."""
+    """:func:`tnt.learn.tree_builder.pruned_tree` of a fit, its misclassified weight in the units of
+    ``sample_weight``; ``squared`` as in :func:`build_tree`."""
     if workspace is None or buffer_classes(workspace) < n_targets:
         workspace = make_workspace(data, n_targets)
     feature_order = np.ascontiguousarray(feature_order, dtype=np.int64)
     rows = np.ascontiguousarray(rows, dtype=np.int64)
     threads = threaded(rows.shape[0], feature_order.shape[0], workspace.left.shape[0])
+    w = np.asarray(sample_weight, dtype=np.float64)
+    exponent = weight_exponent(np.add.reduce(w), w.size)  # w.sum() without its Python wrapper
     left, right, feature, threshold, missing_left, value, total_w = build_tree(
         data.codes,
         feature_order,
         rows,
         y,
-        _unit_mean(np.asarray(sample_weight, dtype=np.float64)),
+        np.ascontiguousarray(w if exponent == 0 else np.ldexp(w, -exponent)),
         n_targets,
         data.n_bins,
         data.bin_min,
@@ -161,13 +166,10 @@ def _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, max_dept
         with_runs(data, threads),
         squared,
     )
-    return pruned_tree(left, right, feature, threshold, missing_left, value, total_w, float(alpha), squared)
-
-
-def _unit_mean(w: np.ndarray) -> np.ndarray:
-    """Weights rescaled by a power of two (:func:`weight_exponent`) to a mean between 0.7 and 1.4."""
-    exponent = weight_exponent(np.add.reduce(w), w.size)  # w.sum() without its Python wrapper
-    return np.ascontiguousarray(w if exponent == 0 else np.ldexp(w, -exponent))
+    *tree, misclassified = pruned_tree(
+        left, right, feature, threshold, missing_left, value, total_w, float(alpha), squared
+    )
+    return (*tree, math.ldexp(misclassified, exponent))
 
 
 def weight_exponent(total: float, n: int) -> int:

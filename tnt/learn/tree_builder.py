@@ -846,9 +846,12 @@ def prune_tree(left, right, value, total_w, alpha, squared):
 @kernel
 def pruned_tree(left, right, feature, threshold, missing_left, value, total_w, alpha, squared):
     """The tree grown by :func:`build_tree` after :func:`prune_tree`, as compact arrays numbered
-    depth-first: (children_left, children_right, feature, threshold, label, mean, missing_left). For the Gini
-    impurity the label is the class of largest weight at leaves and -1 at splits, ``mean`` is empty;
-    for the squared error the label is -1 and ``mean`` the weighted mean target of every node."""
+    depth-first: (children_left, children_right, feature, threshold, label, mean, missing_left), and
+    the weight its leaves misclassify. For the Gini impurity the label is the class of largest weight
+    at leaves and -1 at splits, ``mean`` is empty, and the misclassified weight is that of the samples
+    of other classes than their leaf's label (the tree's training error, in the fit's weights); for
+    the squared error the label is -1, ``mean`` the weighted mean target of every node and the
+    misclassified weight 0."""
     split = prune_tree(left, right, value, total_w, alpha, squared)
     new_id, count = preorder_ids(left, right, split)
     n = left.shape[0]
@@ -859,6 +862,7 @@ def pruned_tree(left, right, feature, threshold, missing_left, value, total_w, a
     out_missing_left = np.zeros(count, dtype=np.uint8)
     label = np.full(count, -1, dtype=np.int64)
     mean = np.empty(count if squared is not None else 0)
+    misclassified = 0.0
     for node in range(n):
         i = new_id[node]
         if i < 0:
@@ -873,4 +877,5 @@ def pruned_tree(left, right, feature, threshold, missing_left, value, total_w, a
             out_missing_left[i] = missing_left[node]
         elif squared is None:
             label[i] = np.argmax(value[node])
-    return out_left, out_right, out_feature, out_threshold, label, mean, out_missing_left
+            misclassified += _node_weight(value, node, squared) - value[node, label[i]]
+    return out_left, out_right, out_feature, out_threshold, label, mean, out_missing_left, misclassified
