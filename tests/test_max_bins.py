@@ -3,6 +3,9 @@ CART's exact thresholds."""
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 from sklearn.datasets import load_digits, make_classification
 
 from tnt import TnTClassifier, TnTRegressor
@@ -258,3 +261,30 @@ def test_codes_are_one_byte_while_the_widest_feature_and_its_missing_code_fit(n_
     assert binned.codes.dtype == dtype
     assert binned.missing_code.tolist() == [n_values]
     assert binned.codes[-1, 0] == n_values
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    hnp.arrays(
+        np.float32,
+        st.integers(1, 400),
+        elements=st.one_of(
+            st.floats(width=32, allow_nan=True, allow_infinity=True),
+            st.sampled_from([0.0, -0.0, 1.5, -1.5, float("nan"), float("-nan")]),
+        ),
+    )
+)
+def test_sorting_a_column_gives_numpys_distinct_values_ranks_and_counts(column):
+    """The binning's sort of a column (64-bit keys sorted as integers) numbers its values as
+    ``np.unique`` does: NaNs of any sign and payload one value, the last; -0.0 and 0.0 one value;
+    infinities, subnormals and repeats in order; ``order`` a stable sort of the samples."""
+    from tnt.learn.binning import sort_column
+
+    order, rank, values, counts = sort_column(column)
+    expected_values, expected_inverse, expected_counts = np.unique(column, return_inverse=True, return_counts=True)
+    np.testing.assert_array_equal(values, expected_values)
+    np.testing.assert_array_equal(counts, expected_counts)
+    inverse = np.empty(column.size, dtype=np.intp)
+    inverse[order] = rank
+    np.testing.assert_array_equal(inverse, expected_inverse)
+    np.testing.assert_array_equal(order, np.argsort(expected_inverse, kind="stable"))
