@@ -179,6 +179,11 @@ def test_eight_bytes_are_stored_lowest_first_wherever_the_row_starts(compiled):
     expected = np.zeros((3, 13), dtype=np.uint8)
     expected[1, 3:11] = np.arange(1, 9)
     np.testing.assert_array_equal(array, expected)
+    halves = np.zeros((3, 7), dtype=np.uint16)  # two-byte items: the eight bytes are four of them
+    store(halves, 1, 2, np.uint64(0x0004000300020001))
+    expected = np.zeros((3, 7), dtype=np.uint16)
+    expected[1, 2:6] = np.arange(1, 5)
+    np.testing.assert_array_equal(halves, expected)
 
 
 def test_transposing_bytes_swaps_each_words_byte_k_with_word_ks_byte():
@@ -188,6 +193,15 @@ def test_transposing_bytes_swaps_each_words_byte_k_with_word_ks_byte():
     words = matrix.copy().view("<u8")[:, 0]  # word j: row j, its byte k column k
     transposed = np.array(_transpose_bytes(*(np.uint64(w) for w in words)), dtype="<u8")
     np.testing.assert_array_equal(transposed.view(np.uint8).reshape(8, 8), matrix.T)
+
+
+def test_transposing_halfwords_swaps_each_words_lane_k_with_word_ks_lane():
+    from tnt.learn.tree_builder import _transpose_halfwords
+
+    matrix = np.random.default_rng(0).integers(0, 65536, (4, 4), dtype=np.uint16)
+    words = matrix.astype("<u2").view("<u8")[:, 0]  # word j: row j, its 16-bit lane k column k
+    transposed = np.array(_transpose_halfwords(*(np.uint64(w) for w in words)), dtype="<u8")
+    np.testing.assert_array_equal(transposed.view("<u2").reshape(4, 4), matrix.T)
 
 
 def _reference_tree(X, y, w, n_classes, alpha, order):

@@ -35,7 +35,7 @@ class BinnedData:
     ----------
     codes : ndarray of shape (n_samples, n_columns), uint8 or uint16
         Sample-major, so a micro tree gathers each of its samples' codes from one contiguous row.
-        One-byte rows are padded with zeros to a multiple of eight columns (eight bytes), which
+        Rows are padded with zeros to eight bytes (eight one-byte or four two-byte columns), which
         lets micro trees copy them a 64-bit word at a time; the first ``n_features`` columns are
         the features.
     bin_min, bin_max : ndarray of shape (n_features, max_bins), float32
@@ -149,7 +149,7 @@ def bin_features(X: np.ndarray, max_bins: int = MAX_EXACT_BINS, in_parts=_in_one
     missing_code = np.where(has_missing, n_bins - 1, -1).astype(np.int64)
     widest = max((w + m for w, m in zip(width, has_missing)), default=1)
     dtype = np.uint8 if widest <= 256 else np.uint16
-    n_columns = -(-n_features // 8) * 8 if dtype == np.uint8 else n_features
+    n_columns = -(-n_features // 8) * 8 if dtype == np.uint8 else -(-n_features // 4) * 4
     codes = np.zeros((n_samples, n_columns), dtype=dtype)
     bin_min = np.zeros((n_features, max(widest, 1)), dtype=np.float32)
     bin_max = np.zeros_like(bin_min)

@@ -257,9 +257,11 @@ def _fetch_add(counter, value):
 
 
 def store_eight_bytes(array, row, column, value):
-    """``array[row, column:column + 8] = `` the eight bytes of the uint64 ``value``, lowest first: one
-    store in compiled code, wherever the row starts (``array``: C-contiguous, one-byte items)."""
-    array[row, column : column + 8] = np.frombuffer(np.uint64(value).astype("<u8").tobytes(), dtype=np.uint8)
+    """The eight bytes of the uint64 ``value``, lowest first, stored from ``array[row, column]`` on: one
+    store in compiled code, wherever the row starts (``array``: C-contiguous, items of one byte, or
+    of two: then four items ``array[row, column:column + 4]``)."""
+    items = np.frombuffer(np.uint64(value).astype("<u8").tobytes(), dtype=array.dtype.newbyteorder("<"))
+    array[row, column : column + items.size] = items
 
 
 @intrinsic

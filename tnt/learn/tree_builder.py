@@ -119,6 +119,19 @@ def _transpose_bytes(w0, w1, w2, w3, w4, w5, w6, w7):
     return w0, w1, w2, w3, w4, w5, w6, w7
 
 
+@kernel(inline="always")
+def _transpose_halfwords(w0, w1, w2, w3):
+    """The 4x4 matrix of 16-bit lanes whose row ``j`` is the uint64 ``wj`` (column ``k``: its lane
+    ``k``, lowest first), transposed, as :func:`_transpose_bytes` does for bytes."""
+    s, m = np.uint64(16), np.uint64(0x0000FFFF0000FFFF)
+    w0, w1 = _swap_blocks(w0, w1, s, m)
+    w2, w3 = _swap_blocks(w2, w3, s, m)
+    s, m = np.uint64(32), np.uint64(0x00000000FFFFFFFF)
+    w0, w2 = _swap_blocks(w0, w2, s, m)
+    w1, w3 = _swap_blocks(w1, w3, s, m)
+    return w0, w1, w2, w3
+
+
 @kernel
 def _gather_codes(codes, rows, n_bins):
     """Feature-major copy of the codes of ``rows`` from the sample-major matrix ``codes``, and
@@ -127,8 +140,10 @@ def _gather_codes(codes, rows, n_bins):
     One-byte codes in rows padded to a multiple of eight bytes are moved eight samples by eight
     features at a time: eight 64-bit words read, one from each sample, transposed as an 8x8 matrix
     of bytes (:func:`_transpose_bytes`) and written as eight words, one per feature; a word's bits
-    that differ from the first sample's mark the features that vary. Otherwise rows are copied in
-    blocks of 64 samples, so that each is read from memory once (constant features are skipped).
+    that differ from the first sample's mark the features that vary. Two-byte codes are moved four
+    samples by four features at a time alike (:func:`_transpose_halfwords`). Otherwise (rows not
+    padded, the samples left over) rows are copied in blocks of 64 samples, so that each is read
+    from memory once (constant features are skipped).
 
     The mask lets the root skip the features constant in the fit (many of a small fit's pixels),
     which its scan would otherwise read in full only to find nothing to split.
@@ -175,6 +190,26 @@ def _gather_codes(codes, rows, n_bins):
                     store_eight_bytes(local_codes, np.uint64(8) * wf + byte, i0, word[byte])
         for f in range(n_features):
             varies[f] = (diff[f >> 3] >> np.uint64(8 * (f & 7))) & np.uint64(255) != 0
+    elif codes.itemsize == 2 and codes.shape[1] % 4 == 0:
+        # Two-byte codes (a feature with more than 256 codes): four samples by four features at a time.
+        words = codes.view(np.uint64)
+        n_words = (n_features + 3) // 4
+        done = m - m % 4
+        word = np.empty(4, dtype=np.uint64)
+        first = words[np.uint64(rows[0])]
+        diff = np.zeros(n_words, dtype=np.uint64)
+        for i0 in range(np.uint64(0), np.uint64(done), np.uint64(4)):
+            r0, r1 = np.uint64(rows[i0]), np.uint64(rows[i0 + 1])
+            r2, r3 = np.uint64(rows[i0 + 2]), np.uint64(rows[i0 + 3])
+            for wf in range(np.uint64(n_words)):
+                w0, w1, w2, w3 = words[r0, wf], words[r1, wf], words[r2, wf], words[r3, wf]
+                x = first[wf]
+                diff[wf] |= ((w0 ^ x) | (w1 ^ x)) | ((w2 ^ x) | (w3 ^ x))
+                word[0], word[1], word[2], word[3] = _transpose_halfwords(w0, w1, w2, w3)
+                for lane in range(np.uint64(min(4, n_features - 4 * np.int64(wf)))):
+                    store_eight_bytes(local_codes, np.uint64(4) * wf + lane, i0, word[lane])
+        for f in range(n_features):
+            varies[f] = (diff[f >> 2] >> np.uint64(16 * (f & 3))) & np.uint64(65535) != 0
     for i0 in range(done, m, 64):
         i1 = min(m, i0 + 64)
         for f in range(n_features):
