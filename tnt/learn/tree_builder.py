@@ -155,61 +155,56 @@ def _gather_codes(codes, rows, n_bins):
     if m == 0:
         return local_codes, varies
     done = 0
-    if codes.itemsize == 1 and codes.shape[1] % 8 == 0:
+    lanes = 8 // codes.itemsize  # codes per 64-bit word
+    if codes.itemsize <= 2 and codes.shape[1] % lanes == 0:
         words = codes.view(np.uint64)
-        n_words = (n_features + 7) // 8
-        done = m - m % 8
-        word = np.empty(8, dtype=np.uint64)
+        n_words = (n_features + lanes - 1) // lanes
+        done = m - m % lanes
+        word = np.empty(lanes, dtype=np.uint64)
         first = words[np.uint64(rows[0])]
         diff = np.zeros(n_words, dtype=np.uint64)
-        for i0 in range(np.uint64(0), np.uint64(done), np.uint64(8)):
-            r0, r1, r2, r3 = (
-                np.uint64(rows[i0]),
-                np.uint64(rows[i0 + 1]),
-                np.uint64(rows[i0 + 2]),
-                np.uint64(rows[i0 + 3]),
-            )
-            r4, r5, r6, r7 = (
-                np.uint64(rows[i0 + 4]),
-                np.uint64(rows[i0 + 5]),
-                np.uint64(rows[i0 + 6]),
-                np.uint64(rows[i0 + 7]),
-            )
-            for wf in range(np.uint64(n_words)):
-                w0, w1, w2, w3 = words[r0, wf], words[r1, wf], words[r2, wf], words[r3, wf]
-                w4, w5, w6, w7 = words[r4, wf], words[r5, wf], words[r6, wf], words[r7, wf]
-                x = first[wf]
-                diff[wf] |= (((w0 ^ x) | (w1 ^ x)) | ((w2 ^ x) | (w3 ^ x))) | (
-                    ((w4 ^ x) | (w5 ^ x)) | ((w6 ^ x) | (w7 ^ x))
+        if codes.itemsize == 1:
+            for i0 in range(np.uint64(0), np.uint64(done), np.uint64(8)):
+                r0, r1, r2, r3 = (
+                    np.uint64(rows[i0]),
+                    np.uint64(rows[i0 + 1]),
+                    np.uint64(rows[i0 + 2]),
+                    np.uint64(rows[i0 + 3]),
                 )
-                word[0], word[1], word[2], word[3], word[4], word[5], word[6], word[7] = _transpose_bytes(
-                    w0, w1, w2, w3, w4, w5, w6, w7
+                r4, r5, r6, r7 = (
+                    np.uint64(rows[i0 + 4]),
+                    np.uint64(rows[i0 + 5]),
+                    np.uint64(rows[i0 + 6]),
+                    np.uint64(rows[i0 + 7]),
                 )
-                for byte in range(np.uint64(min(8, n_features - 8 * np.int64(wf)))):
-                    # an index, not a view of the row: a view counts references
-                    store_eight_bytes(local_codes, np.uint64(8) * wf + byte, i0, word[byte])
+                for wf in range(np.uint64(n_words)):
+                    w0, w1, w2, w3 = words[r0, wf], words[r1, wf], words[r2, wf], words[r3, wf]
+                    w4, w5, w6, w7 = words[r4, wf], words[r5, wf], words[r6, wf], words[r7, wf]
+                    x = first[wf]
+                    diff[wf] |= (((w0 ^ x) | (w1 ^ x)) | ((w2 ^ x) | (w3 ^ x))) | (
+                        ((w4 ^ x) | (w5 ^ x)) | ((w6 ^ x) | (w7 ^ x))
+                    )
+                    word[0], word[1], word[2], word[3], word[4], word[5], word[6], word[7] = _transpose_bytes(
+                        w0, w1, w2, w3, w4, w5, w6, w7
+                    )
+                    for lane in range(np.uint64(min(8, n_features - 8 * np.int64(wf)))):
+                        # an index, not a view of the row: a view counts references
+                        store_eight_bytes(local_codes, np.uint64(8) * wf + lane, i0, word[lane])
+        else:
+            for i0 in range(np.uint64(0), np.uint64(done), np.uint64(4)):
+                r0, r1 = np.uint64(rows[i0]), np.uint64(rows[i0 + 1])
+                r2, r3 = np.uint64(rows[i0 + 2]), np.uint64(rows[i0 + 3])
+                for wf in range(np.uint64(n_words)):
+                    w0, w1, w2, w3 = words[r0, wf], words[r1, wf], words[r2, wf], words[r3, wf]
+                    x = first[wf]
+                    diff[wf] |= ((w0 ^ x) | (w1 ^ x)) | ((w2 ^ x) | (w3 ^ x))
+                    word[0], word[1], word[2], word[3] = _transpose_halfwords(w0, w1, w2, w3)
+                    for lane in range(np.uint64(min(4, n_features - 4 * np.int64(wf)))):
+                        store_eight_bytes(local_codes, np.uint64(4) * wf + lane, i0, word[lane])
+        bits = 8 * codes.itemsize
+        lane_mask = np.uint64((1 << bits) - 1)
         for f in range(n_features):
-            varies[f] = (diff[f >> 3] >> np.uint64(8 * (f & 7))) & np.uint64(255) != 0
-    elif codes.itemsize == 2 and codes.shape[1] % 4 == 0:
-        # Two-byte codes (a feature with more than 256 codes): four samples by four features at a time.
-        words = codes.view(np.uint64)
-        n_words = (n_features + 3) // 4
-        done = m - m % 4
-        word = np.empty(4, dtype=np.uint64)
-        first = words[np.uint64(rows[0])]
-        diff = np.zeros(n_words, dtype=np.uint64)
-        for i0 in range(np.uint64(0), np.uint64(done), np.uint64(4)):
-            r0, r1 = np.uint64(rows[i0]), np.uint64(rows[i0 + 1])
-            r2, r3 = np.uint64(rows[i0 + 2]), np.uint64(rows[i0 + 3])
-            for wf in range(np.uint64(n_words)):
-                w0, w1, w2, w3 = words[r0, wf], words[r1, wf], words[r2, wf], words[r3, wf]
-                x = first[wf]
-                diff[wf] |= ((w0 ^ x) | (w1 ^ x)) | ((w2 ^ x) | (w3 ^ x))
-                word[0], word[1], word[2], word[3] = _transpose_halfwords(w0, w1, w2, w3)
-                for lane in range(np.uint64(min(4, n_features - 4 * np.int64(wf)))):
-                    store_eight_bytes(local_codes, np.uint64(4) * wf + lane, i0, word[lane])
-        for f in range(n_features):
-            varies[f] = (diff[f >> 2] >> np.uint64(16 * (f & 3))) & np.uint64(65535) != 0
+            varies[f] = (diff[f // lanes] >> np.uint64(bits * (f % lanes))) & lane_mask != 0
     for i0 in range(done, m, 64):
         i1 = min(m, i0 + 64)
         for f in range(n_features):
