@@ -6,8 +6,9 @@ from sklearn.datasets import make_classification
 from sklearn.tree import DecisionTreeClassifier
 
 from tnt.learn.binning import bin_features
-from tnt.learn.compiled import store_eight_bytes
+from tnt.learn.compiled import kernel, store_eight_bytes
 from tnt.learn.micro_tree import MicroTree, fit_micro_tree, fit_stump
+from tnt.learn.tree_builder import fit_targets
 
 
 def predict(tree: MicroTree, X):
@@ -398,3 +399,20 @@ def test_trees_fitted_in_one_batch_are_those_fitted_one_at_a_time(friedman, max_
                 names = ("children_left", "children_right", "feature", "threshold", "label", "missing_left")
             for name in names:
                 assert np.array_equal(getattr(tree, name), getattr(alone, name)), name
+
+
+@kernel
+def _compiled_fit_targets(y):
+    return fit_targets(y)
+
+
+@pytest.mark.parametrize("run", [fit_targets, _compiled_fit_targets], ids=["Python", "compiled"])
+def test_a_fit_copies_class_indices_as_int32_and_float_targets_as_they_are(run):
+    classes = np.array([0, 3, 70_000, 2**31 - 1])  # int64; any class index an int32 holds
+    copied = run(classes)
+    assert copied.dtype == np.int32 and copied.tolist() == classes.tolist()
+    targets = np.array([0.5, -2.25, 1e300])
+    copied = run(targets)
+    assert copied.dtype == np.float64 and copied.tolist() == targets.tolist()
+    copied[0] = 7.0  # a copy: the caller's targets are left as they are
+    assert targets[0] == 0.5
