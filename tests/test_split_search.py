@@ -33,6 +33,7 @@ from tnt.learn.split_search import (
     _threshold,
     buffer_classes,
     make_buffers,
+    split_threshold,
 )
 
 # The criterion of the kernels under test: K classes (Gini, SQUARED None) or the squared error
@@ -119,23 +120,32 @@ def _scratch(n_bins):
     return buffers.hist[0, 0], buffers.hist[0, 1], buffers.counts[0, 0], buffers.counts[0, 1], buffers
 
 
+def _with_threshold(result, bin_min, bin_max, mc):
+    """A scan's result of feature 0 with its threshold (:func:`split_threshold`) in place of the
+    first code going right: what :func:`_brute_force` finds."""
+    proxy, code, next_code, direction = result
+    return proxy, code, split_threshold(0, code, next_code, bin_min, bin_max, mc), direction
+
+
 def _scan(cf, n_bins, ys, ws, start, end, bin_min, bin_max, total, w_node, scratch, mc=-1):
     """:func:`_scan_feature` of the one feature ``cf`` with the scratch memory of :func:`_scratch`."""
     h0, h1, c0, c1, buffers = scratch
-    return _scan_feature(
-        cf[None], n_bins, 0, mc, ys, ws, start, end, K, bin_min, bin_max,
+    result = _scan_feature(
+        cf[None], n_bins, 0, mc, ys, ws, start, end, K,
         total, w_node, h0, h1, c0, c1, buffers.bits[0], buffers.left[0], SQUARED,
     )  # fmt: skip
+    return _with_threshold(result, bin_min, bin_max, mc)
 
 
 def _fill(cf, ys, ws, start, end, bin_min, bin_max, total, w_node, scratch, stored, mc=-1):
     """:func:`_fill_and_scan` of the one feature ``cf`` into ``stored`` (hist, counts, bounds)."""
     h0, h1, c0, c1, buffers = scratch
     hist, counts, bounds = stored
-    return _fill_and_scan(
-        cf[None], 0, mc, ys, ws, start, end, K, bin_min, bin_max, total, w_node,
+    result = _fill_and_scan(
+        cf[None], 0, mc, ys, ws, start, end, K, total, w_node,
         h0, h1, c0, c1, buffers.left[0], hist, counts, 0, bounds, SQUARED,
     )  # fmt: skip
+    return _with_threshold(result, bin_min, bin_max, mc)
 
 
 def _stored(n_bins):
@@ -144,14 +154,16 @@ def _stored(n_bins):
 
 def _scan_of_stored(stored, bin_min, bin_max, total, w_node, left, mc=-1):
     hist, counts, bounds = stored
-    return _scan_stored(hist, counts, 0, bounds, 0, mc, K, bin_min, bin_max, total, w_node, left, SQUARED)
+    result = _scan_stored(hist, counts, 0, bounds, 0, mc, K, total, w_node, left, SQUARED)
+    return _with_threshold(result, bin_min, bin_max, mc)
 
 
 def _scan_of_run(cf, ys, ws, start, end, bin_min, bin_max, total, w_node, left, mc=-1):
     """:func:`_scan_sorted` of positions start:end, sorted by code first (stably)."""
     order = start + np.argsort(cf[start:end], kind="stable")
     run = (cf[order][None], ys[order][None], ws[order][None])
-    return _scan_sorted(*run, 0, 0, end - start, 0, mc, K, bin_min, bin_max, total, w_node, left, SQUARED)
+    result = _scan_sorted(*run, 0, 0, end - start, mc, K, total, w_node, left, SQUARED)
+    return _with_threshold(result, bin_min, bin_max, mc)
 
 
 @pytest.mark.parametrize("n", [30, 2000])  # the bitmap of codes present, and dense histograms
@@ -371,11 +383,16 @@ def test_best_of_takes_the_first_of_equal_splits_and_drops_constant_features():
     results = Results(
         np.array([1.0, 2.0, -np.inf, 2.0]),
         np.array([5, 6, 7, 8]),
-        np.array([0.5, 1.5, 2.5, 3.5]),
+        np.array([6, 8, 9, 9]),
         np.array([0, 1, 0, 0]),
     )
     kept = np.zeros(4, dtype=np.int64)
-    assert _best_of(features, 4, results, kept) == (2, 6, 1.5, 1, 3)
+    # Bins of feature 2: code c holds the values c and c + 0.5; the threshold is the midpoint
+    # between the last value of code 6 and the first of code 8.
+    bin_min = np.tile(np.arange(10, dtype=np.float32), (8, 1))
+    bin_max = bin_min + np.float32(0.5)
+    missing_code = np.full(8, 9)
+    assert _best_of(features, 4, results, kept, bin_min, bin_max, missing_code) == (2, 6, 7.25, 1, 3)
     np.testing.assert_array_equal(kept[:3], [4, 2, 1])
 
 
@@ -622,8 +639,8 @@ def _assert_scans_as_two_passes(cf, ys, ws, n_bins, bin_min, bin_max, mc):
     total = _total(ys, ws, 0, n)
     w_node = _weight(total)
     left = _scratch(n_bins)[4].left[0]
-    result = _scan_sorted(
-        cf[None], ys[None], ws[None], 0, 0, n, 0, mc, K, bin_min, bin_max, total, w_node, left, SQUARED
+    result = _with_threshold(
+        _scan_sorted(cf[None], ys[None], ws[None], 0, 0, n, mc, K, total, w_node, left, SQUARED), bin_min, bin_max, mc
     )
     assert result == _two_passes_in_order(cf, ys, ws, total, w_node, bin_min, bin_max, mc)
     return result

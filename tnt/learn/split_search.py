@@ -63,11 +63,13 @@ NodeRange.__doc__ = """A node: positions ``start:end``, its statistics ``total``
 Gini impurity; weight, weighted target sum and weighted sum of squares for the squared error) and
 its weight ``w_node``."""
 
-Results = namedtuple("Results", ["proxies", "codes", "thresholds", "missing_left"])
+Results = namedtuple("Results", ["proxies", "codes", "next_codes", "missing_left"])
 Results.__doc__ = """Best split per candidate feature: the criterion's proxy (``-inf`` for a feature
-constant in the node), last real code going left, threshold (``+inf``: all real values left,
-missing right) and where the node's missing values of the feature go: 1 left, 0 right,
-``NO_MISSING`` when the node has none (the builder then sends them to the larger child)."""
+constant in the node), last real code going left, first code going right (the missing code: all
+real values left, missing right) and where the node's missing values of the feature go: 1 left, 0
+right, ``NO_MISSING`` when the node has none (the builder then sends them to the larger child). The
+threshold is looked up for the best feature only (:func:`split_threshold`): reading the bin tables
+of every feature scanned missed the caches once a feature and node."""
 
 # Results.missing_left of a feature without missing values in the node.
 NO_MISSING = -1
@@ -222,8 +224,9 @@ def _candidate(best, prev, b, left, total, K, w_left, w_node, squared):
     """``best`` (scikit-learn's proxy of the criterion's improvement, larger is better; last code going
     left; first code going right) updated with the split between the codes present ``prev`` (the
     last going left; -1 before the first code) and ``b``.
-    The threshold is found once the scan is over (:func:`_best_split`): it reads the bin tables,
-    which a continuous feature's many improving candidates would otherwise read at every step."""
+    The threshold is found once the node's best feature is known (:func:`split_threshold`): it
+    reads the bin tables, which a continuous feature's many improving candidates would otherwise
+    read at every step."""
     if prev < 0:
         return best
     if w_left <= 0.0 or w_node - w_left <= 0.0:
@@ -259,31 +262,30 @@ def _scored(best, prev, b, sq_left, sq_right, w_left, w_node):
 
 
 @kernel(inline="always")
-def _best_split(best, f, bin_min, bin_max, mc):
-    """(proxy, last code going left, threshold) of the ``best`` of :func:`_candidate` on feature
-    ``f`` of missing code ``mc``; the proxy is ``-inf`` when there was no candidate. The boundary
-    before the missing code is the split "real values left, missing right": threshold ``+inf``."""
-    proxy, prev, b = best
+def split_threshold(f, prev, b, bin_min, bin_max, mc):
+    """The threshold of the split of feature ``f`` (missing code ``mc``) between its codes ``prev``,
+    the last going left, and ``b``, the first going right; ``+inf`` for the split "real values left,
+    missing right" (``b == mc``), 0.0 for no split (``prev < 0``)."""
     if prev < 0:
-        return proxy, prev, 0.0
+        return 0.0
     if b == mc:
-        return proxy, prev, np.inf
-    return proxy, prev, _threshold(bin_max[f, prev], bin_min[f, b])
+        return np.inf
+    return _threshold(bin_max[f, prev], bin_min[f, b])
 
 
 @kernel(inline="always")
-def _result(first, second, has_missing, f, bin_min, bin_max, mc):
-    """A feature's :class:`Results` entry (proxy, last real code going left, threshold, where missing
-    values go) from the bests of the first pass and, when the node ``has_missing`` values of it, the
-    second: the second wins only when strictly better (scikit-learn's order of the two passes)."""
+def _result(first, second, has_missing):
+    """A feature's :class:`Results` entry (proxy, last real code going left, first code going right,
+    where missing values go) from the bests of :func:`_candidate` of the first pass and, when the
+    node ``has_missing`` values of it, the second: the second wins only when strictly better
+    (scikit-learn's order of the two passes). The proxy is ``-inf`` when there was no candidate."""
     direction = np.int64(NO_MISSING)
     if has_missing:
         direction = np.int64(0)
         if second[0] > first[0]:
             first = second
             direction = np.int64(1)
-    proxy, code, threshold = _best_split(first, f, bin_min, bin_max, mc)
-    return proxy, code, threshold, direction
+    return first[0], first[1], first[2], direction
 
 
 @kernel(inline="always")
@@ -370,9 +372,7 @@ def _move_code(b, K, h0, h1, left, w_left, hist, base, squared):
 
 
 @kernel(inline="always")
-def _scan_feature(
-    codes, nb, f, mc, ys, ws, start, end, K, bin_min, bin_max, total, w_node, h0, h1, c0, c1, bits, left, squared
-):
+def _scan_feature(codes, nb, f, mc, ys, ws, start, end, K, total, w_node, h0, h1, c0, c1, bits, left, squared):
     """Best split of positions start:end on feature ``f`` (row ``f`` of ``codes``, missing code
     ``mc``) of at most ``64 * bits.shape[0]`` codes: a :class:`Results` entry.
 
@@ -408,7 +408,7 @@ def _scan_feature(
                 w_left = _move_code(b, K, h0, h1, left, w_left, h0, -1, squared)
                 c0[np.uint64(b)] = 0
                 prev = b
-        return _result(best, second, has_missing, f, bin_min, bin_max, mc)
+        return _result(best, second, has_missing)
     # Few samples: mark the codes present in a bitmap and visit them in order.
     lo_word = nb
     hi_word = 0
@@ -435,7 +435,7 @@ def _scan_feature(
             best = _candidate(best, prev, b, left, total, K, w_left, w_node, squared)
             w_left = _move_code(b, K, h0, h1, left, w_left, h0, -1, squared)
             prev = b
-    return _result(best, second, has_missing, f, bin_min, bin_max, mc)
+    return _result(best, second, has_missing)
 
 
 @kernel(inline="always")
@@ -609,9 +609,9 @@ def _scan_two_classes(code, y, w, uj, start, end, mc, has_missing, total, w_node
 
 
 @kernel
-def _scan_sorted(code, y, w, j, start, end, f, mc, K, bin_min, bin_max, total, w_node, left, squared):
+def _scan_sorted(code, y, w, j, start, end, mc, K, total, w_node, left, squared):
     """Best split of positions start:end of row ``j`` of sorted runs (codes ``code``, targets
-    ``y``, weights ``w``, in increasing code order) of feature ``f`` of missing code ``mc``: a
+    ``y``, weights ``w``, in increasing code order) of a feature of missing code ``mc``: a
     :class:`Results` entry, the proxy ``-inf`` for a feature constant in the node. ``left`` is a
     row of :attr:`Buffers.left`: ``2 * K`` sums (the second ``K`` for the second pass), and
     :func:`_scan_two_classes`'s chunk of prefix sums at its end."""
@@ -619,15 +619,15 @@ def _scan_sorted(code, y, w, j, start, end, f, mc, K, bin_min, bin_max, total, w
     has_missing = np.int64(code[uj, end - 1]) == mc
     none = (-np.inf, -1, -1)
     if np.int64(code[uj, end - 1]) == np.int64(code[uj, start]):
-        return _result(none, none, has_missing, f, bin_min, bin_max, mc)
+        return _result(none, none, has_missing)
     if squared is None and K == 2:
         first, second = _scan_two_classes(code, y, w, uj, start, end, mc, has_missing, total, w_node, left)
-        return _result(first, second, has_missing, f, bin_min, bin_max, mc)
+        return _result(first, second, has_missing)
     for k in range(K):
         left[k] = 0.0
     if not has_missing:
         first = _scan_positions(code, y, w, uj, start, end, K, total, w_node, left, 0.0, squared)
-        return _result(first, none, has_missing, f, bin_min, bin_max, mc)
+        return _result(first, none, has_missing)
     # The missing values, last in the run, start the second pass's left side.
     second_left = left[K : 2 * K]
     for k in range(K):
@@ -644,12 +644,12 @@ def _scan_sorted(code, y, w, j, start, end, f, mc, K, bin_min, bin_max, total, w
     )
     # The first pass's last boundary: all real values left, missing right.
     first = _candidate(first, last, mc, left, total, K, w_real, w_node, squared)
-    return _result(first, second, has_missing, f, bin_min, bin_max, mc)
+    return _result(first, second, has_missing)
 
 
 @kernel(counts_references=False)
 def _fill_and_scan(
-    codes, f, mc, ys, ws, start, end, K, bin_min, bin_max, total, w_node,
+    codes, f, mc, ys, ws, start, end, K, total, w_node,
     h0, h1, c0, c1, left, hist, counts, off, bounds, squared,
 ):  # fmt: skip
     """:func:`_scan_feature` for a node that keeps its histograms: they are written to bins
@@ -680,11 +680,11 @@ def _fill_and_scan(
     second = (-np.inf, -1, -1)
     if has_missing:
         second = _second_pass(hist, counts, off, lo, mc, K, total, w_node, left, squared)
-    return _result(best, second, has_missing, f, bin_min, bin_max, mc)
+    return _result(best, second, has_missing)
 
 
 @kernel(counts_references=False)
-def _scan_stored(hist, counts, off, bounds, f, mc, K, bin_min, bin_max, total, w_node, left, squared):
+def _scan_stored(hist, counts, off, bounds, f, mc, K, total, w_node, left, squared):
     """Best split on feature ``f`` (missing code ``mc``) from its stored histogram, codes
     ``bounds[f, 0] .. bounds[f, 1]`` (a range holding every code present), which is left unchanged:
     a :class:`Results` entry, the proxy ``-inf`` for a constant feature."""
@@ -723,7 +723,7 @@ def _scan_stored(hist, counts, off, bounds, f, mc, K, bin_min, bin_max, total, w
     second = (-np.inf, -1, -1)
     if has_missing:
         second = _second_pass(hist, counts, off, lo, mc, K, total, w_node, left, squared)
-    return _result(best, second, has_missing, f, bin_min, bin_max, mc)
+    return _result(best, second, has_missing)
 
 
 @kernel(inline="always")
@@ -764,7 +764,7 @@ def sends_left(c, code, missing):
 @kernel(inline="always")
 def _store_result(results, fi, result):
     """Write a feature's :class:`Results` entry (a scan's returned tuple) at index ``fi``."""
-    results.proxies[fi], results.codes[fi], results.thresholds[fi], results.missing_left[fi] = result
+    results.proxies[fi], results.codes[fi], results.next_codes[fi], results.missing_left[fi] = result
 
 
 @kernel(inline="always")
@@ -784,11 +784,8 @@ def _scan_run(data, node, f, K, left):
         runs.row[f],
         node.start,
         node.end,
-        f,
         data.missing_code[f],
         K,
-        data.bin_min,
-        data.bin_max,
         node.total,
         node.w_node,
         left,
@@ -801,7 +798,7 @@ def _scan_features(lane, first, stop, with_runs, data, node, features, results, 
     K = _entries(node.total, data.squared)
     h0, h1, c0, c1 = buffers.hist[lane, 0], buffers.hist[lane, 1], buffers.counts[lane, 0], buffers.counts[lane, 1]
     bits, left = buffers.bits[lane], buffers.left[lane]
-    codes, ys, ws, n_bins, bin_min, bin_max, missing_code, runs, squared = data
+    codes, ys, ws, n_bins, _, _, missing_code, runs, squared = data
     start, end, total, w_node = node
     for fi in range(first, stop):
         f = features[fi]
@@ -809,7 +806,7 @@ def _scan_features(lane, first, stop, with_runs, data, node, features, results, 
             result = _scan_run(data, node, f, K, left)
         else:
             result = _scan_feature(
-                codes, n_bins[f], f, missing_code[f], ys, ws, start, end, K, bin_min, bin_max,
+                codes, n_bins[f], f, missing_code[f], ys, ws, start, end, K,
                 total, w_node, h0, h1, c0, c1, bits, left, squared,
             )  # fmt: skip
         _store_result(results, fi, result)
@@ -820,7 +817,7 @@ def _fill_and_scan_features(lane, first, stop, with_runs, data, node, features, 
     K = _entries(node.total, data.squared)
     h0, h1, c0, c1 = buffers.hist[lane, 0], buffers.hist[lane, 1], buffers.counts[lane, 0], buffers.counts[lane, 1]
     left = buffers.left[lane]
-    codes, ys, ws, _, bin_min, bin_max, missing_code, runs, squared = data
+    codes, ys, ws, _, _, _, missing_code, runs, squared = data
     start, end, total, w_node = node
     hist, counts, bounds = stored.hist[stored.slot], stored.counts[stored.slot], stored.bounds[stored.slot]
     for fi in range(first, stop):
@@ -830,7 +827,7 @@ def _fill_and_scan_features(lane, first, stop, with_runs, data, node, features, 
         else:
             off = stored.offsets[f]
             result = _fill_and_scan(
-                codes, f, missing_code[f], ys, ws, start, end, K, bin_min, bin_max, total, w_node,
+                codes, f, missing_code[f], ys, ws, start, end, K, total, w_node,
                 h0, h1, c0, c1, left, hist, counts, off, bounds, squared,
             )  # fmt: skip
         _store_result(results, fi, result)
@@ -849,7 +846,7 @@ def _scan_stored_features(lane, first, stop, with_runs, data, node, features, re
             off = stored.offsets[f]
             result = _scan_stored(
                 hist, counts, off, bounds, f, data.missing_code[f], K,
-                data.bin_min, data.bin_max, node.total, node.w_node, left, data.squared,
+                node.total, node.w_node, left, data.squared,
             )  # fmt: skip
         _store_result(results, fi, result)
 
@@ -899,7 +896,7 @@ def _feature_work_in_parallel(op, with_runs, data, node, features, n_features, r
     missing_code, squared = data.missing_code, data.squared
     row, sid, run_code, run_y, run_w = data.runs.row, data.runs.sid, data.runs.code, data.runs.y, data.runs.w
     start, end, total, w_node = node.start, node.end, node.total, node.w_node
-    proxies, codes_out, thresholds = results.proxies, results.codes, results.thresholds
+    proxies, codes_out, next_codes = results.proxies, results.codes, results.next_codes
     missing_left = results.missing_left
     hist, counts, bits, left = buffers.hist, buffers.counts, buffers.bits, buffers.left
     s_hist, s_counts, s_bounds, slot, offsets = stored.hist, stored.counts, stored.bounds, stored.slot, stored.offsets
@@ -934,7 +931,7 @@ def _feature_work_in_parallel(op, with_runs, data, node, features, n_features, r
                 ),
                 NodeRange(start, end, total, w_node),
                 features,
-                Results(proxies, codes_out, thresholds, missing_left),
+                Results(proxies, codes_out, next_codes, missing_left),
                 Buffers(hist, counts, bits, left),
                 Stored(s_hist, s_counts, s_bounds, slot, offsets),
             )
@@ -1019,14 +1016,16 @@ PARALLEL_WORK = 50_000
 
 
 @kernel
-def _best_of(features, n_features, results, kept):
+def _best_of(features, n_features, results, kept, bin_min, bin_max, missing_code):
     """The best scanned split: (feature, last real code going left, threshold, where missing values
-    go (:class:`Results`), number of non-constant features); the non-constant features are written,
+    go (:class:`Results`), number of non-constant features), the threshold from the bin tables
+    ``bin_min``, ``bin_max`` and ``missing_code`` of :class:`tnt.learn.binning.BinnedData`
+    (:func:`split_threshold`); the non-constant features are written,
     in order, to ``kept`` (a feature constant in
     a node stays constant in its descendants, which therefore never look at it again). Among
     equally good splits the first in the candidate order wins, however many threads scanned them.
     """
-    proxies, codes_out, thresholds = results.proxies, results.codes, results.thresholds
+    proxies, codes_out = results.proxies, results.codes
     best_proxy = -np.inf
     best = -1
     n_kept = 0
@@ -1040,4 +1039,6 @@ def _best_of(features, n_features, results, kept):
             best = fi
     if best < 0:
         return -1, -1, 0.0, np.int64(NO_MISSING), n_kept
-    return features[best], codes_out[best], thresholds[best], results.missing_left[best], n_kept
+    f, code = features[best], codes_out[best]
+    threshold = split_threshold(f, code, results.next_codes[best], bin_min, bin_max, missing_code[f])
+    return f, code, threshold, results.missing_left[best], n_kept

@@ -654,7 +654,7 @@ def split_search_types(code_dtype=np.uint8) -> tuple:
 def _new_results(n_features):
     """:class:`Results` for ``n_features`` candidate features."""
     return Results(
-        np.empty(n_features), np.empty(n_features, dtype=np.int64), np.empty(n_features),
+        np.empty(n_features), np.empty(n_features, dtype=np.int64), np.empty(n_features, dtype=np.int64),
         np.empty(n_features, dtype=np.int64),
     )  # fmt: skip
 
@@ -794,7 +794,9 @@ def build_tree(
                 buffers,
                 Stored(pool.hist, pool.counts, pool.bounds, slot, offsets),
             )
-            f, code, thr, direction, n_kept = _best_of(features, n_features, results, kept)
+            f, code, thr, direction, n_kept = _best_of(
+                features, n_features, results, kept, bin_min, bin_max, missing_code
+            )
             is_leaf = f < 0
         if is_leaf:
             _release_slot(pool, slot)
