@@ -69,7 +69,7 @@ constant in the node), last real code going left, first code going right (the mi
 real values left, missing right) and where the node's missing values of the feature go: 1 left, 0
 right, ``NO_MISSING`` when the node has none (the builder then sends them to the larger child). The
 threshold is looked up for the best feature only (:func:`split_threshold`): reading the bin tables
-of every feature scanned missed the caches once a feature and node."""
+for every feature scanned would miss the caches once per feature and node."""
 
 # Results.missing_left of a feature without missing values in the node.
 NO_MISSING = -1

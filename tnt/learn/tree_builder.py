@@ -79,6 +79,7 @@ from tnt.learn.split_search import (
 __all__ = [
     "build_tree",
     "buffer_classes",
+    "fit_targets",
     "make_buffers",
     "prune_tree",
     "pruned_tree",
