@@ -416,3 +416,15 @@ def test_a_fit_copies_class_indices_as_int32_and_float_targets_as_they_are(run):
     assert copied.dtype == np.float64 and copied.tolist() == targets.tolist()
     copied[0] = 7.0  # a copy: the caller's targets are left as they are
     assert targets[0] == 0.5
+
+
+def test_a_fit_on_more_samples_than_sorted_runs_number_is_refused_with_one_sentence(monkeypatch):
+    import tnt.learn.micro_tree as micro_tree
+
+    X, y = make_classification(n_samples=40, n_features=3, n_informative=2, n_redundant=0, random_state=0)
+    binned = bin_features(X.astype(np.float32))
+    monkeypatch.setattr(micro_tree, "MAX_SAMPLES", 39)  # 2**31 - 1 in a real fit: too many to allocate here
+    with pytest.raises(ValueError, match=r"at most 39 samples, and this one has 40: fit on a sample"):
+        fit_micro_tree(binned, np.arange(3), np.arange(40), y, np.ones(40), 0.0, 2)
+    monkeypatch.setattr(micro_tree, "MAX_SAMPLES", 40)
+    assert fit_micro_tree(binned, np.arange(3), np.arange(40), y, np.ones(40), 0.0, 2).feature[0] >= 0

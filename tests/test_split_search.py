@@ -8,14 +8,11 @@ import pytest
 from tnt.learn.binning import bin_features
 from tnt.learn.micro_tree import fit_micro_tree
 from tnt.learn.sorted_runs import (
-    BOTH_SIDES,
-    LEFT_SIDE,
-    RIGHT_SIDE,
     _argsort_codes,
     make_runs,
     mark_left,
+    other_buffer,
     partition_runs,
-    run_scratch,
 )
 from tnt.learn.split_search import (
     CACHE_LINE,
@@ -326,6 +323,8 @@ def test_runs_sort_each_wide_feature_and_carry_targets_and_weights(runs_setting,
     codes, n_bins, ys, ws = runs_setting
     runs = make_runs(codes, n_bins, ys, ws, 2, parallel)
     np.testing.assert_array_equal(runs.row, [0, -1, -1, 1])  # only features with many codes
+    np.testing.assert_array_equal(other_buffer(runs).row, [2, -1, -1, 3])  # and a row each in the second buffer
+    assert runs.sid.shape == (4, codes.shape[1]) and runs.sid.dtype == np.int32
     for f, j in ((0, 0), (3, 1)):
         order = np.argsort(codes[f], kind="stable")
         np.testing.assert_array_equal(runs.sid[j], order)
@@ -336,46 +335,42 @@ def test_runs_sort_each_wide_feature_and_carry_targets_and_weights(runs_setting,
 
 @pytest.mark.parametrize("split_feature", [0, 1])  # a feature in sorted runs, a feature in histograms
 @pytest.mark.parametrize("parallel", [False, True])
-@pytest.mark.parametrize("sides", [BOTH_SIDES, LEFT_SIDE, RIGHT_SIDE], ids=["both sides", "left side", "right side"])
-def test_partition_of_runs_is_stable_and_keeps_both_sides_sorted(runs_setting, split_feature, parallel, sides):
-    """The second split puts ``sides`` in place (the first always both): each side put in place is
-    where a whole partition puts it, in the same order."""
+def test_partition_of_runs_is_stable_and_keeps_both_sides_sorted(runs_setting, split_feature, parallel):
+    """Two splits, the root's and its left child's: each partition writes the node's positions of the
+    other buffer, each side in its order, and nothing outside them."""
     codes, n_bins, ys, ws = runs_setting
     m = codes.shape[1]
     runs = make_runs(codes, n_bins, ys, ws, 2, False)
+    other = other_buffer(runs)
     features = np.array([0, 3])
-    tmp = run_scratch(runs, 2)
     goes_left = np.zeros(m, dtype=bool)
-    # The root is split first; then its left child, positions 0:end, is split again.
+    # The root is split first (into the second buffer); then its left child, positions 0:end, is
+    # split again (back into the first).
     mark_left(runs, codes, np.arange(m), 0, m, 3, HISTOGRAM_MAX_BINS // 2, -1, goes_left)
-    partition_runs(runs, features, 2, 0, m, goes_left, BOTH_SIDES, tmp, parallel)
     node = np.flatnonzero(codes[3] <= HISTOGRAM_MAX_BINS // 2)
+    partition_runs(runs, other, features, 2, 0, node.size, m, goes_left, 2, parallel)
     start, end = 0, node.size
     # Histogram features are read by position, in any order of the node's samples.
     position_sid = np.arange(m)
     position_sid[start:end] = np.random.default_rng(5).permutation(node)
     code = int(np.median(codes[split_feature, node]))
-    mark_left(runs, codes[:, position_sid], position_sid, start, end, split_feature, code, -1, goes_left)
+    mark_left(other, codes[:, position_sid], position_sid, start, end, split_feature, code, -1, goes_left)
     expected_left = node[codes[split_feature, node] <= code]
-    np.testing.assert_array_equal(np.sort(runs.sid[1, start:end][goes_left[runs.sid[1, start:end]]]), expected_left)
-    before = {name: getattr(runs, name).copy() for name in ("sid", "code", "y", "w")}
-    partition_runs(runs, features, 2, start, end, goes_left, sides, tmp, parallel)
+    np.testing.assert_array_equal(np.sort(other.sid[3, start:end][goes_left[other.sid[3, start:end]]]), expected_left)
     n_left = expected_left.size
     assert 0 < n_left < end - start
+    before = {name: getattr(runs, name).copy() for name in ("sid", "code", "y", "w")}
+    partition_runs(other, runs, features, 2, start, start + n_left, end, goes_left, 2, parallel)
     for j in range(2):
-        side = goes_left[before["sid"][j, start:end]]
+        side = goes_left[other.sid[2 + j, start:end]]
         for name in ("sid", "code", "y", "w"):
-            old = before[name][j, start:end]
+            old = getattr(other, name)[2 + j, start:end]
             new = getattr(runs, name)[j]
-            if sides != RIGHT_SIDE:
-                np.testing.assert_array_equal(new[start : start + n_left], old[side])  # stable: order kept
-            if sides != LEFT_SIDE:
-                np.testing.assert_array_equal(new[start + n_left : end], old[~side])
+            np.testing.assert_array_equal(new[start : start + n_left], old[side])  # stable: order kept
+            np.testing.assert_array_equal(new[start + n_left : end], old[~side])
             np.testing.assert_array_equal(new[end:], before[name][j, end:])  # outside untouched
-        if sides != RIGHT_SIDE:
-            assert np.all(np.diff(runs.code[j, start : start + n_left].astype(int)) >= 0)
-        if sides != LEFT_SIDE:
-            assert np.all(np.diff(runs.code[j, start + n_left : end].astype(int)) >= 0)
+        assert np.all(np.diff(runs.code[j, start : start + n_left].astype(int)) >= 0)
+        assert np.all(np.diff(runs.code[j, start + n_left : end].astype(int)) >= 0)
 
 
 def test_best_of_takes_the_first_of_equal_splits_and_drops_constant_features():

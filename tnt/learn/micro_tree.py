@@ -12,6 +12,7 @@ import numpy as np
 
 from tnt.learn.binning import BinnedData
 from tnt.learn.compiled import kernel
+from tnt.learn.sorted_runs import MAX_SAMPLES
 from tnt.learn.tree_builder import buffer_classes, build_tree, make_buffers, pruned_tree, threaded, with_runs
 
 NO_DEPTH_LIMIT = np.iinfo(np.int64).max
@@ -145,6 +146,11 @@ def _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, max_dept
         workspace = make_workspace(data, n_targets)
     feature_order = np.ascontiguousarray(feature_order, dtype=np.int64)
     rows = np.ascontiguousarray(rows, dtype=np.int64)
+    if rows.shape[0] > MAX_SAMPLES:
+        raise ValueError(
+            f"A tree is fitted on at most {MAX_SAMPLES:,} samples, and this one has {rows.shape[0]:,}: "
+            "fit on a sample of the rows."
+        )
     threads = threaded(rows.shape[0], feature_order.shape[0], workspace.left.shape[0])
     w = np.asarray(sample_weight, dtype=np.float64)
     exponent = weight_exponent(np.add.reduce(w), w.size)  # w.sum() without its Python wrapper

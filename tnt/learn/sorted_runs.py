@@ -6,6 +6,13 @@ code once (a stable two-pass radix sort on the 16-bit codes), and every split pa
 node's run stably, so the run of every node stays sorted and its split search is one pass in order
 (:func:`tnt.learn.split_search._scan_sorted`), with no sorting below the root. A run carries each
 sample's id, code, target and weight, so the scan reads memory in order.
+
+Runs are double-buffered: each feature has two rows, and a split's partition reads the node's
+positions from one and writes both sides, each in order, to the same positions of the other (the
+left side's size is known from the split), once per sample. A partition in place would write every
+sample twice and copy one side back. A node's runs are in the buffer of its depth's parity
+(:func:`buffer_of_depth`): nodes at one depth have disjoint positions, and a node's positions in
+the other buffer hold only its parent's, which nothing reads again.
 """
 
 from __future__ import annotations
@@ -17,19 +24,17 @@ from tnt.learn.compiled import kernel
 from tnt.learn.split_search import HISTOGRAM_MAX_BINS, SortedRuns, sends_left
 
 __all__ = [
-    "BOTH_SIDES",
-    "LEFT_SIDE",
-    "RIGHT_SIDE",
+    "MAX_SAMPLES",
+    "buffer_of_depth",
     "make_runs",
     "mark_left",
     "no_runs",
+    "other_buffer",
     "partition_runs",
-    "run_scratch",
 ]
 
-# Which sides of a split :func:`partition_runs` puts in place: a child that is not grown is a leaf,
-# whose runs are never read again.
-BOTH_SIDES, LEFT_SIDE, RIGHT_SIDE = 0, 1, 2
+#: The most samples a fit takes: runs number them in 32 bits (a partition moves 4 bytes less a sample).
+MAX_SAMPLES = 2**31 - 1
 
 
 @kernel
@@ -73,31 +78,35 @@ def _fill_run(j, cf, ys, ws, runs, scratch):
 
 
 @kernel(parallel=True)
-def _fill_runs_in_parallel(features, codes, ys, ws, runs, scratch):
+def _fill_runs_in_parallel(features, codes, ys, ws, runs, n_lanes):
     # A parallel loop takes arrays, not named tuples: taken apart here, put together in each lane.
     row, sid, code, y, w = runs.row, runs.sid, runs.code, runs.y, runs.w
-    n_lanes = scratch.shape[0]
+    n_sorted = features.shape[0]
     for lane in prange(n_lanes):
-        for fi in range(lane, features.shape[0], n_lanes):
-            _fill_run(fi, codes[features[fi]], ys, ws, SortedRuns(row, sid, code, y, w), scratch[lane])
+        for fi in range(lane, n_sorted, n_lanes):
+            # The run's row in the other buffer is free until the first partition: the sort's scratch.
+            _fill_run(fi, codes[features[fi]], ys, ws, SortedRuns(row, sid, code, y, w), sid[n_sorted + fi])
 
 
 @kernel
-def _fill_runs(features, codes, ys, ws, runs, scratch, parallel, threaded):
+def _fill_runs(features, codes, ys, ws, runs, n_lanes, parallel, threaded):
+    n_sorted = features.shape[0]
     if threaded is not None:  # None: compiled without the parallel kernel
-        if parallel and scratch.shape[0] > 1:
-            _fill_runs_in_parallel(features, codes, ys, ws, runs, scratch)
+        if parallel and n_lanes > 1:
+            _fill_runs_in_parallel(features, codes, ys, ws, runs, n_lanes)
             return
-    for fi in range(features.shape[0]):
-        _fill_run(fi, codes[features[fi]], ys, ws, runs, scratch[0])
+    for fi in range(n_sorted):
+        _fill_run(fi, codes[features[fi]], ys, ws, runs, runs.sid[n_sorted + fi])
 
 
 @kernel
 def make_runs(codes, n_bins, ys, ws, n_lanes, parallel, threaded=True):
     """The :class:`SortedRuns` of the features with more than ``HISTOGRAM_MAX_BINS`` codes, from
-    the feature-major ``codes`` of a fit's samples (positions are sample ids) and their targets
-    ``ys`` and weights ``ws``. With no such feature the arrays are empty. ``threaded`` is None in
-    a fit compiled for one thread (:func:`tnt.learn.tree_builder.build_tree`)."""
+    the feature-major ``codes`` of a fit's samples (positions are sample ids, fewer than 2**31) and
+    their targets ``ys`` and weights ``ws``: the first buffer, filled, whose ``row[f]`` is feature
+    ``f``'s row (-1: not in runs); the arrays have a row more per run for the second buffer
+    (:func:`other_buffer`). With no such feature the arrays are empty. ``threaded`` is None in a fit
+    compiled for one thread (:func:`tnt.learn.tree_builder.build_tree`)."""
     m = ys.shape[0]
     row = np.full(n_bins.shape[0], -1, dtype=np.int64)
     n_sorted = 0
@@ -109,15 +118,31 @@ def make_runs(codes, n_bins, ys, ws, n_lanes, parallel, threaded=True):
     length = m if n_sorted else 0
     runs = SortedRuns(
         row,
-        np.empty((n_sorted, length), dtype=np.int64),
-        np.empty((n_sorted, length), dtype=codes.dtype),
-        np.empty((n_sorted, length), dtype=ys.dtype),
-        np.empty((n_sorted, length), dtype=ws.dtype),
+        np.empty((2 * n_sorted, length), dtype=np.int32),
+        np.empty((2 * n_sorted, length), dtype=codes.dtype),
+        np.empty((2 * n_sorted, length), dtype=ys.dtype),
+        np.empty((2 * n_sorted, length), dtype=ws.dtype),
     )
     if n_sorted:
-        scratch = np.empty((n_lanes, m), dtype=np.int64)
-        _fill_runs(features, codes, ys, ws, runs, scratch, parallel, threaded)
+        _fill_runs(features, codes, ys, ws, runs, n_lanes, parallel, threaded)
     return runs
+
+
+@kernel
+def other_buffer(runs):
+    """``runs`` (as :func:`make_runs` returns them) with each feature's row in the second buffer."""
+    n_sorted = runs.sid.shape[0] // 2
+    row = runs.row.copy()
+    for f in range(row.shape[0]):
+        if row[f] >= 0:
+            row[f] += n_sorted
+    return SortedRuns(row, runs.sid, runs.code, runs.y, runs.w)
+
+
+@kernel(inline="always")
+def buffer_of_depth(first, second, depth):
+    """The buffer that holds the runs of a node at ``depth``: ``first`` (the root's) at even depths."""
+    return first if depth % 2 == 0 else second
 
 
 @kernel(inline="always")
@@ -125,7 +150,7 @@ def no_runs(n_features, codes, ys, ws):
     """:class:`SortedRuns` with no feature in them, for a fit compiled without sorted runs."""
     return SortedRuns(
         np.full(n_features, -1, dtype=np.int64),
-        np.empty((0, 0), dtype=np.int64),
+        np.empty((0, 0), dtype=np.int32),
         np.empty((0, 0), dtype=codes.dtype),
         np.empty((0, 0), dtype=ys.dtype),
         np.empty((0, 0), dtype=ws.dtype),
@@ -149,135 +174,63 @@ def mark_left(runs, codes, position_sid, start, end, f, code, missing, goes_left
 
 
 @kernel
-def _partition_run(runs, j, start, end, goes_left, tmp_sid, tmp_code, tmp_y, tmp_w):
+def _partition_run(runs, into, j, k, start, mid, end, goes_left):
+    """Positions start:end of row ``j`` of ``runs`` to the same positions of row ``k`` of ``into``:
+    the samples that go left first (from ``start``), then the others (from ``mid``), in order."""
     sid, code, y, w = runs.sid[j], runs.code[j], runs.y[j], runs.w[j]
-    # Both sides are written at every step and only one pointer moves: no branch on the side, which
-    # a split of continuous values leaves as unpredictable as a coin. put <= i: nothing unread is
-    # overwritten.
-    # Unsigned indices, as in tnt.learn.split_search.
-    put = np.uint64(start)
-    n_right = np.uint64(0)
+    to_sid, to_code, to_y, to_w = into.sid[k], into.code[k], into.y[k], into.w[k]
+    # One write a sample, at a position chosen by arithmetic, not a branch: which side a sample takes
+    # is as unpredictable as a coin. Unsigned indices, as in tnt.learn.split_search.
+    put_left = np.uint64(start)
+    put_right = np.uint64(mid)
     for i in range(np.uint64(start), np.uint64(end)):
         s = sid[i]
-        c = code[i]
-        t = y[i]
-        v = w[i]
         g = np.uint64(goes_left[np.uint64(s)])
-        sid[put] = s
-        code[put] = c
-        y[put] = t
-        w[put] = v
-        tmp_sid[n_right] = s
-        tmp_code[n_right] = c
-        tmp_y[n_right] = t
-        tmp_w[n_right] = v
-        put += g
-        n_right += np.uint64(1) - g
-    for k in range(n_right):  # a loop, not slice assignments (see tree_builder._more_slots)
-        sid[put + k] = tmp_sid[k]
-        code[put + k] = tmp_code[k]
-        y[put + k] = tmp_y[k]
-        w[put + k] = tmp_w[k]
+        put = put_right + g * (put_left - put_right)
+        to_sid[put] = s
+        to_code[put] = code[i]
+        to_y[put] = y[i]
+        to_w[put] = w[i]
+        put_left += g
+        put_right += np.uint64(1) - g
 
 
 @kernel
-def _keep_left_of_run(runs, j, start, end, goes_left):
-    """The samples of positions start:end of run ``j`` that go left, moved in order to its first
-    positions; the positions after them are left as they are (a right child not grown)."""
-    sid, code, y, w = runs.sid[j], runs.code[j], runs.y[j], runs.w[j]
-    # As in _partition_run: every sample is written and only the pointer's step depends on its side.
-    put = np.uint64(start)
-    for i in range(np.uint64(start), np.uint64(end)):
-        s = sid[i]
-        c = code[i]
-        t = y[i]
-        v = w[i]
-        sid[put] = s
-        code[put] = c
-        y[put] = t
-        w[put] = v
-        put += np.uint64(goes_left[np.uint64(s)])
-
-
-@kernel
-def _keep_right_of_run(runs, j, start, end, goes_left):
-    """The samples of positions start:end of run ``j`` that go right, moved in order to its last
-    positions; the positions before them are left as they are (a left child not grown)."""
-    sid, code, y, w = runs.sid[j], runs.code[j], runs.y[j], runs.w[j]
-    # From the last position down, writing at put - 1 >= i: nothing unread is overwritten, the order
-    # is kept, and no unsigned index goes below zero.
-    put = np.uint64(end)
-    for k in range(np.uint64(end) - np.uint64(start)):
-        i = np.uint64(end) - np.uint64(1) - k
-        s = sid[i]
-        c = code[i]
-        t = y[i]
-        v = w[i]
-        sid[put - np.uint64(1)] = s
-        code[put - np.uint64(1)] = c
-        y[put - np.uint64(1)] = t
-        w[put - np.uint64(1)] = v
-        put -= np.uint64(1) - np.uint64(goes_left[np.uint64(s)])
-
-
-@kernel
-def _partition_lane(lane, n_lanes, runs, features, n_features, start, end, goes_left, sides, tmp):
-    tmp_sid, tmp_code, tmp_y, tmp_w = tmp.sid[lane], tmp.code[lane], tmp.y[lane], tmp.w[lane]
+def _partition_lane(lane, n_lanes, runs, into, features, n_features, start, mid, end, goes_left):
     for fi in range(lane, n_features, n_lanes):
-        j = runs.row[features[fi]]
-        if j < 0:
-            continue
-        if sides == LEFT_SIDE:
-            _keep_left_of_run(runs, j, start, end, goes_left)
-        elif sides == RIGHT_SIDE:
-            _keep_right_of_run(runs, j, start, end, goes_left)
-        else:
-            _partition_run(runs, j, start, end, goes_left, tmp_sid, tmp_code, tmp_y, tmp_w)
+        f = features[fi]
+        j = runs.row[f]
+        if j >= 0:
+            _partition_run(runs, into, j, into.row[f], start, mid, end, goes_left)
 
 
 @kernel(parallel=True)
-def _partition_in_parallel(runs, features, n_features, start, end, goes_left, sides, tmp):
+def _partition_in_parallel(runs, into, features, n_features, start, mid, end, goes_left, n_lanes):
     row, sid, code, y, w = runs.row, runs.sid, runs.code, runs.y, runs.w
-    t_sid, t_code, t_y, t_w = tmp.sid, tmp.code, tmp.y, tmp.w
-    n_lanes = t_sid.shape[0]
+    into_row = into.row
     for lane in prange(n_lanes):
         _partition_lane(
             lane,
             n_lanes,
             SortedRuns(row, sid, code, y, w),
+            SortedRuns(into_row, sid, code, y, w),
             features,
             n_features,
             start,
+            mid,
             end,
             goes_left,
-            sides,
-            SortedRuns(row, t_sid, t_code, t_y, t_w),
         )
 
 
 @kernel
-def partition_runs(runs, features, n_features, start, end, goes_left, sides, tmp, parallel, threaded=True):
-    """Partition positions start:end of the runs of ``features[:n_features]`` stably: samples
-    with ``goes_left[sid]`` first, each side still sorted by code. With ``sides`` ``LEFT_SIDE``
-    (``RIGHT_SIDE``) only the left (right) side is put in place, in the same positions as by a whole
-    partition, and the other side's positions hold anything: half the writes, for a split whose
-    other child is a leaf. ``tmp`` is a :class:`SortedRuns` with one row per thread, for the right
-    side. ``threaded`` is None in a fit compiled for one thread."""
+def partition_runs(runs, into, features, n_features, start, mid, end, goes_left, n_lanes, parallel, threaded=True):
+    """Partition positions start:end of the runs of ``features[:n_features]`` stably from the buffer
+    ``runs`` to the buffer ``into`` (:func:`other_buffer`): the ``mid - start`` samples with
+    ``goes_left[sid]`` at start:mid, the others at mid:end, each side still sorted by code. ``threaded``
+    is None in a fit compiled for one thread; with ``parallel``, ``n_lanes`` threads share the features."""
     if threaded is not None:
-        if parallel and tmp.sid.shape[0] > 1:
-            _partition_in_parallel(runs, features, n_features, start, end, goes_left, sides, tmp)
+        if parallel and n_lanes > 1:
+            _partition_in_parallel(runs, into, features, n_features, start, mid, end, goes_left, n_lanes)
             return
-    _partition_lane(np.int64(0), np.int64(1), runs, features, n_features, start, end, goes_left, sides, tmp)
-
-
-@kernel
-def run_scratch(runs, n_lanes):
-    """One row per thread of room for the right side of a partition of ``runs``."""
-    length = runs.sid.shape[1] if runs.sid.shape[0] else 0
-    return SortedRuns(
-        runs.row,
-        np.empty((n_lanes, length), dtype=runs.sid.dtype),
-        np.empty((n_lanes, length), dtype=runs.code.dtype),
-        np.empty((n_lanes, length), dtype=runs.y.dtype),
-        np.empty((n_lanes, length), dtype=runs.w.dtype),
-    )
+    _partition_lane(np.int64(0), np.int64(1), runs, into, features, n_features, start, mid, end, goes_left)

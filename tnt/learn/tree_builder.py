@@ -48,14 +48,12 @@ from numba.extending import overload
 from tnt.learn.compiled import kernel, store_eight_bytes
 from tnt.learn.pruning import kept_splits, preorder_ids
 from tnt.learn.sorted_runs import (
-    BOTH_SIDES,
-    LEFT_SIDE,
-    RIGHT_SIDE,
+    buffer_of_depth,
     make_runs,
     mark_left,
     no_runs,
+    other_buffer,
     partition_runs,
-    run_scratch,
 )
 from tnt.learn.split_search import (
     FILL_AND_SCAN,
@@ -614,7 +612,7 @@ def split_search_types(code_dtype=np.uint8) -> tuple:
     bounds = np.zeros((n_features, n_codes), dtype=np.float32)
     runs = SortedRuns(
         np.full(n_features, -1, dtype=np.int64),
-        np.empty((0, 0), dtype=np.int64),
+        np.empty((0, 0), dtype=np.int32),
         np.empty((0, 0), dtype=code_dtype),
         np.empty((0, 0), dtype=np.int32),
         np.empty((0, 0)),
@@ -724,10 +722,10 @@ def build_tree(
     local_codes, varies = _gather_codes(codes, rows, n_bins)
     if with_runs is not None:
         runs = make_runs(local_codes, n_bins, ys, ws, n_lanes, m * n_all >= PARALLEL_WORK, threaded)
-        run_tmp = run_scratch(runs, n_lanes)
+        runs_other = other_buffer(runs)
     else:
         runs = no_runs(n_bins.shape[0], local_codes, ys, ws)
-        run_tmp = runs
+        runs_other = runs
     has_runs = runs.sid.shape[0] > 0
     position_sid = np.arange(m if has_runs else 0)
     goes_left = np.zeros(m if has_runs else 0, dtype=np.bool_)
@@ -736,7 +734,6 @@ def build_tree(
         total_w += w[i]
     kept = np.zeros(n_all, dtype=np.int64)
     results = _new_results(n_all)
-    data = Data(local_codes, ys, ws, n_bins, bin_min, bin_max, missing_code, runs, squared)
     # Stored histograms: one slot per pending node that has them, features side by side.
     offsets = _histogram_offsets(n_bins, runs.row)
     entries = offsets[n_bins.shape[0]] * K
@@ -771,6 +768,10 @@ def build_tree(
         w_node = _node_weight(value, node, squared)
         n = end - start
         is_leaf = cut_above
+        # The node's runs, and those of its children (sorted_runs: double-buffered).
+        node_runs = buffer_of_depth(runs, runs_other, depth)
+        child_runs = buffer_of_depth(runs, runs_other, depth + 1)
+        data = Data(local_codes, ys, ws, n_bins, bin_min, bin_max, missing_code, node_runs, squared)
         if not is_leaf:
             features = stack.features[top]
             n_features = stack.n_features[top]
@@ -810,7 +811,7 @@ def build_tree(
         missing = missing_code[f] if direction == 1 else np.int64(-1)  # the code that goes left too
         if with_runs is not None:
             if has_runs:
-                mark_left(runs, local_codes, position_sid, start, end, f, code, missing, goes_left)
+                mark_left(node_runs, local_codes, position_sid, start, end, f, code, missing, goes_left)
         mid, n_swaps = _split_samples(
             data, position_sid, goes_left, start, end, f, code, missing, first, second, with_runs
         )
@@ -841,8 +842,9 @@ def build_tree(
         _split_codes(data, kept, n_kept, first, second, n_swaps, parallel, n_lanes, threaded)
         if with_runs is not None:
             if has_runs:
-                sides = BOTH_SIDES if grow_left and grow_right else (LEFT_SIDE if grow_left else RIGHT_SIDE)
-                partition_runs(runs, kept, n_kept, start, end, goes_left, sides, run_tmp, parallel, threaded)
+                partition_runs(
+                    node_runs, child_runs, kept, n_kept, start, mid, end, goes_left, n_lanes, parallel, threaded
+                )
         # The larger child inherits the node's stored histograms, minus the smaller child's samples.
         left_slot = -1
         right_slot = -1
