@@ -123,11 +123,12 @@ def measure_columns(columns) -> dict:
 
 
 #: ``st.dataframe``'s ``column_config`` for a sample's path (:func:`tnt.viz.explain.path_table`): the
-#: node and value get only what they need so that the test fits beside them in the Graph page's side
-#: column at 1,440 px; "goes" keeps its own width ("no (missing)").
+#: node, value and direction get what their longest text needs ("no (missing)"), so that the test
+#: ("x11 <= 0.266 or missing") fits beside them in the Graph page's side column at 1,440 px.
 PATH_COLUMNS = {
     "node": st.column_config.NumberColumn(width=40),
     "value": st.column_config.TextColumn(width=52),
+    "goes": st.column_config.TextColumn(width=88),
 }
 
 
