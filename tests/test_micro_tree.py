@@ -419,12 +419,18 @@ def test_a_fit_copies_class_indices_as_int32_and_float_targets_as_they_are(run):
 
 
 def test_a_fit_on_more_samples_than_sorted_runs_number_is_refused_with_one_sentence(monkeypatch):
+    """Both ways into the compiled learner: one fit, and a batch whose largest fit is too large."""
     import tnt.learn.micro_tree as micro_tree
 
     X, y = make_classification(n_samples=40, n_features=3, n_informative=2, n_redundant=0, random_state=0)
     binned = bin_features(X.astype(np.float32))
-    monkeypatch.setattr(micro_tree, "MAX_SAMPLES", 39)  # 2**31 - 1 in a real fit: too many to allocate here
-    with pytest.raises(ValueError, match=r"at most 39 samples, and this one has 40: fit on a sample"):
-        fit_micro_tree(binned, np.arange(3), np.arange(40), y, np.ones(40), 0.0, 2)
+    one = (binned, np.arange(3), np.arange(40), y, np.ones(40), 0.0, 2)
+    batch = (binned, np.arange(3), np.arange(40), y, np.ones(40), [0, 10], [10, 40], [0.0, 0.0], [10.0, 30.0], None)
+    monkeypatch.setattr(micro_tree, "MAX_SAMPLES", 29)  # 2**31 - 1 in a real fit: too many to allocate here
+    with pytest.raises(ValueError, match=r"at most 29 samples, and this one has 40: fit on a sample"):
+        micro_tree.fit_micro_tree(*one)
+    with pytest.raises(ValueError, match=r"at most 29 samples, and this one has 30: fit on a sample"):
+        micro_tree.fit_trees(*batch)
     monkeypatch.setattr(micro_tree, "MAX_SAMPLES", 40)
-    assert fit_micro_tree(binned, np.arange(3), np.arange(40), y, np.ones(40), 0.0, 2).feature[0] >= 0
+    assert micro_tree.fit_micro_tree(*one).feature[0] >= 0
+    assert len(micro_tree.fit_trees(*batch[:-1], micro_tree.make_workspace(binned, 2))) == 2

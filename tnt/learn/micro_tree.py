@@ -146,11 +146,7 @@ def _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, max_dept
         workspace = make_workspace(data, n_targets)
     feature_order = np.ascontiguousarray(feature_order, dtype=np.int64)
     rows = np.ascontiguousarray(rows, dtype=np.int64)
-    if rows.shape[0] > MAX_SAMPLES:
-        raise ValueError(
-            f"A tree is fitted on at most {MAX_SAMPLES:,} samples, and this one has {rows.shape[0]:,}: "
-            "fit on a sample of the rows."
-        )
+    _check_sample_count(rows.shape[0])
     threads = threaded(rows.shape[0], feature_order.shape[0], workspace.left.shape[0])
     w = np.asarray(sample_weight, dtype=np.float64)
     exponent = weight_exponent(np.add.reduce(w), w.size)  # w.sum() without its Python wrapper
@@ -176,6 +172,14 @@ def _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, max_dept
         left, right, feature, threshold, missing_left, value, total_w, float(alpha), squared
     )
     return (*tree, math.ldexp(misclassified, exponent))
+
+
+def _check_sample_count(n: int) -> None:
+    """Refuse, with one sentence, a fit on more samples than sorted runs number (``MAX_SAMPLES``)."""
+    if n > MAX_SAMPLES:
+        raise ValueError(
+            f"A tree is fitted on at most {MAX_SAMPLES:,} samples, and this one has {n:,}: fit on a sample of the rows."
+        )
 
 
 def weight_exponent(total: float, n: int) -> int:
@@ -206,6 +210,7 @@ def fit_trees(
     """
     squared = True if np.issubdtype(y.dtype, np.floating) else None
     starts, stops = np.asarray(starts, dtype=np.int64), np.asarray(stops, dtype=np.int64)
+    _check_sample_count(int(np.max(stops - starts, initial=0)))
     exponents = np.array([weight_exponent(total, n) for total, n in zip(totals, (stops - starts).tolist())])
     arrays = _fit_trees(
         data.codes,
