@@ -129,6 +129,35 @@ print([d.py_func.__name__ for d in before if after[d] != before[d]])
     assert run(code) == "[]"
 
 
+def test_warm_up_reaches_the_walks_on_values_of_binned_features():
+    # A feature of more distinct values than max_bins (any column of more than 65,535 with the
+    # default) is cut into quantile bins, and a micro tree may split inside a bin: the growth loop
+    # then walks the samples on their float32 values, with and without missing values, for both
+    # learners. The warm-up compiles those walks too: such fits compile nothing more.
+    code = """
+import numpy as np
+from tnt.learn import warmup
+warmup.load_compiled_code()
+import importlib, pkgutil, tnt.learn
+modules = [importlib.import_module("tnt.learn." + info.name) for info in pkgutil.iter_modules(tnt.learn.__path__)]
+before = {d: len(d.overloads) for m in modules for d in vars(m).values() if hasattr(d, "overloads")}
+from tnt import TnTClassifier, TnTRegressor
+from tnt.learn import wave_routing
+rng = np.random.default_rng(0)
+X = rng.normal(size=(3000, 6))
+y = (X[:, 0] + X[:, 1] > 0).astype(int) ^ (X[:, 2] > 0)
+X_missing = X.copy()
+X_missing[rng.random(X.shape) < 0.1] = np.nan
+for X_in in (X, X_missing):
+    TnTClassifier(C=1e-3, random_state=0, n_jobs=1, max_bins=255).fit(X_in, y)
+    TnTRegressor(C=1e-3, random_state=0, n_jobs=1, max_bins=255).fit(X_in, y.astype(float))
+walked = {str(types[0].dtype) for types in wave_routing.sensitive_samples.signatures}
+after = {d: len(d.overloads) for d in before}
+print("float32" in walked, [d.py_func.__name__ for d in before if after[d] != before[d]])
+"""
+    assert run(code) == "True []"
+
+
 def test_the_train_page_waits_for_the_warm_up_stage_its_data_needs(monkeypatch):
     # Classification on one-byte codes waits for the first stage only; regression (its trees are
     # compiled in the second stage) and data of more than 256 values per feature wait for all,

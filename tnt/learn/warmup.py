@@ -57,9 +57,9 @@ def load_compiled_code(report=None, share: str = "all") -> None:
     First what a fit with one thread on data of at most 256 values per feature (one-byte codes:
     the app's default data) and prediction need, every input type prediction routes without
     converting it included; then ``report(NARROW)`` is called, if given. Then the rest: two-byte
-    codes, the walks of fits on data with missing values, regression trees, and the copies of the
-    fit kernels with their parallel kernels (:func:`tnt.learn.tree_builder.threaded`), which only
-    fits on several threads use.
+    codes, the walks of fits on data with missing values and on the values of binned features,
+    regression trees, and the copies of the fit kernels with their parallel kernels
+    (:func:`tnt.learn.tree_builder.threaded`), which only fits on several threads use.
 
     Parameters
     ----------
@@ -105,6 +105,8 @@ def load_compiled_code(report=None, share: str = "all") -> None:
     _fit_kernels(300)  # two-byte feature codes
     _small_fit(300)  # the growth loop's walks on two-byte codes
     _small_fit(missing=True)  # the walks that look for missing values
+    for missing in (False, True):  # the walks on float32 values, where a split cuts a quantile bin
+        _small_fit(300, missing, max_bins=16)
     _fit_kernels(1100)  # two-byte codes, a feature in sorted runs
     _regression_kernels()
     if share == "all":
@@ -228,11 +230,14 @@ def _load_statistics_code() -> None:
     count_paths_by_length(left, right, shortest, longest, np.arange(3), np.zeros(3, np.int64), np.zeros(2, np.int64))
 
 
-def _small_fit(n_values: int = 4, missing: bool = False) -> None:
+def _small_fit(n_values: int = 4, missing: bool = False, max_bins: int | None = None) -> None:
     """A one-thread TnT fit on a few samples of ``n_values`` values per feature (all of them present:
     more than 256 make two-byte codes), with a progress callback taking snapshots; with ``missing``,
     on values some of which are missing (NaN), for the classifier and the regressor (the walks that
-    look for missing values)."""
+    look for missing values). With fewer ``max_bins`` than values (default: the estimators'), the
+    features are cut into quantile bins and some micro trees split inside one, so the growth loop
+    walks the samples on their values, as on any column of more than 65,535 distinct values; the
+    regressor is fitted too."""
     from tnt.estimator import TnTClassifier
     from tnt.regressor import TnTRegressor
 
@@ -242,9 +247,10 @@ def _small_fit(n_values: int = 4, missing: bool = False) -> None:
     y = (X[:, 0] + X[:, 1] > n_values - 1).astype(np.intp) ^ (X[:, 2] > n_values // 2 - 1)
     if missing:
         X[n_values::7, 1] = np.nan
-    TnTClassifier(C=1e-3, random_state=0, n_jobs=1).fit(X, y, progress_callback=lambda event: event.snapshot())
-    if missing:
-        TnTRegressor(C=1e-3, random_state=0, n_jobs=1).fit(X, y.astype(np.float64))
+    options = dict(C=1e-3, random_state=0, n_jobs=1) | ({} if max_bins is None else {"max_bins": max_bins})
+    TnTClassifier(**options).fit(X, y, progress_callback=lambda event: event.snapshot())
+    if missing or max_bins is not None:
+        TnTRegressor(**options).fit(X, y.astype(np.float64))
 
 
 def _growth_kernels() -> None:
