@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from numba.core import event as numba_event
 from sklearn.datasets import make_classification
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
@@ -34,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 from tnt import TnTClassifier, TnTRegressor  # noqa: E402
 from tnt.data.external import find_data, stop_if_missing  # noqa: E402
 from tnt.learn.binning import MAX_EXACT_BINS  # noqa: E402
+from tnt.learn.warmup import load_compiled_code  # noqa: E402
 
 README = Path(__file__).resolve().parent / "README.md"
 GROUPS = (
@@ -72,16 +74,45 @@ def row(name, limit, baseline, measured, ratio, note="", value=None, unit=""):
     }
 
 
+#: The kernels numba compiled (not loaded from its cache) while a function was timed, with their
+#: compile times: none should be, as the timings are of fits with compiled code; the README says.
+COMPILED_WHILE_TIMED: list[tuple[str, float]] = []
+
+
+class _CompileListener(numba_event.Listener):
+    def __init__(self):
+        self.started = {}
+
+    def on_start(self, event):
+        self.started[id(event.data["dispatcher"])] = time.perf_counter()
+
+    def on_end(self, event):
+        function = event.data["dispatcher"].py_func
+        if function.__module__.startswith("tnt."):  # not numba's own helpers, compiled inside a kernel
+            took = time.perf_counter() - self.started.pop(id(event.data["dispatcher"]))
+            COMPILED_WHILE_TIMED.append((f"{function.__module__}.{function.__qualname__}", took))
+
+
+def compiled_while_timed() -> str:
+    """The README's sentence on :data:`COMPILED_WHILE_TIMED`."""
+    if not COMPILED_WHILE_TIMED:
+        return "No kernel was compiled while a fit or prediction was timed (numba's compile events, counted)."
+    names = ", ".join(f"{name} ({took:.1f} s)" for name, took in COMPILED_WHILE_TIMED)
+    return f"Kernels compiled while a fit or prediction was timed, in its time: {names}."
+
+
 def timed_in_turns(functions, repeat=1, turns=None):
     """Median times of functions run in turns (first, second, ..., first, ...), so that all see the
     same load on a shared machine, and their last results: ``(times, results)``. A ``turns`` list
-    receives each function's times, turn by turn."""
+    receives each function's times, turn by turn. A kernel compiled while a function runs is
+    recorded in :data:`COMPILED_WHILE_TIMED`."""
     times, results = [[] for _ in functions], [None] * len(functions)
     for _ in range(repeat):
         for i, fn in enumerate(functions):
-            start = time.perf_counter()
-            results[i] = fn()
-            times[i].append(time.perf_counter() - start)
+            with numba_event.install_listener("numba:compile", _CompileListener()):
+                start = time.perf_counter()
+                results[i] = fn()
+                times[i].append(time.perf_counter() - start)
     if turns is not None:
         turns.extend(times)
     return [float(np.median(t)) for t in times], results
@@ -620,6 +651,9 @@ that a change of load during the run falls on both; the MNIST rows show the spre
 A fit on all cores is slowed by any other process, its one-thread baseline hardly: before the fits
 the script waits (at most 3 minutes) until other processes use less than a tenth of the CPU, and
 the header says what it found. scikit-learn's CART fits on one thread whatever `n_jobs` TnT has.
+Before any timing the script loads every kernel a fit may use from numba's cache, or compiles it
+(`tnt.learn.warmup`, what `pip install` does), and it counts numba's compile events while it times:
+the line under the header says whether a timed fit or prediction compiled anything.
 "Target" is the limit the speed issue set (a ratio unless it has a unit). Prediction is compared
 with scikit-learn's CART grown best-first to as many splits as the TnT model, on the same input
 array. The first-start rows run new processes, either with `NUMBA_CACHE_DIR` pointing at an empty
@@ -642,6 +676,7 @@ def write_readme(rows, quiet: str = ""):
         "",
         f"{stamp}, {machine()}, load average {load:.1f} at the end of the run"
         + (f"; at its start, {quiet}." if quiet else "."),
+        compiled_while_timed(),
         "",
         "| measurement | baseline (same run) | TnT | ratio | target | met |",
         "|---|---|---|---|---|---|",
@@ -675,6 +710,7 @@ def main(argv=None):
         rows.extend(new_rows)
 
     models = {}
+    load_compiled_code()  # every kernel a fit may use (what `pip install` compiles), before any is timed
     quiet = wait_for_quiet(patience=args.patience)  # before the fits on all cores, which any other load slows
     print(quiet, flush=True)
     if wanted & {"fit", "predict"}:
@@ -700,6 +736,7 @@ def main(argv=None):
     if "growth" in wanted:
         report(bench_growth(load(args.data, "mnist")))
     print(json.dumps(rows, default=float))
+    print(compiled_while_timed())
     if set(GROUPS) <= wanted:
         write_readme(rows, quiet)
 

@@ -60,6 +60,28 @@ def test_a_baseline_and_its_measurement_are_timed_in_turns():
     assert calls == [0, 1, 2, 0, 1, 2] and results == [0, 1, 2] and len(times) == 3
 
 
+def test_a_kernel_compiled_while_a_function_is_timed_is_named_in_the_report(tmp_path, monkeypatch):
+    # The timings are of compiled code: a compile inside one (a warm-up that missed a kernel) is
+    # counted, and the README says so, with the kernel's name.
+    import numba
+    import numpy as np
+
+    from tnt.learn.wave_routing import bucket_rows
+
+    run = _run_module()
+    monkeypatch.setattr(run, "COMPILED_WHILE_TIMED", [])
+    monkeypatch.setattr(run, "README", tmp_path / "README.md")
+    run.timed_in_turns([lambda: np.sort(np.arange(5))])  # no kernel
+    assert run.compiled_while_timed().startswith("No kernel was compiled")
+    uncached = numba.njit(bucket_rows.py_func)  # a new dispatcher: compiled on its first call
+    positions, index_of = np.array([1, 0, 1]), np.array([0, 1])
+    _, (result,) = run.timed_in_turns([lambda: uncached(positions, index_of, 2)], repeat=2)
+    assert [list(part) for part in result] == [[1, 0, 2], [0, 1, 3]]
+    assert [name for name, _ in run.COMPILED_WHILE_TIMED] == ["tnt.learn.wave_routing.bucket_rows"]  # once
+    run.write_readme(_rows(run))
+    assert "timed, in its time: tnt.learn.wave_routing.bucket_rows (" in (tmp_path / "README.md").read_text()
+
+
 def test_the_warm_ups_of_an_empty_cache_server_are_stopped_before_the_next_start(tmp_path):
     import os
     import subprocess
