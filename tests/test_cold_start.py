@@ -21,6 +21,20 @@ for info in pkgutil.iter_modules(tnt.learn.__path__):
 print(sorted(set(loaded)))
 """
 
+# After the warm-up: the number of compiled (or cache-loaded) copies of every tnt.learn kernel...
+WARMED_UP = """
+import numpy as np
+from tnt.learn import warmup
+warmup.load_compiled_code()
+import importlib, pkgutil, tnt.learn
+modules = [importlib.import_module("tnt.learn." + info.name) for info in pkgutil.iter_modules(tnt.learn.__path__)]
+before = {d: len(d.overloads) for m in modules for d in vars(m).values() if hasattr(d, "overloads")}
+"""
+# ...and, after the code that follows it, the kernels that got a copy more since then (``added``).
+ADDED_SINCE_WARM_UP = """
+added = [d.py_func.__name__ for d in before if len(d.overloads) != before[d]]
+"""
+
 
 def run(code: str) -> str:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
@@ -52,12 +66,6 @@ assert at.header[0].value == "Data" and len(at.dataframe) >= 1
 
 def test_warm_up_reaches_every_kernel_fit_and_predict_use():
     code = """
-import numpy as np
-from tnt.learn import warmup
-warmup.load_compiled_code()
-import importlib, pkgutil, tnt.learn
-modules = [importlib.import_module("tnt.learn." + info.name) for info in pkgutil.iter_modules(tnt.learn.__path__)]
-before = {d: len(d.overloads) for m in modules for d in vars(m).values() if hasattr(d, "overloads")}
 from sklearn.datasets import load_digits
 from tnt import TnTClassifier
 X, y = load_digits(return_X_y=True)
@@ -71,10 +79,8 @@ X_missing[::5, 20:40] = np.nan  # missing values in training and at prediction
 from tnt import TnTRegressor
 TnTClassifier(C=1e-3, random_state=0).fit(X_missing, y).predict(X_missing)
 TnTRegressor(C=1e-3, random_state=0).fit(X_missing, y.astype(float)).predict(X_missing.astype(np.float32))
-after = {d: len(d.overloads) for d in before}
-print([d.py_func.__name__ for d in before if after[d] != before[d]])
 """
-    assert run(code) == "[]"
+    assert run(WARMED_UP + code + ADDED_SINCE_WARM_UP + "print(added)") == "[]"
 
 
 def test_start_in_background_runs_one_process():
@@ -135,12 +141,6 @@ def test_warm_up_reaches_the_walks_on_values_of_binned_features():
     # then walks the samples on their float32 values, with and without missing values, for both
     # learners. The warm-up compiles those walks too: such fits compile nothing more.
     code = """
-import numpy as np
-from tnt.learn import warmup
-warmup.load_compiled_code()
-import importlib, pkgutil, tnt.learn
-modules = [importlib.import_module("tnt.learn." + info.name) for info in pkgutil.iter_modules(tnt.learn.__path__)]
-before = {d: len(d.overloads) for m in modules for d in vars(m).values() if hasattr(d, "overloads")}
 from tnt import TnTClassifier, TnTRegressor
 from tnt.learn import wave_routing
 rng = np.random.default_rng(0)
@@ -152,10 +152,8 @@ for X_in in (X, X_missing):
     TnTClassifier(C=1e-3, random_state=0, n_jobs=1, max_bins=255).fit(X_in, y)
     TnTRegressor(C=1e-3, random_state=0, n_jobs=1, max_bins=255).fit(X_in, y.astype(float))
 walked = {str(types[0].dtype) for types in wave_routing.sensitive_samples.signatures}
-after = {d: len(d.overloads) for d in before}
-print("float32" in walked, [d.py_func.__name__ for d in before if after[d] != before[d]])
 """
-    assert run(code) == "True []"
+    assert run(WARMED_UP + code + ADDED_SINCE_WARM_UP + 'print("float32" in walked, added)') == "True []"
 
 
 def test_the_train_page_waits_for_the_warm_up_stage_its_data_needs(monkeypatch):
