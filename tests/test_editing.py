@@ -375,3 +375,73 @@ def test_a_node_the_root_does_not_reach_is_no_target_and_is_removed_by_any_edit(
     ):
         redirect(g, 0, "yes", 3)
     assert collapse(g, 0).new_id.tolist() == [0, -1, -1, -1]
+
+
+# ---------------------------------------------------------------------------------- sample weights
+@pytest.mark.parametrize("regression", [False, True])
+def test_edits_of_a_weighted_model_change_only_what_the_edited_split_reaches(regression):
+    """A model fitted with 5:1 weights: collapsing its deepest split changes no prediction of a sample
+    that never reached that split, and ``changed`` lists every node whose statistics moved (checked
+    against a one-sample walk of the edited arrays and weighted statistics computed by hand)."""
+    from tnt import CARTClassifier, CARTRegressor
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 4))
+    if regression:
+        y = X[:, 0] + 0.5 * X[:, 1] ** 2 + rng.normal(scale=0.3, size=400)
+        model = CARTRegressor(max_leaf_nodes=24, random_state=0)
+    else:
+        y = (X[:, 0] + X[:, 1] * X[:, 2] + rng.normal(scale=0.5, size=400) > 0).astype(int)
+        model = CARTClassifier(max_leaf_nodes=24, random_state=0)
+    weight = np.where(rng.random(400) < 0.5, 5.0, 1.0)
+    model.fit(X, y, sample_weight=weight)
+    g = model.graph_
+    depth = np.zeros(g.node_count, dtype=int)
+    for node in range(g.node_count):  # topological order: parents first
+        if not g.is_leaf[node]:
+            depth[[g.children_left[node], g.children_right[node]]] = depth[node] + 1
+    deepest = int(np.flatnonzero(~g.is_leaf)[np.argmax(depth[~g.is_leaf])])
+    reaches = np.asarray(g.decision_path(X).todense())[:, deepest].astype(bool)
+    assert 0 < reaches.sum() < 400
+
+    unweighted = GraphEditor(model, X, y).collapse(deepest).model.predict(X)
+    editor = GraphEditor(model, X, y, sample_weight=weight)
+    step = editor.collapse(deepest)
+    before, after = model.predict(X), step.model.predict(X)
+    assert np.array_equal(after[~reaches], before[~reaches])
+    # Without the weights, leaves no edit touched predict otherwise: the bug this guards against.
+    assert not np.array_equal(unweighted[~reaches], before[~reaches])
+
+    e = step.model.graph_
+    leaf = np.array([route(e.children_left, e.children_right, e.feature, e.threshold, x) for x in X])
+    for node in np.flatnonzero(e.is_leaf):
+        at = leaf == node
+        if regression:
+            expected = np.average(y[at], weights=weight[at])
+            assert e.value[node, 0] == pytest.approx(expected)
+        else:
+            mass = np.bincount(y[at], weights=weight[at], minlength=2)
+            assert np.argmax(e.value[node]) == np.argmax(mass)
+    # Only the collapsed node changed: it is now a leaf reached by exactly the samples that reached
+    # the split (its ancestors lost no sample, and no other leaf's weighted statistics moved).
+    assert step.changed.size == 1
+    collapsed = int(step.changed[0])
+    assert e.is_leaf[collapsed] and np.array_equal(leaf == collapsed, reaches)
+
+
+def test_weights_without_training_data_or_of_the_wrong_length_are_refused(iris, iris_tnt):
+    X, y = iris
+    with pytest.raises(ValueError, match="pass the training data with them"):
+        GraphEditor(iris_tnt, sample_weight=np.ones(150))
+    with pytest.raises(ValueError, match="sample_weight has shape"):
+        GraphEditor(iris_tnt, X, y, sample_weight=np.ones(10))
+
+
+def test_forbid_on_a_weighted_model_trains_again_with_the_weights(iris):
+    X, y = iris
+    weight = np.where(y == 2, 5.0, 1.0)
+    model = TnTClassifier(C=1e-2, random_state=0).fit(X, y, sample_weight=weight)
+    step = GraphEditor(model, X, y, sample_weight=weight).forbid(3)
+    expected = TnTClassifier(C=1e-2, random_state=0, excluded_features=[3]).fit(X, y, sample_weight=weight)
+    assert np.array_equal(step.model.predict(X), expected.predict(X))
+    assert step.model.n_splits_ == expected.n_splits_

@@ -129,6 +129,11 @@ class GraphEditor:
         predictions are recomputed after each edit, and a feature can be forbidden.
     name : str, default=None
         What the edited model is called in its record (``"TnT on Digits"``).
+    sample_weight : array-like of shape (n_samples,), default=None
+        The weights the model was trained with: every statistic recomputed after an edit (class
+        counts, leaf predictions, impurities) weights the samples so, and forbidding a feature
+        trains again with them. Without them, a model trained with weights would change the
+        predictions of leaves that no edit touched.
 
     Examples
     --------
@@ -145,7 +150,7 @@ class GraphEditor:
     True
     """
 
-    def __init__(self, model, X=None, y=None, *, name: str | None = None):
+    def __init__(self, model, X=None, y=None, *, name: str | None = None, sample_weight=None):
         check_is_fitted(model, "graph_")
         self.base = model
         self.regression = bool(model.graph_.regression)
@@ -154,13 +159,21 @@ class GraphEditor:
         self._origin = getattr(model, "edit_record_", None)  # a model edited before: its record continues
         if self._origin is None:
             self._origin = {"from": {"estimator": kind, "params": params, "name": self.name}, "edits": []}
-        self.X = self.y = self._y_index = None
+        self.X = self.y = self._y_index = self.sample_weight = None
+        if sample_weight is not None and X is None:
+            raise ValueError("Sample weights are the training samples' weights: pass the training data with them.")
         if X is not None:
             self.X = model._validate_X_predict(X)
             self.y = np.asarray(y)
             if self.y.shape[0] != self.X.shape[0]:
                 raise ValueError(f"X has {self.X.shape[0]} rows but y has {self.y.shape[0]} labels.")
             self._y_index = self.y if self.regression else class_indices(model.classes_, self.y)
+            if sample_weight is not None:
+                self.sample_weight = np.asarray(sample_weight, dtype=np.float64)
+                if self.sample_weight.shape != (self.X.shape[0],):
+                    raise ValueError(
+                        f"X has {self.X.shape[0]} rows but sample_weight has shape {self.sample_weight.shape}."
+                    )
         n = model.graph_.node_count
         self.history: History[EditStep] = History(EditStep(model, unknown=np.zeros(n, dtype=bool)))
 
@@ -228,7 +241,9 @@ class GraphEditor:
         return self._hand_edited(self.model.graph_, self.step.edits)
 
     @classmethod
-    def replayed(cls, model, edits, X=None, y=None, *, position: int | None = None, name: str | None = None):
+    def replayed(
+        cls, model, edits, X=None, y=None, *, position: int | None = None, name: str | None = None, sample_weight=None
+    ):
         """An editor on ``model`` with ``edits`` (dicts of :meth:`Edit.as_dict`) applied in order,
         then undone back to ``position`` edits (all of them by default): the editor a saved history
         describes.
@@ -238,7 +253,7 @@ class GraphEditor:
         ValueError
             When an edit does not apply.
         """
-        editor = cls(model, X, y, name=name)
+        editor = cls(model, X, y, name=name, sample_weight=sample_weight)
         for edit in edits:
             editor.apply(Edit.from_dict(edit))
         applied = len(editor.history.states) - 1
@@ -255,10 +270,10 @@ class GraphEditor:
             change = redirect(before, edit.node, edit.branch, edit.target)
         graph, unknown = change.graph, self._carried_unknown(change)
         if self.has_data:
-            graph = refreshed(graph, self.X, self._y_index)
+            graph = refreshed(graph, self.X, self._y_index, self.sample_weight)
             # Against ``before``'s statistics on the same data: a model opened from a file learned
             # them from other data, and would otherwise show every node as changed.
-            reference = refreshed(before, self.X, self._y_index)
+            reference = refreshed(before, self.X, self._y_index, self.sample_weight)
             changed = np.union1d(change.edited, _statistics_changed(reference, graph, change))
         else:
             changed = np.union1d(change.edited, np.flatnonzero(unknown))
@@ -288,7 +303,7 @@ class GraphEditor:
         names = getattr(self.base, "feature_names_in_", None)
         # Fitted on the columns' names when the model has them, which excluded_features may use.
         X = self.X if names is None else pd.DataFrame(self.X, columns=list(names))
-        model = estimator.fit(X, self.y)
+        model = estimator.fit(X, self.y, sample_weight=self.sample_weight)
         n = model.graph_.node_count
         return EditStep(model, (*self.step.edits, edit), np.zeros(0, dtype=np.intp), np.zeros(n, dtype=bool))
 

@@ -38,10 +38,13 @@ def class_indices(classes: np.ndarray, y) -> np.ndarray:
     return index.astype(np.intp)
 
 
-def refreshed(graph: DecisionGraph, X, y) -> DecisionGraph:
+def refreshed(graph: DecisionGraph, X, y, sample_weight=None) -> DecisionGraph:
     """``graph`` with the statistics of the training samples ``(X, y)`` at every node: class counts
     and Gini impurity (``y`` class indices), or mean target and mean squared error (a regression
     graph, ``y`` the targets), and the number of samples reaching each node.
+
+    With ``sample_weight``, class counts, means and impurities are weighted as the model's training
+    weighted them (a leaf predicts the class of largest weight); ``n_node_samples`` still counts samples.
 
     A node no training sample reaches keeps the value it had (its leaf prediction), with zero
     samples: it would otherwise predict the first class, or a mean of 0.
@@ -56,9 +59,9 @@ def refreshed(graph: DecisionGraph, X, y) -> DecisionGraph:
     ([[1.0, 1.0], [1.0, 1.0], [0.0, 1.0]], [2, 2, 0])
     """
     if graph.regression:
-        fresh = graph.with_regression_stats(X, np.asarray(y, dtype=np.float64))
+        fresh = graph.with_regression_stats(X, np.asarray(y, dtype=np.float64), sample_weight)
     else:
-        fresh = graph.with_training_stats(X, y)
+        fresh = graph.with_training_stats(X, y, sample_weight)
     unreached = fresh.n_node_samples == 0
     value = np.where(unreached[:, None], graph.value, fresh.value)
     return DecisionGraph(
