@@ -159,3 +159,114 @@ def test_bad_wanted_targets_are_refused_in_one_sentence():
         counterfactual(CounterfactualSpace(r, [[0.0], [1.0]]), [0.0], 3)
     with pytest.raises(ValueError, match="starts at 3 above its end 1"):
         counterfactual(CounterfactualSpace(r, [[0.0], [1.0]]), [0.0], (3, 1))
+
+
+# ------------------------------------------------------------------------------------ missing values
+def with_missing_directions(graph, rng, n_missing_tests):
+    """``graph`` with a random direction for missing values at every split and ``n_missing_tests`` of
+    its splits turned into tests of missingness (threshold +inf, missing values right)."""
+    internal = np.flatnonzero(~graph.is_leaf)
+    directions = np.where(graph.is_leaf, 0, rng.integers(0, 2, graph.node_count))
+    threshold = graph.threshold.copy()
+    tests = rng.choice(internal, size=min(n_missing_tests, internal.size), replace=False)
+    threshold[tests], directions[tests] = np.inf, 0
+    return DecisionGraph(graph.children_left, graph.children_right, graph.feature, threshold, graph.value,
+                         missing_go_to_left=directions, missing_in_training=True)  # fmt: skip
+
+
+def brute_force_with_missing(graph, X_train, x, good_leaf, allow_missing_changes):
+    """The cheapest (features changed, scaled distance) over every sample whose each value is the
+    original's, a training value, or missing; a change to or from missing costs one unit."""
+    scales = []
+    for f in range(X_train.shape[1]):
+        present = X_train[:, f][~np.isnan(X_train[:, f])]
+        q1, q3 = np.percentile(present, [25, 75])
+        scale = q3 - q1 if q3 > q1 else present.max() - present.min()
+        scales.append(scale if scale > 0 else 1.0)
+    options = []
+    for f in range(X_train.shape[1]):
+        present = np.unique(X_train[:, f][~np.isnan(X_train[:, f])])
+        if not allow_missing_changes:
+            options.append([x[f]] if np.isnan(x[f]) else np.union1d(present, [x[f]]))
+        else:
+            options.append([*np.union1d(present, [] if np.isnan(x[f]) else [x[f]]), np.nan])
+    best = None
+    for row in itertools.product(*options):
+        row = np.array(row)
+        if not good_leaf[graph.apply(row.reshape(1, -1))[0]]:
+            continue
+        same = (row == x) | (np.isnan(row) & np.isnan(x))
+        one_missing = np.isnan(row) != np.isnan(x)
+        distance = np.where(one_missing, 1.0, np.nan_to_num(np.abs(row - x)) / scales)
+        cost = (int((~same).sum()), float(distance[~same].sum()))
+        best = cost if best is None or cost < best else best
+    return best
+
+
+@pytest.mark.parametrize("allow", [True, False])
+@pytest.mark.parametrize("seed", range(25))
+def test_graphs_that_test_missingness_match_brute_force_over_missing_values(seed, allow):
+    rng = np.random.default_rng(500 + seed)
+    graph = None
+    while graph is None:
+        graph = random_graph(rng, int(rng.integers(2, 12)))
+    graph = with_missing_directions(graph, rng, int(rng.integers(0, 4)))
+    X_train = rng.integers(0, 6, (25, 3)).astype(float)
+    X_train[rng.random(X_train.shape) < 0.2] = np.nan
+    X_train[0] = [0.0, 1.0, 2.0]  # every feature has present values
+    x = rng.integers(0, 6, 3).astype(float)
+    x[rng.random(3) < 0.35] = np.nan
+    wanted = int(rng.integers(0, 3))
+    good = graph.is_leaf & (graph.predicted_class() == wanted)
+    cf = counterfactual(CounterfactualSpace(graph, X_train), x, wanted, budget=30.0, allow_missing_changes=allow)
+    expected = brute_force_with_missing(graph, X_train, x, good, allow)
+    assert cf.exact
+    if expected is None:
+        assert not cf.found
+        return
+    assert cf.found and (cf.n_changed, cf.distance) == (expected[0], pytest.approx(expected[1], abs=1e-9))
+    assert good[graph.apply(cf.sample.reshape(1, -1))[0]]
+    changed = ~((cf.sample == x) | (np.isnan(cf.sample) & np.isnan(x)))
+    assert int(changed.sum()) == cf.n_changed == len(cf.changes)
+    if not allow:
+        assert np.array_equal(np.isnan(cf.sample), np.isnan(x))
+
+
+def test_a_model_learned_with_missing_values_answers_for_complete_and_incomplete_rows():
+    """The issue's case: a TnT that tests missingness answers every test row (before, none)."""
+    from sklearn.datasets import make_classification
+
+    from tnt import TnTClassifier
+
+    X, y = make_classification(n_samples=600, n_features=6, n_informative=4, random_state=0)
+    rng = np.random.default_rng(0)
+    X[rng.random(X.shape) < 0.15] = np.nan
+    # Missingness that predicts the class: the learner tests it.
+    X[(y == 1) & (rng.random(600) < 0.5), 0] = np.nan
+    model = TnTClassifier(C=1e-3, random_state=0).fit(X[:400], y[:400])
+    graph = model.graph_
+    assert graph.is_missing_test.any()
+    space = CounterfactualSpace(graph, X[:400])
+    answered = 0
+    for x in X[400:460]:
+        wanted = 1 - int(model.predict(x.reshape(1, -1))[0])
+        cf = counterfactual(space, x, wanted, budget=1.0)
+        assert cf.found
+        assert model.predict(cf.sample.reshape(1, -1))[0] == wanted
+        answered += 1
+    assert answered == 60
+    text = counterfactual(space, X[400:401][0], 1 - int(model.predict(X[400:401])[0])).describe(list("abcdef"))
+    assert text.startswith("change `")
+
+
+def test_a_missing_change_is_described_in_words():
+    g = DecisionGraph([1, -1, -1], [2, -1, -1], [0, -2, -2], [np.inf, -2, -2], [[2, 2], [2, 0], [0, 2]],
+                      missing_go_to_left=[0, 0, 0], missing_in_training=True)  # fmt: skip
+    space = CounterfactualSpace(g, [[0.0], [1.0], [np.nan]])
+    assert counterfactual(space, [0.5], 1).describe(["age"]) == "change `age` from 0.5 to missing"
+    assert counterfactual(space, [np.nan], 0).describe(["age"]) in (
+        "change `age` from missing to 0",
+        "change `age` from missing to 1",
+    )
+    refused = counterfactual(space, [0.5], 1, allow_missing_changes=False)
+    assert not refused.found and refused.exact

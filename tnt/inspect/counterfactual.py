@@ -17,6 +17,18 @@ must change, or that a state already expanded at the same node contains, are dro
 samples the graph already sends to a wanted leaf give a first solution. The search returns the exact
 minimum when it finishes within the time budget; otherwise the best change found with a certified
 lower bound (the cheapest state left), and ``exact`` says which. No path is ever listed.
+
+Missing values
+--------------
+A feature's value may also be *missing*: a box holds, for each feature, the interval of present
+values the path allows and whether it allows a missing value (a split sends missing values one way;
+a test of missingness, threshold ``+inf``, sends present values left and missing ones right). Changing
+a value to missing, or a missing value to a present one, is a change like any other: one feature
+changed, at a distance of one unit (:data:`MISSING_DISTANCE`); a missing value is filled with the
+training value within the allowed interval nearest the feature's training median. A value is made
+missing only in a graph that learned from missing values (``missing_in_training``). With
+``allow_missing_changes=False`` the search keeps every value present or missing as it is and goes
+around the paths that would need otherwise.
 """
 
 from __future__ import annotations
@@ -30,7 +42,7 @@ import numpy as np
 from tnt.graph import DecisionGraph
 from tnt.viz.exporter import format_number
 
-__all__ = ["Change", "Counterfactual", "CounterfactualSpace", "counterfactual", "feature_scales"]
+__all__ = ["MISSING_DISTANCE", "Change", "Counterfactual", "CounterfactualSpace", "counterfactual", "feature_scales"]
 
 #: Default time budget of a search, in seconds.
 DEFAULT_BUDGET = 0.5
@@ -38,6 +50,11 @@ DEFAULT_BUDGET = 0.5
 _SEEDS = 16
 # Expanded boxes kept per node for the containment test.
 _KEPT_BOXES = 24
+#: Scaled distance of changing a value to missing, or a missing value to a present one (one unit, as
+#: moving a value by its feature's interquartile range).
+MISSING_DISTANCE = 1.0
+# A box's entry for a feature no node of the path tests: any present value, or missing.
+_OPEN = (-1, -1, True, True, (None, 0.0))
 
 
 def feature_scales(X) -> np.ndarray:
@@ -91,6 +108,7 @@ class CounterfactualSpace:
         # Only the tested features matter; they are kept in their own number type (pixels in bytes).
         self.X_used = X[:, self.used]
         self.values, self.scales = {}, np.ones(self.n_features)
+        self.medians = np.zeros(self.n_features)
         if X.shape[0] and self.used.size and X.dtype.kind == "f" and np.isnan(self.X_used).any():
             # Missing training values are no value to move to, nor part of a feature's spread.
             for i, f in enumerate(self.used):
@@ -104,15 +122,23 @@ class CounterfactualSpace:
             fresh[1:] = columns[1:] != columns[:-1]
             self.values = {int(f): columns[fresh[:, i], i].astype(np.float64) for i, f in enumerate(self.used)}
             self.scales[self.used] = _scales_of_sorted(columns)
+        for f in self.used:  # what a missing value is filled with: the present value nearest the median
+            present = self.values.get(int(f), np.zeros(0))
+            column = self.X_used[:, np.searchsorted(self.used, f)].astype(np.float64)
+            column = column[~np.isnan(column)]
+            if present.size and column.size:
+                self.medians[f] = float(np.median(column))
         # Thresholds ``x <= t`` as the graph routes float64 input (the float32 cast applied).
         self.routing = graph._arrays()[3]
+        self.missing_left = graph._arrays()[4].astype(bool)
         self.train_leaves = graph.apply(X) if X.shape[0] else np.empty(0, dtype=np.intp)
 
 
 @dataclass(frozen=True)
 class Change:
-    """One feature's change: from ``old`` to ``new``; any value in ``low < x <= high`` takes the same
-    path (``low`` and ``high`` are the thresholds as the graph shows them; infinite when open)."""
+    """One feature's change: from ``old`` to ``new`` (NaN: missing); any present value in
+    ``low < x <= high`` takes the same path (``low`` and ``high`` are the thresholds as the graph shows
+    them; infinite when open)."""
 
     feature: int
     old: float
@@ -122,7 +148,9 @@ class Change:
 
     def describe(self, feature_names=None, precision: int = 3) -> str:
         name = str(feature_names[self.feature]) if feature_names is not None else f"x[{self.feature}]"
-        old, new = format_number(self.old, precision), format_number(self.new, precision)
+        old, new = ("missing" if np.isnan(value) else format_number(value, precision) for value in (self.old, self.new))
+        if np.isnan(self.new) or np.isnan(self.old):
+            return f"`{name}` from {old} to {new}"
         if self.new < self.old and not np.isfinite(self.low):
             return f"`{name}` from {old} to {new} or less"
         if self.new > self.old and not np.isfinite(self.high):
@@ -203,62 +231,94 @@ def _reaches(graph: DecisionGraph, wanted: np.ndarray) -> np.ndarray:
 
 
 class _Search:
-    """One search: the sample, the space, and the cost of a feature within an interval."""
+    """One search: the sample, the space, and the cost of a feature within what a path allows."""
 
-    def __init__(self, space: CounterfactualSpace, x: np.ndarray):
-        self.space, self.x = space, x
+    def __init__(self, space: CounterfactualSpace, x: np.ndarray, allow_missing_changes: bool = True):
+        self.space, self.x, self.allow_missing_changes = space, x, allow_missing_changes
+        # A value is made missing only where the graph learned where missing values go: elsewhere its
+        # directions are a default rule, not something the model knows about missing values.
+        self.to_missing = allow_missing_changes and space.graph.missing_in_training
 
-    def feature_cost(self, f: int, low: int, high: int):
-        """``(new value or None, scaled distance)`` of the cheapest value of feature ``f`` within the
-        interval between the thresholds of nodes ``low`` and ``high`` (-1: open); None when the
-        interval holds neither the sample's value nor a training value."""
-        t = self.space.routing
-        lo = t[low] if low >= 0 else -np.inf
-        hi = t[high] if high >= 0 else np.inf
+    def feature_cost(self, f: int, low: int, high: int, present: bool, missing: bool):
+        """``(new value or None, scaled distance)`` of the cheapest value of feature ``f`` that a path
+        allows: a present value between the thresholds of nodes ``low`` and ``high`` (-1: open) when
+        ``present``, a missing one (new value NaN) when ``missing``. None when no such value is the
+        sample's own or a training value (or a change to or from missing is not allowed)."""
         v = self.x[f]
-        if lo < v <= hi:
-            return (None, 0.0)
+        options = []
+        if np.isnan(v):
+            if missing:
+                return (None, 0.0)
+            if not self.allow_missing_changes:
+                return None
+            values = self._present_values(f, low, high) if present else None
+            if values is None:
+                return None
+            new = values[np.argmin(np.abs(values - self.space.medians[f]))]
+            return (float(new), MISSING_DISTANCE)
+        if present:
+            t = self.space.routing
+            lo = t[low] if low >= 0 else -np.inf
+            hi = t[high] if high >= 0 else np.inf
+            if lo < v <= hi:
+                return (None, 0.0)
+            values = self._present_values(f, low, high)
+            if values is not None:
+                new = values[0] if v <= lo else values[-1]
+                options.append((float(new), abs(float(new) - v) / self.space.scales[f]))
+        if missing and self.to_missing:
+            options.append((np.nan, MISSING_DISTANCE))
+        return min(options, key=lambda option: option[1]) if options else None
+
+    def _present_values(self, f: int, low: int, high: int):
+        """The training values of ``f`` between the thresholds of ``low`` and ``high``; None if none."""
+        t = self.space.routing
         values = self.space.values[f]
-        a = int(np.searchsorted(values, lo, side="right")) if low >= 0 else 0
-        b = int(np.searchsorted(values, hi, side="right")) if high >= 0 else values.size
-        if a >= b:
-            return None
-        new = values[a] if v <= lo else values[b - 1]
-        return (float(new), abs(float(new) - v) / self.space.scales[f])
+        a = int(np.searchsorted(values, t[low], side="right")) if low >= 0 else 0
+        b = int(np.searchsorted(values, t[high], side="right")) if high >= 0 else values.size
+        return values[a:b] if a < b else None
 
     def child(self, box: dict, n: int, dist: float, node: int, left: bool):
         """The box, changes and distance after taking one branch of ``node``; None when infeasible."""
         g = self.space.graph
         f = int(g.feature[node])
-        low, high, old = box.get(f, (-1, -1, (None, 0.0)))
+        entry = box.get(f, _OPEN)
+        low, high, present, missing, old = entry
         t = self.space.routing
         if left:
-            if high >= 0 and t[high] <= t[node]:
-                return box, n, dist
-            high = node
-        else:
-            if low >= 0 and t[low] >= t[node]:
-                return box, n, dist
+            if not (high >= 0 and t[high] <= t[node]):
+                high = node
+        elif np.isposinf(t[node]):  # a test of missingness: no present value goes right
+            present = False
+        elif not (low >= 0 and t[low] >= t[node]):
             low = node
-        if low >= 0 and high >= 0 and t[low] >= t[high]:
+        missing = missing and bool(self.space.missing_left[node]) == left
+        if present and low >= 0 and high >= 0 and t[low] >= t[high]:
+            present = False
+        if (low, high, present, missing) == entry[:4]:
+            return box, n, dist
+        if not (present or missing):
             return None
-        cost = self.feature_cost(f, low, high)
+        cost = self.feature_cost(f, low, high, present, missing)
         if cost is None:
             return None
         box = dict(box)
-        box[f] = (low, high, cost)
+        box[f] = (low, high, present, missing, cost)
         n += (cost[0] is not None) - (old[0] is not None)
         return box, n, dist + cost[1] - old[1]
 
 
 def _contains(outer: dict, inner: dict, t: np.ndarray) -> bool:
-    """Whether box ``outer`` contains box ``inner`` (every interval of ``outer`` holds ``inner``'s)."""
-    for f, (low, high, _) in outer.items():
-        if f not in inner:
-            if low >= 0 or high >= 0:
-                return False
+    """Whether box ``outer`` contains box ``inner``: every value, present or missing, that ``inner``
+    allows for a feature, ``outer`` allows too."""
+    for f, (low, high, present, missing, _) in outer.items():
+        ilow, ihigh, ipresent, imissing, _ = inner.get(f, _OPEN)
+        if imissing and not missing:
+            return False
+        if not ipresent:
             continue
-        ilow, ihigh, _ = inner[f]
+        if not present:
+            return False
         if low >= 0 and (ilow < 0 or t[ilow] < t[low]):
             return False
         if high >= 0 and (ihigh < 0 or t[ihigh] > t[high]):
@@ -270,7 +330,7 @@ def _result(space, x, box, n, dist, leaf, exact, bound, states, start) -> Counte
     g = space.graph
     changes, sample = [], x.copy()
     for f in sorted(box):
-        low, high, (new, _) = box[f]
+        low, high, _, _, (new, _) = box[f]
         if new is None:
             continue
         sample[f] = new
@@ -299,7 +359,11 @@ def _seeds(search: _Search, good: np.ndarray):
     chosen = np.flatnonzero(good[space.train_leaves])
     if chosen.size == 0:
         return []
-    diff = np.abs(space.X_used[chosen] - search.x[space.used]) / space.scales[space.used]
+    theirs, mine = space.X_used[chosen].astype(np.float64), search.x[space.used]
+    diff = np.abs(theirs - mine) / space.scales[space.used]
+    # A value missing on one side only is one change of MISSING_DISTANCE; missing on both, none.
+    one_missing = np.isnan(theirs) != np.isnan(mine)
+    diff = np.where(one_missing, MISSING_DISTANCE, np.nan_to_num(diff, nan=0.0))
     score = (diff > 0).sum(axis=1) + diff.sum(axis=1) / (diff.sum(axis=1).max() + 1.0)
     nearest = chosen[np.argsort(score, kind="stable")[:_SEEDS]]
     found = []
@@ -314,7 +378,9 @@ def _seeds(search: _Search, good: np.ndarray):
     return found
 
 
-def counterfactual(space: CounterfactualSpace, x, wanted, budget: float = DEFAULT_BUDGET) -> Counterfactual:
+def counterfactual(
+    space: CounterfactualSpace, x, wanted, budget: float = DEFAULT_BUDGET, *, allow_missing_changes: bool = True
+) -> Counterfactual:
     """The smallest change to ``x`` that makes the graph predict ``wanted``.
 
     Parameters
@@ -328,6 +394,10 @@ def counterfactual(space: CounterfactualSpace, x, wanted, budget: float = DEFAUL
     budget : float, default=0.5
         Seconds the search may take; past it, the best change found is returned with a certified
         lower bound and ``exact=False``.
+    allow_missing_changes : bool, default=True
+        Whether a value may be changed to missing, or a missing value to a present one (each one
+        feature changed at distance :data:`MISSING_DISTANCE`). When False, the search goes around
+        the tests that would need such a change.
 
     Returns
     -------
@@ -347,15 +417,14 @@ def counterfactual(space: CounterfactualSpace, x, wanted, budget: float = DEFAUL
     x = np.asarray(x, dtype=np.float64).reshape(-1)
     if x.size != space.n_features:
         raise ValueError(f"The sample has {x.size} values but the model has {space.n_features} features.")
-    if np.isnan(x[space.used]).any() or graph.is_missing_test.any():
-        # The search moves values between thresholds; where a missing value goes is not one of its moves.
+    if graph.missing_go_to_left is None and np.isnan(x[space.used]).any():
         raise ValueError(
-            "The counterfactual search does not handle missing values yet: this sample misses a feature the "
-            "model tests, or the model tests whether a feature is missing."
+            "This model was trained without missing values and has no direction for them: give every "
+            "feature it tests a value."
         )
     good = _wanted_leaves(graph, wanted)
     reaches = _reaches(graph, good)
-    search = _Search(space, x)
+    search = _Search(space, x, allow_missing_changes)
     best = None  # ((n, dist), box, leaf)
     for (box, n, dist), leaf in _seeds(search, good):
         if best is None or (n, dist) < best[0]:
