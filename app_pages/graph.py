@@ -11,7 +11,7 @@ from tnt.viz.plotly_view import graph_figure
 from ui import drawing, state
 from ui.display import LABELS, PATH_COLUMNS, format_C, format_measure, table_height
 from ui.editor import editor_section
-from ui.inspection import apply_chosen_sample, inspection_section
+from ui.inspection import apply_chosen_sample, inspection_section, what_if_sample
 from ui.opened import (
     model_file_panel,
     opened_against_data,
@@ -128,7 +128,7 @@ if result is not None:
         apply_chosen_sample()
 
     left, right = st.columns([5, 3], gap="medium")
-    x = None
+    x = edited = None
     with right:
         if data_fits:
             highlight = st.toggle("Highlight a test sample", value=True, key="graph/highlight")
@@ -153,6 +153,10 @@ if result is not None:
                 column_config=PATH_COLUMNS,
                 height=table_height(len(steps), max_px=320),
             )
+            edited = what_if_sample(model_key, int(index))
+            if edited is not None and highlight:
+                x = edited
+                st.caption("The drawing shows the path of this sample as edited in What if? below.")
             if not highlight:
                 x = None
         else:
@@ -184,7 +188,9 @@ if result is not None:
             st.caption("Drag to pan, scroll to zoom, double-click for the whole graph; hover a node for its details, "
                        "click it to inspect it.")  # fmt: skip
         else:
-            sample_arg = None if x is None else int(index)
+            sample_arg = (
+                None if x is None else int(index) if edited is None else f"{int(index)} edited {x.tobytes().hex()}"
+            )
             dot = drawing.dot_source(model_key, graph, names, classes, window_arg, sample_arg, _sample=x)
             if view.startswith("Graphviz"):
                 st.graphviz_chart(dot, width="content")

@@ -1,6 +1,8 @@
 """The Graph page's inspection views through Streamlit's AppTest: distributions at a node, the
 test-data view with its clickable confusion matrix, the what-if form, a counterfactual and rules."""
 
+import re
+
 import numpy as np
 import pytest
 from app_helpers import ROOT, button, go, upload
@@ -94,7 +96,18 @@ def test_the_test_data_view_lists_error_leaves_and_a_confusion_cell_picks_the_sa
     assert path["node"].tolist() == routes(g, data.X_test[first : first + 1]).path(0)
 
 
-def test_the_what_if_form_moves_the_path_and_marks_changed_tests(graph_page):
+def test_the_what_if_form_moves_the_path_and_marks_changed_tests(graph_page, monkeypatch):
+    import ui.drawing
+
+    drawn = []  # the sample whose path each drawing of the graph highlights
+    original = ui.drawing.dot_source
+
+    def recording(*args, _sample=None, **kwargs):
+        if len(args) > 4:  # the page's drawing (the downloads draw no sample)
+            drawn.append(None if _sample is None else np.array(_sample, dtype=float))
+        return original(*args, _sample=_sample, **kwargs)
+
+    monkeypatch.setattr(ui.drawing, "dot_source", recording)
     at = view(graph_page, VIEWS[2])
     model, data = model_and_data(at)
     g = model.graph_
@@ -113,12 +126,23 @@ def test_the_what_if_form_moves_the_path_and_marks_changed_tests(graph_page):
     at.number_input(key=f"graph/inspect/whatif/0/{root_feature}").set_value(int(new)).run()
     assert not at.exception
     text = " ".join(m.value for m in at.main.markdown)
-    assert "tests that changed outcome: #0" in text
+    assert "tests on the new path that go the other way (highlighted below): #0" in text
     table = frame_with(at, "changed")
     assert table["changed"].iloc[0] and table["node"].iloc[0] == 0
     edited = x.copy()
     edited[root_feature] = new
     assert table["node"].tolist() == routes(g, edited.reshape(1, -1)).path(0)
+    # Every test the message names on the new path is a row of the table, marked changed.
+    named = re.search(r"highlighted below\): ([#\d, ]+)", text).group(1)
+    for node in (int(n) for n in re.findall(r"#(\d+)", named)):
+        assert table.set_index("node").loc[node, "changed"]
+    # The drawing above follows the edited sample's path, and says so.
+    assert np.array_equal(drawn[-1], edited)
+    assert any("as edited in What if?" in c.value for c in at.main.caption)
+    # Back to the sample's own value: the drawing follows the sample again.
+    at.number_input(key=f"graph/inspect/whatif/0/{root_feature}").set_value(int(x[root_feature])).run()
+    assert np.array_equal(drawn[-1], x)
+    assert not any("as edited in What if?" in c.value for c in at.main.caption)
 
 
 def test_the_what_if_form_offers_the_categories_of_a_text_column(open_app):
@@ -128,6 +152,8 @@ def test_the_what_if_form_offers_the_categories_of_a_text_column(open_app):
     model, data = model_and_data(at)
     assert data.categories == {"colour": ("blue", "green", "red")}
     at.multiselect(key="graph/inspect/whatif/features/0").set_value(["a", "colour"]).run()
+    # A number with more than two decimals is shown whole (0.942, not 0.94).
+    assert at.number_input(key="graph/inspect/whatif/0/0").proto.format == "%g"
     field = at.selectbox(key="graph/inspect/whatif/0/1")  # the text column: its categories, not codes
     x = np.asarray(data.X_test[0], dtype=float)
     assert field.options == ["blue", "green", "red"] and field.value == data.categories["colour"][int(x[1])]
@@ -153,7 +179,7 @@ def test_a_counterfactual_says_what_to_change_and_whether_it_is_proven(graph_pag
     x = np.asarray(data.X_test[0], dtype=float)
     names = list(data.feature_names)
     for row in changes.itertuples():
-        x[names.index(row.feature)] = row.to
+        x[names.index(row.feature)] = np.nan if row.to == "missing" else float(row.to)
     wanted = at.selectbox(key="graph/inspect/cf/class/0").value
     assert str(model.predict(x.reshape(1, -1))[0]) == wanted
 

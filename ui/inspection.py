@@ -30,6 +30,8 @@ PART = "graph/inspect/part"
 CONFUSION = "graph/inspect/confusion"
 CELL_SAMPLES = "graph/inspect/cell_samples"
 LISTED = "graph/inspect/listed"  # the test samples of the chosen confusion cell, in the listed order
+# The sample as edited in the what-if form, drawn on the graph above: (model key, sample, values).
+WHAT_IF_SAMPLE = "graph/inspect/whatif/edited"
 # plotly's camera button saves SVG, at the size shown.
 CHART_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "svg"}}
 
@@ -51,8 +53,33 @@ def rules_of(model_key, data_key, _graph, _train, _y_train, _test, _y_test, _nam
 
 
 @st.cache_data(max_entries=64, show_spinner="Searching for the smallest change...")
-def find_counterfactual(model_key, data_key, sample: int, wanted, _space, _x):
-    return counterfactual(_space, _x, wanted, budget=DEFAULT_BUDGET)
+def find_counterfactual(model_key, data_key, sample: int, wanted, allow_missing_changes: bool, _space, _x):
+    return counterfactual(_space, _x, wanted, budget=DEFAULT_BUDGET, allow_missing_changes=allow_missing_changes)
+
+
+def what_if_sample(model_key, sample: int) -> np.ndarray | None:
+    """The test sample ``sample`` as the open What-if form edited it, for the drawing to follow its
+    path; None when the form is closed, belongs to another model or sample, or changed nothing."""
+    kept = st.session_state.get(WHAT_IF_SAMPLE)
+    if st.session_state.get("graph/inspect/view") != VIEWS[2] or kept is None:
+        return None
+    key, index, x = kept
+    return x if key == model_key and index == sample else None
+
+
+def _follow_what_if(model_key, sample: int, x0: np.ndarray, x1: np.ndarray) -> None:
+    """Keep the edited sample for the drawing above, and run the page again when it changed (the
+    drawing was made before the form was read)."""
+    changed = not np.array_equal(x0, x1, equal_nan=True)
+    wanted = (model_key, sample, x1.copy()) if changed else None
+    kept = st.session_state.get(WHAT_IF_SAMPLE)
+    same = (kept is None and wanted is None) or (
+        kept is not None and wanted is not None and kept[:2] == wanted[:2]
+        and np.array_equal(kept[2], wanted[2], equal_nan=True)
+    )  # fmt: skip
+    if not same:
+        st.session_state[WHAT_IF_SAMPLE] = wanted
+        st.rerun()
 
 
 def targets(model, y) -> np.ndarray:
@@ -86,7 +113,7 @@ def inspection_section(model_key, data, model, names, classes, node: int, sample
     elif view == VIEWS[1]:
         _test_data(graph, names, classes, test, y_test)
     elif view == VIEWS[2]:
-        _what_if(data, model, names, sample)
+        _what_if(model_key, data, model, names, sample)
     elif view == VIEWS[3]:
         _counterfactual(model_key, data, model, names, classes, sample)
     else:
@@ -183,7 +210,7 @@ def _confusion(graph, classes, test, y_test) -> None:
                  height=table_height(len(listing), max_px=240))  # fmt: skip
 
 
-def _what_if(data, model, names, sample: int) -> None:
+def _what_if(model_key, data, model, names, sample: int) -> None:
     graph = model.graph_
     start = st.radio("Start from", [f"test sample #{sample}", "blank (training medians)"], horizontal=True,
                      key="graph/inspect/whatif/start")  # fmt: skip
@@ -220,18 +247,27 @@ def _what_if(data, model, names, sample: int) -> None:
         value = None if missing else int(x0[f]) if integer else float(x0[f])
         entered = cols[i % 4].number_input(
             name, min_value=int(low) if integer else low, max_value=int(high) if integer else high,
-            value=value, step=1 if integer else None, placeholder="missing",
+            value=value, step=1 if integer else None, placeholder="missing", format=None if integer else "%g",
             key=f"graph/inspect/whatif/{origin}/{f}", help=f"Training values run from {format_value(column.min())} "
             f"to {format_value(column.max())}; leave it empty for a missing value.",
         )  # fmt: skip
         x1[f] = np.nan if entered is None else entered
     w = what_if(graph, x0, x1, names)
+    if not blank:
+        _follow_what_if(model_key, sample, x0, x1)
     before, after = (_prediction(model, x) for x in (x0, x1))
     verdict = "unchanged" if before == after else f"was {before}"
+    on_path = [n for n in w.changed_tests if n in set(w.path)]
+    left_behind = [n for n in w.changed_tests if n not in set(w.path)]
     st.markdown(f"Predicted: **{after}** ({verdict}); leaf #{w.leaf}" +
                 ("" if w.same_leaf else f" (was #{w.original_leaf})") +
-                (f"; tests that changed outcome: {', '.join(f'#{n}' for n in w.changed_tests)}."
-                 if w.changed_tests else "; no test changed outcome."))  # fmt: skip
+                (f"; tests on the new path that go the other way (highlighted below): "
+                 f"{', '.join(f'#{n}' for n in on_path)}" if on_path else "") +
+                (f"; the old path's {'test' if len(left_behind) == 1 else 'tests'} "
+                 f"{', '.join(f'#{n}' for n in left_behind)} would also go the other way, off the new path"
+                 if left_behind else "") +
+                ("." if w.changed_tests else "; no test changed outcome.") +
+                ("" if blank or not w.changed_tests else " The drawing above follows the new path."))  # fmt: skip
     st.dataframe(
         w.table.style.apply(lambda row: ["background-color: #fff2cc" if row["changed"] else ""] * len(row), axis=1),
         hide_index=True, key="graph/inspect/whatif/path", height=table_height(len(w.table), max_px=400),
@@ -259,10 +295,18 @@ def _counterfactual(model_key, data, model, names, classes, sample: int) -> None
         label = st.selectbox("Wanted class", names_of_classes, index=index, key=f"graph/inspect/cf/class/{sample}")
         wanted = names_of_classes.index(label)
         said = f"class **{label}**"
+    allow = True
+    if graph.missing_in_training or (graph.missing_go_to_left is not None and np.isnan(x).any()):
+        allow = st.checkbox(
+            "Allow changes to or from a missing value", value=True, key="graph/inspect/cf/missing",
+            help="A value made missing, or a missing value filled in, counts as one feature changed at a "
+            "distance of one interquartile range. Unticked, the search keeps every missing value missing "
+            "and every present value present.",
+        )  # fmt: skip
     space = counterfactual_space(model_key, data.key, graph, data.X_train)
     try:
-        cf = find_counterfactual(model_key, data.key, sample, wanted, space, x)
-    except ValueError as err:  # missing values, which the search does not handle yet
+        cf = find_counterfactual(model_key, data.key, sample, wanted, allow, space, x)
+    except ValueError as err:  # a sample with missing values on a model that has no direction for them
         st.info(str(err))
         return
     st.markdown(f"Test sample **#{sample}** is predicted **{now}**. To get {said}: {cf.describe(names).rstrip('.')}.")
@@ -279,11 +323,19 @@ def _counterfactual(model_key, data, model, names, classes, sample: int) -> None
         )
     if cf.changes:
         table = pd.DataFrame(
-            [{"feature": names[c.feature], "from": c.old, "to": c.new,
-              "any value with": rule_text({c.feature: (c.low, c.high)}, names)} for c in cf.changes]
+            [{"feature": names[c.feature], "from": _value_or_missing(c.old), "to": _value_or_missing(c.new),
+              "any value with": "missing" if np.isnan(c.new) else rule_text({c.feature: (c.low, c.high)}, names)}
+             for c in cf.changes]
         )  # fmt: skip
         st.dataframe(table, hide_index=True, key="graph/inspect/cf/changes")
         st.caption(f"Path of the changed sample ends in leaf #{cf.leaf}; each new value is a training value.")
+
+
+def _value_or_missing(value: float) -> str:
+    """A value as typed (the shortest text that reads back as the same number), or "missing"."""
+    if np.isnan(value):
+        return "missing"
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
 def _rules(rules, classes, target_name: str) -> None:
