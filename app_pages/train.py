@@ -17,6 +17,7 @@ from ui.display import (
     nearest_C,
     size_note,
     size_suffix,
+    versus_cart,
 )
 from ui.views import budget_with_progress, train_with_progress
 
@@ -116,12 +117,28 @@ if submitted and budget_on:
                 )
             ),
         )
-else:
+elif submitted:
+    shown = state.current_result()
     was_cached = state.cached_result(data, wanted) is not None
     result = train_with_progress(data, wanted)
-if result is not None:
+    if was_cached and result is not None:
+        st.info(
+            "These are the settings of the model shown: nothing new to train. Change a setting, then press Train."
+            if shown is not None and shown.key == result.key
+            else "A model with these settings was trained earlier in this workspace: shown again, without training."
+        )
+else:  # opening the page trains nothing: it shows the model in use, if there is one
+    result = state.current_result()
+    was_cached = True
+    if result is None:
+        what = "a regression tree" if data.is_regression else "a classification tree"
+        st.info(
+            f"Press **Train** to grow TnT with these settings on **{data.name}** ({len(data.y_train):,} rows), "
+            f"and {what} of scikit-learn (CART) with as many splits beside it, to compare them on the test rows."
+        )
+if submitted and result is not None:
     state.set_params(wanted)
-else:  # training failed (and said why): the model in use stays
+elif submitted:  # training failed (and said why): the model in use stays
     result, was_cached = state.current_result(), True
 params = state.params()
 
@@ -137,8 +154,7 @@ if result is not None:
     cols[0].metric(
         label[0].upper() + label[1:],
         format_measure(key, tm[key]),
-        f"{gain:+.3f} vs CART" if abs(gain) >= 5e-4 else "same as CART",
-        delta_color="normal" if abs(gain) >= 5e-4 else "off",
+        **versus_cart(gain),
     )
     cols[1].metric("Splits", format_count(tm["splits"]))
     cols[2].metric("Leaves", format_count(tm["leaves"]))
@@ -149,7 +165,7 @@ if result is not None:
         st.info(note[1])
     st.table(comparison_table(result))
     st.caption(
-        ("Taken from this session's cache." if was_cached else f"This model trained in {tm['fit_time']:.2f} s.")
+        (f"Trained in {tm['fit_time']:.2f} s." if not was_cached else f"Trained earlier, in {tm['fit_time']:.2f} s.")
         + f" CART ({'DecisionTreeRegressor' if data.is_regression else 'DecisionTreeClassifier'}) is grown "
         f"best-first with max_leaf_nodes = {max(tm['splits'] + 1, 2)}."
         + (

@@ -38,3 +38,11 @@ def upload(at, path):
     at.file_uploader(key="data/upload").set_value((path.name, path.read_bytes(), "text/csv")).run()
     assert not at.exception, at.exception
     return at
+
+
+def train(at):
+    """Open the Train page and press Train (opening it trains nothing)."""
+    go(at, "train")
+    button(at, "Train").click().run()
+    assert not at.exception, at.exception
+    return at

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import streamlit.testing.v1.app_test as app_test_module
-from app_helpers import button, go, metric, new_session, upload
+from app_helpers import button, go, metric, new_session, train, upload
 from streamlit.runtime.media_file_manager import MediaFileManager
 
 from tnt.codegen.sql import sql_identifier
@@ -38,11 +38,18 @@ def test_data_page_works_with_no_interaction(app):
     assert len(app.get("vega_lite_chart")) == 1  # the class balance chart
     # The shared sidebar.
     assert "**Data:** Handwritten digits (8x8)" in [m.value for m in app.sidebar.markdown]
-    assert "Not trained yet with these settings: open Train." in [c.value for c in app.sidebar.caption]
+    assert "Not trained yet with these settings: press Train on the Train page." in [
+        c.value for c in app.sidebar.caption
+    ]
 
 
-def test_train_page_trains_the_default_model_on_first_open(app):
+def test_the_train_page_trains_only_when_train_is_pressed(app):
     go(app, "train")
+    assert not app.error and not app.metric
+    assert not list(app.session_state["train/models"].values())
+    (intro,) = [i.value for i in app.info]
+    assert intro.startswith("Press **Train** to grow TnT with these settings on **Handwritten digits (8x8)**")
+    button(app, "Train").click().run()
     assert not app.error
     splits = int(metric(app, "Splits"))
     assert 80 < splits < 200
@@ -51,13 +58,33 @@ def test_train_page_trains_the_default_model_on_first_open(app):
     table = app.table[0].value
     assert list(table.columns) == ["TnT", "CART (same splits)"]
     assert table.loc["splits", "CART (same splits)"] == str(splits)
+    assert any(c.value.startswith("Trained in ") for c in app.main.caption)
     # The shared sidebar is drawn after the page ran, so it already shows the model just trained.
     assert "**Data:** Handwritten digits (8x8)" in [m.value for m in app.sidebar.markdown]
     assert any(c.value.startswith(f"TnT: {splits} splits") for c in app.sidebar.caption)
+    # Pressing Train again with the same settings says that nothing was trained.
+    button(app, "Train").click().run()
+    assert [i.value for i in app.info] == [
+        "These are the settings of the model shown: nothing new to train. Change a setting, then press Train."
+    ]
+    # Leaving and coming back shows the model in use, without training it again.
+    go(app, "data")
+    go(app, "train")
+    assert int(metric(app, "Splits")) == splits and not app.info
+
+
+def test_the_headline_arrow_follows_the_gain_over_cart(app):
+    from streamlit.proto.Metric_pb2 import Metric
+
+    train(app)
+    (accuracy,) = [m for m in app.metric if m.label == "Test accuracy"]
+    delta = accuracy.proto.delta
+    expected = Metric.NONE if delta == "same as CART" else Metric.DOWN if delta.startswith("-") else Metric.UP
+    assert accuracy.proto.direction == expected
 
 
 def test_binned_thresholds_reach_the_model_the_history_and_compare(app):
-    go(app, "train")
+    train(app)
     exact = app.session_state["train/params"]
     assert exact.max_bins == 65535
     assert app.subheader[0].value == "TnT at C=1e-03, N1=2, N2=5"  # exact thresholds go unsaid
@@ -82,7 +109,7 @@ def test_binned_thresholds_reach_the_model_the_history_and_compare(app):
 def test_the_held_out_size_reaches_the_model_the_history_the_sidebar_and_compare(app):
     from ui.display import format_C
 
-    go(app, "train")
+    train(app)
     as_set = app.session_state["train/params"]
     assert as_set.ccp_alpha == 0.0
     splits_as_set = int(metric(app, "Splits"))
@@ -120,7 +147,10 @@ def test_the_held_out_size_reaches_the_model_the_history_the_sidebar_and_compare
     app.selectbox(key="train/ccp_alpha").set_value(0.0)
     button(app, "Train").click().run()
     assert app.session_state["train/params"] == as_set and int(metric(app, "Splits")) == splits_as_set
-    assert any("Taken from this session's cache" in c.value for c in app.main.caption)
+    assert [i.value for i in app.info] == [
+        "A model with these settings was trained earlier in this workspace: shown again, without training."
+    ]
+    assert any(c.value.startswith("Trained earlier, in ") for c in app.main.caption)
     assert any(m.value.endswith("size: C as set") for m in app.sidebar.markdown)
 
 
@@ -144,11 +174,11 @@ def test_a_budget_search_says_what_it_tried_and_how_long_it_took(app):
     slider_said = "The C slider keeps the value the search started from" in note
     assert slider_said == (nearest_C(params.C) != params.C)
     caption = " ".join(c.value for c in app.main.caption)
-    assert "This model trained in " in caption
+    assert "Trained in " in caption
 
 
 def test_changing_c_changes_the_split_count_and_going_back_is_instant(app):
-    go(app, "train")
+    train(app)
     before = int(metric(app, "Splits"))
     app.select_slider[0].set_value(1e-2)
     button(app, "Train").click().run()
@@ -157,7 +187,7 @@ def test_changing_c_changes_the_split_count_and_going_back_is_instant(app):
     app.select_slider[0].set_value(1e-3)
     button(app, "Train").click().run()
     assert int(metric(app, "Splits")) == before
-    assert any("Taken from this session's cache" in c.value for c in app.main.caption)
+    assert any(i.value.startswith("A model with these settings was trained earlier") for i in app.info)
     history = app.dataframe[0].value
     assert list(history["C"]) == ["1e-03", "1e-02"] and history["splits"].iloc[1] == after
 
@@ -166,7 +196,7 @@ def test_loading_another_bundled_data_set(app):
     app.selectbox[0].set_value("iris")
     button(app, "Load data set").click().run()
     assert metric(app, "Classes") == "3" and metric(app, "Training rows") == "105"
-    go(app, "train")
+    train(app)
     assert int(metric(app, "Splits")) < 20
 
 
@@ -178,7 +208,7 @@ def test_uploading_a_valid_csv_trains(app):
     assert any("encoded as numbers" in i.value for i in app.info)
     data = app.session_state["data/dataset"]
     assert data.name == "good_text_feature.csv" and data.feature_names == ("a", "colour")
-    go(app, "train")
+    train(app)
     assert not app.error and int(metric(app, "Splits")) >= 1
     assert app.session_state["data/dataset"].name == "good_text_feature.csv"
 
@@ -186,7 +216,7 @@ def test_uploading_a_valid_csv_trains(app):
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_each_bad_upload_shows_its_message_and_keeps_the_previous_state(app, name):
     stage, message = CASES[name]
-    go(app, "train")  # a model trained on the default data
+    train(app)  # a model trained on the default data
     model = app.session_state["train/models"].copy()
     data = app.session_state["data/dataset"]
     go(app, "data")
@@ -365,7 +395,7 @@ def test_the_node_picker_follows_a_smaller_graph(app):
 
 
 def test_a_failure_during_training_is_one_message_and_the_previous_model_stays(app, monkeypatch):
-    go(app, "train")
+    train(app)
     before = dict(app.session_state["train/models"])
     splits = metric(app, "Splits")
 
@@ -394,7 +424,7 @@ def test_the_progress_bar_moves_with_every_grow_pass_and_merge(app, monkeypatch)
         return original(self, value, text=text)
 
     monkeypatch.setattr(ProgressMixin, "progress", recording)
-    go(app, "train")
+    train(app)
     # N1=2 phases of N2=5 grow passes and a merge: the bar moves 12 times, to the end.
     assert [v for v, _ in seen] == [k / 12 for k in range(1, 13)]
     assert "merge 6 of 12" in seen[5][1] and "grow pass 7 of 12" in seen[6][1]
@@ -422,7 +452,7 @@ def test_a_graph_without_a_single_split_shows_on_every_page(app):
     app.selectbox[0].set_value("corners")
     button(app, "Load data set").click().run()
     app.session_state["train/params"] = TrainParams(C=0.1)  # prunes everything: one leaf
-    go(app, "train")
+    train(app)
     assert metric(app, "Splits") == "0"
     assert any("max_leaf_nodes = 2." in c.value for c in app.main.caption)
     go(app, "graph")
@@ -463,8 +493,8 @@ def test_two_sessions_see_only_their_own_data_and_models(app, tmp_path):
     alice, bob = app, new_session(timeout=60)  # both start on the default data set
     alice.default_timeout = 60
     _use_upload(bob, path)
-    go(alice, "train")
-    go(bob, "train")  # each trains its default model as the page opens
+    train(alice)
+    train(bob)  # each trains its default model
     _train(alice, 1e-2)
     _train(bob, 1e-4)
     a_data, b_data = alice.session_state["data/dataset"], bob.session_state["data/dataset"]
@@ -492,7 +522,7 @@ def test_sessions_get_their_own_copy_of_cached_data(app):
 
 
 def test_a_failing_fit_shows_a_message_and_keeps_the_previous_model_and_data(app, monkeypatch):
-    go(app, "train")
+    train(app)
     data = app.session_state["data/dataset"]
     models = dict(app.session_state["train/models"])
     splits = metric(app, "Splits")

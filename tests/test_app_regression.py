@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from app_helpers import button, go, metric, new_session, upload
+from app_helpers import button, go, metric, new_session, train, upload
 
 from tnt.regressor import TnTRegressor
 
@@ -147,7 +147,7 @@ def test_an_uploaded_numeric_target_is_offered_as_regression_and_can_be_overridd
     at.radio(key="data/upload_task").set_value("regression")
     button(at, "Use this data").click().run()
     assert no_problem(at).session_state["data/dataset"].task == "regression"
-    go(at, "train")
+    train(at)
     assert float(metric(no_problem(at), "Test R²")) <= 1.0
 
 

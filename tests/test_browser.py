@@ -42,9 +42,14 @@ def test_open_train_and_see_the_graph(server, browser):
     wait_idle(page)
     shot(page, "1_data")
 
-    # Train: move C one step up the log scale with the keyboard, then one click trains once.
+    # Train: opening the page trains nothing; one click on Train trains the default model.
     nav(page, "Train")
-    page.get_by_text("Test accuracy").first.wait_for()
+    page.get_by_text("Press Train to grow TnT with these settings").wait_for()
+    expect(page.locator('[data-testid="stMetric"]')).to_have_count(0)
+    page.get_by_role("button", name="Train").click()
+    page.get_by_text("Test accuracy").first.wait_for(timeout=120_000)
+    wait_idle(page)
+    # Then move C one step up the log scale with the keyboard: one click trains once.
     splits_before = page.locator('[data-testid="stMetric"]', has_text="Splits").locator(
         '[data-testid="stMetricValue"]').inner_text()  # fmt: skip
     page.get_by_role("slider").first.focus()  # the thumb of C, at 1e-03
@@ -378,7 +383,8 @@ def test_four_users_at_once(server, browser, tmp_path):
     trainer.get_by_role("option", name="Pen digits").click()
     trainer.get_by_role("button", name="Load data set").click()
     trainer.get_by_text("In use: Pen digits").wait_for(timeout=120_000)
-    trainer.locator('[data-testid="stSidebarNav"] a', has_text="Train").click()  # trains on opening
+    trainer.locator('[data-testid="stSidebarNav"] a', has_text="Train").click()
+    trainer.get_by_role("button", name="Train").click()
     started = trainer.get_by_text("Training TnT").or_(trainer.get_by_text("TnT at C=1e-03"))
     try:  # the progress bar, or the model if training ended between two looks (a busy machine: CI's)
         started.first.wait_for(timeout=180_000)

@@ -57,6 +57,7 @@ def test_reload_and_restart_after_kill_bring_back_data_models_and_history(browse
         page.get_by_role("button", name="Use this data").click()
         page.get_by_text("In use: good_text_feature.csv").wait_for(timeout=30_000)
         nav(page, "Train")
+        page.get_by_role("button", name="Train").click()
         page.get_by_text("TnT at C=1e-03").wait_for(timeout=60_000)
         wait_idle(page)
         splits, accuracy = metric(page, "Splits"), metric(page, "Test accuracy")
@@ -101,8 +102,9 @@ def test_two_sessions_training_at_once_keep_their_own_workspaces(browser, tmp_pa
     folder = tmp_path / "store"
     with running_server("streamlit_workspace_3.log", ("--workspace-dir", str(folder))) as (url, _):
         pages = [browser.new_page(viewport=VIEW) for _ in range(2)]
-        for page in pages:  # both train the default model as the page opens
+        for page in pages:  # both train the default model
             page.goto(f"{url}/train")
+            page.get_by_role("button", name="Train").click()
         for page in pages:
             page.get_by_text("TnT at C=1e-03").wait_for(timeout=120_000)
             wait_idle(page)

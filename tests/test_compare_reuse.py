@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from app_helpers import go
+from app_helpers import train as press_train
 
 from tnt import CARTClassifier, TAOClassifier, TnTClassifier
 from tnt.data.datasets import load_bundled
@@ -102,9 +103,10 @@ def no_problem(at):
 
 
 def train_on_train_page(at, params: TrainParams):
-    """Make ``params`` the settings in use and open the Train page, which trains them."""
+    """Make ``params`` the settings in use, open the Train page (its form filled from them) and press Train."""
+    go(at, "data")  # leaving the Train page clears its form, which is filled again from the settings in use
     at.session_state["train/params"] = params
-    no_problem(go(at, "train"))
+    no_problem(press_train(at))
     return at.session_state["train/models"].get((at.session_state["data/dataset"].key, params))
 
 

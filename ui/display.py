@@ -36,6 +36,7 @@ __all__ = [
     "saved_runs_table",
     "shared_table",
     "table_height",
+    "versus_cart",
 ]
 
 #: C on a log scale, 1-2-5 steps from 1e-5 to 1e-1.
@@ -143,6 +144,22 @@ def headline(metrics: dict) -> tuple[str, str]:
     """
     key = headline_measure(metrics)
     return key, LABELS[key]
+
+
+def versus_cart(gain: float) -> dict:
+    """``st.metric``'s delta arguments for TnT's headline measure minus CART's: the difference with
+    its arrow and colour, or "same as CART" in grey and without an arrow when it rounds to zero.
+
+    Examples
+    --------
+    >>> versus_cart(0.0123)["delta"], versus_cart(-0.02)["delta_arrow"]
+    ('+0.012 vs CART', 'auto')
+    >>> versus_cart(0.0002)
+    {'delta': 'same as CART', 'delta_color': 'off', 'delta_arrow': 'off'}
+    """
+    if abs(gain) < 5e-4:
+        return {"delta": "same as CART", "delta_color": "off", "delta_arrow": "off"}
+    return {"delta": f"{gain:+.3f} vs CART", "delta_color": "normal", "delta_arrow": "auto"}
 
 
 def comparison_table(result: TrainResult) -> pd.DataFrame:

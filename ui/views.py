@@ -112,7 +112,7 @@ def sidebar_summary() -> None:
     )
     result = state.current_result()
     if result is None:
-        st.caption("Not trained yet with these settings: open Train.")
+        st.caption("Not trained yet with these settings: press Train on the Train page.")
     else:
         m = result.tnt_metrics
         key, label = headline(m)
