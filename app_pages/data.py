@@ -39,13 +39,22 @@ with left:
 
 with right:
     st.subheader("Upload a CSV file")
+    opened_now = "data/upload" not in st.session_state
     upload = st.file_uploader(
         "CSV with a header row, one row per sample, one column holding the class (or the number to predict)",
         key="data/upload",
     )
-    if upload is not None:
+    chosen_file = state.chosen_upload(opened_now, upload)
+    if chosen_file is not None and upload is None:
+        kept_left, kept_right = st.columns([3, 1], vertical_alignment="center")
+        kept_left.caption(f"Chosen before: **{chosen_file[1]}** ({len(chosen_file[2]) / 1024:,.1f} KB).")
+        if kept_right.button("Forget this file", key="data/forget_upload"):
+            state.forget_upload()
+            st.rerun()
+    if chosen_file is not None:
+        file_id, file_name, raw = chosen_file
         try:
-            table = state.uploaded_table(upload.file_id, upload.name, upload.getvalue())
+            table = state.uploaded_table(file_id, file_name, raw)
         except DataError as err:
             st.error(str(err))
             table = None
@@ -66,7 +75,6 @@ with right:
                 )
                 use = st.form_submit_button("Use this data", type="primary")
             if use:
-                raw = upload.getvalue()
                 chosen_source = upload_source(
                     raw, table.name, target=target, features=features, test_size=test_share_u, seed=seed_u,
                     drop_missing=drop_missing, task=task,

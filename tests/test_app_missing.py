@@ -5,7 +5,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from app_helpers import button, go, metric, upload
+from app_helpers import button, go, metric, train, upload
 
 from tnt.experiments.ensembles import ADABOOST_TAKES_NO_MISSING
 
@@ -55,14 +55,14 @@ def test_dropping_rows_with_missing_values_stays_an_option(app):
     assert len(data.y_train) + len(data.y_test) == 39 and not np.isnan(data.X_train).any()
     assert "Dropped 1 rows with missing values." in [i.value for i in app.info]
     assert not app.warning
-    go(app, "train")
+    train(app)
     assert not app.error and int(metric(app, "Splits")) >= 1
 
 
 def test_the_train_page_learns_from_missing_values(app):
     upload(app, HOLES)
     button(app, "Use this data").click().run()
-    go(app, "train")
+    train(app)
     assert not app.exception and not app.error and not app.warning
     assert int(metric(app, "Splits")) >= 1
 
@@ -83,3 +83,26 @@ def test_the_ensembles_page_says_that_adaboost_takes_no_missing_values(app):
     assert not app.exception and not app.error
     assert [i.value for i in app.info] == [ADABOOST_TAKES_NO_MISSING]
     assert not [b for b in app.button if b.label == "Train the ensembles"]
+
+
+def test_the_chosen_file_is_kept_when_the_user_leaves_the_data_page_and_comes_back(app):
+    upload(app, HOLES)
+    go(app, "train")
+    go(app, "data")
+    assert not app.exception and not app.error
+    assert any(c.value.startswith("Chosen before: **missing_values.csv**") for c in app.caption)
+    assert any(c.value.startswith("Preview of missing_values.csv (40 rows") for c in app.caption)
+    # Its form still works, and a second rerun keeps it.
+    button(app, "Use this data").click().run()
+    assert not app.error and app.session_state["data/dataset"].name == "missing_values.csv"
+    assert any(c.value.startswith("Preview of missing_values.csv") for c in app.caption)
+    button(app, "Forget this file").click().run()
+    assert not any(c.value.startswith("Preview of") for c in app.caption)
+    assert app.session_state["data/dataset"].name == "missing_values.csv"  # the data in use stays
+
+
+def test_a_file_removed_from_the_uploader_is_forgotten(app):
+    upload(app, HOLES)
+    app.file_uploader(key="data/upload").set_value(None).run()
+    assert not app.exception
+    assert not any(c.value.startswith("Preview of") or c.value.startswith("Chosen before") for c in app.caption)

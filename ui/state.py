@@ -48,6 +48,34 @@ def uploaded_table(file_id: str, name: str, _data: bytes) -> UploadedTable:
     return read_csv_bytes(_data, name=name)
 
 
+#: The CSV file last chosen in the Data page's uploader, as ``(file_id, name, bytes)``: streamlit
+#: forgets a widget's file when the user leaves its page, this keeps it for when the user comes back.
+CHOSEN_UPLOAD = "data/chosen_upload"
+
+
+def chosen_upload(opened_now: bool, upload):
+    """The CSV file the Data page works on, as ``(file_id, name, bytes)``, or None.
+
+    ``upload`` is the uploader's file (None when empty); ``opened_now`` says whether the uploader
+    widget is new in this run (the page was just opened, so its file was forgotten). A file chosen
+    before is kept until another is chosen, the user removes it from the uploader, or
+    :func:`forget_upload`.
+    """
+    if upload is not None:
+        st.session_state[CHOSEN_UPLOAD] = (upload.file_id, upload.name, upload.getvalue())
+    elif not opened_now and not st.session_state.get(CHOSEN_UPLOAD + "/restored"):
+        st.session_state.pop(CHOSEN_UPLOAD, None)  # removed from the uploader by the user
+    kept = st.session_state.get(CHOSEN_UPLOAD)
+    st.session_state[CHOSEN_UPLOAD + "/restored"] = upload is None and kept is not None
+    return kept
+
+
+def forget_upload() -> None:
+    """Forget the CSV file kept by :func:`chosen_upload`."""
+    st.session_state.pop(CHOSEN_UPLOAD, None)
+    st.session_state.pop(CHOSEN_UPLOAD + "/restored", None)
+
+
 def dataset() -> Dataset:
     """The data set in use (the catalog's default until the user picks another)."""
     if DATASET not in st.session_state:
