@@ -6,8 +6,9 @@ from tnt.services.compare import compare_models, comparison_frame
 from tnt.services.model_on_data import opened_metrics
 from ui import drawing, state
 from ui.analysis import remembered, show_graph
-from ui.display import format_bins, format_C, format_measure, format_size, headline, labelled, measure_columns
+from ui.display import format_bins, format_C, format_measure, format_size, headline
 from ui.opened import model_file_panel, opened_against_data, opened_label
+from ui.tables import show_table
 
 st.header("Compare")
 data = state.dataset()
@@ -52,7 +53,7 @@ if opened is not None:
     else:
         st.info(f"{match.problem} It is left out of the comparison.")
 table = comparison_frame(results)
-st.dataframe(labelled(table), key="compare/table", column_config=measure_columns(table.columns))
+show_table(table, key="compare/table", hide_index=False)
 if any(r.tnt is results["TnT"][0] for r in state.results_for(data)):
     st.caption(
         "TnT and CART are the models the Train page trained with these settings (not trained again): their fit "

@@ -6,6 +6,7 @@ import streamlit as st
 from tnt.data.datasets import DataError, catalog, missing_per_column
 from tnt.data.sources import bundled_source, dataset_from_source, upload_source
 from ui import state
+from ui.tables import show_table
 
 TASKS = {
     "auto": "Decide from the column (numbers with many values: regression)",
@@ -91,11 +92,12 @@ with right:
                         "test rows."
                     )
             st.caption(f"Preview of {table.name} ({len(table.frame):,} rows, {len(columns)} columns)")
-            st.dataframe(table.frame.head(50), height=200)
+            with st.container(key="data-preview-upload"):  # the file's own columns, as they are
+                st.dataframe(table.frame.head(50), height=200, placeholder="")
             holes = missing_per_column(table.frame)
             if len(holes):
                 st.caption(f"Missing values (empty cells) in {len(holes)} of the {len(columns)} columns")
-                st.dataframe(holes, column_config={"share": st.column_config.NumberColumn(format="percent")})
+                show_table(holes, key="data/upload_missing", width="half", hide_index=False)
 
 data = state.dataset()
 st.divider()
@@ -106,7 +108,7 @@ for note in data.notes:
 missing = data.missing_counts()
 if len(missing):
     st.caption(f"Missing values in {len(missing)} of the {data.n_features} features")
-    st.dataframe(missing, column_config={"share": st.column_config.NumberColumn(format="percent")})
+    show_table(missing, key="data/missing", width="half", hide_index=False)
 cols = st.columns(4)
 cols[0].metric("Training rows", f"{len(data.y_train):,}")
 cols[1].metric("Test rows", f"{len(data.y_test):,}")
@@ -118,7 +120,8 @@ else:
 preview, balance = st.columns([3, 2], gap="large")
 with preview:
     st.caption("Test rows (first 100)")
-    st.dataframe(data.test_frame().head(100), height=300)
+    with st.container(key="data-preview-test"):  # the data's own columns, as they are
+        st.dataframe(data.test_frame().head(100), height=300, placeholder="")
 with balance:
     if data.is_regression:
         st.caption(f"Distribution of {data.target_name}")

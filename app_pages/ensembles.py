@@ -7,6 +7,7 @@ from tnt.experiments.ensembles import ADABOOST_TAKES_NO_MISSING, compare_ensembl
 from ui import state
 from ui.analysis import remembered
 from ui.display import C_GRID, format_C, labelled
+from ui.tables import show_table
 
 st.header("Ensembles")
 data = state.dataset()
@@ -57,13 +58,15 @@ else:
                     n_jobs=n_jobs,
                 ),
             )
-        st.subheader(f"{n_estimators} base estimators, mean ± std over {n_seeds} seed(s)")
+        st.subheader(
+            f"{n_estimators} base estimators, " + ("one seed" if n_seeds == 1 else f"mean ± std over {n_seeds} seeds")
+        )
         st.table(labelled(summarize_ensembles(rows)))
         st.caption(
             "AdaBoost stops early when a base model fits the weighted training data perfectly, "
             "so 'estimators' can be below the number asked for."
         )
         with st.expander("Every ensemble and seed"):
-            st.dataframe(labelled(rows.round(3)), hide_index=True, key="ensembles/rows")
+            show_table(rows, key="ensembles/rows")
     else:
         st.info("Choose the ensemble size and press **Train the ensembles**.")

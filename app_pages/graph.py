@@ -9,7 +9,7 @@ from tnt.viz.explain import drawing_mode, drawing_note, node_info, path_table, s
 from tnt.viz.exporter import format_value
 from tnt.viz.plotly_view import graph_figure
 from ui import drawing, state
-from ui.display import LABELS, PATH_COLUMNS, format_C, format_measure, table_height
+from ui.display import LABELS, format_C, format_measure
 from ui.editor import editor_section
 from ui.inspection import apply_chosen_sample, inspection_section, what_if_sample
 from ui.opened import (
@@ -19,6 +19,7 @@ from ui.opened import (
     reduced_model,
     reduction_panel,
 )
+from ui.tables import show_table
 from ui.views import ensure_result
 
 PLOTLY = "graph/plotly"
@@ -147,12 +148,7 @@ if result is not None:
                 verdict = "right" if predicted == truth else "wrong"
                 st.markdown(f"Sample **#{index}**: class **{truth}**, predicted **{predicted}** ({verdict}).")
             steps = sample_path(graph, x, names)
-            st.dataframe(
-                path_table(steps),
-                hide_index=True,
-                column_config=PATH_COLUMNS,
-                height=table_height(len(steps), max_px=320),
-            )
+            show_table(path_table(steps), key="graph/path", width="side", max_rows=None)
             edited = what_if_sample(model_key, int(index))
             if edited is not None and highlight:
                 x = edited

@@ -7,6 +7,7 @@ from tnt.workspace.runs import history_frame, is_edited, run_model_names
 from ui import state
 from ui.display import run_label, saved_runs_columns, saved_runs_table
 from ui.opened import opened_label
+from ui.tables import show_table
 
 st.header("History")
 runs = state.saved_runs_list()
@@ -21,11 +22,11 @@ if not runs:
     st.info("No runs yet: train a model on the Train page and it appears here.")
 else:
     table = saved_runs_table(history_frame(runs))
-    order, config = saved_runs_columns(table, "runs")
-    st.dataframe(table, hide_index=True, column_order=order, column_config=config, key="history/table")
+    order, labels = saved_runs_columns(table, "runs")
+    show_table(table[order], key="history/table", labels=labels)
     with st.expander("When each run was saved, and the data it was trained on"):
-        order, config = saved_runs_columns(table, "data")
-        st.dataframe(table, hide_index=True, column_order=order, column_config=config, key="history/data")
+        order, labels = saved_runs_columns(table, "data")
+        show_table(table[order], key="history/data", labels=labels)
     by_id = {run.id: run for run in runs}
     chosen = by_id[st.selectbox("Run", list(by_id), format_func=lambda i: run_label(by_id[i]), key="history/run")]
     cols = st.columns(6)

@@ -11,6 +11,7 @@ from ui import state
 from ui.analysis import latest
 from ui.display import format_C, size_suffix
 from ui.opened import model_file_panel, opened_against_data, opened_label
+from ui.tables import show_table
 from ui.views import ensure_result
 
 st.header("Paths")
@@ -48,7 +49,7 @@ if result is not None:
                 "mean path length": round(float(np.sum(plengths * pshares)), 2),
             }
         )
-    st.dataframe(pd.DataFrame(rows).set_index("model"), key="paths/table")
+    show_table(pd.DataFrame(rows).set_index("model"), key="paths/table", hide_index=False)
     st.plotly_chart(depth_distribution(dist), key="paths/dist")
 
 st.subheader("Mean depth against number of splits")

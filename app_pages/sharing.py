@@ -10,13 +10,16 @@ from tnt.viz.explain import drawing_mode
 from tnt.viz.export_dot import to_dot
 from ui import drawing, state
 from ui.analysis import remembered
-from ui.display import LABELS, format_C, format_count, measure_columns, shared_table, table_height
+from ui.display import format_C, format_count, shared_table
+from ui.tables import show_table
 from ui.views import ensure_result
 
-#: The count columns of the table of shared nodes: the graph's, shown with separators and sorted as
-#: numbers; and the unfolded tree's, which can be too large for a float, as text (``shared_table``).
-GRAPH_COUNTS = ("parents", "samples", "samples_from_other_parents")
-TREE_COUNTS = ("paths", "splits_below", "splits_saved")
+#: Shorter headers of the shared nodes' table, with their tooltips.
+SHARED_LABELS = {
+    "paths to it (its copies in the tree)": ("paths to it", "Paths from the root to the node: its copies in the tree"),
+    "splits of the tree below it": ("splits below", "Splits of the tree below the node, once unfolded"),
+    "splits its sharing saves": ("splits saved", "Splits a tree would repeat for the node's other copies"),
+}
 #: Tallest the chart of the incoming edges is shown (pixels); a taller one scrolls in its frame.
 CHART_PX = 560
 
@@ -57,15 +60,7 @@ if result is not None:
         st.info("No node of this graph has several parents: it is a tree, and unfolds to itself.")
     else:
         st.subheader("Every shared node, most training samples first")
-        st.dataframe(
-            shared_table(table),
-            hide_index=True,
-            height=table_height(len(table), max_px=360),
-            column_config={
-                **measure_columns(GRAPH_COUNTS),
-                **{LABELS.get(c, c): st.column_config.TextColumn(alignment="right") for c in TREE_COUNTS},
-            },
-        )
+        show_table(shared_table(table), key="sharing/table", max_rows=10, labels=SHARED_LABELS)
         st.caption(
             "Read the last column row by row, not as a sum: a node's saving counts the whole tree below "
             "it, shared nodes below included, so the savings of nested shared nodes overlap and add up "
@@ -95,17 +90,12 @@ if result is not None:
         frame = st.container(height=CHART_PX) if figure.layout.height > CHART_PX else st.container()
         frame.plotly_chart(figure, key="sharing/incoming", config={"displayModeBar": False})
         with st.expander(f"The {format_count(len(edges))} edges into node #{node} as a table"):
-            st.dataframe(
-                pd.DataFrame(
-                    {
-                        "parent": [f"#{e.parent}" for e in edges],
-                        "on the way": [e.condition for e in edges],
-                        "samples": [format_count(e.samples) for e in edges],
-                    }
-                ),
-                hide_index=True,
-                column_config={"samples": st.column_config.TextColumn(alignment="right")},
-            )
+            edge_table = {
+                "parent": [f"#{e.parent}" for e in edges],
+                "on the way": [e.condition for e in edges],
+                "samples": [format_count(e.samples) for e in edges],
+            }
+            show_table(pd.DataFrame(edge_table), key="sharing/edges", max_rows=10)
         small = drawing_mode(graph) == "browser"
         whole = st.toggle(
             "The whole graph",

@@ -9,6 +9,7 @@ from tnt.viz.figures import accuracy_vs_splits, splits_vs_C
 from ui import state
 from ui.analysis import latest, progress_bar, remembered
 from ui.display import C_GRID, format_bins, format_C
+from ui.tables import show_table
 
 st.header("Sweep")
 data = state.dataset()
@@ -92,7 +93,7 @@ if table is not None:
     tabs[2].plotly_chart(splits_vs_C(summary), key="sweep/splits")
     st.subheader("Mean across seeds")
     shown = summary[[c for c in summary.columns if c.endswith("_mean") and "time" not in c]]
-    st.dataframe(shown.rename(columns=lambda c: c[: -len("_mean")]).round(3), key="sweep/summary")
+    show_table(shown.rename(columns=lambda c: c[: -len("_mean")]), key="sweep/summary", hide_index=False)
     st.download_button(
         "Download the table (CSV)",
         neutralize_formulas(table).to_csv(index=False),

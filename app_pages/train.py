@@ -19,6 +19,7 @@ from ui.display import (
     size_suffix,
     versus_cart,
 )
+from ui.tables import show_table
 from ui.views import budget_with_progress, train_with_progress
 
 st.header("Train")
@@ -178,8 +179,4 @@ if result is not None:
     st.caption(
         "Kept in memory: going back to a setting is instant. Every model is also saved in this workspace (see History)."
     )
-    st.dataframe(
-        history_table(state.results_for(data)),
-        hide_index=True,
-        column_config={"size": st.column_config.TextColumn(width="medium")},  # "held-out choice" in full
-    )
+    show_table(history_table(state.results_for(data)), key="train/history", max_rows=8)

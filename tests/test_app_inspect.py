@@ -72,10 +72,10 @@ def test_the_test_data_view_lists_error_leaves_and_a_confusion_cell_picks_the_sa
     assert any(f"**{len(data.y_test):,} test samples.**" in m.value for m in at.main.markdown)
     # The graph coloured by test accuracy: the root's hover text holds every test sample.
     assert len([c for c in at.get("plotly_chart") if f"test: {len(y):,} samples, accuracy" in c.proto.spec]) == 1
-    leaves = frame_with(at, "test_errors")
-    assert leaves["test_errors"].sum() == wrong and leaves["test_errors"].is_monotonic_decreasing
-    scores = frame_with(at, "test_accuracy")
-    assert scores.set_index("node").loc[0, "test_samples"] == len(y)
+    leaves = frame_with(at, "test errors")
+    assert leaves["test errors"].sum() == wrong and leaves["test errors"].is_monotonic_decreasing
+    scores = frame_with(at, "test accuracy")
+    assert scores.set_index("node").loc[0, "test samples"] == len(y)
     matrix = at.dataframe(key=CONFUSION).value
     assert int(np.trace(matrix.to_numpy())) == len(y) - wrong
     # Click the largest off-diagonal cell, then its first sample.
@@ -128,14 +128,14 @@ def test_the_what_if_form_moves_the_path_and_marks_changed_tests(graph_page, mon
     text = " ".join(m.value for m in at.main.markdown)
     assert "tests on the new path that go the other way (highlighted below): #0" in text
     table = frame_with(at, "changed")
-    assert table["changed"].iloc[0] and table["node"].iloc[0] == 0
+    assert table["changed"].iloc[0] == "yes" and table["node"].iloc[0] == 0
     edited = x.copy()
     edited[root_feature] = new
     assert table["node"].tolist() == routes(g, edited.reshape(1, -1)).path(0)
     # Every test the message names on the new path is a row of the table, marked changed.
     named = re.search(r"highlighted below\): ([#\d, ]+)", text).group(1)
     for node in (int(n) for n in re.findall(r"#(\d+)", named)):
-        assert table.set_index("node").loc[node, "changed"]
+        assert table.set_index("node").loc[node, "changed"] == "yes"
     # The drawing above follows the edited sample's path, and says so.
     assert np.array_equal(drawn[-1], edited)
     assert any("as edited in What if?" in c.value for c in at.main.caption)
@@ -187,15 +187,21 @@ def test_a_counterfactual_says_what_to_change_and_whether_it_is_proven(graph_pag
 def test_rules_list_each_leafs_top_rules_with_coverage_and_offer_csv_and_text(graph_page):
     at = view(graph_page, VIEWS[4])
     model, data = model_and_data(at)
-    table = frame_with(at, "train_precision")
-    assert {"leaf", "rule", "paths", "train_samples", "train_precision", "test_samples"} <= set(table.columns)
+    table = frame_with(at, "precision")
+    # Measured on the training rows first; the test rows' measures replace them on request.
+    assert list(table.columns) == ["leaf", "prediction", "rule", "paths", "samples", "coverage", "precision"]
     assert table["leaf"].isin(np.flatnonzero(model.graph_.is_leaf)).all()
     total = sum(path_counts(model.graph_)[leaf] for leaf in np.flatnonzero(model.graph_.is_leaf))
     assert f"reached by {total:,} paths" in " ".join(m.value for m in at.main.markdown)
+    at.radio(key="graph/inspect/rules/part").set_value("test rows").run()
+    tested = frame_with(at, "precision")
+    assert list(tested.columns) == ["leaf", "prediction", "rule", "paths", "samples", "precision"]
+    assert tested["samples"].sum() <= len(data.y_test) and not tested["samples"].equals(table["samples"])
+    at.radio(key="graph/inspect/rules/part").set_value("training rows").run()
     labels = [b.label for b in at.get("download_button")]
     assert "Rules (CSV)" in labels and "Rules (text)" in labels
     at.selectbox(key="graph/inspect/rules/class").set_value(str(model.classes_[3])).run()
-    only = frame_with(at, "train_precision")
+    only = frame_with(at, "precision")
     assert set(only["prediction"]) == {str(model.classes_[3])}
 
 
@@ -210,8 +216,8 @@ def test_every_view_works_on_a_regression(open_app):
     (spec,) = [s for s in chart_titles(at) if "Node #0:" in s]
     assert '"mode":"markers"' in spec.replace(" ", "")  # each sample a point: target against feature
     at = view(at, VIEWS[1])
-    scores = frame_with(at, "test_rmse")
-    assert scores.set_index("node").loc[0, "test_samples"] == len(data.y_test)
+    scores = frame_with(at, "test RMSE")
+    assert scores.set_index("node").loc[0, "test samples"] == len(data.y_test)
     assert not [d for d in at.dataframe if "true class" in str(d.value.index.name)]  # no confusion matrix
     at = view(at, VIEWS[3])
     low, high = at.slider(key="graph/inspect/cf/range").value
@@ -222,8 +228,8 @@ def test_every_view_works_on_a_regression(open_app):
         changes = frame_with(at, "any value with")
         x = np.asarray(data.X_test[0], dtype=float)
         for row in changes.itertuples():
-            x[list(data.feature_names).index(row.feature)] = row.to
+            x[list(data.feature_names).index(row.feature)] = np.nan if row.to == "missing" else float(row.to)
         assert low <= model.predict(x.reshape(1, -1))[0] <= high
     at = view(at, VIEWS[4])
-    rules = frame_with(at, "train_rmse")
-    assert {"train_mean", "test_mean", "test_rmse"} <= set(rules.columns)
+    rules = frame_with(at, "RMSE")
+    assert {"mean", "RMSE", "samples", "coverage"} <= set(rules.columns)

@@ -26,7 +26,8 @@ def test_the_preview_counts_the_empty_cells_of_each_column(app):
     upload(app, HOLES)
     assert not app.error
     counts = [f for f in frames(app) if "missing" in f.columns]
-    assert len(counts) == 1 and counts[0].to_dict("index") == {"b": {"missing": 1, "share": 1 / 40}}
+    # The column's name, its empty cells and their share as a percentage (one decimal).
+    assert len(counts) == 1 and counts[0].to_dict("index") == {"b": {"missing": 1, "share": 100 / 40}}
     assert "Missing values (empty cells) in 1 of the 3 columns" in [c.value for c in app.caption]
 
 

@@ -129,7 +129,9 @@ def test_compare_after_train_reuses_the_train_pages_tnt_and_cart(app, fits):
     assert table.loc["TnT", FIT_TIME] == round(result.tnt_metrics["fit_time"], 2)  # the Train page's time
     assert table.loc["CART (best-first)", FIT_TIME] == round(result.cart_metrics["fit_time"], 2)
     assert table.loc["TnT fine-tuned", FIT_TIME] >= table.loc["TnT", FIT_TIME]
-    pd.testing.assert_frame_equal(table.drop(columns=FIT_TIME), fresh_table(app).drop(columns=FIT_TIME))
+    pd.testing.assert_frame_equal(
+        table.drop(columns=FIT_TIME), fresh_table(app).drop(columns=FIT_TIME), check_dtype=False
+    )
     assert any("not trained again" in c.value for c in app.main.caption)
 
 
@@ -142,7 +144,9 @@ def test_a_fine_tuned_train_page_model_is_not_the_tnt_row(app, fits):
     (results,) = app.session_state["analysis/compare"].values()
     assert results["TnT"][0] is not tuned.tnt and results["TnT"][0].fine_tune == 0
     table = app.dataframe[0].value
-    pd.testing.assert_frame_equal(table.drop(columns=FIT_TIME), fresh_table(app).drop(columns=FIT_TIME))
+    pd.testing.assert_frame_equal(
+        table.drop(columns=FIT_TIME), fresh_table(app).drop(columns=FIT_TIME), check_dtype=False
+    )
     assert not any("not trained again" in c.value for c in app.main.caption)
 
 
@@ -157,7 +161,9 @@ def test_with_fine_tuning_chosen_the_same_settings_model_without_it_is_reused(ap
     assert results["TnT"][0] is plain.tnt
     table = app.dataframe[0].value
     assert table.loc["TnT", FIT_TIME] == round(plain.tnt_metrics["fit_time"], 2)
-    pd.testing.assert_frame_equal(table.drop(columns=FIT_TIME), fresh_table(app).drop(columns=FIT_TIME))
+    pd.testing.assert_frame_equal(
+        table.drop(columns=FIT_TIME), fresh_table(app).drop(columns=FIT_TIME), check_dtype=False
+    )
 
 
 def read_back(result):
@@ -181,11 +187,15 @@ def test_a_model_read_back_or_without_a_fit_time_is_fitted_again(app, fits, chan
     assert fits.count("TnTClassifier") == 1 and fits.count("CARTClassifier") == 1
     table = app.dataframe[0].value
     assert np.isfinite(table[FIT_TIME]).all()
-    pd.testing.assert_frame_equal(table.drop(columns=FIT_TIME), fresh_table(app).drop(columns=FIT_TIME))
+    pd.testing.assert_frame_equal(
+        table.drop(columns=FIT_TIME), fresh_table(app).drop(columns=FIT_TIME), check_dtype=False
+    )
 
 
 def test_compare_opened_first_fits_its_models(app, fits):
     no_problem(go(app, "compare"))  # nothing trained yet: fitted as before
     assert fits.count("TnTClassifier") == 1 and fits.count("CARTClassifier") == 1
     table = app.dataframe[0].value
-    pd.testing.assert_frame_equal(table.drop(columns=FIT_TIME), fresh_table(app).drop(columns=FIT_TIME))
+    pd.testing.assert_frame_equal(
+        table.drop(columns=FIT_TIME), fresh_table(app).drop(columns=FIT_TIME), check_dtype=False
+    )

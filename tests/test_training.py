@@ -115,15 +115,6 @@ def test_drawing_mode_switches_to_the_server_then_to_the_interactive_view_for_bi
     assert r.tnt.graph_.node_count > INTERACTIVE_GRAPH_NODES and drawing_mode(r.tnt.graph_) == "interactive"
 
 
-def test_the_graph_pages_path_columns_name_columns_of_the_path_table():
-    """The Graph page sizes the path table's short columns by name; a renamed column would lose it."""
-    from ui.display import PATH_COLUMNS
-
-    steps = sample_path(GRAPH, [0.7, 0.2], None)
-    assert set(PATH_COLUMNS) < set(path_table(steps).columns)
-    assert "test" not in PATH_COLUMNS  # the rule keeps the width its text needs
-
-
 def test_a_held_out_size_reaches_the_estimator_and_cart_gets_its_splits():
     from tnt.services.compare import compare_models
 

@@ -6,12 +6,15 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from app_helpers import button, go, metric, new_session, train, upload
 
 from tnt.data.sources import bundled_source, content_hash
 from tnt.estimator import TnTClassifier
 from tnt.workspace import WorkspaceStore, is_workspace_id
+from tnt.workspace.runs import history_frame
+from ui.display import saved_runs_table
 
 ROOT = Path(__file__).resolve().parent.parent
 CSV = ROOT / "tests" / "good_text_feature.csv"
@@ -144,7 +147,7 @@ def test_an_unknown_or_malformed_id_starts_a_new_workspace_with_a_note(folder):
 
 def json_order(frame):
     """The columns a shown table lists, in order."""
-    return list(frame.proto.column_order)
+    return list(frame.value.columns)
 
 
 def test_the_history_lists_runs_and_reopens_one_on_the_graph_page(folder, monkeypatch):
@@ -154,7 +157,8 @@ def test_the_history_lists_runs_and_reopens_one_on_the_graph_page(folder, monkey
     ws = workspace_of(at)
     fit_fails(monkeypatch)
     later = go(session(ws), "history")  # e.g. after a server restart
-    table = later.dataframe[0].value
+    # The two tables side by side as one: the runs and, in an expander, their data.
+    table = pd.concat([later.dataframe[0].value, later.dataframe[1].value.drop(columns=["run", "data set"])], axis=1)
     # newest first: the upload at 1e-2, the digits at 1e-3 (opening Train trains nothing)
     assert list(table["data set"]) == ["good_text_feature.csv", "Handwritten digits (8x8)"]
     assert list(table["C"]) == ["1e-02", "1e-03"]
@@ -167,9 +171,13 @@ def test_the_history_lists_runs_and_reopens_one_on_the_graph_page(folder, monkey
     assert runs == ["run", "data set", "C", "N1", "N2", "fine-tune", "seed", "thresholds", "size", "splits", "TnT test",
                     "CART test", "TnT train", "fit time (s)"]  # fmt: skip
     assert data == ["run", "saved", "data set", "test share", "split seed", "data hash (SHA-256)"]
-    assert set(runs) | set(data) == set(table.columns)
+    every = saved_runs_table(history_frame(WorkspaceStore(folder).runs(ws))).columns
+    assert set(runs) | set(data) == set(every)
     headers = {**json.loads(later.dataframe[0].proto.columns), **json.loads(later.dataframe[1].proto.columns)}
-    assert headers["fit time (s)"] == {"label": "fit (s)", "help": "TnT's fit time in seconds"}
+    assert (headers["fit time (s)"]["label"], headers["fit time (s)"]["help"]) == (
+        "fit (s)",
+        "TnT's fit time in seconds",
+    )
     hash_header = headers["data hash (SHA-256)"]
     assert hash_header["label"] == "data hash" and "SHA-256" in hash_header["help"]
     later.selectbox(key="history/run").set_value(WorkspaceStore(folder).runs(ws)[1].id).run()

@@ -19,6 +19,7 @@ __all__ = [
     "C_GRID",
     "LABELS",
     "comparison_table",
+    "counted",
     "format_bins",
     "format_C",
     "format_count",
@@ -121,16 +122,6 @@ def measure_columns(columns) -> dict:
         elif name in COUNT_MEASURES:
             formats[name] = "localized"
     return {LABELS.get(name, name): st.column_config.NumberColumn(format=f) for name, f in formats.items()}
-
-
-#: ``st.dataframe``'s ``column_config`` for a sample's path (:func:`tnt.viz.explain.path_table`): the
-#: node, value and direction get what their longest text needs ("no (missing)"), so that the test
-#: ("x11 <= 0.266 or missing") fits beside them in the Graph page's side column at 1,440 px.
-PATH_COLUMNS = {
-    "node": st.column_config.NumberColumn(width=40),
-    "value": st.column_config.TextColumn(width=52),
-    "goes": st.column_config.TextColumn(width=88),
-}
 
 
 def headline(metrics: dict) -> tuple[str, str]:
@@ -289,6 +280,18 @@ def nearest_C(C: float) -> float:
     return min(C_GRID, key=lambda g: abs(math.log(g) - math.log(C)))
 
 
+def counted(n: int, word: str, plural: str | None = None) -> str:
+    """``n`` and ``word`` in the right number: "1 path", "2 paths", "1,019 splits".
+
+    Examples
+    --------
+    >>> counted(1, "path"), counted(369, "path"), counted(1019, "split"), counted(2, "leaf", "leaves")
+    ('1 path', '369 paths', '1,019 splits', '2 leaves')
+    """
+    n = int(n)
+    return f"{n:,} {word if n == 1 else (plural or word + 's')}"
+
+
 def format_count(n: int) -> str:
     """An exact count with thousands separators, or rounded in scientific notation beyond 15 digits
     (the tree a graph stands for can have more splits than there are atoms).
@@ -402,24 +405,23 @@ _RUN_HEADERS = {
 
 
 def saved_runs_columns(table: pd.DataFrame, which: str = "runs") -> tuple[list[str], dict]:
-    """``column_order`` and ``column_config`` of one of the History page's two tables of
-    :func:`saved_runs_table`: ``"runs"`` (settings, size, scores) or ``"data"`` (when each run was saved,
-    its data set's hash and the test share and seed of its split). Every column is in one of them.
+    """The columns of one of the History page's two tables of :func:`saved_runs_table`, in order, and
+    the shorter headers of some with their tooltips (``{column: (label, help)}``, as
+    :func:`ui.tables.show_table` takes them): ``"runs"`` (settings, size, scores) or ``"data"`` (when
+    each run was saved, its data set's hash and the test share and seed of its split). Every column is
+    in one of them.
 
     Examples
     --------
     >>> from tnt.workspace.runs import history_frame
     >>> table = saved_runs_table(history_frame([]))
-    >>> order, config = saved_runs_columns(table, "data")
-    >>> order, config["data hash (SHA-256)"]["label"]
+    >>> order, labels = saved_runs_columns(table, "data")
+    >>> order, labels["data hash (SHA-256)"][0]
     (['run', 'saved', 'data set', 'test share', 'split seed', 'data hash (SHA-256)'], 'data hash')
     """
     wanted = RUN_COLUMNS if which == "runs" else DATA_COLUMNS
     order = [c for c in wanted if c in table.columns]
-    config = {
-        name: st.column_config.Column(label, help=tip) for name, (label, tip) in _RUN_HEADERS.items() if name in order
-    }
-    return order, config
+    return order, {name: header for name, header in _RUN_HEADERS.items() if name in order}
 
 
 def run_label(run) -> str:

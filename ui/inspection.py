@@ -22,8 +22,9 @@ from tnt.viz.inspection import (
     graph_small_multiples,
     node_figure,
 )
-from ui.display import table_height
+from ui.display import counted
 from ui.drawing import MIME
+from ui.tables import show_table
 
 VIEWS = ["Node distributions", "Test data", "What if?", "Counterfactual", "Rules"]
 PART = "graph/inspect/part"
@@ -149,7 +150,6 @@ def _distributions(model_key, data, graph, names, classes, node, train, test) ->
 
 def _test_data(graph, names, classes, test, y_test) -> None:
     scores = node_scores(graph, test, y_test)
-    measure = "test_rmse" if graph.regression else "test_accuracy"
     st.markdown(
         f"**{len(y_test):,} test samples.** Per node: training and test samples reaching it, and "
         + ("the RMSE of the test samples passing it." if graph.regression else
@@ -170,22 +170,11 @@ def _test_data(graph, names, classes, test, y_test) -> None:
         + "; grey: no test sample passes. Hover a node for its training and test samples."
     )  # fmt: skip
     worst = error_leaves(graph, test, y_test, names, top=None)
-    left, right = st.columns([3, 2], gap="medium")
-    with left:
-        st.markdown("**Leaves by test errors**, each with the path most of its errors took")
-        st.dataframe(worst, hide_index=True, key="graph/inspect/error_leaves",
-                     height=table_height(len(worst), max_px=360))  # fmt: skip
-    with right:
-        st.markdown("**Every node**, most test errors first" if not graph.regression else "**Every node**")
-        order = scores.sort_values("test_samples" if graph.regression else "test_errors", ascending=False)
-        st.dataframe(
-            order, hide_index=True, height=360, key="graph/inspect/node_scores",
-            column_config={
-                "train_share": st.column_config.ProgressColumn("train share", format="percent"),
-                "test_share": st.column_config.ProgressColumn("test share", format="percent"),
-                measure: st.column_config.NumberColumn(measure.replace("_", " "), format="%.3f"),
-            },
-        )  # fmt: skip
+    st.markdown("**Leaves by test errors**, each with the path most of its errors took")
+    show_table(worst, key="graph/inspect/error_leaves", max_rows=10)
+    st.markdown("**Every node**, most test errors first" if not graph.regression else "**Every node**")
+    order = scores.sort_values("test_samples" if graph.regression else "test_errors", ascending=False)
+    show_table(order, key="graph/inspect/node_scores", max_rows=10)
     if not graph.regression:
         _confusion(graph, classes, test, y_test)
 
@@ -206,8 +195,7 @@ def _confusion(graph, classes, test, y_test) -> None:
     st.session_state[LISTED] = samples.tolist()
     st.markdown(f"**{samples.size:,} test samples** of class {names[true]} predicted as {names[predicted]}:")
     listing = pd.DataFrame({"test sample": samples, "leaf": test.leaves[samples]})
-    st.dataframe(listing, hide_index=True, on_select="rerun", selection_mode="single-row", key=CELL_SAMPLES,
-                 height=table_height(len(listing), max_px=240))  # fmt: skip
+    show_table(listing, key=CELL_SAMPLES, width="half", max_rows=6, on_select="rerun", selection_mode="single-row")
 
 
 def _what_if(model_key, data, model, names, sample: int) -> None:
@@ -268,10 +256,9 @@ def _what_if(model_key, data, model, names, sample: int) -> None:
                  if left_behind else "") +
                 ("." if w.changed_tests else "; no test changed outcome.") +
                 ("" if blank or not w.changed_tests else " The drawing above follows the new path."))  # fmt: skip
-    st.dataframe(
-        w.table.style.apply(lambda row: ["background-color: #fff2cc" if row["changed"] else ""] * len(row), axis=1),
-        hide_index=True, key="graph/inspect/whatif/path", height=table_height(len(w.table), max_px=400),
-    )  # fmt: skip
+    changed = w.table["changed"].to_numpy()
+    show_table(w.table.assign(changed=np.where(changed, "yes", "")), key="graph/inspect/whatif/path", max_rows=None,
+               marked=changed)  # fmt: skip
 
 
 def _prediction(model, x) -> str:
@@ -327,7 +314,7 @@ def _counterfactual(model_key, data, model, names, classes, sample: int) -> None
               "any value with": "missing" if np.isnan(c.new) else rule_text({c.feature: (c.low, c.high)}, names)}
              for c in cf.changes]
         )  # fmt: skip
-        st.dataframe(table, hide_index=True, key="graph/inspect/cf/changes")
+        show_table(table, key="graph/inspect/cf/changes")
         st.caption(f"Path of the changed sample ends in leaf #{cf.leaf}; each new value is a training value.")
 
 
@@ -338,21 +325,32 @@ def _value_or_missing(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
+def rules_measured_on(table: pd.DataFrame, part: str) -> pd.DataFrame:
+    """The Rules view's columns for one part of the data (``"train"`` or ``"test"``): the leaf, its
+    prediction, the rule and its paths, then that part's measures without their prefix, so that the
+    table fits the page at 1,440 px."""
+    prefix = f"{part}_"
+    measured = {c: c[len(prefix) :] for c in table.columns if c.startswith(prefix)}
+    return table[["leaf", "prediction", "rule", "paths", *measured]].rename(columns=measured)
+
+
 def _rules(rules, classes, target_name: str) -> None:
     table = rules.rules
     options = ["every class"] + sorted(set(table["prediction"]), key=list(table["prediction"]).index)
     which = st.selectbox("Rules of", options, key="graph/inspect/rules/class")
     shown = table if which == "every class" else table[table["prediction"] == which]
     leaves = rules.leaves
+    top = int(leaves["rules_shown"].max()) if len(leaves) else 0
+    hidden = int(leaves["other_paths"].sum())
     st.markdown(
-        f"**{len(leaves):,} leaves** reached by {leaves['paths'].sum():,} paths; the top "
-        f"{int(leaves['rules_shown'].max()) if len(leaves) else 0} rules of each leaf by training coverage "
-        f"({leaves['other_paths'].sum():,} paths not shown cover {leaves['other_train_samples'].sum():,} training samples)."
-    )
-    st.dataframe(
-        shown, hide_index=True, key="graph/inspect/rules/table", height=table_height(len(shown), max_px=420),
-        column_config={"train_coverage": st.column_config.NumberColumn("train coverage", format="percent")},
+        f"**{counted(len(leaves), 'leaf', 'leaves')}** reached by {counted(leaves['paths'].sum(), 'path')}; "
+        + ("the rule of each leaf" if top == 1 else f"the top {top} rules of each leaf by training coverage")
+        + (f" ({counted(hidden, 'path')} not shown cover "
+           f"{counted(leaves['other_train_samples'].sum(), 'training sample')})." if hidden else ".")
     )  # fmt: skip
+    part = st.radio("Measured on", ["training rows", "test rows"], horizontal=True, key="graph/inspect/rules/part")
+    show_table(rules_measured_on(shown, "train" if part.startswith("training") else "test"),
+               key="graph/inspect/rules/table", max_rows=10)  # fmt: skip
     cols = st.columns(4)
     cols[0].download_button("Rules (CSV)", rules.to_csv(), file_name="rules.csv", mime="text/csv",
                             key="graph/inspect/rules/csv", on_click="ignore")  # fmt: skip

@@ -1,0 +1,88 @@
+"""The app's tables (ui.tables): headers in words, numbers by kind, and columns that fit their frame,
+long text wrapping onto rows tall enough for it."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tnt.inspect.errors import error_leaves, node_scores
+from tnt.inspect.reach import routes
+from tnt.inspect.rules import leaf_rules
+from ui.inspection import rules_measured_on
+from ui.tables import CHAR_PX, FRAME_PX, LINE_PX, PAD_PX, header, table_layout
+
+
+def test_no_header_is_snake_case_and_known_ones_read_as_words():
+    for name in ("train_samples", "test_errors", "tnt_test_acc", "train_precision", "other_train_samples"):
+        assert "_" not in header(name)
+    assert header("train_samples") == "training samples" and header("tnt_test_acc") == "TnT test accuracy"
+
+
+def test_counts_are_whole_numbers_shares_percentages_and_scores_three_decimals():
+    frame = pd.DataFrame({"splits": [135.0, 12.0], "test_share": [0.16, 0.1517], "test_accuracy": [0.9, 0.84],
+                          "node": [3, 1019], "rule": ["a", None], "shared_nodes": [6, 11]})  # fmt: skip
+    shown, config, _, _ = table_layout(frame, 1000)
+    assert str(shown["splits"].dtype) == "Int64" and shown["splits"].tolist() == [135, 12]
+    assert config["splits"]["type_config"]["format"] == "localized"
+    assert config["node"]["type_config"]["format"] == "%d"  # an id: no thousands separator
+    assert np.allclose(shown["test share"], [16.0, 15.17])
+    assert config["test share"]["type_config"]["format"] == "%.1f %%"  # one rule for every share
+    assert config["test accuracy"]["type_config"]["format"] == "%.3f"
+    # A count whose name holds "share" is still a count, not a percentage.
+    assert shown["nodes with several parents"].tolist() == [6, 11]
+
+
+def fits(table, frame_px):
+    """Whether ``table`` laid out for ``frame_px`` fits it and each text column holds its longest cell
+    on the lines of a row; the number of text columns checked."""
+    shown, config, row_height, widths = table_layout(table, frame_px)
+    assert sum(widths.values()) <= frame_px
+    lines = (row_height - 35) // LINE_PX + 1
+    checked = 0
+    for name in shown.columns:
+        if pd.api.types.is_numeric_dtype(shown[name]):
+            assert widths[name] >= len(name) * CHAR_PX + PAD_PX  # the header is never cut
+            continue
+        longest = max([len(str(v)) for v in shown[name]] + [len(name)])
+        assert math.ceil(longest * CHAR_PX / max(widths[name] - PAD_PX, 1)) <= lines
+        checked += 1
+    return checked
+
+
+def test_the_graph_pages_tables_fit_the_page_and_their_rows_hold_the_longest_rule(digits_model):
+    frame_px = FRAME_PX["full"]
+    model, X, y, X_test, y_test = digits_model
+    g = model.graph_
+    train, test = routes(g, X), routes(g, X_test)
+    yi, yti = np.searchsorted(model.classes_, y), np.searchsorted(model.classes_, y_test)
+    checked, tables = 0, []
+    rules = leaf_rules(g, train, yi, test, yti).rules
+    # The Rules view shows the training or the test measures (as ui.inspection._rules chooses them).
+    tables += [rules_measured_on(rules, part) for part in ("train", "test")]
+    scores = node_scores(g, test, yti)
+    scores["train_share"] = scores["train_samples"] / scores.loc[0, "train_samples"]
+    scores["test_share"] = scores["test_samples"] / len(yti)
+    for table in (*tables, error_leaves(g, test, yti, top=None), scores):
+        checked += fits(table, frame_px)
+    assert checked >= 5
+
+
+def test_a_sample_path_fits_the_side_column(digits_model):
+    from tnt.viz.explain import path_table, sample_path
+
+    model, X, y, X_test, y_test = digits_model
+    deepest = max(range(len(X_test)), key=lambda i: len(sample_path(model.graph_, X_test[i], None)))
+    assert fits(path_table(sample_path(model.graph_, X_test[deepest], None)), FRAME_PX["side"]) == 3
+
+
+@pytest.fixture(scope="module")
+def digits_model():
+    from sklearn.datasets import load_digits
+
+    from tnt import TnTClassifier
+
+    X, y = load_digits(return_X_y=True)
+    model = TnTClassifier(C=1e-3, random_state=0).fit(X[:1200], y[:1200])
+    return model, X[:1200], y[:1200], X[1200:], y[1200:]
