@@ -270,9 +270,17 @@ class DecisionGraph:
         internal = ~self.is_leaf
         return internal & np.isin(self.feature, np.fromiter(self.categories, dtype=np.intp))
 
+    def tests_categories(self, node: int) -> bool:
+        """Whether ``node`` splits on a categorical feature (:attr:`is_categorical` of one node)."""
+        return bool(
+            self.categories is not None
+            and self.children_left[node] != TREE_LEAF
+            and int(self.feature[node]) in self.categories
+        )
+
     def left_categories(self, node: int) -> np.ndarray:
         """The codes of the categories the categorical split ``node`` sends left (in increasing order)."""
-        if not self.is_categorical[node]:
+        if not self.tests_categories(node):
             raise ValueError(f"Node {int(node)} does not split on a categorical feature.")
         return subset_codes(self.category_left[node])
 
