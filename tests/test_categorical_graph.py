@@ -273,3 +273,33 @@ def test_a_category_that_is_not_text_or_an_integer_is_not_saved():
     model = colour_model(colour_graph(categories={0: [0.5, 1.5, 2.5]}))
     with pytest.raises(ValueError, match="cannot be stored in a model file; categories are text or integer codes"):
         model_to_json(model)
+
+
+# ---------------------------------------------------------------------- editing and reduction
+
+
+def test_edits_keep_the_categorical_splits():
+    from tnt.editing import collapse, redirect
+    from tnt.editing.graph_edits import remove_unreachable
+    from tnt.editing.statistics import refreshed
+
+    g = colour_graph()
+    collapsed = collapse(g, 1).graph
+    assert collapsed.is_categorical.tolist() == [True, False, False] and collapsed.left_categories(0).tolist() == [0, 2]
+    assert collapsed.apply(X_CODES).tolist() == [1, 2, 1, 1, 1, 1, 1]
+    collapsed_root = collapse(g, 0).graph
+    assert collapsed_root.node_count == 1 and not collapsed_root.is_categorical.any()
+    moved = redirect(g, 0, "no", 4).graph
+    assert moved.left_categories(0).tolist() == [0, 2]
+    assert moved.apply(X_CODES).tolist() == [2, 3, 3, 3, 2, 2, 3]
+    kept, _ = remove_unreachable(g)
+    assert kept == g
+    fresh = refreshed(g, X_CODES[:3], np.array([0, 1, 1]))
+    assert fresh.categories[0].tolist() == COLOURS and fresh.left_categories(0).tolist() == [0, 2]
+
+
+def test_graph_reduction_says_it_keeps_categorical_splits():
+    from tnt.reduction import reduce_graph
+
+    with pytest.raises(ValueError, match="Graph reduction does not merge categorical splits"):
+        reduce_graph(colour_graph(), X_CODES[:3], np.array([0, 1, 1]))
