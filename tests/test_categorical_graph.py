@@ -275,7 +275,7 @@ def test_a_category_that_is_not_text_or_an_integer_is_not_saved():
         model_to_json(model)
 
 
-# ---------------------------------------------------------------------- editing and reduction
+# ---------------------------------------------------------------------- editing, reduction, counterfactuals
 
 
 def test_edits_keep_the_categorical_splits():
@@ -303,3 +303,10 @@ def test_graph_reduction_says_it_keeps_categorical_splits():
 
     with pytest.raises(ValueError, match="Graph reduction does not merge categorical splits"):
         reduce_graph(colour_graph(), X_CODES[:3], np.array([0, 1, 1]))
+
+
+def test_the_counterfactual_search_says_it_does_not_take_categorical_splits():
+    from tnt.inspect.counterfactual import CounterfactualSpace
+
+    with pytest.raises(ValueError, match="counterfactual search does not handle categorical splits"):
+        CounterfactualSpace(colour_graph(), X_CODES[:3])
