@@ -55,8 +55,8 @@ def exhaustive_split(stats, missing, squared: bool = False):
     left = masks @ stats[present]
     total = stats[present].sum(0)
     for missing_left in (False, True):
-        l, r = (left + missing, total - left) if missing_left else (left, total - left + missing)
-        score = _proxy(l, r, squared)
+        sent, kept = (left + missing, total - left) if missing_left else (left, total - left + missing)
+        score = _proxy(sent, kept, squared)
         i = int(np.argmax(score))
         if score[i] > best[0]:
             best = (float(score[i]), frozenset(present[masks[i] == 1].tolist()), missing_left)
@@ -98,8 +98,8 @@ def ordered_split(stats, missing, squared: bool = False, rule: str = "pca"):
     left = np.cumsum(stats[order], axis=0)  # prefix j holds order[: j + 1]
     total = left[-1]
     for missing_left in (False, True):
-        l, r = (left + missing, total - left) if missing_left else (left, total - left + missing)
-        score = _proxy(l, r, squared)
+        sent, kept = (left + missing, total - left) if missing_left else (left, total - left + missing)
+        score = _proxy(sent, kept, squared)
         i = int(np.argmax(score))
         if score[i] > best[0]:
             best = (float(score[i]), frozenset(order[: i + 1].tolist()), missing_left)

@@ -8,8 +8,8 @@ import subprocess
 import numpy as np
 import pandas as pd
 import pytest
-
 from test_codegen import run_c, run_python, run_sql
+
 from tnt import DecisionGraph
 from tnt.categorical import CategoryCoding
 from tnt.codegen import to_c, to_python, to_sql

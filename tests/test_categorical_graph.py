@@ -163,7 +163,9 @@ def categorical_graphs(draw):
     )  # fmt: skip
     m = draw(st.integers(1, 30))
     code = st.one_of(st.integers(-2, 75).map(float), st.just(np.nan), st.floats(0, 5, width=32))
-    X = np.array(draw(st.lists(st.tuples(code, st.floats(-3, 3, width=32) | st.just(np.nan), code), min_size=m, max_size=m)))
+    X = np.array(
+        draw(st.lists(st.tuples(code, st.floats(-3, 3, width=32) | st.just(np.nan), code), min_size=m, max_size=m))
+    )
     return graph, X
 
 
@@ -178,7 +180,9 @@ def test_every_routing_equals_a_one_sample_walker(case):
     indicator = graph.decision_path(X).toarray()
     assert [np.flatnonzero(row).tolist() for row in indicator] == [sorted(p) for p in paths]
     # integer categories 0..k-1: each code is its own name
-    loaded = model_from_json(model_to_json(LoadedGraphModel._holding(graph, 3, None, "CARTClassifier", {}, np.array([0, 1]))))
+    loaded = model_from_json(
+        model_to_json(LoadedGraphModel._holding(graph, 3, None, "CARTClassifier", {}, np.array([0, 1])))
+    )
     assert loaded.graph_ == graph
     assert loaded.apply(X).tolist() == [p[-1] for p in paths]
 
@@ -262,7 +266,9 @@ def test_a_broken_categorical_file_is_refused_in_one_sentence(change, message):
 
 
 def test_a_file_of_version_2_ignores_the_keys_of_version_3():
-    doc = json.loads(model_to_json(colour_model(colour_graph(categories=None, category_left=None, threshold=[0.5, 0.5, -2, -2, -2]))))
+    doc = json.loads(
+        model_to_json(colour_model(colour_graph(categories=None, category_left=None, threshold=[0.5, 0.5, -2, -2, -2])))
+    )
     doc["version"] = 2
     del doc["categories"]
     del doc["graph"]["category_left"]

@@ -3,8 +3,8 @@ text: the text export, DOT drawings, a node's rule, a sample's path and the rule
 
 import numpy as np
 import pytest
-
 from test_categorical_graph import colour_graph
+
 from tnt import DecisionGraph
 from tnt.inspect.reach import routes
 from tnt.inspect.rules import Categories, leaf_rules, merged_conditions, rule_text

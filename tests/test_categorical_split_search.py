@@ -4,10 +4,9 @@ classes, the heuristic the learner uses, measured on small cardinalities (``docs
 
 import numpy as np
 import pytest
+from categorical_reference import exhaustive_split, node_statistics, ordered_split
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from categorical_reference import exhaustive_split, node_statistics, ordered_split
 
 
 @st.composite

@@ -367,7 +367,8 @@ class DecisionGraph:
             keys = np.column_stack([feature[nodes].astype(np.uint64), bits[nodes]])
             unique, column = np.unique(keys, axis=0, return_inverse=True)
             tests = [
-                (int(f), subset_table(row, self.categories[int(f)].shape[0])) for f, row in zip(unique[:, 0], unique[:, 1:])
+                (int(f), subset_table(row, self.categories[int(f)].shape[0]))
+                for f, row in zip(unique[:, 0], unique[:, 1:])
             ]
             return nodes, np.asarray(column).ravel(), tests, n_kept
 
@@ -399,7 +400,13 @@ class DecisionGraph:
             missing_left = self._derived(
                 "all_right", lambda left: np.zeros(left.shape[0], np.uint8), self.children_left
             )
-        return self.children_left, self.children_right, self._routing_features(), self._routing_thresholds(), missing_left
+        return (
+            self.children_left,
+            self.children_right,
+            self._routing_features(),
+            self._routing_thresholds(),
+            missing_left,
+        )
 
     def _routing_features(self) -> np.ndarray:
         """``feature``, a categorical split reading its column of :meth:`_with_category_tests`."""

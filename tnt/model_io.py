@@ -584,7 +584,10 @@ def _read_category_left(graph: dict, categorical: np.ndarray) -> list | None:
                 "categorical feature (null otherwise)."
             )
         if codes is not None and (
-            not isinstance(codes, list) or not _all_integers(codes) or len(set(codes)) != len(codes) or min(codes, default=0) < 0
+            not isinstance(codes, list)
+            or not _all_integers(codes)
+            or len(set(codes)) != len(codes)
+            or min(codes, default=0) < 0
         ):
             raise ValueError(f"graph.category_left of node {node} must be a list of distinct non-negative integers.")
     return subsets

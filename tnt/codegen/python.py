@@ -76,7 +76,11 @@ def to_python(estimator, *, feature_names=None) -> str:
         lines += ["# Per categorical feature (by index), its categories by name and their codes."]
         lines += ["CATEGORIES = {"]
         for f, names in g.categories.items():
-            lines += [f"    {f}: {{", *wrap([f"{python_literal(n)}: {code}" for code, n in enumerate(names)], "        "), "    },"]
+            lines += [
+                f"    {f}: {{",
+                *wrap([f"{python_literal(n)}: {code}" for code, n in enumerate(names)], "        "),
+                "    },",
+            ]
         lines += ["}"]
     if not g.regression:
         lines += _tuple("CLASSES", [python_literal(c) for c in g.classes])

@@ -94,7 +94,7 @@ def to_sql(estimator, *, table: str = "data", key: str = "id", feature_names=Non
         "-- Each row walks the split table (one row per split) from split 0 to a leaf (-1 - leaf number).",
         *(
             [
-                "-- A split on a categorical column sends the categories of its IN list \"yes\", the others \"no\",",
+                '-- A split on a categorical column sends the categories of its IN list "yes", the others "no",',
                 '-- and NULL or a category the model never saw where "missing_yes" says.',
             ]
             if g.categories
@@ -113,8 +113,11 @@ def to_sql(estimator, *, table: str = "data", key: str = "id", feature_names=Non
         '  WITH RECURSIVE "tnt_walk"("node") AS (',
         f"    SELECT {g.start}",
         "    UNION ALL",
-        *(["    SELECT CASE", *_categorical_steps(g, row), '    WHEN (CASE s."feature"'] if g.categories
-          else ['    SELECT CASE WHEN (CASE s."feature"']),  # fmt: skip
+        *(
+            ["    SELECT CASE", *_categorical_steps(g, row), '    WHEN (CASE s."feature"']
+            if g.categories
+            else ['    SELECT CASE WHEN (CASE s."feature"']
+        ),
         *cases,
         '    END) IS NULL THEN CASE WHEN s."missing_yes" = 1 THEN s."yes" ELSE s."no" END',
         '    WHEN s."threshold" IS NULL OR (CASE s."feature"',
@@ -146,8 +149,8 @@ def _categorical_steps(g, row: str) -> list[str]:
         no = ", ".join(sql_literal(n) for c, n in enumerate(names) if c not in set(subset))
         lines.append(
             f'    WHEN s."node" = {s} THEN CASE'
-            + (f" WHEN {column} IN ({yes}) THEN s.\"yes\"" if yes else "")
-            + (f" WHEN {column} IN ({no}) THEN s.\"no\"" if no else "")
+            + (f' WHEN {column} IN ({yes}) THEN s."yes"' if yes else "")
+            + (f' WHEN {column} IN ({no}) THEN s."no"' if no else "")
             + f" ELSE {missing} END"
         )
     return lines
