@@ -378,7 +378,16 @@ def _predict(args) -> None:
 
     model = _load_model(args.model)
     names = getattr(model, "feature_names_in_", None)
-    X, _ = read_csv_table(args.data, features=None if names is None else list(names), limits=_limits(args))
+    categorical = sorted(model.graph_.categories or ())
+    if categorical and names is None:
+        raise ValueError(
+            "This model has categorical features but no feature names, so its columns cannot be found in a CSV "
+            "file; save it with feature names."
+        )
+    text = [str(names[f]) for f in categorical]  # read by name: the model codes them itself
+    X, _ = read_csv_table(
+        args.data, features=None if names is None else list(names), limits=_limits(args), text_features=text
+    )
     if X.shape[1] != model.n_features_in_:
         raise ValueError(f"{args.data} has {X.shape[1]} feature columns but the model expects {model.n_features_in_}.")
     X = X if names is not None else X.to_numpy()
