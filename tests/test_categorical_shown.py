@@ -84,3 +84,15 @@ def test_rules_merge_the_subsets_along_a_path():
         [2, "colour in {green}", 1],
         [4, "colour in {blue} or missing", 2],
     ]
+
+
+def test_what_if_shows_the_categories_before_and_after_by_name():
+    from tnt.inspect.what_if import what_if
+
+    w = what_if(colour_graph(), [1, 0.2], [2, 0.2], NAMES)
+    assert w.changed_tests == [0] and w.path == [0, 1, 3]
+    assert w.table[["test", "before", "value", "goes"]].values.tolist()[0] == [
+        "colour not in {green}", "green", "red", "yes"
+    ]  # fmt: skip
+    unseen = what_if(colour_graph(), [1, 0.2], [9, 0.2], NAMES)
+    assert unseen.table[["before", "value", "goes"]].values.tolist()[0] == ["green", "missing", "yes"]

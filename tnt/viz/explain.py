@@ -21,12 +21,14 @@ __all__ = [
     "MAX_DRAWN_NODES",
     "NodeInfo",
     "PathStep",
+    "category_name",
     "drawing_mode",
     "drawing_note",
     "goes_left",
     "node_info",
     "path_table",
     "sample_path",
+    "shown_value",
 ]
 
 #: Graphs with more nodes than this are drawn on the server at natural size (readable, scrollable,
@@ -162,7 +164,7 @@ def sample_path(graph: DecisionGraph, x, feature_names=None) -> list[PathStep]:
                 graph.children_left[node] != graph.children_right[node] or goes_left(graph, node, value)
             )
             # A step whose value is missing says where missing values go: a fact about this sample.
-            category = _category(graph, node, value)
+            category = category_name(graph, node, value)
             unknown = np.isnan(value) or (graph.tests_categories(node) and category is None)
             said = rule(graph, node, feature_names, show_missing=True if unknown else None)
             value = np.nan if unknown else value
@@ -191,7 +193,7 @@ def goes_left(graph: DecisionGraph, node: int, value) -> bool:
     return bool(value <= graph.threshold[node])
 
 
-def _category(graph: DecisionGraph, node: int, code) -> str | None:
+def category_name(graph: DecisionGraph, node: int, code) -> str | None:
     """The name of the category of code ``code`` at the categorical split ``node`` (None elsewhere,
     and for a missing value or a code of no category)."""
     if not graph.tests_categories(node):
@@ -212,6 +214,16 @@ def value_text(value: float | None) -> str:
     if value is None:
         return ""
     return "missing" if np.isnan(value) else f"{value:.4g}"
+
+
+def shown_value(graph: DecisionGraph, node: int, value) -> str:
+    """A sample's value of the feature split ``node`` tests, as a path table shows it: the
+    category's name at a categorical split (``missing`` for a missing or unseen one), else
+    :func:`value_text`."""
+    if graph.tests_categories(node):
+        name = category_name(graph, node, value)
+        return "missing" if name is None else name
+    return value_text(value)
 
 
 def path_table(steps: list[PathStep]) -> pd.DataFrame:
