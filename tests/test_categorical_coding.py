@@ -95,3 +95,17 @@ def test_at_most_255_categories():
     too_many = pd.DataFrame({"c": [f"v{i}" for i in range(MAX_CATEGORIES + 1)]})
     with pytest.raises(ValueError, match="Categorical column 'c' has 256 categories; at most 255 are supported"):
         CategoryCoding.learn(too_many, np.array([True]))
+
+
+@pytest.mark.parametrize("given", ["from_dtype", None, [2], [0, 2], [False, True, True], ["shape", "colour"]])
+def test_the_mask_is_hist_gradient_boostings(given):
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    X = FRAME.assign(shape=pd.Categorical(FRAME["shape"]), size=FRAME["size"])
+    if given is None or (not isinstance(given, str) and any(isinstance(g, (int, np.integer)) for g in given)):
+        # integer codes: what HistGradientBoosting reads by index, and without categorical features
+        X = X.assign(colour=X["colour"].cat.codes.astype(float), shape=X["shape"].cat.codes.astype(float))
+        X = X.replace(-1.0, np.nan)
+    hgb = HistGradientBoostingClassifier(max_iter=1, categorical_features=given).fit(X, [0, 1, 0, 1])
+    expected = np.zeros(3, dtype=bool) if hgb.is_categorical_ is None else hgb.is_categorical_
+    assert categorical_mask(given, X, 3, feature_names=X.columns).tolist() == expected.tolist()
