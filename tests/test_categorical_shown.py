@@ -96,3 +96,26 @@ def test_what_if_shows_the_categories_before_and_after_by_name():
     ]  # fmt: skip
     unseen = what_if(colour_graph(), [1, 0.2], [9, 0.2], NAMES)
     assert unseen.table[["before", "value", "goes"]].values.tolist()[0] == ["green", "missing", "yes"]
+
+
+def test_the_node_inspector_draws_a_bar_per_category():
+    from tnt.inspect.distributions import node_distribution
+    from tnt.viz.inspection import graph_small_multiples, node_figure
+
+    g = colour_graph()
+    X = np.array([[0, 0.1], [0, 0.9], [1, 0.1], [2, 0.9], [np.nan, 0.1], [7, 0.1]])
+    y = np.array([0, 1, 0, 1, 1, 0])
+    dist = node_distribution(g, routes(g, X), X, y, 0)
+    assert dist.categories == ("blue", "green", "red") and dist.category_left == frozenset({0, 2})
+    assert np.isnan(dist.values[-2:]).all()  # missing, and the unseen code 7
+    fig = node_figure(dist, NAMES, ["n", "p"])
+    # missing values reach it, so the rule says where they (and the unseen category) go
+    assert (
+        fig.layout.title.text == "Node #0: colour not in {green} or missing, 6 training samples, 2 missing (not drawn)"
+    )
+    # blue and red ("yes") first, then green; the line between them
+    assert list(fig.layout.xaxis.ticktext) == ["blue", "red", "green"] and fig.layout.shapes[0].x0 == 1.5
+    bars = {t.name: list(t.y) for t in fig.data}
+    assert bars == {"n": [1, 0, 1], "p": [1, 1, 0]}
+    multiples = graph_small_multiples(g, routes(g, X), X, y, NAMES, ["n", "p"])
+    assert multiples.layout.annotations[0].text == "#0 colour not in {green} or missing"
