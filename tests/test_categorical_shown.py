@@ -119,3 +119,12 @@ def test_the_node_inspector_draws_a_bar_per_category():
     assert bars == {"n": [1, 0, 1], "p": [1, 1, 0]}
     multiples = graph_small_multiples(g, routes(g, X), X, y, NAMES, ["n", "p"])
     assert multiples.layout.annotations[0].text == "#0 colour not in {green} or missing"
+
+
+def test_networkx_names_the_categories_sent_left():
+    from tnt.viz.export_networkx import to_networkx
+
+    nodes = to_networkx(colour_graph(), feature_names=NAMES).nodes
+    assert nodes[0]["categories_left"] == ["blue", "red"] and nodes[0]["threshold"] is None
+    assert nodes[0]["rule"] == "colour not in {green}"
+    assert nodes[1]["categories_left"] is None and nodes[1]["threshold"] == 0.5
