@@ -50,3 +50,10 @@ def test_text_columns_come_back_as_read(tmp_path):
     assert X["colour"].iloc[0] == "blue" and pd.isna(X["colour"].iloc[1]) and X["size"].tolist() == [0.1, 0.2]
     only_text, _ = read_csv_table(tmp_path / "rows.csv", features=["colour"], text_features=["colour"])
     assert only_text["colour"].iloc[0] == "blue" and pd.isna(only_text["colour"].iloc[1])
+
+
+def test_info_lists_the_categorical_features(tmp_path):
+    (tmp_path / "model.json").write_text(model_to_json(colour_model()))
+    result = run_tnt("info", "model.json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "categorical colour: 3 categories (blue, green, red)" in result.stdout.splitlines()

@@ -316,3 +316,11 @@ def test_the_counterfactual_search_says_it_does_not_take_categorical_splits():
 
     with pytest.raises(ValueError, match="counterfactual search does not handle categorical splits"):
         CounterfactualSpace(colour_graph(), X_CODES[:3])
+
+
+def test_a_model_gives_its_categories_per_feature():
+    model = colour_model()
+    assert [None if c is None else c.tolist() for c in model.categories_] == [COLOURS, None]
+    plain = colour_model(colour_graph(categories=None, category_left=None, threshold=[0.5, 0.5, -2, -2, -2]))
+    assert not hasattr(plain, "categories_")
+    assert model_from_json(model_to_json(model)).categories_[0].tolist() == COLOURS

@@ -474,6 +474,10 @@ def _info(args) -> None:
         f"shared      {graph.shared_nodes.size} nodes with more than one parent",
         f"paths       {shortest} to {longest} splits from root to leaf",
     ]
+    for f, categories in (graph.categories or {}).items():
+        name = f"x{f}" if names is None else str(names[f])
+        shown = ", ".join(map(str, categories[:10])) + (" ..." if len(categories) > 10 else "")
+        lines.append(f"categorical {name}: {len(categories)} categories ({shown})")
     record = getattr(model, "edit_record_", None)
     if record is not None:
         lines.append(f"edited      {edit_summary(record)}")

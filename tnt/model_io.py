@@ -130,6 +130,8 @@ class _LoadedGraph(_Frozen, BaseEstimator):
         model.n_features_in_ = int(n_features)
         if feature_names is not None:
             model.feature_names_in_ = np.asarray(feature_names, dtype=object)
+        if graph.categories:
+            model.categories_ = [graph.categories.get(f) for f in range(model.n_features_in_)]
         model.n_splits_ = graph.n_splits
         model.n_leaves_ = graph.n_leaves
         model.estimator_kind_ = kind
@@ -148,6 +150,10 @@ class LoadedGraphModel(GraphClassifierMixin, _LoadedGraph):
     n_classes_, n_features_in_, n_splits_, n_leaves_ : int
     feature_names_in_ : ndarray of str
         Defined only when the saved model had feature names.
+    categories_ : list
+        Defined only when the saved model has categorical features: per feature, a categorical
+        feature's categories by name in the order of their codes (ndarray), None for a numeric one.
+        ``predict`` reads those columns by name (:mod:`tnt.categorical`).
     estimator_kind_ : str
         Class name of the estimator that was saved (``"TnTClassifier"``, ``"CARTClassifier"``...).
     estimator_params_ : dict
@@ -183,7 +189,7 @@ class LoadedGraphRegressor(GraphRegressorMixin, _LoadedGraph):
         A regression graph (mean training target at each node).
     estimator_kind_ : str
         Class name of the estimator that was saved (``"TnTRegressor"``, ``"DecisionTreeRegressor"``).
-    n_features_in_, n_splits_, n_leaves_, feature_names_in_, estimator_params_, pruning_level_ :
+    n_features_in_, n_splits_, n_leaves_, feature_names_in_, categories_, estimator_params_, pruning_level_ :
         As in :class:`LoadedGraphModel`.
 
     Examples
