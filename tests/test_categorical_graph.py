@@ -258,6 +258,13 @@ def _broken(change):
         (lambda d: d["graph"]["threshold"].__setitem__(0, 1.5), "its threshold is written null"),
         (lambda d: d["graph"].update(missing_go_to_left=None), "the graph has categorical splits"),
         (lambda d: d["graph"].update(category_left=None), "has no category_left"),
+        (lambda d: d["graph"].update(category_left=[[0, 10**20], None, None, None, None]), "distinct non-negative"),
+        (lambda d: d["graph"].update(category_left=[[True], None, None, None, None]), "distinct non-negative"),
+        (lambda d: d["graph"].update(category_left=[[[0]], None, None, None, None]), "distinct non-negative"),
+        (lambda d: d["graph"].update(category_left="abc"), "category_left must be null or a list of 5 entries"),
+        (lambda d: d.update(categories={"0": COLOURS}), r'"categories" must be null or a list of 2 entries'),
+        (lambda d: d.update(categories=[[True, False, 2], None]), r'"categories" of feature 0 must be null'),
+        (lambda d: d.update(categories=[[], None]), r'"categories" of feature 0 must be null'),
     ],
 )
 def test_a_broken_categorical_file_is_refused_in_one_sentence(change, message):
