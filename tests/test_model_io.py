@@ -198,7 +198,7 @@ def put(key, value):
 # The toy model's graph: node 0 splits feature 0, leaves 1 and 2; classes "a" and "b".
 MALFORMED = {
     "wrong format": (put("format", "sklearn-pickle"), "not a TnT Explorer model file"),
-    "wrong version": (put("version", 3), "version 3 is not supported; this version reads 1 and 2"),
+    "wrong version": (put("version", 4), "version 4 is not supported; this version reads 1, 2 and 3"),
     "no directions key": (
         drop("graph", "missing_go_to_left"),
         "\"graph\" is missing the key\\(s\\) 'missing_go_to_left'",
@@ -475,7 +475,7 @@ def test_a_file_of_version_1_still_opens_and_predicts():
     assert model.n_splits_ == 4
     assert model.score(data.data, data.target_names[data.target]) > 0.95
     again = json.loads(model_to_json(model))
-    assert again["version"] == 2 and again["graph"]["missing_go_to_left"] is None
+    assert again["version"] == 3 and again["graph"]["missing_go_to_left"] is None
     assert model_from_json(json.dumps(again)).graph_ == model.graph_
 
 
@@ -514,7 +514,7 @@ def test_directions_and_tests_of_missingness_survive_a_file(make):
     model = make().fit(X, y)
     text = model_to_json(model)
     doc = json.loads(text)
-    assert doc["version"] == 2 and "Infinity" not in text
+    assert doc["version"] == 3 and "Infinity" not in text
     graph = model.graph_ if hasattr(model, "graph_") else DecisionGraph.from_sklearn(model)
     assert graph.is_missing_test.any()
     assert [t is None for t in doc["graph"]["threshold"]] == graph.is_missing_test.tolist()

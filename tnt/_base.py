@@ -14,6 +14,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from tnt._messages import shown
+from tnt.categorical import CategoryCoding
 from tnt.graph import EXACT_IN_FLOAT32, NO_DIRECTIONS, DecisionGraph
 from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.learn.growth import _Problem, fine_tune_graph
@@ -62,10 +63,15 @@ class GraphModelMixin:
 
     def _validate_X_predict(self, X, check_values=True) -> np.ndarray:
         check_is_fitted(self)
+        if self.graph_.categories:
+            # Categorical columns are read by name (strings, pandas categories or integer codes) and
+            # turned into their codes, NaN for a missing value or a category unseen in training.
+            X = validate_data(self, X, dtype=None, reset=False, ensure_all_finite=False)
+            X = CategoryCoding(self.graph_.categories).codes(X)
         # Types float32 holds exactly are kept, and so is float64 once its values are known to fit
         # float32's range: the graph routes them without a copy, each value where its float32 cast
         # would go. Anything else becomes float32, as in training.
-        if not _plain_array(X, self):
+        elif not _plain_array(X, self):
             X = validate_data(self, X, dtype=_ROUTED_DTYPES, reset=False, ensure_all_finite=False)
         if check_values and X.dtype.kind == "f" and X.size:
             # One look at the extremes (no copy) checks finiteness and float32's range at once.

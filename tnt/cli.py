@@ -378,7 +378,16 @@ def _predict(args) -> None:
 
     model = _load_model(args.model)
     names = getattr(model, "feature_names_in_", None)
-    X, _ = read_csv_table(args.data, features=None if names is None else list(names), limits=_limits(args))
+    categorical = sorted(model.graph_.categories or ())
+    if categorical and names is None:
+        raise ValueError(
+            "This model has categorical features but no feature names, so its columns cannot be found in a CSV "
+            "file; save it with feature names."
+        )
+    text = [str(names[f]) for f in categorical]  # read by name: the model codes them itself
+    X, _ = read_csv_table(
+        args.data, features=None if names is None else list(names), limits=_limits(args), text_features=text
+    )
     if X.shape[1] != model.n_features_in_:
         raise ValueError(f"{args.data} has {X.shape[1]} feature columns but the model expects {model.n_features_in_}.")
     X = X if names is not None else X.to_numpy()
@@ -465,6 +474,10 @@ def _info(args) -> None:
         f"shared      {graph.shared_nodes.size} nodes with more than one parent",
         f"paths       {shortest} to {longest} splits from root to leaf",
     ]
+    for f, categories in (graph.categories or {}).items():
+        name = f"x{f}" if names is None else str(names[f])
+        shown = ", ".join(map(str, categories[:10])) + (" ..." if len(categories) > 10 else "")
+        lines.append(f"categorical {name}: {len(categories)} categories ({shown})")
     record = getattr(model, "edit_record_", None)
     if record is not None:
         lines.append(f"edited      {edit_summary(record)}")

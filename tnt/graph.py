@@ -8,7 +8,10 @@ when ``missing_go_to_left[i]`` is 1 and right when it is 0, as in scikit-learn's
 threshold of ``+inf`` with ``missing_go_to_left[i] == 0`` is a test of missingness (present
 values left, missing ones right). ``missing_in_training`` says whether the graph learned those
 directions from training data that had missing values; the drawings say where missing values go
-only then (see :func:`tnt.viz.exporter.shows_missing`). Nodes are numbered in topological order: every
+only then (see :func:`tnt.viz.exporter.shows_missing`). A split on a categorical feature (one of
+``categories``) sends the samples whose category code is in its subset ``category_left[i]`` left,
+the other categories right, and a missing value or a category unseen in training where
+``missing_go_to_left[i]`` says (:mod:`tnt.categorical`). Nodes are numbered in topological order: every
 child id is greater than the id of each of its parents, and node 0 is the root.
 
 The same class describes TnT models and CART trees (see :meth:`DecisionGraph.from_sklearn`),
@@ -21,6 +24,7 @@ import numpy as np
 from scipy import sparse
 from sklearn.base import is_regressor
 
+from tnt.categorical import read_codes, subset_bits, subset_codes, subset_table
 from tnt.learn.routing import (
     decision_paths,
     edge_statistics,
@@ -84,6 +88,17 @@ class DecisionGraph:
         directions were learned rather than set by the default rule (to the child that received
         more training samples). Routing ignores it; drawings and texts say where missing values go
         only when it is True (or at a test of missingness).
+    categories : dict of int to array-like, default=None
+        The categorical features: per feature index, its categories by name, in the order of their
+        codes (a sample holds a category's code, its position here). Every split on such a feature
+        tests a subset of its categories; its ``threshold`` is NaN. A graph with categorical splits
+        needs ``missing_go_to_left``: missing values and codes outside ``0..len(categories[f])-1``
+        (categories unseen in training) go where it says.
+    category_left : sequence or ndarray, default=None
+        Per node, the codes of the categories a categorical split sends left: a list with one entry
+        per node (the codes, or None at other nodes), or the bitsets as a uint64 array of shape
+        (n_nodes, n_words) (:func:`tnt.categorical.subset_bits`). Kept as that array, with zero rows
+        at other nodes; None when no node splits on a categorical feature.
 
     Attributes
     ----------
@@ -116,6 +131,8 @@ class DecisionGraph:
         regression=False,
         missing_go_to_left=None,
         missing_in_training=False,
+        categories=None,
+        category_left=None,
     ):
         self.regression = bool(regression)
         self.children_left = np.asarray(children_left, dtype=np.intp)
@@ -135,6 +152,8 @@ class DecisionGraph:
         self.input_dtype = np.dtype(input_dtype)
         self.missing_go_to_left = _directions(missing_go_to_left)
         self.missing_in_training = bool(missing_in_training)
+        self.categories = _categories(categories)
+        self.category_left = _subsets(category_left, n, self.categories)
         self._validate()
 
     # ------------------------------------------------------------------ validation
@@ -185,11 +204,49 @@ class DecisionGraph:
                 bad = int(ids[leaf & (self.missing_go_to_left != 0)][0])
                 raise ValueError(f"Leaf {bad} has missing_go_to_left 1; leaves have 0 there.")
             missing_test &= self.missing_go_to_left == 0
-        if np.any(~np.isfinite(self.threshold[internal & ~missing_test])):
+        categorical = self.is_categorical
+        if np.any(~np.isfinite(self.threshold[internal & ~missing_test & ~categorical])):
             raise ValueError(
                 "An internal node has a threshold that is not a finite number (+inf, a test of "
                 "missingness, needs missing_go_to_left = 0 at that node)."
             )
+        self._validate_categorical(categorical)
+
+    def _validate_categorical(self, categorical):
+        if self.category_left is None:
+            if np.any(categorical):
+                bad = int(np.flatnonzero(categorical)[0])
+                raise ValueError(
+                    f"Node {bad} splits on the categorical feature {int(self.feature[bad])} but the graph has "
+                    "no category_left; give the codes each categorical split sends left."
+                )
+            return
+        if self.category_left.shape[0] != self.node_count:
+            raise ValueError(
+                f"category_left has {self.category_left.shape[0]} entries but children_left has "
+                f"{self.node_count}; all arrays need one entry per node."
+            )
+        if np.any(self.category_left[~categorical] != 0):
+            bad = int(np.flatnonzero(np.any(self.category_left != 0, axis=1) & ~categorical)[0])
+            raise ValueError(f"Node {bad} has categories in category_left but does not split on a categorical feature.")
+        if np.any(categorical) and self.missing_go_to_left is None:
+            raise ValueError(
+                "A graph with categorical splits needs missing_go_to_left: missing values and categories "
+                "unseen in training go where it says."
+            )
+        for node in np.flatnonzero(categorical):
+            codes = subset_codes(self.category_left[node])
+            n_categories = self.categories[int(self.feature[node])].shape[0]
+            if codes.size and codes[-1] >= n_categories:
+                raise ValueError(
+                    f"Node {int(node)} sends the category code {int(codes[-1])} left, but feature "
+                    f"{int(self.feature[node])} has {n_categories} categories (codes 0..{n_categories - 1})."
+                )
+            if not np.isnan(self.threshold[node]):
+                raise ValueError(
+                    f"Node {int(node)} splits on the categorical feature {int(self.feature[node])} and has a "
+                    "threshold; a categorical split has threshold NaN (it tests category_left)."
+                )
 
     # ------------------------------------------------------------------ structure
     @property
@@ -204,6 +261,28 @@ class DecisionGraph:
     def is_leaf(self) -> np.ndarray:
         """Boolean mask of the leaves."""
         return self.children_left == TREE_LEAF
+
+    @property
+    def is_categorical(self) -> np.ndarray:
+        """Whether each node splits on a categorical feature (tests a subset of its categories)."""
+        if not self.categories:
+            return np.zeros(self.node_count, dtype=bool)
+        internal = ~self.is_leaf
+        return internal & np.isin(self.feature, np.fromiter(self.categories, dtype=np.intp))
+
+    def tests_categories(self, node: int) -> bool:
+        """Whether ``node`` splits on a categorical feature (:attr:`is_categorical` of one node)."""
+        return bool(
+            self.categories is not None
+            and self.children_left[node] != TREE_LEAF
+            and int(self.feature[node]) in self.categories
+        )
+
+    def left_categories(self, node: int) -> np.ndarray:
+        """The codes of the categories the categorical split ``node`` sends left (in increasing order)."""
+        if not self.tests_categories(node):
+            raise ValueError(f"Node {int(node)} does not split on a categorical feature.")
+        return subset_codes(self.category_left[node])
 
     @property
     def is_missing_test(self) -> np.ndarray:
@@ -269,11 +348,48 @@ class DecisionGraph:
 
     def _routable(self, X) -> np.ndarray:
         """``X`` as :meth:`_as_input` gives it, refused when it holds NaN and the graph has no
-        direction for missing values."""
+        direction for missing values; with the columns of :meth:`_with_category_tests` for a graph
+        with categorical splits."""
         X = self._as_input(X)
         if self.missing_go_to_left is None and X.dtype.kind == "f" and X.size and np.isnan(np.min(X)):
             raise ValueError(NO_DIRECTIONS)
-        return X
+        return self._with_category_tests(X)
+
+    def _category_tests(self):
+        """(categorical nodes, the column of :meth:`_with_category_tests` each reads, the tests as
+        (feature, lookup table) pairs, the number of feature columns routing keeps)."""
+
+        def compute(feature, bits):
+            nodes = np.flatnonzero(self.is_categorical)
+            n_kept = int(feature[~self.is_leaf].max()) + 1 if self.n_splits else 0
+            if nodes.size == 0:
+                return nodes, nodes, [], n_kept
+            keys = np.column_stack([feature[nodes].astype(np.uint64), bits[nodes]])
+            unique, column = np.unique(keys, axis=0, return_inverse=True)
+            tests = [
+                (int(f), subset_table(row, self.categories[int(f)].shape[0]))
+                for f, row in zip(unique[:, 0], unique[:, 1:])
+            ]
+            return nodes, np.asarray(column).ravel(), tests, n_kept
+
+        bits = self.category_left if self.category_left is not None else np.zeros((self.node_count, 1), np.uint64)
+        return self._derived("category_tests", compute, self.feature, bits)
+
+    def _with_category_tests(self, X) -> np.ndarray:
+        """``X`` (its first columns, those the splits read) and one column per distinct categorical
+        test: 0 when the sample's category goes left, 1 when it goes right, NaN when it is missing or
+        unseen in training (then routed as missing). The routing kernels then read a categorical split
+        as the threshold 0.5 on its column (:meth:`_arrays`), so every walk honours the subsets."""
+        nodes, _, tests, n_kept = self._category_tests()
+        if nodes.size == 0:
+            return X
+        dtype = X.dtype if X.dtype.kind == "f" else self.input_dtype
+        out = np.empty((X.shape[0], n_kept + len(tests)), dtype=dtype)
+        out[:, :n_kept] = X[:, :n_kept]
+        for k, (f, table) in enumerate(tests):
+            codes = read_codes(X[:, f], table.shape[0])
+            out[:, n_kept + k] = np.where(codes < 0, np.nan, np.where(table[np.maximum(codes, 0)], 0.0, 1.0))
+        return out
 
     def _arrays(self):
         """The arrays the routing kernels take: children, features, thresholds (those of
@@ -284,12 +400,30 @@ class DecisionGraph:
             missing_left = self._derived(
                 "all_right", lambda left: np.zeros(left.shape[0], np.uint8), self.children_left
             )
-        return self.children_left, self.children_right, self.feature, self._routing_thresholds(), missing_left
+        return (
+            self.children_left,
+            self.children_right,
+            self._routing_features(),
+            self._routing_thresholds(),
+            missing_left,
+        )
+
+    def _routing_features(self) -> np.ndarray:
+        """``feature``, a categorical split reading its column of :meth:`_with_category_tests`."""
+        nodes, column, _, n_kept = self._category_tests()
+        if nodes.size == 0:
+            return self.feature
+        feature = self.feature.copy()
+        feature[nodes] = n_kept + column
+        return feature
 
     def _routing_thresholds(self) -> np.ndarray:
+        threshold = self.threshold
+        if self.category_left is not None:
+            threshold = np.where(self.is_categorical, 0.5, threshold)
         if self.input_dtype == np.float32:
-            return self._derived("routing_thresholds", float32_routing_thresholds, self.threshold)
-        return self.threshold
+            return self._derived("routing_thresholds", float32_routing_thresholds, threshold)
+        return threshold
 
     def predicted_class(self) -> np.ndarray:
         """Class index a sample reaching each node is given: the largest of :meth:`proba`."""
@@ -340,8 +474,9 @@ class DecisionGraph:
         pass that routes them."""
         if self.input_dtype != np.float32:
             return None
+        X = self._with_category_tests(X)
         children, feature, is_leaf = self._derived(
-            "walk_tables", walk_tables, self.children_left, self.children_right, self.feature
+            "walk_tables", walk_tables, self.children_left, self.children_right, self._routing_features()
         )
         leaves, fine = route_float32_cast(X, children, feature, is_leaf, self._routing_thresholds())
         return leaves if fine else None
@@ -506,6 +641,8 @@ class DecisionGraph:
             input_dtype=self.input_dtype,
             missing_go_to_left=self.missing_go_to_left,
             missing_in_training=self.missing_in_training,
+            categories=self.categories,
+            category_left=self.category_left,
         )
 
     def edge_samples(self, X) -> np.ndarray:
@@ -564,6 +701,8 @@ class DecisionGraph:
             regression=self.regression,
             missing_go_to_left=None if self.missing_go_to_left is None else self.missing_go_to_left.copy(),
             missing_in_training=self.missing_in_training,
+            categories=self.categories,
+            category_left=None if self.category_left is None else self.category_left.copy(),
         )
 
     def __eq__(self, other):
@@ -571,12 +710,13 @@ class DecisionGraph:
             return NotImplemented
         return (
             all(
-                np.array_equal(getattr(self, name), getattr(other, name))
+                np.array_equal(getattr(self, name), getattr(other, name), equal_nan=name == "threshold")
                 for name in ("children_left", "children_right", "feature", "threshold", "value")
             )
             and self.regression == other.regression
             and _same_directions(self.missing_go_to_left, other.missing_go_to_left)
             and self.missing_in_training == other.missing_in_training
+            and _same_categories(self, other)
         )
 
     __hash__ = None
@@ -590,6 +730,8 @@ class DecisionGraph:
         state.pop("_derived_cache", None)  # kept by a pickle of an earlier version
         state.setdefault("missing_go_to_left", None)  # a pickle from before missing values
         state.setdefault("missing_in_training", False)
+        state.setdefault("categories", None)  # a pickle from before categorical features
+        state.setdefault("category_left", None)
         self.__dict__.update(state)
 
     # ------------------------------------------------------------------ regression
@@ -629,6 +771,8 @@ class DecisionGraph:
             regression=True,
             missing_go_to_left=self.missing_go_to_left,
             missing_in_training=self.missing_in_training,
+            categories=self.categories,
+            category_left=self.category_left,
         )
 
     def regression_feature_importances(self, X, y, sample_weight=None, n_features=None) -> np.ndarray:
@@ -666,6 +810,63 @@ def _directions(missing_go_to_left) -> np.ndarray | None:
     if given.ndim != 1 or not np.all((given == 0) | (given == 1)):
         raise ValueError("missing_go_to_left must be one 0 (missing values go right) or 1 (left) per node.")
     return given.astype(np.uint8)
+
+
+def _categories(categories) -> dict | None:
+    """``categories`` as a dict of feature index to an object array of names (None when empty)."""
+    if categories is None or len(categories) == 0:
+        return None
+    out = {}
+    for feature, names in dict(categories).items():
+        if int(feature) < 0:
+            raise ValueError(f"categories names the feature {int(feature)}; feature indices are non-negative.")
+        names = np.asarray(list(names), dtype=object)
+        if names.ndim != 1 or names.size == 0:
+            raise ValueError(f"Categorical feature {int(feature)} needs a list of one or more categories.")
+        if len({(type(v).__name__ == "str", v) for v in names.tolist()}) != names.size:
+            raise ValueError(f"Categorical feature {int(feature)} lists a category twice.")
+        out[int(feature)] = names
+    return dict(sorted(out.items()))
+
+
+def _subsets(category_left, n: int, categories) -> np.ndarray | None:
+    """``category_left`` as a uint64 array of bitsets (one row per node), or None."""
+    if category_left is None:
+        return None
+    if categories is None:
+        raise ValueError("category_left needs categories: the categorical features and their categories.")
+    if isinstance(category_left, np.ndarray) and category_left.dtype == np.uint64:
+        if category_left.ndim != 2:
+            raise ValueError("category_left as bitsets must be a 2-dimensional uint64 array (n_nodes, n_words).")
+        return np.ascontiguousarray(category_left)
+    entries = list(category_left)
+    if len(entries) != n:
+        raise ValueError(
+            f"category_left has {len(entries)} entries but children_left has {n}; all arrays need one entry per node."
+        )
+    n_words = max(1, -(-max(c.shape[0] for c in categories.values()) // 64))
+    bits = np.zeros((n, n_words), dtype=np.uint64)
+    for node, codes in enumerate(entries):
+        if codes is not None:
+            bits[node] = subset_bits(codes, n_words)
+    return bits
+
+
+def _same_categories(a: DecisionGraph, b: DecisionGraph) -> bool:
+    if (a.categories is None) != (b.categories is None):
+        return False
+    if a.categories is not None and (
+        a.categories.keys() != b.categories.keys()
+        or any(a.categories[f].tolist() != b.categories[f].tolist() for f in a.categories)
+    ):
+        return False
+    if a.category_left is None or b.category_left is None:
+        return (a.category_left is None or not a.category_left.any()) and (
+            b.category_left is None or not b.category_left.any()
+        )
+    words = max(a.category_left.shape[1], b.category_left.shape[1])
+    pad = [np.pad(g.category_left, ((0, 0), (0, words - g.category_left.shape[1]))) for g in (a, b)]
+    return np.array_equal(pad[0], pad[1])
 
 
 def _same_directions(a, b) -> bool:

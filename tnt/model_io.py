@@ -14,6 +14,11 @@ Version 2 stores where a missing value (NaN) goes at each split (``graph.missing
 data with missing values (``graph.missing_in_training``, false when the key is absent) and writes a
 test of missingness as a ``null`` threshold (JSON has no infinity). Files of version 1 still open:
 their models have no directions, so they refuse NaN at prediction (:data:`tnt.graph.NO_DIRECTIONS`).
+
+Version 3 adds categorical features: ``"categories"`` lists, per feature, its categories by name
+(``null`` for a numeric feature; the key is ``null`` or absent when no feature is categorical), and
+``graph.category_left`` the codes (positions in that list) each categorical split sends left
+(``null`` at other nodes), its threshold written ``null``. Files of versions 1 and 2 still open.
 """
 
 from __future__ import annotations
@@ -45,9 +50,10 @@ __all__ = [
 ]
 
 FORMAT = "tnt-explorer-model"
-VERSION = 2
-#: The versions this release reads: 1 (before missing values were supported) and the one it writes.
-READABLE_VERSIONS = (1, VERSION)
+VERSION = 3
+#: The versions this release reads: 1 (before missing values were supported), 2 (before categorical
+#: features) and the one it writes.
+READABLE_VERSIONS = (1, 2, VERSION)
 #: Default size limit of a model file, in bytes.
 MAX_BYTES = 50 * 1024 * 1024
 
@@ -124,6 +130,8 @@ class _LoadedGraph(_Frozen, BaseEstimator):
         model.n_features_in_ = int(n_features)
         if feature_names is not None:
             model.feature_names_in_ = np.asarray(feature_names, dtype=object)
+        if graph.categories:
+            model.categories_ = [graph.categories.get(f) for f in range(model.n_features_in_)]
         model.n_splits_ = graph.n_splits
         model.n_leaves_ = graph.n_leaves
         model.estimator_kind_ = kind
@@ -142,6 +150,10 @@ class LoadedGraphModel(GraphClassifierMixin, _LoadedGraph):
     n_classes_, n_features_in_, n_splits_, n_leaves_ : int
     feature_names_in_ : ndarray of str
         Defined only when the saved model had feature names.
+    categories_ : list
+        Defined only when the saved model has categorical features: per feature, a categorical
+        feature's categories by name in the order of their codes (ndarray), None for a numeric one.
+        ``predict`` reads those columns by name (:mod:`tnt.categorical`).
     estimator_kind_ : str
         Class name of the estimator that was saved (``"TnTClassifier"``, ``"CARTClassifier"``...).
     estimator_params_ : dict
@@ -177,7 +189,7 @@ class LoadedGraphRegressor(GraphRegressorMixin, _LoadedGraph):
         A regression graph (mean training target at each node).
     estimator_kind_ : str
         Class name of the estimator that was saved (``"TnTRegressor"``, ``"DecisionTreeRegressor"``).
-    n_features_in_, n_splits_, n_leaves_, feature_names_in_, estimator_params_, pruning_level_ :
+    n_features_in_, n_splits_, n_leaves_, feature_names_in_, categories_, estimator_params_, pruning_level_ :
         As in :class:`LoadedGraphModel`.
 
     Examples
@@ -219,7 +231,7 @@ def model_to_json(estimator, *, indent: int | None = None) -> str:
     >>> X, y = load_iris(return_X_y=True)
     >>> doc = json.loads(model_to_json(CARTClassifier(max_leaf_nodes=3).fit(X, y)))
     >>> doc["format"], doc["version"], doc["estimator"], doc["classes"]
-    ('tnt-explorer-model', 2, 'CARTClassifier', [0, 1, 2])
+    ('tnt-explorer-model', 3, 'CARTClassifier', [0, 1, 2])
     """
     graph = estimator.graph_ if hasattr(estimator, "graph_") else _converted_tree(estimator)
     kind, params = _kind_and_params(estimator)
@@ -228,6 +240,7 @@ def model_to_json(estimator, *, indent: int | None = None) -> str:
             f"{shown(kind)} is not a kind of model a model file holds ({', '.join(ESTIMATOR_KINDS)}); save one of those."
         )
     names = getattr(estimator, "feature_names_in_", None)
+    categorical = graph.is_categorical
     doc = {
         "format": FORMAT,
         "version": VERSION,
@@ -236,12 +249,19 @@ def model_to_json(estimator, *, indent: int | None = None) -> str:
         "classes": None if graph.regression else [_json_scalar(c) for c in estimator.classes_],
         "n_features_in": int(estimator.n_features_in_),
         "feature_names": None if names is None else [str(n) for n in names],
+        "categories": _categories_to_json(graph, int(estimator.n_features_in_)),
         "graph": {
             "input_dtype": graph.input_dtype.name,
             "children_left": graph.children_left.tolist(),
             "children_right": graph.children_right.tolist(),
             "feature": graph.feature.tolist(),
-            "threshold": [None if test else t for t, test in zip(graph.threshold.tolist(), graph.is_missing_test)],
+            "threshold": [
+                None if test or is_categorical else t
+                for t, test, is_categorical in zip(graph.threshold.tolist(), graph.is_missing_test, categorical)
+            ],
+            "category_left": None
+            if not categorical.any()
+            else [graph.left_categories(node).tolist() if c else None for node, c in enumerate(categorical)],
             "missing_go_to_left": None if graph.missing_go_to_left is None else graph.missing_go_to_left.tolist(),
             "missing_in_training": graph.missing_in_training,
             "value": graph.value.tolist(),
@@ -299,14 +319,18 @@ def model_from_json(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> LoadedG
     if not _is_int(version) or version not in READABLE_VERSIONS:
         raise ValueError(
             f"Model file version {shown(version)} is not supported; this version reads "
-            f"{' and '.join(map(str, READABLE_VERSIONS))}."
+            f"{', '.join(map(str, READABLE_VERSIONS[:-1]))} and {READABLE_VERSIONS[-1]}."
         )
     _require_keys(doc, _TOP_KEYS, "The model file")
     task = doc.get("task", "classification")
     if task not in ("classification", "regression"):
         raise ValueError('"task" must be "classification" or "regression".')
     regression = task == "regression"
-    graph = _read_graph(doc["graph"], regression, version)
+    n_features = doc["n_features_in"]
+    if not _is_int(n_features) or n_features < 1:
+        raise ValueError('"n_features_in" must be a positive integer.')
+    categories = _read_categories(doc.get("categories"), n_features) if version >= 3 else None
+    graph = _read_graph(doc["graph"], regression, version, categories)
     if regression and doc["classes"] is not None:
         raise ValueError('A regression model file has "classes": null.')
     classes = None if regression else _read_classes(doc["classes"])
@@ -314,9 +338,6 @@ def model_from_json(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> LoadedG
         raise ValueError(
             f"The model file lists {classes.shape[0]} classes but graph.value has {graph.n_classes} columns."
         )
-    n_features = doc["n_features_in"]
-    if not _is_int(n_features) or n_features < 1:
-        raise ValueError('"n_features_in" must be a positive integer.')
     tested = graph.feature[~graph.is_leaf]
     if tested.size and tested.max() >= n_features:
         raise ValueError(f"The graph tests feature {tested.max()} but the model has only {n_features} features.")
@@ -510,7 +531,75 @@ def _array(graph: dict, key: str, check, kind: str, n_nodes: int) -> list:
     return values
 
 
-def _read_graph(graph, regression: bool = False, version: int = VERSION) -> DecisionGraph:
+def _categories_to_json(graph: DecisionGraph, n_features: int):
+    """The file's ``"categories"``: per feature its categories by name (null for a numeric
+    feature), or null for a model without categorical features."""
+    if not graph.categories:
+        return None
+    return [
+        [_category_name(c) for c in graph.categories[f]] if f in graph.categories else None for f in range(n_features)
+    ]
+
+
+def _category_name(name):
+    """A category's name as a JSON value: a string, or an integer for a column of integer codes."""
+    name = name.item() if isinstance(name, np.generic) else name
+    if isinstance(name, str) or (isinstance(name, int) and not isinstance(name, bool)):
+        return name
+    raise ValueError(
+        f"The category {name!r} of type {type(name).__name__} cannot be stored in a model file; "
+        "categories are text or integer codes."
+    )
+
+
+def _read_categories(categories, n_features: int) -> dict | None:
+    """The ``"categories"`` of a file of version 3 as ``DecisionGraph.categories``."""
+    if categories is None:
+        return None
+    if not isinstance(categories, list) or len(categories) != n_features:
+        raise ValueError(f'"categories" must be null or a list of {n_features} entries, one per feature.')
+    out = {}
+    for f, names in enumerate(categories):
+        if names is None:
+            continue
+        if (
+            not isinstance(names, list)
+            or not names
+            or not (all(isinstance(n, str) for n in names) or _all_integers(names))
+            or len(set(names)) != len(names)
+        ):
+            raise ValueError(
+                f'"categories" of feature {f} must be null or a list of distinct names (all strings, or all integers).'
+            )
+        out[f] = names
+    return out or None
+
+
+def _read_category_left(graph: dict, categorical: np.ndarray) -> list | None:
+    """``graph.category_left`` of a file of version 3: per node the codes sent left, None elsewhere."""
+    subsets = graph.get("category_left")
+    n_nodes = categorical.shape[0]
+    if subsets is None:
+        return None
+    if not isinstance(subsets, list) or len(subsets) != n_nodes:
+        raise ValueError(f"graph.category_left must be null or a list of {n_nodes} entries, one per node.")
+    for node, codes in enumerate(subsets):
+        if categorical[node] != (codes is not None):
+            raise ValueError(
+                f"graph.category_left of node {node} must be a list of codes exactly when the node splits on a "
+                "categorical feature (null otherwise)."
+            )
+        if codes is not None and (
+            not isinstance(codes, list)
+            or not _all_integers(codes)
+            or len(set(codes)) != len(codes)
+            or min(codes, default=0) < 0
+        ):
+            raise ValueError(f"graph.category_left of node {node} must be a list of distinct non-negative integers.")
+    return subsets
+
+
+def _read_graph(graph, regression: bool = False, version: int = VERSION, categories=None) -> DecisionGraph:
     if not isinstance(graph, dict):
         raise ValueError('"graph" must be an object of arrays.')
     since_version_2 = ("missing_go_to_left",) if version >= 2 else ()
@@ -523,7 +612,10 @@ def _read_graph(graph, regression: bool = False, version: int = VERSION) -> Deci
     arrays = {key: _array(graph, key, _all_integers, "integers", n) for key in integer_keys}
     arrays["impurity"] = _array(graph, "impurity", _all_numbers, "numbers", n)
     is_leaf = np.asarray(arrays["children_left"], dtype=np.int64) < 0
-    threshold, missing_go_to_left = _thresholds_and_directions(graph, is_leaf, version)
+    feature = np.asarray(arrays["feature"], dtype=np.int64)
+    categorical = ~is_leaf & np.isin(feature, list(categories or ()))
+    category_left = _read_category_left(graph, categorical) if version >= 3 else None
+    threshold, missing_go_to_left = _thresholds_and_directions(graph, is_leaf, version, categorical)
     value = _array(
         graph,
         "value",
@@ -553,6 +645,8 @@ def _read_graph(graph, regression: bool = False, version: int = VERSION) -> Deci
         regression=regression,
         missing_go_to_left=missing_go_to_left,
         missing_in_training=_missing_in_training(graph, version),
+        categories=categories,
+        category_left=category_left,
     )
 
 
@@ -609,25 +703,37 @@ def _read_edit_record(record) -> dict:
     }
 
 
-def _thresholds_and_directions(graph: dict, is_leaf: np.ndarray, version: int) -> tuple[np.ndarray, np.ndarray | None]:
-    """The thresholds (``+inf`` where the file writes a test of missingness as ``null``) and the
-    directions of missing values (None in a file of version 1, or written ``null``)."""
+def _thresholds_and_directions(
+    graph: dict, is_leaf: np.ndarray, version: int, categorical: np.ndarray
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """The thresholds (``+inf`` where the file writes a test of missingness as ``null``, NaN at a
+    categorical split, also written ``null``) and the directions of missing values (None in a file of
+    version 1, or written ``null``)."""
     n_nodes = is_leaf.shape[0]
     if version < 2:
         return np.asarray(_array(graph, "threshold", _all_numbers, "numbers", n_nodes), dtype=np.float64), None
     written = _array(graph, "threshold", lambda t: set(map(type, t)) <= {int, float, type(None)}, "numbers", n_nodes)
-    tests_missing = np.array([t is None for t in written], dtype=bool)
+    if np.any(categorical & np.array([t is not None for t in written], dtype=bool)):
+        node = int(np.flatnonzero(categorical & np.array([t is not None for t in written]))[0])
+        raise ValueError(f"Node {node} splits on a categorical feature; its threshold is written null.")
+    tests_missing = np.array([t is None for t in written], dtype=bool) & ~categorical
     if np.any(tests_missing & is_leaf):
         node = int(np.flatnonzero(tests_missing & is_leaf)[0])
         raise ValueError(f"Leaf {node} has a null threshold; null marks a split that tests missingness.")
     threshold = np.array([np.inf if t is None else t for t in written], dtype=np.float64)
-    if not np.all(np.isfinite(threshold[~tests_missing])):
-        node = int(np.flatnonzero(~np.isfinite(threshold) & ~tests_missing)[0])
+    threshold[categorical] = np.nan
+    if not np.all(np.isfinite(threshold[~tests_missing & ~categorical])):
+        node = int(np.flatnonzero(~np.isfinite(threshold) & ~tests_missing & ~categorical)[0])
         raise ValueError(
             f"Node {node} has a threshold that is not a finite number; a test of missingness is written null."
         )
     directions = graph["missing_go_to_left"]
     if directions is None:
+        if categorical.any():
+            raise ValueError(
+                "graph.missing_go_to_left is null but the graph has categorical splits, which send missing "
+                "values and unseen categories where it says."
+            )
         if tests_missing.any():
             raise ValueError(
                 "graph.threshold is null (a test of missingness) but graph.missing_go_to_left is null; "

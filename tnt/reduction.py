@@ -82,6 +82,11 @@ def reduce_graph(graph: DecisionGraph, X, y_idx, sample_weight=None) -> Decision
     >>> bool((r.predict_proba(X).argmax(1) == g.predict_proba(X).argmax(1)).all())
     True
     """
+    if graph.is_categorical.any():
+        raise ValueError(
+            "Graph reduction does not merge categorical splits (tests of subsets of categories) yet; "
+            "this graph has some, so it is kept as it is."
+        )
     X = np.ascontiguousarray(np.asarray(X), dtype=graph.input_dtype)
     y_idx = np.asarray(y_idx, dtype=np.intp)
     w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)

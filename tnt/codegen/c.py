@@ -26,6 +26,12 @@ def to_c(estimator, *, feature_names=None) -> str:
     ``tnt_features[]``. A missing value (NaN) goes where the model's direction sends it at each
     split; compile without ``-ffast-math``, which lets the compiler assume there is no NaN.
 
+    A categorical feature's value in ``x`` is its category's **code**: the category's position in
+    the feature's part of the table ``tnt_category_names[]`` (from ``tnt_category_start[f]``,
+    ``tnt_category_start[f + 1] - tnt_category_start[f]`` names; none for a numeric feature).
+    ``int tnt_category_code(int feature, const char *name)`` gives it, or -1 for a name the model
+    never saw, which goes, as any value that is no code does, where missing values go.
+
     Parameters
     ----------
     estimator : fitted graph classifier or regressor (TnT, CART, TAO, NDG or a loaded model file)
@@ -73,6 +79,8 @@ def to_c(estimator, *, feature_names=None) -> str:
         f"#define TNT_N_FEATURES {g.n_features}",
         *_array("const char *const tnt_features[TNT_N_FEATURES]", [c_string(n) for n in g.feature_names]),
     ]
+    if g.categories:
+        out += _category_table(g)
     if g.regression:
         out += _array(f"static const double tnt_leaf_value[{g.n_leaves}]", [c_double(v) for v in g.leaf_value])
     else:
@@ -120,12 +128,64 @@ def _walk(g) -> list[str]:
     for s in range(g.n_splits):
         label = "    " if s == 0 else f"s{s}:".ljust(4)  # every split but the root is a jump's target
         x = f"x[{g.feature[s]}]"
-        if g.tests_missing[s]:
+        if g.category_left[s] is not None:
+            test = f"tnt_goes_left(tnt_left_{s}, {len(g.categories[int(g.feature[s])])}, {x}, {int(g.missing_left[s])})"
+        elif g.tests_missing[s]:
             test = f"{x} == {x}"  # present (not NaN): left
         else:
             test = f"{x} <= {c_double(g.threshold[s])}" + (f" || {x} != {x}" if g.missing_left[s] else "")
         lines += [f"{label}if ({test}) {branch(g.left[s])}", f"    {branch(g.right[s])}"]
     return lines
+
+
+def _category_table(g) -> list[str]:
+    """The categories by name, feature by feature, the code a name has, and per categorical split the
+    flags of the codes it sends left, read by ``tnt_goes_left``."""
+    names, start = [], []
+    for f in range(g.n_features):
+        start.append(len(names))
+        names += [str(n) for n in g.categories.get(f, [])]
+    start.append(len(names))
+    out = [
+        "/* Categorical features: the names of feature f's categories are tnt_category_names[tnt_category_start[f]]",
+        " * to tnt_category_names[tnt_category_start[f + 1] - 1]; a category's code, its value in x, is its",
+        " * position among them (tnt_category_code). A numeric feature has none. */",
+        *_array("const char *const tnt_category_names[]", [c_string(n) for n in names]),
+        *_array("const int tnt_category_start[TNT_N_FEATURES + 1]", [str(i) for i in start]),
+        "/* The code of category `name` of feature `feature`, or -1 for a name the model never saw",
+        " * (routed as a missing value). */",
+        "int tnt_category_code(int feature, const char *name)",
+        "{",
+        "    int k;",
+        "    if (feature < 0 || feature >= TNT_N_FEATURES)",
+        "        return -1;",
+        "    for (k = tnt_category_start[feature]; k < tnt_category_start[feature + 1]; k++) {",
+        "        const char *a = tnt_category_names[k], *b = name;",
+        "        while (*a && *a == *b) {",
+        "            a++;",
+        "            b++;",
+        "        }",
+        "        if (*a == *b)",
+        "            return k - tnt_category_start[feature];",
+        "    }",
+        "    return -1;",
+        "}",
+        "",
+        "/* Whether code v goes left at a categorical split whose flags are left[0..n-1]; a value that is no",
+        " * code (NaN, -1, a fraction, out of range) goes left when missing_left is 1. */",
+        "static int tnt_goes_left(const unsigned char *left, int n, double v, int missing_left)",
+        "{",
+        "    if (v >= 0 && v < n && v == (double)(int)v)",
+        "        return left[(int)v];",
+        "    return missing_left;",
+        "}",
+        "",
+    ]
+    for s, subset in enumerate(g.category_left):
+        if subset is not None:
+            flags = ["1" if c in set(subset) else "0" for c in range(len(g.categories[int(g.feature[s])]))]
+            out += _array(f"static const unsigned char tnt_left_{s}[{len(flags)}]", flags)
+    return out
 
 
 def c_double(x) -> str:

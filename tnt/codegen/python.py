@@ -20,7 +20,9 @@ def to_python(estimator, *, feature_names=None) -> str:
     The module defines ``FEATURES``, ``CLASSES`` (classifiers), ``predict(row)`` (the class label,
     or for a regressor the value) and, for a classifier, ``predict_proba(row)`` (the class
     probabilities in the order of ``CLASSES``). ``row`` is a sequence of the feature values in the
-    order of ``FEATURES``. It imports nothing.
+    order of ``FEATURES``, or a dict of them by name. A categorical feature's value is its category
+    by name (``"red"``; ``CATEGORIES`` lists them); a category the model never saw goes as a
+    missing value does. It imports nothing.
 
     Parameters
     ----------
@@ -51,15 +53,35 @@ def to_python(estimator, *, feature_names=None) -> str:
         f"predict(row) gives the {kind} of one row"
         + ("." if g.regression else ", predict_proba(row) its class probabilities in the order"),
         *([] if g.regression else ["of CLASSES."]),
-        f"row is a sequence of {g.n_features} numbers in the order of FEATURES. A split sends a value left",
-        "when value <= threshold, exactly as the model does (thresholds are written to round-trip, and",
-        "where the model rounds inputs to float32 they are the bounds of that rounding); a missing value",
-        "(NaN) goes left where _MISSING_LEFT says 1, else right; a threshold of inf tests missingness.",
+        f"row is a sequence of {g.n_features} values in the order of FEATURES, or a dict of them by name.",
+        "A split sends a value left when value <= threshold, exactly as the model does (thresholds are",
+        "written to round-trip, and where the model rounds inputs to float32 they are the bounds of that",
+        "rounding); a missing value (NaN) goes left where _MISSING_LEFT says 1, else right; a threshold of",
+        "inf tests missingness.",
+        *(
+            [
+                "A categorical feature's value is its category by name (CATEGORIES); a split on it sends the",
+                "categories of _CATEGORY_LEFT left, the others right, and a missing value (None or NaN, in any",
+                "feature) or a category the model never saw where _MISSING_LEFT says.",
+            ]
+            if g.categories
+            else []
+        ),
         "No imports needed.",
         '"""',
         "",
         *_tuple("FEATURES", [python_literal(name) for name in g.feature_names]),
     ]
+    if g.categories:
+        lines += ["# Per categorical feature (by index), its categories by name and their codes."]
+        lines += ["CATEGORIES = {"]
+        for f, names in g.categories.items():
+            lines += [
+                f"    {f}: {{",
+                *wrap([f"{python_literal(n)}: {code}" for code, n in enumerate(names)], "        "),
+                "    },",
+            ]
+        lines += ["}"]
     if not g.regression:
         lines += _tuple("CLASSES", [python_literal(c) for c in g.classes])
     lines += [
@@ -67,8 +89,16 @@ def to_python(estimator, *, feature_names=None) -> str:
         "# Split s sends a row to _LEFT[s] when row[_FEATURE[s]] <= _THRESHOLD[s] (or is NaN and",
         "# _MISSING_LEFT[s] is 1), else to _RIGHT[s]: another split's id, or leaf k written -1 - k.",
         *_tuple("_FEATURE", [str(f) for f in g.feature]),
-        *_tuple("_THRESHOLD", [python_literal(float(t)) for t in g.threshold]),
+        *_tuple("_THRESHOLD", [python_literal(float(t)) for t in g.threshold]),  # nan at a categorical split
         *_tuple("_MISSING_LEFT", [str(int(m)) for m in g.missing_left]),
+        *(
+            _tuple(
+                "_CATEGORY_LEFT",
+                ["None" if c is None else "frozenset({" + ", ".join(map(str, c)) + "})" for c in g.category_left],
+            )
+            if g.categories
+            else []
+        ),
         *_tuple("_LEFT", [str(c) for c in g.left]),
         *_tuple("_RIGHT", [str(c) for c in g.right]),
     ]
@@ -83,12 +113,26 @@ def to_python(estimator, *, feature_names=None) -> str:
         "",
         "",
         "def _leaf(row):",
+        "    if isinstance(row, dict):",
+        "        row = [row[name] for name in FEATURES]",
         f"    if len(row) != {g.n_features}:",
         f'        raise ValueError(f"row has {{len(row)}} values; the model reads {g.n_features} (see FEATURES).")',
         f"    node = {g.start}",
         "    while node >= 0:",
         "        value = row[_FEATURE[node]]",
-        "        goes_left = value <= _THRESHOLD[node] or (value != value and _MISSING_LEFT[node])",
+        *(
+            [
+                "        if _CATEGORY_LEFT[node] is not None:",
+                "            code = CATEGORIES[_FEATURE[node]].get(value)",
+                "            goes_left = _MISSING_LEFT[node] if code is None else code in _CATEGORY_LEFT[node]",
+                "        elif value is None or value != value:",
+                "            goes_left = _MISSING_LEFT[node]",
+                "        else:",
+                "            goes_left = value <= _THRESHOLD[node]",
+            ]
+            if g.categories
+            else ["        goes_left = value <= _THRESHOLD[node] or (value != value and _MISSING_LEFT[node])"]
+        ),
         "        node = _LEFT[node] if goes_left else _RIGHT[node]",
         "    return -1 - node",
         "",

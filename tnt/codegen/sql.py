@@ -30,7 +30,10 @@ def to_sql(estimator, *, table: str = "data", key: str = "id", feature_names=Non
     The query reads the key column and the feature columns (named as the model's features) of
     ``table`` and returns the key and a ``prediction`` column (the class label; for a regressor, the
     value), ordered by the key. A NULL feature value is a missing value: it goes where the model
-    sends a NaN at each split. Identifiers are double-quoted, so any name works.
+    sends a NaN at each split. A categorical feature's column holds its categories by name (text,
+    or integers for integer codes): a split on it reads ``"colour" IN ('blue', 'red')``, and a
+    category the model never saw goes as NULL does. Identifiers are double-quoted and strings
+    single-quoted (inner quotes doubled), so any name works.
 
     Parameters
     ----------
@@ -62,11 +65,14 @@ def to_sql(estimator, *, table: str = "data", key: str = "id", feature_names=Non
     g = code_graph(estimator, feature_names)
     _check_names(g.feature_names, table, key)
     row = sql_identifier("tnt_row")
-    columns = [(f, sql_identifier(g.feature_names[f])) for f in g.used_features]
+    # Categorical columns are read by the IN lists of their splits only: a CASE mixing text and
+    # numbers would not type-check in every database.
+    columns = [(f, sql_identifier(g.feature_names[f])) for f in g.used_features if f not in g.categories]
     cases = [f"      WHEN {f} THEN {row}.{name}" for f, name in columns] or ["      WHEN -1 THEN NULL"]
     # A test of missingness has no threshold (NULL): a present value goes "yes".
     thresholds = [
-        "CAST(NULL AS DOUBLE PRECISION)" if m else sql_number(t) for t, m in zip(g.threshold, g.tests_missing)
+        "CAST(NULL AS DOUBLE PRECISION)" if m or c else sql_number(t)
+        for t, m, c in zip(g.threshold, g.tests_missing, g.categorical)
     ]
     splits = [
         f"    ({s}, {g.feature[s]}, {thresholds[s]}, {int(g.missing_left[s])}, {g.left[s]}, {g.right[s]})"
@@ -86,6 +92,14 @@ def to_sql(estimator, *, table: str = "data", key: str = "id", feature_names=Non
         "-- model rounds inputs to float32 they are the bounds of that rounding); a NULL (missing) value goes",
         '-- "yes" where "missing_yes" is 1, else "no"; a split whose threshold is NULL tests missingness.',
         "-- Each row walks the split table (one row per split) from split 0 to a leaf (-1 - leaf number).",
+        *(
+            [
+                '-- A split on a categorical column sends the categories of its IN list "yes", the others "no",',
+                '-- and NULL or a category the model never saw where "missing_yes" says.',
+            ]
+            if g.categories
+            else []
+        ),
     ]
     query = [
         "WITH",
@@ -99,7 +113,11 @@ def to_sql(estimator, *, table: str = "data", key: str = "id", feature_names=Non
         '  WITH RECURSIVE "tnt_walk"("node") AS (',
         f"    SELECT {g.start}",
         "    UNION ALL",
-        '    SELECT CASE WHEN (CASE s."feature"',
+        *(
+            ["    SELECT CASE", *_categorical_steps(g, row), '    WHEN (CASE s."feature"']
+            if g.categories
+            else ['    SELECT CASE WHEN (CASE s."feature"']
+        ),
         *cases,
         '    END) IS NULL THEN CASE WHEN s."missing_yes" = 1 THEN s."yes" ELSE s."no" END',
         '    WHEN s."threshold" IS NULL OR (CASE s."feature"',
@@ -113,6 +131,29 @@ def to_sql(estimator, *, table: str = "data", key: str = "id", feature_names=Non
         "ORDER BY 1;",
     ]
     return "\n".join(header + query) + "\n"
+
+
+def _categorical_steps(g, row: str) -> list[str]:
+    """The arms of the walk's CASE that take a categorical split: one per such split, its
+    categories listed in ``IN (...)`` on each side, anything else (NULL, a category never seen)
+    where its missing values go."""
+    lines = []
+    missing = 'CASE WHEN s."missing_yes" = 1 THEN s."yes" ELSE s."no" END'
+    for s, subset in enumerate(g.category_left):
+        if subset is None:
+            continue
+        f = int(g.feature[s])
+        names = g.categories[f]
+        column = f"{row}.{sql_identifier(g.feature_names[f])}"
+        yes = ", ".join(sql_literal(names[c]) for c in subset)
+        no = ", ".join(sql_literal(n) for c, n in enumerate(names) if c not in set(subset))
+        lines.append(
+            f'    WHEN s."node" = {s} THEN CASE'
+            + (f' WHEN {column} IN ({yes}) THEN s."yes"' if yes else "")
+            + (f' WHEN {column} IN ({no}) THEN s."no"' if no else "")
+            + f" ELSE {missing} END"
+        )
+    return lines
 
 
 def sql_identifier(name: str) -> str:

@@ -8,6 +8,10 @@ trained here), that is :func:`~tnt.learn.routing.float32_routing_thresholds`, so
 double-precision inputs needs no float32 cast. A missing value (NaN, SQL's NULL) goes where the
 model's stored direction sends it (``missing_left``; right at every split of a model without
 directions), and a split whose threshold is ``+inf`` tests missingness: present values go left.
+A split on a categorical feature has no threshold (NaN): it sends the categories of its
+``category_left`` (codes: positions in ``categories[feature]``) left, the feature's other
+categories right, and a missing value or a category the model never saw where ``missing_left``
+says.
 """
 
 from __future__ import annotations
@@ -53,6 +57,12 @@ class CodeGraph:
         Number of values in an input row.
     description : str
         One line naming the model: estimator, splits, leaves, shared nodes.
+    categories : dict of int to list
+        Per categorical feature, its categories by name (strings, or integers for integer codes), in
+        the order of their codes; empty for a model without categorical features.
+    category_left : tuple
+        Per split, the codes (ascending) of the categories a categorical split sends left; None at a
+        threshold split.
     """
 
     feature: np.ndarray
@@ -69,6 +79,8 @@ class CodeGraph:
     regression: bool
     n_features: int
     description: str
+    categories: dict = None
+    category_left: tuple = ()
 
     @property
     def n_splits(self) -> int:
@@ -82,6 +94,11 @@ class CodeGraph:
     def tests_missing(self) -> np.ndarray:
         """Whether each split tests missingness (threshold ``+inf``): present values left, missing right."""
         return np.isposinf(self.threshold)
+
+    @property
+    def categorical(self) -> np.ndarray:
+        """Whether each split tests a categorical feature (a subset of its categories)."""
+        return np.array([c is not None for c in self.category_left], dtype=bool).reshape(-1)
 
     @property
     def used_features(self) -> list[int]:
@@ -129,9 +146,11 @@ def code_graph(estimator, feature_names=None) -> CodeGraph:
     number = np.zeros(graph.node_count, dtype=np.int64)
     number[splits] = np.arange(splits.size)
     number[leaves] = -1 - np.arange(leaves.size)
-    threshold = graph.threshold[splits]
+    categorical = graph.is_categorical[splits]
+    threshold = np.where(categorical, 0.0, graph.threshold[splits])
     if graph.input_dtype == np.float32:
         threshold = float32_routing_thresholds(threshold)
+    threshold = np.where(categorical, np.nan, threshold)
     regression = bool(graph.regression)
     # The kind of a loaded model is any text its file holds: only identifier characters reach the
     # comments and docstrings of the code.
@@ -155,6 +174,10 @@ def code_graph(estimator, feature_names=None) -> CodeGraph:
         n_features=n_features,
         description=f"{kind}, {_count(splits.size, 'split')}, {_count(leaves.size, 'leaf', 'leaves')}, "
         f"{_count(shared, 'node')} with several parents",
+        categories={f: [plain_label(c) for c in names] for f, names in (graph.categories or {}).items()},
+        category_left=tuple(
+            tuple(graph.left_categories(s).tolist()) if c else None for s, c in zip(splits.tolist(), categorical)
+        ),
     )
 
 

@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from tnt._messages import shown
@@ -188,6 +189,7 @@ def read_csv_table(
     drop_missing: bool = False,
     reject_constant: bool = False,
     task: str = "classification",
+    text_features=(),
 ):
     """Read a CSV file into numeric features and, optionally, a target column.
 
@@ -206,11 +208,14 @@ def read_csv_table(
         Refuse feature columns holding a single value (for training; a batch to predict may have some).
     task : {"classification", "regression", "auto"}, default="classification"
         What the target is for (see :func:`tnt.data.datasets.prepare_table`).
+    text_features : sequence of str, default=()
+        Feature columns returned as they are read (the categorical features of a model, whose values
+        it reads by name), an empty cell as a missing value; the checks of numeric columns skip them.
 
     Returns
     -------
     X : pandas.DataFrame
-        The feature columns, as float64 numbers.
+        The feature columns, as float64 numbers (the ``text_features`` as they are).
     y : ndarray or None
         The target column (numbers as they are, other labels as strings), ``None`` without ``target``.
 
@@ -250,17 +255,24 @@ def read_csv_table(
             )
         if not features:
             raise DataError("There are no feature columns besides the class column; add the features.")
-        X, y, _, _ = prepare_table(
-            frame,
-            target=target,
-            features=features,
-            drop_missing=drop_missing,
-            reject_constant=reject_constant,
-            encode_text=False,
-            task=task,
-        )
+        numeric = [f for f in features if f not in set(text_features)]
+        if numeric or target is not None:
+            X, y, _, rows = prepare_table(
+                frame,
+                target=target,
+                features=numeric,
+                drop_missing=drop_missing,
+                reject_constant=reject_constant,
+                encode_text=False,
+                task=task,
+            )
+        else:  # only columns read by name: nothing to check
+            X, y, rows = np.empty((frame.shape[0], 0)), None, frame.index
     except OSError as error:
         raise DataError(f"{path} could not be read ({error.strerror or error}).") from None
     except DataError as error:
         raise DataError(f"{path}: {error}") from None
-    return pd.DataFrame(X, columns=list(features)), y
+    table = pd.DataFrame(X, columns=numeric)
+    for name in text_features:
+        table[name] = frame.loc[rows, name].to_numpy()
+    return table[list(features)], y

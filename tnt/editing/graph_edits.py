@@ -126,6 +126,10 @@ def remove_unreachable(graph: DecisionGraph) -> tuple[DecisionGraph, np.ndarray]
         if graph.missing_go_to_left is None
         else np.where(leaf, 0, graph.missing_go_to_left[order]),
         missing_in_training=graph.missing_in_training,
+        categories=graph.categories,
+        category_left=None
+        if graph.category_left is None
+        else np.where(leaf[:, None], np.uint64(0), graph.category_left[order]),
     )
     return kept, new_id
 
@@ -182,6 +186,9 @@ def collapse(graph: DecisionGraph, node: int) -> GraphChange:
     if graph.missing_go_to_left is not None:
         arrays["missing_go_to_left"] = graph.missing_go_to_left.copy()
         arrays["missing_go_to_left"][node] = 0
+    if graph.category_left is not None:
+        arrays["category_left"] = graph.category_left.copy()
+        arrays["category_left"][node] = 0
     return _finish(arrays, graph, [node], below)
 
 

@@ -76,4 +76,6 @@ def refreshed(graph: DecisionGraph, X, y, sample_weight=None) -> DecisionGraph:
         regression=graph.regression,
         missing_go_to_left=graph.missing_go_to_left,
         missing_in_training=graph.missing_in_training,
+        categories=graph.categories,
+        category_left=graph.category_left,
     )

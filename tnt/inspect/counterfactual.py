@@ -102,6 +102,11 @@ class CounterfactualSpace:
         X = np.asarray(X_train)
         if X.ndim != 2:
             raise ValueError(f"X_train must be 2-dimensional, got shape {X.shape}.")
+        if graph.is_categorical.any():
+            raise ValueError(
+                "The counterfactual search does not handle categorical splits (tests of subsets of "
+                "categories) yet; this model has some."
+            )
         self.graph = graph
         self.n_features = X.shape[1]
         self.used = np.unique(graph.feature[~graph.is_leaf])

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tnt.categorical import read_codes
 from tnt.graph import DecisionGraph
 from tnt.inspect.reach import Routes
 from tnt.viz.exporter import shows_missing
@@ -48,6 +49,11 @@ class NodeDistribution:
         (:func:`tnt.viz.exporter.shows_missing`), or when some of these samples miss the feature
         (where they went is a fact about them). None otherwise, at a leaf, and in a graph that
         stores no direction.
+    categories : tuple of str or None
+        At a split on a categorical feature, its categories by name (``values`` holds their codes,
+        NaN for a missing or unseen one); None elsewhere.
+    category_left : frozenset of int or None
+        There, the codes of the categories the split sends left ("yes").
     """
 
     node: int
@@ -61,6 +67,8 @@ class NodeDistribution:
     n_classes: int
     prediction: float
     missing_left: bool | None = None
+    categories: tuple | None = None
+    category_left: frozenset | None = None
 
     @property
     def n_samples(self) -> int:
@@ -115,6 +123,13 @@ def node_distribution(graph: DecisionGraph, routes: Routes, X, y, node: int) -> 
     values = np.empty(0) if leaf else np.asarray(X, dtype=np.float64)[samples, feature]
     prediction = float(graph.value[node, 0]) if graph.regression else float(graph.predicted_class()[node])
     directions = graph.missing_go_to_left is not None
+    categories = category_left = None
+    if not leaf and graph.tests_categories(node):
+        names = graph.categories[feature]
+        categories = tuple(str(n) for n in names)
+        category_left = frozenset(graph.left_categories(node).tolist())
+        codes = read_codes(values, names.shape[0])
+        values = np.where(codes < 0, np.nan, codes.astype(np.float64))  # an unseen category is missing
     said = not leaf and directions and (shows_missing(graph) or bool(np.isnan(values).any()))
     return NodeDistribution(
         node=node,
@@ -128,4 +143,6 @@ def node_distribution(graph: DecisionGraph, routes: Routes, X, y, node: int) -> 
         n_classes=1 if graph.regression else graph.n_classes,
         prediction=prediction,
         missing_left=bool(graph.missing_go_to_left[node]) if said else None,
+        categories=categories,
+        category_left=category_left,
     )

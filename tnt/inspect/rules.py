@@ -11,18 +11,20 @@ first, and the rest of the leaf's paths are summed up.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from tnt.graph import DecisionGraph
 from tnt.inspect.reach import Routes
-from tnt.viz.exporter import format_number, format_value, shows_missing
+from tnt.viz.exporter import categories_text, format_number, format_value, shows_missing
 
 __all__ = [
     "MISSING_ONLY",
     "MISSING_TOO",
     "PRESENT_ONLY",
+    "Categories",
     "LeafRules",
     "leaf_rules",
     "merged_conditions",
@@ -51,6 +53,14 @@ def path_counts(graph: DecisionGraph) -> list[int]:
     return counts
 
 
+class Categories(NamedTuple):
+    """What a path says of a categorical feature: the categories (``names``, in the feature's
+    order) whose codes are in ``allowed`` take it."""
+
+    names: tuple
+    allowed: frozenset
+
+
 #: What a path says of a feature's missing values, in a graph whose texts say where they go: they
 #: take the path too, they do not (only present values in the interval do), or only they do.
 MISSING_TOO, PRESENT_ONLY, MISSING_ONLY = "or missing", "present", "missing"
@@ -76,9 +86,26 @@ def merged_conditions(graph: DecisionGraph, path: list[int], show_missing: bool 
     ({0: (-inf, 30.0, 'present')}, {0: (30.0, 52.0, 'or missing')})
     >>> merged_conditions(m, [0, 1, 4], show_missing=False)
     {0: (30.0, 52.0)}
+
+    A categorical feature's tests merge into the set of its categories that take the path,
+    ``(Categories(names, allowed), ...)``.
     """
     missing = _directions_said(graph, show_missing)
-    return _merge(path, graph.feature.tolist(), graph.threshold.tolist(), graph.children_left.tolist(), missing)
+    feature, threshold, left = graph.feature.tolist(), graph.threshold.tolist(), graph.children_left.tolist()
+    return _merge(path, feature, threshold, left, missing, _subsets(graph))
+
+
+def _subsets(graph: DecisionGraph) -> list | None:
+    """Per node, ``(category names, codes sent left)`` at a categorical split, None elsewhere; None
+    for a graph without categorical splits."""
+    categorical = graph.is_categorical
+    if not categorical.any():
+        return None
+    subsets = [None] * graph.node_count
+    for node in np.flatnonzero(categorical):
+        names = tuple(str(n) for n in graph.categories[int(graph.feature[node])])
+        subsets[node] = (names, frozenset(graph.left_categories(node).tolist()))
+    return subsets
 
 
 def _directions_said(graph: DecisionGraph, show_missing: bool | None) -> list | None:
@@ -86,14 +113,27 @@ def _directions_said(graph: DecisionGraph, show_missing: bool | None) -> list | 
     return graph.missing_go_to_left.tolist() if shows_missing(graph, show_missing) else None
 
 
-def _merge(path, feature: list, threshold: list, left: list, missing_left: list | None = None) -> dict[int, tuple]:
+def _merge(
+    path, feature: list, threshold: list, left: list, missing_left: list | None = None, subsets: list | None = None
+) -> dict[int, tuple]:
     """:func:`merged_conditions` on the graph's arrays as lists (fast for many paths); a path may
-    end in ``-1`` padding."""
+    end in ``-1`` padding. ``subsets`` is :func:`_subsets`."""
     box: dict[int, tuple] = {}
     for node, child in zip(path[:-1], path[1:]):
         if child < 0:
             break
         went_left = child == left[node]
+        if subsets is not None and subsets[node] is not None:
+            names, sent_left = subsets[node]
+            held, *said = box.get(
+                feature[node],
+                (Categories(names, frozenset(range(len(names)))), *([] if missing_left is None else [MISSING_TOO])),
+            )
+            allowed = held.allowed & sent_left if went_left else held.allowed - sent_left
+            if missing_left is not None and bool(missing_left[node]) != went_left:
+                said = [PRESENT_ONLY]
+            box[feature[node]] = (Categories(names, allowed), *said)
+            continue
         low, high, *said = box.get(feature[node], (-np.inf, np.inf, *([] if missing_left is None else [MISSING_TOO])))
         t = threshold[node]
         if t == np.inf:  # a test of missingness: present values go left
@@ -124,8 +164,14 @@ def rule_text(conditions: dict[int, tuple], feature_names=None, precision: int =
     """
     parts = []
     for f in sorted(conditions):
-        low, high, *said = conditions[f]
         name = str(feature_names[f]) if feature_names is not None else f"x[{f}]"
+        if isinstance(conditions[f][0], Categories):
+            held, *said = conditions[f]
+            names_in = [n for code, n in enumerate(held.names) if code in held.allowed]
+            names_out = [n for code, n in enumerate(held.names) if code not in held.allowed]
+            parts.append(categories_text(name, names_in, names_out, missing=said == [MISSING_TOO]))
+            continue
+        low, high, *said = conditions[f]
         lo, hi = format_number(low, precision), format_number(high, precision)
         if said == [MISSING_ONLY]:
             parts.append(f"{name} is missing")
@@ -154,9 +200,10 @@ def _rules_taken(graph: DecisionGraph, routes: Routes, rules: dict, show_missing
     feature, threshold = graph.feature.tolist(), graph.threshold.tolist()
     left = graph.children_left.tolist()
     missing = _directions_said(graph, show_missing)
+    subsets = _subsets(graph)
     ids = np.empty(len(distinct), dtype=np.intp)
     for i, path in enumerate(distinct.tolist()):
-        box = _merge(path, feature, threshold, left, missing)
+        box = _merge(path, feature, threshold, left, missing, subsets)
         ids[i] = rules.setdefault(tuple(sorted(box.items())), len(rules))
     which = which.reshape(-1)
     return pd.DataFrame({"leaf": routes.leaves, "rule": ids[which], "path": which})

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from tnt.graph import DecisionGraph
-from tnt.viz.explain import goes_left, sample_path, value_text
+from tnt.viz.explain import goes_left, sample_path, shown_value, value_text
 
 __all__ = ["WhatIf", "what_if"]
 
@@ -80,8 +80,8 @@ def what_if(graph: DecisionGraph, original, edited, feature_names=None) -> WhatI
             {
                 "node": s.node,
                 "test": s.rule,
-                "before": "" if s.value is None else value_text(x0[graph.feature[s.node]]),
-                "value": value_text(s.value),
+                "before": "" if s.value is None else shown_value(graph, s.node, x0[graph.feature[s.node]]),
+                "value": s.category if s.category is not None else value_text(s.value),
                 "goes": "" if s.holds is None else ("yes" if s.holds else "no"),
                 "changed": s.node in changed,
             }

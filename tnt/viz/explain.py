@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tnt.categorical import read_codes
 from tnt.graph import MIXED, DecisionGraph
 from tnt.viz.exporter import format_value, node_condition
 
@@ -20,12 +21,14 @@ __all__ = [
     "MAX_DRAWN_NODES",
     "NodeInfo",
     "PathStep",
+    "category_name",
     "drawing_mode",
     "drawing_note",
     "goes_left",
     "node_info",
     "path_table",
     "sample_path",
+    "shown_value",
 ]
 
 #: Graphs with more nodes than this are drawn on the server at natural size (readable, scrollable,
@@ -115,6 +118,7 @@ class PathStep:
     rule: str
     value: float | None  # the sample's value of the feature tested (NaN when missing, None at the leaf)
     holds: bool | None  # whether the rule holds, i.e. the sample goes left (None at the leaf)
+    category: str | None = None  # at a categorical split, the sample's category by name (None: missing or unseen)
 
     @property
     def missing(self) -> bool:
@@ -160,8 +164,11 @@ def sample_path(graph: DecisionGraph, x, feature_names=None) -> list[PathStep]:
                 graph.children_left[node] != graph.children_right[node] or goes_left(graph, node, value)
             )
             # A step whose value is missing says where missing values go: a fact about this sample.
-            said = rule(graph, node, feature_names, show_missing=True if np.isnan(value) else None)
-            steps.append(PathStep(node, said, float(value), went_left))
+            category = category_name(graph, node, value)
+            unknown = np.isnan(value) or (graph.tests_categories(node) and category is None)
+            said = rule(graph, node, feature_names, show_missing=True if unknown else None)
+            value = np.nan if unknown else value
+            steps.append(PathStep(node, said, float(value), went_left, category))
     return steps
 
 
@@ -176,9 +183,24 @@ def goes_left(graph: DecisionGraph, node: int, value) -> bool:
     >>> goes_left(g, 0, 0.7), goes_left(g, 0, float("nan"))
     (False, True)
     """
+    if graph.tests_categories(node):  # by the sample's category code; an unseen one as missing
+        code = read_codes([value], graph.categories[int(graph.feature[node])].shape[0])[0]
+        if code >= 0:
+            return bool(code in set(graph.left_categories(node).tolist()))
+        value = np.nan
     if np.isnan(value):
         return graph.missing_go_to_left is not None and bool(graph.missing_go_to_left[node])
     return bool(value <= graph.threshold[node])
+
+
+def category_name(graph: DecisionGraph, node: int, code) -> str | None:
+    """The name of the category of code ``code`` at the categorical split ``node`` (None elsewhere,
+    and for a missing value or a code of no category)."""
+    if not graph.tests_categories(node):
+        return None
+    names = graph.categories[int(graph.feature[node])]
+    known = read_codes([code], names.shape[0])[0]
+    return None if known < 0 else str(names[known])
 
 
 def value_text(value: float | None) -> str:
@@ -192,6 +214,16 @@ def value_text(value: float | None) -> str:
     if value is None:
         return ""
     return "missing" if np.isnan(value) else f"{value:.4g}"
+
+
+def shown_value(graph: DecisionGraph, node: int, value) -> str:
+    """A sample's value of the feature split ``node`` tests, as a path table shows it: the
+    category's name at a categorical split (``missing`` for a missing or unseen one), else
+    :func:`value_text`."""
+    if graph.tests_categories(node):
+        name = category_name(graph, node, value)
+        return "missing" if name is None else name
+    return value_text(value)
 
 
 def path_table(steps: list[PathStep]) -> pd.DataFrame:
@@ -211,7 +243,7 @@ def path_table(steps: list[PathStep]) -> pd.DataFrame:
             {
                 "node": s.node,
                 "test": s.rule,
-                "value": value_text(s.value),
+                "value": s.category if s.category is not None else value_text(s.value),
                 "goes": "" if s.holds is None else ("yes" if s.holds else "no") + (" (missing)" if s.missing else ""),
             }
             for s in steps

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tnt.viz.exporter import GraphText
+from tnt.viz.exporter import GraphText, category_split
 
 __all__ = ["to_networkx"]
 
@@ -26,7 +26,9 @@ def to_networkx(graph, feature_names=None, class_names=None, precision: int = 3,
     -------
     digraph : networkx.DiGraph
         Node attributes: ``rule``, ``is_leaf``, ``feature`` and ``feature_name`` (``None`` at
-        leaves), ``threshold`` (``None`` at leaves), ``n_samples``, ``value`` (weighted class
+        leaves), ``threshold`` (``None`` at leaves and at a categorical split), ``categories_left``
+        (at a split on a categorical feature, the names of the categories it sends left; otherwise
+        ``None``), ``n_samples``, ``value`` (weighted class
         counts; the mean target of a regression graph), ``dominant_class`` (class name, ``None`` for
         a mixed node), ``predicted_class``, ``predicted_value`` (the mean target of a regression
         graph's node, otherwise ``None``; ``predicted_class`` is then ``None``), ``color``, ``depth``,
@@ -50,13 +52,15 @@ def to_networkx(graph, feature_names=None, class_names=None, precision: int = 3,
     is_leaf = text.is_leaf
     for node in range(graph.node_count):
         leaf = bool(is_leaf[node])
+        categorical = not leaf and graph.tests_categories(node)
         digraph.add_node(
             node,
             rule=text.rule(node),
             is_leaf=leaf,
             feature=None if leaf else int(graph.feature[node]),
             feature_name=None if leaf else text.feature_name(node),
-            threshold=None if leaf else float(graph.threshold[node]),
+            threshold=None if leaf or categorical else float(graph.threshold[node]),
+            categories_left=[str(n) for n in category_split(graph, node)[0]] if categorical else None,
             n_samples=text.samples(node),
             value=graph.value[node].tolist(),
             dominant_class=text.dominant_name(node),

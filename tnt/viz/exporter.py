@@ -18,6 +18,8 @@ from tnt.viz.colors import node_colors, node_fills
 
 __all__ = [
     "GraphText",
+    "categories_text",
+    "category_split",
     "condition_text",
     "escape_dot",
     "escape_html",
@@ -92,6 +94,42 @@ def condition_text(
     return f"{feature_name} {operator} {format_number(threshold, precision)}{' or missing' if missing else ''}"
 
 
+#: Most category names a condition lists before it says how many more there are.
+MOST_NAMES_SHOWN = 8
+
+
+def categories_text(feature_name: str, names_in, names_out, missing: bool = False) -> str:
+    """The test a sample passes when its category is one of ``names_in`` (the others being
+    ``names_out``): ``colour in {blue, red}``, or ``colour not in {green}`` when that is shorter.
+    ``missing`` adds `` or missing``: a missing value, and a category unseen in training, pass too.
+    Past :data:`MOST_NAMES_SHOWN` names the rest are counted (``… and 12 more``).
+
+    Examples
+    --------
+    >>> from tnt.viz.exporter import categories_text
+    >>> categories_text("colour", ["blue", "red"], ["green"])
+    'colour not in {green}'
+    >>> categories_text("colour", ["green"], ["blue", "red"], missing=True)
+    'colour in {green} or missing'
+    """
+    names_in, names_out = [str(n) for n in names_in], [str(n) for n in names_out]
+    negated = len(", ".join(names_out)) < len(", ".join(names_in))
+    shown = names_out if negated else names_in
+    listed = ", ".join(shown[:MOST_NAMES_SHOWN])
+    if len(shown) > MOST_NAMES_SHOWN:
+        listed += f", … and {len(shown) - MOST_NAMES_SHOWN} more"
+    return f"{feature_name} {'not in' if negated else 'in'} {{{listed}}}{' or missing' if missing else ''}"
+
+
+def category_split(graph, node: int) -> tuple[list, list]:
+    """The categories (by name) the categorical split ``node`` of ``graph`` sends left, and those it
+    sends right, each in the feature's order."""
+    names = graph.categories[int(graph.feature[node])]
+    left = np.zeros(names.shape[0], dtype=bool)
+    left[graph.left_categories(node)] = True
+    return names[left].tolist(), names[~left].tolist()
+
+
 def shows_missing(graph, show_missing: bool | None = None) -> bool:
     """Whether the texts of ``graph`` say, at its threshold splits, where a missing value goes.
 
@@ -134,6 +172,9 @@ def node_condition(
     'age > 37.5'
     """
     missing = shows_missing(graph, show_missing) and missing_branch(graph, node) == branch
+    if graph.tests_categories(node):
+        left, right = category_split(graph, node)
+        return categories_text(feature_name, *((left, right) if branch == "left" else (right, left)), missing=missing)
     return condition_text(feature_name, graph.threshold[node], branch, precision, missing=missing)
 
 

@@ -1,6 +1,7 @@
 """Plotly figures of what reaches a node, as dtreeviz draws them for a tree: at a split, the
 distribution of its feature stacked by class (a regression: the target against the feature) with the
-threshold drawn, one panel per parent at a node with several; at a leaf, its class counts (a
+threshold drawn (a categorical feature: a bar per category, those the split sends "yes" first, the
+line between the two groups), one panel per parent at a node with several; at a leaf, its class counts (a
 regression: the histogram of its targets) with the prediction marked. :func:`graph_small_multiples`
 draws every node of a small graph this way, layer by layer.
 
@@ -16,7 +17,7 @@ from tnt.graph import DecisionGraph
 from tnt.inspect.distributions import NodeDistribution, node_distribution
 from tnt.inspect.reach import Routes
 from tnt.viz.colors import HIGHLIGHT_COLOR, class_palette
-from tnt.viz.exporter import condition_text, format_number
+from tnt.viz.exporter import categories_text, condition_text, format_number
 
 __all__ = [
     "MAX_PARENT_PANELS",
@@ -77,10 +78,11 @@ def _split_traces(dist: NodeDistribution, mask, edges, class_names, legend: bool
     import plotly.graph_objects as go
 
     centers, widths = (edges[:-1] + edges[1:]) / 2, np.diff(edges)
+    values = _axis_values(dist)
     if dist.regression:
         return [
             go.Scattergl(
-                x=dist.values[mask], y=dist.targets[mask], mode="markers", name="samples", showlegend=False,
+                x=values[mask], y=dist.targets[mask], mode="markers", name="samples", showlegend=False,
                 marker=dict(color=_FEATURE_COLOR, size=4, opacity=0.5),
             )
         ]  # fmt: skip
@@ -90,7 +92,7 @@ def _split_traces(dist: NodeDistribution, mask, edges, class_names, legend: bool
         chosen = mask & (dist.targets == k)
         if not chosen.any():
             continue
-        counts, _ = np.histogram(dist.values[chosen], bins=edges)
+        counts, _ = np.histogram(values[chosen], bins=edges)
         traces.append(
             go.Bar(
                 x=centers, y=counts, width=widths, name=_name(class_names, k, "class"), legendgroup=str(k),
@@ -135,7 +137,39 @@ def _title(dist: NodeDistribution, feature_names, class_names, part: str) -> str
 
 
 def _rule(dist: NodeDistribution, feature_names) -> str:
-    return condition_text(_name(feature_names, dist.feature, "x"), dist.threshold, missing=dist.missing_left is True)
+    name = _name(feature_names, dist.feature, "x")
+    if dist.categories is not None:
+        left, right = (
+            [n for code, n in enumerate(dist.categories) if (code in dist.category_left) == side]
+            for side in (True, False)
+        )
+        return categories_text(name, left, right, missing=dist.missing_left is True)
+    return condition_text(name, dist.threshold, missing=dist.missing_left is True)
+
+
+def _category_order(dist: NodeDistribution) -> np.ndarray:
+    """A categorical split's codes in the order its chart draws them: those it sends "yes" first."""
+    codes = np.arange(len(dist.categories))
+    return np.concatenate(
+        [codes[[c in dist.category_left for c in codes]], codes[[c not in dist.category_left for c in codes]]]
+    )
+
+
+def _axis_values(dist: NodeDistribution) -> np.ndarray:
+    """The samples' places on a split chart's horizontal axis: their values, or at a categorical
+    split the position of their category in :func:`_category_order` (NaN where missing)."""
+    if dist.categories is None:
+        return dist.values
+    position = np.empty(len(dist.categories))
+    position[_category_order(dist)] = np.arange(len(dist.categories))
+    present = ~np.isnan(dist.values)
+    return np.where(present, position[np.where(present, dist.values, 0).astype(np.intp)], np.nan)
+
+
+def _category_axis(fig, dist: NodeDistribution, row: int, col: int) -> None:
+    """A categorical split chart's horizontal axis: each category's name under its bar."""
+    names = [dist.categories[c] for c in _category_order(dist)]
+    fig.update_xaxes(tickvals=list(range(len(names))), ticktext=names, row=row, col=col)
 
 
 def _drawn(dist: NodeDistribution):
@@ -143,6 +177,9 @@ def _drawn(dist: NodeDistribution):
     no place on the feature's axis), the threshold (None for a test of missingness, whose threshold
     is +inf) and the histogram's bin edges."""
     present = ~np.isnan(dist.values)
+    if dist.categories is not None:  # a bar per category, the line between "yes" and "no"
+        edges = np.arange(len(dist.categories) + 1) - 0.5
+        return present, len(dist.category_left) - 0.5, edges
     threshold = dist.threshold if np.isfinite(dist.threshold) else None
     return present, threshold, _edges(dist.values[present], threshold)
 
@@ -201,6 +238,8 @@ def node_figure(dist: NodeDistribution, feature_names=None, class_names=None, *,
                 fig.add_trace(trace, row=row, col=1)
             if threshold is not None:
                 fig.add_vline(x=threshold, line=dict(color=HIGHLIGHT_COLOR, width=2, dash="dash"), row=row, col=1)
+            if dist.categories is not None:
+                _category_axis(fig, dist, row, 1)
             fig.update_yaxes(title_text=target_name if dist.regression else "samples", row=row, col=1)
         fig.update_xaxes(title_text=_name(feature_names, dist.feature, "x"), row=len(panels), col=1)
     if dist.n_samples == 0:
@@ -270,6 +309,8 @@ def graph_small_multiples(graph: DecisionGraph, routes: Routes, X, y, feature_na
             traces = _split_traces(dist, present, edges, class_names, legend=False)
             if threshold is not None:
                 fig.add_vline(x=threshold, line=dict(color=HIGHLIGHT_COLOR, width=1.5, dash="dash"), row=row, col=col)
+            if dist.categories is not None:
+                _category_axis(fig, dist, row, col)
         for trace in traces:
             if trace.name not in shown and not dist.is_leaf and not dist.regression:
                 trace.showlegend = True
