@@ -62,6 +62,33 @@ def test_collapse_undo_redo_and_the_changed_node_drawn(iris_graph):
     assert button(at, "Redo").disabled
 
 
+def test_nodes_keep_the_ids_the_user_saw_and_the_box_does_not_jump_back(iris_graph):
+    at = iris_graph
+    first = editor(at).model.graph_
+    splits = np.flatnonzero(~first.is_leaf).tolist()
+    # A split whose collapse removes nodes (the graph is renumbered) and leaves a later split.
+    chosen = next(
+        s for s in splits
+        if collapse(first, s).graph.node_count < first.node_count
+        and any(t > s and collapse(first, s).new_id[t] >= 0 for t in splits)
+    )  # fmt: skip
+    labelled(at.selectbox, "Split to make a leaf").set_value(chosen).run()
+    button(at, "Collapse").click().run()
+    assert not at.exception and not at.error
+    step = editor(at).step
+    assert step.model.graph_.node_count < first.node_count  # nodes went: the graph was renumbered inside
+    # The box moved on to the next split the user saw, not back to #0; every option is an id seen before.
+    box = labelled(at.selectbox, "Split to make a leaf")
+    assert box.value == min(s for s in splits if s > chosen and s in step.original_ids.tolist())
+    assert all(int(o.split(":")[0][1:]) in splits for o in box.options)
+    # The drawing and the history name nodes by those ids.
+    dot = edited_dot(at)
+    for node, original in enumerate(step.original_ids.tolist()):
+        assert f'"#{original}\\n' in dot
+    assert f"1. collapse node {chosen} into a leaf" in " ".join(m.value for m in at.markdown)
+    assert any(f"#{chosen}" in c.value for c in at.caption if c.value.startswith("Changed by the last edit"))
+
+
 def test_redirect_offers_only_legal_targets_and_forbid_trains_without_the_feature(iris_graph):
     at = iris_graph
     graph = editor(at).model.graph_
@@ -145,7 +172,7 @@ def test_without_data_the_editor_says_which_statistics_are_unknown(open_app, tmp
     button(at, "Collapse").click().run()
     (warning,) = [w.value for w in at.warning if w.value.startswith("Statistics unknown")]
     shared = int(collapse(model.graph_, 5).new_id[7])  # node 7, renumbered once node 6 is gone
-    assert f"nodes #{shared}." in warning
+    assert "nodes #7." in warning  # named by the id the user saw before the edit
     assert button(at, "Forbid and train again").disabled
     assert np.array_equal(editor(at).unknown_nodes, [shared])
 

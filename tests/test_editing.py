@@ -445,3 +445,38 @@ def test_forbid_on_a_weighted_model_trains_again_with_the_weights(iris):
     expected = TnTClassifier(C=1e-2, random_state=0, excluded_features=[3]).fit(X, y, sample_weight=weight)
     assert np.array_equal(step.model.predict(X), expected.predict(X))
     assert step.model.n_splits_ == expected.n_splits_
+
+
+# ------------------------------------------------------------------------------ the ids a person saw
+def test_every_node_keeps_the_id_it_had_before_the_edits(iris, iris_tnt):
+    """After collapses and a redirect (which remove nodes and renumber the rest), ``original_ids`` names
+    each node of the edited graph by its id in the first graph: the same test, or the collapsed split."""
+    X, y = iris
+    editor = GraphEditor(iris_tnt, X, y)
+    first = iris_tnt.graph_
+    assert editor.step.original_ids.tolist() == list(range(first.node_count))
+    splits = np.flatnonzero(~first.is_leaf)
+    editor.collapse(int(splits[1]))  # removes what only it reached: later ids move down
+    g = editor.model.graph_
+    original = editor.step.original_ids
+    assert g.node_count < first.node_count and (original >= 0).all() and len(set(original.tolist())) == g.node_count
+    assert np.all(np.diff(original) > 0)  # the order of the nodes is kept
+    for node in range(g.node_count):
+        if not g.is_leaf[node]:  # a split left as it was: the same test under its old id
+            assert (g.feature[node], g.threshold[node]) == (
+                first.feature[original[node]],
+                first.threshold[original[node]],
+            )
+    collapsed = int(np.flatnonzero(original == splits[1])[0])
+    assert g.is_leaf[collapsed]
+    # A second edit names nodes by the ids of the graph it was applied to; described with the ids shown.
+    node = int(np.flatnonzero(~g.is_leaf)[-1])
+    step = editor.collapse(node)
+    assert step.edits[-1].describe(node_ids=editor.history.states[1].shown_ids) == (
+        f"collapse node {int(original[node])} into a leaf"
+    )
+    assert int(original[node]) in step.original_ids.tolist()
+    # Undo brings back the ids of the step before.
+    assert editor.undo().original_ids.tolist() == original.tolist()
+    # A forbidden feature trains a new graph: its ids are its own.
+    assert editor.forbid(0).original_ids.tolist() == list(range(editor.model.graph_.node_count))

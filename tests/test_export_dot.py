@@ -143,3 +143,13 @@ def test_node_and_edge_lines_are_the_ones_graphviz_writes():
         ours.body.append(f"\tn1 -> n7{_attributes(None, attrs)}\n")
         theirs.edge("n1", "n7", **attrs)
         assert ours.source == theirs.source
+
+
+def test_ids_to_show_can_be_given_per_node():
+    """An edited graph is drawn with the ids a person saw before the edits (EditStep.original_ids)."""
+    from tnt import DecisionGraph
+
+    g = DecisionGraph([1, -1, -1], [2, -1, -1], [0, -2, -2], [0.5, -2, -2], [[2, 2], [2, 0], [0, 2]])
+    source = to_dot(g, show_ids=[0, 4, 9])
+    assert '"#4\\n' in source and '"#9\\n' in source and '"#1\\n' not in source and '"#2\\n' not in source
+    assert all(f'"#{n}\\n' in to_dot(g, show_ids=True) for n in range(3)) and '"#0\\n' not in to_dot(g)

@@ -85,7 +85,7 @@ def editor_section(label: str, model, names, classes, data, data_fits: bool, bas
         if not data_fits and editor.unknown_nodes.size:
             st.warning(
                 f"Statistics unknown (their training samples changed, and no data is loaded): nodes "
-                f"{', '.join(f'#{n}' for n in editor.unknown_nodes[:30])}"
+                f"{', '.join(f'#{editor.step.shown_ids[n]}' for n in editor.unknown_nodes[:30])}"
                 + (" ..." if editor.unknown_nodes.size > 30 else "")
                 + ". They keep their earlier values and predictions."
             )
@@ -116,41 +116,55 @@ def _measures(editor: GraphEditor, data) -> None:
 
 
 def _edit_controls(editor: GraphEditor, key: dict, graph, names, classes, data_fits: bool) -> None:
+    """The edit tabs. Nodes are named and picked by the ids the user saw before editing
+    (``EditStep.original_ids``): an edit renumbers the graph, not what the user sees, and a box keeps
+    its node across edits while that node is still there."""
     text = GraphText(graph, names, classes)
-    tag = drawing.fingerprint(graph)  # widgets start afresh on each new graph: their options change
-    splits = np.flatnonzero(~graph.is_leaf).tolist()
+    shown = editor.step.shown_ids
+    internal = {int(shown[n]): n for n in range(graph.node_count)}  # shown id -> node of this graph
+    splits = [int(shown[n]) for n in np.flatnonzero(~graph.is_leaf)]
 
-    def described(node: int) -> str:
-        return f"#{node}: {text.rule(node)}" + (" (leaf)" if graph.is_leaf[node] else "")
+    def described(shown_id: int) -> str:
+        node = internal[shown_id]
+        return f"#{shown_id}: {text.rule(node)}" + (" (leaf)" if graph.is_leaf[node] else "")
+
+    def keep(widget_key: str, options: list) -> None:
+        """A box whose node is gone (the split just collapsed) moves on to the next node, not to the first."""
+        value = st.session_state.get(widget_key)
+        if value is not None and value not in options:
+            later = [o for o in options if o > value]
+            st.session_state[widget_key] = later[0] if later else options[-1]
 
     collapse_tab, redirect_tab, forbid_tab = st.tabs(["Collapse a split", "Redirect an edge", "Forbid a feature"])
     with collapse_tab:
         if not splits:
             st.caption("The graph is a single leaf: nothing to collapse.")
         else:
-            node = st.selectbox("Split to make a leaf", splits, format_func=described, key=f"edit/collapse/{tag}")
-            st.button("Collapse", key="edit/do_collapse", on_click=_act, args=(editor, key, editor.collapse, node))
+            keep("edit/collapse", splits)
+            picked = st.selectbox("Split to make a leaf", splits, format_func=described, key="edit/collapse")
+            st.button("Collapse", key="edit/do_collapse", on_click=_act,
+                      args=(editor, key, editor.collapse, internal[picked]))  # fmt: skip
     with redirect_tab:
         if not splits:
             st.caption("The graph is a single leaf: it has no edges.")
         else:
-            node = st.selectbox("Split", splits, format_func=described, key=f"edit/redirect_node/{tag}")
-            branch = st.radio("Edge", ["yes", "no"], horizontal=True, key=f"edit/branch/{tag}")
-            targets = legal_targets(graph, node, branch).tolist()
+            keep("edit/redirect_node", splits)
+            picked = st.selectbox("Split", splits, format_func=described, key="edit/redirect_node")
+            branch = st.radio("Edge", ["yes", "no"], horizontal=True, key="edit/branch")
+            targets = [int(shown[t]) for t in legal_targets(graph, internal[picked], branch)]
             if not targets:
                 st.caption("No node can take this edge: every other node is an ancestor or already a child.")
             else:
+                target_key = f"edit/target/{picked}/{branch}"
+                keep(target_key, targets)
                 target = st.selectbox(
-                    "New end (only nodes that keep the graph acyclic)",
-                    targets,
-                    format_func=described,
-                    key=f"edit/target/{tag}/{node}/{branch}",
+                    "New end (only nodes that keep the graph acyclic)", targets, format_func=described, key=target_key
                 )
                 st.button(
                     "Redirect",
                     key="edit/do_redirect",
                     on_click=_act,
-                    args=(editor, key, editor.redirect, node, branch, target),
+                    args=(editor, key, editor.redirect, internal[picked], branch, internal[target]),
                 )
     with forbid_tab:
         _forbid_controls(editor, key, names, data_fits)
@@ -192,8 +206,10 @@ def _history(editor: GraphEditor, key: dict, names) -> None:
     every = editor.history.states[-1].edits
     if every:
         done = len(editor.step.edits)
+        states = editor.history.states  # edit i was made to states[i]'s graph: named by the ids shown there
         lines = [
-            f"{i + 1}. {edit.describe(names)}" + ("" if i < done else " *(undone)*") for i, edit in enumerate(every)
+            f"{i + 1}. {edit.describe(names, node_ids=states[i].shown_ids)}" + ("" if i < done else " *(undone)*")
+            for i, edit in enumerate(every)
         ]
         st.markdown("**Edits**  \n" + "  \n".join(lines))
 
@@ -208,6 +224,7 @@ def changed_caption(changed: list[int], drawn: bool, shown: int = 30) -> str:
 def _drawing(step, names, classes) -> None:
     graph = step.model.graph_
     changed = step.changed.tolist()
+    shown = step.shown_ids
     mode = drawing_mode(graph)
     if step.edits and step.edits[-1].kind == "forbid":
         st.caption(
@@ -215,11 +232,11 @@ def _drawing(step, names, classes) -> None:
             "before are not in this graph (undo brings them back)."
         )
     elif changed:
-        st.caption(changed_caption(changed, drawn=mode != "interactive"))
+        st.caption(changed_caption([int(shown[n]) for n in changed], drawn=mode != "interactive"))
     if mode == "interactive":
         st.info(f"{graph.node_count:,} nodes: too many to draw here; the node ids above name the changes.")
         return
-    dot = to_dot(graph, feature_names=names, class_names=classes, show_ids=True, highlight_nodes=changed)
+    dot = to_dot(graph, feature_names=names, class_names=classes, show_ids=shown, highlight_nodes=changed)
     if mode == "browser":
         st.graphviz_chart(dot, width="content")
     else:

@@ -82,12 +82,14 @@ class Edit:
                 raise ValueError(f"The {value['kind']} edit has no valid {name}.")
         return cls(value["kind"], **fields)
 
-    def describe(self, feature_names=None) -> str:
-        """The edit in words."""
+    def describe(self, feature_names=None, node_ids=None) -> str:
+        """The edit in words; with ``node_ids`` (the id to show for each node of the graph the edit
+        was applied to, :attr:`EditStep.original_ids`), nodes are named by those ids."""
+        shown = (lambda n: n) if node_ids is None else (lambda n: int(node_ids[n]))
         if self.kind == "collapse":
-            return f"collapse node {self.node} into a leaf"
+            return f"collapse node {shown(self.node)} into a leaf"
         if self.kind == "redirect":
-            return f"send the {self.branch} edge of node {self.node} to node {self.target}"
+            return f"send the {self.branch} edge of node {shown(self.node)} to node {shown(self.target)}"
         name = f"feature {self.feature}" if feature_names is None else str(feature_names[self.feature])
         return f"forbid {name} (trained again without it)"
 
@@ -108,12 +110,25 @@ class EditStep:
         trains a new graph).
     unknown : ndarray of bool
         Nodes whose statistics are unknown: their training samples changed and no data was given.
+    original_ids : ndarray of int or None
+        For each node of ``model.graph_``, its id in the editor's first graph: edits remove nodes and
+        renumber the rest (the graph keeps its topological numbering), and these are the ids a person
+        saw before editing. After a feature is forbidden the graph is new, and these are its own ids.
+        None means the graph's own ids.
     """
 
     model: object
     edits: tuple = ()
     changed: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
     unknown: np.ndarray | None = None
+    original_ids: np.ndarray | None = None
+
+    @property
+    def shown_ids(self) -> np.ndarray:
+        """:attr:`original_ids`, or the graph's own ids where there are none."""
+        if self.original_ids is not None:
+            return self.original_ids
+        return np.arange(self.model.graph_.node_count, dtype=np.intp)
 
 
 class GraphEditor:
@@ -175,7 +190,8 @@ class GraphEditor:
                         f"X has {self.X.shape[0]} rows but sample_weight has shape {self.sample_weight.shape}."
                     )
         n = model.graph_.node_count
-        self.history: History[EditStep] = History(EditStep(model, unknown=np.zeros(n, dtype=bool)))
+        first = EditStep(model, unknown=np.zeros(n, dtype=bool), original_ids=np.arange(n, dtype=np.intp))
+        self.history: History[EditStep] = History(first)
 
     # ------------------------------------------------------------------ state
     @property
@@ -278,7 +294,10 @@ class GraphEditor:
         else:
             changed = np.union1d(change.edited, np.flatnonzero(unknown))
         edits = (*self.step.edits, edit)
-        return EditStep(self._hand_edited(graph, edits), edits, changed.astype(np.intp), unknown)
+        original = np.full(graph.node_count, -1, dtype=np.intp)
+        kept = change.new_id >= 0
+        original[change.new_id[kept]] = self.step.shown_ids[kept]
+        return EditStep(self._hand_edited(graph, edits), edits, changed.astype(np.intp), unknown, original)
 
     def _carried_unknown(self, change: GraphChange) -> np.ndarray:
         if self.has_data:
@@ -305,7 +324,9 @@ class GraphEditor:
         X = self.X if names is None else pd.DataFrame(self.X, columns=list(names))
         model = estimator.fit(X, self.y, sample_weight=self.sample_weight)
         n = model.graph_.node_count
-        return EditStep(model, (*self.step.edits, edit), np.zeros(0, dtype=np.intp), np.zeros(n, dtype=bool))
+        return EditStep(
+            model, (*self.step.edits, edit), np.zeros(0, dtype=np.intp), np.zeros(n, dtype=bool), np.arange(n)
+        )
 
     def _hand_edited(self, graph, edits):
         model = self.base

@@ -21,7 +21,7 @@ def to_dot(
     *,
     feature_names=None,
     class_names=None,
-    show_ids: bool = False,
+    show_ids=False,
     show_samples: bool = True,
     show_shares: bool = False,
     precision: int = 3,
@@ -49,8 +49,9 @@ def to_dot(
     graph : DecisionGraph
     feature_names, class_names : sequence of str, default=None
         Names of the features and of the classes (columns of ``graph.value``).
-    show_ids : bool, default=False
-        Start each label with the node id (``#17``).
+    show_ids : bool or array-like of int, default=False
+        Start each label with the node id (``#17``); an array gives the id to show for each node (the
+        ids a person saw before editing the graph, :attr:`tnt.editing.EditStep.original_ids`).
     show_samples : bool, default=True
         Show the number of training samples reaching each node.
     show_shares : bool, default=False
@@ -233,7 +234,10 @@ def _window(depth: np.ndarray, depth_window) -> np.ndarray:
 
 
 def _label_lines(text: GraphText, node: int, show_ids, show_samples, show_shares) -> list[str]:
-    lines = [f"#{node}"] if show_ids else []
+    if isinstance(show_ids, (bool, np.bool_)) or show_ids is None:
+        lines = [f"#{node}"] if show_ids else []
+    else:
+        lines = [f"#{int(show_ids[node])}"]
     lines.append(text.rule(node))
     if show_samples:
         lines.append(f"samples = {text.samples(node)}")
