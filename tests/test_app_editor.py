@@ -83,7 +83,7 @@ def test_nodes_keep_the_ids_the_user_saw_and_the_box_does_not_jump_back(iris_gra
     assert all(int(o.split(":")[0][1:]) in splits for o in box.options)
     # The drawing and the history name nodes by those ids.
     dot = edited_dot(at)
-    for node, original in enumerate(step.original_ids.tolist()):
+    for original in step.original_ids.tolist():
         assert f'"#{original}\\n' in dot
     assert f"1. collapse node {chosen} into a leaf" in " ".join(m.value for m in at.markdown)
     assert any(f"#{chosen}" in c.value for c in at.caption if c.value.startswith("Changed by the last edit"))
