@@ -118,13 +118,18 @@ if X is not None:
         name: model if hasattr(model, "apply") and not hasattr(model, "graph_") else model.graph_
         for name, model in models.items()
     }
-    for i, (col, (name, model)) in enumerate(zip(st.columns(len(models)), models.items())):
-        with col:
-            st.markdown(f"**{name}**")
-            col.metric("Splits", graphs[name].n_splits)
-            col.metric("Training accuracy", f"{training_accuracy(model, X, y):.4f}")
-            fig = regions_figure(model, X, y, feature_names=names, resolution=150, height=330, bounds=bounds)
-            st.plotly_chart(fig, key=f"teach/regions/{i}")
+    # The decision regions two by two: four side by side left each square about 140 px wide.
+    listed = list(models.items())
+    for row in range(0, len(listed), 2):
+        for col, (i, (name, model)) in zip(st.columns(2, gap="large"), enumerate(listed[row : row + 2], start=row)):
+            with col:
+                st.markdown(f"**{name}**")
+                left, right = st.columns(2)
+                left.metric("Splits", graphs[name].n_splits)
+                right.metric("Training accuracy", f"{training_accuracy(model, X, y):.4f}")
+                fig = regions_figure(model, X, y, feature_names=names, resolution=150, height=440, bounds=bounds)
+                fig.update_layout(margin={"l": 45, "r": 10, "t": 40, "b": 45})
+                st.plotly_chart(fig, key=f"teach/regions/{i}")
     # The graphs two by two: four side by side shrink a six-split tree's labels out of reading.
     shown = list(graphs.items())
     for row in range(0, len(shown), 2):

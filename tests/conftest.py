@@ -180,6 +180,7 @@ def compiled_kernels():
 #: nearly done, so the run ends on short files rather than one worker running a long one alone
 #: (xdist's default order, most tests first, left the 3 tests of test_paper.py for last).
 LONGEST_FILES = (
+    "tests/test_browser_walk.py",
     "tests/test_browser.py",
     "tests/test_extreme_models.py",
     "tests/test_paper.py",

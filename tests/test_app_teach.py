@@ -124,6 +124,7 @@ def test_clicks_on_the_board_add_points_of_the_chosen_class_and_undo_and_clear_r
 
 def test_drawn_data_that_cannot_be_trained_on_gets_one_sentence(app):
     app.radio(key="teach/source").set_value("draw").run()
+    assert app.radio(key="teach/draw_class").value == 0  # the first class first
     draw(app, 1, (0.1, 0.1), (0.2, 0.2))
     click(app, "Train on these points")
     assert [w.value for w in app.warning] == [

@@ -103,3 +103,23 @@ def test_a_graph_of_many_layers_gets_a_taller_figure_within_bounds():
     assert graph_figure(chain_graph(64), layers=(10, 29)).layout.height == 600
     assert graph_figure(chain_graph(64), layers=(0, 5)).layout.height == 450
     assert figure_height(64, layers=(60, 99)) == 450  # a window past the last layer counts the layers there
+
+
+def test_the_node_figure_is_tall_enough_for_the_legend_of_ten_classes():
+    """With ten classes the legend is not cut: its class groups are drawn without the 10 px gap plotly
+    puts between legend groups (rows of 19 px then, 29 px before: measured on rendered PNGs, where the
+    old 240 px plot showed seven classes), and the plot is tall enough for ten rows and the title."""
+    from sklearn.datasets import load_digits
+
+    from tnt import TnTClassifier
+    from tnt.inspect.distributions import node_distribution
+    from tnt.inspect.reach import routes
+    from tnt.viz.inspection import node_figure
+
+    X, y = load_digits(return_X_y=True)
+    g = TnTClassifier(C=1e-2, random_state=0).fit(X, y).graph_
+    dist = node_distribution(g, routes(g, X), X, y, 0)
+    figure = node_figure(dist, None, [str(k) for k in range(10)])
+    plot_height = figure.layout.height - figure.layout.margin.t - figure.layout.margin.b
+    assert figure.layout.legend.tracegroupgap == 0
+    assert plot_height >= 10 * 20 + 30

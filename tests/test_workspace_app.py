@@ -168,7 +168,7 @@ def test_the_history_lists_runs_and_reopens_one_on_the_graph_page(folder, monkey
     # Two tables that fit the page's width at 1,440 px, each a share of the columns, together all of them:
     # the runs (settings, size, scores) and, in an expander, when each was saved and from which data.
     runs, data = (json_order(later.dataframe[i]) for i in (0, 1))
-    assert runs == ["run", "data set", "C", "N1", "N2", "fine-tune", "seed", "thresholds", "size", "splits", "TnT test",
+    assert runs == ["run", "data set", "C", "settings", "thresholds", "size", "splits", "TnT test",
                     "CART test", "TnT train", "fit time (s)"]  # fmt: skip
     assert data == ["run", "saved", "data set", "test share", "split seed", "data hash (SHA-256)"]
     every = saved_runs_table(history_frame(WorkspaceStore(folder).runs(ws))).columns

@@ -355,13 +355,15 @@ SAVED_RUN_LABELS = {
 
 def saved_runs_table(frame: pd.DataFrame) -> pd.DataFrame:
     """The workspace's history (:func:`tnt.workspace.runs.history_frame`) with words and rounding;
-    the accuracy columns, or the R² and RMSE columns, are left out when no run has them.
+    the accuracy columns, or the R² and RMSE columns, are left out when no run has them, and share
+    one column per score when runs of both tasks are listed; N1, N2, fine-tuning and seed are one
+    "settings" column.
 
     Examples
     --------
     >>> from tnt.workspace.runs import history_frame
     >>> saved_runs_table(history_frame([])).columns.tolist()[:6]
-    ['run', 'saved', 'data set', 'edited by hand', 'C', 'N1']
+    ['run', 'saved', 'data set', 'edited by hand', 'C', 'settings']
     """
     shown = frame.copy()
     shown["C"] = shown["C"].map(lambda c: format_C(c) if isinstance(c, (int, float)) else c)
@@ -371,9 +373,19 @@ def saved_runs_table(frame: pd.DataFrame) -> pd.DataFrame:
     shown["tnt_test_rmse"] = shown["tnt_test_rmse"].astype(float).map(lambda v: v if v != v else float(f"{v:.4g}"))
     if len(shown):
         shown = shown.drop(columns=[key for key in (*scores, "tnt_test_rmse", "edited") if shown[key].isna().all()])
+    if len(shown) and {"tnt_test_accuracy", "tnt_test_r2"} <= set(shown.columns):
+        # Classification and regression runs side by side: one column per score, each run's own
+        # measure (accuracy, or R² for a regression), so that the table fits the page.
+        for model in ("tnt", "cart"):
+            shown[f"{model}_test_accuracy"] = shown[f"{model}_test_accuracy"].fillna(shown[f"{model}_test_r2"])
+        shown = shown.drop(columns=["tnt_test_r2", "cart_test_r2"])
     shown["fit_time"] = shown["fit_time"].astype(float).round(2)
     shown["max_bins"] = shown["max_bins"].map(format_bins)
     shown["ccp_alpha"] = shown["ccp_alpha"].map(format_size)
+    settings = [f"N1={a}, N2={b}, fine-tune {c}, seed {d}"
+                for a, b, c, d in zip(shown["N1"], shown["N2"], shown["fine_tune"], shown["seed"])]  # fmt: skip
+    shown.insert(shown.columns.get_loc("N1"), "settings", settings)
+    shown = shown.drop(columns=["N1", "N2", "fine_tune", "seed"])
     return labelled(shown.rename(columns=SAVED_RUN_LABELS))
 
 
@@ -381,7 +393,7 @@ def saved_runs_table(frame: pd.DataFrame) -> pd.DataFrame:
 #: came from (:func:`saved_runs_columns`), columns of :func:`saved_runs_table`. Both fit the page's width
 #: at 1,440 px beside the sidebar, where all the columns in one table would not.
 RUN_COLUMNS = (
-    "run", "data set", "edited by hand", "C", "N1", "N2", "fine-tune", "seed", "thresholds", "size", "splits", "TnT test", "CART test",
+    "run", "data set", "edited by hand", "C", "settings", "thresholds", "size", "splits", "TnT test", "CART test",
     "TnT train", "TnT test R²", "CART test R²", "TnT test RMSE", "fit time (s)",
 )  # fmt: skip
 DATA_COLUMNS = ("run", "saved", "data set", "test share", "split seed", "data hash (SHA-256)")
@@ -390,8 +402,12 @@ _RUN_HEADERS = {
     "TnT test R²": ("TnT R²", "R² of the TnT model on the test rows"),
     "CART test R²": ("CART R²", "R² of CART (same splits) on the test rows"),
     "TnT test RMSE": ("TnT RMSE", "RMSE of the TnT model on the test rows, in the target's units"),
-    "TnT test": (None, "Accuracy of the TnT model (or of the model edited by hand) on the test rows"),
-    "CART test": (None, "Accuracy of CART, grown to as many splits, on the test rows"),
+    "TnT test": (
+        None,
+        "Accuracy (R² for a regression) of the TnT model, or of the model edited by hand, on the test rows",
+    ),
+    "CART test": (None, "Accuracy (R² for a regression) of CART, grown to as many splits, on the test rows"),
+    "settings": (None, "N1 (merge phases), N2 (grow passes per phase), fine-tuning rounds and seed"),
     "TnT train": (None, "Accuracy of the TnT model (or of the model edited by hand) on the training rows"),
     "edited by hand": (
         None,

@@ -198,6 +198,13 @@ def table_layout(frame: pd.DataFrame, frame_px: int, *, hide_index: bool = True,
     return shown, config, TABLE_ROW_PX + (lines - 1) * LINE_PX, widths
 
 
+#: Shorter headers, with a tooltip saying them in full, for the measures whose words are long.
+SHORT_HEADERS = {
+    "shared_nodes": ("shared nodes", "Nodes with several parents"),
+    "mean_depth": ("mean depth", "Mean decision depth of the test samples: splits on the way to their leaf"),
+    "fit_time": ("fit (s)", "Fit time in seconds"),
+}
+
 #: Background of the rows :func:`show_table` is asked to mark (a what-if's changed tests).
 MARKED_ROW = "background-color: #fff2cc"
 
@@ -209,6 +216,7 @@ def show_table(frame: pd.DataFrame, *, key: str | None = None, width: str = "ful
     ``marked`` is true on a yellow ground; ``labels`` maps a column to a shorter header and its tooltip
     ``(label, help)``. Other keyword arguments go to ``st.dataframe`` (``on_select``,
     ``selection_mode``); returns what it returns."""
+    labels = {**SHORT_HEADERS, **(labels or {})}
     shown, config, row_height, _ = table_layout(frame, FRAME_PX[width], hide_index=hide_index, labels=labels)
     rows = len(shown) if max_rows is None else min(len(shown), max_rows)
     height = TABLE_ROW_PX + max(rows, 1) * row_height + 2 * TABLE_BORDER_PX

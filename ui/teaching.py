@@ -27,7 +27,7 @@ _CHOICES = {
     "noisy": (NOISY, False, lambda v: isinstance(v, bool)),
     "C": (C, 1e-2, lambda v: v in C_GRID),
     "seed": (SEED, 0, lambda v: type(v) is int and 0 <= v <= MAX_SEED),
-    "draw_class": (DRAW_CLASS, 1, lambda v: type(v) is int and 0 <= v < MAX_CLASSES),
+    "draw_class": (DRAW_CLASS, 0, lambda v: type(v) is int and 0 <= v < MAX_CLASSES),
 }
 
 

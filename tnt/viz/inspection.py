@@ -247,7 +247,10 @@ def node_figure(dist: NodeDistribution, feature_names=None, class_names=None, *,
                            yref="paper", x=0.5, y=0.5)  # fmt: skip
     fig.update_layout(
         title=dict(text=title, font=dict(size=14)), barmode="stack", bargap=0, plot_bgcolor="white",
-        height=height or 120 + 220 * len(panels), margin=dict(l=50, r=20, t=60, b=40), legend=dict(title="class"),
+        # Tall enough for the legend of every class (ten digits), its groups without gaps: a legend
+        # taller than the plot is cut.
+        height=height or max(120 + 220 * len(panels), 150 + 21 * (len(class_names) if class_names is not None else 0)),
+        margin=dict(l=50, r=20, t=60, b=40), legend=dict(title="class", tracegroupgap=0),
     )  # fmt: skip
     fig.update_xaxes(showgrid=False, linecolor="#888888")
     fig.update_yaxes(gridcolor="#eeeeee")
