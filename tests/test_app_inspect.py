@@ -233,3 +233,38 @@ def test_every_view_works_on_a_regression(open_app):
     at = view(at, VIEWS[4])
     rules = frame_with(at, "RMSE")
     assert {"mean", "RMSE", "samples", "coverage"} <= set(rules.columns)
+
+
+def test_a_model_the_counterfactual_search_refuses_says_so_before_any_control(graph_page, monkeypatch):
+    import ui.inspection
+
+    def refused(*args):
+        raise ValueError("The counterfactual search does not handle categorical splits yet; this model has some.")
+
+    monkeypatch.setattr(ui.inspection, "counterfactual_space", refused)
+    at = view(graph_page, VIEWS[3])
+    assert [i.value for i in at.info] == [
+        "The counterfactual search does not handle categorical splits yet; this model has some."
+    ]
+    assert not [s for s in at.selectbox if s.label == "Wanted class"]  # no picker for a search that cannot run
+
+
+def test_a_model_that_tests_missingness_gets_counterfactuals_in_the_app(open_app, tmp_path):
+    """The issue's case: every test row of such a model was refused; now each gets a change."""
+    import pandas as pd
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(n_samples=500, n_features=5, n_informative=3, random_state=0)
+    rng = np.random.default_rng(0)
+    X[(y == 1) & (rng.random(500) < 0.6), 0] = np.nan  # missingness that tells the class
+    path = tmp_path / "missingness.csv"
+    frame = pd.DataFrame(X.round(3), columns=list("abcde"))
+    frame["label"] = np.where(y == 1, "yes", "no")
+    frame.to_csv(path, index=False)
+    at = upload(open_app(90), path)
+    button(at, "Use this data").click().run()
+    at = view(go(at, "graph"), VIEWS[3])
+    model, data = model_and_data(at)
+    assert model.graph_.is_missing_test.any()
+    assert not at.info and any("To get class" in m.value for m in at.main.markdown)
+    assert at.checkbox(key="graph/inspect/cf/missing").value

@@ -270,6 +270,11 @@ def _counterfactual(model_key, data, model, names, classes, sample: int) -> None
     graph = model.graph_
     x = np.asarray(data.X_test[sample], dtype=np.float64)
     now = _prediction(model, x)
+    try:  # a model the search cannot take says so before any control is offered
+        space = counterfactual_space(model_key, data.key, graph, data.X_train)
+    except ValueError as err:
+        st.info(str(err))
+        return
     if graph.regression:
         low_y, high_y = float(np.min(data.y_train)), float(np.max(data.y_train))
         wanted = st.slider(f"Wanted {data.target_name} range", low_y, high_y, (low_y, (low_y + high_y) / 2),
@@ -290,7 +295,6 @@ def _counterfactual(model_key, data, model, names, classes, sample: int) -> None
             "distance of one interquartile range. Unticked, the search keeps every missing value missing "
             "and every present value present.",
         )  # fmt: skip
-    space = counterfactual_space(model_key, data.key, graph, data.X_train)
     try:
         cf = find_counterfactual(model_key, data.key, sample, wanted, allow, space, x)
     except ValueError as err:  # a sample with missing values on a model that has no direction for them
