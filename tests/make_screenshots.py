@@ -71,7 +71,7 @@ def _run(page, button, done):
 
 
 def _ensembles(page):
-    _run(page, "Train the ensembles", "mean ± std over")
+    _run(page, "Train the ensembles", "base estimators, ")
     page.locator('[data-testid="stTable"]').get_by_text("Random Forest").wait_for(timeout=LONG)
 
 
