@@ -6,7 +6,6 @@ import pytest
 from app_helpers import ROOT, button, go, upload
 
 from tnt.inspect.reach import class_indices, routes
-from tnt.inspect.rules import path_counts
 from ui.inspection import CELL_SAMPLES, CONFUSION, PART, VIEWS
 
 
@@ -164,7 +163,7 @@ def test_rules_list_each_leafs_top_rules_with_coverage_and_offer_csv_and_text(gr
     table = frame_with(at, "train_precision")
     assert {"leaf", "rule", "paths", "train_samples", "train_precision", "test_samples"} <= set(table.columns)
     assert table["leaf"].isin(np.flatnonzero(model.graph_.is_leaf)).all()
-    total = sum(path_counts(model.graph_)[leaf] for leaf in np.flatnonzero(model.graph_.is_leaf))
+    total = sum(model.graph_.path_counts()[leaf] for leaf in np.flatnonzero(model.graph_.is_leaf))
     assert f"reached by {total:,} paths" in " ".join(m.value for m in at.main.markdown)
     labels = [b.label for b in at.get("download_button")]
     assert "Rules (CSV)" in labels and "Rules (text)" in labels

@@ -192,16 +192,6 @@ def _wanted_leaves(graph: DecisionGraph, wanted) -> np.ndarray:
     return graph.is_leaf & (graph.predicted_class() == int(wanted))
 
 
-def _reaches(graph: DecisionGraph, wanted: np.ndarray) -> np.ndarray:
-    """Whether some wanted leaf lies below each node."""
-    ok = wanted.copy()
-    left, right = graph.children_left, graph.children_right
-    for node in range(graph.node_count - 1, -1, -1):
-        if left[node] >= 0:
-            ok[node] = ok[left[node]] or ok[right[node]]
-    return ok
-
-
 class _Search:
     """One search: the sample, the space, and the cost of a feature within an interval."""
 
@@ -354,7 +344,7 @@ def counterfactual(space: CounterfactualSpace, x, wanted, budget: float = DEFAUL
             "model tests, or the model tests whether a feature is missing."
         )
     good = _wanted_leaves(graph, wanted)
-    reaches = _reaches(graph, good)
+    reaches = graph.ancestors(np.flatnonzero(good))  # whether some wanted leaf lies below each node
     search = _Search(space, x)
     best = None  # ((n, dist), box, leaf)
     for (box, n, dist), leaf in _seeds(search, good):

@@ -26,29 +26,8 @@ __all__ = [
     "LeafRules",
     "leaf_rules",
     "merged_conditions",
-    "path_counts",
     "rule_text",
 ]
-
-
-def path_counts(graph: DecisionGraph) -> list[int]:
-    """The number of paths from the root into each node (exact Python integers).
-
-    Examples
-    --------
-    >>> g = DecisionGraph([1, 3, 3, -1, -1], [2, 4, 4, -1, -1], [0, 1, 1, -2, -2], [0.5, 0.5, 1.5, -2, -2],
-    ...                   [[2, 2], [1, 1], [1, 1], [1, 0], [1, 2]])
-    >>> path_counts(g)
-    [1, 1, 1, 2, 2]
-    """
-    counts = [0] * graph.node_count
-    counts[0] = 1
-    left, right = graph.children_left.tolist(), graph.children_right.tolist()
-    for node in range(graph.node_count):
-        if left[node] >= 0 and counts[node]:
-            counts[left[node]] += counts[node]
-            counts[right[node]] += counts[node]
-    return counts
 
 
 #: What a path says of a feature's missing values, in a graph whose texts say where they go: they
@@ -306,7 +285,7 @@ def leaf_rules(graph: DecisionGraph, train: Routes, y_train, test: Routes | None
     conditions = list(rules)  # a rule's merged conditions, by id; written out only for the rules shown
     shown["rule"] = [rule_text(dict(conditions[i]), feature_names) for i in shown["rule"]]
     hidden = table[table["_rank"] >= top]
-    all_paths = path_counts(graph)
+    all_paths = graph.path_counts()
     leaves = sorted(set(table["leaf"].tolist()))
     summary = pd.DataFrame({
         "leaf": leaves,

@@ -379,14 +379,7 @@ class GraphText:
     # ------------------------------------------------------------------ structure
     def parents(self) -> list[list[int]]:
         """Parent ids of every node, computed once for the whole graph."""
-        internal = np.flatnonzero(~self.graph.is_leaf)
-        result: list[list[int]] = [[] for _ in range(self.graph.node_count)]
-        for parent in internal:
-            left, right = int(self.graph.children_left[parent]), int(self.graph.children_right[parent])
-            result[left].append(int(parent))
-            if right != left:
-                result[right].append(int(parent))
-        return result
+        return self.graph.parent_lists()
 
     def is_shared(self, node: int) -> bool:
         return bool(self.n_parents[node] > 1)
