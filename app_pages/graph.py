@@ -4,10 +4,11 @@ trained here and for a model file the user opens."""
 
 import streamlit as st
 
+from tnt.inspect.path import path_table, sample_path
 from tnt.services.tasks import is_regression, scores
-from tnt.viz.explain import drawing_mode, drawing_note, node_info, path_table, sample_path
-from tnt.viz.exporter import format_value
+from tnt.viz.explain import drawing_mode, drawing_note, node_info
 from tnt.viz.plotly_view import graph_figure
+from tnt.wording import format_value
 from ui import drawing, state
 from ui.display import LABELS, PATH_COLUMNS, format_C, format_measure, table_height
 from ui.editor import editor_section

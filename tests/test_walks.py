@@ -63,7 +63,9 @@ def test_ancestors_follow_a_given_order_in_a_graph_numbered_any_way(seed):
     n = graph.node_count
     shuffle = np.random.default_rng(seed).permutation(n)  # node i of the graph becomes shuffle[i]
     left, right = np.full(n, -1), np.full(n, -1)
-    left[shuffle], right[shuffle] = (np.where(c >= 0, shuffle[c], -1) for c in (graph.children_left, graph.children_right))
+    left[shuffle], right[shuffle] = (
+        np.where(c >= 0, shuffle[c], -1) for c in (graph.children_left, graph.children_right)
+    )
     order = walks.topological_order(left, right, root=shuffle[0])
     reached = graph.reachable()
     for node in np.flatnonzero(reached):
@@ -186,13 +188,13 @@ def test_no_module_but_walks_walks_a_graph():
 
 
 def test_the_scan_finds_a_walk():
-    copy = '''
+    copy = """
 def reaches(graph, node):
     mask = np.zeros(graph.node_count, dtype=bool)
     for i in range(node, graph.node_count):
         if mask[i]:
             mask[graph.children_left[i]] = True
-'''
+"""
     other = "def f(left, right):\n    for node in range(9):\n        for child in (left[node], right[node]):\n            print(child)\n"
     assert _walks_in(ast.parse(copy).body[0]) and _walks_in(ast.parse(other).body[0])
     assert not _walks_in(ast.parse("def g(left):\n    return left[0]\n").body[0])
@@ -201,9 +203,7 @@ def reaches(graph, node):
 def test_graph_methods_call_the_walks():
     graph_source = (ROOT / "tnt" / "graph.py").read_text()
     methods = {
-        f.name: f
-        for f in ast.walk(ast.parse(graph_source))
-        if isinstance(f, ast.FunctionDef) and f.name in WALK_NAMES
+        f.name: f for f in ast.walk(ast.parse(graph_source)) if isinstance(f, ast.FunctionDef) and f.name in WALK_NAMES
     }
     assert set(methods) == WALK_NAMES - {"disjoint_reaches"}
     for function in methods.values():

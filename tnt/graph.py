@@ -8,7 +8,7 @@ when ``missing_go_to_left[i]`` is 1 and right when it is 0, as in scikit-learn's
 threshold of ``+inf`` with ``missing_go_to_left[i] == 0`` is a test of missingness (present
 values left, missing ones right). ``missing_in_training`` says whether the graph learned those
 directions from training data that had missing values; the drawings say where missing values go
-only then (see :func:`tnt.viz.exporter.shows_missing`). Nodes are numbered in topological order: every
+only then (see :func:`tnt.wording.shows_missing`). Nodes are numbered in topological order: every
 child id is greater than the id of each of its parents, and node 0 is the root.
 
 The same class describes TnT models and CART trees (see :meth:`DecisionGraph.from_sklearn`),

@@ -12,7 +12,7 @@ import streamlit as st
 from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.services.tasks import headline_measure, measure_decimals
 from tnt.services.training import SIZE_CHOICES, TrainResult
-from tnt.viz.exporter import format_value
+from tnt.wording import format_value
 
 __all__ = [
     "BIN_CHOICES",
@@ -76,7 +76,7 @@ def labelled(frame: pd.DataFrame) -> pd.DataFrame:
 
 def format_measure(name: str, value) -> str:
     """A measure as the app writes it: accuracies and R² to 3 decimals, an RMSE (in the target's
-    units) as :func:`tnt.viz.exporter.format_value` writes target values, depths and times to 2 decimals.
+    units) as :func:`tnt.wording.format_value` writes target values, depths and times to 2 decimals.
 
     Examples
     --------
@@ -122,7 +122,7 @@ def measure_columns(columns) -> dict:
     return {LABELS.get(name, name): st.column_config.NumberColumn(format=f) for name, f in formats.items()}
 
 
-#: ``st.dataframe``'s ``column_config`` for a sample's path (:func:`tnt.viz.explain.path_table`): the
+#: ``st.dataframe``'s ``column_config`` for a sample's path (:func:`tnt.inspect.path.path_table`): the
 #: node, value and direction get what their longest text needs ("no (missing)"), so that the test
 #: ("x11 <= 0.266 or missing") fits beside them in the Graph page's side column at 1,440 px.
 PATH_COLUMNS = {

@@ -18,9 +18,9 @@ from tnt.model_io import model_to_json
 from tnt.viz.colors import MIXED_COLOR, MIXED_LABEL, VALUE_SCALE, class_palette, value_range, value_ticks
 from tnt.viz.export_dot import to_dot
 from tnt.viz.export_text import export_text
-from tnt.viz.exporter import format_value
 from tnt.viz.plotly_view import graph_figure, standalone_html
 from tnt.viz.render import render
+from tnt.wording import format_value
 
 # Graphviz is not thread-safe, and deferred downloads render on their own threads.
 _GRAPHVIZ = threading.Lock()

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tnt.graph import DecisionGraph
-from tnt.viz.exporter import format_number
+from tnt.wording import format_number
 
 __all__ = ["Change", "Counterfactual", "CounterfactualSpace", "counterfactual", "feature_scales"]
 

@@ -17,7 +17,7 @@ import pandas as pd
 
 from tnt.graph import DecisionGraph
 from tnt.inspect.reach import Routes
-from tnt.viz.exporter import format_number, format_value, shows_missing
+from tnt.wording import format_number, format_value, shows_missing
 
 __all__ = [
     "MISSING_ONLY",
@@ -38,7 +38,7 @@ MISSING_TOO, PRESENT_ONLY, MISSING_ONLY = "or missing", "present", "missing"
 def merged_conditions(graph: DecisionGraph, path: list[int], show_missing: bool | None = None) -> dict[int, tuple]:
     """The tests along ``path`` (node ids, root first) merged per feature into ``(low, high)``: the
     path holds the samples with ``low < x[feature] <= high`` for every feature listed. In a graph
-    whose texts say where missing values go (:func:`tnt.viz.exporter.shows_missing`, ``show_missing``
+    whose texts say where missing values go (:func:`tnt.wording.shows_missing`, ``show_missing``
     as there), each is ``(low, high, missing)``, ``missing`` saying whether a sample missing that
     feature takes the path too (:data:`MISSING_TOO`), does not (:data:`PRESENT_ONLY`), or is the only
     one that does (:data:`MISSING_ONLY`, past a test of missingness, which every graph says).
@@ -235,7 +235,7 @@ def leaf_rules(graph: DecisionGraph, train: Routes, y_train, test: Routes | None
     top : int, default=3
     show_missing : bool, default=None
         Whether the rules say where missing values go, as in the drawings
-        (:func:`tnt.viz.exporter.shows_missing`): by default only for a graph that learned them from
+        (:func:`tnt.wording.shows_missing`): by default only for a graph that learned them from
         training data with missing values.
 
     Returns
