@@ -12,6 +12,7 @@ from tnt.wording import format_value
 from ui import drawing, state
 from ui.display import LABELS, PATH_COLUMNS, format_C, format_measure, table_height
 from ui.editor import editor_section
+from ui.explorer import explorer
 from ui.inspection import apply_chosen_sample, inspection_section
 from ui.opened import (
     model_file_panel,
@@ -23,7 +24,12 @@ from ui.opened import (
 from ui.views import ensure_result
 
 PLOTLY = "graph/plotly"
-VIEWS = ["Graphviz (in the browser)", "SVG (rendered on the server)", "Interactive (plotly)"]
+VIEWS = [
+    "Graphviz (in the browser)",
+    "SVG (rendered on the server)",
+    "Interactive (plotly)",
+    "Explorer (focus and context)",
+]
 DEFAULT_VIEW = {"browser": 0, "server": 1, "interactive": 2}
 
 st.header("Graph")
@@ -80,18 +86,22 @@ if result is not None:
         "which shrinks the whole graph to the page's width; the SVG view draws its layers at natural size.",
     )
     interactive = view.startswith("Interactive")
+    exploring = view.startswith("Explorer")  # opened from the root down: no depth window
     max_depth = int(graph.node_depth().max())
     windowed = mode != "browser" and view.startswith("SVG")  # a big SVG starts with its first layers
-    window = top[2].slider(
-        "Depth window (layers shown)",
-        0,
-        max(max_depth, 1),
-        (0, min(max_depth, 7) if windowed else max(max_depth, 1)),
-        key=f"graph/window/{fp}/{VIEWS.index(view)}",  # each graph and view starts with its own window
-        help="Layers of the drawing shown: in the Graphviz and SVG views edges leaving the window end in the id "
-        "of the node they lead to; in the interactive view the window is the part in view at first (zoom out "
-        "or double-click to see all).",
-    )
+    whole = (0, max(max_depth, 1))
+    window = whole
+    if not exploring:
+        window = top[2].slider(
+            "Depth window (layers shown)",
+            0,
+            max(max_depth, 1),
+            (0, min(max_depth, 7) if windowed else max(max_depth, 1)),
+            key=f"graph/window/{fp}/{VIEWS.index(view)}",  # each graph and view starts with its own window
+            help="Layers of the drawing shown: in the Graphviz and SVG views edges leaving the window end in the "
+            "id of the node they lead to; in the interactive view the window is the part in view at first (zoom "
+            "out or double-click to see all).",
+        )
     accuracy = ""
     if which.startswith("Opened") and data_fits:
         found = {
@@ -159,13 +169,16 @@ if result is not None:
         else:
             st.markdown("No test sample: the data in use do not fit this model.")
 
-    window_arg = None if window == (0, max(max_depth, 1)) else tuple(window)
+    window_arg = None if window == whole else tuple(window)
     with left:
-        note = None if interactive else drawing_note(graph, window_arg)
+        note = None if interactive or exploring else drawing_note(graph, window_arg)
         if note:  # too many nodes for Graphviz: the interactive view instead
             st.info(note)
             interactive = True
-        if interactive:
+        if exploring:
+            sample_arg = None if x is None else int(index)
+            explorer(model_key, graph, fp, names, classes, x, sample_arg, node=st.session_state["graph/node"])
+        elif interactive:
             flows = None
             if st.toggle("Edge width: training samples along each edge", disabled=not data_fits,
                          key="graph/edge_width" if data_fits else "graph/edge_width/no_data",  # off, greyed out

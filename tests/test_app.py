@@ -284,7 +284,11 @@ def test_a_thousand_split_graph_opens_whole_and_interactive_or_on_the_server_thr
     # The interactive view first: every node at once, zoom and pan in the browser. Graphviz in the
     # browser would shrink it to the page's width: not offered.
     assert app.radio(key="graph/view/interactive").value.startswith("Interactive")
-    assert app.radio(key="graph/view/interactive").options == ["SVG (rendered on the server)", "Interactive (plotly)"]
+    assert app.radio(key="graph/view/interactive").options == [
+        "SVG (rendered on the server)",
+        "Interactive (plotly)",
+        "Explorer (focus and context)",
+    ]
     chart = app.get("plotly_chart")[0].proto
     spec = json.loads(chart.spec)
     assert [len(t["hovertext"]) for t in spec["data"] if t.get("name") == "nodes"] == [graph.node_count]

@@ -15,6 +15,7 @@ import streamlit as st
 
 from tnt.codegen import LANGUAGES, export_code
 from tnt.model_io import model_to_json
+from tnt.viz import focus
 from tnt.viz.colors import MIXED_COLOR, MIXED_LABEL, VALUE_SCALE, class_palette, value_range, value_ticks
 from tnt.viz.export_dot import to_dot
 from tnt.viz.export_text import export_text
@@ -60,6 +61,31 @@ def dot_source(model_key, _graph, feature_names, class_names, depth_window=None,
         show_ids=True,
         depth_window=depth_window,
         highlight_sample=_sample,
+    )
+
+
+@st.cache_data(max_entries=32, show_spinner="Choosing the layers that fit...")
+def default_expansion(model_key, _graph, feature_names, class_names) -> frozenset:
+    """The splits the explorer opens first (:func:`tnt.viz.focus.default_expansion`: Graphviz lays
+    out each candidate, so under the lock)."""
+    with _GRAPHVIZ:
+        return focus.default_expansion(_graph, feature_names, class_names)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def view_source(
+    model_key, _graph, feature_names, class_names, opened: tuple, node=None, sample_index=None, _sample=None
+):
+    """DOT source of the explorer's view of a graph (node ids shown): the splits ``opened``, the
+    inspected ``node`` with a bold border, the path of test sample ``sample_index`` (``_sample``) in red."""
+    return to_dot(
+        _graph,
+        feature_names=feature_names,
+        class_names=class_names,
+        show_ids=True,
+        view=focus.graph_view(_graph, opened),
+        highlight_sample=_sample,
+        highlight_nodes=None if node is None else [int(node)],
     )
 
 

@@ -31,6 +31,7 @@ __all__ = [
     "expand_to_depth",
     "find_nodes",
     "graph_view",
+    "toggle",
 ]
 
 #: The frame width (px) at which a default view's labels must stay readable.
@@ -185,6 +186,25 @@ def expand_to(graph, expanded, nodes) -> frozenset:
             opened.add(above)
             node = above
     return frozenset(opened)
+
+
+def toggle(graph, expanded, node: int) -> frozenset:
+    """``expanded`` with split ``node`` closed when it is open and shown, else opened and brought into
+    view (:func:`expand_to`); a leaf is brought into view.
+
+    Examples
+    --------
+    >>> from tnt import DecisionGraph
+    >>> g = DecisionGraph([1, 3, 3, -1, -1], [2, 4, 4, -1, -1], [0, 1, 1, -2, -2],
+    ...                   [0.5, 0.5, 1.5, -2, -2], [[2, 2], [1, 1], [1, 1], [1, 0], [1, 2]])
+    >>> sorted(toggle(g, [0], 1)), sorted(toggle(g, [0, 1], 1)), sorted(toggle(g, [], 4))
+    ([0, 1], [0], [0, 1])
+    """
+    expanded = graph_view(graph, expanded).expanded
+    if node in expanded:
+        return expanded - {node}
+    opened = expand_to(graph, expanded, [node])
+    return opened if graph.is_leaf[node] else opened | {node}
 
 
 def find_nodes(graph, query: str, feature_names=None, class_names=None) -> list[int]:

@@ -1,0 +1,100 @@
+"""The Graph page's explorer (``ui/explorer.py``): a large graph opened from the root down, summary
+nodes, and every control: depth, expand all, the default view, open / close, find, and the inspected
+node and the sample's path brought into view."""
+
+import pytest
+from app_helpers import go
+
+from tnt.viz import focus
+from ui.drawing import fingerprint
+
+EXPLORER = "Explorer (focus and context)"
+
+
+@pytest.fixture
+def explorer_app(open_app):
+    app = go(open_app(60), "graph")
+    app.radio(key="graph/view/server").set_value(EXPLORER).run()
+    assert not app.exception, app.exception
+    graph = next(iter(app.session_state["train/models"].values())).tnt.graph_
+    return app, graph, f"explorer/opened/{fingerprint(graph)}"
+
+
+def frame(app) -> str:
+    return app.get("iframe")[0].proto.srcdoc
+
+
+def shown(app, graph, key):
+    return focus.graph_view(graph, app.session_state[key]).shown
+
+
+def press(app, label_start: str):
+    (match,) = [b for b in app.button if b.label.startswith(label_start)]
+    match.click().run()
+    assert not app.exception, app.exception
+
+
+def test_the_explorer_opens_on_the_root_with_summaries_and_the_sample_path(explorer_app):
+    app, graph, key = explorer_app
+    assert graph.node_count > 60  # a graph the app calls large
+    page = frame(app)
+    assert "splits below" in page and 'stroke="#c00000"' in page  # summaries, and the sample's path in red
+    view = focus.graph_view(graph, app.session_state[key])
+    assert 1 < view.size < graph.node_count
+    path = graph.decision_path(app.session_state["data/dataset"].X_test[:1]).indices
+    assert view.shown[path].all()  # the sample's path is opened
+    assert any(c.value.startswith(f"{view.size:,} of {graph.node_count:,} nodes shown") for c in app.caption)
+    assert not [s for s in app.slider if s.label.startswith("Depth window")]  # no window in the explorer
+
+
+def test_expand_to_depth_expand_all_and_the_default_view(explorer_app):
+    app, graph, key = explorer_app
+    first = app.session_state[key]
+    app.number_input(key="explorer/depth").set_value(2).run()
+    press(app, "Expand to depth")
+    assert app.session_state[key] == focus.expand_to_depth(graph, 2)
+    press(app, "Expand all (")
+    assert app.session_state[key] == focus.expand_all(graph)
+    assert frame(app).count('class="node"') == graph.node_count and "splits below" not in frame(app)
+    press(app, "Default view")
+    assert app.session_state[key] <= first  # the default, without the sample's path opened since
+
+
+def test_open_and_close_a_split(explorer_app):
+    app, graph, key = explorer_app
+    view = focus.graph_view(graph, app.session_state[key])
+    deep = int(next(n for n in range(graph.node_count) if not graph.is_leaf[n] and not view.shown[n]))
+    app.number_input(key="explorer/toggle").set_value(deep).run()
+    press(app, "Open / close")
+    assert deep in app.session_state[key] and shown(app, graph, key)[deep]
+    assert f'id="node{deep}"' in frame(app) and f"getElementById('node{deep}')" in frame(app)  # centred
+    press(app, "Open / close")
+    assert deep not in app.session_state[key] and shown(app, graph, key)[deep]  # closed: a summary
+
+
+def test_find_opens_the_way_down_to_a_node_a_feature_or_a_class(explorer_app):
+    app, graph, key = explorer_app
+    data = app.session_state["data/dataset"]
+    deep = int(graph.node_count - 1)
+    app.text_input(key="explorer/find").set_value(f"#{deep}").run()
+    assert shown(app, graph, key)[deep] and f"getElementById('node{deep}')" in frame(app)
+    assert any(c.value == f"1 found: #{deep}." for c in app.caption)
+    name = str(data.feature_names[int(graph.feature[0])])
+    app.text_input(key="explorer/find").set_value(name).run()
+    hits = focus.find_nodes(graph, name, list(data.feature_names))
+    assert 0 in hits and shown(app, graph, key)[hits[:20]].all()
+    app.text_input(key="explorer/find").set_value("class 3").run()
+    assert all(graph.is_leaf[n] for n in app.session_state[f"{key}/hits"])
+    app.text_input(key="explorer/find").set_value("no such thing").run()
+    assert any(c.value.startswith("Nothing found for “no such thing”") for c in app.caption)
+
+
+def test_the_inspected_node_and_a_new_sample_come_into_view(explorer_app):
+    app, graph, key = explorer_app
+    view = focus.graph_view(graph, app.session_state[key])
+    hidden = int(next(n for n in range(graph.node_count - 1, 0, -1) if not view.shown[n]))
+    app.number_input(key="graph/node").set_value(hidden).run()
+    assert shown(app, graph, key)[hidden] and f"getElementById('node{hidden}')" in frame(app)
+    app.number_input(key="graph/sample").set_value(7).run()
+    path = graph.decision_path(app.session_state["data/dataset"].X_test[7:8]).indices
+    assert shown(app, graph, key)[path].all()
