@@ -98,3 +98,28 @@ def test_the_inspected_node_and_a_new_sample_come_into_view(explorer_app):
     app.number_input(key="graph/sample").set_value(7).run()
     path = graph.decision_path(app.session_state["data/dataset"].X_test[7:8]).indices
     assert shown(app, graph, key)[path].all()
+
+
+def test_the_editor_draws_a_large_graph_with_the_changed_nodes_opened(open_app):
+    from app_helpers import button
+
+    from tnt.services.training import TrainParams
+
+    app = open_app(120)
+    app.selectbox[0].set_value("pendigits")
+    button(app, "Load data set").click().run()
+    app.session_state["train/params"] = TrainParams(C=1e-4)
+    go(app, "graph")
+    graph = next(iter(app.session_state["train/models"].values())).tnt.graph_
+    assert graph.node_count > 300  # a graph the Graph page draws in the interactive view
+    app.toggle(key="edit/open").set_value(True).run()
+    split = int(next(n for n in range(graph.node_count - 1, 0, -1) if not graph.is_leaf[n]))
+    (picker,) = [s for s in app.selectbox if s.label == "Split to make a leaf"]
+    picker.set_value(split).run()
+    button(app, "Collapse").click().run()
+    assert not app.exception and not app.error
+    assert not [i for i in app.info if "too many to draw" in i.value]
+    changed = app.session_state["edit/editors"].latest().step.changed.tolist()
+    page = app.get("iframe")[-1].proto.srcdoc  # the editor's drawing comes after the page's
+    assert changed and "splits below" in page and f'id="node{changed[0]}"' in page
+    assert f"getElementById('node{changed[0]}')" in page  # the frame centred on the first change

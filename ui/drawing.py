@@ -74,10 +74,11 @@ def default_expansion(model_key, _graph, feature_names, class_names) -> frozense
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def view_source(
-    model_key, _graph, feature_names, class_names, opened: tuple, node=None, sample_index=None, _sample=None
+    model_key, _graph, feature_names, class_names, opened: tuple, node=None, sample_index=None, marked=(), _sample=None
 ):
     """DOT source of the explorer's view of a graph (node ids shown): the splits ``opened``, the
-    inspected ``node`` with a bold border, the path of test sample ``sample_index`` (``_sample``) in red."""
+    inspected ``node`` and the nodes ``marked`` with a bold border, the path of test sample
+    ``sample_index`` (``_sample``) in red."""
     return to_dot(
         _graph,
         feature_names=feature_names,
@@ -85,7 +86,7 @@ def view_source(
         show_ids=True,
         view=focus.graph_view(_graph, opened),
         highlight_sample=_sample,
-        highlight_nodes=None if node is None else [int(node)],
+        highlight_nodes=([] if node is None else [int(node)]) + list(marked),
     )
 
 

@@ -96,6 +96,23 @@ def explorer(
         st.error(f"The graph could not be drawn on the server ({err}); try the interactive view.")
 
 
+def focus_panel(model_key, graph, names, classes, nodes=(), height_px: int = 720) -> None:
+    """A large graph's default explorer view, without controls, with ``nodes`` (an edit's changed
+    nodes: the first :data:`MAX_OPENED_HITS`) opened, drawn with a bold border and the frame centred on
+    the first: the editor's and the Compare page's drawing of a graph too large to draw whole."""
+    nodes = [int(n) for n in nodes]
+    opened = drawing.default_expansion(model_key, graph, names, classes)
+    if nodes:
+        opened = focus.expand_to(graph, opened, nodes[:MAX_OPENED_HITS])
+    view = focus.graph_view(graph, opened)
+    dot = drawing.view_source(model_key, graph, names, classes, tuple(sorted(opened)), None, None, tuple(nodes))
+    st.caption(f"{view.size:,} of {graph.node_count:,} nodes shown; a dashed box stands for the splits below it.")
+    try:
+        drawing.svg_panel(drawing.image(dot, "svg"), height_px=height_px, focus=nodes[0] if nodes else 0)
+    except Exception as err:  # never a stack trace on screen
+        st.error(f"The graph could not be drawn on the server ({err}).")
+
+
 def _hits_text(query: str, hits: list) -> str:
     if not hits:
         return f"Nothing found for “{query}”: try a node id, a feature name, or *class* and a class name."
