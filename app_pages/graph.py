@@ -30,7 +30,8 @@ VIEWS = [
     "Interactive (plotly)",
     "Explorer (focus and context)",
 ]
-DEFAULT_VIEW = {"browser": 0, "server": 1, "interactive": 2}
+#: A graph too large to read whole opens in the explorer (focus and context).
+DEFAULT_VIEW = {"browser": 0, "server": 3, "interactive": 3}
 
 st.header("Graph")
 data = state.dataset()
@@ -239,4 +240,6 @@ if result is not None:
     st.subheader("Downloads")
     for label, (est, est_names, est_classes, _, _) in models.items():
         stem = drawing.file_stem(label, p)
-        drawing.download_row(label, (result.dataset_key, p, label), est, est_names, est_classes, stem)
+        # The model in the explorer: its drawings are what the explorer shows.
+        opened = st.session_state.get(f"explorer/opened/{fp}") if exploring and label == which else None
+        drawing.download_row(label, (result.dataset_key, p, label), est, est_names, est_classes, stem, opened)

@@ -235,10 +235,11 @@ def test_graph_page_draws_the_default_model_with_a_legend_and_a_sample_path(app)
     legend = app.get("html")[0].value
     assert all(f">{k}</span>" in legend for k in range(10)) and "#2563eb" in legend
     assert "mixed (no class over half)" in legend  # as in the plotly view and the DOT legend
-    # A large graph (hundreds of nodes): rendered on the server, first layers only.
-    assert app.radio(key="graph/view/server").value.startswith("SVG")
+    # A large graph (hundreds of nodes): the explorer, from the root down, the rest in summary nodes.
+    assert app.radio(key="graph/view/server").value.startswith("Explorer")
     frame = app.get("iframe")[0].proto
     assert "<svg" in frame.srcdoc and 'stroke="#c00000"' in frame.srcdoc  # the sample's path
+    assert "splits below" in frame.srcdoc
     assert "Sample **#0**" in app.main.markdown[0].value
 
 
@@ -268,7 +269,7 @@ def test_small_graphs_are_laid_out_in_the_browser_and_cart_can_be_shown(app):
     assert app.main.caption[0].value.startswith("CART (same splits) on Iris")
 
 
-def test_a_thousand_split_graph_opens_whole_and_interactive_or_on_the_server_through_a_depth_window(app, tmp_path):
+def test_a_thousand_split_graph_opens_in_the_explorer_whole_in_plotly_or_windowed_on_the_server(app, tmp_path):
     rng = np.random.default_rng(0)
     X = rng.uniform(size=(4000, 4))
     y = ((X[:, 0] * 7).astype(int) + (X[:, 1] * 5).astype(int) + rng.integers(0, 3, 4000)) % 4
@@ -281,14 +282,15 @@ def test_a_thousand_split_graph_opens_whole_and_interactive_or_on_the_server_thr
     assert not app.error
     graph = app.session_state["train/models"][next(reversed(app.session_state["train/models"]))].tnt.graph_
     assert graph.n_splits >= 1000
-    # The interactive view first: every node at once, zoom and pan in the browser. Graphviz in the
-    # browser would shrink it to the page's width: not offered.
-    assert app.radio(key="graph/view/interactive").value.startswith("Interactive")
+    # The explorer first (tests/test_app_explorer.py). Graphviz in the browser would shrink it to the
+    # page's width: not offered. The interactive view: every node at once, zoom and pan in the browser.
+    assert app.radio(key="graph/view/interactive").value.startswith("Explorer")
     assert app.radio(key="graph/view/interactive").options == [
         "SVG (rendered on the server)",
         "Interactive (plotly)",
         "Explorer (focus and context)",
     ]
+    app.radio(key="graph/view/interactive").set_value("Interactive (plotly)").run()
     chart = app.get("plotly_chart")[0].proto
     spec = json.loads(chart.spec)
     assert [len(t["hovertext"]) for t in spec["data"] if t.get("name") == "nodes"] == [graph.node_count]

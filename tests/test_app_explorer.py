@@ -4,6 +4,7 @@ node and the sample's path brought into view."""
 
 import pytest
 from app_helpers import go
+from test_app import downloads  # noqa: F401 (the fixture reading what a download button serves)
 
 from tnt.viz import focus
 from ui.drawing import fingerprint
@@ -123,3 +124,13 @@ def test_the_editor_draws_a_large_graph_with_the_changed_nodes_opened(open_app):
     page = app.get("iframe")[-1].proto.srcdoc  # the editor's drawing comes after the page's
     assert changed and "splits below" in page and f'id="node{changed[0]}"' in page
     assert f"getElementById('node{changed[0]}')" in page  # the frame centred on the first change
+
+
+def test_the_image_downloads_draw_what_the_explorer_shows(downloads, explorer_app):  # noqa: F811
+    app, graph, key = explorer_app
+    (svg,) = [downloads(b) for b in app.get("download_button") if b.key.endswith("/svg") and "/tnt_" in b.key]
+    (dot,) = [downloads(b) for b in app.get("download_button") if b.key.endswith("/dot") and "/tnt_" in b.key]
+    view = focus.graph_view(graph, app.session_state[key])
+    assert b"splits below" in svg and dot.decode().count("id=node") == view.size
+    (cart,) = [downloads(b) for b in app.get("download_button") if b.key.endswith("/dot") and "/cart_" in b.key]
+    assert b"splits below" not in cart  # the other model's files are whole

@@ -60,10 +60,10 @@ def test_open_train_and_see_the_graph(server, browser):
     wait_idle(page)
     shot(page, "2_train")
 
-    # Graph: drawn on the server at natural size (80 splits), with a sample's path highlighted.
+    # Graph: the explorer (80 splits), from the root down, with a sample's path highlighted.
     nav(page, "Graph")
     frame = page.frame_locator('iframe[title="Decision graph"]')
-    frame.locator("svg g.node").nth(15).wait_for(timeout=60_000)  # the first layers of the depth window
+    frame.locator("svg g.node", has_text="splits below").first.wait_for(timeout=60_000)  # summary nodes
     highlighted = f'svg g.node path[stroke="{HIGHLIGHT}"], svg g.node polygon[stroke="{HIGHLIGHT}"]'
     frame.locator(highlighted).nth(2).wait_for()  # the root and the path's first splits
     sample = page.get_by_role("spinbutton", name="Test sample", exact=True)
@@ -124,7 +124,8 @@ def test_a_large_model_on_the_server(server, browser):
     assert int(page.locator('[data-testid="stMetric"]', has_text="Splits").locator(
         '[data-testid="stMetricValue"]').inner_text()) > 150  # fmt: skip
     shot(page, "6_train_large")
-    nav(page, "Graph")  # 400+ nodes: the interactive view, the whole shape at once
+    nav(page, "Graph")  # 400+ nodes: the explorer first; the interactive view has the whole shape at once
+    page.get_by_text("Interactive (plotly)").click()
     plot = page.locator(".js-plotly-plot").first
     plot.locator(".scatterlayer .trace .point").first.wait_for(timeout=120_000)
     wait_idle(page)
@@ -198,7 +199,8 @@ def test_the_analysis_pages(server, browser):
     page.goto(f"{server}/compare")
     page.get_by_text("Highest test accuracy").wait_for(timeout=120_000)
     wait_idle(page)
-    assert drawn(page, ".js-plotly-plot", 5) == 5  # five graphs of 100+ splits (NDG: at most as many)
+    # five graphs of 100+ splits (NDG: at most as many), each the explorer's default view
+    assert drawn(page, 'iframe[title="Decision graph"]', 5) == 5
     shot(page, "8_compare")
 
     nav(page, "Sweep")

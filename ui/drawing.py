@@ -407,14 +407,21 @@ def file_stem(label: str, params) -> str:
     return ("tnt" if label == "TnT" else "cart") + f"_C{format_C(params.C)}"
 
 
-def download_row(label: str, model_key, estimator, feature_names, class_names, stem: str) -> None:
+def download_row(
+    label: str, model_key, estimator, feature_names, class_names, stem: str, opened: frozenset | None = None
+) -> None:
     """Download buttons for one model: SVG, PNG, PDF and interactive HTML (made on click), DOT,
     JSON and text rules; then the model as code: a Python module, a C function and an SQL query
-    (over a table ``data`` with a key column ``id``)."""
+    (over a table ``data`` with a key column ``id``). With ``opened`` (the explorer's opened splits),
+    the SVG, PNG, PDF and DOT files draw what the explorer shows."""
     graph = estimator.graph_
     model_key = (*model_key, fingerprint(graph))
-    dot = dot_source(model_key, graph, feature_names, class_names)
-    st.markdown(f"**{label}**")
+    if opened is None:
+        dot = dot_source(model_key, graph, feature_names, class_names)
+        st.markdown(f"**{label}**")
+    else:
+        dot = view_source(model_key, graph, feature_names, class_names, tuple(sorted(opened)))
+        st.markdown(f"**{label}** (the drawings: what the explorer shows)")
     cols = st.columns(7)
     deferred = {
         "svg": lambda: image(dot, "svg"),
