@@ -134,3 +134,17 @@ def test_the_image_downloads_draw_what_the_explorer_shows(downloads, explorer_ap
     assert b"splits below" in svg and dot.decode().count("id=node") == view.size
     (cart,) = [downloads(b) for b in app.get("download_button") if b.key.endswith("/dot") and "/cart_" in b.key]
     assert b"splits below" not in cart  # the other model's files are whole
+
+
+def test_a_view_too_large_for_graphviz_is_not_laid_out(explorer_app, monkeypatch):
+    app, graph, key = explorer_app
+    monkeypatch.setattr("ui.explorer.MAX_DRAWN_NODES", 100)  # the digits graph has more nodes
+    app.run()
+    (everything,) = [b for b in app.button if b.label.startswith("Expand all (")]
+    assert everything.disabled
+    app.number_input(key="explorer/depth").set_value(int(graph.node_depth().max())).run()
+    press(app, "Expand to depth")
+    assert any("more than Graphviz lays out quickly (100)" in i.value for i in app.info)
+    assert not app.get("iframe")  # nothing laid out
+    press(app, "Default view")
+    assert not [i for i in app.info if "lays out quickly" in i.value]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from tnt.viz import focus
+from tnt.viz.explain import MAX_DRAWN_NODES
 from ui import drawing
 
 OPENED = "explorer/opened"
@@ -57,7 +58,13 @@ def explorer(
     depth = controls[0].number_input("Depth", 0, max_depth, min(3, max_depth), key="explorer/depth")
     if controls[1].button("Expand to depth", key="explorer/to_depth", help="Open every split above this depth."):
         opened = focus.expand_to_depth(graph, int(depth))
-    if controls[2].button(f"Expand all ({everything:,} nodes)", key="explorer/all"):
+    too_many = everything > MAX_DRAWN_NODES  # Graphviz would take minutes: the interactive view draws them all
+    if controls[2].button(
+        f"Expand all ({everything:,} nodes)",
+        key="explorer/all",
+        disabled=too_many,
+        help=f"More than {MAX_DRAWN_NODES:,} nodes: the interactive view draws them all." if too_many else None,
+    ):
         opened = focus.expand_all(graph)
     if controls[3].button("Default view", key="explorer/default", help="The root and the layers that fit."):
         opened = drawing.default_expansion(model_key, graph, names, classes)
@@ -82,6 +89,12 @@ def explorer(
     st.session_state[key] = opened
 
     view = focus.graph_view(graph, opened)
+    if view.size > MAX_DRAWN_NODES:
+        st.info(
+            f"This view holds {view.size:,} nodes, more than Graphviz lays out quickly ({MAX_DRAWN_NODES:,}): close "
+            "some splits, expand to a smaller depth, or use the interactive view, which draws every node."
+        )
+        return
     dot = drawing.view_source(
         model_key, graph, names, classes, tuple(sorted(opened)), node, sample_index, _sample=sample
     )
