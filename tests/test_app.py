@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import streamlit.testing.v1.app_test as app_test_module
-from app_helpers import button, go, metric, new_session, upload
+from app_helpers import button, explorer_drawing, go, metric, new_session, upload
 from streamlit.runtime.media_file_manager import MediaFileManager
 
 from tnt.codegen.sql import sql_identifier
@@ -237,9 +237,8 @@ def test_graph_page_draws_the_default_model_with_a_legend_and_a_sample_path(app)
     assert "mixed (no class over half)" in legend  # as in the plotly view and the DOT legend
     # A large graph (hundreds of nodes): the explorer, from the root down, the rest in summary nodes.
     assert app.radio(key="graph/view/server").value.startswith("Explorer")
-    frame = app.get("iframe")[0].proto
-    assert "<svg" in frame.srcdoc and 'stroke="#c00000"' in frame.srcdoc  # the sample's path
-    assert "splits below" in frame.srcdoc
+    svg = explorer_drawing(app)["svg"]
+    assert svg.startswith("<svg") and 'stroke="#c00000"' in svg and "splits below" in svg  # the sample's path
     assert "Sample **#0**" in app.main.markdown[0].value
 
 

@@ -3,7 +3,7 @@ nodes, and every control: depth, expand all, the default view, open / close, fin
 node and the sample's path brought into view."""
 
 import pytest
-from app_helpers import go
+from app_helpers import explorer_drawing, go
 from test_app import downloads  # noqa: F401 (the fixture reading what a download button serves)
 
 from tnt.viz import focus
@@ -22,7 +22,11 @@ def explorer_app(open_app):
 
 
 def frame(app) -> str:
-    return app.get("iframe")[0].proto.srcdoc
+    return explorer_drawing(app)["svg"]
+
+
+def centred(app) -> int:
+    return explorer_drawing(app)["focus"]
 
 
 def shown(app, graph, key):
@@ -68,7 +72,7 @@ def test_open_and_close_a_split(explorer_app):
     app.number_input(key="explorer/toggle").set_value(deep).run()
     press(app, "Open / close")
     assert deep in app.session_state[key] and shown(app, graph, key)[deep]
-    assert f'id="node{deep}"' in frame(app) and f"getElementById('node{deep}')" in frame(app)  # centred
+    assert f'id="node{deep}"' in frame(app) and centred(app) == deep
     press(app, "Open / close")
     assert deep not in app.session_state[key] and shown(app, graph, key)[deep]  # closed: a summary
 
@@ -78,7 +82,7 @@ def test_find_opens_the_way_down_to_a_node_a_feature_or_a_class(explorer_app):
     data = app.session_state["data/dataset"]
     deep = int(graph.node_count - 1)
     app.text_input(key="explorer/find").set_value(f"#{deep}").run()
-    assert shown(app, graph, key)[deep] and f"getElementById('node{deep}')" in frame(app)
+    assert shown(app, graph, key)[deep] and centred(app) == deep
     assert any(c.value == f"1 found: #{deep}." for c in app.caption)
     name = str(data.feature_names[int(graph.feature[0])])
     app.text_input(key="explorer/find").set_value(name).run()
@@ -95,7 +99,7 @@ def test_the_inspected_node_and_a_new_sample_come_into_view(explorer_app):
     view = focus.graph_view(graph, app.session_state[key])
     hidden = int(next(n for n in range(graph.node_count - 1, 0, -1) if not view.shown[n]))
     app.number_input(key="graph/node").set_value(hidden).run()
-    assert shown(app, graph, key)[hidden] and f"getElementById('node{hidden}')" in frame(app)
+    assert shown(app, graph, key)[hidden] and centred(app) == hidden
     app.number_input(key="graph/sample").set_value(7).run()
     path = graph.decision_path(app.session_state["data/dataset"].X_test[7:8]).indices
     assert shown(app, graph, key)[path].all()
@@ -145,6 +149,20 @@ def test_a_view_too_large_for_graphviz_is_not_laid_out(explorer_app, monkeypatch
     app.number_input(key="explorer/depth").set_value(int(graph.node_depth().max())).run()
     press(app, "Expand to depth")
     assert any("more than Graphviz lays out quickly (100)" in i.value for i in app.info)
-    assert not app.get("iframe")  # nothing laid out
+    assert explorer_drawing(app) is None  # nothing laid out
     press(app, "Default view")
     assert not [i for i in app.info if "lays out quickly" in i.value]
+
+
+def test_a_click_on_a_summary_opens_it_and_a_second_closes_it(explorer_app):
+    app, graph, key = explorer_app
+    view = focus.graph_view(graph, app.session_state[key])
+    summary = int(next(n for n in range(graph.node_count) if view.summary[n]))
+    app.session_state["explorer/click"] = {"node": summary, "stub": False, "at": 1}
+    app.run()
+    assert summary in app.session_state[key] and centred(app) == summary
+    app.run()  # the same click is applied once
+    assert summary in app.session_state[key]
+    app.session_state["explorer/click"] = {"node": summary, "stub": False, "at": 2}
+    app.run()
+    assert summary not in app.session_state[key]

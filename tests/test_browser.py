@@ -7,7 +7,17 @@ import time
 from pathlib import Path
 
 import pytest
-from browser_helpers import ARTIFACTS, HIGHLIGHT, ROOT, load_bundled, nav, running_server, shot, wait_idle
+from browser_helpers import (
+    ARTIFACTS,
+    EXPLORER,
+    HIGHLIGHT,
+    ROOT,
+    load_bundled,
+    nav,
+    running_server,
+    shot,
+    wait_idle,
+)
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
@@ -62,7 +72,7 @@ def test_open_train_and_see_the_graph(server, browser):
 
     # Graph: the explorer (80 splits), from the root down, with a sample's path highlighted.
     nav(page, "Graph")
-    frame = page.frame_locator('iframe[title="Decision graph"]')
+    frame = page.frame_locator(EXPLORER)
     frame.locator("svg g.node", has_text="splits below").first.wait_for(timeout=60_000)  # summary nodes
     highlighted = f'svg g.node path[stroke="{HIGHLIGHT}"], svg g.node polygon[stroke="{HIGHLIGHT}"]'
     frame.locator(highlighted).nth(2).wait_for()  # the root and the path's first splits
@@ -71,7 +81,7 @@ def test_open_train_and_see_the_graph(server, browser):
     sample.press("Enter")
     page.get_by_text("Sample #7").wait_for()
     wait_idle(page)
-    frame = page.frame_locator('iframe[title="Decision graph"]')
+    frame = page.frame_locator(EXPLORER)
     frame.locator(highlighted).nth(2).wait_for()
     shot(page, "3_graph_path")
     assert not errors, errors
@@ -80,7 +90,7 @@ def test_open_train_and_see_the_graph(server, browser):
 def test_a_page_opened_directly_has_the_whole_app_around_it(server, browser):
     page = browser.new_page(viewport={"width": 1440, "height": 900})
     page.goto(f"{server}/graph")
-    page.frame_locator('iframe[title="Decision graph"]').locator("svg g.node").first.wait_for(timeout=60_000)
+    page.frame_locator(EXPLORER).locator("svg g.node").first.wait_for(timeout=60_000)
     nav_links = page.locator('[data-testid="stSidebarNav"] a').all_inner_texts()
     assert [t.split(maxsplit=1)[-1] for t in nav_links] == [  # after the icon names
         "Data", "Train", "Graph", "Shared nodes", "Compare", "Sweep", "Paths", "Ensembles", "Teach", "History"
@@ -281,7 +291,7 @@ def test_open_a_model_file_then_a_broken_one_and_reduce_it(server, browser, tmp_
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(f"{server}/graph")
-    page.frame_locator('iframe[title="Decision graph"]').locator("svg g.node").first.wait_for(timeout=60_000)
+    page.frame_locator(EXPLORER).locator("svg g.node").first.wait_for(timeout=60_000)
     wait_idle(page)
     # The digits' TnT in the interactive view.
     page.get_by_text("Interactive (plotly)").click()

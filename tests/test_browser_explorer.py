@@ -3,14 +3,16 @@
 split opened by hand."""
 
 import pytest
-from browser_helpers import nav, running_server, shot, wait_idle
+from browser_helpers import EXPLORER, nav, running_server, shot, wait_idle
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
-FRAME = 'iframe[title="Decision graph"]'
+FRAME = EXPLORER
 # Where the searched node's box is, in the frame's viewport (the frame scrolls to centre it).
-BOX = "(node) => { const r = document.getElementById('node' + node).getBoundingClientRect();" \
-      " return [r.left + r.width / 2, r.top + r.height / 2, innerWidth, innerHeight]; }"  # fmt: skip
+BOX = "(node) => { const r = document.getElementById('node' + node).getBoundingClientRect(), " \
+      "f = document.getElementById('frame').getBoundingClientRect();" \
+      " return [r.left + r.width / 2 - f.left, r.top + r.height / 2 - f.top, f.width, f.height]; }"  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -49,17 +51,19 @@ def test_the_explorer_opens_readably_finds_a_node_and_opens_a_split(server, brow
     assert 0 <= x <= width and 0 <= y <= height  # in view
     shot(page, "explorer_2_found")
 
-    # Open a summary node by its id: its children are drawn.
+    # Click a summary node: it opens, its children are drawn; a second click closes it.
     shown_before = frame.locator("svg g.node").count()
-    summary = frame.locator("svg g.node", has_text="splits below").first.get_attribute("id")
-    node = int(summary.removeprefix("node"))
-    field = page.get_by_role("spinbutton", name="Open or close a split", exact=True)
-    field.fill(str(node))
-    field.press("Enter")
-    wait_idle(page)
-    page.get_by_role("button", name="Open / close").click()
+    summary = frame.locator("svg g.node", has_text="splits below").first
+    node = int(summary.get_attribute("id").removeprefix("node"))
+    summary.click()
+    page.get_by_text("nodes shown").first.wait_for(timeout=60_000)
     wait_idle(page)
     frame = page.frame_locator(FRAME)
     frame.locator("svg g.node").nth(shown_before).wait_for(timeout=60_000)  # more nodes than before
+    assert "splits below" not in frame.locator(f"#node{node}").text_content()  # drawn open now
     shot(page, "explorer_3_opened")
+    frame.locator(f"#node{node}").click()
+    wait_idle(page)
+    frame = page.frame_locator(FRAME)
+    expect(frame.locator(f"#node{node}")).to_contain_text("splits below", timeout=60_000)  # closed again
     assert not errors, errors

@@ -8,13 +8,21 @@ on the last of them.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
+import streamlit.components.v1 as components
 
 from tnt.viz import focus
 from tnt.viz.explain import MAX_DRAWN_NODES
 from ui import drawing
 
 OPENED = "explorer/opened"
+#: The last click on the explorer's drawing: ``{"node": id, "stub": bool, "at": time}``.
+CLICK = "explorer/click"
+HEIGHT_PX = 720
+# A Graphviz SVG whose nodes answer clicks (ui/clickable_svg/index.html, written for this app).
+_clickable_svg = components.declare_component("clickable_svg", path=str(Path(__file__).parent / "clickable_svg"))
 #: Most search hits opened at once (a feature tested by hundreds of splits would open the graph).
 MAX_OPENED_HITS = 20
 
@@ -44,6 +52,11 @@ def explorer(
         st.session_state[key] = drawing.default_expansion(model_key, graph, names, classes)
     opened = st.session_state[key]
     centre = None
+    click = st.session_state.get(CLICK)
+    if click and st.session_state.get(f"{key}/click") != click.get("at"):  # a click on a node: applied once
+        st.session_state[f"{key}/click"] = click.get("at")
+        if 0 <= int(click["node"]) < graph.node_count:
+            opened, centre = focus.toggle(graph, opened, int(click["node"])), int(click["node"])
 
     path = () if sample is None else tuple(graph.decision_path(sample.reshape(1, -1)).indices.tolist())
     for what, nodes in (("path", path), ("node", () if node is None else (int(node),))):
@@ -100,11 +113,13 @@ def explorer(
     )
     st.caption(
         f"{view.size:,} of {everything:,} nodes shown. A dashed box stands for the splits below it (their "
-        "number, samples and class mix): open it with *Open or close a split*, or *Find* a node; a grey #id "
-        "names a node not shown that leads to the node below it."
+        "number, samples and class mix): click it to open it (click an open split to close it), or *Find* a "
+        "node; a grey #id names a node not shown that leads to the node below it (click it to open the way)."
     )
     try:
-        drawing.svg_panel(drawing.image(dot, "svg"), focus=centre if centre is not None else node)
+        svg = drawing.image(dot, "svg").decode("utf-8")
+        _clickable_svg(svg=svg[svg.find("<svg") :], height=HEIGHT_PX, focus=centre if centre is not None else node,
+                       key=CLICK, default=None)  # fmt: skip
     except Exception as err:  # never a stack trace on screen
         st.error(f"The graph could not be drawn on the server ({err}); try the interactive view.")
 
