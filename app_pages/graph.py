@@ -4,13 +4,15 @@ trained here and for a model file the user opens."""
 
 import streamlit as st
 
+from tnt.inspect.path import path_table, sample_path
 from tnt.services.tasks import is_regression, scores
-from tnt.viz.explain import drawing_mode, drawing_note, node_info, path_table, sample_path
-from tnt.viz.exporter import format_value
+from tnt.viz.explain import drawing_mode, drawing_note, node_info
 from tnt.viz.plotly_view import graph_figure
+from tnt.wording import format_value
 from ui import drawing, state
 from ui.display import LABELS, format_C, format_measure
 from ui.editor import editor_section
+from ui.explorer import explorer
 from ui.inspection import apply_chosen_sample, inspection_section, what_if_sample
 from ui.opened import (
     model_file_panel,
@@ -23,8 +25,14 @@ from ui.tables import show_table
 from ui.views import ensure_result
 
 PLOTLY = "graph/plotly"
-VIEWS = ["Graphviz (in the browser)", "SVG (rendered on the server)", "Interactive (plotly)"]
-DEFAULT_VIEW = {"browser": 0, "server": 1, "interactive": 2}
+VIEWS = [
+    "Graphviz (in the browser)",
+    "SVG (rendered on the server)",
+    "Interactive (plotly)",
+    "Explorer (focus and context)",
+]
+#: A graph too large to read whole opens in the explorer (focus and context).
+DEFAULT_VIEW = {"browser": 0, "server": 3, "interactive": 3}
 
 st.header("Graph")
 data = state.dataset()
@@ -80,18 +88,22 @@ if result is not None:
         "which shrinks the whole graph to the page's width; the SVG view draws its layers at natural size.",
     )
     interactive = view.startswith("Interactive")
+    exploring = view.startswith("Explorer")  # opened from the root down: no depth window
     max_depth = int(graph.node_depth().max())
     windowed = mode != "browser" and view.startswith("SVG")  # a big SVG starts with its first layers
-    window = top[2].slider(
-        "Depth window (layers shown)",
-        0,
-        max(max_depth, 1),
-        (0, min(max_depth, 7) if windowed else max(max_depth, 1)),
-        key=f"graph/window/{fp}/{VIEWS.index(view)}",  # each graph and view starts with its own window
-        help="Layers of the drawing shown: in the Graphviz and SVG views edges leaving the window end in the id "
-        "of the node they lead to; in the interactive view the window is the part in view at first (zoom out "
-        "or double-click to see all).",
-    )
+    whole = (0, max(max_depth, 1))
+    window = whole
+    if not exploring:
+        window = top[2].slider(
+            "Depth window (layers shown)",
+            0,
+            max(max_depth, 1),
+            (0, min(max_depth, 7) if windowed else max(max_depth, 1)),
+            key=f"graph/window/{fp}/{VIEWS.index(view)}",  # each graph and view starts with its own window
+            help="Layers of the drawing shown: in the Graphviz and SVG views edges leaving the window end in the "
+            "id of the node they lead to; in the interactive view the window is the part in view at first (zoom "
+            "out or double-click to see all).",
+        )
     accuracy = ""
     if which.startswith("Opened") and data_fits:
         found = {
@@ -158,13 +170,17 @@ if result is not None:
         else:
             st.markdown("No test sample: the data in use do not fit this model.")
 
-    window_arg = None if window == (0, max(max_depth, 1)) else tuple(window)
+    window_arg = None if window == whole else tuple(window)
+    # The highlighted sample: the test sample, or the sample as edited in What if? (a key of its own).
+    sample_arg = None if x is None else int(index) if edited is None else f"{int(index)} edited {x.tobytes().hex()}"
     with left:
-        note = None if interactive else drawing_note(graph, window_arg)
+        note = None if interactive or exploring else drawing_note(graph, window_arg)
         if note:  # too many nodes for Graphviz: the interactive view instead
             st.info(note)
             interactive = True
-        if interactive:
+        if exploring:
+            explorer(model_key, graph, fp, names, classes, x, sample_arg, node=st.session_state["graph/node"])
+        elif interactive:
             flows = None
             if st.toggle("Edge width: training samples along each edge", disabled=not data_fits,
                          key="graph/edge_width" if data_fits else "graph/edge_width/no_data",  # off, greyed out
@@ -184,9 +200,6 @@ if result is not None:
             st.caption("Drag to pan, scroll to zoom, double-click for the whole graph; hover a node for its details, "
                        "click it to inspect it.")  # fmt: skip
         else:
-            sample_arg = (
-                None if x is None else int(index) if edited is None else f"{int(index)} edited {x.tobytes().hex()}"
-            )
             dot = drawing.dot_source(model_key, graph, names, classes, window_arg, sample_arg, _sample=x)
             if view.startswith("Graphviz"):
                 st.graphviz_chart(dot, width="content")
@@ -227,4 +240,6 @@ if result is not None:
     st.subheader("Downloads")
     for label, (est, est_names, est_classes, _, _) in models.items():
         stem = drawing.file_stem(label, p)
-        drawing.download_row(label, (result.dataset_key, p, label), est, est_names, est_classes, stem)
+        # The model in the explorer: its drawings are what the explorer shows.
+        opened = st.session_state.get(f"explorer/opened/{fp}") if exploring and label == which else None
+        drawing.download_row(label, (result.dataset_key, p, label), est, est_names, est_classes, stem, opened)

@@ -46,3 +46,14 @@ def train(at):
     button(at, "Train").click().run()
     assert not at.exception, at.exception
     return at
+
+
+def explorer_drawing(at):
+    """The Graph page explorer's drawing (``ui/explorer.py``'s component): its arguments ``svg``,
+    ``height`` and ``focus`` (the node the frame centres), or None when none is drawn."""
+    import json
+
+    for element in at.get("component_instance"):
+        if element.proto.id.endswith("explorer/click"):
+            return json.loads(element.proto.json_args)
+    return None

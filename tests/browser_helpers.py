@@ -28,6 +28,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 HIGHLIGHT = "#c00000"  # tnt.viz.export_dot.HIGHLIGHT_COLOR
+EXPLORER = 'iframe[title*="clickable_svg"]'  # the Graph page explorer's drawing (ui/explorer.py)
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"  # Debian's
 
 

@@ -56,7 +56,7 @@ def _data(page):
 
 
 def _graph(page):
-    frame = page.frame_locator('iframe[title="Decision graph"]')
+    frame = page.frame_locator('iframe[title*="clickable_svg"]')  # the explorer (browser_helpers.EXPLORER)
     frame.locator("svg g.node").nth(15).wait_for(timeout=LONG)
 
 

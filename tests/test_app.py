@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import streamlit.testing.v1.app_test as app_test_module
-from app_helpers import button, go, metric, new_session, train, upload
+from app_helpers import button, explorer_drawing, go, metric, new_session, train, upload
 from streamlit.runtime.media_file_manager import MediaFileManager
 
 from tnt.codegen.sql import sql_identifier
@@ -265,10 +265,10 @@ def test_graph_page_draws_the_default_model_with_a_legend_and_a_sample_path(app)
     legend = app.get("html")[0].value
     assert all(f">{k}</span>" in legend for k in range(10)) and "#2563eb" in legend
     assert "mixed (no class over half)" in legend  # as in the plotly view and the DOT legend
-    # A large graph (hundreds of nodes): rendered on the server, first layers only.
-    assert app.radio(key="graph/view/server").value.startswith("SVG")
-    frame = app.get("iframe")[0].proto
-    assert "<svg" in frame.srcdoc and 'stroke="#c00000"' in frame.srcdoc  # the sample's path
+    # A large graph (hundreds of nodes): the explorer, from the root down, the rest in summary nodes.
+    assert app.radio(key="graph/view/server").value.startswith("Explorer")
+    svg = explorer_drawing(app)["svg"]
+    assert svg.startswith("<svg") and 'stroke="#c00000"' in svg and "splits below" in svg  # the sample's path
     assert "Sample **#0**" in app.main.markdown[0].value
 
 
@@ -298,7 +298,7 @@ def test_small_graphs_are_laid_out_in_the_browser_and_cart_can_be_shown(app):
     assert app.main.caption[0].value.startswith("CART (same splits) on Iris")
 
 
-def test_a_thousand_split_graph_opens_whole_and_interactive_or_on_the_server_through_a_depth_window(app, tmp_path):
+def test_a_thousand_split_graph_opens_in_the_explorer_whole_in_plotly_or_windowed_on_the_server(app, tmp_path):
     rng = np.random.default_rng(0)
     X = rng.uniform(size=(4000, 4))
     y = ((X[:, 0] * 7).astype(int) + (X[:, 1] * 5).astype(int) + rng.integers(0, 3, 4000)) % 4
@@ -311,10 +311,15 @@ def test_a_thousand_split_graph_opens_whole_and_interactive_or_on_the_server_thr
     assert not app.error
     graph = app.session_state["train/models"][next(reversed(app.session_state["train/models"]))].tnt.graph_
     assert graph.n_splits >= 1000
-    # The interactive view first: every node at once, zoom and pan in the browser. Graphviz in the
-    # browser would shrink it to the page's width: not offered.
-    assert app.radio(key="graph/view/interactive").value.startswith("Interactive")
-    assert app.radio(key="graph/view/interactive").options == ["SVG (rendered on the server)", "Interactive (plotly)"]
+    # The explorer first (tests/test_app_explorer.py). Graphviz in the browser would shrink it to the
+    # page's width: not offered. The interactive view: every node at once, zoom and pan in the browser.
+    assert app.radio(key="graph/view/interactive").value.startswith("Explorer")
+    assert app.radio(key="graph/view/interactive").options == [
+        "SVG (rendered on the server)",
+        "Interactive (plotly)",
+        "Explorer (focus and context)",
+    ]
+    app.radio(key="graph/view/interactive").set_value("Interactive (plotly)").run()
     chart = app.get("plotly_chart")[0].proto
     spec = json.loads(chart.spec)
     assert [len(t["hovertext"]) for t in spec["data"] if t.get("name") == "nodes"] == [graph.node_count]
@@ -549,8 +554,8 @@ def test_a_failing_fit_shows_a_message_and_keeps_the_previous_model_and_data(app
 def test_compare_shows_one_class_legend_for_all_its_graphs(app):
     go(app, "compare")
     assert not app.error
-    charts = [json.loads(c.proto.spec) for c in app.get("plotly_chart") if c.proto.spec and '"nodes"' in c.proto.spec]
-    assert len(charts) >= 4  # TnT, TnT fine-tuned, CART, TAO (NDG) on the default data are drawn by plotly
-    assert all(chart["layout"]["showlegend"] is False for chart in charts)
+    # TnT, TnT fine-tuned, CART, TAO (NDG) on the default data: the explorer's view, summaries below the top
+    frames = [f.proto.srcdoc for f in app.get("iframe") if "<svg" in f.proto.srcdoc]
+    assert len(frames) >= 4 and all("splits below" in f for f in frames)
     assert sum("mixed (no class over half)" in h.proto.body for h in app.get("html")) == 1
     assert any(c.value == EDGE_LEGEND for c in app.main.caption)

@@ -8,7 +8,6 @@ import pytest
 from app_helpers import ROOT, button, go, upload
 
 from tnt.inspect.reach import class_indices, routes
-from tnt.inspect.rules import path_counts
 from ui.inspection import CELL_SAMPLES, CONFUSION, PART, VIEWS
 
 
@@ -191,7 +190,7 @@ def test_rules_list_each_leafs_top_rules_with_coverage_and_offer_csv_and_text(gr
     # Measured on the training rows first; the test rows' measures replace them on request.
     assert list(table.columns) == ["leaf", "prediction", "rule", "paths", "samples", "coverage", "precision"]
     assert table["leaf"].isin(np.flatnonzero(model.graph_.is_leaf)).all()
-    total = sum(path_counts(model.graph_)[leaf] for leaf in np.flatnonzero(model.graph_.is_leaf))
+    total = sum(model.graph_.path_counts()[leaf] for leaf in np.flatnonzero(model.graph_.is_leaf))
     assert f"reached by {total:,} paths" in " ".join(m.value for m in at.main.markdown)
     at.radio(key="graph/inspect/rules/part").set_value("test rows").run()
     tested = frame_with(at, "precision")

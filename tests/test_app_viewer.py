@@ -153,14 +153,15 @@ def pendigits_app(app):
     click(app, "Load data set")
     app.session_state["train/params"] = TrainParams(C=1e-4)
     go(app, "graph")
+    assert app.radio(key="graph/view/interactive").value.startswith("Explorer")  # the default
+    app.radio(key="graph/view/interactive").set_value("Interactive (plotly)").run()
     return app
 
 
-def test_a_big_graph_opens_in_the_interactive_view_whole_with_the_sample_path(pendigits_app):
+def test_a_big_graph_in_the_interactive_view_is_whole_with_the_sample_path(pendigits_app):
     app = pendigits_app
     graph = next(iter(app.session_state["train/models"].values())).tnt.graph_
     assert graph.node_count > 300
-    assert app.radio(key="graph/view/interactive").value.startswith("Interactive")
     fig = figure(app)
     (nodes,) = trace(fig, "nodes")
     assert len(nodes["hovertext"]) == graph.node_count

@@ -7,7 +7,17 @@ import time
 from pathlib import Path
 
 import pytest
-from browser_helpers import ARTIFACTS, HIGHLIGHT, ROOT, load_bundled, nav, running_server, shot, wait_idle
+from browser_helpers import (
+    ARTIFACTS,
+    EXPLORER,
+    HIGHLIGHT,
+    ROOT,
+    load_bundled,
+    nav,
+    running_server,
+    shot,
+    wait_idle,
+)
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
@@ -65,10 +75,10 @@ def test_open_train_and_see_the_graph(server, browser):
     wait_idle(page)
     shot(page, "2_train")
 
-    # Graph: drawn on the server at natural size (80 splits), with a sample's path highlighted.
+    # Graph: the explorer (80 splits), from the root down, with a sample's path highlighted.
     nav(page, "Graph")
-    frame = page.frame_locator('iframe[title="Decision graph"]')
-    frame.locator("svg g.node").nth(15).wait_for(timeout=60_000)  # the first layers of the depth window
+    frame = page.frame_locator(EXPLORER)
+    frame.locator("svg g.node", has_text="splits below").first.wait_for(timeout=60_000)  # summary nodes
     highlighted = f'svg g.node path[stroke="{HIGHLIGHT}"], svg g.node polygon[stroke="{HIGHLIGHT}"]'
     frame.locator(highlighted).nth(2).wait_for()  # the root and the path's first splits
     sample = page.get_by_role("spinbutton", name="Test sample", exact=True)
@@ -76,7 +86,7 @@ def test_open_train_and_see_the_graph(server, browser):
     sample.press("Enter")
     page.get_by_text("Sample #7").wait_for()
     wait_idle(page)
-    frame = page.frame_locator('iframe[title="Decision graph"]')
+    frame = page.frame_locator(EXPLORER)
     frame.locator(highlighted).nth(2).wait_for()
     shot(page, "3_graph_path")
     assert not errors, errors
@@ -85,7 +95,7 @@ def test_open_train_and_see_the_graph(server, browser):
 def test_a_page_opened_directly_has_the_whole_app_around_it(server, browser):
     page = browser.new_page(viewport={"width": 1440, "height": 900})
     page.goto(f"{server}/graph")
-    page.frame_locator('iframe[title="Decision graph"]').locator("svg g.node").first.wait_for(timeout=60_000)
+    page.frame_locator(EXPLORER).locator("svg g.node").first.wait_for(timeout=60_000)
     nav_links = page.locator('[data-testid="stSidebarNav"] a').all_inner_texts()
     assert [t.split(maxsplit=1)[-1] for t in nav_links] == [  # after the icon names
         "Data", "Train", "Graph", "Shared nodes", "Compare", "Sweep", "Paths", "Ensembles", "Teach", "History"
@@ -129,7 +139,8 @@ def test_a_large_model_on_the_server(server, browser):
     assert int(page.locator('[data-testid="stMetric"]', has_text="Splits").locator(
         '[data-testid="stMetricValue"]').inner_text()) > 150  # fmt: skip
     shot(page, "6_train_large")
-    nav(page, "Graph")  # 400+ nodes: the interactive view, the whole shape at once
+    nav(page, "Graph")  # 400+ nodes: the explorer first; the interactive view has the whole shape at once
+    page.get_by_text("Interactive (plotly)").click()
     plot = page.locator(".js-plotly-plot").first
     plot.locator(".scatterlayer .trace .point").first.wait_for(timeout=120_000)
     wait_idle(page)
@@ -203,7 +214,8 @@ def test_the_analysis_pages(server, browser):
     page.goto(f"{server}/compare")
     page.get_by_text("Highest test accuracy").wait_for(timeout=120_000)
     wait_idle(page)
-    assert drawn(page, ".js-plotly-plot", 5) == 5  # five graphs of 100+ splits (NDG: at most as many)
+    # five graphs of 100+ splits (NDG: at most as many), each the explorer's default view
+    assert drawn(page, 'iframe[title="Decision graph"]', 5) == 5
     shot(page, "8_compare")
 
     nav(page, "Sweep")
@@ -284,7 +296,7 @@ def test_open_a_model_file_then_a_broken_one_and_reduce_it(server, browser, tmp_
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(f"{server}/graph")
-    page.frame_locator('iframe[title="Decision graph"]').locator("svg g.node").first.wait_for(timeout=60_000)
+    page.frame_locator(EXPLORER).locator("svg g.node").first.wait_for(timeout=60_000)
     wait_idle(page)
     # The digits' TnT in the interactive view.
     page.get_by_text("Interactive (plotly)").click()

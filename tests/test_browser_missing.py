@@ -59,8 +59,8 @@ def test_tnt_learns_from_empty_cells_and_draws_a_path_through_a_missing_value(br
     learned direction. The sample is found with the library on the same data and settings."""
     from tnt.data.csv_loader import read_csv_bytes
     from tnt.data.sources import dataset_from_source, upload_source
+    from tnt.inspect.path import sample_path
     from tnt.services.training import TrainParams
-    from tnt.viz.explain import sample_path
 
     path, frame = holes_csv(tmp_path)
     raw = path.read_bytes()

@@ -6,12 +6,12 @@ import pytest
 from test_categorical_graph import colour_graph
 
 from tnt import DecisionGraph
+from tnt.inspect.path import goes_left, path_table, rule, sample_path
 from tnt.inspect.reach import routes
 from tnt.inspect.rules import Categories, leaf_rules, merged_conditions, rule_text
-from tnt.viz.explain import goes_left, path_table, rule, sample_path
 from tnt.viz.export_dot import to_dot
 from tnt.viz.export_text import export_text
-from tnt.viz.exporter import categories_text
+from tnt.wording import categories_text
 
 NAMES = ["colour", "size"]
 

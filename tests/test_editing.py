@@ -9,7 +9,6 @@ from sklearn.datasets import load_iris, make_friedman1
 
 from tnt import DecisionGraph, TnTClassifier, TnTRegressor
 from tnt.editing import Edit, GraphEditor, collapse, legal_targets, redirect, remove_unreachable
-from tnt.editing.graph_edits import ancestors
 from tnt.model_io import model_from_json, model_to_json
 
 # 0: x0 <= .5 ? 1 : 2 ; 1: x1 <= .5 ? 3 : 4 ; 2: x1 <= .5 ? 5 : 4 (4 shared) ; leaves 3, 4, 5
@@ -126,7 +125,7 @@ def test_every_legal_target_gives_a_valid_graph_and_every_other_node_is_refused(
     for node in splits[:: max(1, splits.size // 6)]:
         for branch in ("yes", "no"):
             legal = set(legal_targets(g, node, branch).tolist())
-            assert not legal & set(np.flatnonzero(ancestors(g, node)).tolist())
+            assert not legal & set(np.flatnonzero(g.ancestors(node)).tolist())
             for target in range(g.node_count):
                 if target in legal:
                     edited = redirect(g, node, branch, target).graph

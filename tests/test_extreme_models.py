@@ -240,7 +240,7 @@ def test_each_step_takes_memory_and_python_work_in_proportion_to_the_nodes(shape
 def _path_statistics_entries(graph: DecisionGraph) -> int:
     """The counts the path statistics keep: per node, one per length between its shortest and
     longest distance from the root."""
-    from tnt.learn.structure import distance_ranges
+    from tnt.learn.walks import distance_ranges
 
     shortest, longest = distance_ranges(graph.children_left, graph.children_right)
     return int(np.sum(np.maximum(longest - shortest + 1, 0)))

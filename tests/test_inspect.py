@@ -11,7 +11,7 @@ from tnt import TnTClassifier
 from tnt.inspect.distributions import node_distribution
 from tnt.inspect.errors import confusion, error_leaves, node_scores
 from tnt.inspect.reach import class_indices, routes
-from tnt.inspect.rules import leaf_rules, path_counts
+from tnt.inspect.rules import leaf_rules
 from tnt.inspect.what_if import what_if
 from tnt.viz.figure_image import figure_image
 from tnt.viz.inspection import MAX_SMALL_MULTIPLES, graph_small_multiples, node_figure
@@ -156,7 +156,7 @@ def test_what_if_marks_the_tests_that_changed_outcome():
 
 def test_rules_merge_each_paths_tests_and_count_paths_by_dynamic_programming():
     g = toy_shared_graph()
-    assert path_counts(g) == [1, 1, 1, 1, 2, 2, 3]
+    assert g.path_counts() == [1, 1, 1, 1, 2, 2, 3]
     rules = leaf_rules(g, routes(g, TOY_X), TOY_Y, feature_names=["a", "b"], class_names=["no", "yes"], top=1)
     leaf6 = rules.leaves.set_index("leaf").loc[6]
     assert leaf6["paths"] == 3 and leaf6["rules_shown"] == 1
@@ -176,7 +176,7 @@ def test_rules_cover_every_sample_once_on_a_trained_graph(digits_model):
     assert rules.rules["train_samples"].sum() == len(y_train)
     assert rules.rules["test_samples"].sum() == len(y_test)
     assert (rules.leaves["other_paths"] >= 0).all()
-    counts = path_counts(g)
+    counts = g.path_counts()
     assert all(rules.leaves["paths"] == [counts[leaf] for leaf in rules.leaves["leaf"]])
     right = (rules.rules["train_precision"] * rules.rules["train_samples"]).sum()
     assert right / len(y_train) == pytest.approx(model.score(X_train, model.classes_[y_train]))

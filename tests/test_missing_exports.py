@@ -7,13 +7,15 @@ import pytest
 from test_missing_routing import missing_dag
 
 from tnt import CARTClassifier, DecisionGraph
+from tnt.inspect.path import path_table, sample_path
 from tnt.viz.colors import HIGHLIGHT_COLOR
-from tnt.viz.explain import node_info, path_table, sample_path
+from tnt.viz.explain import node_info
 from tnt.viz.export_dot import to_dot
 from tnt.viz.export_networkx import to_networkx
 from tnt.viz.export_text import export_text
-from tnt.viz.exporter import condition_text, path_mask
+from tnt.viz.exporter import path_mask
 from tnt.viz.plotly_view import graph_figure
+from tnt.wording import condition_text
 
 NAMES = ["age", "income"]
 

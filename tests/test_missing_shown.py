@@ -14,19 +14,20 @@ from tnt import CARTClassifier, CARTRegressor, DecisionGraph
 from tnt.codegen import to_python
 from tnt.editing import GraphEditor, collapse, refreshed, remove_unreachable
 from tnt.inspect.distributions import node_distribution
+from tnt.inspect.path import path_table, sample_path
 from tnt.inspect.reach import routes
 from tnt.inspect.rules import leaf_rules, merged_conditions, rule_text
 from tnt.inspect.what_if import what_if
 from tnt.model_io import from_sklearn, model_from_json, model_to_json
 from tnt.reduction import reduce_graph
-from tnt.viz.explain import node_info, path_table, sample_path
+from tnt.viz.explain import node_info
 from tnt.viz.export_dot import to_dot
 from tnt.viz.export_networkx import to_networkx
 from tnt.viz.export_text import export_text
-from tnt.viz.exporter import shows_missing
 from tnt.viz.inspection import node_figure
 from tnt.viz.notebook import plot_graph
 from tnt.viz.plotly_view import graph_figure
+from tnt.wording import shows_missing
 
 NAMES = ["age", "income"]
 WINE = load_wine()

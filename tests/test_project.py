@@ -188,3 +188,23 @@ def test_ruff_finds_nothing():
     for command in (["check", "."], ["format", "--check", "."]):
         out = subprocess.run([str(ruff), *command], capture_output=True, text=True, cwd=ROOT)
         assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-1000:]
+
+
+def _imported(path: Path) -> set[str]:
+    """The modules ``path`` imports, at its top or inside a function."""
+    import ast
+
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            names.add(node.module or "")
+        elif isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+    return names
+
+
+def test_inspection_and_drawing_import_each_other_one_way():
+    # tnt.viz draws what tnt.inspect computes; both write numbers and tests through tnt.wording.
+    for path in (ROOT / "tnt" / "inspect").rglob("*.py"):
+        assert not {n for n in _imported(path) if n == "tnt.viz" or n.startswith("tnt.viz.")}, path
+    assert not {n for n in _imported(ROOT / "tnt" / "wording.py") if n.startswith("tnt")}

@@ -70,7 +70,7 @@ def test_the_graph_pages_tables_fit_the_page_and_their_rows_hold_the_longest_rul
 
 
 def test_a_sample_path_fits_the_side_column(digits_model):
-    from tnt.viz.explain import path_table, sample_path
+    from tnt.inspect.path import path_table, sample_path
 
     model, X, y, X_test, y_test = digits_model
     deepest = max(range(len(X_test)), key=lambda i: len(sample_path(model.graph_, X_test[i], None)))

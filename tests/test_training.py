@@ -5,16 +5,9 @@ import pytest
 
 from tnt import DecisionGraph
 from tnt.data.datasets import load_bundled
+from tnt.inspect.path import path_table, rule, sample_path
 from tnt.services.training import TrainParams, train
-from tnt.viz.explain import (
-    INTERACTIVE_GRAPH_NODES,
-    LARGE_GRAPH_NODES,
-    drawing_mode,
-    node_info,
-    path_table,
-    rule,
-    sample_path,
-)
+from tnt.viz.explain import INTERACTIVE_GRAPH_NODES, LARGE_GRAPH_NODES, drawing_mode, node_info
 from ui.display import C_GRID, comparison_table, format_C, history_table
 
 

@@ -18,8 +18,9 @@ import tnt.learn.growth as growth
 from tnt.learn.binning import bin_features
 from tnt.learn.growth import _grow_pass, _MicroTreeCache, _Problem, _Workers
 from tnt.learn.micro_tree import MicroTree, fit_micro_tree
+from tnt.learn.walks import topological_order
 from tnt.learn.wave_routing import bucket_rows, code_thresholds
-from tnt.learn.working_graph import FlatGraph, WorkingGraph, compact, dead_splits, topological_order
+from tnt.learn.working_graph import FlatGraph, WorkingGraph, compact, dead_splits
 
 
 def _reference_pass(graph: WorkingGraph, problem: _Problem, C: float, log: list) -> None:

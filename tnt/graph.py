@@ -8,7 +8,7 @@ when ``missing_go_to_left[i]`` is 1 and right when it is 0, as in scikit-learn's
 threshold of ``+inf`` with ``missing_go_to_left[i] == 0`` is a test of missingness (present
 values left, missing ones right). ``missing_in_training`` says whether the graph learned those
 directions from training data that had missing values; the drawings say where missing values go
-only then (see :func:`tnt.viz.exporter.shows_missing`). A split on a categorical feature (one of
+only then (see :func:`tnt.wording.shows_missing`). A split on a categorical feature (one of
 ``categories``) sends the samples whose category code is in its subset ``category_left[i]`` left,
 the other categories right, and a missing value or a category unseen in training where
 ``missing_go_to_left[i]`` says (:mod:`tnt.categorical`). Nodes are numbered in topological order: every
@@ -33,7 +33,18 @@ from tnt.learn.routing import (
     route_to_leaves,
     walk_tables,
 )
-from tnt.learn.structure import count_paths_by_length, distance_ranges, longest_distances
+from tnt.learn.walks import (
+    ancestors,
+    count_paths_by_length,
+    descendants,
+    distance_ranges,
+    exact_paths_by_length,
+    longest_distances,
+    parent_lists,
+    path_counts,
+    paths_below,
+    topological_order,
+)
 
 # Number types whose every value float32 represents exactly.
 EXACT_IN_FLOAT32 = (np.float32, np.uint8, np.int8, np.uint16, np.int16)
@@ -317,6 +328,70 @@ class DecisionGraph:
         """Ids of the parents of ``node``, in increasing order."""
         return np.flatnonzero((self.children_left == node) | (self.children_right == node)).tolist()
 
+    # ------------------------------------------------------------------ walks (tnt.learn.walks)
+    def parent_lists(self) -> list[list[int]]:
+        """The parents of every node, in increasing order, computed in one pass."""
+        return parent_lists(self.children_left, self.children_right)
+
+    def descendants(self, nodes) -> np.ndarray:
+        """Boolean mask of the nodes reachable from ``nodes`` (one id or several), themselves included.
+
+        Examples
+        --------
+        >>> g = DecisionGraph([1, 3, 3, -1, -1], [2, 4, 4, -1, -1], [0, 1, 1, -2, -2],
+        ...                   [0.5, 0.5, 1.5, -2, -2], [[2, 2], [1, 1], [1, 1], [1, 0], [1, 2]])
+        >>> g.descendants(2).tolist()
+        [False, False, True, True, True]
+        """
+        return descendants(self.children_left, self.children_right, nodes)
+
+    def ancestors(self, nodes) -> np.ndarray:
+        """Boolean mask of the nodes from which one of ``nodes`` (one id or several) can be reached,
+        themselves included.
+
+        Examples
+        --------
+        >>> g = DecisionGraph([1, 3, 3, -1, -1], [2, 4, 4, -1, -1], [0, 1, 1, -2, -2],
+        ...                   [0.5, 0.5, 1.5, -2, -2], [[2, 2], [1, 1], [1, 1], [1, 0], [1, 2]])
+        >>> g.ancestors(3).tolist()
+        [True, True, True, True, False]
+        """
+        return ancestors(self.children_left, self.children_right, nodes)
+
+    def reachable(self) -> np.ndarray:
+        """Boolean mask of the nodes the root reaches (a graph built by hand may hold others)."""
+        return self.descendants(0)
+
+    def topological_order(self) -> np.ndarray:
+        """The nodes the root reaches, breadth first, each after all of its parents (the order in
+        which training numbers a graph: a fitted graph's is ``0, 1, ..., node_count - 1``)."""
+        return topological_order(self.children_left, self.children_right)
+
+    def path_counts(self) -> list[int]:
+        """The number of paths from the root into each node, as exact Python integers.
+
+        Examples
+        --------
+        >>> g = DecisionGraph([1, 3, 3, -1, -1], [2, 4, 4, -1, -1], [0, 1, 1, -2, -2],
+        ...                   [0.5, 0.5, 1.5, -2, -2], [[2, 2], [1, 1], [1, 1], [1, 0], [1, 2]])
+        >>> g.path_counts()
+        [1, 1, 1, 2, 2]
+        """
+        return path_counts(self.children_left, self.children_right)
+
+    def paths_below(self) -> list[int]:
+        """The number of paths from each node down to a leaf (1 at a leaf), as exact Python
+        integers: the leaves of the tree the node's subgraph unfolds to.
+
+        Examples
+        --------
+        >>> g = DecisionGraph([1, 3, 3, -1, -1], [2, 4, 4, -1, -1], [0, 1, 1, -2, -2],
+        ...                   [0.5, 0.5, 1.5, -2, -2], [[2, 2], [1, 1], [1, 1], [1, 0], [1, 2]])
+        >>> g.paths_below()
+        [4, 2, 2, 1, 1]
+        """
+        return paths_below(self.children_left, self.children_right)
+
     def leaf_class(self) -> np.ndarray:
         """Class index predicted at each node: the weighted majority of its training samples."""
         return np.argmax(self.value, axis=1)
@@ -534,7 +609,7 @@ class DecisionGraph:
         if count_paths_by_length(left, right, shortest, longest, offset, counts, per_length):
             per_length = per_length.astype(object)  # Python ints, as in the exact case below
         else:
-            per_length = _exact_paths_by_length(left, right, shortest, longest, self.is_leaf)
+            per_length = exact_paths_by_length(left, right, shortest, longest, self.is_leaf)
         present = np.flatnonzero(per_length != 0)
         return present, per_length[present]
 
@@ -871,24 +946,6 @@ def _same_categories(a: DecisionGraph, b: DecisionGraph) -> bool:
 
 def _same_directions(a, b) -> bool:
     return (a is None and b is None) or (a is not None and b is not None and np.array_equal(a, b))
-
-
-def _exact_paths_by_length(left, right, shortest, longest, is_leaf) -> np.ndarray:
-    """Paths by length as Python integers, for graphs whose path counts pass the 64-bit range."""
-    counts = [None] * left.shape[0]  # counts[i][k]: paths of length shortest[i] + k into node i
-    reached = shortest <= longest
-    for node in np.flatnonzero(reached):
-        counts[node] = np.zeros(longest[node] - shortest[node] + 1, dtype=object)
-    counts[0][0] = 1
-    for node in np.flatnonzero(reached & ~is_leaf):
-        here = counts[node]
-        for child in (left[node], right[node]):
-            start = shortest[node] + 1 - shortest[child]
-            counts[child][start : start + here.shape[0]] += here
-    per_length = np.zeros(int(longest[reached].max()) + 1, dtype=object)
-    for node in np.flatnonzero(reached & is_leaf):
-        per_length[shortest[node] : longest[node] + 1] += counts[node]
-    return per_length
 
 
 def gini(value: np.ndarray) -> np.ndarray:

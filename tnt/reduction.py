@@ -34,7 +34,8 @@ import numpy as np
 from tnt._base import graph_from_flat
 from tnt.graph import DecisionGraph
 from tnt.learn.routing import count_directions, decision_paths, route_to_leaves
-from tnt.learn.working_graph import UNDECIDED, FlatGraph, WorkingGraph, compact, topological_order
+from tnt.learn.walks import ancestors, topological_order
+from tnt.learn.working_graph import UNDECIDED, FlatGraph, WorkingGraph, compact
 
 __all__ = ["reduce_graph", "reduce_model"]
 
@@ -239,7 +240,7 @@ class _Live:
         self._start = np.searchsorted(nodes[order], np.arange(left.shape[0] + 1))
         self.reached = np.diff(self._start) > 0
         self.n_live_splits = _live_splits(arrays, X)
-        self.descendants = _descendants(left, right, self.reached)
+        self.order = topological_order(left, right)
 
     def rows(self, node: int) -> np.ndarray:
         return self._samples[self._start[node] : self._start[node + 1]]
@@ -250,9 +251,8 @@ class _Live:
         make a cycle)."""
         leaf = self.left < 0
         same = (~leaf) & (self.feature == self.feature[b]) & (self.missing_left == self.missing_left[b])
-        for a in np.flatnonzero(self.reached & (leaf | same)):
-            if a != b and b not in self.descendants[a]:
-                yield a
+        above = ancestors(self.left, self.right, b, self.order)
+        yield from np.flatnonzero(self.reached & (leaf | same) & ~above)
 
 
 def _live_splits(arrays, X) -> int:
@@ -346,14 +346,3 @@ def _new_threshold(x, must_left, must_right, current) -> float | None:
         return float((lo + above.min()) / 2) if above.size else float(lo + 1.0)
     below = x[x < hi]
     return float((below.max() + hi) / 2) if below.size else float(hi - 1.0)
-
-
-def _descendants(left, right, reached) -> list:
-    """The set of nodes reachable from each reached node, itself included (None elsewhere)."""
-    out: list = [None] * left.shape[0]
-    for node in topological_order(left, right)[::-1]:
-        found = {int(node)}
-        if left[node] >= 0:
-            found |= out[left[node]] | out[right[node]]
-        out[node] = found
-    return out

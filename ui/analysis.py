@@ -7,8 +7,8 @@ import streamlit as st
 
 from tnt.viz.explain import drawing_mode
 from tnt.viz.export_dot import to_dot
-from tnt.viz.plotly_view import graph_figure
-from ui.drawing import value_legend
+from ui.drawing import fingerprint, legend, value_legend
+from ui.explorer import focus_panel
 from ui.lru import LRUStore
 
 MAX_KEPT = 12  # finished runs kept per kind and session
@@ -28,18 +28,19 @@ def latest(kind: str):
 def show_graph(
     graph, feature_names, class_names, key: str, target_name: str = "target", own_legend: bool = True
 ) -> None:
-    """A small graph laid out by Graphviz in the browser (under its colour bar if it is a regression
-    graph: each graph's colours span its own node means), a large one as the plotly view, with its
-    legend of classes and edges unless ``own_legend`` is False (a page that shows one legend for all)."""
+    """A small graph laid out by Graphviz in the browser, a large one as the explorer's default view
+    (:func:`ui.explorer.focus_panel`: the root and the layers that fit, the rest in summary nodes),
+    each under its colour bar if it is a regression graph (each graph's colours span its own node
+    means). A large classification graph gets its legend of classes unless ``own_legend`` is False (a
+    page that shows one legend for all); ``key`` names the drawing in the caches."""
+    if graph.regression:
+        value_legend(graph, target_name)
     if drawing_mode(graph) == "browser":
-        if graph.regression:
-            value_legend(graph, target_name)
         st.graphviz_chart(to_dot(graph, feature_names=feature_names, class_names=class_names))
-    else:
-        fig = graph_figure(graph, feature_names=feature_names, class_names=class_names, target_name=target_name)
-        if not own_legend:
-            fig.update_layout(showlegend=False, margin={"t": 10})
-        st.plotly_chart(fig, key=key)
+        return
+    if own_legend and not graph.regression:
+        legend(class_names)
+    focus_panel((key, fingerprint(graph)), graph, feature_names, class_names, height_px=480)
 
 
 def progress_bar(text: str):

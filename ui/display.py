@@ -12,7 +12,7 @@ import streamlit as st
 from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.services.tasks import headline_measure, measure_decimals
 from tnt.services.training import SIZE_CHOICES, TrainResult
-from tnt.viz.exporter import format_value
+from tnt.wording import format_value
 
 __all__ = [
     "BIN_CHOICES",
@@ -78,7 +78,7 @@ def labelled(frame: pd.DataFrame) -> pd.DataFrame:
 
 def format_measure(name: str, value) -> str:
     """A measure as the app writes it: accuracies and R² to 3 decimals, an RMSE (in the target's
-    units) as :func:`tnt.viz.exporter.format_value` writes target values, depths and times to 2 decimals.
+    units) as :func:`tnt.wording.format_value` writes target values, depths and times to 2 decimals.
 
     Examples
     --------

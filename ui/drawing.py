@@ -15,12 +15,13 @@ import streamlit as st
 
 from tnt.codegen import LANGUAGES, export_code
 from tnt.model_io import model_to_json
+from tnt.viz import focus
 from tnt.viz.colors import MIXED_COLOR, MIXED_LABEL, VALUE_SCALE, class_palette, value_range, value_ticks
 from tnt.viz.export_dot import to_dot
 from tnt.viz.export_text import export_text
-from tnt.viz.exporter import format_value
 from tnt.viz.plotly_view import graph_figure, standalone_html
 from tnt.viz.render import render
+from tnt.wording import format_value
 
 # Graphviz is not thread-safe, and deferred downloads render on their own threads.
 _GRAPHVIZ = threading.Lock()
@@ -60,6 +61,32 @@ def dot_source(model_key, _graph, feature_names, class_names, depth_window=None,
         show_ids=True,
         depth_window=depth_window,
         highlight_sample=_sample,
+    )
+
+
+@st.cache_data(max_entries=32, show_spinner="Choosing the layers that fit...")
+def default_expansion(model_key, _graph, feature_names, class_names) -> frozenset:
+    """The splits the explorer opens first (:func:`tnt.viz.focus.default_expansion`: Graphviz lays
+    out each candidate, so under the lock)."""
+    with _GRAPHVIZ:
+        return focus.default_expansion(_graph, feature_names, class_names)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def view_source(
+    model_key, _graph, feature_names, class_names, opened: tuple, node=None, sample_index=None, marked=(), _sample=None
+):
+    """DOT source of the explorer's view of a graph (node ids shown): the splits ``opened``, the
+    inspected ``node`` and the nodes ``marked`` with a bold border, the path of test sample
+    ``sample_index`` (``_sample``) in red."""
+    return to_dot(
+        _graph,
+        feature_names=feature_names,
+        class_names=class_names,
+        show_ids=True,
+        view=focus.graph_view(_graph, opened),
+        highlight_sample=_sample,
+        highlight_nodes=([] if node is None else [int(node)]) + list(marked),
     )
 
 
@@ -380,14 +407,21 @@ def file_stem(label: str, params) -> str:
     return ("tnt" if label == "TnT" else "cart") + f"_C{format_C(params.C)}"
 
 
-def download_row(label: str, model_key, estimator, feature_names, class_names, stem: str) -> None:
+def download_row(
+    label: str, model_key, estimator, feature_names, class_names, stem: str, opened: frozenset | None = None
+) -> None:
     """Download buttons for one model: SVG, PNG, PDF and interactive HTML (made on click), DOT,
     JSON and text rules; then the model as code: a Python module, a C function and an SQL query
-    (over a table ``data`` with a key column ``id``)."""
+    (over a table ``data`` with a key column ``id``). With ``opened`` (the explorer's opened splits),
+    the SVG, PNG, PDF and DOT files draw what the explorer shows."""
     graph = estimator.graph_
     model_key = (*model_key, fingerprint(graph))
-    dot = dot_source(model_key, graph, feature_names, class_names)
-    st.markdown(f"**{label}**")
+    if opened is None:
+        dot = dot_source(model_key, graph, feature_names, class_names)
+        st.markdown(f"**{label}**")
+    else:
+        dot = view_source(model_key, graph, feature_names, class_names, tuple(sorted(opened)))
+        st.markdown(f"**{label}** (the drawings: what the explorer shows)")
     cols = st.columns(7)
     deferred = {
         "svg": lambda: image(dot, "svg"),

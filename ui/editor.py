@@ -15,6 +15,7 @@ from tnt.viz.export_dot import to_dot
 from tnt.viz.exporter import GraphText
 from ui import drawing, state
 from ui.display import LABELS, format_measure
+from ui.explorer import focus_panel
 from ui.lru import LRUStore
 
 _EDITORS = "edit/editors"  # LRUStore: editor key (a tuple) -> GraphEditor
@@ -232,9 +233,9 @@ def _drawing(step, names, classes) -> None:
             "before are not in this graph (undo brings them back)."
         )
     elif changed:
-        st.caption(changed_caption([int(shown[n]) for n in changed], drawn=mode != "interactive"))
-    if mode == "interactive":
-        st.info(f"{graph.node_count:,} nodes: too many to draw here; the node ids above name the changes.")
+        st.caption(changed_caption([int(shown[n]) for n in changed], drawn=True))
+    if mode == "interactive":  # the explorer's view, the changed nodes opened
+        focus_panel(("edit", drawing.fingerprint(graph)), graph, names, classes, changed)
         return
     dot = to_dot(graph, feature_names=names, class_names=classes, show_ids=shown, highlight_nodes=changed)
     if mode == "browser":

@@ -14,7 +14,6 @@ from tnt.inspect.errors import confusion, error_leaves, node_scores
 from tnt.inspect.reach import class_indices, routes
 from tnt.inspect.rules import leaf_rules, rule_text
 from tnt.inspect.what_if import what_if
-from tnt.viz.exporter import format_value
 from tnt.viz.figure_image import figure_image
 from tnt.viz.inspection import (
     MAX_SMALL_MULTIPLES,
@@ -22,6 +21,7 @@ from tnt.viz.inspection import (
     graph_small_multiples,
     node_figure,
 )
+from tnt.wording import format_value
 from ui.display import counted
 from ui.drawing import MIME
 from ui.tables import show_table

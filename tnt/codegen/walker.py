@@ -142,7 +142,8 @@ def code_graph(estimator, feature_names=None) -> CodeGraph:
         raise ValueError(f"feature_names has {len(names)} names but the model reads {n_features} features.")
     if graph.input_dtype not in (np.float32, np.float64):
         raise ValueError(f"Models comparing in {graph.input_dtype} cannot be exported as code (float32 or float64).")
-    splits, leaves = _reachable(graph)
+    reached = graph.reachable()
+    splits, leaves = np.flatnonzero(reached & ~graph.is_leaf), np.flatnonzero(reached & graph.is_leaf)
     number = np.zeros(graph.node_count, dtype=np.int64)
     number[splits] = np.arange(splits.size)
     number[leaves] = -1 - np.arange(leaves.size)
@@ -183,17 +184,6 @@ def code_graph(estimator, feature_names=None) -> CodeGraph:
 
 def _count(n: int, one: str, many: str | None = None) -> str:
     return f"{n} {one if n == 1 else many or one + 's'}"
-
-
-def _reachable(graph) -> tuple[np.ndarray, np.ndarray]:
-    """Ids of the splits and of the leaves a sample can reach from the root, ascending."""
-    reached = np.zeros(graph.node_count, dtype=bool)
-    reached[0] = True
-    left, right, is_leaf = graph.children_left, graph.children_right, graph.is_leaf
-    for node in range(graph.node_count):  # parents come before their children
-        if reached[node] and not is_leaf[node]:
-            reached[left[node]] = reached[right[node]] = True
-    return np.flatnonzero(reached & ~is_leaf), np.flatnonzero(reached & is_leaf)
 
 
 def plain_label(label):

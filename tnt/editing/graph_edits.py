@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tnt.graph import TREE_LEAF, TREE_UNDEFINED, DecisionGraph
-from tnt.learn.working_graph import topological_order
+from tnt.learn.walks import topological_order
 
 __all__ = ["BRANCHES", "GraphChange", "collapse", "legal_targets", "redirect", "remove_unreachable"]
 
@@ -65,28 +65,6 @@ def _child_array(graph: DecisionGraph, branch: str) -> np.ndarray:
     return graph.children_left if branch == "yes" else graph.children_right
 
 
-def descendants(graph: DecisionGraph, node: int) -> np.ndarray:
-    """Boolean mask of the nodes reachable from ``node``, itself included."""
-    mask = np.zeros(graph.node_count, dtype=bool)
-    mask[node] = True
-    left, right = graph.children_left, graph.children_right
-    for i in range(node, graph.node_count):  # children have larger ids than their parents
-        if mask[i] and left[i] >= 0:
-            mask[left[i]] = mask[right[i]] = True
-    return mask
-
-
-def ancestors(graph: DecisionGraph, node: int) -> np.ndarray:
-    """Boolean mask of the nodes from which ``node`` can be reached, itself included."""
-    mask = np.zeros(graph.node_count, dtype=bool)
-    mask[node] = True
-    left, right = graph.children_left, graph.children_right
-    for i in range(node - 1, -1, -1):  # parents have smaller ids than their children
-        if left[i] >= 0 and (mask[left[i]] or mask[right[i]]):
-            mask[i] = True
-    return mask
-
-
 def remove_unreachable(graph: DecisionGraph) -> tuple[DecisionGraph, np.ndarray]:
     """The nodes the root reaches, renumbered in topological order (breadth-first, each node after
     all its parents, as training numbers them).
@@ -107,24 +85,39 @@ def remove_unreachable(graph: DecisionGraph) -> tuple[DecisionGraph, np.ndarray]
     >>> small.node_count, new_id.tolist()
     (3, [0, -1, 1, 2])
     """
-    left, right = graph.children_left, graph.children_right
+    return _renumbered(_arrays_of(graph), graph)
+
+
+#: The per-node arrays of a graph, which an edit changes and renumbering reorders.
+_NODE_ARRAYS = ("children_left", "children_right", "feature", "threshold", "value", "n_node_samples", "impurity")
+
+
+def _arrays_of(graph: DecisionGraph) -> dict:
+    arrays = {name: getattr(graph, name) for name in _NODE_ARRAYS}
+    arrays["missing_go_to_left"] = graph.missing_go_to_left
+    return arrays
+
+
+def _renumbered(arrays: dict, graph: DecisionGraph) -> tuple[DecisionGraph, np.ndarray]:
+    """The nodes the root reaches in ``arrays`` (a graph's arrays, ids in any order), renumbered
+    topologically, as a graph with ``graph``'s other attributes, and each old node's new id."""
+    left, right = arrays["children_left"], arrays["children_right"]
     order = topological_order(left, right)
-    new_id = np.full(graph.node_count, -1, dtype=np.intp)
+    new_id = np.full(left.shape[0], -1, dtype=np.intp)
     new_id[order] = np.arange(order.size)
     leaf = left[order] < 0
+    missing_left = arrays["missing_go_to_left"]
     kept = DecisionGraph(
         children_left=np.where(leaf, TREE_LEAF, new_id[left[order]]),
         children_right=np.where(leaf, TREE_LEAF, new_id[right[order]]),
-        feature=np.where(leaf, TREE_UNDEFINED, graph.feature[order]),
-        threshold=np.where(leaf, TREE_UNDEFINED, graph.threshold[order]),
-        value=graph.value[order],
-        n_node_samples=graph.n_node_samples[order],
-        impurity=graph.impurity[order],
+        feature=np.where(leaf, TREE_UNDEFINED, arrays["feature"][order]),
+        threshold=np.where(leaf, TREE_UNDEFINED, arrays["threshold"][order]),
+        value=arrays["value"][order],
+        n_node_samples=arrays["n_node_samples"][order],
+        impurity=arrays["impurity"][order],
         input_dtype=graph.input_dtype,
         regression=graph.regression,
-        missing_go_to_left=None
-        if graph.missing_go_to_left is None
-        else np.where(leaf, 0, graph.missing_go_to_left[order]),
+        missing_go_to_left=None if missing_left is None else np.where(leaf, 0, missing_left[order]),
         missing_in_training=graph.missing_in_training,
         categories=graph.categories,
         category_left=None
@@ -136,11 +129,7 @@ def remove_unreachable(graph: DecisionGraph) -> tuple[DecisionGraph, np.ndarray]
 
 def _finish(arrays: dict, graph: DecisionGraph, edited, stale_before: np.ndarray) -> GraphChange:
     """Arrays with an edit applied (ids possibly out of order, unreachable nodes left) as a change."""
-    raw = DecisionGraph.__new__(DecisionGraph)  # the edit may break the numbering: no checks yet
-    raw.__dict__.update(graph.__dict__)
-    raw.__dict__.pop("_derived_cache", None)
-    raw.__dict__.update(arrays)
-    result, new_id = remove_unreachable(raw)
+    result, new_id = _renumbered({**_arrays_of(graph), **arrays}, graph)
     stale = np.zeros(result.node_count, dtype=bool)
     kept = new_id >= 0
     stale[new_id[kept]] = stale_before[kept]
@@ -176,7 +165,7 @@ def collapse(graph: DecisionGraph, node: int) -> GraphChange:
     (1, [3.0, 1.0], [1])
     """
     node = _check_split(graph, node)
-    below = descendants(graph, node)
+    below = graph.descendants(node)
     below[node] = False
     left, right = graph.children_left.copy(), graph.children_right.copy()
     feature, threshold = graph.feature.copy(), graph.threshold.copy()
@@ -210,9 +199,7 @@ def legal_targets(graph: DecisionGraph, node: int, branch: str) -> np.ndarray:
     """
     node = _check_split(graph, node)
     _child_array(graph, branch)  # checks the branch's name
-    reached = np.zeros(graph.node_count, dtype=bool)
-    reached[topological_order(graph.children_left, graph.children_right)] = True
-    allowed = reached & ~ancestors(graph, node)
+    allowed = graph.reachable() & ~graph.ancestors(node)
     allowed[graph.children_left[node]] = allowed[graph.children_right[node]] = False
     return np.flatnonzero(allowed)
 
@@ -248,7 +235,7 @@ def redirect(graph: DecisionGraph, node: int, branch: str, target: int) -> Graph
     other = (graph.children_right if branch == "yes" else graph.children_left)[node]
     if target == node:
         raise ValueError(f"Node {node} cannot lead to itself: that would make a cycle.")
-    if ancestors(graph, node)[target]:
+    if graph.ancestors(node)[target]:
         raise ValueError(f"Node {target} is an ancestor of node {node}: an edge from {node} to it would make a cycle.")
     if target == children[node]:
         raise ValueError(f"The {branch} edge of node {node} already leads to node {target}.")
@@ -258,7 +245,7 @@ def redirect(graph: DecisionGraph, node: int, branch: str, target: int) -> Graph
         )
     if target not in legal_targets(graph, node, branch):
         raise ValueError(f"Node {target} is not reached from the root; send the edge to a node of the graph.")
-    stale = descendants(graph, int(children[node])) | descendants(graph, target)
+    stale = graph.descendants([int(children[node]), target])
     children = children.copy()
     children[node] = target
     name = "children_left" if branch == "yes" else "children_right"

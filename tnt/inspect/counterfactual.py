@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tnt.graph import DecisionGraph
-from tnt.viz.exporter import format_number
+from tnt.wording import format_number
 
 __all__ = ["MISSING_DISTANCE", "Change", "Counterfactual", "CounterfactualSpace", "counterfactual", "feature_scales"]
 
@@ -223,16 +223,6 @@ def _wanted_leaves(graph: DecisionGraph, wanted) -> np.ndarray:
     if isinstance(wanted, (tuple, list)) or not 0 <= int(wanted) < graph.n_classes:
         raise ValueError(f"The wanted class must be a class index from 0 to {graph.n_classes - 1}, got {wanted!r}.")
     return graph.is_leaf & (graph.predicted_class() == int(wanted))
-
-
-def _reaches(graph: DecisionGraph, wanted: np.ndarray) -> np.ndarray:
-    """Whether some wanted leaf lies below each node."""
-    ok = wanted.copy()
-    left, right = graph.children_left, graph.children_right
-    for node in range(graph.node_count - 1, -1, -1):
-        if left[node] >= 0:
-            ok[node] = ok[left[node]] or ok[right[node]]
-    return ok
 
 
 class _Search:
@@ -428,7 +418,7 @@ def counterfactual(
             "feature it tests a value."
         )
     good = _wanted_leaves(graph, wanted)
-    reaches = _reaches(graph, good)
+    reaches = graph.ancestors(np.flatnonzero(good))  # whether some wanted leaf lies below each node
     search = _Search(space, x, allow_missing_changes)
     best = None  # ((n, dist), box, leaf)
     for (box, n, dist), leaf in _seeds(search, good):

@@ -14,7 +14,7 @@ import numpy as np
 from tnt.categorical import read_codes
 from tnt.graph import DecisionGraph
 from tnt.inspect.reach import Routes
-from tnt.viz.exporter import shows_missing
+from tnt.wording import shows_missing
 
 __all__ = ["NodeDistribution", "node_distribution"]
 
@@ -46,7 +46,7 @@ class NodeDistribution:
     missing_left : bool or None
         Whether the split sends a missing value (NaN in ``values``) left, where the node's texts say
         it: in a graph whose drawings say where missing values go
-        (:func:`tnt.viz.exporter.shows_missing`), or when some of these samples miss the feature
+        (:func:`tnt.wording.shows_missing`), or when some of these samples miss the feature
         (where they went is a fact about them). None otherwise, at a leaf, and in a graph that
         stores no direction.
     categories : tuple of str or None

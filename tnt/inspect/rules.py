@@ -18,7 +18,7 @@ import pandas as pd
 
 from tnt.graph import DecisionGraph
 from tnt.inspect.reach import Routes
-from tnt.viz.exporter import categories_text, format_number, format_value, shows_missing
+from tnt.wording import categories_text, format_number, format_value, shows_missing
 
 __all__ = [
     "MISSING_ONLY",
@@ -28,29 +28,8 @@ __all__ = [
     "LeafRules",
     "leaf_rules",
     "merged_conditions",
-    "path_counts",
     "rule_text",
 ]
-
-
-def path_counts(graph: DecisionGraph) -> list[int]:
-    """The number of paths from the root into each node (exact Python integers).
-
-    Examples
-    --------
-    >>> g = DecisionGraph([1, 3, 3, -1, -1], [2, 4, 4, -1, -1], [0, 1, 1, -2, -2], [0.5, 0.5, 1.5, -2, -2],
-    ...                   [[2, 2], [1, 1], [1, 1], [1, 0], [1, 2]])
-    >>> path_counts(g)
-    [1, 1, 1, 2, 2]
-    """
-    counts = [0] * graph.node_count
-    counts[0] = 1
-    left, right = graph.children_left.tolist(), graph.children_right.tolist()
-    for node in range(graph.node_count):
-        if left[node] >= 0 and counts[node]:
-            counts[left[node]] += counts[node]
-            counts[right[node]] += counts[node]
-    return counts
 
 
 class Categories(NamedTuple):
@@ -69,7 +48,7 @@ MISSING_TOO, PRESENT_ONLY, MISSING_ONLY = "or missing", "present", "missing"
 def merged_conditions(graph: DecisionGraph, path: list[int], show_missing: bool | None = None) -> dict[int, tuple]:
     """The tests along ``path`` (node ids, root first) merged per feature into ``(low, high)``: the
     path holds the samples with ``low < x[feature] <= high`` for every feature listed. In a graph
-    whose texts say where missing values go (:func:`tnt.viz.exporter.shows_missing`, ``show_missing``
+    whose texts say where missing values go (:func:`tnt.wording.shows_missing`, ``show_missing``
     as there), each is ``(low, high, missing)``, ``missing`` saying whether a sample missing that
     feature takes the path too (:data:`MISSING_TOO`), does not (:data:`PRESENT_ONLY`), or is the only
     one that does (:data:`MISSING_ONLY`, past a test of missingness, which every graph says).
@@ -303,7 +282,7 @@ def leaf_rules(graph: DecisionGraph, train: Routes, y_train, test: Routes | None
     top : int, default=3
     show_missing : bool, default=None
         Whether the rules say where missing values go, as in the drawings
-        (:func:`tnt.viz.exporter.shows_missing`): by default only for a graph that learned them from
+        (:func:`tnt.wording.shows_missing`): by default only for a graph that learned them from
         training data with missing values.
 
     Returns
@@ -353,7 +332,7 @@ def leaf_rules(graph: DecisionGraph, train: Routes, y_train, test: Routes | None
     conditions = list(rules)  # a rule's merged conditions, by id; written out only for the rules shown
     shown["rule"] = [rule_text(dict(conditions[i]), feature_names) for i in shown["rule"]]
     hidden = table[table["_rank"] >= top]
-    all_paths = path_counts(graph)
+    all_paths = graph.path_counts()
     leaves = sorted(set(table["leaf"].tolist()))
     summary = pd.DataFrame({
         "leaf": leaves,

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from tnt.graph import DecisionGraph
-from tnt.viz.explain import goes_left, sample_path, shown_value, value_text
+from tnt.inspect.path import goes_left, sample_path, shown_value, value_text
 
 __all__ = ["WhatIf", "what_if"]
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tnt.learn.compiled import kernel
+from tnt.learn.walks import disjoint_reaches
 from tnt.learn.working_graph import FlatGraph, WorkingGraph, compact
 
 __all__ = ["PruningPath", "prune_fitted_graph", "prune_graph", "pruning_statistics"]
@@ -200,44 +201,6 @@ def freed_splits(left, right):
         if node > 0:
             freed[idom[node]] += freed[node]
     return freed
-
-
-@kernel
-def disjoint_reaches(left, right, nodes):
-    """Whether each of ``nodes``, taken in order, reaches (itself included) no node that an
-    earlier one taken reaches."""
-    n = left.shape[0]
-    marked = np.zeros(n, dtype=np.bool_)
-    seen = np.zeros(n, dtype=np.int64)
-    stack = np.empty(n, dtype=np.int64)
-    visited = np.empty(n, dtype=np.int64)
-    taken = np.zeros(nodes.shape[0], dtype=np.bool_)
-    for i in range(nodes.shape[0]):
-        stamp = i + 1
-        stack[0] = nodes[i]
-        top = 1
-        count = 0
-        clash = False
-        while top > 0:
-            top -= 1
-            node = stack[top]
-            if seen[node] == stamp:
-                continue
-            if marked[node]:
-                clash = True
-                break
-            seen[node] = stamp
-            visited[count] = node
-            count += 1
-            if left[node] >= 0:
-                stack[top] = left[node]
-                stack[top + 1] = right[node]
-                top += 2
-        if not clash:
-            taken[i] = True
-            for j in range(count):
-                marked[visited[j]] = True
-    return taken
 
 
 def prune_graph(

@@ -14,7 +14,7 @@ import numpy as np
 from tnt.learn.binning import MAX_EXACT_BINS, BinnedData, bin_features
 from tnt.learn.micro_tree import MicroTree, fit_micro_tree, fit_stump, make_workspace
 from tnt.learn.refit_guard import improves_on_split
-from tnt.learn.structure import longest_distances
+from tnt.learn.walks import ancestors, longest_distances
 from tnt.learn.wave_routing import (
     NO_MEMO,
     bucket_rows,
@@ -509,14 +509,12 @@ class _FineTuneMemory:
         self.changed = np.zeros(n_nodes, dtype=np.bool_)  # nodes whose split or label the last round changed
 
     def changed_below(self, start: FlatGraph) -> np.ndarray:
-        """Nodes with a node below them (children first) that the last round changed."""
-        below = np.zeros_like(self.changed)
+        """Nodes with a node below them that the last round changed."""
         left, right = start.children_left, start.children_right
-        for node in range(below.size - 1, -1, -1):  # children have higher ids than their parents
-            if left[node] >= 0:
-                below[node] = (
-                    self.changed[left[node]] or below[left[node]] or self.changed[right[node]] or below[right[node]]
-                )
+        reaching = ancestors(left, right, np.flatnonzero(self.changed))  # numbered topologically
+        below = np.zeros_like(self.changed)
+        split = left >= 0
+        below[split] = reaching[left[split]] | reaching[right[split]]
         return below
 
 

@@ -19,7 +19,8 @@ import itertools
 import numpy as np
 
 from tnt.learn.micro_tree import fit_stump, make_workspace
-from tnt.learn.working_graph import FlatGraph, topological_order
+from tnt.learn.walks import topological_order
+from tnt.learn.working_graph import FlatGraph
 
 # Gains at or below this (a share of the total training weight) are rounding noise, not progress.
 _MIN_GAIN = 1e-12

@@ -119,7 +119,7 @@ def growth_kernels() -> tuple:
     compiles first, for its tiny fits): the first share loads them once the second has cached them.
     They include the routings of the statistics (``edge_statistics``, ``count_directions``) and the
     layers (``longest_distances``) of a callback's snapshots and of the fitted graph."""
-    from tnt.learn import routing, structure, tree_builder, wave_routing, working_graph
+    from tnt.learn import routing, tree_builder, walks, wave_routing, working_graph
 
     return (
         tree_builder.pruned_tree,
@@ -129,8 +129,8 @@ def growth_kernels() -> tuple:
         wave_routing.move_samples,
         working_graph._write_tree,
         working_graph._bypass_dead,
-        working_graph._topological_order,
-        structure.longest_distances,
+        walks._topological_order,
+        walks.longest_distances,
         routing.count_directions,
         routing.edge_statistics,
     )
@@ -218,16 +218,17 @@ def _load_prediction_code() -> None:
 
 
 def _load_statistics_code() -> None:
-    """The routings of the fitted graph's statistics and the path statistics, but those a fit with a
-    progress callback also runs (:func:`growth_kernels`)."""
+    """The routings of the fitted graph's statistics, the path statistics and the walks to a node's
+    descendants and ancestors, but those a fit with a progress callback also runs (:func:`growth_kernels`)."""
     from tnt.learn.routing import decision_paths, route_past
-    from tnt.learn.structure import count_paths_by_length, distance_ranges
+    from tnt.learn.walks import ancestors, count_paths_by_length, descendants, distance_ranges
 
     X, _, _, rows, left, right, feature, threshold, _ = _tiny_graph()
     route_past(X, rows, 0, 1, left, right, feature, threshold)
     decision_paths(X, left, right, feature, threshold)  # graph reduction
     shortest, longest = distance_ranges(left, right)  # path statistics
     count_paths_by_length(left, right, shortest, longest, np.arange(3), np.zeros(3, np.int64), np.zeros(2, np.int64))
+    descendants(left, right, 0), ancestors(left, right, 2)  # the graph's walks (the explorer, edits)
 
 
 def _small_fit(n_values: int = 4, missing: bool = False, max_bins: int | None = None) -> None:

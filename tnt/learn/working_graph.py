@@ -19,6 +19,7 @@ import numpy as np
 from tnt.learn.compiled import kernel
 from tnt.learn.micro_tree import MicroTree
 from tnt.learn.routing import count_directions, route_past, route_to_leaves
+from tnt.learn.walks import topological_order
 
 #: A slot's direction for missing values left to :func:`compact`, which decides it from the training
 #: samples: that of a split installed while no training sample has a missing value.
@@ -392,49 +393,6 @@ def dead_splits(graph: WorkingGraph, X: np.ndarray, counts=None) -> list[tuple[i
         )
         for s in np.flatnonzero(dead)
     ]
-
-
-def topological_order(left: np.ndarray, right: np.ndarray, root: int = 0) -> np.ndarray:
-    """The nodes reachable from ``root`` in the breadth-first order in which Algorithm 2 visits
-    them: each after all of its parents, left before right (Kahn's algorithm, first in first out)."""
-    return _topological_order(np.asarray(left, dtype=np.intp), np.asarray(right, dtype=np.intp), int(root))
-
-
-@kernel
-def _topological_order(left, right, root):
-    n = left.shape[0]
-    indegree = np.full(n, -1, dtype=np.int64)  # -1: not reached
-    indegree[root] = 0
-    frontier = np.empty(n, dtype=np.int64)
-    frontier[0] = root
-    top = 1
-    while top > 0:
-        top -= 1
-        node = frontier[top]
-        if left[node] < 0:
-            continue
-        for child in (left[node], right[node]):
-            if indegree[child] >= 0:
-                indegree[child] += 1
-            else:
-                indegree[child] = 1
-                frontier[top] = child
-                top += 1
-    order = np.empty(n, dtype=np.int64)
-    order[0] = root
-    count = 1
-    head = 0
-    while head < count:
-        node = order[head]
-        head += 1
-        if left[node] < 0:
-            continue
-        for child in (left[node], right[node]):
-            indegree[child] -= 1
-            if indegree[child] == 0:
-                order[count] = child
-                count += 1
-    return order[:count]
 
 
 def _renumber(graph: WorkingGraph, root: int, left: np.ndarray, right: np.ndarray, missing_left) -> FlatGraph:

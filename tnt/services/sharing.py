@@ -90,19 +90,7 @@ def unfold_counts(graph: DecisionGraph) -> Unfolding:
     >>> u.splits, u.leaves, u.paths_to[2], u.saved_by(2)
     (4, 5, 2, 1)
     """
-    n = graph.node_count
-    left, right = graph.children_left.tolist(), graph.children_right.tolist()
-    paths = [0] * n
-    paths[0] = 1
-    for node in range(n):  # parents come first
-        if left[node] >= 0:
-            paths[left[node]] += paths[node]
-            paths[right[node]] += paths[node]
-    below = [1] * n
-    for node in range(n - 1, -1, -1):  # children come first
-        if left[node] >= 0:
-            below[node] = below[left[node]] + below[right[node]]
-    return Unfolding(paths_to=paths, leaves_below=below)
+    return Unfolding(paths_to=graph.path_counts(), leaves_below=graph.paths_below())
 
 
 def edge_flows(graph: DecisionGraph, X, y) -> np.ndarray:

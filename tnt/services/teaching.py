@@ -13,7 +13,7 @@ from tnt.estimator import TnTClassifier
 from tnt.experiments.toy import four_split_graph
 from tnt.graph import DecisionGraph
 from tnt.reduction import reduce_model
-from tnt.viz.exporter import condition_text
+from tnt.wording import condition_text
 
 __all__ = ["TrainingStep", "teaching_models", "training_accuracy", "training_snapshots", "training_steps"]
 

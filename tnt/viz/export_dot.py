@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import functools
+import html
 import itertools
 
 import numpy as np
 
 from tnt.viz.colors import HIGHLIGHT_COLOR, MIXED_COLOR, MIXED_LABEL, class_palette, fill_color
 from tnt.viz.exporter import GraphText, escape_dot, path_mask
+from tnt.wording import format_value
 
 __all__ = ["drawn_node_count", "to_dot"]
 
@@ -33,6 +35,7 @@ def to_dot(
     nodes=None,
     legend: bool = False,
     show_missing: bool | None = None,
+    view=None,
 ) -> str:
     """Graphviz DOT source of a decision graph.
 
@@ -79,7 +82,12 @@ def to_dot(
     show_missing : bool, default=None
         Say where missing values go at every threshold split (True) or at none (False); by default
         only in a graph that learned them from training data with missing values
-        (:func:`tnt.viz.exporter.shows_missing`). A test of missingness is always written as one.
+        (:func:`tnt.wording.shows_missing`). A test of missingness is always written as one.
+    view : tnt.viz.focus.GraphView, default=None
+        Draw only what this view of ``graph`` shows (not with ``depth_window`` or ``nodes``): each
+        collapsed split as a summary node (dashed border: its test, the splits below it, its
+        samples, and its class mix as a bar or the range of its leaves' values), an edge from a
+        node not shown as a stub naming it.
 
     Returns
     -------
@@ -101,7 +109,10 @@ def to_dot(
     if rankdir not in _RANKDIRS:
         raise ValueError(f"rankdir must be one of {', '.join(_RANKDIRS)}, got {rankdir!r}.")
     text = GraphText(graph, feature_names, class_names, precision, show_missing)
-    shown = _window(text.depth, depth_window)
+    if view is not None and (depth_window is not None or nodes is not None):
+        raise ValueError("Give a view, or a depth window and nodes, not both.")
+    shown = _window(text.depth, depth_window) if view is None else view.shown.copy()
+    collapsed = np.zeros(graph.node_count, dtype=bool) if view is None else view.summary
     if nodes is not None:
         chosen = np.zeros(graph.node_count, dtype=bool)
         chosen[np.asarray(list(nodes), dtype=np.intp)] = True
@@ -120,7 +131,10 @@ def to_dot(
     shown_at, lit_at = shown.tolist(), on_path.tolist()
     fills, colors = text.fills, text.colors
     for node in np.flatnonzero(shown).tolist():
-        label = quote(_label(_label_lines(text, node, show_ids, show_samples, show_shares)))
+        if collapsed[node]:
+            label = _summary_label(view, text, node, show_ids)
+        else:
+            label = quote(_label(_label_lines(text, node, show_ids, show_samples, show_shares)))
         lit = lit_at[node] or node in targets
         # What _attributes writes for these attributes (sorted by name, values quoted), without its
         # dictionary, sort and graphviz quoting per node: half of the time on 100,000 nodes.
@@ -129,6 +143,7 @@ def to_dot(
             f"color={_quoted(HIGHLIGHT_COLOR if lit else colors[node])} fillcolor={_quoted(fills[node])} id=node{node}"
         )
         attrs += (" penwidth=3" if lit else "") + (" peripheries=2" if text.is_shared(node) else "")
+        attrs += ' style="rounded,filled,dashed"' if collapsed[node] else ""
         dot.body.append(f"\tn{node} [label={label} {attrs}]\n")
 
     # The attribute lists an edge can have: "yes" or "no" (the "no" that missing values take when
@@ -143,9 +158,12 @@ def to_dot(
         edge_attrs[branch, lit, missing] = _attributes(None, attrs)
     stubs = set()
     left, right = graph.children_left.tolist(), graph.children_right.tolist()
+    collapsed_at = collapsed.tolist()
     for parent in np.flatnonzero(~graph.is_leaf).tolist():
         for branch, child in (("left", left[parent]), ("right", right[parent])):
             if not (shown_at[parent] or shown_at[child]):
+                continue
+            if collapsed_at[parent] and not shown_at[child]:  # a summary hides what is below it
                 continue
             for end in (parent, child):
                 if not shown_at[end] and end not in stubs:
@@ -246,6 +264,28 @@ def _label_lines(text: GraphText, node: int, show_ids, show_samples, show_shares
     if text.is_shared(node):
         lines.append(f"shared by {text.n_parents[node]} parents")
     return lines
+
+
+def _summary_label(view, text: GraphText, node: int, show_ids: bool) -> str:
+    """The HTML-like DOT label of a collapsed split: its test, what it hides, and its class mix as
+    a bar 100 points wide (or its leaves' range of values)."""
+    graph = view.graph
+    head = ([f"#{node}"] if show_ids else []) + [text.rule(node)]
+    head.append(f"+ {view.splits_below(node):,} splits below, samples = {text.samples(node):,}")
+    if graph.regression:
+        low, high = view.value_range(node)
+        head.append(f"values {format_value(low)} to {format_value(high)}")
+        cells = []
+    else:
+        palette = class_palette(graph.n_classes)
+        share = text.proba[node]
+        cells = [(palette[k], max(2, round(100 * share[k]))) for k in np.flatnonzero(share > 0).tolist()]
+    span = max(len(cells), 1)
+    rows = "".join(f'<TR><TD COLSPAN="{span}">{html.escape(line)}</TD></TR>' for line in head)
+    if cells:
+        bar = "".join(f'<TD WIDTH="{w}" HEIGHT="7" CELLPADDING="0" BGCOLOR="{c}"></TD>' for c, w in cells)
+        rows += f"<TR>{bar}</TR>"
+    return f'<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">{rows}</TABLE>>'
 
 
 def _label(lines: list[str]) -> str:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from tnt.viz.exporter import GraphText, category_split
+from tnt.viz.exporter import GraphText
+from tnt.wording import category_split
 
 __all__ = ["to_networkx"]
 
@@ -20,7 +21,7 @@ def to_networkx(graph, feature_names=None, class_names=None, precision: int = 3,
     show_missing : bool, default=None
         Say where missing values go at every threshold split (True) or at none (False); by default
         only in a graph that learned them from training data with missing values
-        (:func:`tnt.viz.exporter.shows_missing`). A test of missingness is always written as one.
+        (:func:`tnt.wording.shows_missing`). A test of missingness is always written as one.
 
     Returns
     -------

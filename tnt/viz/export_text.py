@@ -31,7 +31,7 @@ def export_text(graph, *, feature_names=None, class_names=None, precision: int =
     show_missing : bool, default=None
         Say where missing values go at every threshold split (True) or at none (False); by default
         only in a graph that learned them from training data with missing values
-        (:func:`tnt.viz.exporter.shows_missing`). A test of missingness is always written as one.
+        (:func:`tnt.wording.shows_missing`). A test of missingness is always written as one.
 
     Returns
     -------

@@ -17,7 +17,7 @@ from tnt.graph import DecisionGraph
 from tnt.inspect.distributions import NodeDistribution, node_distribution
 from tnt.inspect.reach import Routes
 from tnt.viz.colors import HIGHLIGHT_COLOR, class_palette
-from tnt.viz.exporter import categories_text, condition_text, format_number
+from tnt.wording import categories_text, condition_text, format_number
 
 __all__ = [
     "MAX_PARENT_PANELS",

@@ -64,6 +64,7 @@ def plot_graph(
     legend: bool = True,
     rankdir: str = "TB",
     show_missing: bool | None = None,
+    expand=None,
 ) -> GraphDrawing:
     """Draw a fitted TnT, CART, TAO or loaded model (or a scikit-learn ``DecisionTreeClassifier``,
     or a :class:`~tnt.DecisionGraph`) for a notebook.
@@ -85,7 +86,13 @@ def plot_graph(
     show_missing : bool, default=None
         Say where missing values go at every threshold split (True) or at none (False); by default
         only in a graph that learned them from training data with missing values
-        (:func:`tnt.viz.exporter.shows_missing`). A test of missingness is always written as one.
+        (:func:`tnt.wording.shows_missing`). A test of missingness is always written as one.
+    expand : "auto", "all", int or iterable of int, default=None
+        Draw the part of the graph these splits open (:mod:`tnt.viz.focus`), every split whose
+        subgraph is not drawn as a summary node: ``"auto"`` the root and the layers that fit 1,440 px
+        at a readable size, ``"all"`` every split, an int ``k`` the layers down to depth ``k``, or
+        the ids of the splits to open. The path of ``highlight`` is opened too. ``None`` (the
+        default) draws the whole graph. Not with ``depth_window``.
 
     Returns
     -------
@@ -102,6 +109,11 @@ def plot_graph(
     >>> svg = drawing._repr_svg_()
     >>> svg.startswith("<svg"), "#c00000" in svg, "sample&#39;s path" in svg
     (True, True, True)
+
+    The top of the graph and one sample's path, the rest folded into summary nodes:
+
+    >>> "splits below" in tnt.plot_graph(clf, expand=1, highlight=X[100]).source
+    True
     """
     from tnt.model_io import _converted_tree
     from tnt.viz.export_dot import to_dot
@@ -115,16 +127,41 @@ def plot_graph(
     else:
         graph = _converted_tree(model)
         own_features, own_classes = names_of(model)
+    highlight = None if highlight is None else np.asarray(highlight, dtype=np.float64).ravel()
+    names = own_features if feature_names is None else list(feature_names)
+    classes = own_classes if class_names is None else list(class_names)
+    view = None if expand is None else _view(graph, expand, highlight, names, classes)
     source = to_dot(
         graph,
-        feature_names=own_features if feature_names is None else list(feature_names),
-        class_names=own_classes if class_names is None else list(class_names),
+        feature_names=names,
+        class_names=classes,
         show_ids=show_ids,
         show_shares=show_shares,
         rankdir=rankdir,
         depth_window=depth_window,
-        highlight_sample=None if highlight is None else np.asarray(highlight, dtype=np.float64).ravel(),
+        highlight_sample=highlight,
         legend=legend,
         show_missing=show_missing,
+        view=view,
     )
     return GraphDrawing(source)
+
+
+def _view(graph, expand, highlight, feature_names, class_names):
+    """The :class:`~tnt.viz.focus.GraphView` ``plot_graph``'s ``expand`` asks for."""
+    from tnt.viz import focus
+
+    if isinstance(expand, str):
+        if expand not in ("auto", "all"):
+            raise ValueError(f'expand must be "auto", "all", a depth or split ids, got {expand!r}.')
+        opened = (
+            focus.default_expansion(graph, feature_names, class_names) if expand == "auto" else focus.expand_all(graph)
+        )
+    elif isinstance(expand, (int, np.integer)) and not isinstance(expand, bool):
+        opened = focus.expand_to_depth(graph, int(expand))
+    else:
+        opened = frozenset(int(n) for n in expand)
+    if highlight is not None:
+        path = graph.decision_path(highlight.reshape(1, -1)).indices
+        opened = focus.expand_to(graph, opened, path)
+    return focus.graph_view(graph, opened)

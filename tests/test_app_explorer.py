@@ -1,0 +1,168 @@
+"""The Graph page's explorer (``ui/explorer.py``): a large graph opened from the root down, summary
+nodes, and every control: depth, expand all, the default view, open / close, find, and the inspected
+node and the sample's path brought into view."""
+
+import pytest
+from app_helpers import explorer_drawing, go
+from test_app import downloads  # noqa: F401 (the fixture reading what a download button serves)
+
+from tnt.viz import focus
+from ui.drawing import fingerprint
+
+EXPLORER = "Explorer (focus and context)"
+
+
+@pytest.fixture
+def explorer_app(open_app):
+    app = go(open_app(60), "graph")
+    app.radio(key="graph/view/server").set_value(EXPLORER).run()
+    assert not app.exception, app.exception
+    graph = next(iter(app.session_state["train/models"].values())).tnt.graph_
+    return app, graph, f"explorer/opened/{fingerprint(graph)}"
+
+
+def frame(app) -> str:
+    return explorer_drawing(app)["svg"]
+
+
+def centred(app) -> int:
+    return explorer_drawing(app)["focus"]
+
+
+def shown(app, graph, key):
+    return focus.graph_view(graph, app.session_state[key]).shown
+
+
+def press(app, label_start: str):
+    (match,) = [b for b in app.button if b.label.startswith(label_start)]
+    match.click().run()
+    assert not app.exception, app.exception
+
+
+def test_the_explorer_opens_on_the_root_with_summaries_and_the_sample_path(explorer_app):
+    app, graph, key = explorer_app
+    assert graph.node_count > 60  # a graph the app calls large
+    page = frame(app)
+    assert "splits below" in page and 'stroke="#c00000"' in page  # summaries, and the sample's path in red
+    view = focus.graph_view(graph, app.session_state[key])
+    assert 1 < view.size < graph.node_count
+    path = graph.decision_path(app.session_state["data/dataset"].X_test[:1]).indices
+    assert view.shown[path].all()  # the sample's path is opened
+    assert any(c.value.startswith(f"{view.size:,} of {graph.node_count:,} nodes shown") for c in app.caption)
+    assert not [s for s in app.slider if s.label.startswith("Depth window")]  # no window in the explorer
+
+
+def test_expand_to_depth_expand_all_and_the_default_view(explorer_app):
+    app, graph, key = explorer_app
+    first = app.session_state[key]
+    app.number_input(key="explorer/depth").set_value(2).run()
+    press(app, "Expand to depth")
+    assert app.session_state[key] == focus.expand_to_depth(graph, 2)
+    press(app, "Expand all (")
+    assert app.session_state[key] == focus.expand_all(graph)
+    assert frame(app).count('class="node"') == graph.node_count and "splits below" not in frame(app)
+    press(app, "Default view")
+    assert app.session_state[key] <= first  # the default, without the sample's path opened since
+
+
+def test_open_and_close_a_split(explorer_app):
+    app, graph, key = explorer_app
+    view = focus.graph_view(graph, app.session_state[key])
+    deep = int(next(n for n in range(graph.node_count) if not graph.is_leaf[n] and not view.shown[n]))
+    app.number_input(key="explorer/toggle").set_value(deep).run()
+    press(app, "Open / close")
+    assert deep in app.session_state[key] and shown(app, graph, key)[deep]
+    assert f'id="node{deep}"' in frame(app) and centred(app) == deep
+    press(app, "Open / close")
+    assert deep not in app.session_state[key] and shown(app, graph, key)[deep]  # closed: a summary
+
+
+def test_find_opens_the_way_down_to_a_node_a_feature_or_a_class(explorer_app):
+    app, graph, key = explorer_app
+    data = app.session_state["data/dataset"]
+    deep = int(graph.node_count - 1)
+    app.text_input(key="explorer/find").set_value(f"#{deep}").run()
+    assert shown(app, graph, key)[deep] and centred(app) == deep
+    assert any(c.value == f"1 found: #{deep}." for c in app.caption)
+    name = str(data.feature_names[int(graph.feature[0])])
+    app.text_input(key="explorer/find").set_value(name).run()
+    hits = focus.find_nodes(graph, name, list(data.feature_names))
+    assert 0 in hits and shown(app, graph, key)[hits[:20]].all()
+    app.text_input(key="explorer/find").set_value("class 3").run()
+    assert all(graph.is_leaf[n] for n in app.session_state[f"{key}/hits"])
+    app.text_input(key="explorer/find").set_value("no such thing").run()
+    assert any(c.value.startswith("Nothing found for “no such thing”") for c in app.caption)
+
+
+def test_the_inspected_node_and_a_new_sample_come_into_view(explorer_app):
+    app, graph, key = explorer_app
+    view = focus.graph_view(graph, app.session_state[key])
+    hidden = int(next(n for n in range(graph.node_count - 1, 0, -1) if not view.shown[n]))
+    app.number_input(key="graph/node").set_value(hidden).run()
+    assert shown(app, graph, key)[hidden] and centred(app) == hidden
+    app.number_input(key="graph/sample").set_value(7).run()
+    path = graph.decision_path(app.session_state["data/dataset"].X_test[7:8]).indices
+    assert shown(app, graph, key)[path].all()
+
+
+def test_the_editor_draws_a_large_graph_with_the_changed_nodes_opened(open_app):
+    from app_helpers import button
+
+    from tnt.services.training import TrainParams
+
+    app = open_app(120)
+    app.selectbox[0].set_value("pendigits")
+    button(app, "Load data set").click().run()
+    app.session_state["train/params"] = TrainParams(C=1e-4)
+    go(app, "graph")
+    graph = next(iter(app.session_state["train/models"].values())).tnt.graph_
+    assert graph.node_count > 300  # a graph the Graph page draws in the interactive view
+    app.toggle(key="edit/open").set_value(True).run()
+    split = int(next(n for n in range(graph.node_count - 1, 0, -1) if not graph.is_leaf[n]))
+    (picker,) = [s for s in app.selectbox if s.label == "Split to make a leaf"]
+    picker.set_value(split).run()
+    button(app, "Collapse").click().run()
+    assert not app.exception and not app.error
+    assert not [i for i in app.info if "too many to draw" in i.value]
+    changed = app.session_state["edit/editors"].latest().step.changed.tolist()
+    page = app.get("iframe")[-1].proto.srcdoc  # the editor's drawing comes after the page's
+    assert changed and "splits below" in page and f'id="node{changed[0]}"' in page
+    assert f"getElementById('node{changed[0]}')" in page  # the frame centred on the first change
+
+
+def test_the_image_downloads_draw_what_the_explorer_shows(downloads, explorer_app):  # noqa: F811
+    app, graph, key = explorer_app
+    (svg,) = [downloads(b) for b in app.get("download_button") if b.key.endswith("/svg") and "/tnt_" in b.key]
+    (dot,) = [downloads(b) for b in app.get("download_button") if b.key.endswith("/dot") and "/tnt_" in b.key]
+    view = focus.graph_view(graph, app.session_state[key])
+    assert b"splits below" in svg and dot.decode().count("id=node") == view.size
+    (cart,) = [downloads(b) for b in app.get("download_button") if b.key.endswith("/dot") and "/cart_" in b.key]
+    assert b"splits below" not in cart  # the other model's files are whole
+
+
+def test_a_view_too_large_for_graphviz_is_not_laid_out(explorer_app, monkeypatch):
+    app, graph, key = explorer_app
+    monkeypatch.setattr("ui.explorer.MAX_DRAWN_NODES", 100)  # the digits graph has more nodes
+    app.run()
+    (everything,) = [b for b in app.button if b.label.startswith("Expand all (")]
+    assert everything.disabled
+    app.number_input(key="explorer/depth").set_value(int(graph.node_depth().max())).run()
+    press(app, "Expand to depth")
+    assert any("more than Graphviz lays out quickly (100)" in i.value for i in app.info)
+    assert explorer_drawing(app) is None  # nothing laid out
+    press(app, "Default view")
+    assert not [i for i in app.info if "lays out quickly" in i.value]
+
+
+def test_a_click_on_a_summary_opens_it_and_a_second_closes_it(explorer_app):
+    app, graph, key = explorer_app
+    view = focus.graph_view(graph, app.session_state[key])
+    summary = int(next(n for n in range(graph.node_count) if view.summary[n]))
+    app.session_state["explorer/click"] = {"node": summary, "stub": False, "at": 1}
+    app.run()
+    assert summary in app.session_state[key] and centred(app) == summary
+    app.run()  # the same click is applied once
+    assert summary in app.session_state[key]
+    app.session_state["explorer/click"] = {"node": summary, "stub": False, "at": 2}
+    app.run()
+    assert summary not in app.session_state[key]

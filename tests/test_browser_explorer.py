@@ -1,0 +1,69 @@
+"""End to end: the Graph page's Explorer view in chromium at 1,440 px (screenshots in
+``test-artifacts/``): the default view, a search that opens the way down and centres the frame, a
+split opened by hand."""
+
+import pytest
+from browser_helpers import EXPLORER, nav, running_server, shot, wait_idle
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+FRAME = EXPLORER
+# Where the searched node's box is, in the frame's viewport (the frame scrolls to centre it).
+BOX = "(node) => { const r = document.getElementById('node' + node).getBoundingClientRect(), " \
+      "f = document.getElementById('frame').getBoundingClientRect();" \
+      " return [r.left + r.width / 2 - f.left, r.top + r.height / 2 - f.top, f.width, f.height]; }"  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def server():
+    with running_server("streamlit_explorer.log") as (url, _):
+        yield url
+
+
+def test_the_explorer_opens_readably_finds_a_node_and_opens_a_split(server, browser):
+    page = browser.new_page(viewport={"width": 1440, "height": 900})
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(server)
+    page.get_by_text("In use: Handwritten digits").wait_for(timeout=60_000)
+    nav(page, "Graph")
+    page.get_by_text("Explorer (focus and context)").click()
+    page.get_by_text("nodes shown").first.wait_for(timeout=60_000)
+    wait_idle(page)
+    frame = page.frame_locator(FRAME)
+    frame.locator("svg g.node").first.wait_for(timeout=60_000)
+    assert frame.locator("svg g.node", has_text="splits below").count() >= 2  # summary nodes
+    shot(page, "explorer_1_default")
+
+    # Find a node deep in the graph: the way down is opened and the frame centred on it.
+    caption = page.get_by_text("nodes shown").first.inner_text()
+    total = int(caption.split(" of ")[1].split(" nodes")[0].replace(",", ""))
+    deep = total - 1
+    find = page.get_by_label("Find")
+    find.fill(f"#{deep}")
+    find.press("Enter")
+    page.get_by_text(f"1 found: #{deep}.").wait_for(timeout=60_000)
+    wait_idle(page)
+    frame = page.frame_locator(FRAME)
+    frame.locator(f"#node{deep}").wait_for(timeout=60_000)
+    x, y, width, height = frame.locator("body").evaluate(f"() => ({BOX})({deep})")
+    assert 0 <= x <= width and 0 <= y <= height  # in view
+    shot(page, "explorer_2_found")
+
+    # Click a summary node: it opens, its children are drawn; a second click closes it.
+    shown_before = frame.locator("svg g.node").count()
+    summary = frame.locator("svg g.node", has_text="splits below").first
+    node = int(summary.get_attribute("id").removeprefix("node"))
+    summary.click()
+    page.get_by_text("nodes shown").first.wait_for(timeout=60_000)
+    wait_idle(page)
+    frame = page.frame_locator(FRAME)
+    frame.locator("svg g.node").nth(shown_before).wait_for(timeout=60_000)  # more nodes than before
+    assert "splits below" not in frame.locator(f"#node{node}").text_content()  # drawn open now
+    shot(page, "explorer_3_opened")
+    frame.locator(f"#node{node}").click()
+    wait_idle(page)
+    frame = page.frame_locator(FRAME)
+    expect(frame.locator(f"#node{node}")).to_contain_text("splits below", timeout=60_000)  # closed again
+    assert not errors, errors

@@ -1,0 +1,135 @@
+"""Focus and context (``tnt.viz.focus``): the part of a graph a drawing shows, summary nodes, stubs,
+the ways to expand it, search, the default view's readability, and the drawings of a view."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_digits
+
+import tnt
+from tnt import DecisionGraph
+from tnt.viz import focus
+from tnt.viz.export_dot import to_dot
+
+
+@pytest.fixture(scope="module")
+def digits_model():
+    X, y = load_digits(return_X_y=True)
+    return tnt.TnTClassifier(C=1e-4, random_state=0).fit(X, y), X
+
+
+def shared_graph() -> DecisionGraph:
+    # 0 -> (1, 2), 1 -> (3, 7), 2 -> (4, 5), 4 -> (7, 6): node 7 has parents 1 and 4.
+    return DecisionGraph(
+        [1, 3, 4, -1, 7, -1, -1, -1],
+        [2, 7, 5, -1, 6, -1, -1, -1],
+        [0, 1, 1, -2, 0, -2, -2, -2],
+        [0.5, 0.5, 1.5, -2, 0.2, -2, -2, -2],
+        [[4, 4], [3, 1], [1, 3], [3, 0], [1, 3], [0, 0], [1, 0], [0, 1]],
+        n_node_samples=[8, 4, 4, 3, 4, 0, 1, 1],
+    )
+
+
+def test_a_view_shows_the_opened_splits_children_once_and_summarises_the_rest():
+    g = shared_graph()
+    view = focus.graph_view(g, [0, 1])
+    assert np.flatnonzero(view.shown).tolist() == [0, 1, 2, 3, 7]
+    assert np.flatnonzero(view.summary).tolist() == [2]
+    assert view.stubs == {7: [4]}  # node 7's other parent is hidden: a stub names it
+    assert view.splits_below(2) == 1 and view.size == 5
+    assert focus.graph_view(g).size == 1  # the root alone
+    assert focus.graph_view(g, focus.expand_all(g)).size == g.node_count
+    assert focus.graph_view(g, [4]).expanded == frozenset()  # a split not shown opens nothing
+
+
+def test_expanding_a_leaf_or_a_missing_node_is_refused():
+    g = shared_graph()
+    with pytest.raises(ValueError, match="Node 3 is a leaf: only splits expand"):
+        focus.graph_view(g, [3])
+    with pytest.raises(ValueError, match=r"Cannot expand nodes outside 0..7: \[9\]"):
+        focus.graph_view(g, [9])
+    with pytest.raises(ValueError, match="depth must be 0 or more"):
+        focus.expand_to_depth(g, -1)
+
+
+def test_the_dot_drawing_of_a_view_draws_summaries_and_stubs():
+    g = shared_graph()
+    source = to_dot(g, view=focus.graph_view(g, [0, 1]), class_names=["a", "b"])
+    assert "+ 1 splits below, samples = 4" in source and 'style="rounded,filled,dashed"' in source
+    assert 'n4 [label="#4"' in source and "id=stub4" in source and "n4 -> n7" in source
+    assert "n5" not in source and "n6" not in source  # below the summary, not drawn
+    with pytest.raises(ValueError, match="Give a view, or a depth window and nodes, not both"):
+        to_dot(g, view=focus.graph_view(g), depth_window=(0, 1))
+
+
+def test_a_regression_summary_gives_the_range_of_its_leaves_values():
+    g = DecisionGraph([1, 3, -1, -1, -1], [2, 4, -1, -1, -1], [0, 1, -2, -2, -2], [0.5, 0.5, -2, -2, -2],
+                      [[2.0], [1.5], [3.0], [1.0], [2000.0]], regression=True)  # fmt: skip
+    assert "values 1 to 2,000" in to_dot(g, view=focus.graph_view(g, [0]))
+
+
+def test_depths_sizes_and_expanding_down_to_any_node(digits_model):
+    model, X = digits_model
+    g = model.graph_
+    sizes = [focus.graph_view(g, focus.expand_to_depth(g, k)).size for k in range(6)]
+    assert sizes[0] == 1 and sizes[1] == 3 and sizes == sorted(sizes)
+    opened = focus.expand_to_depth(g, 2)
+    for node in range(0, g.node_count, 7):
+        wider = focus.expand_to(g, opened, [node])
+        assert opened <= wider and focus.graph_view(g, wider).shown[node]
+    path = g.decision_path(X[:1]).indices
+    assert focus.graph_view(g, focus.expand_to(g, [], path)).shown[path].all()
+    assert focus.graph_view(g, focus.expand_all(g)).size == int(g.reachable().sum())
+
+
+def test_search_finds_ids_features_and_classes(digits_model):
+    model, _ = digits_model
+    g = model.graph_
+    names = [f"pixel {i}" for i in range(64)]
+    assert focus.find_nodes(g, "#12") == [12] and focus.find_nodes(g, " 12 ") == [12]
+    assert focus.find_nodes(g, str(g.node_count)) == [] and focus.find_nodes(g, "  ") == []
+    tested = focus.find_nodes(g, "PIXEL 21", names)
+    assert tested and all(g.feature[n] == 21 for n in tested)
+    assert focus.find_nodes(g, "ixel 21", names) == tested  # part of a name when none is whole
+    assert all(g.feature[n] == 2 for n in focus.find_nodes(g, "pixel 2", names))  # a whole name first
+    assert focus.find_nodes(g, "7", names, [str(c) for c in model.classes_]) == [7]  # an id first
+    leaves = focus.find_nodes(g, "Class 7", names, [str(c) for c in model.classes_])
+    assert leaves and all(g.is_leaf[n] and g.predicted_class()[n] == 7 for n in leaves)
+    assert focus.find_nodes(g, "nothing like it", names, ["a"] * 10) == []
+
+
+def test_the_default_view_is_readable_at_1440_px_and_one_more_layer_is_not(digits_model):
+    model, _ = digits_model
+    g = model.graph_
+    names = [f"pixel {i}" for i in range(64)]
+    opened = focus.default_expansion(g, names)
+    view = focus.graph_view(g, opened)
+    boxes, width = focus.drawing_boxes(view, names)
+    assert len(boxes) == view.size + len({p for ps in view.stubs.values() for p in ps})
+    assert focus.label_px(width) >= 11 and not focus.overlapping(boxes)
+    depth = next(k for k in range(g.node_count) if focus.expand_to_depth(g, k) == opened)
+    assert depth >= 1  # the root's first layer fits
+    deeper = focus.graph_view(g, focus.expand_to_depth(g, depth + 1))
+    assert deeper.size > focus.MAX_DEFAULT_NODES or not focus.drawing_fits(deeper, names)
+
+
+def test_readability_measures():
+    assert focus.label_px(1080) == pytest.approx(11 * 4 / 3)  # 1,440 px at natural size: 11 pt is 14.7 px
+    assert focus.label_px(1440) == pytest.approx(11)  # 1,920 px shrunk to 1,440
+    assert focus.label_px(2880) == pytest.approx(5.5)
+    assert focus.overlapping([(0, 0, 10, 10), (5, 5, 20, 20)])
+    assert not focus.overlapping([(0, 0, 10, 10), (10, 0, 20, 10), (0, 10, 10, 20)])
+
+
+def test_plot_graph_draws_what_is_expanded(digits_model, tmp_path):
+    model, X = digits_model
+    whole = tnt.plot_graph(model).source
+    top = tnt.plot_graph(model, expand=1).source
+    assert "splits below" not in whole and top.count("splits below") == 2
+    with_path = tnt.plot_graph(model, expand="auto", highlight=X[5])
+    path = model.graph_.decision_path(X[5:6]).indices
+    assert all(f"id=node{n}" in with_path.source for n in path)
+    assert "splits below" in tnt.plot_graph(model, expand=[0]).source
+    assert tnt.plot_graph(model, expand="all").source.count("id=node") == model.graph_.node_count
+    assert with_path.save(tmp_path / "top.png").stat().st_size > 0
+    with pytest.raises(ValueError, match='expand must be "auto", "all", a depth or split ids'):
+        tnt.plot_graph(model, expand="most")

@@ -1,0 +1,149 @@
+"""The Graph page's explorer: a large graph drawn from the root down, what is not opened folded into
+summary nodes (:mod:`tnt.viz.focus`), with controls to open it further and a search box.
+
+The opened splits are kept per graph in the session (``explorer/opened/<fingerprint>``); a search
+hit, the inspected node and the sample's path are opened when they change, and the frame is centred
+on the last of them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+import streamlit.components.v1 as components
+
+from tnt.viz import focus
+from tnt.viz.explain import MAX_DRAWN_NODES
+from ui import drawing
+
+OPENED = "explorer/opened"
+#: The last click on the explorer's drawing: ``{"node": id, "stub": bool, "at": time}``.
+CLICK = "explorer/click"
+HEIGHT_PX = 720
+# A Graphviz SVG whose nodes answer clicks (ui/clickable_svg/index.html, written for this app).
+_clickable_svg = components.declare_component("clickable_svg", path=str(Path(__file__).parent / "clickable_svg"))
+#: Most search hits opened at once (a feature tested by hundreds of splits would open the graph).
+MAX_OPENED_HITS = 20
+
+
+def explorer(
+    model_key, graph, fp: str, names, classes, sample=None, sample_index=None, node: int | None = None
+) -> None:
+    """Draw ``graph``'s explorer: its controls, then the SVG of what is opened.
+
+    Parameters
+    ----------
+    model_key : hashable
+        Stands for the graph in the drawing caches.
+    graph : DecisionGraph
+    fp : str
+        The graph's :func:`ui.drawing.fingerprint`.
+    names, classes : list of str or None
+    sample : ndarray, optional
+        The highlighted sample: its path is opened (when it changes) and drawn in red.
+    sample_index : int, optional
+        The sample's index in the test set (the drawing cache's key for it).
+    node : int, optional
+        The inspected node: opened into view (when it changes) and drawn with a bold border.
+    """
+    key = f"{OPENED}/{fp}"
+    if key not in st.session_state:
+        st.session_state[key] = drawing.default_expansion(model_key, graph, names, classes)
+    opened = st.session_state[key]
+    centre = None
+    click = st.session_state.get(CLICK)
+    if click and st.session_state.get(f"{key}/click") != click.get("at"):  # a click on a node: applied once
+        st.session_state[f"{key}/click"] = click.get("at")
+        if 0 <= int(click["node"]) < graph.node_count:
+            opened, centre = focus.toggle(graph, opened, int(click["node"])), int(click["node"])
+
+    path = () if sample is None else tuple(graph.decision_path(sample.reshape(1, -1)).indices.tolist())
+    for what, nodes in (("path", path), ("node", () if node is None else (int(node),))):
+        if nodes and st.session_state.get(f"{key}/{what}") != nodes:  # applied once per change
+            st.session_state[f"{key}/{what}"] = nodes
+            opened = focus.expand_to(graph, opened, nodes)
+            centre = nodes[-1]
+
+    max_depth = int(graph.node_depth().max())
+    everything = focus.graph_view(graph, focus.expand_all(graph)).size
+    controls = st.columns([2, 3, 4, 3], vertical_alignment="bottom")
+    depth = controls[0].number_input("Depth", 0, max_depth, min(3, max_depth), key="explorer/depth")
+    if controls[1].button("Expand to depth", key="explorer/to_depth", help="Open every split above this depth."):
+        opened = focus.expand_to_depth(graph, int(depth))
+    too_many = everything > MAX_DRAWN_NODES  # Graphviz would take minutes: the interactive view draws them all
+    if controls[2].button(
+        f"Expand all ({everything:,} nodes)",
+        key="explorer/all",
+        disabled=too_many,
+        help=f"More than {MAX_DRAWN_NODES:,} nodes: the interactive view draws them all." if too_many else None,
+    ):
+        opened = focus.expand_all(graph)
+    if controls[3].button("Default view", key="explorer/default", help="The root and the layers that fit."):
+        opened = drawing.default_expansion(model_key, graph, names, classes)
+    controls = st.columns([3, 2, 5], vertical_alignment="bottom")
+    state_key = "explorer/toggle"
+    if st.session_state.get(state_key, 0) >= graph.node_count:
+        st.session_state[state_key] = 0
+    picked = controls[0].number_input("Open or close a split", 0, graph.node_count - 1, key=state_key)
+    if controls[1].button("Open / close", key="explorer/toggle_button"):
+        opened, centre = focus.toggle(graph, opened, int(picked)), int(picked)
+    query = controls[2].text_input("Find", key="explorer/find", placeholder="node id, feature, or class 7")
+    if query and st.session_state.get(f"{key}/query") != query:
+        st.session_state[f"{key}/query"] = query
+        hits = focus.find_nodes(graph, query, names, classes)
+        st.session_state[f"{key}/hits"] = hits
+        if hits:
+            opened = focus.expand_to(graph, opened, hits[:MAX_OPENED_HITS])
+            centre = hits[0]
+    hits = st.session_state.get(f"{key}/hits", []) if query else []
+    if query:
+        st.caption(_hits_text(query, hits))
+    st.session_state[key] = opened
+
+    view = focus.graph_view(graph, opened)
+    if view.size > MAX_DRAWN_NODES:
+        st.info(
+            f"This view holds {view.size:,} nodes, more than Graphviz lays out quickly ({MAX_DRAWN_NODES:,}): close "
+            "some splits, expand to a smaller depth, or use the interactive view, which draws every node."
+        )
+        return
+    dot = drawing.view_source(
+        model_key, graph, names, classes, tuple(sorted(opened)), node, sample_index, _sample=sample
+    )
+    st.caption(
+        f"{view.size:,} of {everything:,} nodes shown. A dashed box stands for the splits below it (their "
+        "number, samples and class mix): click it to open it (click an open split to close it), or *Find* a "
+        "node; a grey #id names a node not shown that leads to the node below it (click it to open the way)."
+    )
+    try:
+        svg = drawing.image(dot, "svg").decode("utf-8")
+        _clickable_svg(svg=svg[svg.find("<svg") :], height=HEIGHT_PX, focus=centre if centre is not None else node,
+                       key=CLICK, default=None)  # fmt: skip
+    except Exception as err:  # never a stack trace on screen
+        st.error(f"The graph could not be drawn on the server ({err}); try the interactive view.")
+
+
+def focus_panel(model_key, graph, names, classes, nodes=(), height_px: int = 720) -> None:
+    """A large graph's default explorer view, without controls, with ``nodes`` (an edit's changed
+    nodes: the first :data:`MAX_OPENED_HITS`) opened, drawn with a bold border and the frame centred on
+    the first: the editor's and the Compare page's drawing of a graph too large to draw whole."""
+    nodes = [int(n) for n in nodes]
+    opened = drawing.default_expansion(model_key, graph, names, classes)
+    if nodes:
+        opened = focus.expand_to(graph, opened, nodes[:MAX_OPENED_HITS])
+    view = focus.graph_view(graph, opened)
+    dot = drawing.view_source(model_key, graph, names, classes, tuple(sorted(opened)), None, None, tuple(nodes))
+    st.caption(f"{view.size:,} of {graph.node_count:,} nodes shown; a dashed box stands for the splits below it.")
+    try:
+        drawing.svg_panel(drawing.image(dot, "svg"), height_px=height_px, focus=nodes[0] if nodes else 0)
+    except Exception as err:  # never a stack trace on screen
+        st.error(f"The graph could not be drawn on the server ({err}).")
+
+
+def _hits_text(query: str, hits: list) -> str:
+    if not hits:
+        return f"Nothing found for “{query}”: try a node id, a feature name, or *class* and a class name."
+    shown = ", ".join(f"#{n}" for n in hits[:MAX_OPENED_HITS])
+    more = f" (the first {MAX_OPENED_HITS} opened)" if len(hits) > MAX_OPENED_HITS else ""
+    return f"{len(hits):,} found{more}: {shown}."
