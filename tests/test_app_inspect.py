@@ -96,17 +96,16 @@ def test_the_test_data_view_lists_error_leaves_and_a_confusion_cell_picks_the_sa
 
 
 def test_the_what_if_form_moves_the_path_and_marks_changed_tests(graph_page, monkeypatch):
-    import ui.drawing
+    import ui.explorer
 
-    drawn = []  # the sample whose path each drawing of the graph highlights
-    original = ui.drawing.dot_source
+    drawn = []  # the sample whose path each drawing of the graph (the explorer, for the digits' graph) shows
+    original = ui.explorer.explorer
 
-    def recording(*args, _sample=None, **kwargs):
-        if len(args) > 4:  # the page's drawing (the downloads draw no sample)
-            drawn.append(None if _sample is None else np.array(_sample, dtype=float))
-        return original(*args, _sample=_sample, **kwargs)
+    def recording(model_key, graph, fp, names, classes, sample=None, *args, **kwargs):
+        drawn.append(None if sample is None else np.array(sample, dtype=float))
+        return original(model_key, graph, fp, names, classes, sample, *args, **kwargs)
 
-    monkeypatch.setattr(ui.drawing, "dot_source", recording)
+    monkeypatch.setattr(ui.explorer, "explorer", recording)
     at = view(graph_page, VIEWS[2])
     model, data = model_and_data(at)
     g = model.graph_

@@ -19,14 +19,14 @@ GOLDEN_DOT = r"""digraph decision_graph {
 	n4 [label="#4\npetal width <= 0.25\nsamples = 4\nshared by 2 parents" color="#2563eb" fillcolor="#7ca1f3" id=node4 peripheries=2]
 	n5 [label="#5\nsetosa\nsamples = 1" color="#f28e2b" fillcolor="#f7bb80" id=node5]
 	n6 [label="#6\nother\nsamples = 3\nshared by 2 parents" color="#59a14f" fillcolor="#9bc795" id=node6 peripheries=2]
-	n0 -> n1 [xlabel=yes]
-	n0 -> n2 [style=dashed xlabel=no]
-	n1 -> n3 [xlabel=yes]
-	n1 -> n4 [style=dashed xlabel=no]
-	n2 -> n4 [xlabel=yes]
-	n2 -> n6 [style=dashed xlabel=no]
-	n4 -> n5 [xlabel=yes]
-	n4 -> n6 [style=dashed xlabel=no]
+	n0 -> n1 [label=yes]
+	n0 -> n2 [label=no style=dashed]
+	n1 -> n3 [label=yes]
+	n1 -> n4 [label=no style=dashed]
+	n2 -> n4 [label=yes]
+	n2 -> n6 [label=no style=dashed]
+	n4 -> n5 [label=yes]
+	n4 -> n6 [label=no style=dashed]
 }
 """
 
@@ -98,7 +98,7 @@ def test_bad_options_are_rejected(toy_graph):
 def test_highlighted_sample_path_is_bold_and_red(toy_graph):
     source = to_dot(toy_graph, highlight_sample=np.array([0.3, 2.0]))  # 0 -> 1 -> 4 -> 6
     bold_nodes = re.findall(rf'^\tn(\d+) \[.*color="{HIGHLIGHT_COLOR}".*penwidth=3', source, flags=re.M)
-    bold_edges = re.findall(rf'^\tn(\d+) -> n(\d+) \[color="{HIGHLIGHT_COLOR}" penwidth=3', source, flags=re.M)
+    bold_edges = re.findall(rf'^\tn(\d+) -> n(\d+) \[color="{HIGHLIGHT_COLOR}" .*penwidth=3', source, flags=re.M)
     assert bold_nodes == ["0", "1", "4", "6"]
     assert bold_edges == [("0", "1"), ("1", "4"), ("4", "6")]
 
@@ -153,3 +153,43 @@ def test_ids_to_show_can_be_given_per_node():
     source = to_dot(g, show_ids=[0, 4, 9])
     assert '"#4\\n' in source and '"#9\\n' in source and '"#1\\n' not in source and '"#2\\n' not in source
     assert all(f'"#{n}\\n' in to_dot(g, show_ids=True) for n in range(3)) and '"#0\\n' not in to_dot(g)
+
+
+def edge_label_boxes(dot_source: str) -> list[tuple[str, float, float, float, float]]:
+    """Where Graphviz's dot writes each edge label (its text and box), read from its JSON output."""
+    import json
+
+    import pygraphviz
+
+    laid = json.loads(pygraphviz.AGraph(string=dot_source).draw(format="json", prog="dot"))
+    boxes = []
+    for edge in laid.get("edges", []):
+        for key in ("_ldraw_", "_xldraw_"):
+            size = 14.0
+            for op in edge.get(key, []):
+                if op["op"] == "F":
+                    size = op["size"]
+                elif op["op"] == "T":
+                    x, y = op["pt"]
+                    left = x - op["width"] / 2 if op["align"] == "c" else x if op["align"] == "l" else x - op["width"]
+                    boxes.append((op["text"], left, y - size * 0.25, left + op["width"], y + size * 0.8))
+    return boxes
+
+
+def test_edge_labels_never_overlap_where_edges_meet():
+    """Edge labels are laid out with the graph (``label``), not placed afterwards (``xlabel``), which
+    wrote "yes" against "no, or missing" where two edges met (the editor's drawing of issue 54)."""
+    from sklearn.datasets import make_classification
+
+    from tnt import TnTClassifier
+
+    X, y = make_classification(n_samples=600, n_features=6, n_informative=4, random_state=0)
+    X[np.random.default_rng(0).random(X.shape) < 0.15] = np.nan
+    model = TnTClassifier(C=1e-2, random_state=0).fit(X, y)
+    boxes = edge_label_boxes(to_dot(model.graph_, show_ids=True))
+    assert len(boxes) == 2 * model.graph_.n_splits and any("or missing" in b[0] for b in boxes)
+    for i, (text_a, *a) in enumerate(boxes):
+        for text_b, *b in boxes[i + 1 :]:
+            apart = max(b[0] - a[2], a[0] - b[2], b[1] - a[3], a[1] - b[3])  # the gap between the boxes
+            # With xlabels this graph had "yes" 1.8 pt from "no, or missing"; with labels, at least 36 pt.
+            assert apart >= 4, f"{text_a!r} and {text_b!r} touch ({apart:.1f} pt apart)"

@@ -49,10 +49,10 @@ def test_a_graph_without_directions_is_drawn_as_before():
 def test_the_dot_edge_that_missing_values_take_says_so():
     source = to_dot(missing_dag(), feature_names=NAMES)
     assert 'n0 [label="age <= 0.5 or missing' in source
-    assert "n0 -> n2 [style=dashed xlabel=no]" in source  # NaN goes left at node 0: the rule says so
-    assert 'n1 -> n4 [style=dashed xlabel="no, or missing"]' in source
+    assert "n0 -> n2 [label=no style=dashed]" in source  # NaN goes left at node 0: the rule says so
+    assert 'n1 -> n4 [label="no, or missing" style=dashed]' in source
     assert 'n2 [label="income is not missing' in source
-    assert "n2 -> n5 [style=dashed xlabel=no]" in source  # the test of missingness says it itself
+    assert "n2 -> n5 [label=no style=dashed]" in source  # the test of missingness says it itself
     assert "inf" not in source
 
 
@@ -61,7 +61,7 @@ def test_a_sample_with_missing_values_lights_the_path_it_takes():
     sample = [np.nan, np.nan]  # 0 -> 1 (NaN left) -> 4 (NaN right) -> 6 (NaN left)
     assert np.flatnonzero(path_mask(g, sample)).tolist() == [0, 1, 4, 6]
     source = to_dot(g, feature_names=NAMES, highlight_sample=sample)
-    assert f'n1 -> n4 [color="{HIGHLIGHT_COLOR}" penwidth=3 style=dashed xlabel="no, or missing"]' in source
+    assert f'n1 -> n4 [color="{HIGHLIGHT_COLOR}" label="no, or missing" penwidth=3 style=dashed]' in source
 
 
 def test_plotly_hover_and_networkx_conditions_name_the_missing_branch():

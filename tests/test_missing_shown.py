@@ -113,7 +113,7 @@ def test_show_missing_forces_the_directions_on_or_off():
     model, _ = wine_model()
     forced = every_text(model.graph_, show_missing=True)
     assert forced["text"].startswith("|--- proline <= 755 or missing\n")
-    assert "missing values go: no" in forced["hover"] and 'xlabel="no, or missing"' in forced["dot"]
+    assert "missing values go: no" in forced["hover"] and 'label="no, or missing"' in forced["dot"]
     assert "or missing" in forced["networkx"]
     learned = missing_dag()
     quiet = every_text(learned, show_missing=False)

@@ -150,9 +150,11 @@ def to_dot(
     # the rule does not say so: "no, or missing"), on the highlighted path or not.
     edge_attrs = {}
     for branch, lit, missing in itertools.product(("left", "right"), (False, True), (False, True)):
-        attrs = {"xlabel": "yes"} if branch == "left" else {"xlabel": "no", "style": "dashed"}
+        # ``label``, laid out with the graph: an ``xlabel`` is placed after the layout, and wrote "yes"
+        # against "no, or missing" where two edges met.
+        attrs = {"label": "yes"} if branch == "left" else {"label": "no", "style": "dashed"}
         if missing:
-            attrs["xlabel"] += ", or missing"
+            attrs["label"] += ", or missing"
         if lit:
             attrs.update(color=HIGHLIGHT_COLOR, penwidth="3")
         edge_attrs[branch, lit, missing] = _attributes(None, attrs)
