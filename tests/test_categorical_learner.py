@@ -208,7 +208,10 @@ def test_pandas_categories_are_categorical_by_default():
     X, y = _table(0)
     table = _named(X).drop(columns="shape")
     table["colour"] = pd.Categorical(table["colour"], categories=["violet", "teal", "red", "green", "blue"])
-    model = TnTClassifier(N1=1, C=0.0, random_state=0).fit(table, y)
+    events = []
+    model = TnTClassifier(N1=1, C=0.0, random_state=0).fit(table, y, progress_callback=events.append)
+    assert [(e.kind, e.step, e.total_steps) for e in events] == [("merge", 6, 6)]  # N2=5 passes and a merge
+    assert events[0].snapshot().n_splits == model.n_splits_
     assert model.categories_[0].tolist() == ["violet", "teal", "red", "green", "blue"]
     assert model.categories_[1] is None
     assert model.graph_.is_categorical.any()
@@ -235,6 +238,12 @@ def test_settings_that_do_not_learn_subsets_yet_are_refused(setting):
     model = TnTClassifier(**{"N1": 1, **setting}, categorical_features=[0])
     with pytest.raises(ValueError, match="With categorical features, TnTClassifier learns with N1=1 only so far"):
         model.fit(X, y)
+
+
+def test_a_categorical_column_without_a_value_is_refused():
+    table = pd.DataFrame({"colour": [None] * 6, "size": np.arange(6.0)})
+    with pytest.raises(ValueError, match="Categorical column 'colour' has no value in the training data"):
+        TnTClassifier(N1=1, categorical_features=["colour"]).fit(table, [0, 1] * 3)
 
 
 def test_too_few_bins_for_the_categories_is_refused():

@@ -224,6 +224,13 @@ class GrownGraphEstimator(BaseEstimator):
         if not mask.any():
             return X
         coding = CategoryCoding.learn(X, mask)
+        for f, found in coding.categories.items():
+            if found.size == 0:
+                name = repr(str(names[f])) if names is not None else str(f)
+                raise ValueError(
+                    f"Categorical column {name} has no value in the training data, only missing ones; "
+                    "drop it or do not mark it categorical."
+                )
         codes = coding.codes(X)
         if names is not None:
             import pandas as pd
