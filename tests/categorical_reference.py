@@ -71,6 +71,8 @@ def ordering(stats, squared: bool, rule: str = "pca"):
     frequent class."""
     weight = stats[:, 0] if squared else stats.sum(1)
     present = np.flatnonzero(weight > 0)
+    if present.size < 2:
+        return present
     if squared:
         key = stats[present, 1] / weight[present]
     else:
@@ -84,7 +86,10 @@ def ordering(stats, squared: bool, rule: str = "pca"):
             centred = shares - mean
             cov = (weight[present, None, None] * centred[:, :, None] * centred[:, None, :]).sum(0)
             _, vectors = np.linalg.eigh(cov)
-            key = centred @ vectors[:, -1]
+            component = vectors[:, -1]
+            # the sign the learner gives it: its largest entry (the first of equal ones) positive
+            component = component if component[np.argmax(np.abs(component))] >= 0 else -component
+            key = centred @ component
     return present[np.argsort(key, kind="stable")]
 
 
@@ -104,3 +109,195 @@ def ordered_split(stats, missing, squared: bool = False, rule: str = "pca"):
         if score[i] > best[0]:
             best = (float(score[i]), frozenset(order[: i + 1].tolist()), missing_left)
     return best
+
+
+def _node_proxy(left, total, squared: bool):
+    """The learner's proxy of a split whose left side has the statistics ``left`` (class weights,
+    or weight and weighted target sum) in a node of statistics ``total``: the same sums in the same
+    order, so that equal splits tie exactly as they do in the learner. -inf for an empty side."""
+    w_left = left[0] if squared else float(np.sum(left))
+    w_node = total[0] if squared else float(np.sum(total))
+    if w_left <= 0 or w_node - w_left <= 0:
+        return -np.inf
+    if squared:
+        sq_left, sq_right = left[1] * left[1], (total[1] - left[1]) ** 2
+    else:
+        sq_left = sq_right = 0.0
+        for k in range(total.shape[0]):
+            sq_left += left[k] * left[k]
+            sq_right += (total[k] - left[k]) * (total[k] - left[k])
+    return sq_left / w_left + sq_right / (w_node - w_left)
+
+
+def _best_split(X, y, w, categorical, n_categories, n_classes, feature_order, search):
+    """The best split of one node's samples: (proxy, feature, threshold, categories left, missing
+    left or None when the node has no missing value of the feature); None when no split is valid.
+    Features are tried in ``feature_order``, the first strictly best wins; a numeric feature's
+    thresholds lie halfway between consecutive values present; missing values go right first, then
+    left only when strictly better (scikit-learn's two passes)."""
+    squared = n_classes is None
+    best = None
+    for f in feature_order:
+        column = X[:, f].astype(np.float64)
+        missing = np.isnan(column)
+        width = 2 if squared else n_classes
+
+        def stats_of(mask):
+            if squared:
+                return np.array([np.sum(w[mask]), np.sum(w[mask] * y[mask])])
+            return np.bincount(y[mask], w[mask], minlength=n_classes).astype(np.float64)
+
+        total = stats_of(np.ones(len(y), dtype=bool))
+        has_missing = bool(missing.any())
+        candidates = []  # (goes left among the present values, description)
+        if categorical[f]:
+            stats, miss = node_statistics(column, y, w, n_categories[f], n_classes)
+            if search == "exhaustive":
+                present = np.flatnonzero(stats[:, 0] if squared else stats.sum(1))
+                subsets = [
+                    frozenset(present[np.array(m, dtype=bool)].tolist()) for m in product([0, 1], repeat=present.size)
+                ]
+            else:
+                order = ordering(stats, squared)
+                subsets = [frozenset(order[: i + 1].tolist()) for i in range(order.size)]
+            for subset in subsets:
+                goes = np.isin(column, list(subset)) & ~missing
+                candidates.append((goes, (np.nan, subset)))
+        else:
+            values = np.unique(column[~missing])
+            for a, b in zip(values[:-1], values[1:]):
+                threshold = float(a) / 2 + float(b) / 2
+                if threshold == b:
+                    threshold = float(a)
+                candidates.append((column <= a, (threshold, None)))
+            if has_missing and values.size:
+                candidates.append((~missing, (np.inf, None)))  # all present values left, missing right
+        del width
+        found = None
+        for missing_left in (False, True) if has_missing else (False,):
+            for goes, (threshold, subset) in candidates:
+                if missing_left and threshold == np.inf:
+                    continue
+                sent = goes | (missing & missing_left)
+                proxy = _node_proxy(stats_of(sent), total, squared)
+                if proxy > -np.inf and (found is None or proxy > found[0]):
+                    found = (proxy, f, threshold, subset, missing_left if has_missing else None)
+        if found is not None and (best is None or found[0] > best[0]):
+            best = found
+    return best
+
+
+def _impurity(y, w, n_classes):
+    if n_classes is None:
+        mean = np.sum(w * y) / np.sum(w)
+        return np.sum(w * (y - mean) ** 2) / np.sum(w)
+    shares = np.bincount(y, w, minlength=n_classes) / np.sum(w)
+    return 1.0 - np.sum(shares**2)
+
+
+def exact_cart(X, y, w, categorical, n_categories, n_classes, alpha=0.0, feature_order=None, search="exhaustive"):
+    """A pure-Python CART with subset splits of categorical features, as a list of nodes (dicts):
+    grown depth-first until pure or of one sample, then pruned by minimal cost-complexity pruning at
+    ``alpha`` (a split stays when its subtree's ``R(T) + alpha * |leaves|`` is strictly below its
+    node's as a leaf; ``R`` the weighted impurity as a share of the total weight).
+
+    ``X`` holds category codes (NaN missing) in the columns ``categorical`` marks, ``n_categories``
+    their number; ``n_classes`` None grows a regression tree (squared error). ``search`` is
+    ``"exhaustive"`` (every subset of the categories present) or ``"ordered"`` (the prefixes of
+    :func:`ordering`, what the learner scans). A categorical split sends its subset left, the other
+    categories present and those absent from the node right; missing values go where the split
+    chose, or, when the node had none, to the child with more samples (the right one on a tie).
+    A node is ``{"leaf": value}`` or ``{"feature", "threshold", "subset", "missing_left", "left",
+    "right"}``, with the children's indices."""
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y)
+    w = np.asarray(w, dtype=np.float64)
+    order = np.arange(X.shape[1]) if feature_order is None else np.asarray(feature_order)
+    total_w = float(np.sum(w))
+    nodes: list = []
+
+    def value_of(rows):
+        if n_classes is None:
+            return float(np.sum(w[rows] * y[rows]) / np.sum(w[rows]))
+        return int(np.argmax(np.bincount(y[rows], w[rows], minlength=n_classes)))
+
+    def grow(rows):
+        index = len(nodes)
+        nodes.append({"leaf": value_of(rows), "rows": rows})
+        impurity = _impurity(y[rows], w[rows], n_classes)
+        if rows.size < 2 or impurity <= np.finfo(np.float64).eps:
+            return index
+        split = _best_split(X[rows], y[rows], w[rows], categorical, n_categories, n_classes, order, search)
+        if split is None:
+            return index
+        _, f, threshold, subset, missing_left = split
+        column = X[rows, f]
+        missing = np.isnan(column)
+        goes = np.isin(column, list(subset)) if subset is not None else column <= threshold
+        goes &= ~missing
+        if missing_left is None:
+            missing_left = int(np.count_nonzero(goes)) > rows.size - int(np.count_nonzero(goes))
+        goes |= missing & missing_left
+        nodes[index].update(feature=int(f), threshold=threshold, subset=subset, missing_left=bool(missing_left))
+        nodes[index]["left"] = grow(rows[goes])
+        nodes[index]["right"] = grow(rows[~goes])
+        return index
+
+    grow(np.arange(X.shape[0]))
+
+    def cost(i):
+        """(the pruned subtree's R(T) + alpha |leaves|) and prune below ``i`` in place."""
+        node = nodes[i]
+        rows = node["rows"]
+        as_leaf = float(np.sum(w[rows])) * _impurity(y[rows], w[rows], n_classes) / total_w + alpha
+        if "left" not in node:
+            return as_leaf
+        branch = cost(node["left"]) + cost(node["right"])
+        if alpha == 0.0 or branch < as_leaf:
+            return branch
+        for key in ("feature", "threshold", "subset", "missing_left", "left", "right"):
+            node.pop(key)
+        return as_leaf
+
+    cost(0)
+    # The pruned tree's nodes, numbered again depth-first, left child first.
+    kept: list = []
+
+    def renumber(i):
+        index, node = len(kept), dict(nodes[i])
+        kept.append(node)
+        if "left" in node:
+            node["left"] = renumber(node["left"])
+            node["right"] = renumber(node["right"])
+        return index
+
+    renumber(0)
+    return kept
+
+
+def cart_predict(nodes, X, n_categories):
+    """The value of each row's leaf in a tree of :func:`exact_cart` (:func:`cart_leaves`)."""
+    return np.array([nodes[i]["leaf"] for i in cart_leaves(nodes, X, n_categories)])
+
+
+def cart_leaves(nodes, X, n_categories):
+    """The leaf of each row in a tree of :func:`exact_cart`, walked one sample at a time; a
+    missing value, or a code outside ``0..n_categories[f]-1`` (a category never seen in training),
+    goes where the split sends missing values."""
+    out = []
+    for row in np.asarray(X, dtype=np.float64):
+        i = 0
+        while "left" in nodes[i]:
+            node = nodes[i]
+            v = row[node["feature"]]
+            if node["subset"] is not None and not (0 <= v < n_categories[node["feature"]]):
+                left = node["missing_left"]  # NaN too
+            elif np.isnan(v):
+                left = node["missing_left"]
+            elif node["subset"] is not None:
+                left = v in node["subset"]
+            else:
+                left = v <= node["threshold"]
+            i = node["left"] if left else node["right"]
+        out.append(i)
+    return np.array(out, dtype=np.int64)

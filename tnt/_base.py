@@ -10,11 +10,12 @@ from numbers import Integral
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import assert_all_finite, check_random_state
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from tnt._messages import shown
-from tnt.categorical import CategoryCoding
+from tnt.categorical import CategoryCoding, categorical_mask
 from tnt.graph import EXACT_IN_FLOAT32, NO_DIRECTIONS, DecisionGraph
 from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.learn.growth import _Problem, fine_tune_graph
@@ -56,6 +57,9 @@ def _plain_array(X, model) -> bool:
 
 #: The ``excluded_features`` parameter of every learner: columns it never splits on.
 EXCLUDED_FEATURES = {"excluded_features": [None, "array-like"]}
+#: The parameter of the estimators that learn subsets of categories (scikit-learn's
+#: ``HistGradientBoosting*`` conventions, read by :func:`tnt.categorical.categorical_mask`).
+CATEGORICAL_FEATURES = {"categorical_features": [StrOptions({"from_dtype"}), None, "array-like"]}
 
 
 class GraphModelMixin:
@@ -182,7 +186,10 @@ class GrownGraphEstimator(BaseEstimator):
         """The task's validated problem, each column of ``excluded_features`` (where the estimator
         has that parameter) replaced by a constant: no learner can split a constant column, so the
         graph never tests it, and the model keeps every input (``n_features_in_`` unchanged)."""
+        X = self._coded_categories(X)
         problem = self._validate_training_data(X, y, sample_weight, max_bins)
+        if self._category_coding is not None:
+            problem = dataclasses.replace(problem, categorical=self._categorical_mask)
         columns = excluded_columns(
             getattr(self, "excluded_features", None), self.n_features_in_, getattr(self, "feature_names_in_", None)
         )
@@ -195,6 +202,56 @@ class GrownGraphEstimator(BaseEstimator):
     def _max_bins(self) -> int:
         """Most codes per feature of the training matrix (estimators without ``max_bins`` bin nothing)."""
         return MAX_EXACT_BINS
+
+    def _coded_categories(self, X):
+        """``X`` with the columns ``categorical_features`` marks replaced by their category codes
+        (NaN for a missing value), a DataFrame kept a DataFrame of the same columns; sets
+        ``categories_`` (per feature its categories, None for a numeric one) when a column is
+        categorical. Estimators without the parameter, and fits where it marks no column, take ``X``
+        as it is."""
+        self._category_coding = None
+        self.__dict__.pop("categories_", None)
+        given = getattr(self, "categorical_features", None)
+        if given is None or (isinstance(given, str) and given == "from_dtype" and not hasattr(X, "dtypes")):
+            return X  # only a DataFrame has column dtypes: any other input is taken as it is
+        names = getattr(X, "columns", None)
+        if not hasattr(X, "shape"):
+            X = np.asarray(X, dtype=object)
+        if len(X.shape) != 2:
+            return X  # validate_data refuses it in its own words
+        n_features = int(X.shape[1])
+        mask = categorical_mask(given, X, n_features, None if names is None else [str(c) for c in names])
+        if not mask.any():
+            return X
+        coding = CategoryCoding.learn(X, mask)
+        for f, found in coding.categories.items():
+            if found.size == 0:
+                name = repr(str(names[f])) if names is not None else str(f)
+                raise ValueError(
+                    f"Categorical column {name} has no value in the training data, only missing ones; "
+                    "drop it or do not mark it categorical."
+                )
+        codes = coding.codes(X)
+        if names is not None:
+            import pandas as pd
+
+            codes = pd.DataFrame(codes, columns=names, index=X.index)
+        self._category_coding, self._categorical_mask = coding, mask
+        self.categories_ = [coding.categories.get(f) for f in range(n_features)]
+        return codes
+
+    def _graph_categories(self, category_left, node_count: int) -> dict:
+        """The keywords giving a :class:`DecisionGraph` of ``node_count`` nodes this fit's categories
+        (none when no feature is categorical): each categorical feature's names and each split's
+        subset, from ``category_left`` (the learner's bitsets, or None: no categorical split)."""
+        coding = getattr(self, "_category_coding", None)
+        if coding is None:
+            return {}
+        n_words = max(1, -(-max(c.shape[0] for c in coding.categories.values()) // 64))
+        bits = category_left
+        if bits is None:
+            bits = np.zeros((node_count, n_words), dtype=np.uint64)
+        return {"categories": coding.categories, "category_left": np.ascontiguousarray(bits[:, :n_words])}
 
     def _grow(self, problem, **growth_options) -> FlatGraph:
         raise NotImplementedError
@@ -230,7 +287,12 @@ class GraphClassifierMixin(ClassifierMixin, GraphModelMixin):
 
     def _set_graph(self, flat: FlatGraph, problem: _Problem) -> None:
         """Store the fitted graph with the statistics of the training data and derived attributes."""
-        shape = _shape(flat, problem.n_classes, missing_in_training=has_missing(problem.X))
+        shape = _shape(
+            flat,
+            problem.n_classes,
+            missing_in_training=has_missing(problem.X),
+            **self._graph_categories(flat.category_left, flat.node_count),
+        )
         self.graph_, self.feature_importances_ = shape.with_training_stats_and_importances(
             problem.X, problem.y, problem.w, n_features=self.n_features_in_
         )
@@ -317,6 +379,7 @@ class GraphRegressorMixin(RegressorMixin, GraphModelMixin):
             regression=True,
             missing_go_to_left=flat.missing_go_to_left,
             missing_in_training=has_missing(X),
+            **self._graph_categories(flat.category_left, flat.node_count),
         )
         self.graph_ = shape.with_regression_stats(X, y, w)
         self.n_splits_ = self.graph_.n_splits
@@ -347,8 +410,11 @@ def has_missing(X: np.ndarray) -> bool:
     return bool(X.size) and bool(np.isnan(np.min(X)))
 
 
-def _shape(flat: FlatGraph, n_classes: int, input_dtype=DTYPE, missing_in_training: bool = False) -> DecisionGraph:
-    """The splits of a flat graph as a :class:`DecisionGraph`, without statistics yet."""
+def _shape(
+    flat: FlatGraph, n_classes: int, input_dtype=DTYPE, missing_in_training: bool = False, **categories
+) -> DecisionGraph:
+    """The splits of a flat graph as a :class:`DecisionGraph`, without statistics yet (``categories``:
+    its ``categories`` and ``category_left`` when a feature is categorical)."""
     return DecisionGraph(
         flat.children_left,
         flat.children_right,
@@ -358,6 +424,7 @@ def _shape(flat: FlatGraph, n_classes: int, input_dtype=DTYPE, missing_in_traini
         input_dtype=input_dtype,
         missing_go_to_left=flat.missing_go_to_left,
         missing_in_training=missing_in_training,
+        **categories,
     )
 
 

@@ -4,14 +4,25 @@ fine-tuned by tree alternating optimisation, the paper's Algorithm A.1 applied t
 
 from __future__ import annotations
 
+import dataclasses
+import heapq
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from sklearn.utils._param_validation import Interval
 
-from tnt._base import EXCLUDED_FEATURES, GraphClassifierMixin, GraphRegressorMixin, GrownGraphEstimator
+from tnt._base import (
+    CATEGORICAL_FEATURES,
+    EXCLUDED_FEATURES,
+    GraphClassifierMixin,
+    GraphRegressorMixin,
+    GrownGraphEstimator,
+    _shape,
+)
 from tnt.learn.growth import fine_tune_graph
+from tnt.learn.micro_tree import fit_micro_tree, fit_regression_tree
+from tnt.learn.pruning import kept_splits
 from tnt.learn.working_graph import FlatGraph
 
 __all__ = ["CARTClassifier", "CARTRegressor", "TAOClassifier"]
@@ -23,6 +34,7 @@ _TREE_PARAMETERS = {
     "ccp_alpha": [Interval(Real, 0, None, closed="left")],
     "random_state": ["random_state"],
     **EXCLUDED_FEATURES,
+    **CATEGORICAL_FEATURES,
 }
 
 
@@ -48,6 +60,50 @@ class _SameSplits:
         """
         return cls(max_leaf_nodes=max(int(n_splits) + 1, 2), **params)
 
+    def _own_tree(self, problem, y, n_classes) -> FlatGraph:
+        """CART on the project's own learner (TnT's micro-tree learner), for data with categorical
+        features, whose splits send subsets of categories left (scikit-learn's tree has none): the
+        tree grown depth-first (Gini for ``n_classes`` classes, the squared error for ``n_classes``
+        None), the best-first tree of ``max_leaf_nodes`` leaves taken from it (each split's
+        improvement depends on its node's samples only, so growing best-first finds the same
+        splits), then pruned at ``ccp_alpha``, as scikit-learn grows and prunes."""
+        rows = np.arange(problem.X.shape[0])
+        alpha = 0.0 if self.max_leaf_nodes is not None else float(self.ccp_alpha)
+        if n_classes is None:
+            tree = fit_regression_tree(problem.binned, problem.feature_order, rows, y, problem.w, alpha)
+        else:
+            tree = fit_micro_tree(problem.binned, problem.feature_order, rows, y, problem.w, alpha, n_classes)
+        grown = FlatGraph(
+            tree.children_left.astype(np.intp),
+            tree.children_right.astype(np.intp),
+            tree.feature.astype(np.intp),
+            tree.threshold.astype(np.float64),
+            np.full(tree.node_count, -1, dtype=np.intp),
+            missing_go_to_left=tree.missing_left.astype(np.uint8),
+            category_left=tree.category_left,
+        )
+        graph = _shape(grown, 1, **self._graph_categories(tree.category_left, tree.node_count))
+        path = graph.decision_path(problem.X).T.tocsr()  # nodes by samples
+        weight = path @ problem.w
+        if n_classes is None:
+            mean = (path @ (problem.w * y)) / weight
+            impurity = (path @ (problem.w * y * y)) / weight - mean**2
+            labels = np.zeros(tree.node_count, dtype=np.intp)
+        else:
+            counts = np.column_stack([path @ (problem.w * (y == k)) for k in range(n_classes)])
+            impurity = 1.0 - np.sum((counts / weight[:, None]) ** 2, axis=1)
+            labels = np.argmax(counts, axis=1).astype(np.intp)
+        cost = weight * impurity / problem.w.sum()  # R(t): each node's share of the weighted impurity
+        left, right = grown.children_left, grown.children_right
+        split = left >= 0
+        if self.max_leaf_nodes is not None:
+            split = _best_first(left, right, cost, int(self.max_leaf_nodes) - 1)
+        if self.ccp_alpha > 0:
+            cut_left, cut_right = np.where(split, left, -1), np.where(split, right, -1)
+            split = kept_splits(cut_left, cut_right, cost + float(self.ccp_alpha), float(self.ccp_alpha))
+        cut = {"children_left": np.where(split, left, -1), "children_right": np.where(split, right, -1)}
+        return _breadth_first(dataclasses.replace(grown, label=labels, **cut))
+
     def _tree(self, tree_class, problem, y):
         """scikit-learn's tree of class ``tree_class`` fitted on the problem's samples, targets ``y``."""
         return tree_class(max_leaf_nodes=self.max_leaf_nodes, ccp_alpha=self.ccp_alpha, random_state=problem.seed).fit(
@@ -72,11 +128,19 @@ class CARTClassifier(_SameSplits, GraphClassifierMixin, GrownGraphEstimator):
     random_state : int, RandomState instance or None, default=None
     excluded_features : array-like of int or str, default=None
         Columns never split on, as in :class:`tnt.TnTClassifier`.
+    categorical_features : "from_dtype", None, array-like of int, bool or str, default="from_dtype"
+        Categorical columns, as in :class:`tnt.TnTClassifier`. scikit-learn's tree has no subset
+        splits: when a column is categorical the tree is the project's own CART (TnT's micro-tree
+        learner), its categorical splits sending subsets of categories left, grown best-first to
+        ``max_leaf_nodes`` leaves and pruned at ``ccp_alpha`` as scikit-learn's would be. It is not
+        fine-tuned yet (``fine_tune`` must be 0).
 
     Attributes
     ----------
     classes_, n_classes_, n_features_in_, feature_names_in_, graph_, n_splits_, n_leaves_, feature_importances_
         As in :class:`tnt.TnTClassifier`.
+    categories_ : list of (ndarray or None)
+        As in :class:`tnt.TnTClassifier`, when a column is categorical.
 
     Examples
     --------
@@ -89,14 +153,30 @@ class CARTClassifier(_SameSplits, GraphClassifierMixin, GrownGraphEstimator):
 
     _parameter_constraints: dict = {**_TREE_PARAMETERS, "fine_tune": [Interval(Integral, 0, None, closed="left")]}
 
-    def __init__(self, *, max_leaf_nodes=None, ccp_alpha=0.0, fine_tune=0, random_state=None, excluded_features=None):
+    def __init__(
+        self,
+        *,
+        max_leaf_nodes=None,
+        ccp_alpha=0.0,
+        fine_tune=0,
+        random_state=None,
+        excluded_features=None,
+        categorical_features="from_dtype",
+    ):
         self.max_leaf_nodes = max_leaf_nodes
         self.ccp_alpha = ccp_alpha
         self.fine_tune = fine_tune
         self.random_state = random_state
         self.excluded_features = excluded_features
+        self.categorical_features = categorical_features
 
     def _grow(self, problem) -> FlatGraph:
+        if problem.categorical is not None:
+            if self.fine_tune:
+                raise ValueError(
+                    f"With categorical features, {type(self).__name__} does not fine-tune yet; use fine_tune=0."
+                )
+            return self._own_tree(problem, problem.y, problem.n_classes)
         tree = self._tree(DecisionTreeClassifier, problem, problem.y)
         flat = _flat_tree(tree, leaf_labels=tree.classes_.take(tree.tree_.value[:, 0, :].argmax(axis=1)))
         return fine_tune_graph(flat, problem, int(self.fine_tune))
@@ -121,7 +201,8 @@ class CARTClassifier(_SameSplits, GraphClassifierMixin, GrownGraphEstimator):
         (True, True)
         """
         params = {
-            name: getattr(self, name) for name in ("max_leaf_nodes", "ccp_alpha", "random_state", "excluded_features")
+            name: getattr(self, name)
+            for name in ("max_leaf_nodes", "ccp_alpha", "random_state", "excluded_features", "categorical_features")
         }
         return self._fine_tuned(lambda n: TAOClassifier(**params, fine_tune=n), X, y, rounds, sample_weight)
 
@@ -139,11 +220,16 @@ class CARTRegressor(_SameSplits, GraphRegressorMixin, GrownGraphEstimator):
     random_state : int, RandomState instance or None, default=None
     excluded_features : array-like of int or str, default=None
         Columns never split on, as in :class:`tnt.TnTClassifier`.
+    categorical_features : "from_dtype", None, array-like of int, bool or str, default="from_dtype"
+        Categorical columns, as in :class:`CARTClassifier`: split by subsets of their categories
+        on the project's own CART (squared error).
 
     Attributes
     ----------
     n_features_in_, feature_names_in_, graph_, n_splits_, n_leaves_, feature_importances_
         As in :class:`tnt.TnTRegressor`.
+    categories_ : list of (ndarray or None)
+        As in :class:`tnt.TnTClassifier`, when a column is categorical.
 
     Examples
     --------
@@ -156,13 +242,24 @@ class CARTRegressor(_SameSplits, GraphRegressorMixin, GrownGraphEstimator):
 
     _parameter_constraints: dict = _TREE_PARAMETERS
 
-    def __init__(self, *, max_leaf_nodes=None, ccp_alpha=0.0, random_state=None, excluded_features=None):
+    def __init__(
+        self,
+        *,
+        max_leaf_nodes=None,
+        ccp_alpha=0.0,
+        random_state=None,
+        excluded_features=None,
+        categorical_features="from_dtype",
+    ):
         self.max_leaf_nodes = max_leaf_nodes
         self.ccp_alpha = ccp_alpha
         self.random_state = random_state
         self.excluded_features = excluded_features
+        self.categorical_features = categorical_features
 
     def _grow(self, problem) -> FlatGraph:
+        if problem.categorical is not None:
+            return self._own_tree(problem, problem.target, None)
         return _flat_tree(self._tree(DecisionTreeRegressor, problem, problem.target), leaf_labels=0)
 
 
@@ -174,8 +271,8 @@ class TAOClassifier(CARTClassifier):
 
     Parameters
     ----------
-    max_leaf_nodes, ccp_alpha, random_state, excluded_features
-        As in :class:`CARTClassifier`.
+    max_leaf_nodes, ccp_alpha, random_state, excluded_features, categorical_features
+        As in :class:`CARTClassifier` (fine-tuning refuses categorical columns so far).
     fine_tune : int, default=5
         Rounds of alternating optimisation (the paper uses 5).
 
@@ -188,13 +285,23 @@ class TAOClassifier(CARTClassifier):
     True
     """
 
-    def __init__(self, *, max_leaf_nodes=None, ccp_alpha=0.0, fine_tune=5, random_state=None, excluded_features=None):
+    def __init__(
+        self,
+        *,
+        max_leaf_nodes=None,
+        ccp_alpha=0.0,
+        fine_tune=5,
+        random_state=None,
+        excluded_features=None,
+        categorical_features="from_dtype",
+    ):
         super().__init__(
             max_leaf_nodes=max_leaf_nodes,
             ccp_alpha=ccp_alpha,
             fine_tune=fine_tune,
             random_state=random_state,
             excluded_features=excluded_features,
+            categorical_features=categorical_features,
         )
 
 
@@ -215,14 +322,15 @@ def _flat_tree(tree, leaf_labels) -> FlatGraph:
 
 
 def _breadth_first(flat: FlatGraph) -> FlatGraph:
-    """Renumber a tree breadth-first, the order in which training and fine-tuning visit nodes."""
+    """Renumber a tree breadth-first, the order in which training and fine-tuning visit nodes; nodes
+    the root does not reach (below a split made a leaf) are left out."""
 
     order = [0]
     for node in order:
         if flat.children_left[node] >= 0:
             order += [int(flat.children_left[node]), int(flat.children_right[node])]
     order = np.asarray(order, dtype=np.intp)
-    new_id = np.empty_like(order)
+    new_id = np.full(flat.node_count, -1, dtype=np.intp)  # nodes below a cut stay unreached
     new_id[order] = np.arange(order.size)
     leaf = flat.children_left[order] < 0
     return FlatGraph(
@@ -232,4 +340,23 @@ def _breadth_first(flat: FlatGraph) -> FlatGraph:
         threshold=np.where(leaf, -2.0, flat.threshold[order]),
         label=np.where(leaf, flat.label[order], -1),
         missing_go_to_left=np.where(leaf, 0, flat.missing_go_to_left[order]).astype(np.uint8),
+        category_left=None
+        if flat.category_left is None
+        else np.where(leaf[:, None], np.uint64(0), flat.category_left[order]),
     )
+
+
+def _best_first(left, right, cost, n_splits: int) -> np.ndarray:
+    """Which nodes of a fully grown tree (children ``left``, ``right``; ``cost`` each node's share of
+    the weighted impurity) stay splits when at most ``n_splits`` are expanded best-first from the
+    root, the split lowering the impurity most first (the first node on a tie), as scikit-learn's
+    best-first builder grows with ``max_leaf_nodes``."""
+    split = np.zeros(left.shape[0], dtype=bool)
+    frontier = [(-(cost[0] - cost[left[0]] - cost[right[0]]), 0)] if left[0] >= 0 else []
+    while frontier and int(split.sum()) < n_splits:
+        _, node = heapq.heappop(frontier)
+        split[node] = True
+        for child in (left[node], right[node]):
+            if left[child] >= 0:
+                heapq.heappush(frontier, (-(cost[child] - cost[left[child]] - cost[right[child]]), int(child)))
+    return split

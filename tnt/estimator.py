@@ -96,6 +96,18 @@ class TnTClassifier(GraphClassifierMixin, TnTEstimator):
         but on fewer regression pairs than the defaults; training takes about 2.7 times as long.
         Growing at a smaller ``C`` and pruning at the larger, "held_out" and "held_out_regrown" are
         measured in ``docs/learner_options.md``.
+    categorical_features : "from_dtype", None, array-like of int, bool or str, default="from_dtype"
+        Which columns are categorical, with the conventions of scikit-learn's
+        ``HistGradientBoosting*``: "from_dtype" the pandas ``category`` columns of a DataFrame
+        (nothing else), None none, indices, a boolean mask, or column names. A categorical column
+        holds pandas categories, text or non-negative integer codes (at most 255 categories), and
+        is split into two **subsets** of its categories, searched among the prefixes of Breiman's
+        ordering at each node (exact for two classes and for the squared error; for more classes
+        the first principal component of the categories' class shares). Missing values and
+        categories never seen in training go where the split sends missing values. So far only
+        ``N1=1`` learns subsets (a cost-complexity-pruned CART, the micro tree at the root; with
+        ``fine_tune=0``, ``validation_fraction=None`` and ``ccp_alpha=0.0``); other settings are
+        refused in one sentence. See ``docs/categorical.md``.
 
     Attributes
     ----------
@@ -112,6 +124,10 @@ class TnTClassifier(GraphClassifierMixin, TnTEstimator):
     n_leaves_ : int
     feature_importances_ : ndarray of shape (n_features_in_,)
         Normalised total weighted Gini decrease brought by each feature.
+    categories_ : list of (ndarray or None)
+        Per feature, the categories of a categorical feature in their order (a category's code is
+        its position), None for a numeric one. Defined only when a column is categorical;
+        ``predict`` then reads those columns by name.
     n_steps_ : int
         Steps of the schedule (grow passes, merges and fine-tuning rounds) the graph was trained
         for: all ``N1 * (N2 + 1) + fine_tune`` unless ``validation_fraction`` stopped earlier.

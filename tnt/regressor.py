@@ -66,6 +66,9 @@ class TnTRegressor(GraphRegressorMixin, TnTEstimator):
         chooses, and "held_out_regrown" that level with the graph grown at the larger of ``C`` and
         it before pruning, as in :class:`tnt.TnTClassifier`. Growing at a smaller ``C`` and pruning at
         the larger, "held_out" and "held_out_regrown" are measured in ``docs/learner_options.md``.
+    categorical_features : "from_dtype", None, array-like of int, bool or str, default="from_dtype"
+        Categorical columns, split by subsets of their categories, as in :class:`tnt.TnTClassifier`;
+        the categories are ordered by their mean target, which is exact for the squared error.
 
     Attributes
     ----------
@@ -79,6 +82,8 @@ class TnTRegressor(GraphRegressorMixin, TnTEstimator):
     n_leaves_ : int
     feature_importances_ : ndarray of shape (n_features_in_,)
         Normalised total weighted squared-error decrease brought by each feature.
+    categories_ : list of (ndarray or None)
+        As in :class:`tnt.TnTClassifier`, when a column is categorical.
     n_steps_ : int
         Steps of the schedule the graph was trained for, as in :class:`tnt.TnTClassifier`.
     pruning_level_ : float

@@ -45,6 +45,9 @@ class BinnedData:
     missing_code : ndarray of shape (n_features,), int64
         The code of a missing value (NaN): ``n_bins[f] - 1`` for a feature with NaN in the training
         matrix, ``-1`` for a feature without.
+    categorical : ndarray of shape (n_features,), uint8, or None
+        Which features are categorical (1), split by subsets of their categories; None when none
+        is. A categorical feature's values are category codes, each real bin holding one.
     """
 
     codes: np.ndarray
@@ -52,6 +55,7 @@ class BinnedData:
     bin_max: np.ndarray
     n_bins: np.ndarray
     missing_code: np.ndarray
+    categorical: np.ndarray | None = None
 
     @cached_property
     def has_sorted_runs(self) -> bool:

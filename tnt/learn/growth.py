@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -87,10 +88,22 @@ class _Problem:
     seed: int
     max_bins: int = MAX_EXACT_BINS  # codes per feature (see tnt.learn.binning)
     guard_refits: bool = False  # internal nodes take only refits that improve (tnt.learn.refit_guard)
+    # Which features are categorical (their values category codes, split by subsets), or None.
+    categorical: np.ndarray | None = None
 
     @cached_property
     def binned(self) -> BinnedData:
-        return bin_features(self.X, self.max_bins)
+        binned = bin_features(self.X, self.max_bins)
+        if self.categorical is None or not np.any(self.categorical):
+            return binned
+        for f in np.flatnonzero(self.categorical):
+            real = int(binned.n_bins[f]) - int(binned.missing_code[f] >= 0)
+            if not np.array_equal(binned.bin_min[f, :real], binned.bin_max[f, :real]):
+                raise ValueError(
+                    f"Categorical feature {int(f)} has more categories than max_bins={self.max_bins}; "
+                    "raise max_bins to at least its number of categories."
+                )
+        return dataclasses.replace(binned, categorical=np.asarray(self.categorical, dtype=np.uint8))
 
     @cached_property
     def has_missing(self) -> bool:

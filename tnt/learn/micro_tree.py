@@ -13,7 +13,15 @@ import numpy as np
 from tnt.learn.binning import BinnedData
 from tnt.learn.compiled import kernel
 from tnt.learn.sorted_runs import MAX_SAMPLES
-from tnt.learn.tree_builder import buffer_classes, build_tree, make_buffers, pruned_tree, threaded, with_runs
+from tnt.learn.tree_builder import (
+    SUBSET_WORDS,
+    buffer_classes,
+    build_tree,
+    make_buffers,
+    pruned_tree,
+    threaded,
+    with_runs,
+)
 
 NO_DEPTH_LIMIT = np.iinfo(np.int64).max
 
@@ -24,13 +32,16 @@ class TreeArrays:
     (id 0): children (-1 at leaves), the feature tested and the threshold (-2 at leaves), and where a
     missing value (NaN) of the feature tested goes, ``missing_left`` (uint8: 1 to the left child,
     0 to the right and at leaves; all 0 when not given). A threshold ``+inf`` with ``missing_left``
-    0 tests whether the value is missing."""
+    0 tests whether the value is missing. ``category_left`` holds, when the tree was fitted with
+    categorical features (None otherwise), each node's subset of category codes sent left (uint64
+    bitsets, :mod:`tnt.categorical`; zeros at other nodes), whose threshold is NaN."""
 
     children_left: np.ndarray
     children_right: np.ndarray
     feature: np.ndarray
     threshold: np.ndarray
     missing_left: np.ndarray = field(default=None, kw_only=True)
+    category_left: np.ndarray | None = field(default=None, kw_only=True)
 
     def __post_init__(self):
         if self.missing_left is None:
@@ -104,7 +115,7 @@ def fit_micro_tree(
     """
     y = np.ascontiguousarray(y, dtype=np.int64)
     tree = _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, NO_DEPTH_LIMIT, workspace, None)
-    return MicroTree(*tree[:5], missing_left=tree[6], misclassified=tree[7])
+    return MicroTree(*tree[:5], missing_left=tree[6], misclassified=tree[7], category_left=tree[8])
 
 
 def fit_stump(data: BinnedData, feature_order, rows, y, sample_weight, workspace=None, n_targets: int = 2) -> MicroTree:
@@ -112,7 +123,7 @@ def fit_stump(data: BinnedData, feature_order, rows, y, sample_weight, workspace
     default) and the naive decision graph splits a leaf (targets ``0..n_targets-1``)."""
     y = np.ascontiguousarray(y, dtype=np.int64)
     tree = _fit(data, feature_order, rows, y, sample_weight, n_targets, 0.0, 1, workspace, None)
-    return MicroTree(*tree[:5], missing_left=tree[6], misclassified=tree[7])
+    return MicroTree(*tree[:5], missing_left=tree[6], misclassified=tree[7], category_left=tree[8])
 
 
 def fit_regression_tree(data: BinnedData, feature_order, rows, y, sample_weight, alpha: float, workspace=None):
@@ -133,15 +144,16 @@ def fit_regression_tree(data: BinnedData, feature_order, rows, y, sample_weight,
     RegressionTree
     """
     y = np.ascontiguousarray(y, dtype=np.float64)
-    left, right, feature, threshold, _, mean, missing_left, _ = _fit(
+    left, right, feature, threshold, _, mean, missing_left, _, subsets = _fit(
         data, feature_order, rows, y, sample_weight, 2, alpha, NO_DEPTH_LIMIT, workspace, True
     )
-    return RegressionTree(left, right, feature, threshold, mean, missing_left=missing_left)
+    return RegressionTree(left, right, feature, threshold, mean, missing_left=missing_left, category_left=subsets)
 
 
 def _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, max_depth, workspace, squared) -> tuple:
     """:func:`tnt.learn.tree_builder.pruned_tree` of a fit, its misclassified weight in the units of
-    ``sample_weight``; ``squared`` as in :func:`build_tree`."""
+    ``sample_weight``, then its categorical splits' subsets (None without categorical features);
+    ``squared`` as in :func:`build_tree`."""
     if workspace is None or buffer_classes(workspace) < n_targets:
         workspace = make_workspace(data, n_targets)
     feature_order = np.ascontiguousarray(feature_order, dtype=np.int64)
@@ -150,7 +162,7 @@ def _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, max_dept
     threads = threaded(rows.shape[0], feature_order.shape[0], workspace.left.shape[0])
     w = np.asarray(sample_weight, dtype=np.float64)
     exponent = weight_exponent(np.add.reduce(w), w.size)  # w.sum() without its Python wrapper
-    left, right, feature, threshold, missing_left, value, total_w = build_tree(
+    left, right, feature, threshold, missing_left, value, total_w, subsets = build_tree(
         data.codes,
         feature_order,
         rows,
@@ -167,11 +179,12 @@ def _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, max_dept
         threads,
         with_runs(data, threads),
         squared,
+        data.categorical,
     )
-    *tree, misclassified = pruned_tree(
-        left, right, feature, threshold, missing_left, value, total_w, float(alpha), squared
+    *tree, misclassified, subsets = pruned_tree(
+        left, right, feature, threshold, missing_left, value, total_w, float(alpha), squared, subsets
     )
-    return (*tree, math.ldexp(misclassified, exponent))
+    return (*tree, math.ldexp(misclassified, exponent), subsets if data.categorical is not None else None)
 
 
 def _check_sample_count(n: int) -> None:
@@ -229,15 +242,17 @@ def fit_trees(
         workspace,
         with_runs(data, None),
         squared,
+        data.categorical,
     )
-    tree_bounds, left, right, feature, threshold, label, mean, missing_left = arrays
+    tree_bounds, left, right, feature, threshold, label, mean, missing_left, subsets = arrays
     trees = []
     for a, b in zip(tree_bounds[:-1].tolist(), tree_bounds[1:].tolist()):
         structure = (left[a:b], right[a:b], feature[a:b], threshold[a:b])
+        sides = {"missing_left": missing_left[a:b], "category_left": subsets[a:b] if subsets.shape[0] else None}
         if squared:
-            trees.append(RegressionTree(*structure, mean[a:b], missing_left=missing_left[a:b]))
+            trees.append(RegressionTree(*structure, mean[a:b], **sides))
         else:
-            trees.append(MicroTree(*structure, label[a:b], missing_left=missing_left[a:b]))
+            trees.append(MicroTree(*structure, label[a:b], **sides))
     return trees
 
 
@@ -259,9 +274,11 @@ def _fit_trees(
     buffers,
     with_runs,
     squared,
+    categorical,
 ):
     """:func:`fit_trees`' fits: the pruned trees' arrays (:func:`tnt.learn.tree_builder.pruned_tree`)
-    one after another, and where each tree starts (the last entry: where the last one ends)."""
+    one after another, and where each tree starts (the last entry: where the last one ends);
+    ``categorical`` as :func:`tnt.learn.tree_builder.build_tree` takes it."""
     n_fits = alphas.shape[0]
     tree_bounds = np.zeros(n_fits + 1, dtype=np.int64)
     capacity = 0
@@ -274,6 +291,7 @@ def _fit_trees(
     label = np.empty(capacity, dtype=np.int64)
     mean = np.empty(capacity if squared is not None else 0)
     missing_left = np.empty(capacity, dtype=np.uint8)
+    subsets = np.zeros((capacity if categorical is not None else 0, SUBSET_WORDS), dtype=np.uint64)
     end = 0
     for j in range(n_fits):
         a, b = starts[j], stops[j]
@@ -298,8 +316,11 @@ def _fit_trees(
             None,
             with_runs,
             squared,
+            categorical,
         )
-        tree = pruned_tree(grown[0], grown[1], grown[2], grown[3], grown[4], grown[5], grown[6], alphas[j], squared)
+        tree = pruned_tree(
+            grown[0], grown[1], grown[2], grown[3], grown[4], grown[5], grown[6], alphas[j], squared, grown[7]
+        )
         start = end
         end += tree[0].shape[0]
         left[start:end] = tree[0]
@@ -310,5 +331,7 @@ def _fit_trees(
         if squared is not None:
             mean[start:end] = tree[5]
         missing_left[start:end] = tree[6]
+        if categorical is not None:
+            subsets[start:end] = tree[8]
         tree_bounds[j + 1] = end
-    return tree_bounds, left, right, feature, threshold, label, mean, missing_left
+    return tree_bounds, left, right, feature, threshold, label, mean, missing_left, subsets

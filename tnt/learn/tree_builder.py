@@ -75,6 +75,7 @@ from tnt.learn.split_search import (
 )
 
 __all__ = [
+    "SUBSET_WORDS",
     "build_tree",
     "buffer_classes",
     "fit_targets",
@@ -316,6 +317,124 @@ def _split_codes(data, features, n_features, first, second, n_swaps, parallel, n
     _swap_features(np.int64(0), np.int64(1), data.codes, data.runs.row, features, n_features, first, second, n_swaps)
 
 
+# Words of a categorical split's subset (:mod:`tnt.categorical`): 256 codes, more than the 255
+# categories a feature may have.
+SUBSET_WORDS = 4
+
+
+@kernel
+def _category_key(stats, present, n_present, K, squared):
+    """Per category present (rows ``present[:n_present]`` of ``stats``), the key of Breiman's
+    ordering: the mean target (squared error, ``stats`` weight and weighted target sum), the share
+    of the second class (two classes), or for more classes the projection of the category's class
+    shares on their first principal component, weighted by the categories' weights (Coppersmith,
+    Hong and Hosking, 1999), its sign fixed by the component's largest entry being positive so that
+    the order does not depend on the eigen solver's choice of sign."""
+    key = np.zeros(n_present)
+    if squared is not None:
+        for j in range(n_present):
+            key[j] = stats[present[j], 1] / stats[present[j], 0]
+        return key
+    weight = np.zeros(n_present)
+    for j in range(n_present):
+        for k in range(K):
+            weight[j] += stats[present[j], k]
+    if K == 2:
+        for j in range(n_present):
+            key[j] = stats[present[j], 1] / weight[j]
+        return key
+    if n_present < 2:
+        return key
+    shares = np.empty((n_present, K))
+    mean = np.zeros(K)
+    total = 0.0
+    for j in range(n_present):
+        total += weight[j]
+        for k in range(K):
+            shares[j, k] = stats[present[j], k] / weight[j]
+            mean[k] += weight[j] * shares[j, k]
+    for k in range(K):
+        mean[k] /= total
+    cov = np.zeros((K, K))
+    for j in range(n_present):
+        for a in range(K):
+            for b in range(K):
+                cov[a, b] += weight[j] * (shares[j, a] - mean[a]) * (shares[j, b] - mean[b])
+    _, vectors = np.linalg.eigh(cov)
+    largest = 0
+    for k in range(K):
+        if abs(vectors[k, K - 1]) > abs(vectors[largest, K - 1]):
+            largest = k
+    sign = -1.0 if vectors[largest, K - 1] < 0 else 1.0
+    for j in range(n_present):
+        for k in range(K):
+            key[j] += (shares[j, k] - mean[k]) * vectors[k, K - 1] * sign
+    return key
+
+
+@kernel
+def _order_categories(local_codes, category_codes, categorical, features, n_features, ys, ws, start, end, n_bins,
+                      missing_code, K, rank, squared):  # fmt: skip
+    """Re-code the node's samples of each candidate categorical feature by Breiman's ordering, so
+    that the ordered scan of the split search scans its prefixes: ``local_codes[f, i]`` becomes the
+    rank of the sample's category (``category_codes``, the fit's own codes) among the categories
+    present in the node, sorted by :func:`_category_key` (ties in code order); the missing code
+    stays the largest. ``rank[f, b]`` keeps the rank of code ``b`` (``n_bins[f]`` when absent)."""
+    for fi in range(n_features):
+        f = features[fi]
+        if not categorical[f]:
+            continue
+        nb = n_bins[f]
+        mc = missing_code[f]
+        stats = np.zeros((nb, K))
+        for i in range(start, end):
+            b = np.int64(category_codes[f, i])
+            if b == mc:
+                continue
+            if squared is not None:
+                stats[b, 0] += ws[i]
+                stats[b, 1] += ws[i] * ys[i]
+            else:
+                stats[b, np.int64(ys[i])] += ws[i]
+        present = np.empty(nb, dtype=np.int64)
+        n_present = 0
+        for b in range(nb):
+            rank[f, b] = nb
+            seen = False
+            for k in range(K):
+                seen |= stats[b, k] > 0.0
+            if seen and b != mc:
+                present[n_present] = b
+                n_present += 1
+        order = np.argsort(_category_key(stats, present, n_present, K, squared), kind="mergesort")
+        for j in range(n_present):
+            rank[f, present[order[j]]] = j
+        for i in range(start, end):
+            b = np.int64(category_codes[f, i])
+            local_codes[f, i] = b if b == mc else rank[f, b]
+
+
+@kernel
+def _write_subset(subsets, node, rank, f, last, n_bins, missing_code, bin_min):
+    """Row ``node`` of ``subsets``: the categories whose rank (:func:`_order_categories`) is at most
+    ``last``, by their category codes (each bin of a categorical feature holds one code, its value)."""
+    for b in range(n_bins[f]):
+        if b != missing_code[f] and rank[f, b] <= last:
+            c = np.int64(bin_min[f, b])
+            subsets[node, c // 64] |= np.uint64(1) << np.uint64(c % 64)
+
+
+@kernel
+def _swap_categorical(category_codes, categorical, features, n_features, first, second, n_swaps):
+    """:func:`_swap_features` for the categorical features' own codes."""
+    for fi in range(n_features):
+        f = features[fi]
+        if categorical[f]:
+            for k in range(n_swaps):
+                i, j = first[k], second[k]
+                category_codes[f, i], category_codes[f, j] = category_codes[f, j], category_codes[f, i]
+
+
 @kernel(inline="always")
 def _node_weight(value, node, squared):
     """A node's weight: the sum of its class weights (Gini), or its first statistic (squared error)."""
@@ -434,8 +553,9 @@ def _tighten(node, left, right, parent, leaf_cost, bound, decided):
 
 
 @kernel
-def _preorder(left, right, feature, threshold, missing_left, value, n_nodes):
-    """The node arrays renumbered depth-first, left child first, as scikit-learn numbers them."""
+def _preorder(left, right, feature, threshold, missing_left, value, subsets, n_nodes):
+    """The node arrays renumbered depth-first, left child first, as scikit-learn numbers them
+    (``subsets`` too when it has rows: a fit with categorical features)."""
     order = np.empty(n_nodes, dtype=np.int64)
     stack = np.empty(n_nodes + 1, dtype=np.int64)
     stack[0] = 0
@@ -460,7 +580,11 @@ def _preorder(left, right, feature, threshold, missing_left, value, n_nodes):
         if left[x] >= 0:
             new_left[i] = new_id[left[x]]
             new_right[i] = new_id[right[x]]
-    return new_left, new_right, feature[order], threshold[order], missing_left[order], value[order]
+    new_subsets = np.zeros((n_nodes if subsets.shape[0] else 0, SUBSET_WORDS), dtype=np.uint64)
+    for i in range(new_subsets.shape[0]):
+        for k in range(SUBSET_WORDS):
+            new_subsets[i, k] = subsets[order[i], k]
+    return new_left, new_right, feature[order], threshold[order], missing_left[order], value[order], new_subsets
 
 
 SlotPool = namedtuple("SlotPool", ["hist", "counts", "bounds", "free", "n_free"])
@@ -676,6 +800,7 @@ def build_tree(
     threaded,
     with_runs,
     squared,
+    categorical,
 ):
     """Grow a tree on the samples ``rows`` (targets ``y``, weights ``w``, aligned with rows) with the
     Gini impurity (``squared`` None, ``y`` class indices below ``n_classes``) or the squared error
@@ -690,10 +815,18 @@ def build_tree(
     ``n_bins``, ``bin_min``, ``bin_max`` and ``missing_code`` are those of
     :class:`tnt.learn.binning.BinnedData`.
 
+    ``categorical`` is None when no feature is categorical (numba then compiles this kernel without
+    their search), else a flag per feature (uint8): a categorical feature's bins hold one category
+    code each (its value), and it is split into two subsets of its categories, searched among the
+    prefixes of Breiman's ordering at each node (:func:`_order_categories`); the categories absent
+    from the node go right.
+
     Returns the node arrays (children, feature, threshold, ``missing_left`` (1: a missing value goes
     to the left child), statistics: the weighted class counts, or
-    the weight, weighted target sum and weighted sum of squared targets), and the total weight, nodes numbered in
-    the order scikit-learn's depth-first builder creates them. With ``alpha > 0`` a node is left
+    the weight, weighted target sum and weighted sum of squared targets), the total weight, nodes numbered in
+    the order scikit-learn's depth-first builder creates them, and the subsets of the categorical
+    splits (bitsets of ``SUBSET_WORDS`` words of the codes sent left, one row per node; no rows
+    when ``categorical`` is None), whose threshold is NaN. With ``alpha > 0`` a node is left
     unsplit when cost-complexity pruning with ``alpha`` is sure to remove its split, so the tree is
     only grown as far as :func:`prune_tree` needs.
     """
@@ -740,6 +873,15 @@ def build_tree(
     stored_min = m + 1
     if 0 < entries <= STORED_MAX_ENTRIES:
         stored_min = STORED_SAMPLES_PER_ENTRY * entries / max(n_all, 1)
+    subsets = np.zeros((capacity if categorical is not None else 0, SUBSET_WORDS), dtype=np.uint64)
+    category_codes = np.empty((0, 0), dtype=local_codes.dtype)
+    rank = np.zeros((0, 0), dtype=np.int64)
+    if categorical is not None:
+        # A categorical feature is re-coded node by node (its ranks in the node's ordering), so no
+        # histogram is kept from a node for its child; its own codes are kept apart.
+        stored_min = m + 1
+        category_codes = local_codes.copy()
+        rank = np.zeros((n_bins.shape[0], np.max(n_bins) + 1), dtype=np.int64)
     pool = _new_pool(entries, offsets[n_bins.shape[0]], n_bins.shape[0])
     # Nodes are numbered as they are created and renumbered depth-first at the end.
     stack = _new_stack(n_all)
@@ -783,6 +925,11 @@ def build_tree(
                 pool, slot = _take_slot(pool)
             else:
                 op = SCAN
+            if categorical is not None:
+                _order_categories(
+                    local_codes, category_codes, categorical, features, n_features, ys, ws, start, end, n_bins,
+                    missing_code, K, rank, squared,
+                )  # fmt: skip
             _on_features(
                 op,
                 parallel,
@@ -808,6 +955,10 @@ def build_tree(
             continue
         feature[node] = f
         threshold[node] = thr
+        if categorical is not None:
+            if categorical[f]:
+                threshold[node] = np.nan
+                _write_subset(subsets, node, rank, f, code, n_bins, missing_code, bin_min)
         missing = missing_code[f] if direction == 1 else np.int64(-1)  # the code that goes left too
         if with_runs is not None:
             if has_runs:
@@ -840,6 +991,8 @@ def build_tree(
             _release_slot(pool, slot)
             continue
         _split_codes(data, kept, n_kept, first, second, n_swaps, parallel, n_lanes, threaded)
+        if categorical is not None:
+            _swap_categorical(category_codes, categorical, kept, n_kept, first, second, n_swaps)
         if with_runs is not None:
             if has_runs:
                 partition_runs(
@@ -878,10 +1031,10 @@ def build_tree(
         if grow_left:
             stack = _push(stack, top, n_nodes - 2, start, mid, depth + 1, left_slot, kept, n_kept)
             top += 1
-    left, right, feature, threshold, missing_left, value = _preorder(
-        left, right, feature, threshold, missing_left, value, n_nodes
+    left, right, feature, threshold, missing_left, value, subsets = _preorder(
+        left, right, feature, threshold, missing_left, value, subsets, n_nodes
     )
-    return left, right, feature, threshold, missing_left, value, total_w
+    return left, right, feature, threshold, missing_left, value, total_w, subsets
 
 
 @kernel
@@ -895,14 +1048,14 @@ def prune_tree(left, right, value, total_w, alpha, squared):
 
 
 @kernel
-def pruned_tree(left, right, feature, threshold, missing_left, value, total_w, alpha, squared):
+def pruned_tree(left, right, feature, threshold, missing_left, value, total_w, alpha, squared, subsets):
     """The tree grown by :func:`build_tree` after :func:`prune_tree`, as compact arrays numbered
     depth-first: (children_left, children_right, feature, threshold, label, mean, missing_left), and
     the weight its leaves misclassify. For the Gini impurity the label is the class of largest weight
     at leaves and -1 at splits, ``mean`` is empty, and the misclassified weight is that of the samples
     of other classes than their leaf's label (the tree's training error, in the fit's weights); for
     the squared error the label is -1, ``mean`` the weighted mean target of every node and the
-    misclassified weight 0."""
+    misclassified weight 0. Last, the kept nodes' rows of ``subsets`` (none when it has none)."""
     split = prune_tree(left, right, value, total_w, alpha, squared)
     new_id, count = preorder_ids(left, right, split)
     n = left.shape[0]
@@ -913,6 +1066,7 @@ def pruned_tree(left, right, feature, threshold, missing_left, value, total_w, a
     out_missing_left = np.zeros(count, dtype=np.uint8)
     label = np.full(count, -1, dtype=np.int64)
     mean = np.empty(count if squared is not None else 0)
+    out_subsets = np.zeros((count if subsets.shape[0] else 0, SUBSET_WORDS), dtype=np.uint64)
     misclassified = 0.0
     for node in range(n):
         i = new_id[node]
@@ -926,7 +1080,10 @@ def pruned_tree(left, right, feature, threshold, missing_left, value, total_w, a
             out_feature[i] = feature[node]
             out_threshold[i] = threshold[node]
             out_missing_left[i] = missing_left[node]
+            if subsets.shape[0]:
+                for k in range(SUBSET_WORDS):
+                    out_subsets[i, k] = subsets[node, k]
         elif squared is None:
             label[i] = np.argmax(value[node])
             misclassified += _node_weight(value, node, squared) - value[node, label[i]]
-    return out_left, out_right, out_feature, out_threshold, label, mean, out_missing_left, misclassified
+    return out_left, out_right, out_feature, out_threshold, label, mean, out_missing_left, misclassified, out_subsets

@@ -165,7 +165,7 @@ def _threaded_fit_kernels(n_values) -> None:
     for targets, squared in ((y, None), (y.astype(np.float64), True)):
         args = (binned.codes, np.arange(2), rows, targets, w, 2, binned.n_bins, binned.bin_min, binned.bin_max)
         args += (binned.missing_code,)
-        build_tree(*args, 1e-3, NO_DEPTH_LIMIT, workspace, True, True, squared)
+        build_tree(*args, 1e-3, NO_DEPTH_LIMIT, workspace, True, True, squared, None)
 
 
 def _regression_kernels() -> None:
@@ -287,7 +287,19 @@ def _numpy_stump(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, b
         threshold = [float(bin_max[f, cut]) / 2 + float(bin_min[f, cut + 1]) / 2, -2.0, -2.0]
     value = np.array([np.bincount(y[side], w[side], minlength=n_classes) for side in sides], dtype=np.float64)
     left, right, feature = (np.array(a, dtype=np.int64) for a in (left, right, feature))
-    return left, right, feature, np.array(threshold), np.zeros(len(sides), dtype=np.uint8), value, float(w.sum())
+    from tnt.learn.tree_builder import SUBSET_WORDS
+
+    subsets = np.zeros((0, SUBSET_WORDS), dtype=np.uint64)
+    return (
+        left,
+        right,
+        feature,
+        np.array(threshold),
+        np.zeros(len(sides), dtype=np.uint8),
+        value,
+        float(w.sum()),
+        subsets,
+    )
 
 
 def start_in_background() -> subprocess.Popen:

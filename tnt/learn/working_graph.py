@@ -37,6 +37,9 @@ class FlatGraph:
     label: np.ndarray  # class index at leaves, -1 at internal nodes
     # Where a missing value goes at each node (DecisionGraph's missing_go_to_left), None when unknown.
     missing_go_to_left: np.ndarray | None = None
+    # Per node, the category codes a categorical split sends left (uint64 bitsets, DecisionGraph's
+    # category_left), None when no node splits on a categorical feature.
+    category_left: np.ndarray | None = None
 
     @classmethod
     def single_leaf(cls, label: int) -> FlatGraph:
