@@ -201,6 +201,9 @@ def test_rules_list_each_leafs_top_rules_with_coverage_and_offer_csv_and_text(gr
     at.selectbox(key="graph/inspect/rules/class").set_value(str(model.classes_[3])).run()
     only = frame_with(at, "precision")
     assert set(only["prediction"]) == {str(model.classes_[3])}
+    # Any rule of the table can be read whole below it, however long.
+    at.selectbox(key="graph/inspect/rules/whole").set_value(1).run()
+    assert only["rule"].iloc[1] in [c.value for c in at.code]
 
 
 def test_every_view_works_on_a_regression(open_app):

@@ -77,15 +77,21 @@ def walk(page, case: str) -> list[str]:
                 seen = page.evaluate(READ)
                 where = f"{case}, {title}{'' if view is None else ' / ' + view}, {width} px"
                 found += [f"{where}: {p}" for p in problems(seen, width)]
-                if width == WIDTHS[0]:
-                    name = re.sub(r"\W+", "_", f"walk_{case}_{title}_{view or ''}").strip("_").lower()
-                    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+                # A picture of each page at each width, to look at (test-artifacts/walk_*.png): the
+                # Graph page's inspection views scrolled into the frame.
+                if view is not None:
+                    page.get_by_text(view, exact=True).first.scroll_into_view_if_needed()
+                name = re.sub(r"\W+", "_", f"walk_{width}_{case}_{title}_{view or ''}").strip("_").lower()
+                page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
     return found
 
 
 def upload(page, path, *, task=None):
     nav(page, "Data")
     page.locator('input[type="file"]').set_input_files(str(path))
+    # The form of this file, not of one chosen before (the page keeps that one until another comes).
+    page.get_by_text(f"Preview of {path.name}").wait_for(timeout=LONG)
+    wait_idle(page, LONG)
     page.get_by_role("button", name="Use this data").click()
     page.get_by_text(f"In use: {path.name}").wait_for(timeout=LONG)
     wait_idle(page, LONG)

@@ -71,7 +71,7 @@ def test_reload_and_restart_after_kill_bring_back_data_models_and_history(browse
             timeout=30_000
         )
         assert (metric(page, "Splits"), metric(page, "Test accuracy")) == (splits, accuracy)
-        expect(page.get_by_text("Taken from this session's cache")).to_be_visible(timeout=30_000)  # not trained again
+        expect(page.get_by_text("Trained earlier, in")).to_be_visible(timeout=30_000)  # not trained again
         shot(page, "ws_1_train_after_reload")
 
         train_one_step(page, "ArrowRight")

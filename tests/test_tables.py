@@ -45,6 +45,7 @@ def fits(table, frame_px):
         if pd.api.types.is_numeric_dtype(shown[name]):
             assert widths[name] >= len(name) * CHAR_PX + PAD_PX  # the header is never cut
             continue
+        assert widths[name] >= len(name) * CHAR_PX + PAD_PX  # no header is cut, text or number
         longest = max([len(str(v)) for v in shown[name]] + [len(name)])
         assert math.ceil(longest * CHAR_PX / max(widths[name] - PAD_PX, 1)) <= lines
         checked += 1

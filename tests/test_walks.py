@@ -127,8 +127,11 @@ WALK_NAMES = {
     "topological_order",
 }
 #: Loops over a graph's child arrays that are not walks of its structure: they route samples, fit or
-#: prune micro trees, compact a graph being grown, or compute a cost along the graph.
+#: prune micro trees, compact a graph being grown, compute a cost along the graph, or choose a tree's
+#: splits best-first by their impurity decrease (the CART baseline's max_leaf_nodes on the project's
+#: own learner, a priority order rather than a walk).
 NOT_WALKS = {
+    ("tnt/baselines.py", "_best_first"),
     ("tnt/learn/growth.py", "_fine_tune_round"),
     ("tnt/learn/regression_growth.py", "_fine_tune_round"),
     ("tnt/learn/pruning.py", "kept_splits"),

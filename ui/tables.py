@@ -151,6 +151,7 @@ def table_layout(frame: pd.DataFrame, frame_px: int, *, hide_index: bool = True,
         texts = [_text(v, kinds[name]) for v in shown[name].tolist()] or [""]
         longest = max(max(len(t) for t in texts), len(title(name)))
         need[name] = max(MIN_COLUMN_PX, int(math.ceil(longest * CHAR_PX)) + PAD_PX)
+    header_px = {n: max(MIN_COLUMN_PX, int(math.ceil(len(title(n)) * CHAR_PX)) + PAD_PX) for n in shown.columns}
     widths = dict(need)
     lines = 1
     texts = [n for n in shown.columns if kinds[n] == "text"]
@@ -158,7 +159,9 @@ def table_layout(frame: pd.DataFrame, frame_px: int, *, hide_index: bool = True,
     if texts and sum(need[n] for n in texts) > room:
         # The fewest lines on which every text column fits the room left, each as narrow as that allows.
         for lines in range(2, MAX_LINES + 1):
-            narrowed = {n: max(MIN_COLUMN_PX, int(math.ceil((need[n] - PAD_PX) / lines)) + PAD_PX) for n in texts}
+            narrowed = {
+                n: max(header_px[n], int(math.ceil((need[n] - PAD_PX) / lines)) + PAD_PX) for n in texts
+            }  # a header does not wrap: no column gets narrower than its header
             if sum(narrowed.values()) <= room:
                 break
         widths.update(narrowed)
