@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 
 import pandas as pd
-import streamlit as st
 
 from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.services.tasks import headline_measure, measure_decimals
@@ -28,7 +27,6 @@ __all__ = [
     "headline",
     "history_table",
     "labelled",
-    "measure_columns",
     "nearest_C",
     "size_note",
     "size_suffix",
@@ -95,33 +93,6 @@ def format_measure(name: str, value) -> str:
     if "time" in name and value != value:  # NaN: a fit a budget search reused
         return "reused"
     return f"{value:.{digits}f}"
-
-
-#: Measures that count something: shown with thousands separators.
-COUNT_MEASURES = (
-    "splits", "leaves", "shared_nodes", "total_splits", "samples", "paths", "parents", "samples_from_other_parents",
-)  # fmt: skip
-
-
-def measure_columns(columns) -> dict:
-    """``st.dataframe``'s ``column_config`` for a table of measures (snake_case ``columns``, shown
-    under their :func:`labelled` names): decimals as :func:`format_measure` writes them (0.840,
-    not 0.84), counts with thousands separators; an RMSE keeps its own rounding.
-
-    Examples
-    --------
-    >>> config = measure_columns(["test_accuracy", "splits", "fit_time", "test_rmse"])
-    >>> sorted(config), config["test accuracy"]["type_config"]["format"], config["splits"]["type_config"]["format"]
-    (['fit time (s)', 'splits', 'test accuracy'], '%.3f', 'localized')
-    """
-    formats = {}
-    for name in columns:
-        digits = measure_decimals(name)
-        if digits is not None:
-            formats[name] = f"%.{digits}f"
-        elif name in COUNT_MEASURES:
-            formats[name] = "localized"
-    return {LABELS.get(name, name): st.column_config.NumberColumn(format=f) for name, f in formats.items()}
 
 
 def headline(metrics: dict) -> tuple[str, str]:
@@ -311,16 +282,17 @@ TABLE_ROW_PX = 35
 TABLE_BORDER_PX = 1
 
 
-def table_height(n_rows: int, max_px: int | None = None) -> int:
-    """The ``height`` of an ``st.dataframe`` of ``n_rows`` rows: its header and rows exactly, no empty
-    row below the last; at most ``max_px``, past which the table scrolls.
+def table_height(n_rows: int, max_px: int | None = None, row_px: int = TABLE_ROW_PX) -> int:
+    """The ``height`` of an ``st.dataframe`` of ``n_rows`` rows ``row_px`` tall (the default rows of one
+    line, or taller ones that wrap): its header and rows exactly, no empty row below the last; at most
+    ``max_px``, past which the table scrolls.
 
     Examples
     --------
-    >>> table_height(1), table_height(6), table_height(500, max_px=360)
-    (72, 247, 360)
+    >>> table_height(1), table_height(6), table_height(500, max_px=360), table_height(2, row_px=56)
+    (72, 247, 360, 149)
     """
-    height = (int(n_rows) + 1) * TABLE_ROW_PX + 2 * TABLE_BORDER_PX
+    height = TABLE_ROW_PX + int(n_rows) * int(row_px) + 2 * TABLE_BORDER_PX
     return height if max_px is None else min(height, int(max_px))
 
 

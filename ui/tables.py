@@ -20,7 +20,7 @@ import pandas as pd
 import streamlit as st
 
 from tnt.services.tasks import measure_decimals
-from ui.display import LABELS, TABLE_BORDER_PX, TABLE_ROW_PX
+from ui.display import LABELS, TABLE_ROW_PX, table_height
 
 __all__ = ["FRAME_PX", "header", "show_table", "table_layout"]
 
@@ -222,7 +222,7 @@ def show_table(frame: pd.DataFrame, *, key: str | None = None, width: str = "ful
     labels = {**SHORT_HEADERS, **(labels or {})}
     shown, config, row_height, _ = table_layout(frame, FRAME_PX[width], hide_index=hide_index, labels=labels)
     rows = len(shown) if max_rows is None else min(len(shown), max_rows)
-    height = TABLE_ROW_PX + max(rows, 1) * row_height + 2 * TABLE_BORDER_PX
+    height = table_height(max(rows, 1), row_px=row_height)
     data = shown
     if marked is not None:
         marks = np.asarray(marked, dtype=bool)
