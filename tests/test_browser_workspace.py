@@ -31,9 +31,13 @@ def workspace_in(url) -> str:
 
 
 def train_one_step(page, key):
-    """Move C one step on its log scale (``ArrowRight``: fewer splits) and train."""
-    page.get_by_role("slider").first.focus()
+    """Move C one step on its log scale (``ArrowRight``: fewer splits) and train, once the slider shows
+    the new C (a click sent before the key press is applied trains the old C again)."""
+    slider = page.get_by_role("slider").first
+    before = slider.get_attribute("aria-valuenow")
+    slider.focus()
     page.keyboard.press(key)
+    expect(slider).not_to_have_attribute("aria-valuenow", before, timeout=30_000)
     page.get_by_role("button", name="Train").click()
 
 
@@ -102,8 +106,10 @@ def test_two_sessions_training_at_once_keep_their_own_workspaces(browser, tmp_pa
     folder = tmp_path / "store"
     with running_server("streamlit_workspace_3.log", ("--workspace-dir", str(folder))) as (url, _):
         pages = [browser.new_page(viewport=VIEW) for _ in range(2)]
-        for page in pages:  # both train the default model
+        for page in pages:  # both train the default model, once the page's first run is over
             page.goto(f"{url}/train")
+            page.get_by_role("button", name="Train").wait_for(timeout=120_000)
+            wait_idle(page)
             page.get_by_role("button", name="Train").click()
         for page in pages:
             page.get_by_text("TnT at C=1e-03").wait_for(timeout=120_000)
