@@ -95,6 +95,40 @@ def wait_idle(page, timeout=60_000):
     )
 
 
+def move_c_and_train(page, key, times=1):
+    """Move C ``times`` steps on its log scale with the keyboard (``ArrowRight``: larger C, fewer
+    splits), once the slider shows the new C, and press Train. :func:`wait_trained` waits for the model."""
+    from playwright.sync_api import expect
+
+    slider = page.get_by_role("slider").first  # the thumb of C
+    before = slider.get_attribute("aria-valuenow")
+    slider.focus()
+    for _ in range(times):
+        page.keyboard.press(key)
+    expect(slider).not_to_have_attribute("aria-valuenow", before, timeout=30_000)
+    page.wait_for_timeout(500)
+    page.get_by_role("button", name="Train").click()
+
+
+def wait_trained(page, shows, timeout=120_000):
+    """Wait until the Train page shows ``shows`` (e.g. "TnT at C=2e-03").
+
+    The slider shows a new C at once but hands it to the form a moment later: on a loaded machine a
+    click on Train in between submits the old C, which the page answers with "nothing new to train".
+    Then Train is pressed again (at most twice more); tests assert what was trained, not the clicks.
+    """
+    trained, refused = page.get_by_text(shows).first, page.get_by_text("nothing new to train")
+    for _ in range(3):
+        wait_idle(page, timeout=timeout)
+        trained.or_(refused).first.wait_for(timeout=timeout)
+        if trained.is_visible():
+            wait_idle(page, timeout=timeout)
+            return
+        page.wait_for_timeout(500)
+        page.get_by_role("button", name="Train").click()
+    raise AssertionError(f"three clicks on Train did not train {shows!r}")
+
+
 def nav(page, title):
     page.locator('[data-testid="stSidebarNav"] a', has_text=title).click()
     page.wait_for_function(f"() => [...document.querySelectorAll('h2')].some(h => h.innerText.includes('{title}'))")

@@ -13,10 +13,12 @@ from browser_helpers import (
     HIGHLIGHT,
     ROOT,
     load_bundled,
+    move_c_and_train,
     nav,
     running_server,
     shot,
     wait_idle,
+    wait_trained,
 )
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
@@ -62,10 +64,8 @@ def test_open_train_and_see_the_graph(server, browser):
     # Then move C one step up the log scale with the keyboard: one click trains once.
     splits_before = page.locator('[data-testid="stMetric"]', has_text="Splits").locator(
         '[data-testid="stMetricValue"]').inner_text()  # fmt: skip
-    page.get_by_role("slider").first.focus()  # the thumb of C, at 1e-03
-    page.keyboard.press("ArrowRight")
-    page.get_by_role("button", name="Train").click()
-    page.get_by_text("TnT at C=2e-03").wait_for()
+    move_c_and_train(page, "ArrowRight")  # C at 1e-03, one step up
+    wait_trained(page, "TnT at C=2e-03")
     splits = page.locator('[data-testid="stMetric"]', has_text="Splits").locator('[data-testid="stMetricValue"]')
     expect(splits).not_to_have_text(splits_before, timeout=60_000)  # the new model's metric is drawn
     splits_after = splits.inner_text()
@@ -130,12 +130,8 @@ def test_a_large_model_on_the_server(server, browser):
     page.goto(server)
     load_bundled(page, "Pen digits")
     nav(page, "Train")
-    page.get_by_role("slider").first.focus()
-    for _ in range(3):  # 1e-3 -> 1e-4
-        page.keyboard.press("ArrowLeft")
-    page.get_by_role("button", name="Train").click()
-    page.get_by_text("TnT at C=1e-04").wait_for(timeout=120_000)
-    wait_idle(page)
+    move_c_and_train(page, "ArrowLeft", 3)  # 1e-3 -> 1e-4
+    wait_trained(page, "TnT at C=1e-04")
     assert int(page.locator('[data-testid="stMetric"]', has_text="Splits").locator(
         '[data-testid="stMetricValue"]').inner_text()) > 150  # fmt: skip
     shot(page, "6_train_large")

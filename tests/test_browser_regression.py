@@ -5,7 +5,16 @@ compared; screenshots at 1440 px in ``test-artifacts/regression_*.png``."""
 import time
 
 import pytest
-from browser_helpers import HIGHLIGHT, load_bundled, nav, running_server, shot, wait_idle
+from browser_helpers import (
+    HIGHLIGHT,
+    load_bundled,
+    move_c_and_train,
+    nav,
+    running_server,
+    shot,
+    wait_idle,
+    wait_trained,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -30,12 +39,8 @@ def test_a_regression_session_in_the_browser(server, browser):
     shot(page, "regression_1_data")
 
     nav(page, "Train")
-    page.get_by_role("slider").first.focus()  # C: 1e-03 -> 2e-03 -> 5e-03 -> 1e-02
-    for _ in range(3):
-        page.keyboard.press("ArrowRight")
-    page.get_by_role("button", name="Train").click()
-    page.get_by_text("TnT at C=1e-02").wait_for(timeout=120_000)
-    wait_idle(page)
+    move_c_and_train(page, "ArrowRight", 3)  # C: 1e-03 -> 2e-03 -> 5e-03 -> 1e-02
+    wait_trained(page, "TnT at C=1e-02")
     r2 = page.locator('[data-testid="stMetric"]', has_text="Test R²").locator('[data-testid="stMetricValue"]')
     assert 0.3 < float(r2.inner_text()) < 1.0
     page.get_by_text("DecisionTreeRegressor").first.wait_for()

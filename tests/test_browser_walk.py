@@ -13,7 +13,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-from browser_helpers import ARTIFACTS, load_bundled, nav, running_server, wait_idle
+from browser_helpers import ARTIFACTS, load_bundled, move_c_and_train, nav, running_server, wait_idle, wait_trained
 from sklearn.datasets import make_classification
 
 pytestmark = pytest.mark.browser
@@ -133,12 +133,8 @@ def test_every_page_reads_well_for_four_cases_at_two_widths(browser, csv_files):
         found += walk(page, "regression")
         upload(page, big)
         nav(page, "Train")
-        page.get_by_role("slider").first.focus()
-        for _ in range(3):  # 1e-3 -> 1e-4
-            page.keyboard.press("ArrowLeft")
-        page.get_by_role("button", name="Train").click()
-        page.get_by_text("TnT at C=1e-04").wait_for(timeout=LONG)
-        wait_idle(page, LONG)
+        move_c_and_train(page, "ArrowLeft", 3)  # 1e-3 -> 1e-4
+        wait_trained(page, "TnT at C=1e-04", LONG)
         splits = int(page.locator('[data-testid="stMetric"]', has_text="Splits").locator(
             '[data-testid="stMetricValue"]').inner_text().replace(",", ""))  # fmt: skip
         assert splits >= 900

@@ -9,7 +9,7 @@ import sqlite3
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from browser_helpers import ROOT, nav, running_server, shot, wait_idle
+from browser_helpers import ROOT, move_c_and_train, nav, running_server, shot, wait_idle, wait_trained
 from playwright.sync_api import expect
 
 from tnt.workspace import WorkspaceStore
@@ -28,17 +28,6 @@ def metric(page, label) -> str:
 def workspace_in(url) -> str:
     (ws,) = parse_qs(urlparse(url).query)["ws"]
     return ws
-
-
-def train_one_step(page, key):
-    """Move C one step on its log scale (``ArrowRight``: fewer splits) and train, once the slider shows
-    the new C (a click sent before the key press is applied trains the old C again)."""
-    slider = page.get_by_role("slider").first
-    before = slider.get_attribute("aria-valuenow")
-    slider.focus()
-    page.keyboard.press(key)
-    expect(slider).not_to_have_attribute("aria-valuenow", before, timeout=30_000)
-    page.get_by_role("button", name="Train").click()
 
 
 def picker_options(page) -> list[str]:
@@ -78,8 +67,8 @@ def test_reload_and_restart_after_kill_bring_back_data_models_and_history(browse
         expect(page.get_by_text("Trained earlier, in")).to_be_visible(timeout=30_000)  # not trained again
         shot(page, "ws_1_train_after_reload")
 
-        train_one_step(page, "ArrowRight")
-        page.get_by_text("TnT at C=2e-03").wait_for(timeout=60_000)  # shown after it was saved
+        move_c_and_train(page, "ArrowRight")
+        wait_trained(page, "TnT at C=2e-03")  # shown after it was saved
         proc.send_signal(signal.SIGKILL)
         proc.wait()
 
@@ -114,10 +103,10 @@ def test_two_sessions_training_at_once_keep_their_own_workspaces(browser, tmp_pa
         for page in pages:
             page.get_by_text("TnT at C=1e-03").wait_for(timeout=120_000)
             wait_idle(page)
-        train_one_step(pages[0], "ArrowRight")
-        train_one_step(pages[1], "ArrowLeft")
-        pages[0].get_by_text("TnT at C=2e-03").wait_for(timeout=120_000)
-        pages[1].get_by_text("TnT at C=5e-04").wait_for(timeout=120_000)
+        move_c_and_train(pages[0], "ArrowRight")  # both train at once
+        move_c_and_train(pages[1], "ArrowLeft")
+        wait_trained(pages[0], "TnT at C=2e-03")
+        wait_trained(pages[1], "TnT at C=5e-04")
         mine, theirs = (workspace_in(page.url) for page in pages)
         assert mine != theirs
         store = WorkspaceStore(folder)
