@@ -355,7 +355,7 @@ def _rules(rules, classes, target_name: str) -> None:
     part = st.radio("Measured on", ["training rows", "test rows"], horizontal=True, key="graph/inspect/rules/part")
     show_table(rules_measured_on(shown, "train" if part.startswith("training") else "test"),
                key="graph/inspect/rules/table", max_rows=10)  # fmt: skip
-    if len(shown):  # a rule of many conditions (MNIST's) may wrap past its row: read it whole here
+    if len(shown):  # a rule of many conditions (MNIST's) ends in "…" in its row: read it whole here
         picked = st.selectbox(
             "Read a rule whole", range(len(shown)), key="graph/inspect/rules/whole",
             format_func=lambda i: f"leaf #{shown['leaf'].iloc[i]} ({shown['prediction'].iloc[i]}), rule {i + 1}",
