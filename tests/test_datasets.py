@@ -222,7 +222,9 @@ def test_prepare_table_is_the_one_set_of_checks_for_app_and_command_line():
     X, y, notes, rows = prepare_table(frame, target="y", features=["a", "colour"], drop_missing=True)
     assert X.tolist() == [[1.0, 1.0], [2.0, 0.0], [4.0, 1.0]] and y.tolist() == ["u", "v", "v"]
     assert rows.tolist() == [0, 1, 3] and notes[0] == "Dropped 1 rows with missing values."
-    with pytest.raises(DataError, match=r"Column 'colour' holds text \(such as 'red'\), and a model file keeps no"):
+    with pytest.raises(
+        DataError, match=r"Column 'colour' holds text \(such as 'red'\) where numbers are expected; to learn from its"
+    ):
         prepare_table(frame, target="y", features=["colour"], encode_text=False)
     X, y, _, _ = prepare_table(frame, target=None, features=["colour"])  # features only, for prediction
     assert y is None and X.ravel().tolist() == [1.0, 0.0, 1.0, 1.0]
@@ -246,7 +248,7 @@ def test_the_command_line_reads_files_through_the_same_loader(tmp_path):
     for name, (stage, message) in sorted(CASES.items()):
         target = "class" if stage == "read" else str(read_csv_bytes((BAD / name).read_bytes()).frame.columns[-1])
         if name == "free_text_column.csv":  # the app codes up to 255 text values; tnt train reads numbers
-            message = "Column 'comment' holds text (such as 'note number 0'), and a model file keeps no encoding"
+            message = "Column 'comment' holds text (such as 'note number 0') where numbers are expected; to learn"
         if name == "singleton_class.csv":  # reads fine; the stratified split of tnt train refuses it
             X, y = read_csv_table(BAD / name, target=target, reject_constant=True)
             with pytest.raises(DataError, match=message):

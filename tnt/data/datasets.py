@@ -585,8 +585,9 @@ def _feature_matrix(
             text = column.astype(str)
             if not encode_text:
                 raise DataError(
-                    f"Column '{shown(name)}' holds text (such as '{shown(text[present].iloc[0])}'), and a model file "
-                    "keeps no encoding of text; convert the column to numbers or leave it out."
+                    f"Column '{shown(name)}' holds text (such as '{shown(text[present].iloc[0])}') where numbers are "
+                    f"expected; to learn from its values by name, train with --categorical '{shown(name)}', else "
+                    "convert the column to numbers or leave it out."
                 )
             values = _category_codes(column, name)
             categories = text_categories(column)
@@ -612,9 +613,40 @@ def _feature_matrix(
     return np.column_stack(columns), notes
 
 
+def can_be_categorical(column: pd.Series) -> bool:
+    """Whether a column can be a categorical feature: text, or whole numbers 0 or more (codes, counts),
+    of at most ``MAX_TEXT_CATEGORIES`` distinct values either way.
+
+    Examples
+    --------
+    >>> [can_be_categorical(pd.Series(v)) for v in (["red", None], [2, 4, None], [0.5, 1.0], [-1, 1])]
+    [True, True, False, False]
+    """
+    if column.nunique() > MAX_TEXT_CATEGORIES:
+        return False
+    if is_text_column(column):
+        return True
+    values = column.dropna().to_numpy(dtype=np.float64)
+    return bool(np.all(values == np.floor(values)) and np.all(values >= 0))
+
+
+def check_categorical_numbers(column: pd.Series, name: str) -> None:
+    """Refuse, in one sentence, a numeric column marked categorical whose values are not whole numbers
+    0 or more (a model file keeps categories as text or integer codes)."""
+    if is_text_column(column):
+        return
+    values = column.dropna().to_numpy(dtype=np.float64)
+    if np.any(values != np.floor(values)) or np.any(values < 0):
+        raise DataError(
+            f"Column '{shown(name)}' holds numbers that are not whole numbers 0 or more, so it cannot be "
+            "categorical; only text and integer codes can, so treat it as numeric."
+        )
+
+
 def _category_codes(column: pd.Series, name: str) -> np.ndarray:
     """A coded feature's codes (:func:`column_categories`), NaN where a value is missing; more than
-    ``MAX_TEXT_CATEGORIES`` categories is refused in one sentence."""
+    ``MAX_TEXT_CATEGORIES`` categories, or numbers that are no codes, are refused in one sentence."""
+    check_categorical_numbers(column, name)
     categories = column_categories(column)
     if len(categories) > MAX_TEXT_CATEGORIES:
         kind = "text" if is_text_column(column) else "numbers"

@@ -13,12 +13,12 @@ from functools import lru_cache
 
 from tnt.data.csv_loader import UploadedTable
 from tnt.data.datasets import (
-    MAX_TEXT_CATEGORIES,
     SAMPLE_DATA,
     TASKS,
     DataError,
     Dataset,
     _entry,
+    can_be_categorical,
     is_text_column,
     load_bundled,
     make_dataset,
@@ -90,8 +90,8 @@ def upload_source(
 def categorical_choices(
     table: UploadedTable, source: dict | None = None, target: str | None = None
 ) -> tuple[list[str], list[str]]:
-    """The columns of an uploaded table that can be categorical (those of at most
-    ``MAX_TEXT_CATEGORIES`` distinct values, text or numbers), and those marked at first: the choice kept in
+    """The columns of an uploaded table that can be categorical (:func:`tnt.data.datasets.can_be_categorical`:
+    text or whole numbers, at most ``MAX_TEXT_CATEGORIES`` values), and those marked at first: the choice kept in
     ``source`` when it is this file's, else the text columns (categorical by default) but
     ``target``, the class column proposed.
 
@@ -104,7 +104,7 @@ def categorical_choices(
     (['colour', 'doors'], ['colour'])
     """
     frame = table.frame
-    markable = [str(c) for c in frame.columns if frame[c].nunique() <= MAX_TEXT_CATEGORIES]
+    markable = [str(c) for c in frame.columns if can_be_categorical(frame[c])]
     same_file = source is not None and source.get("kind") == "upload" and source.get("sha256", "")[:16] == table.digest
     if same_file:
         return markable, [c for c in source.get("categorical", []) if c in markable]
