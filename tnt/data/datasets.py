@@ -165,7 +165,7 @@ class Dataset:
         for name, categories in self.categories.items():
             codes = df[name].to_numpy()
             names = np.asarray(categories, dtype=object)
-            df[name] = np.where(np.isnan(codes), None, names[np.nan_to_num(codes).astype(np.int64)])
+            df[name] = np.where(np.isnan(codes), np.nan, names[np.nan_to_num(codes).astype(np.int64)])  # as read
         df[self.target_name] = self.y_test
         return df
 
