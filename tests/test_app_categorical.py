@@ -244,3 +244,13 @@ def test_a_model_file_needs_its_categorical_columns_categorical_in_the_data(app)
     assert not app.exception
     said = " ".join(m.value for m in app.main.markdown) + " ".join(i.value for i in [*app.info, *app.warning])
     assert "The model reads 'colour' as categories, by name" in said
+
+
+def test_compare_says_in_one_sentence_that_it_does_not_take_categorical_columns(app):
+    use(app)
+    go(app, "compare")
+    assert not app.exception and not app.error
+    assert any(
+        i.value.startswith("The data has categorical columns (colour), and fine-tuning, TAO and NDG do not learn")
+        for i in app.info
+    )
