@@ -1,7 +1,7 @@
 """Build step of ``pip install``: compile TnT's numba kernels for this machine while installing.
 
 Everything else about the package is declared in ``pyproject.toml``. This file adds one thing to
-setuptools' ``build_py``: once the sources are in place, it runs ``python -m tnt.learn.warmup`` on
+setuptools' ``build_py``: once the sources are in place, it runs ``python -m tnt.warmup`` on
 them, so that numba's on-disk cache of machine code (``__pycache__/*.nbi``, ``*.nbc`` beside each
 kernel's source) is written at install time instead of on a user's first fit.
 
@@ -64,7 +64,7 @@ class build_py_and_compile(build_py):  # noqa: N801 - setuptools' command naming
                 stale.unlink()
             reuse_compiled_code(Path(__file__).resolve().parent / "tnt", root / "tnt")
         print(f"Compiling TnT's kernels for this machine into {root / 'tnt'} (a minute or two)", flush=True)
-        done = subprocess.run([sys.executable, "-m", "tnt.learn.warmup"], cwd=root, env=env)
+        done = subprocess.run([sys.executable, "-m", "tnt.warmup"], cwd=root, env=env)
         if not self.editable_mode:  # the cache's write locks, empty files, are not installed
             for lock in (root / "tnt").rglob("*.nbi.lock"):
                 lock.unlink()

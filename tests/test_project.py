@@ -146,7 +146,7 @@ def test_pip_install_compiles_the_kernels_of_the_package_it_builds(monkeypatch, 
     (earlier / "k-0.py311.nbi").touch()
     (earlier / "k-0.py311.1.nbc").touch()
     ((args, cwd, env),) = install_step(monkeypatch, tmp_path)
-    assert args == [sys.executable, "-m", "tnt.learn.warmup"] and cwd == tmp_path
+    assert args == [sys.executable, "-m", "tnt.warmup"] and cwd == tmp_path
     assert not any(key.startswith("NUMBA_") for key in env)  # the cache goes into the package, not elsewhere
     cache = tmp_path / "tnt" / "learn" / "__pycache__"
     # Only the code just compiled is installed: not the write locks, nor an earlier build's code.
