@@ -75,6 +75,11 @@ def walk(page, case: str) -> list[str]:
                 page.set_viewport_size({"width": width, "height": 1100})
                 page.wait_for_timeout(200)  # the grid lays its columns out again
                 seen = page.evaluate(READ)
+                for _ in range(3):  # a grid still laying out its columns (a loaded machine) gets a moment more
+                    if not any(s > c + 1 for s, c in seen["scrolled"]):
+                        break
+                    page.wait_for_timeout(1000)
+                    seen = page.evaluate(READ)
                 where = f"{case}, {title}{'' if view is None else ' / ' + view}, {width} px"
                 found += [f"{where}: {p}" for p in problems(seen, width)]
                 # A picture of each page at each width, to look at (test-artifacts/walk_*.png): the

@@ -76,7 +76,7 @@ def test_a_rule_longer_than_its_row_holds_ends_in_an_ellipsis_and_the_rest_is_ke
     rules = pd.DataFrame({"leaf": [7, 9], "prediction": ["3", "8"], "rule": [long, "pixel_1_2 > 0.5"]})
     shown, _, row_height, widths = table_layout(rules, FRAME_PX["full"])
     lines = (row_height - 35) // LINE_PX + 1
-    assert lines == MAX_LINES
+    assert lines == MAX_LINES and sum(widths.values()) <= FRAME_PX["full"]
     cut, short = shown["rule"]
     assert cut.endswith(ELLIPSIS) and long.startswith(cut[: -len(ELLIPSIS)])
     assert long[len(cut) - len(ELLIPSIS)] == " "  # cut between two conditions' words, not inside one

@@ -181,13 +181,17 @@ def table_layout(frame: pd.DataFrame, frame_px: int, *, hide_index: bool = True,
             }  # a header does not wrap: no column gets narrower than its header
             if sum(narrowed.values()) <= room:
                 break
+        else:  # longer than MAX_LINES lines even so: the room shared by need, the rest cut (shortened)
+            spare = max(room - sum(header_px[n] for n in texts), 0)
+            total = sum(need[n] - header_px[n] for n in texts) or 1
+            narrowed = {n: header_px[n] + int(spare * (need[n] - header_px[n]) / total) for n in texts}
         widths.update(narrowed)
     if texts:  # spare room to the longest text
         longest = max(texts, key=lambda n: need[n])
         widths[longest] += max(frame_px - sum(widths.values()), 0)
     lines = min(lines, MAX_LINES)
     for name in texts:  # a cell longer than its row holds (MNIST's rules) ends in "…", never cut mid-word unseen
-        holds = lines * max(int((widths[name] - PAD_PX) / CHAR_PX), 1)
+        holds = max(int(lines * (widths[name] - PAD_PX) / CHAR_PX + 1e-9), 1)  # table_layout's own measure
         shown[name] = shown[name].map(lambda v, holds=holds: shortened(v, holds))
     config = {}
     for name in shown.columns:
