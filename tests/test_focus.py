@@ -61,6 +61,21 @@ def test_the_dot_drawing_of_a_view_draws_summaries_and_stubs():
         to_dot(g, view=focus.graph_view(g), depth_window=(0, 1))
 
 
+def test_a_node_with_many_hidden_parents_names_a_few_and_folds_the_others():
+    # A chain of six splits, each sending "no" to leaf 6: opened at the root, leaf 6 has four hidden parents.
+    g = DecisionGraph([1, 2, 3, 4, 5, 6, -1], [6] * 6 + [-1], [0] * 6 + [-2], [0.5] * 6 + [-2], np.ones((7, 2)))
+    view = focus.graph_view(g, [0])
+    assert view.stubs == {6: [2, 3, 4, 5]} and focus.MAX_STUBS == 3
+    source = to_dot(g, view=view)
+    assert "id=stub2" in source and "id=stub3" in source and "stub4" not in source and "stub5" not in source
+    assert 'm6 [label="+2 more parents"' in source and "m6 -> n6" in source
+    assert "n2 -> n6" in source and "n4 -> n6" not in source
+    three = focus.graph_view(g, [0, 1])  # three hidden parents: each named
+    assert "more parents" not in to_dot(g, view=three) and all(
+        f"id=stub{p}" in to_dot(g, view=three) for p in (3, 4, 5)
+    )
+
+
 def test_a_regression_summary_gives_the_range_of_its_leaves_values():
     g = DecisionGraph([1, 3, -1, -1, -1], [2, 4, -1, -1, -1], [0, 1, -2, -2, -2], [0.5, 0.5, -2, -2, -2],
                       [[2.0], [1.5], [3.0], [1.0], [2000.0]], regression=True)  # fmt: skip
@@ -104,7 +119,9 @@ def test_the_default_view_is_readable_at_1440_px_and_one_more_layer_is_not(digit
     opened = focus.default_expansion(g, names)
     view = focus.graph_view(g, opened)
     boxes, width = focus.drawing_boxes(view, names)
-    assert len(boxes) == view.size + len({p for ps in view.stubs.values() for p in ps})
+    named = {p for first, _ in view.drawn_stubs().values() for p in first}
+    folded = sum(1 for _, more in view.drawn_stubs().values() if more)
+    assert len(boxes) == view.size + len(named) + folded
     assert focus.label_px(width) >= 11 and not focus.overlapping(boxes)
     depth = next(k for k in range(g.node_count) if focus.expand_to_depth(g, k) == opened)
     assert depth >= 1  # the root's first layer fits
