@@ -201,12 +201,17 @@ def _ordered(layers, vertex_layer, seg_top, seg_bottom, seg_side, sweeps: int, n
     # no crossing); ties in id order.
     for level, vertices in enumerate(layers):
         segs = from_above[level]
-        _reorder(pos, vertices, seg_bottom[segs], pos[seg_top[segs]] + seg_side[segs] / max(vertices.size, 1))
+        local = np.searchsorted(vertices, seg_bottom[segs])  # a layer's vertices are in increasing id order
+        _reorder(pos, vertices, local, pos[seg_top[segs]] + seg_side[segs] / max(vertices.size, 1))
     rank = _ranks(layers, pos, rank)
     best_rank, best = rank.copy(), _segment_crossings(rank, vertex_layer, seg_top, seg_bottom)
+    local = np.zeros(n_vertices, dtype=np.intp)  # each vertex's index among its layer's, in id order
+    for vertices in layers:
+        local[vertices] = np.arange(vertices.size)
     for _ in range(sweeps):
         if best == 0:
             break
+        before = best
         for moved, far, sign, groups, levels in (
             (seg_bottom, seg_top, 1.0, from_above, range(1, len(layers))),
             (seg_top, seg_bottom, -1.0, to_below, range(len(layers) - 2, -1, -1)),
@@ -214,11 +219,13 @@ def _ordered(layers, vertex_layer, seg_top, seg_bottom, seg_side, sweeps: int, n
             for level in levels:
                 segs = groups[level]
                 pull = pos[far[segs]] + sign * seg_side[segs] / max(layers[level].size, 1)
-                _reorder(pos, layers[level], moved[segs], pull)
+                _reorder(pos, layers[level], local[moved[segs]], pull)
             rank = _ranks(layers, pos, rank)
             crossings = _segment_crossings(rank, vertex_layer, seg_top, seg_bottom)
             if crossings < best:
                 best_rank, best = rank.copy(), crossings
+        if best == before:  # a sweep down and up that removed no crossing: the next would not either
+            break
     return best_rank
 
 
@@ -233,11 +240,11 @@ def _fractions(count: int) -> np.ndarray:
     return (np.arange(count, dtype=np.float64) + 0.5) / max(count, 1)
 
 
-def _reorder(pos, vertices, moved, pull) -> None:
-    """Sort one layer's ``vertices`` by the mean ``pull`` of the segments whose end ``moved`` they are."""
+def _reorder(pos, vertices, local, pull) -> None:
+    """Sort one layer's ``vertices`` by the mean ``pull`` of the segments ending at them (``local``:
+    the index of each segment's end among ``vertices``)."""
     if vertices.size == 0:
         return
-    local = np.searchsorted(vertices, moved)  # a layer's vertices are in increasing id order
     total = np.bincount(local, weights=pull, minlength=vertices.size)
     count = np.bincount(local, minlength=vertices.size)
     barycenter = np.where(count > 0, total / np.maximum(count, 1), pos[vertices])
@@ -280,8 +287,10 @@ def _coordinates(layers, rank, vertex_width, seg_top, seg_bottom, gap: float, n_
 
 
 def _segment_crossings(rank, vertex_layer, seg_top, seg_bottom) -> int:
-    gaps = vertex_layer[seg_top]
-    return polyline_crossings(gaps, rank[seg_top].astype(np.float64), rank[seg_bottom].astype(np.float64))
+    """:func:`polyline_crossings` of the segments drawn between the ranks of their ends."""
+    gaps, top, bottom = vertex_layer[seg_top], rank[seg_top], rank[seg_bottom]
+    order = np.lexsort((bottom, top, gaps))
+    return inversions(gaps[order].astype(np.int64) * (int(rank.max(initial=0)) + 1) + bottom[order])
 
 
 def polyline_crossings(gap, top_x, bottom_x) -> int:
@@ -319,7 +328,10 @@ def inversions(values) -> int:
     n = values.size
     if n < 2:
         return 0
-    ranks = np.unique(values, return_inverse=True)[1].astype(np.int64).ravel()
+    if values.dtype.kind in "iu" and values.min() >= 0:  # already ranks, or as good
+        ranks = values.astype(np.int64)
+    else:
+        ranks = np.unique(values, return_inverse=True)[1].astype(np.int64).ravel()
     span = int(ranks.max()) + 1
     total = 0
     width = 1
