@@ -129,6 +129,57 @@ def test_the_default_view_is_readable_at_1440_px_and_one_more_layer_is_not(digit
     assert deeper.size > focus.MAX_DEFAULT_NODES or not focus.drawing_fits(deeper, names)
 
 
+def svg_nodes(svg: bytes):
+    """Each drawn node's box (x0, y0, x1, y1) and the sizes of its texts, read from Graphviz's SVG, and the
+    drawing's width in points."""
+    import re
+    import xml.etree.ElementTree as ET
+
+    ns = {"s": "http://www.w3.org/2000/svg"}
+    root = ET.fromstring(svg)
+    nodes = []
+    for g in root.iter("{http://www.w3.org/2000/svg}g"):
+        if g.get("class") != "node":
+            continue
+        points = []
+        for shape in g.findall("s:path", ns) + g.findall("s:polygon", ns):
+            numbers = [float(v) for v in re.findall(r"-?\d+(?:\.\d+)?", shape.get("d") or shape.get("points"))]
+            points += list(zip(numbers[::2], numbers[1::2]))
+        if not points:  # a stub: text only
+            texts = g.findall("s:text", ns)
+            points = [(float(t.get("x")), float(t.get("y"))) for t in texts]
+        xs, ys = [p[0] for p in points], [p[1] for p in points]
+        sizes = [float(t.get("font-size")) for t in g.findall("s:text", ns)]
+        nodes.append(((min(xs), min(ys), max(xs), max(ys)), sizes, g.get("id")))
+    return nodes, float(root.get("width").removesuffix("pt"))
+
+
+@pytest.fixture(scope="module")
+def optdigits_model(optdigits):
+    X, y, _, _ = optdigits
+    return tnt.TnTClassifier(C=1e-4, random_state=0).fit(X, y)
+
+
+@pytest.mark.parametrize("which", ["digits", "optdigits"])
+def test_at_the_default_view_every_label_is_11_px_and_no_nodes_overlap_in_the_svg(which, request):
+    """Read from the SVG the explorer shows (not from the layout the default view was chosen with)."""
+    from tnt.viz.render import render
+
+    model = (
+        request.getfixturevalue("digits_model")[0] if which == "digits" else request.getfixturevalue("optdigits_model")
+    )
+    g = model.graph_
+    names = [f"pixel {i}" for i in range(model.n_features_in_)]
+    view = focus.graph_view(g, focus.default_expansion(g, names))
+    assert view.size >= 3  # the root and its first layer at least
+    nodes, width_pt = svg_nodes(render(to_dot(g, feature_names=names, show_ids=True, view=view), "svg"))
+    shown_px = min(1.0, focus.READABLE_WIDTH / (width_pt * 4 / 3))  # px a pt at 1,440 px, shrunk if wider
+    sizes = [size for _, texts, node_id in nodes for size in texts if node_id.startswith("node")]
+    assert sizes and min(sizes) * 4 / 3 * shown_px >= 11
+    boxes = [box for box, _, _ in nodes]
+    assert len(boxes) >= view.size and not focus.overlapping(boxes)
+
+
 def test_readability_measures():
     assert focus.label_px(1080) == pytest.approx(11 * 4 / 3)  # 1,440 px at natural size: 11 pt is 14.7 px
     assert focus.label_px(1440) == pytest.approx(11)  # 1,920 px shrunk to 1,440
