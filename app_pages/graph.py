@@ -170,7 +170,7 @@ if result is not None:
                     + ("the counterfactual below changes it." if marked else "edited in What if? below.")
                 )
             if not highlight:
-                x = None
+                x, marked = None, ()
         else:
             st.markdown("No test sample: the data in use do not fit this model.")
 
@@ -184,7 +184,7 @@ if result is not None:
             interactive = True
         if exploring:
             explorer(model_key, graph, fp, names, classes, x, sample_arg, node=st.session_state["graph/node"],
-                     marked=marked if highlight else ())  # fmt: skip
+                     marked=marked)  # fmt: skip
         elif interactive:
             flows = None
             if st.toggle("Edge width: training samples along each edge", disabled=not data_fits,

@@ -141,6 +141,26 @@ def test_the_editor_draws_a_large_graph_with_the_changed_nodes_opened(open_app):
     assert f'id="node{int(edited.children_left[summary])}"' in panel_drawing(app, "('edit'")["svg"]
 
 
+def test_a_large_model_for_other_data_opens_in_the_explorer_without_a_sample(open_app):
+    """A model file whose columns are not the data's: the explorer draws it, with no sample's path."""
+    from sklearn.datasets import make_classification
+
+    import tnt
+    from tnt.model_io import model_to_json
+
+    X, y = make_classification(n_samples=600, n_features=12, n_informative=6, n_classes=4, random_state=0)
+    model = tnt.TnTClassifier(C=1e-4, random_state=0).fit(X, y)
+    assert model.graph_.node_count > 60  # a graph the page opens in the explorer (LARGE_GRAPH_NODES)
+    app = go(open_app(60), "graph")
+    app.file_uploader(key="graph/model_file").set_value(("big.json", model_to_json(model).encode(), "application/json"))
+    app.run()
+    assert not app.exception, app.exception
+    assert "The model needs 12 feature columns" in app.info[0].value
+    drawn = explorer_drawing(app)
+    assert drawn is not None and "splits below" in drawn["svg"]
+    assert drawn["svg"].count('stroke="#c00000"') == 1  # the inspected node's border: no sample's path
+
+
 def panel_drawing(app, starting: str) -> dict:
     """The arguments of the focus panel's drawing whose key names a graph starting with ``starting``."""
     import json
