@@ -140,8 +140,6 @@ def main(only=("digits", "mnist", "split3000")) -> None:
             if "mnist" in only:
                 open_model(page, cache_dir() / "mnist_C1e-4.json")
                 four_views(page, "mnist", samples=False)
-                page.get_by_role("button", name="Close the model file").click()
-                wait_idle(page, LONG)
             if "split3000" in only:
                 upload(page, big_csv)
                 open_model(page, cache_dir() / "classification_3000.json")
