@@ -175,14 +175,19 @@ def main() -> None:
     write_report(graphs, quality, speed, explorer)
 
 
+def method() -> str:
+    """What the report measures: the module docstring's paragraph on it, in Markdown."""
+    paragraph = __doc__.split("\n\n")[3].replace("\n", " ")
+    return paragraph.split(" whole. ", 1)[1].replace("``", "`").strip()
+
+
 def write_report(graphs, quality, speed, explorer) -> None:
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     load = os.getloadavg()[0]
     lines = [
         "# Layouts of large graphs",
         "",
-        "Written whole by `benchmarks/graph_layout.py`; edit the script, not this file. "
-        + __doc__.split("\n\n")[3].replace("\n", " "),
+        "Written whole by `benchmarks/graph_layout.py`; edit the script, not this file. " + method(),
         "",
         f"Latest run: {stamp}, {platform.system()} {platform.machine()}, {os.cpu_count()} cores, "
         f"Python {platform.python_version()}, load average {load:.1f} at the end of the run.",
