@@ -16,7 +16,7 @@ starting = st.empty()
 if "ui.views" not in sys.modules:
     starting.info("Starting TnT Explorer: loading its libraries...", icon=":material/hourglass_top:")
 
-from tnt.learn.warmup import start_in_background  # noqa: E402
+from tnt.warmup import start_in_background  # noqa: E402
 
 # Training's compiled code is compiled, on an empty cache, in a separate process while the Data
 # page, which needs none of it, is shown. It starts before the imports below (a second or more on

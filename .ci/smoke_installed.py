@@ -70,7 +70,7 @@ with tempfile.TemporaryDirectory() as folder:
     app = AppTest.from_file(str(work / "app.py"), default_timeout=300).run()
     assert not app.exception, app.exception
     assert app.dataframe, "the Data page shows no table"
-    from tnt.learn import warmup
+    from tnt import warmup
 
     # The app's background compiling process is not needed past this point (CI time): stop it
     # rather than wait minutes for kernels this throwaway install never uses again.

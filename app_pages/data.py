@@ -3,8 +3,8 @@ regression) and the split, look at it."""
 
 import streamlit as st
 
-from tnt.data.datasets import DataError, catalog, missing_per_column
-from tnt.data.sources import bundled_source, dataset_from_source, upload_source
+from tnt.data.datasets import MAX_TEXT_CATEGORIES, DataError, catalog, missing_per_column
+from tnt.data.sources import bundled_source, categorical_choices, dataset_from_source, upload_source
 from ui import state
 from ui.tables import show_table
 
@@ -67,6 +67,17 @@ with right:
                 features = st.multiselect(
                     "Feature columns (the class column is left out automatically)", columns, default=columns
                 )
+                markable, marked = categorical_choices(table, source, target=columns[-1])
+                categorical = st.multiselect(
+                    "Categorical columns (split by subsets of their values: colour in {red, blue})",
+                    markable,
+                    default=marked,
+                    key=f"data/upload_categorical/{table.digest}",
+                    help=f"Text columns are categorical by default; untick one to code it as numbers in "
+                    f"alphabetical order instead. A numeric column of at most {MAX_TEXT_CATEGORIES} values (a "
+                    "code, a count of doors) can be ticked too. A column has at most "
+                    f"{MAX_TEXT_CATEGORIES} categories.",
+                )
                 test_share_u = st.slider("Test share", 0.1, 0.5, 0.3, 0.05, key="data/upload_test")
                 seed_u = st.number_input("Split seed", 0, 10_000, 0, key="data/upload_seed")
                 drop_missing = st.checkbox(
@@ -78,7 +89,7 @@ with right:
             if use:
                 chosen_source = upload_source(
                     raw, table.name, target=target, features=features, test_size=test_share_u, seed=seed_u,
-                    drop_missing=drop_missing, task=task,
+                    drop_missing=drop_missing, task=task, categorical=categorical,
                 )  # fmt: skip
                 try:
                     data = dataset_from_source(chosen_source, table)

@@ -107,8 +107,8 @@ if result is not None:
     accuracy = ""
     if which.startswith("Opened") and data_fits:
         found = {
-            **scores(model, data.X_test, data.y_test, "test"),
-            **scores(model, data.X_train, data.y_train, "train"),
+            **scores(model, data.model_input(data.X_test), data.y_test, "test"),
+            **scores(model, data.model_input(data.X_train), data.y_train, "train"),
         }
         if graph.regression:
             accuracy = (
@@ -149,7 +149,7 @@ if result is not None:
             state.clamp("graph/sample", 0, len(data.y_test) - 1)
             index = st.number_input("Test sample", 0, len(data.y_test) - 1, key="graph/sample")
             x = data.X_test[int(index)]
-            predicted = model.predict(x.reshape(1, -1))[0]
+            predicted = model.predict(data.model_input(x.reshape(1, -1)))[0]
             truth = data.y_test[int(index)]
             if graph.regression:
                 st.markdown(

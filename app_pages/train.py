@@ -1,9 +1,11 @@
 """Train page: C, N1, N2, fine-tuning, seed, thresholds and how the size is set in one form, or a budget of splits; TnT beside CART
 with as many splits."""
 
+from dataclasses import replace
+
 import streamlit as st
 
-from tnt.services.training import SIZE_CHOICES, TrainParams
+from tnt.services.training import SIZE_CHOICES, TrainParams, fitted_params
 from ui import state
 from ui.display import (
     BIN_CHOICES,
@@ -24,9 +26,15 @@ from ui.views import budget_with_progress, train_with_progress
 
 st.header("Train")
 data = state.dataset()
-current = state.params()
+current = state.chosen_params()
 task = f"a regression of {data.target_name}: R² and RMSE" if data.is_regression else "a classification: accuracy"
 st.caption(f"Data: **{data.name}** ({len(data.y_train):,} training rows, {data.n_features} features), {task}.")
+if data.categorical:
+    st.caption(
+        f"Categorical columns: {', '.join(data.categorical)}. TnT and CART split them by subsets of their "
+        "categories; TnT does so with N1=1, no fine-tuning and the size C sets only so far, so it trains "
+        "with those whatever is chosen below."
+    )
 
 # Widgets keep their own keys; (re)filled from the parameters in use when the page opens.
 for name in ("N1", "N2", "fine_tune", "seed", "max_bins", "ccp_alpha"):
@@ -79,8 +87,9 @@ with st.form("train/form"):
         budget = st.number_input("Budget: at most this many splits", 0, 100_000, 100, key="train/budget")
         submitted = st.form_submit_button("Train", type="primary")
 
+chosen = None
 if submitted:
-    wanted = TrainParams(
+    chosen = TrainParams(
         C=float(C),
         N1=int(N1),
         N2=int(N2),
@@ -89,6 +98,9 @@ if submitted:
         max_bins=int(max_bins),
         ccp_alpha=ccp_alpha,
     )
+    wanted, changed_note = fitted_params(data, chosen)  # categorical columns: N1=1, said in one sentence
+    if changed_note:
+        st.info(changed_note)
 else:
     wanted = state.params()
 if submitted and budget_on:
@@ -138,7 +150,7 @@ else:  # opening the page trains nothing: it shows the model in use, if there is
             f"and {what} of scikit-learn (CART) with as many splits beside it, to compare them on the test rows."
         )
 if submitted and result is not None:
-    state.set_params(wanted)
+    state.set_params(replace(chosen, C=wanted.C))  # as chosen; a budget search's C is the one found
 elif submitted:  # training failed (and said why): the model in use stays
     result, was_cached = state.current_result(), True
 params = state.params()
@@ -167,8 +179,13 @@ if result is not None:
     st.table(comparison_table(result))
     st.caption(
         (f"Trained in {tm['fit_time']:.2f} s." if not was_cached else f"Trained earlier, in {tm['fit_time']:.2f} s.")
-        + f" CART ({'DecisionTreeRegressor' if data.is_regression else 'DecisionTreeClassifier'}) is grown "
-        f"best-first with max_leaf_nodes = {max(tm['splits'] + 1, 2)}."
+        + (
+            f" CART ({'DecisionTreeRegressor' if data.is_regression else 'DecisionTreeClassifier'}) is grown "
+            if not data.categorical
+            else " CART (the project's own CART learner, which splits categorical columns by subsets, as "
+            "scikit-learn's tree cannot) is grown "
+        )
+        + f"best-first with max_leaf_nodes = {max(tm['splits'] + 1, 2)}."
         + (
             f" {level}"
             if (level := size_note(params.ccp_alpha, params.C, getattr(result.tnt, "pruning_level_", None)))

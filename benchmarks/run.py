@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 from tnt import TnTClassifier, TnTRegressor  # noqa: E402
 from tnt.data.external import find_data, stop_if_missing  # noqa: E402
 from tnt.learn.binning import MAX_EXACT_BINS  # noqa: E402
-from tnt.learn.warmup import load_compiled_code  # noqa: E402
+from tnt.warmup import load_compiled_code  # noqa: E402
 
 README = Path(__file__).resolve().parent / "README.md"
 GROUPS = (
@@ -502,7 +502,7 @@ def _stop_warm_ups(cache: str) -> None:
 
     for proc in Path("/proc").glob("[0-9]*"):
         try:
-            if b"tnt.learn.warmup" in (proc / "cmdline").read_bytes():
+            if b"tnt.warmup" in (proc / "cmdline").read_bytes():
                 if f"NUMBA_CACHE_DIR={cache}".encode() in (proc / "environ").read_bytes().split(b"\0"):
                     os.kill(int(proc.name), signal.SIGKILL)
         except OSError:  # ended meanwhile, or not ours
@@ -512,14 +512,14 @@ def _stop_warm_ups(cache: str) -> None:
 def bench_app_start():
     """``streamlit run app.py`` from an empty numba cache (as after ``TNT_COMPILE_AT_INSTALL=0 pip
     install``), with a screenshot 2 s after the page was opened (``benchmarks/first_start_2s.png``);
-    then again with the kernels compiled into the cache first by ``python -m tnt.learn.warmup``,
+    then again with the kernels compiled into the cache first by ``python -m tnt.warmup``,
     which is what ``pip install`` runs (setup.py)."""
     from playwright.sync_api import sync_playwright
 
     sys.path.insert(0, str(ROOT / "tests"))
     from browser_helpers import launch_chromium
 
-    warmup = f"import sys; sys.path.insert(0, {str(ROOT)!r}); from tnt.learn.warmup import main; main()"
+    warmup = f"import sys; sys.path.insert(0, {str(ROOT)!r}); from tnt.warmup import main; main()"
     with tempfile.TemporaryDirectory() as empty, tempfile.TemporaryDirectory() as installed, sync_playwright() as p:
         browser = launch_chromium(p)
         try:
@@ -652,7 +652,7 @@ A fit on all cores is slowed by any other process, its one-thread baseline hardl
 the script waits (at most 3 minutes) until other processes use less than a tenth of the CPU, and
 the header says what it found. scikit-learn's CART fits on one thread whatever `n_jobs` TnT has.
 Before any timing the script loads every kernel a fit may use from numba's cache, or compiles it
-(`tnt.learn.warmup`, what `pip install` does), and it counts numba's compile events while it times:
+(`tnt.warmup`, what `pip install` does), and it counts numba's compile events while it times:
 the line under the header says whether a timed fit or prediction compiled anything.
 "Target" is the limit the speed issue set (a ratio unless it has a unit). Prediction is compared
 with scikit-learn's CART grown best-first to as many splits as the TnT model, on the same input

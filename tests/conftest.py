@@ -169,7 +169,7 @@ def open_app():
 def compiled_kernels():
     """Compile (or load from numba's cache) every kernel once, before any test starts processes
     (the command-line tests start a dozen) that would otherwise each compile them on a fresh clone."""
-    from tnt.learn.warmup import load_compiled_code
+    from tnt.warmup import load_compiled_code
 
     load_compiled_code()
 

@@ -205,9 +205,10 @@ def test_uploading_a_valid_csv_trains(app):
     assert not app.error
     button(app, "Use this data").click().run()
     assert not app.error
-    assert any("encoded as numbers" in i.value for i in app.info)
+    assert any("Column 'colour' is categorical" in i.value for i in app.info)  # a text column, by default
     data = app.session_state["data/dataset"]
     assert data.name == "good_text_feature.csv" and data.feature_names == ("a", "colour")
+    assert data.categorical == ("colour",)
     train(app)
     assert not app.error and int(metric(app, "Splits")) >= 1
     assert app.session_state["data/dataset"].name == "good_text_feature.csv"

@@ -4,6 +4,7 @@ test-data view with its clickable confusion matrix, the what-if form, a counterf
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 from app_helpers import ROOT, button, go, upload
 
@@ -161,7 +162,8 @@ def test_the_what_if_form_offers_the_categories_of_a_text_column(open_app):
         edited = x.copy()
         edited[1] = code
         text = " ".join(m.value for m in at.main.markdown)
-        assert f"Predicted: **{model.predict(edited.reshape(1, -1))[0]}**" in text
+        by_name = pd.DataFrame({"a": [x[0]], "colour": [colour]})  # a categorical column: the model reads names
+        assert f"Predicted: **{model.predict(by_name)[0]}**" in text
         assert frame_with(at, "changed")["node"].tolist() == routes(model.graph_, edited.reshape(1, -1)).path(0)
 
 

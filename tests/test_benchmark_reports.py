@@ -88,7 +88,7 @@ def test_the_warm_ups_of_an_empty_cache_server_are_stopped_before_the_next_start
     import sys
 
     run = _run_module()
-    sleeper = [sys.executable, "-c", "import time; time.sleep(120)", "tnt.learn.warmup"]
+    sleeper = [sys.executable, "-c", "import time; time.sleep(120)", "tnt.warmup"]
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
     ours = subprocess.Popen(sleeper, env={**env, "NUMBA_CACHE_DIR": str(tmp_path / "empty")})
     other = subprocess.Popen(sleeper, env={**env, "NUMBA_CACHE_DIR": str(tmp_path / "installed")})

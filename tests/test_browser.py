@@ -111,7 +111,7 @@ def test_upload_a_csv_through_the_real_uploader(server, browser):
     page.get_by_role("button", name="Use this data").wait_for(timeout=30_000)
     page.get_by_role("button", name="Use this data").click()
     page.get_by_text("In use: good_text_feature.csv").wait_for(timeout=30_000)
-    page.get_by_text("encoded as numbers in alphabetical order").first.wait_for()
+    page.get_by_text("Column 'colour' is categorical").first.wait_for()
     page.locator('input[type="file"]').set_input_files(str(ROOT / "tests" / "bad_csv" / "latin1.csv"))
     page.get_by_text("The file is not UTF-8 text").wait_for(timeout=30_000)
     wait_idle(page)

@@ -1,13 +1,19 @@
 """``tnt predict`` with a model whose graph has categorical features: its categorical columns are
-read as text, by name, and the rest checked as numbers."""
+read as text, by name, and the rest checked as numbers. ``tnt train --categorical COL ...`` learns
+such a model from a CSV, and says in one sentence what it cannot take."""
+
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from cli_helpers import run_tnt
 from test_categorical_graph import colour_graph
 
+from tnt import TnTClassifier
 from tnt.data.csv_loader import read_csv_table
-from tnt.model_io import LoadedGraphModel, model_to_json
+from tnt.model_io import LoadedGraphModel, model_from_json, model_to_json
+
+COLOURS = Path(__file__).resolve().parent / "colours.csv"  # colour (text, empty cells), size, doors, label
 
 
 def colour_model(names=("colour", "size")):
@@ -57,3 +63,51 @@ def test_info_lists_the_categorical_features(tmp_path):
     result = run_tnt("info", "model.json", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "categorical colour: 3 categories (blue, green, red)" in result.stdout.splitlines()
+
+
+def test_train_learns_categories_by_name_as_the_library_does(tmp_path):
+    result = run_tnt("train", COLOURS, "--target", "label", "--categorical", "colour", "doors", "--test-size", "0",
+                     "-o", "model.json", cwd=tmp_path)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    model = model_from_json((tmp_path / "model.json").read_text())
+    frame = pd.read_csv(COLOURS)
+    X, y = frame[["colour", "size", "doors"]], frame["label"]
+    # N1=1 by default with --categorical: the library's TnT with the same settings.
+    reference = TnTClassifier(C=1e-3, N1=1, categorical_features=["colour", "doors"], random_state=0).fit(X, y)
+    assert model.graph_.categories[0].tolist() == ["blue", "green", "purple", "red"]
+    assert model.graph_.categories[2].tolist() == [2, 4]
+    assert np.array_equal(model.predict(X), reference.predict(X))
+    assert f"train accuracy {reference.score(X, y):.4f} on 120 rows" in result.stdout.splitlines()
+    assert "categorical colour: 4 categories" in result.stdout and "categorical doors: 2 categories" in result.stdout
+    predicted = run_tnt("predict", "model.json", COLOURS, cwd=tmp_path)
+    assert predicted.stdout.splitlines()[1:] == reference.predict(X).tolist()
+
+
+def test_train_to_a_budget_with_categories(tmp_path):
+    result = run_tnt("train", COLOURS, "--target", "label", "--categorical", "colour", "--max-splits", "3",
+                     "-o", "model.json", cwd=tmp_path)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    model = model_from_json((tmp_path / "model.json").read_text())
+    assert model.n_splits_ <= 3 and model.graph_.is_categorical.any()
+    assert "CART with the same" in result.stdout
+
+
+def test_train_says_in_one_sentence_what_categorical_columns_it_cannot_take(tmp_path):
+    cases = {
+        (
+            "--categorical",
+            "colour",
+            "--N1",
+            "2",
+        ): "With categorical features, TnTClassifier learns with N1=1 only so far",
+        ("--categorical", "nope"): "There is no column named 'nope'; the columns are colour, size, doors, label.",
+        ("--categorical", "label"): "--categorical names the target column 'label'; name feature columns only.",
+        ("--categorical", "colour", "size"): "Column 'size' holds numbers that are not whole numbers 0 or more",
+        ("--categorical", "colour", "--model", "ndg"): "--categorical is an option of TnT; NDG has no categorical",
+        (): "Column 'colour' holds text (such as 'purple') where numbers are expected; to learn from its values "
+        "by name, train with --categorical 'colour'",
+    }
+    for options, message in cases.items():
+        result = run_tnt("train", COLOURS, "--target", "label", *options, "-o", "model.json", cwd=tmp_path)
+        assert result.returncode == 1 and message in result.stderr, (options, result.stderr)
+        assert len(result.stderr.strip().splitlines()) == 1 and not (tmp_path / "model.json").exists()

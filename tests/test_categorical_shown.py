@@ -86,6 +86,21 @@ def test_rules_merge_the_subsets_along_a_path():
     ]
 
 
+def test_a_path_no_category_takes_reads_is_missing():
+    # colour in {blue, red} or missing at #0, then the same subset without missing at #1: no category
+    # takes "yes" at #0 and "no" at #1, only a missing value does.
+    g = DecisionGraph(
+        [1, 3, -1, -1, -1], [2, 4, -1, -1, -1], [0, 0, -2, -2, -2], [np.nan, np.nan, -2, -2, -2],
+        [[4, 2], [3, 1], [1, 1], [3, 0], [0, 1]], missing_go_to_left=[1, 0, 0, 0, 0],
+        categories={0: ["blue", "green", "red"]}, category_left=[[0, 2], [0, 2], None, None, None],
+        missing_in_training=True,
+    )  # fmt: skip
+    assert rule_text(merged_conditions(g, [0, 1, 4]), ["colour"]) == "colour is missing"
+    assert rule_text(merged_conditions(g, [0, 1, 3]), ["colour"]) == "colour not in {green}"
+    X = np.array([[0.0], [2.0], [np.nan]])
+    assert routes(g, X).leaves.tolist() == [3, 3, 4]  # the missing value is the only one to reach leaf 4
+
+
 def test_what_if_shows_the_categories_before_and_after_by_name():
     from tnt.inspect.what_if import what_if
 

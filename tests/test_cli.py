@@ -23,8 +23,8 @@ from tnt.model_io import model_from_json, model_to_json
 
 BAD = Path(__file__).resolve().parent / "bad_csv"
 CASES = json.loads((BAD / "cases.json").read_text())
-# The app encodes a text feature of up to 50 categories; a model file keeps no encoding, so the
-# command line refuses text features whatever their number of values.
+# The app codes a text feature of up to 255 categories; the command line reads a column as text only
+# when --categorical names it, and refuses other text columns whatever their number of values.
 CLI_MESSAGES = {"free_text_column.csv": "Column 'comment' holds text (such as 'note number 0')"}
 
 

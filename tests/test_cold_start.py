@@ -24,7 +24,7 @@ print(sorted(set(loaded)))
 # After the warm-up: the number of compiled (or cache-loaded) copies of every tnt.learn kernel...
 WARMED_UP = """
 import numpy as np
-from tnt.learn import warmup
+from tnt import warmup
 warmup.load_compiled_code()
 import importlib, pkgutil, tnt.learn
 modules = [importlib.import_module("tnt.learn." + info.name) for info in pkgutil.iter_modules(tnt.learn.__path__)]
@@ -51,8 +51,8 @@ def test_the_data_page_shows_its_table_without_compiled_code():
     # The app as a user opens it, the background warm-up left out: the Data page runs no kernel.
     code = (
         f"""
-import tnt.learn.warmup
-tnt.learn.warmup.start_in_background = lambda: None
+import tnt.warmup
+tnt.warmup.start_in_background = lambda: None
 from streamlit.testing.v1 import AppTest
 at = AppTest.from_file({str(ROOT / "app.py")!r}, default_timeout=60)
 at.run()
@@ -84,7 +84,7 @@ TnTRegressor(C=1e-3, random_state=0).fit(X_missing, y.astype(float)).predict(X_m
 
 
 def test_start_in_background_runs_one_process():
-    from tnt.learn import warmup
+    from tnt import warmup
 
     first = warmup.start_in_background()
     assert warmup.start_in_background() is first
@@ -93,9 +93,9 @@ def test_start_in_background_runs_one_process():
 
 
 def test_the_warm_up_says_when_the_default_data_can_train():
-    from tnt.learn.warmup import NARROW_READY
+    from tnt.warmup import NARROW_READY
 
-    result = subprocess.run([sys.executable, "-m", "tnt.learn.warmup"], capture_output=True, text=True, cwd=ROOT)
+    result = subprocess.run([sys.executable, "-m", "tnt.warmup"], capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[0] == NARROW_READY
 
@@ -103,7 +103,7 @@ def test_the_warm_up_says_when_the_default_data_can_train():
 def test_two_byte_codes_are_told_apart():
     import numpy as np
 
-    from tnt.learn.warmup import needs_wide_codes
+    from tnt.warmup import needs_wide_codes
 
     X = np.tile(np.arange(300.0)[:, None], (1, 2))
     assert needs_wide_codes(X)
@@ -117,7 +117,7 @@ def test_warm_up_reaches_the_copies_for_wide_codes_and_threads():
     # compile nothing more.
     code = """
 import numpy as np
-from tnt.learn import warmup
+from tnt import warmup
 warmup.load_compiled_code()
 from tnt.learn import tree_builder, split_search, sorted_runs, wave_routing
 before = {d: len(d.overloads) for m in (tree_builder, split_search, sorted_runs, wave_routing)
@@ -164,8 +164,8 @@ def test_the_train_page_waits_for_the_warm_up_stage_its_data_needs(monkeypatch):
 
     import numpy as np
 
+    from tnt import warmup
     from tnt.data.datasets import load_bundled
-    from tnt.learn import warmup
     from tnt.services.training import TrainParams
     from ui import views
 
@@ -190,7 +190,7 @@ def test_the_train_page_waits_for_the_warm_up_stage_its_data_needs(monkeypatch):
 def test_the_background_warm_up_compiles_the_tnt_that_started_it(tmp_path, monkeypatch):
     # From a folder holding another `tnt/` (a repository beside a non-editable install), the
     # process must still import the same tnt as the app; this decoy fails on import.
-    from tnt.learn import warmup
+    from tnt import warmup
 
     (tmp_path / "tnt").mkdir()
     (tmp_path / "tnt" / "__init__.py").write_text("raise SystemExit(3)\n")
@@ -228,7 +228,8 @@ def test_the_starting_message_stays_until_the_page_is_drawn():
 
 
 def test_the_warm_up_compiles_on_two_processes_where_there_are_two_cores(monkeypatch, capsys):
-    from tnt.learn import compiled, warmup
+    from tnt import warmup
+    from tnt.learn import compiled
 
     shares, started = [], []
     monkeypatch.setattr(warmup, "load_compiled_code", lambda report=None, share="all": shares.append(share))
@@ -242,7 +243,7 @@ def test_the_warm_up_compiles_on_two_processes_where_there_are_two_cores(monkeyp
     monkeypatch.setattr("tnt._parallel.usable_cores", lambda: 2)
     monkeypatch.setattr(compiled, "is_cached", lambda dispatcher, types: False)
     warmup.main([])
-    assert shares == ["first"] and started == [["-m", "tnt.learn.warmup", "--second"]]
+    assert shares == ["first"] and started == [["-m", "tnt.warmup", "--second"]]
     monkeypatch.setattr("tnt._parallel.usable_cores", lambda: 1)
     warmup.main([])
     assert shares == ["first", "all"] and len(started) == 1
@@ -265,7 +266,7 @@ def test_the_warm_up_compiles_on_two_processes_where_there_are_two_cores(monkeyp
 
 
 def test_the_warm_up_looks_for_the_cache_index_where_numba_cache_dir_says(tmp_path, monkeypatch):
-    from tnt.learn import warmup
+    from tnt import warmup
 
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
     assert not warmup._cache_index_found()
@@ -277,7 +278,8 @@ def test_the_warm_up_looks_for_the_cache_index_where_numba_cache_dir_says(tmp_pa
 
 
 def test_a_failing_second_process_fails_the_warm_up(monkeypatch):
-    from tnt.learn import compiled, warmup
+    from tnt import warmup
+    from tnt.learn import compiled
 
     with pytest.raises(ValueError, match="share must be"):
         warmup.load_compiled_code(share="half")
@@ -297,7 +299,7 @@ def test_a_failing_second_process_fails_the_warm_up(monkeypatch):
 def test_the_warm_up_hears_each_stage_its_second_process_prints():
     import threading
 
-    from tnt.learn.warmup import NARROW, SPLIT_SEARCH, _read_stages
+    from tnt.warmup import NARROW, SPLIT_SEARCH, _read_stages
 
     said = {SPLIT_SEARCH: threading.Event(), NARROW: threading.Event()}
     seen = []
@@ -370,7 +372,7 @@ for scan in (split_search._fill_and_scan, split_search._scan_stored, split_searc
 inlined = ("_scan_feature", "_scan_features", "_fill_and_scan_features", "_scan_stored_features", "_subtract_features")
 assert not [name for name in inlined if getattr(split_search, name).overloads], compiled
 first = len(compiled)
-from tnt.learn.warmup import _fit_kernels
+from tnt.warmup import _fit_kernels
 _fit_kernels(4)
 scans = ("_on_features", "_feature_work", "_fill_and_scan", "_scan_stored", "_accumulate")
 print([name for name in compiled[first:] if name in scans])
@@ -389,7 +391,7 @@ print([name for name in compiled[first:] if name in scans])
 
 def test_the_app_starts_its_warm_up_before_importing_scikit_learn_or_numba():
     # app.py starts the warm-up before its other imports: importing the warm-up must stay light.
-    code = "import sys, tnt.learn.warmup\nprint(sorted({'sklearn', 'numba', 'scipy'} & set(sys.modules)))"
+    code = "import sys, tnt.warmup\nprint(sorted({'sklearn', 'numba', 'scipy'} & set(sys.modules)))"
     assert run(code) == "[]"
 
 
@@ -430,21 +432,21 @@ print(is_cached(_on_features, split_search_types()))
 
 
 def test_the_app_s_warm_up_gives_way_to_the_server(monkeypatch):
-    from tnt.learn import warmup
+    from tnt import warmup
 
     niced, shares = [], []
     monkeypatch.setattr(warmup.os, "nice", niced.append, raising=False)
     monkeypatch.setattr(warmup, "load_compiled_code", lambda report=None, share="all": shares.append(share))
     warmup.main(["--background", "--second"])  # the helper inherits the priority; it is lowered once
     assert niced == [10] and shares == ["second"]
-    warmup.main(["--second"])  # `python -m tnt.learn.warmup` as pip install runs it
+    warmup.main(["--second"])  # `python -m tnt.warmup` as pip install runs it
     assert niced == [10] and shares == ["second", "second"]
 
 
 def test_the_warm_up_process_collects_garbage_less_often(monkeypatch):
     import gc
 
-    from tnt.learn import warmup
+    from tnt import warmup
 
     seen = []
     monkeypatch.setattr(warmup, "main", lambda: seen.append(gc.get_threshold()))
@@ -455,12 +457,13 @@ def test_the_warm_up_process_collects_garbage_less_often(monkeypatch):
         gc.set_threshold(*before)
     assert seen == [warmup.COLLECTOR_THRESHOLDS] and seen[0][0] > before[0]
     # Importing the module (the app, a test) leaves the importing process's collector alone.
-    code = "import gc; before = gc.get_threshold(); import tnt.learn.warmup; print(gc.get_threshold() == before)"
+    code = "import gc; before = gc.get_threshold(); import tnt.warmup; print(gc.get_threshold() == before)"
     assert run(code) == "True"
 
 
 def test_each_share_of_the_warm_up_reports_its_stages_in_order(monkeypatch):
-    from tnt.learn import split_search, warmup
+    from tnt import warmup
+    from tnt.learn import split_search
 
     done = []
 
@@ -514,7 +517,7 @@ event.register("numba:compile", Listener())
 SECOND_SHARE_NARROW = (
     COMPILE_EVENTS
     + """
-from tnt.learn import warmup
+from tnt import warmup
 class Narrow(Exception):
     pass
 def report(stage):
@@ -532,7 +535,8 @@ print(sorted(set(compiled[growth_start:])))
 FIRST_SHARE_NARROW = (
     COMPILE_EVENTS
     + """
-from tnt.learn import compiled as cache, tree_builder, warmup
+from tnt import warmup
+from tnt.learn import compiled as cache, tree_builder
 asked_early = []
 class Ready:
     def __init__(self, name):
@@ -570,7 +574,7 @@ def test_the_warm_up_s_two_shares_compile_what_the_first_training_needs_each_ker
     # default data (the Train page, with a progress callback's snapshots) compiles nothing more.
     import ast
 
-    from tnt.learn.warmup import growth_kernels
+    from tnt.warmup import growth_kernels
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
     env["NUMBA_CACHE_DIR"] = str(tmp_path)

@@ -4,6 +4,8 @@ kernel at once, or die between writes, never leave an index naming the wrong mac
 import importlib
 import os
 import pkgutil
+import re
+import shutil
 import subprocess
 import sys
 import threading
@@ -192,24 +194,116 @@ def test_the_split_search_steps_count_no_references():
     assert [getattr(split_search, name).targetoptions.get("inline") for name in inlined] == ["always"] * len(inlined)
 
 
-def test_a_kernels_cached_code_is_stale_when_any_kernel_module_changes(tmp_path):
+LEARN = ROOT / "tnt" / "learn"
+
+
+def reference_imports() -> dict[str, set[str]]:
+    """Per module of tnt/learn, the modules of tnt/learn it imports, read with a regular expression
+    (the reference for :func:`tnt.learn.compiled.imported_sources`, which reads the syntax tree)."""
+    found = {}
+    for path in LEARN.glob("*.py"):
+        text = path.read_text()
+        names = set(re.findall(r"from tnt\.learn\.(\w+) import", text))
+        for group in re.findall(r"from tnt\.learn import \(?([\w, \n]+)\)?", text):
+            names |= {n.strip() for n in group.replace("\n", ",").split(",") if n.strip()}
+        found[path.stem] = {n for n in names if (LEARN / f"{n}.py").exists()}
+    return found
+
+
+def reference_closure(module: str, imports: dict) -> set[str]:
+    seen, todo = {module}, [module]
+    while todo:
+        for name in imports[todo.pop()] - seen:
+            seen.add(name)
+            todo.append(name)
+    return seen
+
+
+def kernel_modules() -> list[str]:
+    """The modules of tnt/learn that define a kernel."""
+    return sorted(p.stem for p in LEARN.glob("*.py") if "@kernel" in p.read_text() and p.stem != "compiled")
+
+
+def test_a_kernels_stamp_covers_its_module_and_every_module_it_imports():
     # build_tree's code holds the split search it inlines from split_search.py: a stamp of its own
     # file alone let code compiled against an older split search load (and segfault).
     from tnt.learn import compiled
     from tnt.learn.tree_builder import build_tree
 
-    assert build_tree._cache._cache_file._source_stamp == compiled.kernels_source_stamp()
-    assert compiled.kernels_source_stamp() == compiled.sources_digest(Path(compiled.__file__).parent)
-    for name in ("caller.py", "callee.py", "notes.txt"):
-        (tmp_path / name).write_text("x = 1\n")
-    before = compiled.sources_digest(tmp_path)
-    (tmp_path / "notes.txt").write_text("not a source\n")
-    assert compiled.sources_digest(tmp_path) == before
-    (tmp_path / "callee.py").write_text("x = 2\n")
-    edited = compiled.sources_digest(tmp_path)
-    assert edited != before
-    (tmp_path / "other.py").write_text("")
-    assert compiled.sources_digest(tmp_path) not in (before, edited)
+    source = build_tree.py_func.__code__.co_filename
+    assert build_tree._cache._cache_file._source_stamp == compiled.kernel_source_stamp(source)
+    imports, checked = reference_imports(), 0
+    for module in kernel_modules():
+        got = {p.stem for p in compiled.imported_sources(LEARN / f"{module}.py")}
+        assert got == reference_closure(module, imports), module
+        checked += 1
+    assert checked >= 10
+    assert "split_search" in {p.stem for p in compiled.imported_sources(source)}
+
+
+def test_an_edit_changes_the_stamps_of_the_edited_module_and_its_importers_only(tmp_path, monkeypatch):
+    from tnt.learn import compiled
+
+    shutil.copytree(ROOT / "tnt", tmp_path / "tnt", ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(compiled, "_PACKAGE_ROOT", tmp_path / "tnt")
+
+    def stamps():
+        compiled.kernel_source_stamp.cache_clear()
+        return {m: compiled.kernel_source_stamp(str(tmp_path / "tnt" / "learn" / f"{m}.py")) for m in kernel_modules()}
+
+    imports, before = reference_imports(), stamps()
+    try:
+        for edited in ("split_search", "wave_routing", "walks"):
+            with open(tmp_path / "tnt" / "learn" / f"{edited}.py", "a") as source:
+                source.write("# an edit\n")
+            after = stamps()
+            changed = {m for m in before if after[m] != before[m]}
+            assert changed == {m for m in before if edited in reference_closure(m, imports)}, edited
+            assert edited in changed and len(changed) < len(before)
+            before = after
+        (tmp_path / "tnt" / "learn" / "growth.py").write_text("# the growth loop has no kernel\n")
+        assert stamps() == before  # a module no kernel module imports changes no stamp
+    finally:
+        compiled.kernel_source_stamp.cache_clear()
+
+
+EDITED_FIT = """
+import importlib, pkgutil, sys
+from numba.core.registry import CPUDispatcher
+from sklearn.datasets import load_digits
+import tnt, tnt.learn
+X, y = load_digits(return_X_y=True)
+tnt.TnTClassifier(C=1e-2, random_state=0).fit(X, y).predict(X)
+for info in pkgutil.iter_modules(tnt.learn.__path__):
+    for f in vars(importlib.import_module(f"tnt.learn.{info.name}")).values():
+        if isinstance(f, CPUDispatcher) and f.__module__ == f"tnt.learn.{info.name}":
+            misses, hits = sum(f.stats.cache_misses.values()), sum(f.stats.cache_hits.values())
+            if misses or hits:
+                print(info.name, f.__name__, misses, hits)
+"""
+
+
+def test_after_an_edit_a_fit_compiles_the_edited_modules_kernels_and_loads_every_other(tmp_path):
+    # A copy of the package with its cache: a first fit there loads (or compiles) what it uses;
+    # after an edit of wave_routing.py, which no other kernel module imports, a second fit compiles
+    # wave_routing's kernels (their cached code is stale: never loaded) and loads all the others.
+    shutil.copytree(ROOT / "tnt", tmp_path / "tnt", ignore=shutil.ignore_patterns("*.pyc", "*.lock"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
+    env["PYTHONPATH"] = str(tmp_path)
+
+    def fit() -> list[tuple[str, str, int, int]]:
+        done = subprocess.run([sys.executable, "-c", EDITED_FIT], capture_output=True, text=True, env=env, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return [(m, f, int(a), int(b)) for m, f, a, b in (line.split() for line in done.stdout.split("\n") if line)]
+
+    fit()
+    with open(tmp_path / "tnt" / "learn" / "wave_routing.py", "a") as source:
+        source.write("# an edit\n")
+    used = fit()
+    compiled = {(m, f) for m, f, misses, hits in used if misses}
+    loaded = {(m, f) for m, f, misses, hits in used if hits and not misses}
+    assert compiled and {m for m, _ in compiled} == {"wave_routing"}
+    assert {m for m, _ in loaded} >= {"tree_builder", "routing", "walks"} and len(loaded) >= 10
 
 
 WRITER = """

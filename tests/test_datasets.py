@@ -86,14 +86,42 @@ def test_digits_keeps_constant_pixels_but_uploads_refuse_them():
         make_dataset(frame, target="y", features=["a", "zero"], name="t")
 
 
-def test_text_feature_is_encoded_with_a_note():
+def test_text_feature_is_categorical_with_a_note():
     table = read_csv_bytes((BAD.parent / "good_text_feature.csv").read_bytes())
     ds = prepare(table)
-    assert ds.feature_names == ("a", "colour")
+    assert ds.feature_names == ("a", "colour") and ds.categorical == ("colour",)
     assert set(np.unique(np.concatenate([ds.X_train[:, 1], ds.X_test[:, 1]]))) == {0.0, 1.0, 2.0}
+    assert ds.notes == ("Column 'colour' is categorical: a split sends a subset of the categories one way.",)
+
+
+def test_a_text_feature_not_marked_categorical_is_encoded_in_alphabetical_order_with_a_note():
+    frame = read_csv_bytes((BAD.parent / "good_text_feature.csv").read_bytes()).frame
+    ds = make_dataset(frame, target="class", features=["a", "colour"], name="t", categorical=[])
+    assert ds.categorical == () and ds.categories == {"colour": ("blue", "green", "red")}
+    codes = np.concatenate([ds.X_train[:, 1], ds.X_test[:, 1]])
+    assert sorted(codes.tolist()) == sorted(["blue", "green", "red"].index(c) for c in frame["colour"])
     assert ds.notes == (
         "Column 'colour' holds text; it is encoded as numbers in alphabetical order (blue=0, green=1, red=2).",
     )
+
+
+def test_a_numeric_feature_marked_categorical_is_coded_by_its_values():
+    frame = pd.DataFrame({"doors": [4, 2, None, 5] * 5, "y": ["p", "q"] * 10})
+    ds = make_dataset(frame, target="y", features=["doors"], name="t", categorical=["doors"], test_size=0.5)
+    assert ds.categorical == ("doors",) and ds.categories == {"doors": (2, 4, 5)}
+    X = np.concatenate([ds.X_train[:, 0], ds.X_test[:, 0]])
+    assert sorted(X[~np.isnan(X)].tolist()) == sorted({2: 0.0, 4: 1.0, 5: 2.0}[v] for v in [4, 2, 5] * 5)
+    assert np.isnan(X).sum() == 5
+    # The data set's key says which columns are categorical; without any it is the key saved before.
+    plain = make_dataset(frame, target="y", features=["doors"], name="t", test_size=0.5)
+    assert plain.categorical == () and plain.key != ds.key
+
+
+def test_more_values_than_a_categorical_feature_may_have_is_one_sentence():
+    frame = pd.DataFrame({"code": np.arange(300) * 1.0, "y": ["p", "q"] * 150})
+    with pytest.raises(DataError, match=r"^Column 'code' holds numbers with 300 different values, more than the 255 "
+                       r"categories a feature may have; leave it out, or treat it as numeric\.$"):  # fmt: skip
+        make_dataset(frame, target="y", features=["code"], name="t", categorical=["code"])
 
 
 def test_missing_values_can_be_dropped_on_request():
@@ -194,7 +222,9 @@ def test_prepare_table_is_the_one_set_of_checks_for_app_and_command_line():
     X, y, notes, rows = prepare_table(frame, target="y", features=["a", "colour"], drop_missing=True)
     assert X.tolist() == [[1.0, 1.0], [2.0, 0.0], [4.0, 1.0]] and y.tolist() == ["u", "v", "v"]
     assert rows.tolist() == [0, 1, 3] and notes[0] == "Dropped 1 rows with missing values."
-    with pytest.raises(DataError, match=r"Column 'colour' holds text \(such as 'red'\), and a model file keeps no"):
+    with pytest.raises(
+        DataError, match=r"Column 'colour' holds text \(such as 'red'\) where numbers are expected; to learn from its"
+    ):
         prepare_table(frame, target="y", features=["colour"], encode_text=False)
     X, y, _, _ = prepare_table(frame, target=None, features=["colour"])  # features only, for prediction
     assert y is None and X.ravel().tolist() == [1.0, 0.0, 1.0, 1.0]
@@ -217,8 +247,8 @@ def test_the_command_line_reads_files_through_the_same_loader(tmp_path):
 
     for name, (stage, message) in sorted(CASES.items()):
         target = "class" if stage == "read" else str(read_csv_bytes((BAD / name).read_bytes()).frame.columns[-1])
-        if name == "free_text_column.csv":  # the app encodes up to 50 text values; a model file keeps none
-            message = "Column 'comment' holds text (such as 'note number 0'), and a model file keeps no encoding"
+        if name == "free_text_column.csv":  # the app codes up to 255 text values; tnt train reads numbers
+            message = "Column 'comment' holds text (such as 'note number 0') where numbers are expected; to learn"
         if name == "singleton_class.csv":  # reads fine; the stratified split of tnt train refuses it
             X, y = read_csv_table(BAD / name, target=target, reject_constant=True)
             with pytest.raises(DataError, match=message):

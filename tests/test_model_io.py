@@ -308,7 +308,7 @@ def test_every_estimator_the_project_ships_and_the_trees_it_converts_are_kinds_a
     from tnt.model_io import ESTIMATOR_KINDS, LoadedGraphRegressor
 
     for module in pkgutil.walk_packages(tnt.__path__, "tnt."):
-        if not module.name.startswith(("tnt.learn.warmup", "tnt.cli")):
+        if not module.name.startswith(("tnt.warmup", "tnt.cli")):
             importlib.import_module(module.name)
 
     def every_subclass(cls):

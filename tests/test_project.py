@@ -102,10 +102,12 @@ def test_the_build_compiles_with_the_numba_the_install_gets():
     assert build == toml["project"]["dependencies"]
 
 
-def install_step(monkeypatch, tmp_path, editable=False, exit_code=0):
+def install_step(monkeypatch, tmp_path, editable=False, exit_code=0, sources=None):
     """setup.py's build_py on a package built into ``tmp_path``, with setuptools' own copying and the
     warm-up process replaced by records of what they would do (the real compiling at install is
-    checked by .ci/smoke_installed.py after a real `pip install`)."""
+    checked by .ci/smoke_installed.py after a real `pip install`). The sources are a folder without
+    a compiled cache (``sources``, or an empty one) for a non-editable build, the repository for an
+    editable one."""
     import importlib.util
 
     from setuptools import Distribution
@@ -113,6 +115,9 @@ def install_step(monkeypatch, tmp_path, editable=False, exit_code=0):
     spec = importlib.util.spec_from_file_location("tnt_setup", ROOT / "setup.py")
     setup = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(setup)
+    if not editable:
+        sources = sources or tmp_path.parent / f"{tmp_path.name}-sources"
+        monkeypatch.setattr(setup, "__file__", str(sources / "setup.py"))
     monkeypatch.setattr(setup.build_py, "run", lambda self: None)
     calls = []
 
@@ -141,11 +146,29 @@ def test_pip_install_compiles_the_kernels_of_the_package_it_builds(monkeypatch, 
     (earlier / "k-0.py311.nbi").touch()
     (earlier / "k-0.py311.1.nbc").touch()
     ((args, cwd, env),) = install_step(monkeypatch, tmp_path)
-    assert args == [sys.executable, "-m", "tnt.learn.warmup"] and cwd == tmp_path
+    assert args == [sys.executable, "-m", "tnt.warmup"] and cwd == tmp_path
     assert not any(key.startswith("NUMBA_") for key in env)  # the cache goes into the package, not elsewhere
     cache = tmp_path / "tnt" / "learn" / "__pycache__"
     # Only the code just compiled is installed: not the write locks, nor an earlier build's code.
     assert [p.name for p in cache.iterdir()] == ["k-1.py311.nbi"]
+
+
+def test_pip_install_after_an_editable_install_copies_its_compiled_code(monkeypatch, tmp_path):
+    monkeypatch.delenv("TNT_COMPILE_AT_INSTALL", raising=False)
+    sources, built = tmp_path / "source", tmp_path / "build"
+    cache = sources / "tnt" / "learn" / "__pycache__"
+    cache.mkdir(parents=True)
+    for name in ("k-2.py311.nbi", "k-2.py311.1.nbc", "routing.cpython-311.pyc"):
+        (cache / name).write_text(name)
+    (sources / "tnt" / "gone" / "__pycache__").mkdir(parents=True)  # a folder the build does not hold
+    (sources / "tnt" / "gone" / "__pycache__" / "k-3.py311.nbi").write_text("x")
+    (built / "tnt" / "learn").mkdir(parents=True)
+    ((_, cwd, _),) = install_step(monkeypatch, built, sources=sources)
+    assert cwd == built  # the warm-up still runs, and loads what was copied
+    copied = built / "tnt" / "learn" / "__pycache__"
+    assert sorted(p.name for p in copied.iterdir()) == ["k-1.py311.nbi", "k-2.py311.1.nbc", "k-2.py311.nbi"]
+    assert (copied / "k-2.py311.1.nbc").read_text() == "k-2.py311.1.nbc"
+    assert not (built / "tnt" / "gone").exists()
 
 
 def test_an_editable_install_compiles_beside_the_sources(monkeypatch, tmp_path):

@@ -11,7 +11,7 @@ from tnt.inspect.errors import error_leaves, node_scores
 from tnt.inspect.reach import routes
 from tnt.inspect.rules import leaf_rules
 from ui.inspection import rules_measured_on
-from ui.tables import CHAR_PX, FRAME_PX, LINE_PX, PAD_PX, header, table_layout
+from ui.tables import CHAR_PX, ELLIPSIS, FRAME_PX, LINE_PX, MAX_LINES, PAD_PX, header, table_layout
 
 
 def test_no_header_is_snake_case_and_known_ones_read_as_words():
@@ -68,6 +68,21 @@ def test_the_graph_pages_tables_fit_the_page_and_their_rows_hold_the_longest_rul
     for table in (*tables, error_leaves(g, test, yti, top=None), scores):
         checked += fits(table, frame_px)
     assert checked >= 5
+
+
+def test_a_rule_longer_than_its_row_holds_ends_in_an_ellipsis_and_the_rest_is_kept_whole():
+    # MNIST's rules run to 20+ conditions: more than MAX_LINES lines at any width of the frame.
+    long = " and ".join(f"pixel_{i}_{i + 3} <= {i}.5" for i in range(40))
+    rules = pd.DataFrame({"leaf": [7, 9], "prediction": ["3", "8"], "rule": [long, "pixel_1_2 > 0.5"]})
+    shown, _, row_height, widths = table_layout(rules, FRAME_PX["full"])
+    lines = (row_height - 35) // LINE_PX + 1
+    assert lines == MAX_LINES
+    cut, short = shown["rule"]
+    assert cut.endswith(ELLIPSIS) and long.startswith(cut[: -len(ELLIPSIS)])
+    assert long[len(cut) - len(ELLIPSIS)] == " "  # cut between two conditions' words, not inside one
+    assert math.ceil(len(cut) * CHAR_PX / (widths["rule"] - PAD_PX)) <= lines  # it fits the row's lines
+    assert short == "pixel_1_2 > 0.5"  # a rule that fits is left whole
+    assert rules["rule"].iloc[0] == long  # the caller's table is not changed
 
 
 def test_a_sample_path_fits_the_side_column(digits_model):

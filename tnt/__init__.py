@@ -1,7 +1,7 @@
 """TnT Explorer: Tree in Tree decision graphs (Zhu & Shoaran, NeurIPS 2021) for scikit-learn.
 
 The names below are imported on first use (PEP 562), so that importing a submodule, such as the
-app's warm-up (:mod:`tnt.learn.warmup`), which starts compiling in a separate process before the
+app's warm-up (:mod:`tnt.warmup`), which starts compiling in a separate process before the
 app imports anything else, does not import scikit-learn and every estimator first.
 """
 

@@ -79,7 +79,7 @@ def _parser() -> argparse.ArgumentParser:
         help="train a TnT (or NDG) on a CSV file and save it as a model file",
         description="Train a TnT classifier or regressor (or the paper's naive decision graph, "
         "NDG) on a CSV file (numeric features, one target column). The file is read and checked "
-        "as the app reads an upload.",
+        "as the app reads an upload; --categorical names text columns to split by subsets of their values.",
     )
     train.add_argument("data", metavar="DATA.csv", help="training data, one row per sample, with a header row")
     train.add_argument("--target", required=True, metavar="COL", help="name of the label column")
@@ -110,7 +110,19 @@ def _parser() -> argparse.ArgumentParser:
         help="TnT: train to a budget: search C (from --C on) for the TnT with the most splits not "
         "above N, and compare CART with as many splits; NDG: stop at N splits",
     )
-    train.add_argument("--N1", type=_count(1, MAX_ROUNDS), default=2, help="merge phases (default 2)")
+    train.add_argument(
+        "--categorical",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="COL",
+        help="columns to split by subsets of their values (colour in {red, blue}): text, or whole numbers "
+        "0 or more; at most 255 categories each. Their values are read by name, an empty cell as missing. "
+        "TnT learns them with N1=1, no fine-tuning and --size C only so far (N1 is then 1 by default)",
+    )
+    train.add_argument(
+        "--N1", type=_count(1, MAX_ROUNDS), default=None, help="merge phases (default 2; 1 with --categorical)"
+    )
     train.add_argument("--N2", type=_count(1, MAX_ROUNDS), default=5, help="grow passes per phase (default 5)")
     train.add_argument(
         "--fine-tune", type=_count(0, MAX_ROUNDS), default=0, help="rounds of fine-tuning after training (default 0)"
@@ -266,11 +278,13 @@ def _train(args) -> None:
     from sklearn.model_selection import train_test_split
 
     from tnt.data.csv_loader import read_csv_table
-    from tnt.data.datasets import split, target_task
+    from tnt.data.datasets import check_categorical_numbers, split, target_task
     from tnt.model_io import model_to_json
 
     if not 0 <= args.test_size < 1:
         raise ValueError(f"--test-size must be at least 0 and below 1, got {args.test_size}.")
+    if args.target in args.categorical:
+        raise ValueError(f"--categorical names the target column '{args.target}'; name feature columns only.")
     X, y = read_csv_table(
         args.data,
         target=args.target,
@@ -278,7 +292,11 @@ def _train(args) -> None:
         drop_missing=args.drop_missing,
         reject_constant=True,
         task=args.task,
+        text_features=_categorical_columns(args),
     )
+    for name in _categorical_columns(args):  # pandas categories: the budget search's CART finds them too
+        check_categorical_numbers(X[name], name)
+        X[name] = X[name].astype("category")
     regression = args.task == "regression" or (args.task == "auto" and target_task(y) == "regression")
     _model(args, regression)  # checks the options before the split
     if args.test_size > 0:
@@ -306,7 +324,7 @@ def _train(args) -> None:
             raise ValueError(f"--max-splits must be 0 or more, got {args.max_splits}.")
         _model(args, regression)  # checks the options
         C_start = settings.pop("C")
-        found = fit_to_budget(X_train, y_train, args.max_splits, C_start=C_start, **settings)
+        found = fit_to_budget(X_train, y_train, args.max_splits, C_start=C_start, **settings, **_categorical(args))
         model = found.model
         tried = ", ".join(f"{C:.3g}: {s}" for C, s in sorted(set(found.tried)))
         print(
@@ -325,6 +343,9 @@ def _train(args) -> None:
         else:
             print(f"{part + ' accuracy':<14} {model.score(X_part, y_part):.4f} on {len(y_part)} rows")
     print(f"splits {model.n_splits_}, leaves {model.n_leaves_}, shared nodes {model.n_shared_nodes_}")
+    for name in args.categorical:
+        categories = model.categories_[list(model.feature_names_in_).index(name)]
+        print(f"categorical {name}: {len(categories)} categories")
     if args.size == "held-out":
         print(f"size chosen on held-out data: pruning level {model.pruning_level_:.3g} per split")
     if args.model == "tnt" and args.max_splits is not None:
@@ -341,8 +362,9 @@ def _tnt_params(args) -> dict:
     (:meth:`tnt.services.training.TrainParams.tnt_params`)."""
     from tnt.services.training import SIZE_CHOICES, TrainParams
 
+    N1 = args.N1 if args.N1 is not None else 1 if args.categorical else 2
     return TrainParams(
-        C=1e-3 if args.C is None else args.C, N1=args.N1, N2=args.N2, fine_tune=args.fine_tune, seed=args.seed,
+        C=1e-3 if args.C is None else args.C, N1=N1, N2=args.N2, fine_tune=args.fine_tune, seed=args.seed,
         max_bins=args.max_bins, ccp_alpha=SIZE_CHOICES[SIZE_NAMES.index(args.size)],
     ).tnt_params()  # fmt: skip
 
@@ -360,6 +382,8 @@ def _model(args, regression: bool):
             raise ValueError(f"--max-splits must be at least 0, got {args.max_splits}.")
         if args.size != "C":
             raise ValueError("--size held-out is an option of TnT; drop it for --model ndg.")
+        if args.categorical:
+            raise ValueError("--categorical is an option of TnT; NDG has no categorical splits, so use --model tnt.")
         return NDGClassifier(
             C=PAPER_C if args.C is None else args.C, max_splits=args.max_splits, random_state=args.seed
         )
@@ -367,7 +391,17 @@ def _model(args, regression: bool):
     from tnt.regressor import TnTRegressor
 
     estimator = TnTRegressor if regression else TnTClassifier
-    return estimator(**_tnt_params(args))
+    return estimator(**_tnt_params(args), **_categorical(args))
+
+
+def _categorical_columns(args) -> list[str]:
+    """The ``--categorical`` columns, each once, in the order given."""
+    return list(dict.fromkeys(args.categorical))
+
+
+def _categorical(args) -> dict:
+    """``categorical_features`` of TnT for ``--categorical`` (nothing without it)."""
+    return {"categorical_features": _categorical_columns(args)} if args.categorical else {}
 
 
 def _predict(args) -> None:

@@ -224,12 +224,13 @@ def _what_if(model_key, data, model, names, sample: int) -> None:
         column = data.X_train[:, f]
         categories = data.categories.get(name)
         missing = bool(np.isnan(x0[f]))  # an empty input is a missing value
-        if categories:  # a text feature: pick a category, its code goes to the model
+        if categories:  # a coded feature: pick a category by name
             code = None if missing else int(np.clip(np.rint(x0[f]), 0, len(categories) - 1))
             picked = cols[i % 4].selectbox(
                 name, categories, index=code, key=f"graph/inspect/whatif/{origin}/{f}", placeholder="missing",
-                help=f"A text column, encoded as {', '.join(f'{c}={k}' for k, c in enumerate(categories[:5]))}"
-                f"{', ...' if len(categories) > 5 else ''}.",
+                help="A categorical column: the model reads the category by name; leave it empty for a missing value."
+                if name in data.categorical else "A text column, coded as numbers in alphabetical order: "
+                f"{', '.join(f'{c}={k}' for k, c in enumerate(categories[:5]))}{', ...' if len(categories) > 5 else ''}.",
             )  # fmt: skip
             x1[f] = np.nan if picked is None else float(categories.index(picked))
             continue
@@ -249,7 +250,7 @@ def _what_if(model_key, data, model, names, sample: int) -> None:
     w = what_if(graph, x0, x1, names)
     if not blank:
         _follow(WHAT_IF_SAMPLE, model_key, sample, x0, x1)
-    before, after = (_prediction(model, x) for x in (x0, x1))
+    before, after = (_prediction(model, data, x) for x in (x0, x1))
     verdict = "unchanged" if before == after else f"was {before}"
     on_path = [n for n in w.changed_tests if n in set(w.path)]
     left_behind = [n for n in w.changed_tests if n not in set(w.path)]
@@ -267,15 +268,16 @@ def _what_if(model_key, data, model, names, sample: int) -> None:
                marked=changed)  # fmt: skip
 
 
-def _prediction(model, x) -> str:
-    value = model.predict(x.reshape(1, -1))[0]
+def _prediction(model, data, x) -> str:
+    """What ``model`` predicts for the sample ``x`` of ``data`` (codes), its categories given by name."""
+    value = model.predict(data.model_input(x.reshape(1, -1)))[0]
     return format_value(value) if model.graph_.regression else str(value)
 
 
 def _counterfactual(model_key, data, model, names, classes, sample: int) -> None:
     graph = model.graph_
     x = np.asarray(data.X_test[sample], dtype=np.float64)
-    now = _prediction(model, x)
+    now = _prediction(model, data, x)
     try:  # a model the search cannot take says so before any control is offered
         space = counterfactual_space(model_key, data.key, graph, data.X_train)
     except ValueError as err:
@@ -368,7 +370,7 @@ def _rules(rules, classes, target_name: str) -> None:
     part = st.radio("Measured on", ["training rows", "test rows"], horizontal=True, key="graph/inspect/rules/part")
     show_table(rules_measured_on(shown, "train" if part.startswith("training") else "test"),
                key="graph/inspect/rules/table", max_rows=10)  # fmt: skip
-    if len(shown):  # a rule of many conditions (MNIST's) may wrap past its row: read it whole here
+    if len(shown):  # a rule of many conditions (MNIST's) ends in "…" in its row: read it whole here
         picked = st.selectbox(
             "Read a rule whole", range(len(shown)), key="graph/inspect/rules/whole",
             format_func=lambda i: f"leaf #{shown['leaf'].iloc[i]} ({shown['prediction'].iloc[i]}), rule {i + 1}",

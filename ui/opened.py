@@ -74,7 +74,7 @@ def reduced_model(opened, data):
 def _reduce(opened, match: DataMatch, data) -> None:
     store = st.session_state.setdefault(_REDUCED, LRUStore(4))
     try:
-        store.put(_reduction_key(opened, data), reduce_model(match.model, data.X_train, data.y_train))
+        store.put(_reduction_key(opened, data), reduce_model(match.model, data.model_input(data.X_train), data.y_train))
     except ValueError as err:  # e.g. classes in an order reduction cannot use
         st.session_state["opened/reduce_error"] = str(err)
 

@@ -22,7 +22,7 @@ import streamlit as st
 from tnt.services.tasks import measure_decimals
 from ui.display import LABELS, TABLE_ROW_PX, table_height
 
-__all__ = ["FRAME_PX", "header", "show_table", "table_layout"]
+__all__ = ["FRAME_PX", "header", "shortened", "show_table", "table_layout"]
 
 #: Width in pixels of the main frame of a page at 1,440 px (wide layout, sidebar open), of one of two
 #: columns with a large gap (the Data page's), and of the side column of the Graph page (3/8 of it),
@@ -56,9 +56,8 @@ HEADERS = {
 }
 _WORDS = {"tnt": "TnT", "cart": "CART", "ndg": "NDG", "tao": "TAO", "acc": "accuracy", "r2": "R²", "rmse": "RMSE",
           "std": "std", "train": "training", "n": "number of"}  # fmt: skip
-# Columns shown as shares (0..1, written as percentages) and as scores (three decimals), by name.
+# Columns shown as shares (0..1, written as percentages), by name.
 _SHARE_WORDS = ("share", "coverage")
-_SCORE_WORDS = ("accuracy", "precision", "_acc", "r2", "score")
 # Whole numbers that name something (a node, a seed) rather than count: no thousands separator.
 _ID_NAMES = {"node", "leaf", "seed", "N1", "N2", "run", "sample", "test sample", "feature"}
 
@@ -87,31 +86,49 @@ def _kind(name: str, column: pd.Series) -> str:
         return "id"
     if set(re.split(r"[_ ]", lower)) & set(_SHARE_WORDS):  # "test_share", not "shared_nodes"
         return "share"
-    if any(word in lower for word in _SCORE_WORDS):
-        return "score"
-    if "time" in lower:
-        return "seconds"
+    if measure_decimals(name) is not None:  # a score or a time: its decimals whatever its values
+        return "number"
     values = column.dropna().to_numpy(dtype=np.float64)
     if values.size == 0 or np.all(np.mod(values, 1) == 0):
         return "count"
     return "number"
 
 
-def _text(value, kind: str) -> str:
-    """What a cell shows, to estimate its width."""
+#: What ends a cell shortened to the lines of its row.
+ELLIPSIS = " …"
+
+
+def shortened(value, holds: int):
+    """``value`` as it is if it is not text or holds in ``holds`` characters, else its words that do,
+    followed by :data:`ELLIPSIS`.
+
+    Wrapping breaks lines between words, so a line holds a little less than its width in characters:
+    the words kept fill at most nine tenths of ``holds``.
+
+    >>> shortened("x <= 1 and y > 2 and z <= 3", 20)
+    'x <= 1 and y > 2 …'
+    >>> shortened("x <= 1", 20), shortened(None, 3)
+    ('x <= 1', None)
+    """
+    if not isinstance(value, str) or len(value) <= holds:
+        return value
+    room = max(int(holds * 0.9) - len(ELLIPSIS), 1)
+    cut = value.rfind(" ", 0, room + 1)
+    return value[: cut if cut > 0 else room].rstrip() + ELLIPSIS
+
+
+def _text(value, kind: str, name: str) -> str:
+    """What a cell of column ``name`` shows, to estimate its width."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
     if kind == "share":
         return f"{100 * float(value):.1f} %"
-    if kind == "score":
-        return f"{float(value):.3f}"
-    if kind == "seconds":
-        return f"{float(value):.2f}"
     if kind == "count":
         return f"{int(value):,}"
     if kind == "id":
         return str(int(value))
-    return str(value)
+    digits = measure_decimals(name) if kind == "number" else None
+    return str(value) if digits is None else f"{float(value):.{digits}f}"
 
 
 def table_layout(frame: pd.DataFrame, frame_px: int, *, hide_index: bool = True, labels: dict | None = None):
@@ -148,7 +165,7 @@ def table_layout(frame: pd.DataFrame, frame_px: int, *, hide_index: bool = True,
     kinds = {name: _kind(str(name), shown[name]) for name in shown.columns}
     need = {}
     for name in shown.columns:
-        texts = [_text(v, kinds[name]) for v in shown[name].tolist()] or [""]
+        texts = [_text(v, kinds[name], str(name)) for v in shown[name].tolist()] or [""]
         longest = max(max(len(t) for t in texts), len(title(name)))
         need[name] = max(MIN_COLUMN_PX, int(math.ceil(longest * CHAR_PX)) + PAD_PX)
     header_px = {n: max(MIN_COLUMN_PX, int(math.ceil(len(title(n)) * CHAR_PX)) + PAD_PX) for n in shown.columns}
@@ -169,6 +186,9 @@ def table_layout(frame: pd.DataFrame, frame_px: int, *, hide_index: bool = True,
         longest = max(texts, key=lambda n: need[n])
         widths[longest] += max(frame_px - sum(widths.values()), 0)
     lines = min(lines, MAX_LINES)
+    for name in texts:  # a cell longer than its row holds (MNIST's rules) ends in "…", never cut mid-word unseen
+        holds = lines * max(int((widths[name] - PAD_PX) / CHAR_PX), 1)
+        shown[name] = shown[name].map(lambda v, holds=holds: shortened(v, holds))
     config = {}
     for name in shown.columns:
         kind = kinds[name]
@@ -176,14 +196,10 @@ def table_layout(frame: pd.DataFrame, frame_px: int, *, hide_index: bool = True,
         if kind == "share":
             shown[name] = shown[name] * 100
             config[name] = st.column_config.NumberColumn(format="%.1f %%", **common)
-        elif kind == "score":
-            config[name] = st.column_config.NumberColumn(format="%.3f", **common)
-        elif kind == "seconds":
-            config[name] = st.column_config.NumberColumn(format="%.2f", **common)
         elif kind in ("count", "id"):
             shown[name] = shown[name].astype("Int64")
             config[name] = st.column_config.NumberColumn(format="localized" if kind == "count" else "%d", **common)
-        elif kind == "number":  # a depth with two decimals (tnt.services.tasks.measure_decimals), else as it is
+        elif kind == "number":  # decimals by tnt.services.tasks.measure_decimals, else as it is
             digits = measure_decimals(str(name))
             config[name] = st.column_config.NumberColumn(format=None if digits is None else f"%.{digits}f", **common)
         else:  # numbers written as text (counts too large for a float) stand right, as numbers do

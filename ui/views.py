@@ -6,8 +6,8 @@ from dataclasses import replace
 
 import streamlit as st
 
+from tnt import warmup
 from tnt.data.datasets import Dataset
-from tnt.learn import warmup
 from tnt.services.budget import BudgetResult
 from tnt.services.training import TrainParams, TrainResult, train, train_to_budget
 from ui.analysis import remembered

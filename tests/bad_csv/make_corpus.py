@@ -41,7 +41,7 @@ def main():
         "empty_column.csv": rows(["a", "b", "class"], [[r[0], "", r[2]] for r in good]).encode(),
         "constant_column.csv": rows(["a", "const", "b", "class"], [[r[0], 7, r[1], r[2]] for r in good]).encode(),
         "free_text_column.csv": rows(
-            ["a", "comment", "class"], [[r[0], f"note number {i}", r[2]] for i, r in enumerate(good * 2)]
+            ["a", "comment", "class"], [[r[0], f"note number {i}", r[2]] for i, r in enumerate(good * 8)]
         ).encode(),
         "continuous_target.csv": rows(
             ["a", "b", "price"], [[r[0], r[1], round(r[0] * 100 + r[1], 3)] for r in good * 2]
@@ -67,7 +67,10 @@ def main():
         "one_class.csv": ["prepare", "The class column 'class' has only one value"],
         "empty_column.csv": ["prepare", "Column 'b' is empty"],
         "constant_column.csv": ["prepare", "Column 'const' has the same value in every row"],
-        "free_text_column.csv": ["prepare", "Column 'comment' holds text with 80 different values"],
+        "free_text_column.csv": [
+            "prepare",
+            "Column 'comment' holds text with 320 different values, more than the 255 categories",
+        ],
         "infinite_values.csv": ["prepare", "Column 'b' has infinite values"],
         "singleton_class.csv": ["prepare", "Class 'rare' has only one row"],
     }

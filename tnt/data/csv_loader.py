@@ -255,6 +255,9 @@ def read_csv_table(
             )
         if not features:
             raise DataError("There are no feature columns besides the class column; add the features.")
+        unknown = [f for f in text_features if f not in columns]
+        if unknown:
+            raise DataError(f"There is no column named '{shown(unknown[0])}'; the columns are {_listed(columns)}.")
         numeric = [f for f in features if f not in set(text_features)]
         if numeric or target is not None:
             X, y, _, rows = prepare_table(

@@ -18,6 +18,7 @@ import pandas as pd
 from sklearn.model_selection import train_test_split
 
 from tnt._messages import shown
+from tnt.categorical import MAX_CATEGORIES
 
 __all__ = [
     "DataError",
@@ -35,7 +36,9 @@ __all__ = [
 ]
 
 SAMPLE_DATA = Path(__file__).resolve().parent / "bundled"
-MAX_TEXT_CATEGORIES = 50  # a text feature with more distinct values is rejected, not encoded
+#: Most values a coded feature may have: a text column (categorical or coded as numbers) or a numeric
+#: column marked categorical (the learners' limit, :data:`tnt.categorical.MAX_CATEGORIES`).
+MAX_TEXT_CATEGORIES = MAX_CATEGORIES
 CONTINUOUS_TARGET_VALUES = 50  # a numeric target with more distinct values looks continuous
 TASKS = ("auto", "classification", "regression")  # what a target can be used for ("auto": target_task decides)
 
@@ -52,8 +55,12 @@ class Dataset:
     trained on it can be cached by key. ``y_*`` hold the original labels (the numeric targets of a
     regression); ``classes`` is their sorted set, the column order of every model trained on the
     data (empty for a regression). ``task`` is ``"classification"`` or ``"regression"``.
-    ``categories`` maps each text feature to its categories: code ``i`` of the feature stands for
-    ``categories[name][i]``.
+    ``categories`` maps each coded feature (a text column, or a column marked categorical) to its
+    categories: code ``i`` of the feature stands for ``categories[name][i]``, and ``X_*`` hold the
+    codes. ``categorical`` names the features the learners split by subsets of categories
+    (``categorical_features``); a text feature not among them is coded as numbers in alphabetical
+    order and split by thresholds. Models read categorical features by name:
+    :meth:`model_input` gives them ``X_*`` that way.
     """
 
     key: str
@@ -68,7 +75,8 @@ class Dataset:
     y_test: np.ndarray
     notes: tuple[str, ...] = field(default=())
     task: str = "classification"
-    categories: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    categories: dict[str, tuple] = field(default_factory=dict)
+    categorical: tuple[str, ...] = field(default=())
 
     @property
     def is_regression(self) -> bool:
@@ -124,9 +132,40 @@ class Dataset:
         counts = counts[(counts["train"] + counts["test"]) > 0]
         return counts.sort_values("share", ascending=False, kind="stable")
 
+    def model_input(self, X):
+        """Rows of ``X_train`` or ``X_test`` (codes) as a model of this data reads them: a table whose
+        categorical features hold their categories by name (pandas categories, in this data's
+        order, so that a model fitted on it codes them as the data does); ``X`` itself when no
+        feature is categorical.
+
+        Examples
+        --------
+        >>> frame = pd.DataFrame({"colour": ["red", "blue", None, "red"] * 3, "y": ["u", "v"] * 6})
+        >>> data = make_dataset(frame, target="y", features=["colour"], name="t", test_size=0.5)
+        >>> data.categorical, data.categories["colour"]
+        (('colour',), ('blue', 'red'))
+        >>> data.model_input(np.array([[1.0], [np.nan], [0.0]]))["colour"].tolist()
+        ['red', nan, 'blue']
+        """
+        if not self.categorical:
+            return X
+        X = np.asarray(X, dtype=np.float64).reshape(-1, self.n_features)
+        columns = {}
+        for f, name in enumerate(self.feature_names):
+            if name in self.categorical:
+                codes = np.where(np.isnan(X[:, f]), -1, X[:, f]).astype(np.int64)
+                columns[name] = pd.Categorical.from_codes(codes, categories=list(self.categories[name]))
+            else:
+                columns[name] = X[:, f]
+        return pd.DataFrame(columns)
+
     def test_frame(self) -> pd.DataFrame:
-        """The test samples as a table, with their class, for display."""
+        """The test samples as a table, with their class, for display (coded features by name)."""
         df = pd.DataFrame(self.X_test, columns=list(self.feature_names))
+        for name, categories in self.categories.items():
+            codes = df[name].to_numpy()
+            names = np.asarray(categories, dtype=object)
+            df[name] = np.where(np.isnan(codes), np.nan, names[np.nan_to_num(codes).astype(np.int64)])  # as read
         df[self.target_name] = self.y_test
         return df
 
@@ -200,6 +239,7 @@ def make_dataset(
     reject_constant: bool = True,
     source_key: str | None = None,
     task: str = "auto",
+    categorical=None,
 ) -> Dataset:
     """Check a table, encode its text features and split it: the one path every data set takes.
 
@@ -228,6 +268,11 @@ def make_dataset(
         What the target is for: ``"auto"`` follows :func:`target_task` (regression for a numeric
         column with many distinct values); either of the others overrides it, so that a numeric
         column of few values can be a regression target, and one of many values class labels.
+    categorical : sequence of str, optional
+        The features split by subsets of their categories (:attr:`Dataset.categorical`): text
+        columns, or numeric columns of at most ``MAX_TEXT_CATEGORIES`` values. ``None`` (the
+        default) marks every text feature; a text feature left out is coded as numbers in
+        alphabetical order.
 
     Raises
     ------
@@ -236,6 +281,9 @@ def make_dataset(
     """
     features = [str(f) for f in features]
     _check_columns(frame, target, features)
+    if categorical is None:
+        categorical = [f for f in features if is_text_column(frame[f])]
+    categorical = [str(f) for f in categorical if str(f) in features]
     if task not in TASKS:
         raise DataError(f"The task must be one of {', '.join(TASKS)}, got '{shown(str(task))}'.")
     resolved = target_task(frame[target]) if task == "auto" else task
@@ -248,6 +296,7 @@ def make_dataset(
         reject_constant=reject_constant,
         task=resolved,
         check_continuous=task == "auto",  # a classification chosen by the user takes any column
+        categorical=categorical,
     )
     frame = frame.loc[kept, columns]
     if split_column:
@@ -264,6 +313,8 @@ def make_dataset(
     key_parts = [source_key or _frame_hash(frame), target, features, test_size, seed, split_column, drop_missing]
     if resolved == "regression":  # keys of classification data sets stay those saved before regression came
         key_parts.append(resolved)
+    if categorical:  # and those of data sets without categorical features those saved before they came
+        key_parts.append(["categorical", categorical])
     key = hashlib.sha256(json.dumps(key_parts, default=str).encode()).hexdigest()[:16]
     return Dataset(
         key=key,
@@ -278,7 +329,8 @@ def make_dataset(
         y_test=y_test,
         notes=tuple(notes),
         task=resolved,
-        categories={f: tuple(text_categories(frame[f])) for f in features if is_text_column(frame[f])},
+        categories={f: tuple(column_categories(frame[f])) for f in features if is_coded(frame[f], f in categorical)},
+        categorical=tuple(categorical),
     )
 
 
@@ -292,6 +344,7 @@ def prepare_table(
     encode_text: bool = True,
     task: str = "classification",
     check_continuous: bool = True,
+    categorical=(),
 ) -> tuple[np.ndarray, np.ndarray | None, list[str], pd.Index]:
     """The checks every table goes through before training or prediction, in the app and the CLI.
 
@@ -312,14 +365,17 @@ def prepare_table(
     reject_constant : bool, default=True
         Refuse feature columns holding a single value (or no value at all).
     encode_text : bool, default=True
-        Encode a text feature (up to ``MAX_TEXT_CATEGORIES`` values) as numbers in alphabetical
-        order, with a note; when ``False`` text is refused (a model file keeps no encoding).
+        Encode a text feature (up to ``MAX_TEXT_CATEGORIES`` values) as the codes of its categories
+        in alphabetical order, with a note; when ``False`` text is refused.
     task : {"classification", "regression", "auto"}, default="classification"
         What the target is for: class labels (a continuous-looking column is refused), numeric
         targets of a regression (returned as float64), or whichever :func:`target_task` says.
     check_continuous : bool, default=True
         Refuse class labels that look continuous (:func:`target_task`); False when the user chose
         classification for that column.
+    categorical : sequence of str, default=()
+        Features coded as categories (:func:`column_categories`) and said to be categorical in the
+        notes: text columns, or numeric columns of at most ``MAX_TEXT_CATEGORIES`` values.
 
     Returns
     -------
@@ -377,7 +433,7 @@ def prepare_table(
         y = _check_regression_target(frame[target], target)
     else:
         y = _check_target(frame[target], target, check_continuous)
-    X, encoded = _feature_matrix(frame[features], reject_constant, encode_text)
+    X, encoded = _feature_matrix(frame[features], reject_constant, encode_text, set(map(str, categorical)))
     return X, y, notes + encoded, frame.index
 
 
@@ -485,13 +541,40 @@ def text_categories(column: pd.Series) -> np.ndarray:
     return np.sort(column.dropna().astype(str).unique())
 
 
-def _feature_matrix(features: pd.DataFrame, reject_constant: bool, encode_text: bool) -> tuple[np.ndarray, list[str]]:
+def is_coded(column: pd.Series, categorical: bool) -> bool:
+    """Whether a feature column is held as the codes of its categories: a text column, or any
+    column marked ``categorical``."""
+    return categorical or is_text_column(column)
+
+
+def column_categories(column: pd.Series) -> np.ndarray:
+    """The categories of a coded feature in code order: a text column's values as text, sorted; a
+    numeric column's distinct numbers, increasing (whole numbers as integers).
+
+    Examples
+    --------
+    >>> column_categories(pd.Series([8, 4, None, 6, 4])).tolist()
+    [4, 6, 8]
+    """
+    if is_text_column(column):
+        return text_categories(column)
+    values = np.unique(column.dropna().to_numpy(dtype=np.float64))
+    if values.size and np.all(values == np.floor(values)) and np.all(np.abs(values) < 2**53):
+        return np.asarray([int(v) for v in values], dtype=object)
+    return values.astype(object)
+
+
+def _feature_matrix(
+    features: pd.DataFrame, reject_constant: bool, encode_text: bool, categorical: set = frozenset()
+) -> tuple[np.ndarray, list[str]]:
     notes, columns = [], []
     for name in features.columns:
         column = features[name]
         if pd.api.types.is_bool_dtype(column):
             column = column.astype(int)
-        if not is_text_column(column):
+        if name in categorical:
+            values = _category_codes(column, name)
+        elif not is_text_column(column):
             values = column.to_numpy(dtype=np.float64)
             if np.isinf(values).any():
                 raise DataError(
@@ -502,17 +585,12 @@ def _feature_matrix(features: pd.DataFrame, reject_constant: bool, encode_text: 
             text = column.astype(str)
             if not encode_text:
                 raise DataError(
-                    f"Column '{shown(name)}' holds text (such as '{shown(text[present].iloc[0])}'), and a model file "
-                    "keeps no encoding of text; convert the column to numbers or leave it out."
+                    f"Column '{shown(name)}' holds text (such as '{shown(text[present].iloc[0])}') where numbers are "
+                    f"expected; to learn from its values by name, train with --categorical '{shown(name)}', else "
+                    "convert the column to numbers or leave it out."
                 )
+            values = _category_codes(column, name)
             categories = text_categories(column)
-            if len(categories) > MAX_TEXT_CATEGORIES:
-                raise DataError(
-                    f"Column '{shown(name)}' holds text with {len(categories)} different values, too many to "
-                    "encode as categories; leave it out, or convert it to numbers."
-                )
-            codes = np.searchsorted(categories, column.where(present, "").astype(str).to_numpy())
-            values = np.where(present, codes, np.nan)
             listed = ", ".join(f"{shown(c, 20)}={i}" for i, c in enumerate(categories[:5]))
             more = ", ..." if len(categories) > 5 else ""
             notes.append(
@@ -525,7 +603,63 @@ def _feature_matrix(features: pd.DataFrame, reject_constant: bool, encode_text: 
                 f"Column '{shown(name)}' has the same value in every row, so it cannot help; leave it out of the features."
             )
         columns.append(values)
+    marked = [name for name in features.columns if name in categorical]
+    if marked:
+        listed = ", ".join(f"'{shown(name, 30)}'" for name in marked[:5]) + (", ..." if len(marked) > 5 else "")
+        notes.append(
+            f"{'Columns' if len(marked) > 1 else 'Column'} {listed} {'are' if len(marked) > 1 else 'is'} "
+            "categorical: a split sends a subset of the categories one way."
+        )
     return np.column_stack(columns), notes
+
+
+def can_be_categorical(column: pd.Series) -> bool:
+    """Whether a column can be a categorical feature: text, or whole numbers 0 or more (codes, counts),
+    of at most ``MAX_TEXT_CATEGORIES`` distinct values either way.
+
+    Examples
+    --------
+    >>> [can_be_categorical(pd.Series(v)) for v in (["red", None], [2, 4, None], [0.5, 1.0], [-1, 1])]
+    [True, True, False, False]
+    """
+    if column.nunique() > MAX_TEXT_CATEGORIES:
+        return False
+    if is_text_column(column):
+        return True
+    values = column.dropna().to_numpy(dtype=np.float64)
+    return bool(np.all(values == np.floor(values)) and np.all(values >= 0))
+
+
+def check_categorical_numbers(column: pd.Series, name: str) -> None:
+    """Refuse, in one sentence, a numeric column marked categorical whose values are not whole numbers
+    0 or more (a model file keeps categories as text or integer codes)."""
+    if is_text_column(column):
+        return
+    values = column.dropna().to_numpy(dtype=np.float64)
+    if np.any(values != np.floor(values)) or np.any(values < 0):
+        raise DataError(
+            f"Column '{shown(name)}' holds numbers that are not whole numbers 0 or more, so it cannot be "
+            "categorical; only text and integer codes can, so treat it as numeric."
+        )
+
+
+def _category_codes(column: pd.Series, name: str) -> np.ndarray:
+    """A coded feature's codes (:func:`column_categories`), NaN where a value is missing; more than
+    ``MAX_TEXT_CATEGORIES`` categories, or numbers that are no codes, are refused in one sentence."""
+    check_categorical_numbers(column, name)
+    categories = column_categories(column)
+    if len(categories) > MAX_TEXT_CATEGORIES:
+        kind = "text" if is_text_column(column) else "numbers"
+        raise DataError(
+            f"Column '{shown(name)}' holds {kind} with {len(categories):,} different values, more than the "
+            f"{MAX_TEXT_CATEGORIES} categories a feature may have; leave it out"
+            + (", or convert it to numbers." if kind == "text" else ", or treat it as numeric.")
+        )
+    present = column.notna().to_numpy()
+    keys = column.astype(str) if is_text_column(column) else column.astype(np.float64)
+    lookup = np.asarray(categories.tolist(), dtype=str if is_text_column(column) else np.float64)
+    codes = np.searchsorted(lookup, keys.where(present, lookup[0] if lookup.size else 0).to_numpy())
+    return np.where(present, codes, np.nan)
 
 
 def split(X, y, *, test_size: float, seed: int, stratify: bool = True):

@@ -12,9 +12,26 @@ import hashlib
 from functools import lru_cache
 
 from tnt.data.csv_loader import UploadedTable
-from tnt.data.datasets import SAMPLE_DATA, TASKS, DataError, Dataset, _entry, load_bundled, make_dataset
+from tnt.data.datasets import (
+    SAMPLE_DATA,
+    TASKS,
+    DataError,
+    Dataset,
+    _entry,
+    can_be_categorical,
+    is_text_column,
+    load_bundled,
+    make_dataset,
+)
 
-__all__ = ["bundled_source", "upload_source", "dataset_from_source", "content_hash", "check_source"]
+__all__ = [
+    "bundled_source",
+    "categorical_choices",
+    "upload_source",
+    "dataset_from_source",
+    "content_hash",
+    "check_source",
+]
 
 _HEX = frozenset("0123456789abcdef")
 
@@ -40,11 +57,23 @@ def upload_source(
     seed: int = 0,
     drop_missing: bool = False,
     task: str = "auto",
+    categorical=(),
 ) -> dict:
     """The source of an uploaded CSV file (``raw``, its bytes) and the choices made on it; ``task``
     (``"auto"``, ``"classification"`` or ``"regression"``, see :func:`tnt.data.datasets.make_dataset`)
-    is kept only when it is not ``"auto"``, so that sources saved before regression read the same."""
+    is kept only when it is not ``"auto"``, so that sources saved before regression read the same,
+    and ``categorical`` (the features split by subsets of categories) only when it names a column:
+    a source without it has none, as every source saved before categorical features came.
+
+    Examples
+    --------
+    >>> upload_source(b"colour,y\\nred,1\\n", "f.csv", target="y", features=["colour"], categorical=["colour"])["categorical"]
+    ['colour']
+    """
     extra = {} if task == "auto" else {"task": str(task)}
+    chosen = [str(c) for c in categorical if str(c) in {str(f) for f in features} and str(c) != str(target)]
+    if chosen:
+        extra["categorical"] = chosen
     return {
         "kind": "upload",
         "name": str(name),
@@ -56,6 +85,30 @@ def upload_source(
         "drop_missing": bool(drop_missing),
         **extra,
     }
+
+
+def categorical_choices(
+    table: UploadedTable, source: dict | None = None, target: str | None = None
+) -> tuple[list[str], list[str]]:
+    """The columns of an uploaded table that can be categorical (:func:`tnt.data.datasets.can_be_categorical`:
+    text or whole numbers, at most ``MAX_TEXT_CATEGORIES`` values), and those marked at first: the choice kept in
+    ``source`` when it is this file's, else the text columns (categorical by default) but
+    ``target``, the class column proposed.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"colour": ["red", "blue"] * 200, "doors": [2, 4] * 200, "w": range(400)})
+    >>> table = UploadedTable("f.csv", frame, "0" * 16, ",")
+    >>> categorical_choices(table, target="w")
+    (['colour', 'doors'], ['colour'])
+    """
+    frame = table.frame
+    markable = [str(c) for c in frame.columns if can_be_categorical(frame[c])]
+    same_file = source is not None and source.get("kind") == "upload" and source.get("sha256", "")[:16] == table.digest
+    if same_file:
+        return markable, [c for c in source.get("categorical", []) if c in markable]
+    return markable, [c for c in markable if c != target and is_text_column(frame[c])]
 
 
 def check_source(source) -> dict:
@@ -76,6 +129,9 @@ def check_source(source) -> dict:
             raise DataError(f"The saved data source has no valid '{key}'; load the data again on the Data page.")
     if source["kind"] == "upload" and source.get("task", "auto") not in TASKS:
         raise DataError("The saved data source has no valid 'task'; load the data again on the Data page.")
+    marked = source.get("categorical", [])
+    if source["kind"] == "upload" and not (isinstance(marked, list) and all(isinstance(c, str) for c in marked)):
+        raise DataError("The saved data source has no valid 'categorical'; load the data again on the Data page.")
     if source["kind"] == "upload" and (
         len(source["sha256"]) != 64
         or not set(source["sha256"]) <= _HEX
@@ -118,6 +174,7 @@ def dataset_from_source(source: dict, table: UploadedTable | None = None) -> Dat
         drop_missing=source["drop_missing"],
         source_key=f"upload:{table.digest}",
         task=source.get("task", "auto"),
+        categorical=source.get("categorical", []),
     )
 
 

@@ -148,6 +148,9 @@ def rule_text(conditions: dict[int, tuple], feature_names=None, precision: int =
             held, *said = conditions[f]
             names_in = [n for code, n in enumerate(held.names) if code in held.allowed]
             names_out = [n for code, n in enumerate(held.names) if code not in held.allowed]
+            if not names_in and said == [MISSING_TOO]:  # no category takes the path: only a missing value
+                parts.append(f"{name} is missing")
+                continue
             parts.append(categories_text(name, names_in, names_out, missing=said == [MISSING_TOO]))
             continue
         low, high, *said = conditions[f]

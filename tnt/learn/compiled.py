@@ -22,9 +22,11 @@ or unreadable, is a cache miss (the kernel is compiled again), never a crash.
 numba also stamps a kernel's cached code with the time and size of its own source file only, yet
 that code holds the kernels it calls from other modules (``build_tree`` inlines the split search
 of ``split_search.py``): after an edit or a ``git pull`` that changes only the callee, the caller's
-stale code would still load, and crash when a shared layout changed. So
-every kernel's stamp is a digest of all this package's sources (:func:`kernels_source_stamp`): a
-change to any of them compiles every kernel again.
+stale code would still load, and crash when a shared layout changed. So a kernel's stamp is a
+digest of its module's source and of every tnt module that module imports, directly or through
+others (:func:`kernel_source_stamp`, :func:`imported_sources`): numba resolves the kernels and
+constants a kernel uses from its module's globals, which name nothing else of tnt's. An edit
+compiles again the kernels of the edited module and of the modules that import it, and no others.
 
 ``pip install`` writes the compiled code into the installed package's ``__pycache__`` folders
 (the repository's ``setup.py``). Where a user cannot write there (a package installed by another
@@ -35,6 +37,7 @@ then also reads the package's ``__pycache__``, after the user's folder and befor
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import functools
 import hashlib
@@ -59,9 +62,10 @@ __all__ = [
     "fetch_add",
     "is_cached",
     "kernel",
-    "kernels_source_stamp",
+    "files_digest",
+    "imported_sources",
+    "kernel_source_stamp",
     "load_when_ready",
-    "sources_digest",
     "store_eight_bytes",
 ]
 
@@ -114,28 +118,87 @@ class CheckedCacheFile(IndexDataCacheFile):
                 fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-def sources_digest(folder) -> str:
-    """A digest of the names and contents of the ``.py`` files of ``folder``."""
+#: The folder of the ``tnt`` package, whose modules a kernel's stamp follows.
+_PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+
+
+def _module_file(name: str) -> Path | None:
+    """The source file of tnt's module ``name`` (a package's ``__init__.py``), or None."""
+    if name != "tnt" and not name.startswith("tnt."):
+        return None
+    base = _PACKAGE_ROOT.parent.joinpath(*name.split("."))
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _direct_imports(path: Path) -> set[Path]:
+    """The tnt modules that the source at ``path`` imports, in any import statement at any depth
+    (absolute or relative; ``from a import b`` counts ``a`` and, where it is a module, ``a.b``)."""
+    try:
+        tree = ast.parse(path.read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return set()
+    parts = path.resolve().relative_to(_PACKAGE_ROOT.parent).with_suffix("").parts
+    package = parts[:-1]  # a module's package, or a package's own for its __init__.py
+    names = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                kept = package[: len(package) - node.level + 1]
+                base = ".".join([*kept, *([base] if base else [])])
+            names += [base, *(f"{base}.{alias.name}" for alias in node.names)]
+    return {f for f in map(_module_file, names) if f is not None}
+
+
+def imported_sources(path) -> list[Path]:
+    """The source at ``path`` and every tnt module it imports, directly or through other tnt modules,
+    sorted: what a kernel defined in ``path`` may have compiled into its code."""
+    path = Path(path).resolve()
+    seen, todo = {path}, [path]
+    while todo:
+        for found in _direct_imports(todo.pop()) - seen:
+            seen.add(found)
+            todo.append(found)
+    return sorted(seen)
+
+
+def files_digest(paths) -> str:
+    """A digest of the names (relative to the folder above ``tnt``) and contents of ``paths``."""
     digest = hashlib.sha256()
-    for path in sorted(Path(folder).glob("*.py")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    for path in paths:
+        path = Path(path)
+        try:
+            name = path.resolve().relative_to(_PACKAGE_ROOT.parent).as_posix()
+        except ValueError:  # a kernel outside the package (a test's): its own name
+            name = path.name
+        digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 
 
 @functools.cache
-def kernels_source_stamp() -> str:
-    """The stamp of every kernel's cached code: :func:`sources_digest` of this package, where all
-    of tnt's kernels are defined."""
-    return sources_digest(Path(__file__).parent)
+def kernel_source_stamp(source_file: str) -> str:
+    """The stamp of the cached code of the kernels defined in ``source_file``:
+    :func:`files_digest` of :func:`imported_sources`. A file that cannot be read (a kernel made by
+    ``exec``) is stamped with its name; numba's own key of the kernel's bytecode still applies."""
+    path = Path(source_file)
+    if not path.is_file():
+        return hashlib.sha256(str(source_file).encode()).hexdigest()
+    return files_digest(imported_sources(path))
 
 
 class _CheckedFunctionCache(FunctionCache):
     def __init__(self, py_func):
         super().__init__(py_func)
+        stamp = kernel_source_stamp(py_func.__code__.co_filename)
         self._cache_file = CheckedCacheFile(
             cache_path=self._cache_path,
             filename_base=self._impl.filename_base,
-            source_stamp=kernels_source_stamp(),
+            source_stamp=stamp,
         )
         # The installed package's own code, when numba chose the user's folder because the
         # package's __pycache__ is not writable (not when NUMBA_CACHE_DIR names a folder).
@@ -145,7 +208,7 @@ class _CheckedFunctionCache(FunctionCache):
             installed = CheckedCacheFile(
                 cache_path=beside,
                 filename_base=self._impl.filename_base,
-                source_stamp=kernels_source_stamp(),
+                source_stamp=stamp,
             )
             if os.path.isfile(installed._index_path):
                 self._installed = installed
@@ -163,7 +226,7 @@ class _CheckedFunctionCache(FunctionCache):
 
 
 # Kernels that another process is compiling, each with an event set once that process has cached
-# it (tnt.learn.warmup): this process waits for it rather than compiling the kernel a second time.
+# it (tnt.warmup): this process waits for it rather than compiling the kernel a second time.
 _compiled_elsewhere: dict = {}
 # A process that has not cached its kernel by then has failed or hangs: compile it here after all.
 COMPILED_ELSEWHERE_TIMEOUT = 120.0  # seconds

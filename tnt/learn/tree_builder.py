@@ -723,7 +723,7 @@ def split_search_types(code_dtype=np.uint8) -> tuple:
     sorted runs (``threaded`` and ``with_runs`` None) on codes of ``code_dtype``, calls the split
     search (:func:`tnt.learn.split_search._on_features`).
 
-    The split search is a large share of that copy's compile time. The warm-up (:mod:`tnt.learn.warmup`)
+    The split search is a large share of that copy's compile time. The warm-up (:mod:`tnt.warmup`)
     compiles it with these types in one process while another compiles :func:`build_tree`, which
     then loads it from the cache. Only the arrays' types matter here, not their sizes
     (``tests/test_cold_start.py`` checks that :func:`build_tree` compiles no other copy).

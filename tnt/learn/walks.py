@@ -10,8 +10,7 @@ first. Graphs of 100,000 nodes or chains of 50,000 splits take milliseconds.
 
 Every other module walks a graph through these (``tests/test_walks.py`` looks for copies). The
 module imports only numpy and the kernel decorator: it sits below :mod:`tnt.graph` and the rest of
-:mod:`tnt.learn`, and lives in this package because every compiled kernel of tnt does (their cached
-code is stamped with a digest of this package's sources, :func:`tnt.learn.compiled.kernels_source_stamp`).
+:mod:`tnt.learn`, and lives in this package with every other compiled kernel of tnt.
 """
 
 from __future__ import annotations

@@ -14,10 +14,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tnt.categorical import subset_bits
 from tnt.data.datasets import Dataset
+from tnt.graph import DecisionGraph
 from tnt.model_io import MAX_BYTES, LoadedGraphModel, model_from_json
 
-__all__ = ["DataMatch", "OpenedModel", "match_data", "open_model_file", "opened_metrics", "reduction_summary"]
+__all__ = [
+    "DataMatch",
+    "OpenedModel",
+    "in_data_codes",
+    "match_data",
+    "open_model_file",
+    "opened_metrics",
+    "reduction_summary",
+]
 
 _LISTED = 4  # names quoted in a message
 
@@ -108,6 +118,14 @@ def match_data(model: LoadedGraphModel, data: Dataset) -> DataMatch:
             f"The model's feature columns have other names than those of the data in use, {data.name} "
             f"({len(differ)} differ; column {i + 1} is '{names[i]}' in the model, '{data.feature_names[i]}' in the data).",
         )
+    for f in sorted(model.graph_.categories or ()):
+        name = str(data.feature_names[f])
+        if name not in data.categorical:
+            return DataMatch(
+                None,
+                f"The model reads '{name}' as categories, by name, and the data in use, {data.name}, has it as "
+                "numbers; tick it among the categorical columns on the Data page.",
+            )
     if model.graph_.missing_go_to_left is None and any(np.isnan(X).any() for X in (data.X_train, data.X_test)):
         return DataMatch(
             None,
@@ -126,6 +144,11 @@ def match_data(model: LoadedGraphModel, data: Dataset) -> DataMatch:
             f"The model is {kinds[0]}, and the data in use, {data.name}, is {kinds[1]}; load data of the model's "
             "kind on the Data page.",
         )
+    if model.graph_.categories:
+        model = copy.copy(model)
+        model.graph_ = in_data_codes(
+            model.graph_, {f: data.categories[data.feature_names[f]] for f in model.graph_.categories}
+        )
     if regression:
         return DataMatch(model, None)
     by_text = {str(c): c for c in data.classes}
@@ -139,6 +162,44 @@ def match_data(model: LoadedGraphModel, data: Dataset) -> DataMatch:
     aligned = copy.copy(model)
     aligned.classes_ = np.asarray([by_text[str(c)] for c in model.classes_], dtype=np.asarray(data.classes).dtype)
     return DataMatch(aligned, None)
+
+
+def in_data_codes(graph: DecisionGraph, categories: dict) -> DecisionGraph:
+    """``graph`` reading the codes of a data set whose categorical feature ``f`` has the categories
+    ``categories[f]`` (matched by name, as text): the data's categories first, in its order, then
+    those only the graph knows; a category only the data has goes where the graph sends a missing
+    value (as the model routes a category unseen in training). The graph itself when the
+    categories are already the data's.
+
+    Examples
+    --------
+    >>> from tnt.categorical import subset_codes
+    >>> g = DecisionGraph([1, -1, -1], [2, -1, -1], [0, -2, -2], [np.nan, -2, -2], [[2, 2], [2, 0], [0, 2]],
+    ...                   missing_go_to_left=[0, 0, 0], categories={0: ["blue", "red"]}, category_left=[[0], None, None])
+    >>> h = in_data_codes(g, {0: ("green", "red", "blue")})
+    >>> h.categories[0].tolist(), subset_codes(h.category_left[0]).tolist()
+    (['green', 'red', 'blue'], [2])
+    """
+    if all([str(c) for c in graph.categories[f]] == [str(c) for c in categories[f]] for f in graph.categories):
+        return graph
+    renamed = {}
+    for f, own in graph.categories.items():
+        theirs = [str(c) for c in categories[f]]
+        renamed[f] = list(categories[f]) + [c for c in own.tolist() if str(c) not in theirs]
+    n_words = max(1, -(-max(len(names) for names in renamed.values()) // 64))
+    bits = np.zeros((graph.node_count, n_words), dtype=np.uint64)
+    missing_left = graph.missing_go_to_left
+    for node in np.flatnonzero(graph.is_categorical):
+        f = int(graph.feature[node])
+        own = [str(c) for c in graph.categories[f].tolist()]
+        left = {own[code] for code in graph.left_categories(node).tolist()}
+        unseen_left = missing_left is not None and bool(missing_left[node])
+        codes = [j for j, name in enumerate(map(str, renamed[f])) if name in left or (name not in own and unseen_left)]
+        bits[node] = subset_bits(codes, n_words)
+    recoded = graph.copy()
+    recoded.categories = {f: np.asarray(names, dtype=object) for f, names in renamed.items()}
+    recoded.category_left = bits
+    return recoded
 
 
 def opened_metrics(model, data: Dataset) -> dict:
@@ -159,7 +220,8 @@ def reduction_summary(model, reduced, data: Dataset) -> dict:
         ``splits``, ``leaves``, ``shared_nodes`` and ``test_accuracy`` before, the same with
         ``_after`` after, and ``training_predictions_kept`` (bool).
     """
-    same = bool(np.array_equal(model.predict(data.X_train), reduced.predict(data.X_train)))
+    X_train, X_test = data.model_input(data.X_train), data.model_input(data.X_test)
+    same = bool(np.array_equal(model.predict(X_train), reduced.predict(X_train)))
     return {
         "splits": int(model.n_splits_),
         "splits_after": int(reduced.n_splits_),
@@ -167,7 +229,7 @@ def reduction_summary(model, reduced, data: Dataset) -> dict:
         "leaves_after": int(reduced.n_leaves_),
         "shared_nodes": int(model.n_shared_nodes_),
         "shared_nodes_after": int(reduced.n_shared_nodes_),
-        "test_accuracy": float(model.score(data.X_test, data.y_test)),
-        "test_accuracy_after": float(reduced.score(data.X_test, data.y_test)),
+        "test_accuracy": float(model.score(X_test, data.y_test)),
+        "test_accuracy_after": float(reduced.score(X_test, data.y_test)),
         "training_predictions_kept": same,
     }

@@ -68,17 +68,25 @@ def headline_measure(measures) -> str:
     return "test_r2" if "test_r2" in measures else "test_accuracy"
 
 
+#: Words that make a measure a score (three decimals), wherever they stand in its name.
+_SCORE_WORDS = ("accuracy", "precision", "score", "_acc", "r2")
+
+
 def measure_decimals(name: str) -> int | None:
-    """Decimals a measure is shown with: 3 for an accuracy or an R², 2 for a depth or a time; None
-    for the others (counts, an RMSE in the target's units).
+    """Decimals a measure is shown with: 3 for a score (an accuracy, a precision, an R²), 2 for a
+    depth or a time; None for the others (counts, an RMSE in the target's units). The one rule of
+    the app's tables, metrics and comparisons.
 
     Examples
     --------
     >>> measure_decimals("test_accuracy"), measure_decimals("fit_time"), measure_decimals("test_rmse")
     (3, 2, None)
+    >>> measure_decimals("tnt_test_acc"), measure_decimals("train_precision"), measure_decimals("test_r2_mean")
+    (3, 3, 3)
     """
-    if "accuracy" in name or name.endswith("_r2"):
+    lower = name.lower()
+    if any(word in lower for word in _SCORE_WORDS):
         return 3
-    if "depth" in name or "time" in name:
+    if "depth" in lower or "time" in lower:
         return 2
     return None

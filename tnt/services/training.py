@@ -17,7 +17,7 @@ from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.services.budget import BudgetResult, fit_to_budget
 from tnt.services.tasks import model_classes, scores
 
-__all__ = ["SIZE_CHOICES", "TrainParams", "TrainResult", "train", "train_to_budget", "metrics"]
+__all__ = ["SIZE_CHOICES", "TrainParams", "TrainResult", "fitted_params", "train", "train_to_budget", "metrics"]
 
 
 #: The app's choices of ``ccp_alpha``: the graph at C as set (the default), or pruned at the level a
@@ -60,6 +60,45 @@ class TrainParams:
         return model_classes(regression)[0](**self.tnt_params())
 
 
+def fitted_params(data: Dataset, params: TrainParams) -> tuple[TrainParams, str | None]:
+    """The settings TnT trains with on ``data``, and a sentence saying what was changed, if anything.
+
+    With categorical features TnT learns subsets of categories with ``N1=1``, no fine-tuning and
+    the size as C sets it only so far (:class:`tnt.TnTClassifier` refuses the rest): other choices
+    are trained with those, and the sentence says so. Other data keep ``params`` (and None).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from tnt.data.datasets import make_dataset
+    >>> frame = pd.DataFrame({"colour": ["red", "blue", "green"] * 4, "y": ["u", "v"] * 6})
+    >>> data = make_dataset(frame, target="y", features=["colour"], name="t", test_size=0.5)
+    >>> used, note = fitted_params(data, TrainParams(N1=3))
+    >>> used.N1, note
+    (1, "The data has a categorical column ('colour'), and TnT learns subsets of categories with N1=1 only so far: trained with N1=1 instead of N1=3.")
+    """
+    if not data.categorical:
+        return params, None
+    used = replace(params, N1=1, fine_tune=0, ccp_alpha=SIZE_CHOICES[0])
+    if used == params:
+        return params, None
+    changed = [
+        said
+        for said, differs in (
+            (f"N1=1 instead of N1={params.N1}", params.N1 != 1),
+            (f"no fine-tuning instead of {params.fine_tune} rounds", params.fine_tune != 0),
+            ("the size C sets instead of one chosen on held-out data", params.ccp_alpha != SIZE_CHOICES[0]),
+        )
+        if differs
+    ]
+    named = ", ".join(f"'{name}'" for name in data.categorical[:3]) + (", ..." if len(data.categorical) > 3 else "")
+    columns = "categorical columns" if len(data.categorical) > 1 else "a categorical column"
+    return used, (
+        f"The data has {columns} ({named}), and TnT learns subsets of categories with N1=1 only so far: "
+        f"trained with {', '.join(changed)}."
+    )
+
+
 @dataclass(frozen=True, eq=False)
 class TrainResult:
     """A trained TnT model, the CART tree with as many splits, and their measurements (classifiers, or
@@ -87,23 +126,32 @@ def metrics(model, data: Dataset, fit_time: float) -> dict:
     >>> list(result.tnt_metrics)[:4]
     ['train_r2', 'test_r2', 'train_rmse', 'test_rmse']
     """
-    train_scores = scores(model, data.X_train, data.y_train, "train")
-    test_scores = scores(model, data.X_test, data.y_test, "test")
+    X_train, X_test = data.model_input(data.X_train), data.model_input(data.X_test)
+    train_scores = scores(model, X_train, data.y_train, "train")
+    test_scores = scores(model, X_test, data.y_test, "test")
     ordered = [pair for both in zip(train_scores.items(), test_scores.items()) for pair in both]
     return {
         **dict(ordered),
         "splits": int(model.n_splits_),
         "leaves": int(model.n_leaves_),
         "shared_nodes": int(model.n_shared_nodes_),
-        "mean_depth": float(np.mean(model.decision_depth(data.X_test))),
+        "mean_depth": float(np.mean(model.decision_depth(X_test))),
         "fit_time": float(fit_time),
     }
+
+
+def _categorical_features(data: Dataset) -> dict:
+    """``categorical_features`` of the learners for ``data``, by name (nothing without any)."""
+    return {"categorical_features": list(data.categorical)} if data.categorical else {}
 
 
 def train(data: Dataset, params: TrainParams, progress_callback=None) -> TrainResult:
     """Fit TnT with ``params`` on the training part, then CART with ``max_leaf_nodes = splits + 1``.
 
-    ``progress_callback`` receives every :class:`tnt.GrowthEvent` of the TnT fit.
+    ``progress_callback`` receives every :class:`tnt.GrowthEvent` of the TnT fit. Both read the
+    data's categorical features by name (:meth:`tnt.data.datasets.Dataset.model_input`), so both
+    split them by subsets of categories; ``params`` must be settings TnT takes on such data
+    (:func:`fitted_params`).
 
     Examples
     --------
@@ -112,12 +160,14 @@ def train(data: Dataset, params: TrainParams, progress_callback=None) -> TrainRe
     >>> result.cart.n_splits_ <= result.tnt.n_splits_
     True
     """
+    X_train, marked = data.model_input(data.X_train), _categorical_features(data)
     start = time.perf_counter()
-    tnt = params.estimator(data.is_regression).fit(data.X_train, data.y_train, progress_callback=progress_callback)
+    tnt = params.estimator(data.is_regression).set_params(**marked)
+    tnt.fit(X_train, data.y_train, progress_callback=progress_callback)
     tnt_time = time.perf_counter() - start
     start = time.perf_counter()
-    cart = model_classes(data.is_regression)[1].with_splits(tnt.n_splits_, random_state=params.seed)
-    cart.fit(data.X_train, data.y_train)
+    cart = model_classes(data.is_regression)[1].with_splits(tnt.n_splits_, random_state=params.seed, **marked)
+    cart.fit(X_train, data.y_train)
     cart_time = time.perf_counter() - start
     return TrainResult(
         dataset_key=data.key,
@@ -147,8 +197,9 @@ def train_to_budget(
     (True, True)
     """
     others = {name: value for name, value in params.tnt_params().items() if name != "C"}
+    others.update(_categorical_features(data))  # the CART baseline reads them from the pandas categories
     found = fit_to_budget(
-        data.X_train,
+        data.model_input(data.X_train),
         data.y_train,
         max_splits,
         C_start=params.C,

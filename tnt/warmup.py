@@ -5,7 +5,7 @@ machine code on disk (next to the sources), so a later process only loads it, in
 On an empty cache the fit kernels take a minute or more to compile, so there are two ways to pay
 that before a user waits for it:
 
-- ``python -m tnt.learn.warmup``, which ``pip install`` runs on the package it builds (the
+- ``python -m tnt.warmup``, which ``pip install`` runs on the package it builds (the
   repository's ``setup.py``), so that an installed package starts with its compiled code;
 - :func:`start_in_background`, which the app calls at start: the Data page needs no compiled code
   and is shown at once while the kernels compile in a separate process (a thread would hold the
@@ -48,7 +48,7 @@ _narrow_ready = threading.Event()
 
 # `-m` puts the working folder first on the path: processes are started from the folder that holds
 # this very `tnt`, so that they compile this copy, not a `tnt/` the user stands in.
-_PACKAGE_PARENT = Path(__file__).resolve().parent.parent.parent
+_PACKAGE_PARENT = Path(__file__).resolve().parent.parent
 
 
 def load_compiled_code(report=None, share: str = "all") -> None:
@@ -303,7 +303,7 @@ def _numpy_stump(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, b
 
 
 def start_in_background() -> subprocess.Popen:
-    """Run ``python -m tnt.learn.warmup`` in a separate process, once per process.
+    """Run ``python -m tnt.warmup`` in a separate process, once per process.
 
     Returns
     -------
@@ -314,7 +314,7 @@ def start_in_background() -> subprocess.Popen:
     with _lock:
         if _process is None:
             _process = subprocess.Popen(
-                [sys.executable, "-m", "tnt.learn.warmup", "--background"],
+                [sys.executable, "-m", "tnt.warmup", "--background"],
                 cwd=_PACKAGE_PARENT,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
@@ -362,7 +362,7 @@ def needs_wide_codes(X, max_bins: int | None = None) -> bool:
 
 
 def main(argv=None) -> None:
-    """``python -m tnt.learn.warmup``: compile every kernel, on two processes where there are two
+    """``python -m tnt.warmup``: compile every kernel, on two processes where there are two
     cores and the code is not cached yet.
 
     The second process (``--second``), started first on an empty cache, says on its output when it has compiled the split search and
@@ -427,7 +427,7 @@ def main(argv=None) -> None:
 
 
 def _start_second_process() -> subprocess.Popen:
-    command = [sys.executable, "-m", "tnt.learn.warmup", "--second"]
+    command = [sys.executable, "-m", "tnt.warmup", "--second"]
     return subprocess.Popen(command, cwd=_PACKAGE_PARENT, stdout=subprocess.PIPE, text=True)
 
 
@@ -466,7 +466,7 @@ COLLECTOR_THRESHOLDS = (100_000, 50, 100)
 
 
 def run_as_process() -> None:
-    """``python -m tnt.learn.warmup``: :func:`main`, the collector's thresholds raised first (only
+    """``python -m tnt.warmup``: :func:`main`, the collector's thresholds raised first (only
     in the warm-up's own processes, never in a process that imports this module)."""
     import gc
 
