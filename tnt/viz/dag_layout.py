@@ -6,8 +6,10 @@ edges, crossing reduction, and coordinates that never let two boxes overlap.
    drawn through them, in the gaps between the boxes of those layers, never over a box.
 3. Within each layer, nodes and dummies are ordered by barycenter sweeps (each moves to the mean
    position of its neighbours in the layer just placed, down then up); the order with the fewest
-   crossings seen is kept, the initial breadth-first one included. Crossings are counted exactly,
-   gap by gap, as inversions (``O(e log^2 e)``), never pair by pair.
+   crossings seen is kept, the first one included (each layer by the mean position of its parents,
+   top down, which draws a tree without crossings); sweeping stops once a sweep down and up removes
+   none. Crossings are counted exactly, gap by gap, as inversions (``O(e log^2 e)``), never pair by
+   pair.
 4. Coordinates: each layer keeps its order, and its boxes at least ``gap`` apart; within that, each
    box is pulled to the mean x of its neighbours, alternately above and below. The closest
    placement to those pulls under the order and spacing constraints is an isotonic regression,
@@ -82,7 +84,8 @@ def dag_layout(graph, widths=None, gap: float = 12.0, sweeps: int = 6, nodes=Non
     gap : float, default=12
         Least space between two boxes (or a box and a passing edge) of a layer.
     sweeps : int, default=6
-        Down-and-up barycenter sweeps (0 keeps the breadth-first order of the ids).
+        Most down-and-up barycenter sweeps (0 keeps the first order: each layer by its parents'
+        mean position, top down).
     nodes : array-like of bool, shape (graph.node_count,), default=None
         The nodes to lay out, with the edges between them (default: those the root reaches).
 
