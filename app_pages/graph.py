@@ -142,6 +142,7 @@ if result is not None:
 
     left, right = st.columns([5, 3], gap="medium")
     x = edited = None
+    marked = ()
     with right:
         if data_fits:
             highlight = st.toggle("Highlight a test sample", value=True, key="graph/highlight")
@@ -161,12 +162,15 @@ if result is not None:
                 st.markdown(f"Sample **#{index}**: class **{truth}**, predicted **{predicted}** ({verdict}).")
             steps = sample_path(graph, x, names)
             show_table(path_table(steps), key="graph/path", width="side", max_rows=None)
-            edited = what_if_sample(model_key, int(index))
+            edited, marked = what_if_sample(model_key, int(index))
             if edited is not None and highlight:
                 x = edited
-                st.caption("The drawing shows the path of this sample as edited in What if? below.")
+                st.caption(
+                    "The drawing shows the path of this sample as "
+                    + ("the counterfactual below changes it." if marked else "edited in What if? below.")
+                )
             if not highlight:
-                x = None
+                x, marked = None, ()
         else:
             st.markdown("No test sample: the data in use do not fit this model.")
 
@@ -179,7 +183,8 @@ if result is not None:
             st.info(note)
             interactive = True
         if exploring:
-            explorer(model_key, graph, fp, names, classes, x, sample_arg, node=st.session_state["graph/node"])
+            explorer(model_key, graph, fp, names, classes, x, sample_arg, node=st.session_state["graph/node"],
+                     marked=marked)  # fmt: skip
         elif interactive:
             flows = None
             if st.toggle("Edge width: training samples along each edge", disabled=not data_fits,

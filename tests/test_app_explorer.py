@@ -2,6 +2,7 @@
 nodes, and every control: depth, expand all, the default view, open / close, find, and the inspected
 node and the sample's path brought into view."""
 
+import numpy as np
 import pytest
 from app_helpers import explorer_drawing, go
 from test_app import downloads  # noqa: F401 (the fixture reading what a download button serves)
@@ -125,9 +126,70 @@ def test_the_editor_draws_a_large_graph_with_the_changed_nodes_opened(open_app):
     assert not app.exception and not app.error
     assert not [i for i in app.info if "too many to draw" in i.value]
     changed = app.session_state["edit/editors"].latest().step.changed.tolist()
-    page = app.get("iframe")[-1].proto.srcdoc  # the editor's drawing comes after the page's
-    assert changed and "splits below" in page and f'id="node{changed[0]}"' in page
-    assert f"getElementById('node{changed[0]}')" in page  # the frame centred on the first change
+    panel = panel_drawing(app, "('edit'")
+    assert changed and "splits below" in panel["svg"] and f'id="node{changed[0]}"' in panel["svg"]
+    assert panel["focus"] == changed[0]  # the frame centred on the first change
+
+    # A click on a summary node of the editor's drawing opens it, as in the Graph page's explorer.
+    edited = app.session_state["edit/editors"].latest().step.model.graph_
+    model_key = ("edit", fingerprint(edited))
+    key = f"explorer/opened/panel/{model_key!r}"
+    summary = int(np.flatnonzero(focus.graph_view(edited, app.session_state[key]).summary)[0])
+    app.session_state[f"explorer/click/panel/{model_key!r}"] = {"node": summary, "stub": False, "at": 1}
+    app.run()
+    assert summary in app.session_state[key] and panel_drawing(app, "('edit'")["focus"] == summary
+    assert f'id="node{int(edited.children_left[summary])}"' in panel_drawing(app, "('edit'")["svg"]
+
+
+def test_a_large_model_for_other_data_opens_in_the_explorer_without_a_sample(open_app):
+    """A model file whose columns are not the data's: the explorer draws it, with no sample's path."""
+    from sklearn.datasets import make_classification
+
+    import tnt
+    from tnt.model_io import model_to_json
+
+    X, y = make_classification(n_samples=600, n_features=12, n_informative=6, n_classes=4, random_state=0)
+    model = tnt.TnTClassifier(C=1e-4, random_state=0).fit(X, y)
+    assert model.graph_.node_count > 60  # a graph the page opens in the explorer (LARGE_GRAPH_NODES)
+    app = go(open_app(60), "graph")
+    app.file_uploader(key="graph/model_file").set_value(("big.json", model_to_json(model).encode(), "application/json"))
+    app.run()
+    assert not app.exception, app.exception
+    assert "The model needs 12 feature columns" in app.info[0].value
+    drawn = explorer_drawing(app)
+    assert drawn is not None and "splits below" in drawn["svg"]
+    assert drawn["svg"].count('stroke="#c00000"') == 1  # the inspected node's border: no sample's path
+
+
+def panel_drawing(app, starting: str) -> dict:
+    """The arguments of the focus panel's drawing whose key names a graph starting with ``starting``."""
+    import json
+
+    (element,) = [e for e in app.get("component_instance") if f"explorer/click/panel/{starting}" in e.proto.id]
+    return json.loads(element.proto.json_args)
+
+
+def test_a_counterfactual_opens_and_marks_the_tests_it_changes(explorer_app):
+    from tnt.inspect.what_if import what_if
+
+    app, graph, key = explorer_app
+    app.radio(key="graph/inspect/view").set_value("Counterfactual").run()
+    assert not app.exception, app.exception
+    (model_key, sample, x1, tests) = app.session_state["graph/inspect/cf/followed"]
+    data = app.session_state["data/dataset"]
+    x0 = data.X_test[sample].astype(float)
+    names = list(data.feature_names)
+    assert sample == 0 and list(tests) == what_if(graph, x0, x1, names).changed_tests and tests
+    shown = focus.graph_view(graph, app.session_state[key]).shown
+    new_path = graph.decision_path(x1.reshape(1, -1)).indices
+    assert shown[list(tests)].all() and shown[new_path].all()  # opened: the tests and the new path
+    svg = frame(app)
+    for node in tests:  # each drawn with the bold border of a marked node
+        start = svg.index(f'id="node{node}"')
+        assert 'stroke-width="3"' in svg[start : svg.index("</g>", start)]
+    assert any("as the counterfactual below changes it" in c.value for c in app.caption)
+    app.radio(key="graph/inspect/view").set_value("Rules").run()
+    assert 'stroke="#c00000"' in frame(app) and not any("counterfactual below" in c.value for c in app.caption)
 
 
 def test_the_image_downloads_draw_what_the_explorer_shows(downloads, explorer_app):  # noqa: F811

@@ -210,8 +210,8 @@ def test_the_analysis_pages(server, browser):
     page.goto(f"{server}/compare")
     page.get_by_text("Highest test accuracy").wait_for(timeout=120_000)
     wait_idle(page)
-    # five graphs of 100+ splits (NDG: at most as many), each the explorer's default view
-    assert drawn(page, 'iframe[title="Decision graph"]', 5) == 5
+    # five graphs of 100+ splits (NDG: at most as many), each the explorer's default view (its clickable frame)
+    assert drawn(page, EXPLORER, 5) == 5
     shot(page, "8_compare")
 
     nav(page, "Sweep")

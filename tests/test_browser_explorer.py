@@ -36,6 +36,37 @@ def test_the_explorer_opens_readably_finds_a_node_and_opens_a_split(server, brow
     assert frame.locator("svg g.node", has_text="splits below").count() >= 2  # summary nodes
     shot(page, "explorer_1_default")
 
+    # The wheel zooms in the browser, about the pointer, and sends nothing to the server.
+    sent = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
+    page.reload()  # the page's websocket opened after the listener
+    page.get_by_text("nodes shown").first.wait_for(timeout=60_000)
+    wait_idle(page)
+    frame = page.frame_locator(FRAME)
+    root = frame.locator("#node0")
+    root.wait_for(timeout=60_000)
+    width_before = frame.locator("svg").first.bounding_box()["width"]
+    box = root.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(x, y)
+    wait_idle(page)
+    sent.clear()
+    for _ in range(4):
+        page.mouse.wheel(0, -120)
+    page.wait_for_timeout(500)
+    assert not sent, f"{len(sent)} messages to the server while zooming"
+    zoom = float(frame.locator("#frame").get_attribute("data-zoom"))
+    assert zoom > 1.5 and frame.locator("svg").first.bounding_box()["width"] == pytest.approx(
+        width_before * zoom, rel=0.01
+    )
+    after = root.bounding_box()
+    assert (
+        abs(after["x"] + after["width"] / 2 - x) < 3 and abs(after["y"] + after["height"] / 2 - y) < 3
+    )  # still under the pointer
+    shot(page, "explorer_1b_zoomed")
+    frame.get_by_role("button", name="1:1").click()
+    assert float(frame.locator("#frame").get_attribute("data-zoom")) == 1
+
     # Find a node deep in the graph: the way down is opened and the frame centred on it.
     caption = page.get_by_text("nodes shown").first.inner_text()
     total = int(caption.split(" of ")[1].split(" nodes")[0].replace(",", ""))

@@ -61,6 +61,21 @@ def test_the_dot_drawing_of_a_view_draws_summaries_and_stubs():
         to_dot(g, view=focus.graph_view(g), depth_window=(0, 1))
 
 
+def test_a_node_with_many_hidden_parents_names_a_few_and_folds_the_others():
+    # A chain of six splits, each sending "no" to leaf 6: opened at the root, leaf 6 has four hidden parents.
+    g = DecisionGraph([1, 2, 3, 4, 5, 6, -1], [6] * 6 + [-1], [0] * 6 + [-2], [0.5] * 6 + [-2], np.ones((7, 2)))
+    view = focus.graph_view(g, [0])
+    assert view.stubs == {6: [2, 3, 4, 5]} and focus.MAX_STUBS == 3
+    source = to_dot(g, view=view)
+    assert "id=stub2" in source and "id=stub3" in source and "stub4" not in source and "stub5" not in source
+    assert 'm6 [label="+2 more parents"' in source and "m6 -> n6" in source
+    assert "n2 -> n6" in source and "n4 -> n6" not in source
+    three = focus.graph_view(g, [0, 1])  # three hidden parents: each named
+    assert "more parents" not in to_dot(g, view=three) and all(
+        f"id=stub{p}" in to_dot(g, view=three) for p in (3, 4, 5)
+    )
+
+
 def test_a_regression_summary_gives_the_range_of_its_leaves_values():
     g = DecisionGraph([1, 3, -1, -1, -1], [2, 4, -1, -1, -1], [0, 1, -2, -2, -2], [0.5, 0.5, -2, -2, -2],
                       [[2.0], [1.5], [3.0], [1.0], [2000.0]], regression=True)  # fmt: skip
@@ -104,12 +119,65 @@ def test_the_default_view_is_readable_at_1440_px_and_one_more_layer_is_not(digit
     opened = focus.default_expansion(g, names)
     view = focus.graph_view(g, opened)
     boxes, width = focus.drawing_boxes(view, names)
-    assert len(boxes) == view.size + len({p for ps in view.stubs.values() for p in ps})
+    named = {p for first, _ in view.drawn_stubs().values() for p in first}
+    folded = sum(1 for _, more in view.drawn_stubs().values() if more)
+    assert len(boxes) == view.size + len(named) + folded
     assert focus.label_px(width) >= 11 and not focus.overlapping(boxes)
     depth = next(k for k in range(g.node_count) if focus.expand_to_depth(g, k) == opened)
     assert depth >= 1  # the root's first layer fits
     deeper = focus.graph_view(g, focus.expand_to_depth(g, depth + 1))
     assert deeper.size > focus.MAX_DEFAULT_NODES or not focus.drawing_fits(deeper, names)
+
+
+def svg_nodes(svg: bytes):
+    """Each drawn node's box (x0, y0, x1, y1) and the sizes of its texts, read from Graphviz's SVG, and the
+    drawing's width in points."""
+    import re
+    import xml.etree.ElementTree as ET
+
+    ns = {"s": "http://www.w3.org/2000/svg"}
+    root = ET.fromstring(svg)
+    nodes = []
+    for g in root.iter("{http://www.w3.org/2000/svg}g"):
+        if g.get("class") != "node":
+            continue
+        points = []
+        for shape in g.findall("s:path", ns) + g.findall("s:polygon", ns):
+            numbers = [float(v) for v in re.findall(r"-?\d+(?:\.\d+)?", shape.get("d") or shape.get("points"))]
+            points += list(zip(numbers[::2], numbers[1::2]))
+        if not points:  # a stub: text only
+            texts = g.findall("s:text", ns)
+            points = [(float(t.get("x")), float(t.get("y"))) for t in texts]
+        xs, ys = [p[0] for p in points], [p[1] for p in points]
+        sizes = [float(t.get("font-size")) for t in g.findall("s:text", ns)]
+        nodes.append(((min(xs), min(ys), max(xs), max(ys)), sizes, g.get("id")))
+    return nodes, float(root.get("width").removesuffix("pt"))
+
+
+@pytest.fixture(scope="module")
+def optdigits_model(optdigits):
+    X, y, _, _ = optdigits
+    return tnt.TnTClassifier(C=1e-4, random_state=0).fit(X, y)
+
+
+@pytest.mark.parametrize("which", ["digits", "optdigits"])
+def test_at_the_default_view_every_label_is_11_px_and_no_nodes_overlap_in_the_svg(which, request):
+    """Read from the SVG the explorer shows (not from the layout the default view was chosen with)."""
+    from tnt.viz.render import render
+
+    model = (
+        request.getfixturevalue("digits_model")[0] if which == "digits" else request.getfixturevalue("optdigits_model")
+    )
+    g = model.graph_
+    names = [f"pixel {i}" for i in range(model.n_features_in_)]
+    view = focus.graph_view(g, focus.default_expansion(g, names))
+    assert view.size >= 3  # the root and its first layer at least
+    nodes, width_pt = svg_nodes(render(to_dot(g, feature_names=names, show_ids=True, view=view), "svg"))
+    shown_px = min(1.0, focus.READABLE_WIDTH / (width_pt * 4 / 3))  # px a pt at 1,440 px, shrunk if wider
+    sizes = [size for _, texts, node_id in nodes for size in texts if node_id.startswith("node")]
+    assert sizes and min(sizes) * 4 / 3 * shown_px >= 11
+    boxes = [box for box, _, _ in nodes]
+    assert len(boxes) >= view.size and not focus.overlapping(boxes)
 
 
 def test_readability_measures():

@@ -20,11 +20,33 @@ def test_nodes_are_coloured_by_the_contract(toy_graph):
     assert [t.name for t in fig.data[4:]] == ["setosa", "other", "mixed (no class over half)"]
 
 
-def test_edges_are_single_traces_with_none_separators(toy_graph):
+def lines(t) -> list[list[tuple]]:
+    """The polylines of a line trace (its points between None separators)."""
+    found, current = [], []
+    for x, y in zip(t.x, t.y):
+        if x is None:
+            found.append(current)
+            current = []
+        else:
+            current.append((x, y))
+    return found
+
+
+def test_edges_are_single_traces_with_none_separators_routed_layer_by_layer(toy_graph):
     fig = graph_figure(toy_graph)
-    yes, no = trace(fig, "yes (<=)"), trace(fig, "no (>)")
-    assert len(yes.x) == len(no.x) == 3 * toy_graph.n_splits
-    assert list(yes.x[2::3]) == [None] * toy_graph.n_splits
+    nodes = trace(fig, "nodes")
+    at = {(round(x, 9), round(y, 9)): i for i, (x, y) in enumerate(zip(nodes.x, nodes.y))}
+    drawn = []
+    for name, side in (("yes (<=)", toy_graph.children_left), ("no (>)", toy_graph.children_right)):
+        found = lines(trace(fig, name))
+        assert len(found) == toy_graph.n_splits and list(trace(fig, name).x).count(None) == toy_graph.n_splits
+        for points in found:
+            parent, child = (at[round(x, 9), round(y, 9)] for x, y in (points[0], points[-1]))
+            assert side[parent] == child
+            assert [y for _, y in points] == [points[0][1] - k for k in range(len(points))]  # one layer a step
+            drawn.append(len(points))
+    # The "no" edge 2 -> 6 spans two layers: it passes layer 2 at a point of its own, beside nodes 3 and 4.
+    assert max(drawn) == 3
 
 
 def test_hover_shows_rule_samples_shares_and_parents(toy_graph):

@@ -28,7 +28,7 @@ MAX_OPENED_HITS = 20
 
 
 def explorer(
-    model_key, graph, fp: str, names, classes, sample=None, sample_index=None, node: int | None = None
+    model_key, graph, fp: str, names, classes, sample=None, sample_index=None, node: int | None = None, marked=()
 ) -> None:
     """Draw ``graph``'s explorer: its controls, then the SVG of what is opened.
 
@@ -46,20 +46,19 @@ def explorer(
         The sample's index in the test set (the drawing cache's key for it).
     node : int, optional
         The inspected node: opened into view (when it changes) and drawn with a bold border.
+    marked : sequence of int, optional
+        Nodes to open into view (when they change) and draw with a bold border: the tests a
+        counterfactual changes.
     """
     key = f"{OPENED}/{fp}"
     if key not in st.session_state:
         st.session_state[key] = drawing.default_expansion(model_key, graph, names, classes)
     opened = st.session_state[key]
-    centre = None
-    click = st.session_state.get(CLICK)
-    if click and st.session_state.get(f"{key}/click") != click.get("at"):  # a click on a node: applied once
-        st.session_state[f"{key}/click"] = click.get("at")
-        if 0 <= int(click["node"]) < graph.node_count:
-            opened, centre = focus.toggle(graph, opened, int(click["node"])), int(click["node"])
+    opened, centre = _apply_click(graph, opened, CLICK, key)  # a click on a node: applied once
 
     path = () if sample is None else tuple(graph.decision_path(sample.reshape(1, -1)).indices.tolist())
-    for what, nodes in (("path", path), ("node", () if node is None else (int(node),))):
+    marked = tuple(int(n) for n in marked)
+    for what, nodes in (("path", path), ("marked", marked), ("node", () if node is None else (int(node),))):
         if nodes and st.session_state.get(f"{key}/{what}") != nodes:  # applied once per change
             st.session_state[f"{key}/{what}"] = nodes
             opened = focus.expand_to(graph, opened, nodes)
@@ -109,34 +108,64 @@ def explorer(
         )
         return
     dot = drawing.view_source(
-        model_key, graph, names, classes, tuple(sorted(opened)), node, sample_index, _sample=sample
+        model_key, graph, names, classes, tuple(sorted(opened)), node, sample_index, marked, _sample=sample
     )
     st.caption(
         f"{view.size:,} of {everything:,} nodes shown. A dashed box stands for the splits below it (their "
         "number, samples and class mix): click it to open it (click an open split to close it), or *Find* a "
-        "node; a grey #id names a node not shown that leads to the node below it (click it to open the way)."
+        "node; a grey #id names a node not shown that leads to the node below it (click it to open the way). "
+        "The wheel zooms about the pointer and a drag pans, in the browser."
     )
-    try:
-        svg = drawing.image(dot, "svg").decode("utf-8")
-        _clickable_svg(svg=svg[svg.find("<svg") :], height=HEIGHT_PX, focus=centre if centre is not None else node,
-                       key=CLICK, default=None)  # fmt: skip
-    except Exception as err:  # never a stack trace on screen
-        st.error(f"The graph could not be drawn on the server ({err}); try the interactive view.")
+    _draw(dot, HEIGHT_PX, centre if centre is not None else node, CLICK)
 
 
 def focus_panel(model_key, graph, names, classes, nodes=(), height_px: int = 720) -> None:
-    """A large graph's default explorer view, without controls, with ``nodes`` (an edit's changed
-    nodes: the first :data:`MAX_OPENED_HITS`) opened, drawn with a bold border and the frame centred on
-    the first: the editor's and the Compare page's drawing of a graph too large to draw whole."""
-    nodes = [int(n) for n in nodes]
-    opened = drawing.default_expansion(model_key, graph, names, classes)
-    if nodes:
+    """A large graph's explorer without controls: its default view, with ``nodes`` (an edit's changed
+    nodes: the first :data:`MAX_OPENED_HITS`) opened when they change, drawn with a bold border and the
+    frame centred on the first; a click on a node opens or closes it, the wheel zooms, a drag pans, as
+    in the Graph page's explorer. The editor's and the Compare page's drawing of a graph too large to
+    draw whole; ``model_key`` (hashable) names the graph and keeps its opened splits in the session."""
+    nodes = tuple(int(n) for n in nodes)
+    key = f"{OPENED}/panel/{model_key!r}"
+    click_key = f"{CLICK}/panel/{model_key!r}"
+    if key not in st.session_state:
+        st.session_state[key] = drawing.default_expansion(model_key, graph, names, classes)
+    opened, centre = st.session_state[key], nodes[0] if nodes else 0
+    if nodes and st.session_state.get(f"{key}/nodes") != nodes:  # opened once per change
+        st.session_state[f"{key}/nodes"] = nodes
         opened = focus.expand_to(graph, opened, nodes[:MAX_OPENED_HITS])
+    opened, clicked = _apply_click(graph, opened, click_key, key)
+    centre = clicked if clicked is not None else centre
+    st.session_state[key] = opened
     view = focus.graph_view(graph, opened)
-    dot = drawing.view_source(model_key, graph, names, classes, tuple(sorted(opened)), None, None, tuple(nodes))
-    st.caption(f"{view.size:,} of {graph.node_count:,} nodes shown; a dashed box stands for the splits below it.")
+    if view.size > MAX_DRAWN_NODES:
+        st.session_state[key] = opened = drawing.default_expansion(model_key, graph, names, classes)
+        view = focus.graph_view(graph, opened)
+    dot = drawing.view_source(model_key, graph, names, classes, tuple(sorted(opened)), None, None, nodes)
+    st.caption(
+        f"{view.size:,} of {graph.node_count:,} nodes shown; a dashed box stands for the splits below it: click it "
+        "to open it. The wheel zooms, a drag pans."
+    )
+    _draw(dot, height_px, centre, click_key)
+
+
+def _apply_click(graph, opened, click_key: str, key: str):
+    """``opened`` with the last click on a drawing applied (once per click), and the node clicked."""
+    click = st.session_state.get(click_key)
+    if not click or st.session_state.get(f"{key}/click") == click.get("at"):
+        return opened, None
+    st.session_state[f"{key}/click"] = click.get("at")
+    node = int(click["node"])
+    if not 0 <= node < graph.node_count:
+        return opened, None
+    return focus.toggle(graph, opened, node), node
+
+
+def _draw(dot: str, height_px: int, centre, click_key: str) -> None:
+    """The SVG of ``dot`` in the clickable, zoomable frame, centred on node ``centre``."""
     try:
-        drawing.svg_panel(drawing.image(dot, "svg"), height_px=height_px, focus=nodes[0] if nodes else 0)
+        svg = drawing.image(dot, "svg").decode("utf-8")
+        _clickable_svg(svg=svg[svg.find("<svg") :], height=height_px, focus=centre, key=click_key, default=None)
     except Exception as err:  # never a stack trace on screen
         st.error(f"The graph could not be drawn on the server ({err}).")
 

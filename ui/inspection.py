@@ -33,6 +33,8 @@ CELL_SAMPLES = "graph/inspect/cell_samples"
 LISTED = "graph/inspect/listed"  # the test samples of the chosen confusion cell, in the listed order
 # The sample as edited in the what-if form, drawn on the graph above: (model key, sample, values).
 WHAT_IF_SAMPLE = "graph/inspect/whatif/edited"
+# The counterfactual drawn on the graph above: (model key, sample, its values, the tests it changes).
+COUNTERFACTUAL_SAMPLE = "graph/inspect/cf/followed"
 # plotly's camera button saves SVG, at the size shown.
 CHART_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "svg"}}
 
@@ -58,28 +60,32 @@ def find_counterfactual(model_key, data_key, sample: int, wanted, allow_missing_
     return counterfactual(_space, _x, wanted, budget=DEFAULT_BUDGET, allow_missing_changes=allow_missing_changes)
 
 
-def what_if_sample(model_key, sample: int) -> np.ndarray | None:
-    """The test sample ``sample`` as the open What-if form edited it, for the drawing to follow its
-    path; None when the form is closed, belongs to another model or sample, or changed nothing."""
-    kept = st.session_state.get(WHAT_IF_SAMPLE)
-    if st.session_state.get("graph/inspect/view") != VIEWS[2] or kept is None:
-        return None
-    key, index, x = kept
-    return x if key == model_key and index == sample else None
+def what_if_sample(model_key, sample: int) -> tuple[np.ndarray | None, tuple]:
+    """The test sample ``sample`` as the open What-if form edited it, or as the open Counterfactual view
+    changed it, for the drawing to follow its path, with the tests it changes (the counterfactual's:
+    the explorer opens them and draws them bold); ``(None, ())`` when neither view is open, it belongs
+    to another model or sample, or changed nothing."""
+    view = st.session_state.get("graph/inspect/view")
+    store = {VIEWS[2]: WHAT_IF_SAMPLE, VIEWS[3]: COUNTERFACTUAL_SAMPLE}.get(view)
+    kept = st.session_state.get(store) if store else None
+    if kept is None:
+        return None, ()
+    key, index, x, *marked = kept
+    return (x, tuple(marked[0]) if marked else ()) if key == model_key and index == sample else (None, ())
 
 
-def _follow_what_if(model_key, sample: int, x0: np.ndarray, x1: np.ndarray) -> None:
-    """Keep the edited sample for the drawing above, and run the page again when it changed (the
-    drawing was made before the form was read)."""
+def _follow(store: str, model_key, sample: int, x0: np.ndarray, x1: np.ndarray, marked=None) -> None:
+    """Keep the changed sample (and the tests it changes) for the drawing above, and run the page again
+    when it changed (the drawing was made before the form was read)."""
     changed = not np.array_equal(x0, x1, equal_nan=True)
-    wanted = (model_key, sample, x1.copy()) if changed else None
-    kept = st.session_state.get(WHAT_IF_SAMPLE)
+    wanted = (model_key, sample, x1.copy(), *([] if marked is None else [tuple(marked)])) if changed else None
+    kept = st.session_state.get(store)
     same = (kept is None and wanted is None) or (
-        kept is not None and wanted is not None and kept[:2] == wanted[:2]
+        kept is not None and wanted is not None and kept[:2] == wanted[:2] and kept[3:] == wanted[3:]
         and np.array_equal(kept[2], wanted[2], equal_nan=True)
     )  # fmt: skip
     if not same:
-        st.session_state[WHAT_IF_SAMPLE] = wanted
+        st.session_state[store] = wanted
         st.rerun()
 
 
@@ -243,7 +249,7 @@ def _what_if(model_key, data, model, names, sample: int) -> None:
         x1[f] = np.nan if entered is None else entered
     w = what_if(graph, x0, x1, names)
     if not blank:
-        _follow_what_if(model_key, sample, x0, x1)
+        _follow(WHAT_IF_SAMPLE, model_key, sample, x0, x1)
     before, after = (_prediction(model, data, x) for x in (x0, x1))
     verdict = "unchanged" if before == after else f"was {before}"
     on_path = [n for n in w.changed_tests if n in set(w.path)]
@@ -321,7 +327,14 @@ def _counterfactual(model_key, data, model, names, classes, sample: int) -> None
              for c in cf.changes]
         )  # fmt: skip
         show_table(table, key="graph/inspect/cf/changes")
-        st.caption(f"Path of the changed sample ends in leaf #{cf.leaf}; each new value is a training value.")
+        tests = what_if(graph, x, cf.sample, names).changed_tests
+        st.caption(
+            f"Path of the changed sample ends in leaf #{cf.leaf}; each new value is a training value. The drawing "
+            f"above follows its path, the tests it changes ({', '.join(f'#{n}' for n in tests)}) drawn bold."
+        )
+        _follow(COUNTERFACTUAL_SAMPLE, model_key, sample, x, cf.sample, tests)
+    else:  # nothing to follow
+        _follow(COUNTERFACTUAL_SAMPLE, model_key, sample, x, x)
 
 
 def _value_or_missing(value: float) -> str:

@@ -161,11 +161,15 @@ def to_dot(
     stubs = set()
     left, right = graph.children_left.tolist(), graph.children_right.tolist()
     collapsed_at = collapsed.tolist()
+    # A view names at most a few of a shown node's hidden parents, the others in one "+n more" stub.
+    named = None if view is None else {c: set(first) for c, (first, _) in view.drawn_stubs().items()}
     for parent in np.flatnonzero(~graph.is_leaf).tolist():
         for branch, child in (("left", left[parent]), ("right", right[parent])):
             if not (shown_at[parent] or shown_at[child]):
                 continue
             if collapsed_at[parent] and not shown_at[child]:  # a summary hides what is below it
+                continue
+            if named is not None and not shown_at[parent] and parent not in named[child]:
                 continue
             for end in (parent, child):
                 if not shown_at[end] and end not in stubs:
@@ -175,6 +179,11 @@ def to_dot(
             lit = (lit_at[parent] and lit_at[child]) or (parent, child) in marked
             missing = branch == "right" and text.missing_goes(parent) == "no"
             dot.body.append(f"\tn{parent} -> n{child}{edge_attrs[branch, lit, missing]}\n")
+    for child, (_, more) in (view.drawn_stubs() if view is not None else {}).items():
+        if more:
+            stub = {"shape": "plaintext", "style": "", "fontcolor": "#777777", "id": f"more{child}"}
+            _add_node(dot, f"m{child}", f"+{more:,} more parents", stub)
+            dot.body.append(f'\tm{child} -> n{child} [color="#999999" style=dashed]\n')
     if legend:
         _add_legend(dot, graph, text, highlight_sample is not None)
     return dot.source

@@ -38,6 +38,9 @@ __all__ = [
 READABLE_WIDTH = 1440
 #: Most nodes a default view opens with, whatever fits.
 MAX_DEFAULT_NODES = 120
+#: Most stubs drawn above one node: a node with more hidden parents names the first
+#: ``MAX_STUBS - 1`` and folds the others into one "+n more parents" stub.
+MAX_STUBS = 3
 
 
 @dataclass(frozen=True, eq=False)
@@ -69,6 +72,27 @@ class GraphView:
     def size(self) -> int:
         """Number of nodes drawn (summaries included, stubs not)."""
         return int(np.count_nonzero(self.shown))
+
+    def drawn_stubs(self) -> dict:
+        """For each node in :attr:`stubs`, the hidden parents its drawing names (each a stub) and how
+        many more it folds into one "+n more parents" stub (0: none folded), at most
+        :data:`MAX_STUBS` stubs a node.
+
+        Examples
+        --------
+        >>> from tnt import DecisionGraph
+        >>> g = DecisionGraph([1, 2, 3, 4, 5, 6, -1], [6] * 6 + [-1], [0] * 6 + [-2], [0.5] * 6 + [-2],
+        ...                   np.ones((7, 2)))
+        >>> v = graph_view(g, [0])
+        >>> v.stubs, v.drawn_stubs()
+        ({6: [2, 3, 4, 5]}, {6: ([2, 3], 2)})
+        """
+        return {
+            child: (parents, 0)
+            if len(parents) <= MAX_STUBS
+            else (parents[: MAX_STUBS - 1], len(parents) - MAX_STUBS + 1)
+            for child, parents in self.stubs.items()
+        }
 
     def splits_below(self, node: int) -> int:
         """Number of splits strictly below ``node`` (what its summary says is hidden)."""

@@ -5,6 +5,10 @@ one for the "no" branches (edges drawn as single line traces with ``None`` separ
 the highlighted path and one for the nodes; the legend entries add one empty trace per class.
 Edges drawn with widths proportional to the samples along them add at most ``2 * _WIDTH_LEVELS``
 traces (one per width level and branch) in place of the first two.
+
+Nodes are placed by :func:`tnt.viz.dag_layout.dag_layout` (no two markers overlap; an edge spanning
+several layers is drawn through its dummy nodes, between the nodes of those layers), graphs of more
+than :data:`DAG_LAYOUT_NODES` nodes by the faster :func:`tnt.viz.layout.layered_layout`.
 """
 
 from __future__ import annotations
@@ -12,10 +16,17 @@ from __future__ import annotations
 import numpy as np
 
 from tnt.viz.colors import HIGHLIGHT_COLOR, MIXED_COLOR, MIXED_LABEL, VALUE_SCALE, class_palette, value_range
+from tnt.viz.dag_layout import dag_layout
 from tnt.viz.exporter import GraphText, escape_html, path_mask
 from tnt.viz.layout import edge_list, layered_layout
 
-__all__ = ["figure_height", "graph_figure", "standalone_html"]
+__all__ = ["DAG_LAYOUT_NODES", "figure_height", "graph_figure", "standalone_html"]
+
+#: Graphs up to this many nodes are laid out with dummy nodes and overlap removal (a fraction of a
+#: second); larger ones in :func:`tnt.viz.layout.layered_layout`'s linear time.
+DAG_LAYOUT_NODES = 20_000
+# One node's slot in the layout, in x units of the figure (markers are a few px wide at any zoom).
+_SLOT = 1.0
 
 # Graphs up to this many nodes get their rules written next to the nodes, not only on hover.
 _LABELLED_NODES = 40
@@ -96,7 +107,7 @@ def graph_figure(
     import plotly.graph_objects as go
 
     text = GraphText(graph, feature_names, class_names, precision, show_missing)
-    x, y = layered_layout(graph)
+    x, y, routes = _placed(graph)
     parent, child, is_left = edge_list(graph)
     on_path = path_mask(graph, highlight_sample)
     path_edges = on_path[parent] & on_path[child]
@@ -104,15 +115,13 @@ def graph_figure(
     flows = None if edge_samples is None else np.asarray(edge_samples)
     if flows is None:
         traces = [
-            _edge_trace(x, y, parent[mask], child[mask], name, dict(color="#888888", width=1, dash=dash))
+            _edge_trace(routes, mask, name, dict(color="#888888", width=1, dash=dash))
             for name, mask, dash in (("yes (<=)", is_left, "solid"), ("no (>)", ~is_left, "dot"))
         ]
     else:
         flow = np.where(is_left, flows[parent, 0], flows[parent, 1])
-        traces = _weighted_edge_traces(x, y, parent, child, is_left, flow)
-    traces.append(
-        _edge_trace(x, y, parent[path_edges], child[path_edges], "path", dict(color=HIGHLIGHT_COLOR, width=4))
-    )
+        traces = _weighted_edge_traces(routes, is_left, flow)
+    traces.append(_edge_trace(routes, path_edges, "path", dict(color=HIGHLIGHT_COLOR, width=4)))
     traces.append(_node_trace(graph, text, x, y, on_path, flows))
     for name, color in _legend(graph, text):
         traces.append(
@@ -192,7 +201,26 @@ def _scatter(**properties) -> dict:
     return dict(type="scatter", **properties)
 
 
-def _weighted_edge_traces(x, y, parent, child, is_left, flow) -> list[dict]:
+def _placed(graph):
+    """x and y of every node, and each edge's polyline ``(xs, ys)`` (in :func:`edge_list`'s order)."""
+    parent, child, _ = edge_list(graph)
+    if graph.node_count > DAG_LAYOUT_NODES:
+        x, y = layered_layout(graph)
+        return x, y, [([x[p], x[c]], [y[p], y[c]]) for p, c in zip(parent.tolist(), child.tolist())]
+    # Every node, reached or not (as layered_layout): a node of the arrays is always drawn.
+    layout = dag_layout(graph, widths=np.full(graph.node_count, 0.6 * _SLOT), gap=0.4 * _SLOT,
+                        nodes=np.ones(graph.node_count, dtype=bool))  # fmt: skip
+    x = layout.x - layout.width / 2
+    y = -layout.layer.astype(np.float64)
+    # dag_layout lists the edges as edge_list does (left branches first), every node being laid out.
+    routes = []
+    for e in range(layout.parent.size):
+        points = layout.route(e)
+        routes.append(([px - layout.width / 2 for px, _ in points], [-float(level) for _, level in points]))
+    return x, y, routes
+
+
+def _weighted_edge_traces(routes, is_left, flow) -> list[dict]:
     """Edges grouped by width level (proportional to ``flow``), one trace per level and branch."""
     top = float(flow.max()) if flow.size else 0.0
     level = np.zeros(flow.size, dtype=int) if top <= 0 else np.ceil(flow / top * _WIDTH_LEVELS).astype(int)
@@ -205,30 +233,21 @@ def _weighted_edge_traces(x, y, parent, child, is_left, flow) -> list[dict]:
                 continue
             width = 0.5 if k == 0 else max(1.0, _MAX_EDGE_WIDTH * k / _WIDTH_LEVELS)
             line = dict(color="#888888", width=width, dash=dash if k < 3 else "solid")
-            trace = _edge_trace(x, y, parent[mask], child[mask], name, line)
+            trace = _edge_trace(routes, mask, name, line)
             trace.update(legendgroup=name, showlegend=first, opacity=0.75)
             traces.append(trace)
             first = False
     return traces
 
 
-def _edge_trace(x, y, parent, child, name, line) -> dict:
-    """All the given edges as one line trace: ``x0, x1, None`` per edge."""
-    return _scatter(
-        x=_with_breaks(x[parent], x[child]),
-        y=_with_breaks(y[parent], y[child]),
-        mode="lines",
-        name=name,
-        line=line,
-        hoverinfo="skip",
-    )
-
-
-def _with_breaks(start: np.ndarray, end: np.ndarray) -> list:
-    """``[start0, end0, None, start1, end1, None, ...]``: None separates the segments of one line."""
-    points = np.column_stack([start, end, start]).astype(object)
-    points[:, 2] = None
-    return points.ravel().tolist()
+def _edge_trace(routes, mask, name, line) -> dict:
+    """The edges ``mask`` picks as one line trace: each edge's points, then None, which separates
+    the lines of one trace."""
+    xs, ys = [], []
+    for e in np.flatnonzero(mask).tolist():
+        xs += [*routes[e][0], None]
+        ys += [*routes[e][1], None]
+    return _scatter(x=xs, y=ys, mode="lines", name=name, line=line, hoverinfo="skip")
 
 
 def _node_trace(graph, text, x, y, on_path, flows=None) -> dict:

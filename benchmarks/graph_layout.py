@@ -1,0 +1,230 @@
+"""Layouts of large decision graphs (issue 51): edge crossings and drawing width of today's
+``layered_layout``, the DAG layout (:mod:`tnt.viz.dag_layout`) and Graphviz ``dot``, and the time of a
+layout and of the explorer's expand, collapse and search.
+
+Run from the repository root (the graphs are trained once by ``benchmarks/big_graphs.py``, then kept):
+
+    .venv/bin/python benchmarks/graph_layout.py
+
+Writes ``benchmarks/graph_layout.md`` whole. Every layout is measured on the same boxes: the width and
+height Graphviz gives each node of the full drawing (``to_dot``, 11 pt labels), and 18 pt between two
+boxes of a layer (``dot``'s ``nodesep``). ``layered_layout`` spreads each layer evenly in units of one
+node; it is scaled to the least width at which no two of its boxes overlap. Crossings are counted
+layer gap by layer gap: edges drawn straight for ``layered_layout``, through their dummy nodes for the
+DAG layout, and for ``dot`` along each edge's spline control points at the height of each rank of
+nodes (an approximation of the curves). The speed rows give the median of 5 runs after one warm-up.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from big_graphs import classification_3000_model, mnist_model  # noqa: E402
+
+from tnt.viz import focus  # noqa: E402
+from tnt.viz.dag_layout import dag_layout, polyline_crossings  # noqa: E402
+from tnt.viz.export_dot import to_dot  # noqa: E402
+from tnt.viz.layout import count_crossings, layered_layout  # noqa: E402
+from tnt.viz.render import render  # noqa: E402
+
+REPORT = ROOT / "benchmarks" / "graph_layout.md"
+GAP_PT = 18.0  # dot's nodesep of 0.25 in
+LIMIT_MS = 300
+RUNS = 5
+
+
+def timed_ms(function, runs: int = RUNS) -> tuple[float, object]:
+    """Median wall time of ``function()`` in ms over ``runs`` runs after one warm-up, and its result."""
+    result = function()
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        result = function()
+        times.append((time.perf_counter() - start) * 1e3)
+    return float(np.median(times)), result
+
+
+def dot_layout(graph) -> tuple[dict, float]:
+    """Graphviz ``dot``'s layout of the full drawing (its JSON) and the seconds it took."""
+    import pygraphviz
+
+    start = time.perf_counter()
+    laid = pygraphviz.AGraph(string=to_dot(graph))
+    laid.layout(prog="dot")
+    layout = json.loads(laid.draw(format="json0").decode("utf-8"))
+    return layout, time.perf_counter() - start
+
+
+def dot_boxes(layout, n_nodes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each node's centre x, y and width in points from ``dot``'s JSON (``n<id>`` names)."""
+    x, y, width = np.full(n_nodes, np.nan), np.full(n_nodes, np.nan), np.zeros(n_nodes)
+    for obj in layout["objects"]:
+        name = obj.get("name", "")
+        if name.startswith("n") and name[1:].isdigit() and "pos" in obj:
+            node = int(name[1:])
+            x[node], y[node] = (float(v) for v in obj["pos"].split(","))
+            width[node] = float(obj["width"]) * 72
+    return x, y, width
+
+
+def dot_crossings(layout, graph, x, y) -> int:
+    """Crossings of ``dot``'s edges, each followed along its control points at every rank's height."""
+    names = {i: int(obj["name"][1:]) for i, obj in enumerate(layout["objects"]) if obj.get("name", "").startswith("n")}
+    ranks = np.unique(y[~np.isnan(y)])[::-1]  # top (largest y) first
+    level = {float(v): i for i, v in enumerate(ranks)}
+    gaps, tops, bottoms = [], [], []
+    for edge in layout.get("edges", []):
+        tail, head = names.get(edge["tail"]), names.get(edge["head"])
+        if tail is None or head is None:
+            continue
+        points = [(x[tail], y[tail])]
+        for token in edge["pos"].split():
+            if token.startswith(("e,", "s,")):
+                continue
+            px, py = (float(v) for v in token.split(","))
+            points.append((px, py))
+        points.append((x[head], y[head]))
+        px, py = np.array([p[0] for p in points]), np.array([p[1] for p in points])
+        order = np.argsort(py)
+        a, b = level[float(y[tail])], level[float(y[head])]
+        along = np.interp(ranks[a : b + 1], py[order], px[order])
+        for k in range(b - a):
+            gaps.append(a + k)
+            tops.append(along[k])
+            bottoms.append(along[k + 1])
+    return polyline_crossings(np.array(gaps), np.array(tops), np.array(bottoms))
+
+
+def layered_width(graph, widths) -> tuple[float, int]:
+    """Width in points at which ``layered_layout``'s boxes do not overlap, and its crossings."""
+    x, y = layered_layout(graph)
+    scale = 0.0
+    for level in np.unique(y):
+        nodes = np.flatnonzero(y == level)
+        nodes = nodes[np.argsort(x[nodes])]
+        if nodes.size > 1:
+            need = (widths[nodes[:-1]] + widths[nodes[1:]]) / 2 + GAP_PT
+            scale = max(scale, float(np.max(need / np.diff(x[nodes]))))
+    left, right = np.min(scale * x - widths / 2), np.max(scale * x + widths / 2)
+    return float(right - left), count_crossings(graph, x, y)
+
+
+def explorer_rows(name: str, model) -> list[tuple]:
+    """The explorer's steps on ``model``: the view's state (tnt.viz.focus) and its drawing (DOT and
+    Graphviz's SVG), as the Graph page does after a click."""
+    graph = model.graph_
+    names = [f"x{i}" for i in range(model.n_features_in_)]
+
+    def drawn(opened):
+        return render(to_dot(graph, feature_names=names, show_ids=True, view=focus.graph_view(graph, opened)), "svg")
+
+    opened = focus.default_expansion(graph, names)
+    summary = int(np.flatnonzero(focus.graph_view(graph, opened).summary)[0])
+    deep = int(graph.node_count - 1)
+    rows = []
+    for step, change in (
+        ("expand a summary node", lambda: focus.toggle(graph, opened, summary)),
+        ("collapse it again", lambda: focus.toggle(graph, opened | {summary}, summary)),
+        (
+            f"search #{deep} (the last node)",
+            lambda: focus.expand_to(graph, opened, focus.find_nodes(graph, f"#{deep}")),
+        ),
+    ):
+        state_ms, after = timed_ms(lambda change=change: focus.graph_view(graph, change()))
+        draw_ms, _ = timed_ms(lambda after=after: drawn(after.expanded))
+        rows.append((name, step, after.size, state_ms, draw_ms))
+    return rows
+
+
+def main() -> None:
+    graphs = [("MNIST, C=1e-4", mnist_model()), ("3,000-split graph", classification_3000_model())]
+    quality, speed, explorer = [], [], []
+    for name, model in graphs:
+        graph = model.graph_
+        print(f"{name}: {graph.n_splits:,} splits, {graph.node_count:,} nodes", flush=True)
+        layout, dot_seconds = dot_layout(graph)
+        x, y, widths = dot_boxes(layout, graph.node_count)
+        bb = [float(v) for v in layout["bb"].split(",")]
+        old_width, old_crossings = layered_width(graph, widths)
+        new_ms, new = timed_ms(lambda graph=graph, widths=widths: dag_layout(graph, widths=widths, gap=GAP_PT))
+        old_ms, _ = timed_ms(lambda graph=graph: layered_layout(graph))
+        quality += [
+            (name, "`layered_layout` (before)", old_crossings, old_width),
+            (name, "`dag_layout` (dummy nodes, no overlap)", new.crossings, new.width),
+            (name, "Graphviz `dot`", dot_crossings(layout, graph, x, y), bb[2] - bb[0]),
+        ]
+        speed += [
+            (name, "layout: `dag_layout`", new_ms),
+            (name, "layout: `layered_layout`", old_ms),
+            (name, "layout: Graphviz `dot` (one run)", dot_seconds * 1e3),
+        ]
+        explorer += explorer_rows(name, model)
+        print(quality[-3:], speed[-3:], explorer[-3:], flush=True)
+    write_report(graphs, quality, speed, explorer)
+
+
+def method() -> str:
+    """What the report measures: the module docstring's paragraph on it, in Markdown."""
+    paragraph = __doc__.split("\n\n")[3].replace("\n", " ")
+    return paragraph.split(" whole. ", 1)[1].replace("``", "`").strip()
+
+
+def write_report(graphs, quality, speed, explorer) -> None:
+    stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    load = os.getloadavg()[0]
+    lines = [
+        "# Layouts of large graphs",
+        "",
+        "Written whole by `benchmarks/graph_layout.py`; edit the script, not this file. " + method(),
+        "",
+        f"Latest run: {stamp}, {platform.system()} {platform.machine()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}, load average {load:.1f} at the end of the run.",
+        "",
+        "Graphs: "
+        + "; ".join(f"{n}: {m.graph_.n_splits:,} splits, {m.graph_.node_count:,} nodes" for n, m in graphs)
+        + ".",
+        "",
+        "## Crossings and width",
+        "",
+        "| graph | layout | edge crossings | drawing width (pt) |",
+        "|---|---|---:|---:|",
+        *[f"| {g} | {layout} | {c:,} | {w:,.0f} |" for g, layout, c, w in quality],
+        "",
+        "## Speed",
+        "",
+        f"Target: under {LIMIT_MS} ms each.",
+        "",
+        "| graph | step | ms | under the target |",
+        "|---|---|---:|---|",
+        *[f"| {g} | {step} | {ms:,.1f} | {'yes' if ms < LIMIT_MS else 'no'} |" for g, step, ms in speed],
+        "",
+        "The explorer's steps from its default view (`tnt.viz.focus`): the new view's state, then its drawing "
+        "(`to_dot` and Graphviz's layout of the view, rendered as SVG on the server), as the Graph page does after "
+        "a click; zooming and panning that drawing happen in the browser, without the server.",
+        "",
+        "| graph | step | nodes drawn after | state (ms) | drawing (ms) | total under the target |",
+        "|---|---|---:|---:|---:|---|",
+        *[
+            f"| {g} | {step} | {size:,} | {state:,.1f} | {draw:,.1f} | {'yes' if state + draw < LIMIT_MS else 'no'} |"
+            for g, step, size, state, draw in explorer
+        ],
+        "",
+    ]
+    REPORT.write_text("\n".join(lines))
+    print(f"wrote {REPORT}")
+
+
+if __name__ == "__main__":
+    main()

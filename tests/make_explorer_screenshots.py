@@ -1,0 +1,154 @@
+"""Screenshots of the Graph page's explorer at 1,440 px (issue 51): ``python tests/make_explorer_screenshots.py``.
+
+For the handwritten digits (the app's first data set), MNIST at C=1e-4 and the 3,000-split graph
+(``benchmarks/big_graphs.py`` trains both once): the default view, a summary node clicked open, a search
+for the last node, and a sample's path, each a PNG in ``test-artifacts/explorer/``. The model files are
+opened on the Graph page; the 3,000-split graph's rows are uploaded first as a CSV file, so that the page
+has test samples whose paths it draws. MNIST has more columns than an upload may have: the app picks a
+node of it instead, and its sample's path is ``tnt.plot_graph``'s figure. A real ``streamlit run app.py`` (a workspace
+in a temporary folder) driven by Playwright in Debian's chromium, as the browser tests drive it. Look at
+the PNGs; they are not committed. Prints, per graph, the time from a click on a summary node to its
+children drawn in chromium (the page's rerun and the new drawing).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+import tnt
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # browser_helpers, run as a script
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+
+from big_graphs import cache_dir, classification_3000_data, classification_3000_model, mnist_data, mnist_model  # noqa: E402
+from browser_helpers import EXPLORER, ROOT, launch_chromium, nav, running_server, wait_idle  # noqa: E402
+
+OUT = ROOT / "test-artifacts" / "explorer"
+WIDTH, HEIGHT = 1440, 1100
+LONG = 300_000
+
+
+def shoot(page, name: str) -> None:
+    assert page.locator('[data-testid="stException"]').count() == 0, f"an exception is on screen: {name}"
+    page.screenshot(path=str(OUT / f"{name}.png"), full_page=False)
+    print(f"wrote {OUT / name}.png", flush=True)
+
+
+def explorer_ready(page):
+    page.get_by_text("nodes shown").first.wait_for(timeout=LONG)
+    wait_idle(page, LONG)
+    frame = page.frame_locator(EXPLORER)
+    frame.locator("svg g.node").first.wait_for(timeout=LONG)
+    page.locator(EXPLORER).scroll_into_view_if_needed()
+    return frame
+
+
+def upload(page, path: Path) -> None:
+    nav(page, "Data")
+    page.locator('input[type="file"]').set_input_files(str(path))
+    page.get_by_text(f"Preview of {path.name}").wait_for(timeout=LONG)
+    wait_idle(page, LONG)
+    page.get_by_role("button", name="Use this data").click()
+    page.get_by_text(f"In use: {path.name}").wait_for(timeout=LONG)
+    wait_idle(page, LONG)
+
+
+def open_model(page, path: Path) -> None:
+    nav(page, "Graph")
+    page.get_by_text("Open a model file").click()
+    page.locator('[data-testid="stExpander"] input[type="file"]').first.set_input_files(str(path))
+    page.get_by_text(f"from {path.name}").first.wait_for(timeout=LONG)
+    wait_idle(page, LONG)
+    page.get_by_text("Open a model file").click()  # folded again: the drawing comes up
+
+
+def four_views(page, name: str, samples: bool = True) -> None:
+    """The default view, a summary opened by a click, the last node found, a sample's path (without
+    ``samples``, the last node picked in the inspector instead)."""
+    frame = explorer_ready(page)
+    shoot(page, f"{name}_1_default")
+    summary = frame.locator("svg g.node", has_text="splits below").first
+    node = summary.get_attribute("id")
+    start = time.perf_counter()
+    summary.click()
+    page.frame_locator(EXPLORER).locator(f"#{node}").filter(has_not_text="splits below").wait_for(timeout=LONG)
+    print(f"{name}: a click on a summary node to its children drawn: {time.perf_counter() - start:.2f} s", flush=True)
+    wait_idle(page, LONG)
+    frame = explorer_ready(page)
+    shoot(page, f"{name}_2_expanded")
+    caption = page.get_by_text("nodes shown").first.inner_text()
+    last = int(caption.split(" of ")[1].split(" nodes")[0].replace(",", "")) - 1
+    find = page.get_by_label("Find")
+    find.fill(f"#{last}")
+    find.press("Enter")
+    page.get_by_text(f"1 found: #{last}.").wait_for(timeout=LONG)
+    frame = explorer_ready(page)
+    shoot(page, f"{name}_3_search")
+    find.fill("")
+    find.press("Enter")
+    wait_idle(page, LONG)
+    page.get_by_role("button", name="Default view").click()
+    wait_idle(page, LONG)
+    if not samples:
+        picked = page.get_by_role("spinbutton", name="Node", exact=True)
+        picked.fill(str(last - 1))
+        picked.press("Enter")
+        page.get_by_text(f"Node #{last - 1}").first.wait_for(timeout=LONG)
+        explorer_ready(page)
+        shoot(page, f"{name}_4_node")
+        return
+    sample = page.get_by_role("spinbutton", name="Test sample", exact=True)
+    sample.fill("3")
+    sample.press("Enter")
+    page.get_by_text("Sample #3").first.wait_for(timeout=LONG)
+    explorer_ready(page)
+    shoot(page, f"{name}_4_path")
+
+
+def main(only=("digits", "mnist", "split3000")) -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    folder = Path(tempfile.mkdtemp())
+    os.environ["TNT_WORKSPACE_DIR"] = str(folder / "workspaces")
+    # MNIST's 785 columns are more than an upload may have (500): its sample's path is drawn by the
+    # library (tnt.plot_graph, what the explorer's downloads draw), the app picks a node instead.
+    _, _, X_test, _ = mnist_data()
+    tnt.plot_graph(mnist_model(), expand="auto", highlight=X_test[3]).save(OUT / "mnist_4_path_plot_graph.png")
+    X, y = classification_3000_data()
+    big_csv = folder / "classification_14000.csv"
+    frame = pd.DataFrame(np.round(X, 4), columns=[f"x{i}" for i in range(X.shape[1])])
+    frame["label"] = y
+    frame.to_csv(big_csv, index=False)
+    mnist_model(), classification_3000_model()  # the model files, trained once
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p, running_server("streamlit_explorer_shots.log") as (url, _):
+        browser = launch_chromium(p)
+        page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
+        page.goto(url)
+        page.get_by_text("In use: Handwritten digits").wait_for(timeout=LONG)
+        try:
+            if "digits" in only:
+                nav(page, "Graph")
+                four_views(page, "digits")
+            if "mnist" in only:
+                open_model(page, cache_dir() / "mnist_C1e-4.json")
+                four_views(page, "mnist", samples=False)
+            if "split3000" in only:
+                upload(page, big_csv)
+                open_model(page, cache_dir() / "classification_3000.json")
+                four_views(page, "split3000")
+        except Exception:
+            page.screenshot(path=str(OUT / "failed.png"), full_page=False)
+            raise
+        browser.close()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:] or ("digits", "mnist", "split3000"))
