@@ -254,3 +254,36 @@ def test_compare_says_in_one_sentence_that_it_does_not_take_categorical_columns(
         i.value.startswith("The data has categorical columns (colour), and fine-tuning, TAO and NDG do not learn")
         for i in app.info
     )
+
+
+def test_the_counterfactual_changes_a_category_by_name(app):
+    from tnt.inspect.counterfactual import CounterfactualSpace, counterfactual
+
+    data = use(app)
+    train(app)
+    at = graph_view(app, VIEWS[3])
+    model = newest(at).tnt
+    assert not at.info, [i.value for i in at.info]  # no refusal: the search takes categorical splits
+    # The test rows whose smallest change (the other class wanted, as the page proposes) is a colour.
+    space, graph = CounterfactualSpace(model.graph_, data.X_train), model.graph_
+    colour_changes = [
+        i for i, x in enumerate(data.X_test)
+        if any(c.feature == 0 for c in counterfactual(space, x, 1 - int(graph.predict_proba([x])[0].argmax())).changes)
+    ]  # fmt: skip
+    assert colour_changes
+    for sample in colour_changes[:3]:
+        at.number_input(key="graph/sample").set_value(sample).run()
+        assert not at.exception, at.exception
+        text = " ".join(m.value for m in at.main.markdown)
+        assert f"Test sample **#{sample}** is predicted" in text and "change `colour` from " in text
+        wanted = at.selectbox(key=f"graph/inspect/cf/class/{sample}").value
+        row = by_name(data, data.X_test[sample].reshape(1, -1))
+        changes = next(d.value for d in at.dataframe if "any value with" in d.value.columns)
+        for change in changes.to_dict("records"):
+            if change["feature"] == "colour":  # by name, and the categories that take the same path
+                assert change["to"] in (*NAMES, "missing") and change["from"] in (*NAMES, "missing")
+                assert change["to"] == "missing" or change["any value with"].startswith("colour ")
+                row["colour"] = None if change["to"] == "missing" else change["to"]
+            else:
+                row[change["feature"]] = np.nan if change["to"] == "missing" else float(change["to"])
+        assert str(model.predict(row)[0]) == wanted  # the change, read by name, gets the wanted class

@@ -12,7 +12,7 @@ from tnt.inspect.counterfactual import DEFAULT_BUDGET, CounterfactualSpace, coun
 from tnt.inspect.distributions import node_distribution
 from tnt.inspect.errors import confusion, error_leaves, node_scores
 from tnt.inspect.reach import class_indices, routes
-from tnt.inspect.rules import leaf_rules, rule_text
+from tnt.inspect.rules import Categories, leaf_rules, rule_text
 from tnt.inspect.what_if import what_if
 from tnt.viz.figure_image import figure_image
 from tnt.viz.inspection import (
@@ -315,13 +315,23 @@ def _counterfactual(model_key, data, model, names, classes, sample: int) -> None
             f"feature{'s' if n != 1 else ''}" + (f" at a distance under {dist:.2f}" if n == cf.n_changed else "") + "."
         )
     if cf.changes:
-        table = pd.DataFrame(
-            [{"feature": names[c.feature], "from": _value_or_missing(c.old), "to": _value_or_missing(c.new),
-              "any value with": "missing" if np.isnan(c.new) else rule_text({c.feature: (c.low, c.high)}, names)}
-             for c in cf.changes]
-        )  # fmt: skip
-        show_table(table, key="graph/inspect/cf/changes")
-        st.caption(f"Path of the changed sample ends in leaf #{cf.leaf}; each new value is a training value.")
+        show_table(pd.DataFrame([_change_row(c, names) for c in cf.changes]), key="graph/inspect/cf/changes")
+        st.caption(f"Path of the changed sample ends in leaf #{cf.leaf}; each new value is a training value"
+                   + (" (a category changed counts as one feature at a distance of one interquartile range)."
+                      if any(c.categories is not None for c in cf.changes) else "."))  # fmt: skip
+
+
+def _change_row(change, names) -> dict:
+    """A row of the counterfactual's table: the feature, its value before and after (a category by
+    name) and the values that take the same path."""
+    if change.categories is not None:
+        held = Categories(change.categories, frozenset(change.allowed))
+        return {"feature": names[change.feature], "from": change.category_name(change.old),
+                "to": change.category_name(change.new),
+                "any value with": "missing" if np.isnan(change.new) else rule_text({change.feature: (held,)}, names)}  # fmt: skip
+    return {"feature": names[change.feature], "from": _value_or_missing(change.old),
+            "to": _value_or_missing(change.new), "any value with": "missing" if np.isnan(change.new)
+            else rule_text({change.feature: (change.low, change.high)}, names)}  # fmt: skip
 
 
 def _value_or_missing(value: float) -> str:
