@@ -287,3 +287,26 @@ def test_the_counterfactual_changes_a_category_by_name(app):
             else:
                 row[change["feature"]] = np.nan if change["to"] == "missing" else float(change["to"])
         assert str(model.predict(row)[0]) == wanted  # the change, read by name, gets the wanted class
+
+
+def test_an_opened_categorical_tree_is_reduced(app):
+    from tnt import CARTClassifier
+
+    frame = pd.read_csv(COLOURS)
+    tree = CARTClassifier(max_leaf_nodes=16, random_state=0, categorical_features=["colour"])
+    tree.fit(frame[["colour", "size", "doors"]], frame["label"])
+    assert tree.graph_.is_categorical.any()
+    use(app)
+    go(app, "graph")
+    app.file_uploader(key="graph/model_file").set_value(
+        ("tree.json", model_to_json(tree).encode(), "application/json")
+    ).run()
+    button(app, "Reduce the graph").click().run()
+    assert not app.exception and not app.error, [e.value for e in app.error]
+    (summary,) = [m.value for m in app.main.markdown if "leaves become" in m.value]
+    assert summary.startswith(f"**{tree.n_splits_} splits and {tree.n_leaves_} leaves become ")
+    assert "Training predictions unchanged" in summary
+    app.radio(key="graph/model").set_value("Opened: tree.json, reduced").run()
+    assert not app.exception
+    reduced = app.session_state["opened/reduced"].latest()  # the one reduced model
+    assert reduced.graph_.is_categorical.any() and reduced.graph_.categories[0].tolist() == list(NAMES)

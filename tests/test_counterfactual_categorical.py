@@ -8,12 +8,12 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
-from random_graphs import random_dag
+from random_graphs import random_categorical_tests, random_dag
 
 from tnt import DecisionGraph, TnTClassifier
 from tnt.inspect.counterfactual import CATEGORY_DISTANCE, MISSING_DISTANCE, CounterfactualSpace, counterfactual
 
-N_CATEGORIES = {0: 4, 1: 3}  # features 0 and 1 are categorical; feature 2 holds numbers 0..5
+N_CATEGORIES = [4, 3]  # features 0 and 1 are categorical; feature 2 holds numbers 0..5
 NAMES = {0: ["blue", "green", "red", "white"], 1: ["S", "M", "L"]}
 
 
@@ -26,15 +26,7 @@ def random_categorical_graph(rng, n_internal, missing_in_training):
     left, right = skeleton
     n = left.shape[0]
     internal = left >= 0
-    feature = np.where(internal, rng.integers(0, 3, n), -2)
-    threshold = np.where(internal & (feature == 2), rng.integers(0, 5, n) + 0.5, np.nan)
-    threshold[~internal] = -2.0
-    subsets = [
-        sorted(rng.choice(N_CATEGORIES[int(f)], size=int(rng.integers(1, N_CATEGORIES[int(f)])), replace=False))
-        if inner and f < 2
-        else None
-        for f, inner in zip(feature, internal)
-    ]
+    feature, threshold, subsets = random_categorical_tests(rng, internal, N_CATEGORIES, 5)
     return DecisionGraph(
         left, right, feature, threshold, rng.integers(0, 5, (n, 3)).astype(float) + rng.random((n, 3)),
         missing_go_to_left=np.where(internal, rng.integers(0, 2, n), 0), missing_in_training=missing_in_training,
