@@ -310,3 +310,27 @@ def test_an_opened_categorical_tree_is_reduced(app):
     assert not app.exception
     reduced = app.session_state["opened/reduced"].latest()  # the one reduced model
     assert reduced.graph_.is_categorical.any() and reduced.graph_.categories[0].tolist() == list(NAMES)
+
+
+def test_the_inspector_says_what_holds_at_a_categorical_split_and_what_if_starts_from_common_categories(app):
+    data = use(app)
+    train(app)
+    at = graph_view(app, VIEWS[0])
+    graph = newest(at).tnt.graph_
+    split = int(np.flatnonzero(graph.is_categorical)[0])
+    at.number_input(key="graph/node").set_value(split).run()
+    assert not at.exception, at.exception
+    said = " ".join(c.value for c in at.main.caption)
+    assert "the test holds ('yes') for the categories left of the line" in said and "threshold" not in said
+    numeric = int(np.flatnonzero(~graph.is_leaf & ~graph.is_categorical)[0])
+    at.number_input(key="graph/node").set_value(numeric).run()
+    assert "with its threshold (dashed)" in " ".join(c.value for c in at.main.caption)
+    # What-if from a blank sample: colour is its most common training category, not its median code.
+    at.radio(key="graph/inspect/view").set_value(VIEWS[2]).run()
+    at.radio(key="graph/inspect/whatif/start").set_value("blank (training medians, most common categories)").run()
+    at.multiselect(key="graph/inspect/whatif/features/blank").set_value(["colour"]).run()
+    assert not at.exception, at.exception
+    codes = data.X_train[:, 0][~np.isnan(data.X_train[:, 0])].astype(int)
+    commonest = NAMES[int(np.argmax(np.bincount(codes)))]
+    assert commonest != NAMES[int(np.median(codes))]  # the two starts differ on this data
+    assert at.selectbox(key="graph/inspect/whatif/blank/0").value == commonest

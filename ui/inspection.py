@@ -13,7 +13,7 @@ from tnt.inspect.distributions import node_distribution
 from tnt.inspect.errors import confusion, error_leaves, node_scores
 from tnt.inspect.reach import class_indices, routes
 from tnt.inspect.rules import Categories, leaf_rules, rule_text
-from tnt.inspect.what_if import what_if
+from tnt.inspect.what_if import blank_sample, what_if
 from tnt.viz.figure_image import figure_image
 from tnt.viz.inspection import (
     MAX_SMALL_MULTIPLES,
@@ -130,9 +130,12 @@ def _distributions(model_key, data, graph, names, classes, node, train, test) ->
     st.plotly_chart(figure, width="stretch", key="graph/inspect/node_chart", config=CHART_CONFIG)
     shared = len(dist.parent_ids) > 1
     st.caption(
-        ("The node's feature over the samples that reach it, stacked by class, with its threshold (dashed): "
-         "left of it the test holds ('yes')." if not dist.is_leaf else
-         "What the leaf's samples are, its prediction outlined (a regression: marked).")
+        ("What the leaf's samples are, its prediction outlined (a regression: marked)." if dist.is_leaf else
+         "The node's feature over the samples that reach it, a bar per category stacked by class: the test holds "
+         "('yes') for the categories left of the line, those the split sends 'yes'; a missing value or a category "
+         "unseen in training goes where the split sends missing values." if dist.categories is not None else
+         "The node's feature over the samples that reach it, stacked by class, with its threshold (dashed): "
+         "left of it the test holds ('yes').")
         + (" A node with several parents: one panel per parent the samples came through." if shared else "")
     )  # fmt: skip
     stem = f"node{node}_{part}"
@@ -200,10 +203,12 @@ def _confusion(graph, classes, test, y_test) -> None:
 
 def _what_if(model_key, data, model, names, sample: int) -> None:
     graph = model.graph_
-    start = st.radio("Start from", [f"test sample #{sample}", "blank (training medians)"], horizontal=True,
+    categorical = [f for f, name in enumerate(names) if name in data.categorical]
+    blank_label = "blank (training medians" + (", most common categories)" if categorical else ")")
+    start = st.radio("Start from", [f"test sample #{sample}", blank_label], horizontal=True,
                      key="graph/inspect/whatif/start")  # fmt: skip
     blank = start.startswith("blank")
-    x0 = np.nanmedian(data.X_train, axis=0) if blank else np.asarray(data.X_test[sample], dtype=np.float64)
+    x0 = blank_sample(data.X_train, categorical) if blank else np.asarray(data.X_test[sample], dtype=np.float64)
     on_path = list(dict.fromkeys(int(graph.feature[n]) for n in graph.decision_path(x0.reshape(1, -1)).indices
                                  if not graph.is_leaf[n]))  # fmt: skip
     origin = "blank" if blank else str(sample)
