@@ -254,3 +254,83 @@ def test_compare_says_in_one_sentence_that_it_does_not_take_categorical_columns(
         i.value.startswith("The data has categorical columns (colour), and fine-tuning, TAO and NDG do not learn")
         for i in app.info
     )
+
+
+def test_the_counterfactual_changes_a_category_by_name(app):
+    from tnt.inspect.counterfactual import CounterfactualSpace, counterfactual
+
+    data = use(app)
+    train(app)
+    at = graph_view(app, VIEWS[3])
+    model = newest(at).tnt
+    assert not at.info, [i.value for i in at.info]  # no refusal: the search takes categorical splits
+    # The test rows whose smallest change (the other class wanted, as the page proposes) is a colour.
+    space, graph = CounterfactualSpace(model.graph_, data.X_train), model.graph_
+    colour_changes = [
+        i for i, x in enumerate(data.X_test)
+        if any(c.feature == 0 for c in counterfactual(space, x, 1 - int(graph.predict_proba([x])[0].argmax())).changes)
+    ]  # fmt: skip
+    assert colour_changes
+    for sample in colour_changes[:3]:
+        at.number_input(key="graph/sample").set_value(sample).run()
+        assert not at.exception, at.exception
+        text = " ".join(m.value for m in at.main.markdown)
+        assert f"Test sample **#{sample}** is predicted" in text and "change `colour` from " in text
+        wanted = at.selectbox(key=f"graph/inspect/cf/class/{sample}").value
+        row = by_name(data, data.X_test[sample].reshape(1, -1))
+        changes = next(d.value for d in at.dataframe if "any value with" in d.value.columns)
+        for change in changes.to_dict("records"):
+            if change["feature"] == "colour":  # by name, and the categories that take the same path
+                assert change["to"] in (*NAMES, "missing") and change["from"] in (*NAMES, "missing")
+                assert change["to"] == "missing" or change["any value with"].startswith("colour ")
+                row["colour"] = None if change["to"] == "missing" else change["to"]
+            else:
+                row[change["feature"]] = np.nan if change["to"] == "missing" else float(change["to"])
+        assert str(model.predict(row)[0]) == wanted  # the change, read by name, gets the wanted class
+
+
+def test_an_opened_categorical_tree_is_reduced(app):
+    from tnt import CARTClassifier
+
+    frame = pd.read_csv(COLOURS)
+    tree = CARTClassifier(max_leaf_nodes=16, random_state=0, categorical_features=["colour"])
+    tree.fit(frame[["colour", "size", "doors"]], frame["label"])
+    assert tree.graph_.is_categorical.any()
+    use(app)
+    go(app, "graph")
+    app.file_uploader(key="graph/model_file").set_value(
+        ("tree.json", model_to_json(tree).encode(), "application/json")
+    ).run()
+    button(app, "Reduce the graph").click().run()
+    assert not app.exception and not app.error, [e.value for e in app.error]
+    (summary,) = [m.value for m in app.main.markdown if "leaves become" in m.value]
+    assert summary.startswith(f"**{tree.n_splits_} splits and {tree.n_leaves_} leaves become ")
+    assert "Training predictions unchanged" in summary
+    app.radio(key="graph/model").set_value("Opened: tree.json, reduced").run()
+    assert not app.exception
+    reduced = app.session_state["opened/reduced"].latest()  # the one reduced model
+    assert reduced.graph_.is_categorical.any() and reduced.graph_.categories[0].tolist() == list(NAMES)
+
+
+def test_the_inspector_says_what_holds_at_a_categorical_split_and_what_if_starts_from_common_categories(app):
+    data = use(app)
+    train(app)
+    at = graph_view(app, VIEWS[0])
+    graph = newest(at).tnt.graph_
+    split = int(np.flatnonzero(graph.is_categorical)[0])
+    at.number_input(key="graph/node").set_value(split).run()
+    assert not at.exception, at.exception
+    said = " ".join(c.value for c in at.main.caption)
+    assert "the test holds ('yes') for the categories left of the line" in said and "threshold" not in said
+    numeric = int(np.flatnonzero(~graph.is_leaf & ~graph.is_categorical)[0])
+    at.number_input(key="graph/node").set_value(numeric).run()
+    assert "with its threshold (dashed)" in " ".join(c.value for c in at.main.caption)
+    # What-if from a blank sample: colour is its most common training category, not its median code.
+    at.radio(key="graph/inspect/view").set_value(VIEWS[2]).run()
+    at.radio(key="graph/inspect/whatif/start").set_value("blank (training medians, most common categories)").run()
+    at.multiselect(key="graph/inspect/whatif/features/blank").set_value(["colour"]).run()
+    assert not at.exception, at.exception
+    codes = data.X_train[:, 0][~np.isnan(data.X_train[:, 0])].astype(int)
+    commonest = NAMES[int(np.argmax(np.bincount(codes)))]
+    assert commonest != NAMES[int(np.median(codes))]  # the two starts differ on this data
+    assert at.selectbox(key="graph/inspect/whatif/blank/0").value == commonest

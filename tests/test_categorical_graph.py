@@ -311,20 +311,6 @@ def test_edits_keep_the_categorical_splits():
     assert fresh.categories[0].tolist() == COLOURS and fresh.left_categories(0).tolist() == [0, 2]
 
 
-def test_graph_reduction_says_it_keeps_categorical_splits():
-    from tnt.reduction import reduce_graph
-
-    with pytest.raises(ValueError, match="Graph reduction does not merge categorical splits"):
-        reduce_graph(colour_graph(), X_CODES[:3], np.array([0, 1, 1]))
-
-
-def test_the_counterfactual_search_says_it_does_not_take_categorical_splits():
-    from tnt.inspect.counterfactual import CounterfactualSpace
-
-    with pytest.raises(ValueError, match="counterfactual search does not handle categorical splits"):
-        CounterfactualSpace(colour_graph(), X_CODES[:3])
-
-
 def test_a_model_gives_its_categories_per_feature():
     model = colour_model()
     assert [None if c is None else c.tolist() for c in model.categories_] == [COLOURS, None]

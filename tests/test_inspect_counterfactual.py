@@ -5,6 +5,7 @@ import itertools
 
 import numpy as np
 import pytest
+from random_graphs import random_dag
 
 from tnt import DecisionGraph
 from tnt.inspect.counterfactual import CounterfactualSpace, counterfactual, feature_scales
@@ -12,20 +13,11 @@ from tnt.inspect.counterfactual import CounterfactualSpace, counterfactual, feat
 
 def random_graph(rng, n_internal, n_features=3, n_classes=3, regression=False):
     """A random reachable DAG with random tests on integer-valued features (values 0..5)."""
-    n_leaves = int(rng.integers(2, n_internal + 2))
-    n = n_internal + n_leaves
-    left, right = np.full(n, -1), np.full(n, -1)
-    has_parent = np.zeros(n, dtype=bool)
-    for node in range(n_internal):
-        unreached = [c for c in range(max(node + 1, 1), n) if not has_parent[c]]
-        first = unreached[0] if unreached else int(rng.integers(node + 1, n))
-        second = int(rng.integers(node + 1, n))
-        while second == first:
-            second = int(rng.integers(node + 1, n))
-        left[node], right[node] = first, second
-        has_parent[[first, second]] = True
-    if not has_parent[1:].all():
+    skeleton = random_dag(rng, n_internal)
+    if skeleton is None:
         return None
+    left, right = skeleton
+    n = left.shape[0]
     internal = left >= 0
     value = (
         rng.random((n, 1)) * 10

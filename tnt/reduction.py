@@ -23,6 +23,14 @@ where the directions send them, and a refitted threshold never moves them. In a 
 complete data (and reduced on complete data) the directions are only the rule for that case (the
 side most training samples take), so they do not keep splits apart, and the reduced graph's splits
 follow the same rule again.
+
+A categorical split (:attr:`DecisionGraph.categories`) is the same test as another only when both
+split the same feature by the same subset of its categories and send missing values (and categories
+unseen in training) the same way. Reduction reads each distinct such test as a column of its own, 0
+for a category sent left, 1 for one sent right and missing otherwise (the columns the graph routes
+by), so two splits are merge candidates only when they read the same column; a subset is never
+refitted, and each categorical split keeps its direction for missing values, learned or not, since
+categories unseen in training follow it.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ import copy
 import numpy as np
 
 from tnt._base import graph_from_flat
+from tnt.categorical import subset_bits
 from tnt.graph import DecisionGraph
 from tnt.learn.routing import count_directions, decision_paths, route_to_leaves
 from tnt.learn.walks import ancestors, topological_order
@@ -83,26 +92,74 @@ def reduce_graph(graph: DecisionGraph, X, y_idx, sample_weight=None) -> Decision
     >>> bool((r.predict_proba(X).argmax(1) == g.predict_proba(X).argmax(1)).all())
     True
     """
-    if graph.is_categorical.any():
-        raise ValueError(
-            "Graph reduction does not merge categorical splits (tests of subsets of categories) yet; "
-            "this graph has some, so it is kept as it is."
-        )
     X = np.ascontiguousarray(np.asarray(X), dtype=graph.input_dtype)
     y_idx = np.asarray(y_idx, dtype=np.intp)
     w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    if not graph.is_categorical.any():
+        return _reduce(graph, X, y_idx, w)
+    columns = _CategoryColumns(graph)
+    X_columns = columns.of(X)
+    on_columns = _reduce(columns.numeric(graph), X_columns, y_idx, w, fixed=columns.first)
+    reduced = columns.categorical(on_columns).with_training_stats(X, y_idx, w)
+    if not np.array_equal(reduced.apply(X), on_columns.apply(X_columns)):  # pragma: no cover - a bug if it happens
+        raise RuntimeError("Graph reduction changed how a categorical split routes; please report this.")
+    return reduced
+
+
+def _reduce(graph: DecisionGraph, X, y_idx, w, fixed: int | None = None) -> DecisionGraph:
+    """:func:`reduce_graph` of a graph without categorical splits; the splits on the features from
+    ``fixed`` on (the columns of categorical tests) keep their thresholds and their directions."""
+    fixed = X.shape[1] if fixed is None else fixed
     g = graph.with_training_stats(X, y_idx, w)  # refuses NaN for a graph without directions
     target = g.leaf_class()[g.apply(X)]
     learned = g.missing_in_training or (X.dtype.kind == "f" and bool(np.isnan(X).any()))
-    g = _finish(_merge_leaves(g, learned), g.leaf_class(), X, y_idx, w, g, learned)
+    g = _finish(_merge_leaves(g, learned, fixed), g.leaf_class(), X, y_idx, w, g, learned, fixed)
     changed = True
     while changed:
-        arrays, label, changed = _merge_pass(g, X, y_idx, w, target, learned)
+        arrays, label, changed = _merge_pass(g, X, y_idx, w, target, learned, fixed)
         if changed:
-            g = _finish(arrays, label, X, y_idx, w, g, learned)
+            g = _finish(arrays, label, X, y_idx, w, g, learned, fixed)
     if not np.array_equal(g.leaf_class()[g.apply(X)], target):  # pragma: no cover - a bug if it happens
         raise RuntimeError("Graph reduction changed a training prediction; please report this.")
     return g
+
+
+class _CategoryColumns:
+    """A graph's categorical tests as columns of their own (those :class:`DecisionGraph` routes by):
+    column ``first + k`` holds, for the ``k``-th distinct test, 0 where the sample's category goes
+    left, 1 where it goes right, NaN where it is missing or unseen in training. A categorical split
+    is then the threshold 0.5 on its column, and back."""
+
+    def __init__(self, graph: DecisionGraph):
+        self.graph = graph
+        _, _, self.tests, self.first = graph._category_tests()
+
+    def of(self, X) -> np.ndarray:
+        """``X`` with the columns of the tests (the columns the splits read, then one per test)."""
+        return self.graph._with_category_tests(X)
+
+    def numeric(self, graph: DecisionGraph) -> DecisionGraph:
+        """``graph`` reading the columns: each categorical split the threshold 0.5 on its test's."""
+        categorical = graph.is_categorical
+        return DecisionGraph(graph.children_left, graph.children_right, graph._routing_features(),
+                             np.where(categorical, 0.5, graph.threshold), graph.value, input_dtype=graph.input_dtype,
+                             missing_go_to_left=graph.missing_go_to_left,
+                             missing_in_training=graph.missing_in_training)  # fmt: skip
+
+    def categorical(self, reduced: DecisionGraph) -> DecisionGraph:
+        """A graph reduced on the columns as a graph of categorical splits again (no statistics)."""
+        tested = ~reduced.is_leaf & (reduced.feature >= self.first)
+        feature, threshold = reduced.feature.copy(), reduced.threshold.copy()
+        n_words = self.graph.category_left.shape[1]
+        bits = np.zeros((reduced.node_count, n_words), dtype=np.uint64)
+        for node in np.flatnonzero(tested):
+            f, table = self.tests[int(reduced.feature[node]) - self.first]
+            feature[node], threshold[node] = f, np.nan
+            bits[node] = subset_bits(np.flatnonzero(table), n_words)
+        return DecisionGraph(reduced.children_left, reduced.children_right, feature, threshold, reduced.value,
+                             input_dtype=reduced.input_dtype, missing_go_to_left=reduced.missing_go_to_left,
+                             missing_in_training=self.graph.missing_in_training, categories=self.graph.categories,
+                             category_left=bits)  # fmt: skip
 
 
 def reduce_model(model, X, y):
@@ -150,19 +207,22 @@ def reduce_model(model, X, y):
 
 
 # ---------------------------------------------------------------------------------------------- steps
-def _arrays(g: DecisionGraph, learned: bool):
-    """[left, right, feature, threshold, missing_left], copies. ``missing_left`` is all 0, so that
-    it does not keep splits apart, unless the directions are ``learned`` (from missing values in
-    training, or kept because the samples reduced on have some); a direction only guessed by the
-    rule for complete data is decided again by :func:`_finish`."""
-    learned = g.missing_go_to_left is not None and learned
-    missing_left = g.missing_go_to_left if learned else np.zeros(g.node_count, dtype=np.uint8)
+def _arrays(g: DecisionGraph, learned: bool, fixed: int):
+    """[left, right, feature, threshold, missing_left], copies. ``missing_left`` is 0, so that it
+    does not keep splits apart, unless the directions are ``learned`` (from missing values in
+    training, or kept because the samples reduced on have some) or the split reads a feature from
+    ``fixed`` on (a categorical test); a direction only guessed by the rule for complete data is
+    decided again by :func:`_finish`."""
+    if g.missing_go_to_left is None:
+        missing_left = np.zeros(g.node_count, dtype=np.uint8)
+    else:
+        missing_left = np.where(learned | (g.feature >= fixed), g.missing_go_to_left, 0).astype(np.uint8)
     return [g.children_left.copy(), g.children_right.copy(), g.feature.copy(), g.threshold.copy(), missing_left.copy()]
 
 
-def _merge_leaves(g: DecisionGraph, learned: bool):
+def _merge_leaves(g: DecisionGraph, learned: bool, fixed: int):
     """Point every edge into a leaf at the first leaf of the same predicted class."""
-    arrays = _arrays(g, learned)
+    arrays = _arrays(g, learned, fixed)
     left, right = arrays[0], arrays[1]
     label = g.leaf_class()
     leaves = np.flatnonzero(g.is_leaf)
@@ -177,7 +237,7 @@ def _merge_leaves(g: DecisionGraph, learned: bool):
     return arrays
 
 
-def _finish(arrays, label, X, y_idx, w, before: DecisionGraph, learned: bool) -> DecisionGraph:
+def _finish(arrays, label, X, y_idx, w, before: DecisionGraph, learned: bool, fixed: int) -> DecisionGraph:
     """Remove dead nodes, renumber topologically and attach the training statistics (the number
     type, classes, ``missing_in_training`` and whether it has directions those of the graph ``before``)."""
     left, right, feature, threshold, missing_left = arrays
@@ -186,7 +246,7 @@ def _finish(arrays, label, X, y_idx, w, before: DecisionGraph, learned: bool) ->
     elif learned:
         directions = missing_left
     else:  # no split saw a missing value: each sends them where most of its training samples go
-        directions = np.full(left.shape[0], UNDECIDED, dtype=np.int8)
+        directions = np.where((left >= 0) & (feature >= fixed), missing_left, UNDECIDED).astype(np.int8)
     flat = FlatGraph(left, right, feature, threshold, np.where(left < 0, label, -1), directions)
     working = WorkingGraph(flat, missing_values=learned)
     return graph_from_flat(
@@ -194,14 +254,14 @@ def _finish(arrays, label, X, y_idx, w, before: DecisionGraph, learned: bool) ->
     )
 
 
-def _merge_pass(g: DecisionGraph, X, y_idx, w, target, learned: bool):
+def _merge_pass(g: DecisionGraph, X, y_idx, w, target, learned: bool, fixed: int):
     """One bottom-up pass over the splits of ``g``, keeping each merge that loses no training
     prediction and leaves fewer live splits. Returns the arrays, leaf labels and whether any merged.
 
     Merges are applied to the arrays as they are found (ids stay; replaced sub-graphs become
     unreachable), so one pass can make many; the caller compacts.
     """
-    arrays = _arrays(g, learned)
+    arrays = _arrays(g, learned, fixed)
     label = np.where(g.is_leaf, g.leaf_class(), -1)
     live = _Live(arrays, label, X)
     changed = False
@@ -218,7 +278,7 @@ def _merge_pass(g: DecisionGraph, X, y_idx, w, target, learned: bool):
             if misses <= MAX_MISMATCH_SHARE * rows.size:
                 scored.append((misses, int(a)))
         for _, a in sorted(scored)[:MAX_CANDIDATES]:
-            merged = _try_replace(arrays, label, b, a, X, y_idx, w, target, live.n_live_splits)
+            merged = _try_replace(arrays, label, b, a, X, y_idx, w, target, live.n_live_splits, fixed)
             if merged is not None:
                 arrays, label = merged
                 live = _Live(arrays, label, X)
@@ -262,7 +322,7 @@ def _live_splits(arrays, X) -> int:
     return int(np.count_nonzero((left >= 0) & (left != right) & (went_left > 0) & (went_right > 0)))
 
 
-def _try_replace(arrays, label, b: int, a: int, X, y_idx, w, target, n_live_splits):
+def _try_replace(arrays, label, b: int, a: int, X, y_idx, w, target, n_live_splits, fixed: int):
     """Arrays and leaf labels with ``b`` replaced by ``a``, or None if a prediction changes or no
     split is saved."""
     arrays = [array.copy() for array in arrays]
@@ -276,7 +336,7 @@ def _try_replace(arrays, label, b: int, a: int, X, y_idx, w, target, n_live_spli
         internal = left >= 0
         left[internal & (left == b)] = a
         right[internal & (right == b)] = a
-    if not _refit_thresholds(arrays, label, X, target):
+    if not _refit_thresholds(arrays, label, X, target, fixed):
         return None
     if _live_splits(arrays, X) >= n_live_splits:
         return None
@@ -291,9 +351,10 @@ def _try_replace(arrays, label, b: int, a: int, X, y_idx, w, target, n_live_spli
     return arrays, new_label
 
 
-def _refit_thresholds(arrays, label, X, target) -> bool:
+def _refit_thresholds(arrays, label, X, target, fixed: int) -> bool:
     """Move, where needed, each threshold of ``arrays`` (:func:`_arrays`) so that every sample keeps
-    a path to a leaf of its class.
+    a path to a leaf of its class; those of the splits on features from ``fixed`` on (categorical
+    tests) never move.
 
     Nodes are visited in topological order with the samples that now reach them. A threshold that
     already sends each sample to a side from which its class can be reached stays; otherwise it
@@ -323,6 +384,8 @@ def _refit_thresholds(arrays, label, X, target) -> bool:
         present = ~missing
         goes_left = x <= threshold[node]
         if np.any(present & goes_left & ~ok_left) or np.any(present & ~goes_left & ~ok_right):
+            if feature[node] >= fixed:
+                return False
             t = _new_threshold(
                 x[present], must_left=~ok_right[present], must_right=~ok_left[present], current=threshold[node]
             )

@@ -12,8 +12,8 @@ from tnt.inspect.counterfactual import DEFAULT_BUDGET, CounterfactualSpace, coun
 from tnt.inspect.distributions import node_distribution
 from tnt.inspect.errors import confusion, error_leaves, node_scores
 from tnt.inspect.reach import class_indices, routes
-from tnt.inspect.rules import leaf_rules, rule_text
-from tnt.inspect.what_if import what_if
+from tnt.inspect.rules import Categories, leaf_rules, rule_text
+from tnt.inspect.what_if import blank_sample, what_if
 from tnt.viz.figure_image import figure_image
 from tnt.viz.inspection import (
     MAX_SMALL_MULTIPLES,
@@ -136,9 +136,12 @@ def _distributions(model_key, data, graph, names, classes, node, train, test) ->
     st.plotly_chart(figure, width="stretch", key="graph/inspect/node_chart", config=CHART_CONFIG)
     shared = len(dist.parent_ids) > 1
     st.caption(
-        ("The node's feature over the samples that reach it, stacked by class, with its threshold (dashed): "
-         "left of it the test holds ('yes')." if not dist.is_leaf else
-         "What the leaf's samples are, its prediction outlined (a regression: marked).")
+        ("What the leaf's samples are, its prediction outlined (a regression: marked)." if dist.is_leaf else
+         "The node's feature over the samples that reach it, a bar per category stacked by class: the test holds "
+         "('yes') for the categories left of the line, those the split sends 'yes'; a missing value or a category "
+         "unseen in training goes where the split sends missing values." if dist.categories is not None else
+         "The node's feature over the samples that reach it, stacked by class, with its threshold (dashed): "
+         "left of it the test holds ('yes').")
         + (" A node with several parents: one panel per parent the samples came through." if shared else "")
     )  # fmt: skip
     stem = f"node{node}_{part}"
@@ -206,10 +209,12 @@ def _confusion(graph, classes, test, y_test) -> None:
 
 def _what_if(model_key, data, model, names, sample: int) -> None:
     graph = model.graph_
-    start = st.radio("Start from", [f"test sample #{sample}", "blank (training medians)"], horizontal=True,
+    categorical = [f for f, name in enumerate(names) if name in data.categorical]
+    blank_label = "blank (training medians" + (", most common categories)" if categorical else ")")
+    start = st.radio("Start from", [f"test sample #{sample}", blank_label], horizontal=True,
                      key="graph/inspect/whatif/start")  # fmt: skip
     blank = start.startswith("blank")
-    x0 = np.nanmedian(data.X_train, axis=0) if blank else np.asarray(data.X_test[sample], dtype=np.float64)
+    x0 = blank_sample(data.X_train, categorical) if blank else np.asarray(data.X_test[sample], dtype=np.float64)
     on_path = list(dict.fromkeys(int(graph.feature[n]) for n in graph.decision_path(x0.reshape(1, -1)).indices
                                  if not graph.is_leaf[n]))  # fmt: skip
     origin = "blank" if blank else str(sample)
@@ -321,20 +326,35 @@ def _counterfactual(model_key, data, model, names, classes, sample: int) -> None
             f"feature{'s' if n != 1 else ''}" + (f" at a distance under {dist:.2f}" if n == cf.n_changed else "") + "."
         )
     if cf.changes:
-        table = pd.DataFrame(
-            [{"feature": names[c.feature], "from": _value_or_missing(c.old), "to": _value_or_missing(c.new),
-              "any value with": "missing" if np.isnan(c.new) else rule_text({c.feature: (c.low, c.high)}, names)}
-             for c in cf.changes]
-        )  # fmt: skip
-        show_table(table, key="graph/inspect/cf/changes")
+        show_table(pd.DataFrame([_change_row(c, names) for c in cf.changes]), key="graph/inspect/cf/changes")
         tests = what_if(graph, x, cf.sample, names).changed_tests
+        category = any(c.categories is not None for c in cf.changes)
         st.caption(
-            f"Path of the changed sample ends in leaf #{cf.leaf}; each new value is a training value. The drawing "
-            f"above follows its path, the tests it changes ({', '.join(f'#{n}' for n in tests)}) drawn bold."
+            f"Path of the changed sample ends in leaf #{cf.leaf}; each new value is a training value"
+            + (
+                " (a category changed counts as one feature at a distance of one interquartile range)"
+                if category
+                else ""
+            )
+            + f". The drawing above follows its path, the tests it changes ({', '.join(f'#{n}' for n in tests)}) "
+            "drawn bold."
         )
         _follow(COUNTERFACTUAL_SAMPLE, model_key, sample, x, cf.sample, tests)
     else:  # nothing to follow
         _follow(COUNTERFACTUAL_SAMPLE, model_key, sample, x, x)
+
+
+def _change_row(change, names) -> dict:
+    """A row of the counterfactual's table: the feature, its value before and after (a category by
+    name) and the values that take the same path."""
+    if change.categories is not None:
+        held = Categories(change.categories, frozenset(change.allowed))
+        return {"feature": names[change.feature], "from": change.category_name(change.old),
+                "to": change.category_name(change.new),
+                "any value with": "missing" if np.isnan(change.new) else rule_text({change.feature: (held,)}, names)}  # fmt: skip
+    return {"feature": names[change.feature], "from": _value_or_missing(change.old),
+            "to": _value_or_missing(change.new), "any value with": "missing" if np.isnan(change.new)
+            else rule_text({change.feature: (change.low, change.high)}, names)}  # fmt: skip
 
 
 def _value_or_missing(value: float) -> str:

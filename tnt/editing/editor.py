@@ -319,9 +319,7 @@ class GraphEditor:
         if edit.feature in earlier:
             raise ValueError(f"Feature {edit.feature} is forbidden already.")
         estimator.set_params(excluded_features=sorted({*already, *earlier, edit.feature}, key=str))
-        names = getattr(self.base, "feature_names_in_", None)
-        # Fitted on the columns' names when the model has them, which excluded_features may use.
-        X = self.X if names is None else pd.DataFrame(self.X, columns=list(names))
+        X = _as_trained(self.X, self.base)
         model = estimator.fit(X, self.y, sample_weight=self.sample_weight)
         n = model.graph_.node_count
         return EditStep(
@@ -341,6 +339,22 @@ class GraphEditor:
         )
         edited.edit_record_ = self.edit_record(edits)
         return edited
+
+
+def _as_trained(X: np.ndarray, model):
+    """The rows ``X`` (as ``model`` routes them: category codes) as ``model`` was trained on them: a
+    table of its columns' names, which ``excluded_features`` may use, and each categorical column as
+    pandas categories of its names, in the model's order (so ``categorical_features`` finds it by
+    name, index or dtype), a missing value or unseen code as a missing one."""
+    names = getattr(model, "feature_names_in_", None)
+    categories = model.graph_.categories or {}
+    if names is None and not categories:
+        return X
+    frame = pd.DataFrame(X, columns=None if names is None else list(names))
+    for f, found in categories.items():
+        codes = np.where(np.isnan(X[:, f]), -1, X[:, f]).astype(np.int64)
+        frame[frame.columns[f]] = pd.Categorical.from_codes(np.where(codes < found.shape[0], codes, -1), found)
+    return frame
 
 
 def edit_summary(record: dict) -> str:

@@ -29,6 +29,16 @@ training value within the allowed interval nearest the feature's training median
 missing only in a graph that learned from missing values (``missing_in_training``). With
 ``allow_missing_changes=False`` the search keeps every value present or missing as it is and goes
 around the paths that would need otherwise.
+
+Categorical features
+--------------------
+At a feature the graph splits by subsets of its categories (:attr:`DecisionGraph.categories`), a box
+holds the set of categories the path allows (a bitmask of their codes) instead of an interval. A
+change of category is one feature changed at a distance of one unit (:data:`CATEGORY_DISTANCE`, as
+a change to or from missing: categories have no order, so no category is nearer than another). The
+new category is a real one, a category of the feature that training holds; among those the path
+allows, the most common in training. A code the graph does not know (a category unseen in
+training) is routed as missing, so the search treats it as a missing value.
 """
 
 from __future__ import annotations
@@ -39,10 +49,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from tnt.categorical import read_codes, subset_codes
 from tnt.graph import DecisionGraph
 from tnt.wording import format_number
 
-__all__ = ["MISSING_DISTANCE", "Change", "Counterfactual", "CounterfactualSpace", "counterfactual", "feature_scales"]
+__all__ = [
+    "CATEGORY_DISTANCE",
+    "MISSING_DISTANCE",
+    "Change",
+    "Counterfactual",
+    "CounterfactualSpace",
+    "counterfactual",
+    "feature_scales",
+]
 
 #: Default time budget of a search, in seconds.
 DEFAULT_BUDGET = 0.5
@@ -53,7 +72,11 @@ _KEPT_BOXES = 24
 #: Scaled distance of changing a value to missing, or a missing value to a present one (one unit, as
 #: moving a value by its feature's interquartile range).
 MISSING_DISTANCE = 1.0
-# A box's entry for a feature no node of the path tests: any present value, or missing.
+#: Scaled distance of changing a categorical feature's category to another (one unit, as a change to or
+#: from missing: any other category is as far).
+CATEGORY_DISTANCE = 1.0
+# A box's entry for a feature no node of the path tests: any present value, or missing. At a categorical
+# feature the first entry is the bitmask of the categories allowed, -1 (every bit set) for all of them.
 _OPEN = (-1, -1, True, True, (None, 0.0))
 
 
@@ -102,11 +125,6 @@ class CounterfactualSpace:
         X = np.asarray(X_train)
         if X.ndim != 2:
             raise ValueError(f"X_train must be 2-dimensional, got shape {X.shape}.")
-        if graph.is_categorical.any():
-            raise ValueError(
-                "The counterfactual search does not handle categorical splits (tests of subsets of "
-                "categories) yet; this model has some."
-            )
         self.graph = graph
         self.n_features = X.shape[1]
         self.used = np.unique(graph.feature[~graph.is_leaf])
@@ -133,26 +151,54 @@ class CounterfactualSpace:
             column = column[~np.isnan(column)]
             if present.size and column.size:
                 self.medians[f] = float(np.median(column))
+        self._categorical(graph)
         # Thresholds ``x <= t`` as the graph routes float64 input (the float32 cast applied).
         self.routing = graph._arrays()[3]
         self.missing_left = graph._arrays()[4].astype(bool)
         self.train_leaves = graph.apply(X) if X.shape[0] else np.empty(0, dtype=np.intp)
+
+    def _categorical(self, graph: DecisionGraph) -> None:
+        """Per categorical feature the graph tests: the bitmask of all its categories (``full``), its
+        training categories most common first (``common``); per categorical split, the bitmask of the
+        categories it sends left (``left_mask``)."""
+        self.categories = {f: names for f, names in (graph.categories or {}).items() if f in set(self.used.tolist())}
+        self.full, self.common, self.left_mask = {}, {}, {}
+        for f, names in self.categories.items():
+            codes = read_codes(self.X_used[:, np.searchsorted(self.used, f)], names.shape[0])
+            counts = np.bincount(codes[codes >= 0], minlength=names.shape[0])
+            self.full[f] = (1 << names.shape[0]) - 1
+            self.common[f] = np.argsort(-counts, kind="stable")[: np.count_nonzero(counts)].tolist()
+            self.values[f] = np.flatnonzero(counts).astype(np.float64)
+            self.scales[f], self.medians[f] = 1.0, 0.0
+        for node in np.flatnonzero(graph.is_categorical):
+            self.left_mask[int(node)] = sum(1 << int(code) for code in subset_codes(graph.category_left[node]))
+
+    def commonest(self, f: int, allowed: int) -> int | None:
+        """The most common training category of the categorical feature ``f`` among the bitmask
+        ``allowed``; None when training holds none of them."""
+        return next((code for code in self.common[f] if allowed >> code & 1), None)
 
 
 @dataclass(frozen=True)
 class Change:
     """One feature's change: from ``old`` to ``new`` (NaN: missing); any present value in
     ``low < x <= high`` takes the same path (``low`` and ``high`` are the thresholds as the graph shows
-    them; infinite when open)."""
+    them; infinite when open). At a categorical feature ``old`` and ``new`` are category codes,
+    ``categories`` the feature's categories by name and ``allowed`` the codes of those that take the
+    same path (``low`` and ``high`` infinite)."""
 
     feature: int
     old: float
     new: float
     low: float
     high: float
+    categories: tuple | None = None
+    allowed: tuple | None = None
 
     def describe(self, feature_names=None, precision: int = 3) -> str:
         name = str(feature_names[self.feature]) if feature_names is not None else f"x[{self.feature}]"
+        if self.categories is not None:
+            return f"`{name}` from {self.category_name(self.old)} to {self.category_name(self.new)}"
         old, new = ("missing" if np.isnan(value) else format_number(value, precision) for value in (self.old, self.new))
         if np.isnan(self.new) or np.isnan(self.old):
             return f"`{name}` from {old} to {new}"
@@ -161,6 +207,14 @@ class Change:
         if self.new > self.old and not np.isfinite(self.high):
             return f"`{name}` from {old} to {new} or more"
         return f"`{name}` from {old} to {new}"
+
+    def category_name(self, code: float) -> str:
+        """A categorical value by name: "missing" for NaN, "an unseen category" for a code the
+        graph does not know (routed as missing)."""
+        known = int(read_codes([code], len(self.categories))[0])
+        if known >= 0:
+            return str(self.categories[known])
+        return "missing" if np.isnan(code) else "an unseen category"
 
 
 @dataclass(frozen=True, eq=False)
@@ -233,12 +287,17 @@ class _Search:
         # A value is made missing only where the graph learned where missing values go: elsewhere its
         # directions are a default rule, not something the model knows about missing values.
         self.to_missing = allow_missing_changes and space.graph.missing_in_training
+        # The sample's category codes, -1 for a missing value or a category the graph does not know.
+        self.codes = {f: int(read_codes([x[f]], names.shape[0])[0]) for f, names in space.categories.items()}
 
     def feature_cost(self, f: int, low: int, high: int, present: bool, missing: bool):
         """``(new value or None, scaled distance)`` of the cheapest value of feature ``f`` that a path
         allows: a present value between the thresholds of nodes ``low`` and ``high`` (-1: open) when
         ``present``, a missing one (new value NaN) when ``missing``. None when no such value is the
-        sample's own or a training value (or a change to or from missing is not allowed)."""
+        sample's own or a training value (or a change to or from missing is not allowed). At a
+        categorical feature ``low`` is the bitmask of the categories allowed (:meth:`category_cost`)."""
+        if f in self.space.categories:
+            return self.category_cost(f, low, present, missing)
         v = self.x[f]
         options = []
         if np.isnan(v):
@@ -265,6 +324,27 @@ class _Search:
             options.append((np.nan, MISSING_DISTANCE))
         return min(options, key=lambda option: option[1]) if options else None
 
+    def category_cost(self, f: int, allowed: int, present: bool, missing: bool):
+        """:meth:`feature_cost` of a categorical feature, ``allowed`` the bitmask of the categories
+        the path allows (-1: all): no change when the sample's category (or its missing value) takes
+        the path, else the most common training category allowed at :data:`CATEGORY_DISTANCE` (from
+        a missing value, :data:`MISSING_DISTANCE`) or a missing value."""
+        space, code = self.space, self.codes[f]
+        allowed &= space.full[f]
+        new = space.commonest(f, allowed) if present else None
+        if code < 0:  # missing, or a category the graph does not know: routed as missing
+            if missing:
+                return (None, 0.0)
+            if new is None or not self.allow_missing_changes:
+                return None
+            return (float(new), MISSING_DISTANCE)
+        if present and allowed >> code & 1:
+            return (None, 0.0)
+        options = [] if new is None else [(float(new), CATEGORY_DISTANCE)]
+        if missing and self.to_missing:
+            options.append((np.nan, MISSING_DISTANCE))
+        return options[0] if options else None
+
     def _present_values(self, f: int, low: int, high: int):
         """The training values of ``f`` between the thresholds of ``low`` and ``high``; None if none."""
         t = self.space.routing
@@ -280,7 +360,12 @@ class _Search:
         entry = box.get(f, _OPEN)
         low, high, present, missing, old = entry
         t = self.space.routing
-        if left:
+        if f in self.space.categories:  # the categories the path allows, all of them as -1
+            full, sent_left = self.space.full[f], self.space.left_mask[node]
+            allowed = low & (sent_left if left else ~sent_left) & full
+            present = present and allowed != 0
+            low = -1 if allowed == full else allowed
+        elif left:
             if not (high >= 0 and t[high] <= t[node]):
                 high = node
         elif np.isposinf(t[node]):  # a test of missingness: no present value goes right
@@ -288,7 +373,7 @@ class _Search:
         elif not (low >= 0 and t[low] >= t[node]):
             low = node
         missing = missing and bool(self.space.missing_left[node]) == left
-        if present and low >= 0 and high >= 0 and t[low] >= t[high]:
+        if present and low >= 0 and high >= 0 and t[low] >= t[high] and f not in self.space.categories:
             present = False
         if (low, high, present, missing) == entry[:4]:
             return box, n, dist
@@ -303,9 +388,9 @@ class _Search:
         return box, n, dist + cost[1] - old[1]
 
 
-def _contains(outer: dict, inner: dict, t: np.ndarray) -> bool:
+def _contains(outer: dict, inner: dict, t: np.ndarray, categorical) -> bool:
     """Whether box ``outer`` contains box ``inner``: every value, present or missing, that ``inner``
-    allows for a feature, ``outer`` allows too."""
+    allows for a feature, ``outer`` allows too (``categorical``: the categorical features)."""
     for f, (low, high, present, missing, _) in outer.items():
         ilow, ihigh, ipresent, imissing, _ = inner.get(f, _OPEN)
         if imissing and not missing:
@@ -314,6 +399,10 @@ def _contains(outer: dict, inner: dict, t: np.ndarray) -> bool:
             continue
         if not present:
             return False
+        if f in categorical:
+            if ilow & ~low:  # a category inner allows and outer does not (bitmasks, -1 for all)
+                return False
+            continue
         if low >= 0 and (ilow < 0 or t[ilow] < t[low]):
             return False
         if high >= 0 and (ihigh < 0 or t[ihigh] > t[high]):
@@ -329,6 +418,11 @@ def _result(space, x, box, n, dist, leaf, exact, bound, states, start) -> Counte
         if new is None:
             continue
         sample[f] = new
+        if f in space.categories:
+            names = space.categories[f]
+            allowed = tuple(code for code in range(names.shape[0]) if low >> code & 1)
+            changes.append(Change(f, float(x[f]), new, -np.inf, np.inf, tuple(names.tolist()), allowed))
+            continue
         changes.append(Change(f, float(x[f]), new, float(g.threshold[low]) if low >= 0 else -np.inf,
                               float(g.threshold[high]) if high >= 0 else np.inf))  # fmt: skip
     return Counterfactual(found=True, exact=exact, changes=changes, n_changed=n, distance=dist,
@@ -359,6 +453,10 @@ def _seeds(search: _Search, good: np.ndarray):
     # A value missing on one side only is one change of MISSING_DISTANCE; missing on both, none.
     one_missing = np.isnan(theirs) != np.isnan(mine)
     diff = np.where(one_missing, MISSING_DISTANCE, np.nan_to_num(diff, nan=0.0))
+    for i, f in enumerate(space.used.tolist()):  # a category is the same or another, at one unit
+        if f in space.categories:
+            codes = read_codes(theirs[:, i], space.categories[f].shape[0])
+            diff[:, i] = np.where(codes != search.codes[f], CATEGORY_DISTANCE, 0.0)
     score = (diff > 0).sum(axis=1) + diff.sum(axis=1) / (diff.sum(axis=1).max() + 1.0)
     nearest = chosen[np.argsort(score, kind="stable")[:_SEEDS]]
     found = []
@@ -444,7 +542,7 @@ def counterfactual(
         if is_leaf[node]:
             continue
         here = kept.setdefault(node, [])
-        if any(_contains(other, box, t) for other in here):
+        if any(_contains(other, box, t, space.categories) for other in here):
             continue
         if len(here) < _KEPT_BOXES:
             here.append(box)

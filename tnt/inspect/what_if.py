@@ -11,7 +11,7 @@ import pandas as pd
 from tnt.graph import DecisionGraph
 from tnt.inspect.path import goes_left, sample_path, shown_value, value_text
 
-__all__ = ["WhatIf", "what_if"]
+__all__ = ["WhatIf", "blank_sample", "what_if"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -92,6 +92,32 @@ def what_if(graph: DecisionGraph, original, edited, feature_names=None) -> WhatI
     path, original_path = [s.node for s in steps], sorted(before)
     return WhatIf(path=path, original_path=original_path, changed_tests=changed, leaf=path[-1],
                   original_leaf=original_path[-1], table=table)  # fmt: skip
+
+
+def blank_sample(X_train, categorical=()) -> np.ndarray:
+    """A sample to start a what-if from: each feature's training median (missing values left out;
+    missing where a column has no value), and at a categorical feature (the column indices
+    ``categorical``, holding category codes) its most common training category, the smallest code
+    among equally common ones (a median code would be a category picked by its place in the order).
+
+    Examples
+    --------
+    >>> blank_sample(np.array([[2.0, 0.0], [2.0, 1.0], [0.0, 5.0], [np.nan, 7.0]]), categorical=[0]).tolist()
+    [2.0, 3.0]
+    """
+    X = np.asarray(X_train, dtype=np.float64)
+    present = ~np.isnan(X)
+    sample = np.full(X.shape[1], np.nan)
+    for f in range(X.shape[1]):
+        column = X[present[:, f], f]
+        if column.size == 0:
+            continue
+        if f in set(int(c) for c in categorical):
+            codes, counts = np.unique(column, return_counts=True)
+            sample[f] = codes[np.argmax(counts)]
+        else:
+            sample[f] = np.median(column)
+    return sample
 
 
 def _holds(graph: DecisionGraph, x, node: int) -> bool:
