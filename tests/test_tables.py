@@ -85,6 +85,18 @@ def test_a_rule_longer_than_its_row_holds_ends_in_an_ellipsis_and_the_rest_is_ke
     assert rules["rule"].iloc[0] == long  # the caller's table is not changed
 
 
+def test_rows_of_wrapped_text_are_tall_enough_for_the_grid_to_wrap_them():
+    # Streamlit's grid wraps text only in rows taller than 4rem (64 px); a row of 2 lines is 56 px.
+    from ui.tables import WRAPPING_ROW_PX
+
+    two_lines = pd.DataFrame({"node": [0], "test": ["colour in {blue, green} or missing"], "value": ["missing"]})
+    _, _, row_height, widths = table_layout(two_lines, 200)
+    assert widths["test"] < len("colour in {blue, green} or missing") * CHAR_PX  # it wraps
+    assert row_height >= WRAPPING_ROW_PX > 64
+    _, _, one_line, _ = table_layout(two_lines, FRAME_PX["full"])
+    assert one_line == 35  # a table whose text fits one line keeps the default row
+
+
 def test_a_sample_path_fits_the_side_column(digits_model):
     from tnt.inspect.path import path_table, sample_path
 

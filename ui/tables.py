@@ -34,6 +34,9 @@ PAD_PX = 18
 #: Height of one more line of wrapped text, and the most lines a row grows to.
 LINE_PX = 21
 MAX_LINES = 6
+#: st.dataframe wraps a cell's text only in rows taller than 4rem (64 px; Streamlit 1.67's
+#: ``isWrappingAllowed``): a row of two lines (56 px) showed one line cut at the column's edge.
+WRAPPING_ROW_PX = 65
 MIN_COLUMN_PX = 44
 
 #: Header words for the library's keys, besides :data:`ui.display.LABELS`.
@@ -218,7 +221,8 @@ def table_layout(frame: pd.DataFrame, frame_px: int, *, hide_index: bool = True,
     shown = shown.rename(columns=header)
     config = {name if name == "_index" else header(name): c for name, c in config.items()}
     widths = {name if name == "_index" else header(name): w for name, w in widths.items()}
-    return shown, config, TABLE_ROW_PX + (lines - 1) * LINE_PX, widths
+    row_px = TABLE_ROW_PX + (lines - 1) * LINE_PX
+    return shown, config, (row_px if lines == 1 else max(row_px, WRAPPING_ROW_PX)), widths
 
 
 #: Shorter headers, with a tooltip saying them in full, for the measures whose words are long.
