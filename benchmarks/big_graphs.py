@@ -43,8 +43,9 @@ def classification_3000_data():
 
 def mnist_data():
     """MNIST's (X_train, y_train, X_test, y_test)."""
-    from tnt.data.external import find_data
+    from tnt.data.external import find_data, stop_if_missing
 
+    stop_if_missing(["mnist"])  # the loader's sentence on stderr, status 1, before any work
     with np.load(find_data("mnist")) as d:
         return d["X_train"], d["y_train"], d["X_test"], d["y_test"]
 

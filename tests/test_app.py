@@ -556,7 +556,11 @@ def test_compare_shows_one_class_legend_for_all_its_graphs(app):
     go(app, "compare")
     assert not app.error
     # TnT, TnT fine-tuned, CART, TAO (NDG) on the default data: the explorer's view, summaries below the top
-    frames = [f.proto.srcdoc for f in app.get("iframe") if "<svg" in f.proto.srcdoc]
-    assert len(frames) >= 4 and all("splits below" in f for f in frames)
+    frames = [
+        json.loads(e.proto.json_args)["svg"]
+        for e in app.get("component_instance")
+        if "explorer/click/panel/" in e.proto.id
+    ]
+    assert len(frames) >= 4 and all("<svg" in f and "splits below" in f for f in frames)
     assert sum("mixed (no class over half)" in h.proto.body for h in app.get("html")) == 1
     assert any(c.value == EDGE_LEGEND for c in app.main.caption)

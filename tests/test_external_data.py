@@ -390,6 +390,7 @@ def test_ci_requires_every_data_set():
         ("paper.py", ["--datasets", "pendigits", "usps"], "usps"),
         ("paper_letter.py", [], "letter"),
         ("run.py", [], "mnist"),
+        ("graph_layout.py", [], "mnist"),
         ("regression.py", [], "regression/california_housing"),
         ("regression_fine_tune.py", [], "regression/california_housing"),
     ],
@@ -427,7 +428,9 @@ def test_the_benchmarks_that_read_external_sets_are_the_ones_checked_and_documen
     readers = sorted(p.name for p in (ROOT / "benchmarks").glob("*.py") if "tnt.data.external" in p.read_text())
     assert readers == [
         "accuracy.py",
+        "big_graphs.py",
         "code_export.py",
+        "graph_layout.py",
         "inspection.py",
         "learner_options.py",
         "paper.py",

@@ -124,9 +124,11 @@ def test_edge_widths_follow_the_samples_along_each_edge(toy_graph):
     widths = {}
     for trace in fig.data:
         if trace.name in ("yes (<=)", "no (>)"):
-            xs = [v for v in trace.x]
-            for i in range(0, len(xs), 3):
-                widths[(trace.name, xs[i], xs[i + 1])] = trace.line.width
+            xs = list(trace.x)  # each edge a polyline (through dag_layout's dummies) ended by None
+            ends = [i for i, v in enumerate(xs) if v is None]
+            assert ends and ends[-1] == len(xs) - 1
+            for start, end in zip([0, *[e + 1 for e in ends[:-1]]], ends):
+                widths[(trace.name, xs[start], xs[end - 1])] = trace.line.width
     assert max(widths.values()) == 14.0  # the busiest edges: 8 samples
     assert min(widths.values()) == 0.5  # edges no sample takes are hairlines
     assert len(set(widths.values())) >= 3

@@ -25,6 +25,9 @@ __all__ = ["DAG_LAYOUT_NODES", "figure_height", "graph_figure", "standalone_html
 #: Graphs up to this many nodes are laid out with dummy nodes and overlap removal (a fraction of a
 #: second); larger ones in :func:`tnt.viz.layout.layered_layout`'s linear time.
 DAG_LAYOUT_NODES = 20_000
+#: Long edges pass one dummy node a layer in dag_layout: a graph whose long edges would need more
+#: (a node of 10,000 parents down a chain needs about 50 million) is drawn with straight edges.
+DAG_LAYOUT_DUMMIES = 200_000
 # One node's slot in the layout, in x units of the figure (markers are a few px wide at any zoom).
 _SLOT = 1.0
 
@@ -204,7 +207,9 @@ def _scatter(**properties) -> dict:
 def _placed(graph):
     """x and y of every node, and each edge's polyline ``(xs, ys)`` (in :func:`edge_list`'s order)."""
     parent, child, _ = edge_list(graph)
-    if graph.node_count > DAG_LAYOUT_NODES:
+    depth = graph.node_depth()  # dag_layout's layers, for nodes the root reaches
+    dummies = int(np.maximum(depth[child] - depth[parent] - 1, 0).sum())
+    if graph.node_count > DAG_LAYOUT_NODES or dummies > DAG_LAYOUT_DUMMIES:
         x, y = layered_layout(graph)
         return x, y, [([x[p], x[c]], [y[p], y[c]]) for p, c in zip(parent.tolist(), child.tolist())]
     # Every node, reached or not (as layered_layout): a node of the arrays is always drawn.
