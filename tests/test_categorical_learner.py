@@ -259,6 +259,8 @@ def coded_tables(draw):
     n = draw(st.integers(4, 40))
     k = draw(st.integers(2, 6))
     codes = draw(st.lists(st.one_of(st.integers(0, k - 1), st.none()), min_size=n, max_size=n))
+    if all(c is None for c in codes):  # a column of missing values only is refused (tested above)
+        codes[0] = draw(st.integers(0, k - 1))
     numbers = draw(st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0, np.nan]), min_size=n, max_size=n))
     y = draw(st.lists(st.integers(0, draw(st.integers(1, 2))), min_size=n, max_size=n))
     new = draw(st.lists(st.one_of(st.integers(0, k + 2), st.none()), min_size=5, max_size=5))
