@@ -129,6 +129,18 @@ def wait_trained(page, shows, timeout=120_000):
     raise AssertionError(f"three clicks on Train did not train {shows!r}")
 
 
+def upload_file(page, path, timeout=180_000):
+    """Upload the CSV at ``path`` on the Data page and use it, waiting for each step."""
+    nav(page, "Data")
+    page.locator('input[type="file"]').set_input_files(str(path))
+    # The form of this file, not of one chosen before (the page keeps that one until another comes).
+    page.get_by_text(f"Preview of {path.name}").wait_for(timeout=timeout)
+    wait_idle(page, timeout)
+    page.get_by_role("button", name="Use this data").click()
+    page.get_by_text(f"In use: {path.name}").wait_for(timeout=timeout)
+    wait_idle(page, timeout)
+
+
 def nav(page, title):
     page.locator('[data-testid="stSidebarNav"] a', has_text=title).click()
     page.wait_for_function(f"() => [...document.querySelectorAll('h2')].some(h => h.innerText.includes('{title}'))")

@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # browser_helpers, run
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
 from big_graphs import cache_dir, classification_3000_data, classification_3000_model, mnist_data, mnist_model  # noqa: E402
-from browser_helpers import EXPLORER, ROOT, launch_chromium, nav, running_server, wait_idle  # noqa: E402
+from browser_helpers import EXPLORER, ROOT, launch_chromium, nav, running_server, upload_file, wait_idle  # noqa: E402
 
 OUT = ROOT / "test-artifacts" / "explorer"
 WIDTH, HEIGHT = 1440, 1100
@@ -48,16 +48,6 @@ def explorer_ready(page):
     frame.locator("svg g.node").first.wait_for(timeout=LONG)
     page.locator(EXPLORER).scroll_into_view_if_needed()
     return frame
-
-
-def upload(page, path: Path) -> None:
-    nav(page, "Data")
-    page.locator('input[type="file"]').set_input_files(str(path))
-    page.get_by_text(f"Preview of {path.name}").wait_for(timeout=LONG)
-    wait_idle(page, LONG)
-    page.get_by_role("button", name="Use this data").click()
-    page.get_by_text(f"In use: {path.name}").wait_for(timeout=LONG)
-    wait_idle(page, LONG)
 
 
 def open_model(page, path: Path) -> None:
@@ -141,7 +131,7 @@ def main(only=("digits", "mnist", "split3000")) -> None:
                 open_model(page, cache_dir() / "mnist_C1e-4.json")
                 four_views(page, "mnist", samples=False)
             if "split3000" in only:
-                upload(page, big_csv)
+                upload_file(page, big_csv, LONG)
                 open_model(page, cache_dir() / "classification_3000.json")
                 four_views(page, "split3000")
         except Exception:

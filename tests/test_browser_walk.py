@@ -13,7 +13,16 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-from browser_helpers import ARTIFACTS, load_bundled, move_c_and_train, nav, running_server, wait_idle, wait_trained
+from browser_helpers import (
+    ARTIFACTS,
+    load_bundled,
+    move_c_and_train,
+    nav,
+    running_server,
+    upload_file,
+    wait_idle,
+    wait_trained,
+)
 from sklearn.datasets import make_classification
 
 pytestmark = pytest.mark.browser
@@ -91,17 +100,6 @@ def walk(page, case: str) -> list[str]:
     return found
 
 
-def upload(page, path, *, task=None):
-    nav(page, "Data")
-    page.locator('input[type="file"]').set_input_files(str(path))
-    # The form of this file, not of one chosen before (the page keeps that one until another comes).
-    page.get_by_text(f"Preview of {path.name}").wait_for(timeout=LONG)
-    wait_idle(page, LONG)
-    page.get_by_role("button", name="Use this data").click()
-    page.get_by_text(f"In use: {path.name}").wait_for(timeout=LONG)
-    wait_idle(page, LONG)
-
-
 @pytest.fixture(scope="module")
 def csv_files(tmp_path_factory):
     folder = tmp_path_factory.mktemp("walk")
@@ -131,12 +129,12 @@ def test_every_page_reads_well_for_four_cases_at_two_widths(browser, csv_files):
         page.get_by_text("In use:").wait_for(timeout=LONG)
         wait_idle(page, LONG)
         found += walk(page, "digits")
-        upload(page, holes)
+        upload_file(page, holes, LONG)
         found += walk(page, "holes")
         nav(page, "Data")
         load_bundled(page, "California housing")
         found += walk(page, "regression")
-        upload(page, big)
+        upload_file(page, big, LONG)
         nav(page, "Train")
         move_c_and_train(page, "ArrowLeft", 3)  # 1e-3 -> 1e-4
         wait_trained(page, "TnT at C=1e-04", LONG)
