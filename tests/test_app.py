@@ -16,8 +16,9 @@ from streamlit.runtime.media_file_manager import MediaFileManager
 from tnt.codegen.sql import sql_identifier
 from tnt.estimator import TnTClassifier
 from tnt.services.training import TrainParams
+from tnt.viz import focus
 from tnt.viz.plotly_view import figure_height
-from ui.drawing import EDGE_LEGEND
+from ui.drawing import EDGE_LEGEND, fingerprint
 
 ROOT = Path(__file__).resolve().parent.parent
 BAD = ROOT / "tests" / "bad_csv"
@@ -313,7 +314,8 @@ def test_a_thousand_split_graph_opens_in_the_explorer_whole_in_plotly_or_windowe
     graph = app.session_state["train/models"][next(reversed(app.session_state["train/models"]))].tnt.graph_
     assert graph.n_splits >= 1000
     # The explorer first (tests/test_app_explorer.py). Graphviz in the browser would shrink it to the
-    # page's width: not offered. The interactive view: every node at once, zoom and pan in the browser.
+    # page's width: not offered. The interactive view: what the explorer opened (tests/test_app_explorer.py),
+    # zoom and pan in the browser.
     assert app.radio(key="graph/view/interactive").value.startswith("Explorer")
     assert app.radio(key="graph/view/interactive").options == [
         "SVG (rendered on the server)",
@@ -323,9 +325,10 @@ def test_a_thousand_split_graph_opens_in_the_explorer_whole_in_plotly_or_windowe
     app.radio(key="graph/view/interactive").set_value("Interactive (plotly)").run()
     chart = app.get("plotly_chart")[0].proto
     spec = json.loads(chart.spec)
-    assert [len(t["hovertext"]) for t in spec["data"] if t.get("name") == "nodes"] == [graph.node_count]
+    shown = focus.graph_view(graph, app.session_state[f"explorer/opened/{fingerprint(graph)}"])
+    assert [t["customdata"] for t in spec["data"] if t.get("name") == "nodes"] == [np.flatnonzero(shown.shown).tolist()]
     # As tall as its layers need (30 px each, at most 1,400 px), the scroll wheel zooming it.
-    n_layers = int(graph.node_depth().max()) + 1
+    n_layers = int(shown.layers()[shown.shown].max()) + 1
     assert spec["layout"]["height"] == figure_height(n_layers) == min(max(30 * n_layers, 450), 1400)
     assert json.loads(chart.config)["scrollZoom"] is True
     # The server's SVG starts with the first layers.

@@ -228,3 +228,57 @@ def test_a_click_on_a_summary_opens_it_and_a_second_closes_it(explorer_app):
     app.session_state["explorer/click"] = {"node": summary, "stub": False, "at": 2}
     app.run()
     assert summary not in app.session_state[key]
+
+
+INTERACTIVE = "Interactive (plotly)"
+
+
+def plotly_nodes(app) -> list:
+    """The ids of the nodes the Graph page's plotly figure draws (its nodes trace's customdata)."""
+    import json
+
+    (chart,) = [c for c in app.get("plotly_chart") if "graph/plotly" in c.proto.id]
+    (nodes,) = [t for t in json.loads(chart.proto.spec)["data"] if t.get("name") == "nodes"]
+    return sorted(nodes["customdata"])
+
+
+def test_the_interactive_view_draws_what_the_explorer_opened_and_a_click_opens_a_summary(explorer_app):
+    app, graph, key = explorer_app
+    app.radio(key="graph/view/server").set_value(INTERACTIVE).run()
+    assert not app.exception, app.exception
+    opened = app.session_state[key]
+    assert (
+        plotly_nodes(app)
+        == np.flatnonzero(focus.graph_view(graph, opened).shown).tolist()
+        != list(range(graph.node_count))
+    )
+    assert not [s for s in app.slider if s.label.startswith("Depth window")]  # the explorer's controls instead
+    # A click on a summary node opens it and picks it for the inspector, once per click.
+    summary = int(np.flatnonzero(focus.graph_view(graph, opened).summary)[0])
+    app.session_state["graph/plotly"] = {"selection": {"points": [{"customdata": summary}]}}
+    app.run()
+    assert app.session_state[key] == opened | {summary} and app.session_state["graph/node"] == summary
+    children = [int(graph.children_left[summary]), int(graph.children_right[summary])]
+    assert set(children) <= set(plotly_nodes(app))
+    app.run()  # the chart keeps its selection: not a second click
+    assert summary in app.session_state[key]
+    # The controls and the state are the explorer's: depth, then the SVG explorer shows the same nodes.
+    app.number_input(key="explorer/depth").set_value(2).run()
+    press(app, "Expand to depth")
+    assert plotly_nodes(app) == np.flatnonzero(focus.graph_view(graph, focus.expand_to_depth(graph, 2)).shown).tolist()
+    app.radio(key="graph/view/server").set_value(EXPLORER).run()
+    import re
+
+    drawn = sorted(int(n) for n in re.findall(r'id="node(\d+)"', frame(app)))
+    assert drawn == np.flatnonzero(focus.graph_view(graph, focus.expand_to_depth(graph, 2)).shown).tolist()
+
+
+def test_find_and_the_sample_path_open_the_interactive_view(explorer_app):
+    app, graph, key = explorer_app
+    app.radio(key="graph/view/server").set_value(INTERACTIVE).run()
+    deep = int(graph.node_count - 1)
+    app.text_input(key="explorer/find").set_value(f"#{deep}").run()
+    assert deep in plotly_nodes(app)
+    app.number_input(key="graph/sample").set_value(7).run()
+    path = graph.decision_path(app.session_state["data/dataset"].X_test[7:8]).indices.tolist()
+    assert set(path) <= set(plotly_nodes(app))

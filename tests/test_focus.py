@@ -54,7 +54,7 @@ def test_expanding_a_leaf_or_a_missing_node_is_refused():
 def test_the_dot_drawing_of_a_view_draws_summaries_and_stubs():
     g = shared_graph()
     source = to_dot(g, view=focus.graph_view(g, [0, 1]), class_names=["a", "b"])
-    assert "+ 1 splits below, samples = 4" in source and 'style="rounded,filled,dashed"' in source
+    assert "+ 1 split below, samples = 4" in source and 'style="rounded,filled,dashed"' in source
     assert 'n4 [label="#4"' in source and "id=stub4" in source and "n4 -> n7" in source
     assert "n5" not in source and "n6" not in source  # below the summary, not drawn
     with pytest.raises(ValueError, match="Give a view, or a depth window and nodes, not both"):

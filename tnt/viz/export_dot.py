@@ -282,7 +282,7 @@ def _summary_label(view, text: GraphText, node: int, show_ids: bool) -> str:
     a bar 100 points wide (or its leaves' range of values)."""
     graph = view.graph
     head = ([f"#{node}"] if show_ids else []) + [text.rule(node)]
-    head.append(f"+ {view.splits_below(node):,} splits below, samples = {text.samples(node):,}")
+    head.append(f"{view.hidden_text(node)}, samples = {text.samples(node):,}")
     if graph.regression:
         low, high = view.value_range(node)
         head.append(f"values {format_value(low)} to {format_value(high)}")

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tnt.learn.walks import descendants, distance_ranges
+from tnt.learn.walks import descendants, distance_ranges, longest_distances
 
 __all__ = [
     "READABLE_WIDTH",
@@ -100,6 +100,32 @@ class GraphView:
         below = descendants(g.children_left, g.children_right, node)
         below[node] = False
         return int(np.count_nonzero(below & ~g.is_leaf))
+
+    def hidden_text(self, node: int) -> str:
+        """What summary node ``node`` hides, as its drawings say it: ``+ 12 splits below``, or, for a
+        split whose children are leaves, ``+ 2 leaves below`` (one leaf when both edges reach it).
+
+        Examples
+        --------
+        >>> from tnt import DecisionGraph
+        >>> g = DecisionGraph([1, 3, -1, -1, -1], [2, 4, -1, -1, -1], [0, 1, -2, -2, -2], [0.5, 0.5, -2, -2, -2],
+        ...                   np.ones((5, 2)))
+        >>> v = graph_view(g)
+        >>> v.hidden_text(0), graph_view(g, [0]).hidden_text(1)
+        ('+ 1 split below', '+ 2 leaves below')
+        """
+        splits = self.splits_below(node)
+        if splits:
+            return f"+ {splits:,} split{'s' if splits > 1 else ''} below"
+        g = self.graph
+        leaves = len({int(g.children_left[node]), int(g.children_right[node])})
+        return f"+ {leaves} lea{'ves' if leaves > 1 else 'f'} below"
+
+    def layers(self) -> np.ndarray:
+        """Each shown node's layer in the drawing: its longest distance from the root along the drawn
+        edges (those leaving shown splits); what :func:`tnt.viz.dag_layout.dag_layout` lays the view on."""
+        g, shown = self.graph, self.shown
+        return longest_distances(np.where(shown, g.children_left, -1), np.where(shown, g.children_right, -1))
 
     def value_range(self, node: int) -> tuple[float, float]:
         """Smallest and largest leaf value below ``node`` (regression graphs' summaries)."""
