@@ -282,3 +282,33 @@ def test_find_and_the_sample_path_open_the_interactive_view(explorer_app):
     app.number_input(key="graph/sample").set_value(7).run()
     path = graph.decision_path(app.session_state["data/dataset"].X_test[7:8]).indices.tolist()
     assert set(path) <= set(plotly_nodes(app))
+
+
+def test_expand_all_says_its_size_and_is_disabled_above_2000_nodes_saying_why(open_app):
+    """A model file of 2,199 nodes (a scikit-learn tree of 1,100 leaves): "Expand all" is greyed out and
+    its help says why in one sentence; the digits graph's is not."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    from tnt.model_io import from_sklearn, model_to_json
+
+    app = go(open_app(60), "graph")
+    app.radio(key="graph/view/server").set_value(EXPLORER).run()
+    (small,) = [b for b in app.button if b.label.startswith("Expand all (")]
+    graph = next(iter(app.session_state["train/models"].values())).tnt.graph_
+    assert small.label == f"Expand all ({int(graph.reachable().sum()):,} nodes)" and not small.disabled
+    assert not small.help
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(6000, 12)), rng.integers(0, 3, 6000)
+    tree = DecisionTreeClassifier(max_leaf_nodes=1100, random_state=0).fit(X, y)
+    assert tree.tree_.node_count == 2199
+    content = model_to_json(from_sklearn(tree)).encode()
+    app.file_uploader(key="graph/model_file").set_value(("big tree.json", content, "application/json")).run()
+    assert not app.exception, app.exception
+    for view in (EXPLORER, INTERACTIVE):
+        app.radio(key="graph/view/interactive").set_value(view).run()
+        (big,) = [b for b in app.button if b.label.startswith("Expand all (")]
+        assert big.label == "Expand all (2,199 nodes)" and big.disabled
+        assert big.help == (
+            "The whole graph has 2,199 nodes, more than the 2,000 one drawing here holds: open splits by a click, "
+            "a depth or Find."
+        )
