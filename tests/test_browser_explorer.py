@@ -6,6 +6,8 @@ import pytest
 from browser_helpers import EXPLORER, nav, running_server, shot, wait_idle
 from playwright.sync_api import expect
 
+from ui.drawing import EXPLORER_FRAME_PX
+
 pytestmark = pytest.mark.browser
 
 FRAME = EXPLORER
@@ -34,6 +36,13 @@ def test_the_explorer_opens_readably_finds_a_node_and_opens_a_split(server, brow
     frame = page.frame_locator(FRAME)
     frame.locator("svg g.node").first.wait_for(timeout=60_000)
     assert frame.locator("svg g.node", has_text="splits below").count() >= 2  # summary nodes
+    # The frame the default view is chosen for (ui.drawing.EXPLORER_FRAME_PX), and the drawing opened in
+    # it at a readable zoom (75 % at least: 11 pt labels 11 px high), as wide as the frame when it fits.
+    size = frame.locator("#frame").evaluate("f => [f.clientWidth, f.clientHeight]")
+    assert size == pytest.approx(list(EXPLORER_FRAME_PX), abs=3)
+    zoom = float(frame.locator("#frame").get_attribute("data-zoom"))
+    drawn = frame.locator("svg").first.bounding_box()["width"]
+    assert 0.75 <= zoom <= 1 and (drawn <= size[0] + 1 or zoom == 0.75)
     shot(page, "explorer_1_default")
 
     # The wheel zooms in the browser, about the pointer, and sends nothing to the server.
@@ -46,6 +55,7 @@ def test_the_explorer_opens_readably_finds_a_node_and_opens_a_split(server, brow
     root = frame.locator("#node0")
     root.wait_for(timeout=60_000)
     width_before = frame.locator("svg").first.bounding_box()["width"]
+    zoom_before = float(frame.locator("#frame").get_attribute("data-zoom"))
     box = root.bounding_box()
     x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
     page.mouse.move(x, y)
@@ -56,8 +66,8 @@ def test_the_explorer_opens_readably_finds_a_node_and_opens_a_split(server, brow
     page.wait_for_timeout(500)
     assert not sent, f"{len(sent)} messages to the server while zooming"
     zoom = float(frame.locator("#frame").get_attribute("data-zoom"))
-    assert zoom > 1.5 and frame.locator("svg").first.bounding_box()["width"] == pytest.approx(
-        width_before * zoom, rel=0.01
+    assert zoom > 1.5 * zoom_before and frame.locator("svg").first.bounding_box()["width"] == pytest.approx(
+        width_before * zoom / zoom_before, rel=0.01
     )
     after = root.bounding_box()
     assert (
