@@ -1,6 +1,6 @@
 """Layouts of large decision graphs (issue 51): edge crossings and drawing width of today's
 ``layered_layout``, the DAG layout (:mod:`tnt.viz.dag_layout`) and Graphviz ``dot``, and the time of a
-layout and of the explorer's expand, collapse and search.
+layout, of the explorer's expand, collapse and search, and of the Graph page's rerun after a click.
 
 Run from the repository root (the graphs are trained once by ``benchmarks/big_graphs.py``, then kept):
 
@@ -148,6 +148,61 @@ def explorer_rows(name: str, model) -> list[tuple]:
     return rows
 
 
+RERUN_LIMIT_S = 1.0
+VIEWS = ("Explorer (focus and context)", "Interactive (plotly)")
+
+
+def rerun_rows(models) -> list[tuple]:
+    """The Graph page's rerun after a click on a summary node, in Streamlit's AppTest (the script run on
+    the server; the browser's drawing of the answer is not in it: ``tests/make_explorer_screenshots.py``
+    times a click to its children drawn in chromium). The handwritten digits' default model, then each
+    of ``models`` (name, model) opened as a model file; in the explorer (SVG) and the interactive view,
+    each of :data:`RUNS` clicks on a different summary (a new view each time: no drawing cached)."""
+    import tempfile
+
+    from streamlit.testing.v1 import AppTest
+
+    from tnt.model_io import model_to_json
+    from ui.drawing import fingerprint
+
+    os.environ.setdefault("TNT_WORKSPACE_DIR", tempfile.mkdtemp())
+    app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
+    app.run()
+    app.switch_page("app_pages/graph.py").run()
+    rows = []
+    shown = [("Handwritten digits, default model", next(iter(app.session_state["train/models"].values())).tnt)]
+    for name, model in [*shown, *models]:
+        if model is not shown[0][1]:
+            content = model_to_json(model).encode()
+            app.file_uploader(key="graph/model_file").set_value(("model.json", content, "application/json")).run()
+        graph = model.graph_
+        key = f"explorer/opened/{fingerprint(graph)}"
+        for view in VIEWS:
+            (radio,) = [r for r in app.radio if (r.key or "").startswith("graph/view/")]
+            radio.set_value(view).run()
+            plain = []  # the baseline: reruns with nothing changed
+            for _ in range(RUNS):
+                start = time.perf_counter()
+                app.run()
+                plain.append(time.perf_counter() - start)
+            times = []
+            for i in range(RUNS):
+                summary = int(np.flatnonzero(focus.graph_view(graph, app.session_state[key]).summary)[0])
+                if view.startswith("Explorer"):
+                    app.session_state["explorer/click"] = {"node": summary, "stub": False, "at": f"benchmark {i}"}
+                else:
+                    app.session_state["graph/plotly"] = {"selection": {"points": [{"customdata": summary}]}}
+                start = time.perf_counter()
+                app.run()
+                times.append(time.perf_counter() - start)
+                if app.exception or summary not in app.session_state[key]:
+                    raise RuntimeError(f"the click on #{summary} was not applied ({app.exception})")
+            rows.append((name, view, focus.graph_view(graph, app.session_state[key]).size, float(np.median(times)),
+                         float(np.max(times)), float(np.median(plain))))  # fmt: skip
+            print(rows[-1], flush=True)
+    return rows
+
+
 def main(argv=None) -> None:
     """Measure and write the report (``argv``: no options; the caller's arguments are ignored)."""
     from tnt.data.external import stop_if_missing
@@ -176,7 +231,8 @@ def main(argv=None) -> None:
         ]
         explorer += explorer_rows(name, model)
         print(quality[-3:], speed[-3:], explorer[-3:], flush=True)
-    write_report(graphs, quality, speed, explorer)
+    reruns = rerun_rows(graphs)
+    write_report(graphs, quality, speed, explorer, reruns)
 
 
 def method() -> str:
@@ -185,7 +241,7 @@ def method() -> str:
     return paragraph.split(" whole. ", 1)[1].replace("``", "`").strip()
 
 
-def write_report(graphs, quality, speed, explorer) -> None:
+def write_report(graphs, quality, speed, explorer, reruns) -> None:
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     load = os.getloadavg()[0]
     lines = [
@@ -223,6 +279,20 @@ def write_report(graphs, quality, speed, explorer) -> None:
         *[
             f"| {g} | {step} | {size:,} | {state:,.1f} | {draw:,.1f} | {'yes' if state + draw < LIMIT_MS else 'no'} |"
             for g, step, size, state, draw in explorer
+        ],
+        "",
+        "## The page's rerun after a click",
+        "",
+        f"Target: under {RERUN_LIMIT_S:g} s. " + " ".join(rerun_rows.__doc__.split("\n\n")[0].split()) + " "
+        "The baseline: the median of as many reruns with nothing changed, measured just before the clicks.",
+        "",
+        "| graph | view | nodes shown after | click: median (s) | click: slowest (s) | no change (s) | ratio | "
+        "under the target |",
+        "|---|---|---:|---:|---:|---:|---:|---|",
+        *[
+            f"| {g} | {view} | {size:,} | {median:.2f} | {slowest:.2f} | {plain:.2f} | {median / plain:.1f} | "
+            f"{'yes' if slowest < RERUN_LIMIT_S else 'no'} |"
+            for g, view, size, median, slowest, plain in reruns
         ],
         "",
     ]

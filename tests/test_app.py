@@ -30,6 +30,26 @@ def app(open_app):
     return open_app(30)
 
 
+def test_the_data_page_loads_one_of_the_papers_sets_with_its_own_split(open_app):
+    """optdigits (bundled with the package: always found) through the Data page, as its arrays hold it."""
+    from tnt.data.sources import paper_source
+    from tnt.experiments.paper import load_paper_data
+
+    app = open_app(120)
+    (box,) = [s for s in app.selectbox if s.key == "data/paper"]
+    assert "optdigits" in box.options
+    box.set_value("optdigits").run()
+    app.button(key="data/paper_load").click().run()
+    assert not app.exception and not app.error
+    data = app.session_state["data/dataset"]
+    X_train, y_train, X_test, y_test = load_paper_data("optdigits")
+    assert np.array_equal(data.X_train, X_train) and np.array_equal(data.X_test, X_test)
+    assert [data.class_names[k] for k in data.y_test] == [str(v) for v in y_test]
+    assert list(data.feature_names[:2]) == ["x0", "x1"] and data.n_features == X_train.shape[1]
+    assert app.session_state["data/source"] == paper_source("optdigits")
+    assert metric(app, "Training rows") == f"{len(y_train):,}" and metric(app, "Test rows") == f"{len(y_test):,}"
+
+
 def test_data_page_works_with_no_interaction(app):
     assert not app.error
     assert app.header[0].value == "Data"
