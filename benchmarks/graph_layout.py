@@ -154,10 +154,13 @@ VIEWS = ("Explorer (focus and context)", "Interactive (plotly)")
 
 def rerun_rows(models) -> list[tuple]:
     """The Graph page's rerun after a click on a summary node, in Streamlit's AppTest (the script run on
-    the server; the browser's drawing of the answer is not in it: ``tests/make_explorer_screenshots.py``
+    the server; the browser's drawing of the answer is not in it: `tests/make_explorer_screenshots.py`
     times a click to its children drawn in chromium). The handwritten digits' default model, then each
-    of ``models`` (name, model) opened as a model file; in the explorer (SVG) and the interactive view,
-    each of :data:`RUNS` clicks on a different summary (a new view each time: no drawing cached)."""
+    of the graphs above opened as a model file (on the digits' data, which do not fit them: no sample's
+    path); in the explorer (SVG) and the interactive view, five clicks, each on a different summary (a
+    new view each time: no drawing cached).
+
+    ``models``: (name, model) pairs."""
     import tempfile
 
     from streamlit.testing.v1 import AppTest
