@@ -347,9 +347,12 @@ def test_a_thousand_split_graph_opens_in_the_explorer_whole_in_plotly_or_windowe
     spec = json.loads(chart.spec)
     shown = focus.graph_view(graph, app.session_state[f"explorer/opened/{fingerprint(graph)}"])
     assert [t["customdata"] for t in spec["data"] if t.get("name") == "nodes"] == [np.flatnonzero(shown.shown).tolist()]
-    # As tall as its layers need (30 px each, at most 1,400 px), the scroll wheel zooming it.
+    # As tall as its layers need (30 px each, 90 px with labels: 40 nodes at most; at most 1,400 px), the
+    # scroll wheel zooming it.
     n_layers = int(shown.layers()[shown.shown].max()) + 1
-    assert spec["layout"]["height"] == figure_height(n_layers) == min(max(30 * n_layers, 450), 1400)
+    labelled = shown.size <= 40
+    assert spec["layout"]["height"] == figure_height(n_layers, labelled=labelled)
+    assert spec["layout"]["height"] == min(max((90 if labelled else 30) * n_layers, 450), 1400)
     assert json.loads(chart.config)["scrollZoom"] is True
     # The server's SVG starts with the first layers.
     app.radio(key="graph/view/interactive").set_value("SVG (rendered on the server)").run()

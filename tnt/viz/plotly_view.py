@@ -55,6 +55,7 @@ _MAX_EDGE_WIDTH = 14.0
 # (60-70 layers) gets the tallest, about a screen and a half: its layers ~20 px apart, not 12 as in one
 # screen. Over the figure the scroll wheel zooms; beside it (the page's side column) it scrolls the page.
 _LAYER_PX = 30
+_LABELLED_LAYER_PX = 90
 _MIN_HEIGHT, _MAX_HEIGHT = 450, 1400
 
 
@@ -158,12 +159,12 @@ def graph_figure(
     fig = go.Figure(data=traces, _validate=False)
     n_layers = int(-np.min(y[drawn])) + 1
     fig.update_layout(
-        height=figure_height(n_layers, layers),
+        height=figure_height(n_layers, layers, labelled=view is not None and labels is not None),
         dragmode="pan",
         hovermode="closest",
         plot_bgcolor="white",
         margin=dict(l=10, r=10, t=40, b=10),
-        xaxis=dict(visible=False),
+        xaxis=dict(visible=False, range=_x_range(x[drawn], labels) if view is not None else None),
         yaxis=dict(visible=False, range=_y_range(layers, n_layers)),
         legend=dict(itemsizing="constant", orientation="h", yanchor="bottom", y=1.0, x=0),
         hoverlabel=dict(align="left"),
@@ -196,19 +197,36 @@ def standalone_html(figure, title: str = "Decision graph") -> str:
     return page.replace("<head>", f"<head><title>{html.escape(title)}</title>", 1)
 
 
-def figure_height(n_layers: int, layers=None) -> int:
+def figure_height(n_layers: int, layers=None, labelled: bool = False) -> int:
     """Height in pixels of :func:`graph_figure` for a graph of ``n_layers`` layers with ``layers``
-    (first, last) in view at first (all when None): 30 px a layer, between 450 and 1,400 px.
+    (first, last) in view at first (all when None): 30 px a layer (90 px when ``labelled``: a view's
+    labels of up to three lines under each node), between 450 and 1,400 px.
 
     Examples
     --------
     >>> figure_height(5), figure_height(20), figure_height(64), figure_height(64, layers=(0, 9))
     (450, 600, 1400, 450)
+    >>> figure_height(8, labelled=True)
+    720
     """
     if layers is not None:
         first, last = (int(v) for v in layers)
         n_layers = min(last, n_layers - 1) - max(first, 0) + 1
-    return int(np.clip(_LAYER_PX * n_layers, _MIN_HEIGHT, _MAX_HEIGHT))
+    return int(np.clip((_LABELLED_LAYER_PX if labelled else _LAYER_PX) * n_layers, _MIN_HEIGHT, _MAX_HEIGHT))
+
+
+def _x_range(x, labels):
+    """A view's horizontal range: its nodes and half the longest label line on either side (plotly's
+    own range would cut the labels of the leftmost and rightmost nodes)."""
+    if not labels:
+        return None
+    half = 0.75 * max(_longest_line(label) for label in labels.values()) / _SLOT_CHARS * _SLOT  # and a margin
+    return [float(np.min(x)) - half, float(np.max(x)) + half]
+
+
+def _longest_line(label: str) -> int:
+    """Characters of the longest line of a label (``<br>`` between lines, HTML escapes counted once)."""
+    return max(len(html.unescape(line)) for line in label.split("<br>"))
 
 
 def _y_range(layers, n_layers: int):
@@ -253,8 +271,7 @@ def _placed(graph, view=None, labels=None):
     widths = np.full(graph.node_count, 0.6 * _SLOT)
     if view is not None and labels:
         for node, label in labels.items():
-            longest = max(len(html.unescape(line)) for line in label.split("<br>"))
-            widths[node] = max(widths[node], _SLOT * longest / _SLOT_CHARS)
+            widths[node] = max(widths[node], _SLOT * _longest_line(label) / _SLOT_CHARS)
     layout = dag_layout(graph, widths=widths, gap=0.4 * _SLOT, nodes=laid, layers=depth)
     x = layout.x - layout.width / 2
     y = np.where(laid, -layout.layer.astype(np.float64), np.nan)
