@@ -1,6 +1,7 @@
 """End to end: the Graph page's Explorer view in chromium at 1,440 px (screenshots in
-``test-artifacts/``): the default view, a search that opens the way down and centres the frame, a
-split opened by hand."""
+``test-artifacts/``): the default view in the frame it is chosen for, a search that opens the way down
+and centres the frame, a split opened by hand; and a summary of the interactive (plotly) view opened by
+a click."""
 
 import pytest
 from browser_helpers import EXPLORER, nav, running_server, shot, wait_idle
@@ -107,4 +108,40 @@ def test_the_explorer_opens_readably_finds_a_node_and_opens_a_split(server, brow
     wait_idle(page)
     frame = page.frame_locator(FRAME)
     expect(frame.locator(f"#node{node}")).to_contain_text("splits below", timeout=60_000)  # closed again
+    assert not errors, errors
+
+
+# The first summary node (a diamond) of the plotly figure: its id and where it is on the page.
+DIAMOND = """() => {
+  const gd = document.querySelector('[data-testid="stPlotlyChart"] .js-plotly-plot');
+  const t = gd.data.find(d => d.name === "nodes");
+  const i = Array.from(t.marker.symbol).indexOf("diamond");
+  const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis, r = gd.getBoundingClientRect();
+  return [t.customdata[i], r.left + xa._offset + xa.l2p(t.x[i]), r.top + ya._offset + ya.l2p(t.y[i])];
+}"""
+
+
+def shown_count(page) -> int:
+    return int(page.get_by_text("nodes shown").first.inner_text().split(" of ")[0].replace(",", ""))
+
+
+def test_a_click_on_a_summary_of_the_interactive_view_opens_it_and_inspects_it(server, browser):
+    page = browser.new_page(viewport={"width": 1440, "height": 1100})
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(server)
+    page.get_by_text("In use: Handwritten digits").wait_for(timeout=60_000)
+    nav(page, "Graph")
+    page.get_by_text("Interactive (plotly)").click()
+    page.get_by_text("nodes shown").first.wait_for(timeout=60_000)
+    wait_idle(page)
+    page.locator('[data-testid="stPlotlyChart"]').first.scroll_into_view_if_needed()
+    page.wait_for_timeout(1000)
+    before = shown_count(page)
+    node, x, y = page.evaluate(DIAMOND)
+    page.mouse.click(x, y)
+    page.get_by_text(f"Node #{node} (").first.wait_for(timeout=60_000)  # picked for inspection
+    wait_idle(page)
+    assert shown_count(page) > before  # and opened: its children drawn
+    shot(page, "explorer_4_interactive_opened")
     assert not errors, errors
