@@ -2,6 +2,8 @@
 nodes, and every control: depth, expand all, the default view, open / close, find, and the inspected
 node and the sample's path brought into view."""
 
+import re
+
 import numpy as np
 import pytest
 from app_helpers import explorer_drawing, go
@@ -267,8 +269,6 @@ def test_the_interactive_view_draws_what_the_explorer_opened_and_a_click_opens_a
     press(app, "Expand to depth")
     assert plotly_nodes(app) == np.flatnonzero(focus.graph_view(graph, focus.expand_to_depth(graph, 2)).shown).tolist()
     app.radio(key="graph/view/server").set_value(EXPLORER).run()
-    import re
-
     drawn = sorted(int(n) for n in re.findall(r'id="node(\d+)"', frame(app)))
     assert drawn == np.flatnonzero(focus.graph_view(graph, focus.expand_to_depth(graph, 2)).shown).tolist()
 
@@ -312,3 +312,14 @@ def test_expand_all_says_its_size_and_is_disabled_above_2000_nodes_saying_why(op
             "The whole graph has 2,199 nodes, more than the 2,000 one drawing here holds: open splits by a click, "
             "a depth or Find."
         )
+
+
+def test_the_image_downloads_draw_what_the_interactive_view_shows(downloads, explorer_app):  # noqa: F811
+    app, graph, key = explorer_app
+    app.radio(key="graph/view/server").set_value(INTERACTIVE).run()
+    app.number_input(key="explorer/depth").set_value(2).run()
+    press(app, "Expand to depth")
+    (dot,) = [downloads(b) for b in app.get("download_button") if b.key.endswith("/dot") and "/tnt_" in b.key]
+    drawn = sorted(int(n) for n in re.findall(r"id=node(\d+)", dot.decode()))
+    assert drawn == np.flatnonzero(focus.graph_view(graph, focus.expand_to_depth(graph, 2)).shown).tolist()
+    assert drawn == plotly_nodes(app)
