@@ -26,6 +26,7 @@ from ui.tables import show_table
 from ui.views import ensure_result
 
 PLOTLY = "graph/plotly"
+PLOTLY_ROUND = "graph/plotly_round"  # the clicks applied so far: the chart's key is PLOTLY/<round>
 VIEWS = [
     "Graphviz (in the browser)",
     "SVG (rendered on the server)",
@@ -134,13 +135,14 @@ if result is not None:
                 "columns on the Data page to see a sample's path, the accuracy and the edge widths.")  # fmt: skip
 
     # A click on a node of the interactive view picks that node for the inspector (read before the
-    # node picker is drawn; applied once per click).
-    clicked = drawing.clicked_node(st.session_state.get(PLOTLY), graph.node_count) if interactive else None
-    if clicked is not None and st.session_state.get("graph/clicked") != (fp, clicked):
-        st.session_state["graph/clicked"] = (fp, clicked)
+    # node picker is drawn) and, in a large graph, opens or closes it. Applied once: the chart then takes
+    # a new key, its selection empty, so that a second click on the same node counts too.
+    chart_key = f"{PLOTLY}/{st.session_state.get(PLOTLY_ROUND, 0)}"
+    clicked = drawing.clicked_node(st.session_state.get(chart_key), graph.node_count) if interactive else None
+    if clicked is not None:
+        st.session_state[PLOTLY_ROUND] = st.session_state.get(PLOTLY_ROUND, 0) + 1
+        chart_key = f"{PLOTLY}/{st.session_state[PLOTLY_ROUND]}"
         st.session_state["graph/node"] = clicked
-    else:
-        clicked = None  # applied once: a rerun keeps the chart's selection
     state.clamp("graph/node", 0, graph.node_count - 1)
     if data_fits:  # a test sample picked in the confusion matrix's list becomes the page's sample
         apply_chosen_sample()
@@ -209,7 +211,7 @@ if result is not None:
             figure.update_layout(showlegend=False, margin={"t": 10})  # the page's legend is above
             figure.update_traces(marker_showscale=False, selector={"name": "mean target"})  # and its colour bar
             st.plotly_chart(
-                figure, width="stretch", key=PLOTLY, on_select="rerun", selection_mode="points",
+                figure, width="stretch", key=chart_key, on_select="rerun", selection_mode="points",
                 config={"scrollZoom": True, "displaylogo": False},
             )  # fmt: skip
             if shown is None:

@@ -201,7 +201,8 @@ def rerun_rows(models) -> list[tuple]:
                 if view.startswith("Explorer"):
                     app.session_state["explorer/click"] = {"node": summary, "stub": False, "at": f"benchmark {i}"}
                 else:
-                    app.session_state["graph/plotly"] = {"selection": {"points": [{"customdata": summary}]}}
+                    chart = f"graph/plotly/{app.session_state['graph/plotly_round'] if 'graph/plotly_round' in app.session_state else 0}"
+                    app.session_state[chart] = {"selection": {"points": [{"customdata": summary}]}}
                 start = time.perf_counter()
                 app.run()
                 times.append(time.perf_counter() - start)

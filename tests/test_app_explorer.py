@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 import pytest
-from app_helpers import explorer_drawing, go
+from app_helpers import explorer_drawing, go, plotly_click
 from test_app import downloads  # noqa: F401 (the fixture reading what a download button serves)
 
 from tnt.viz import focus
@@ -239,7 +239,7 @@ def plotly_nodes(app) -> list:
     """The ids of the nodes the Graph page's plotly figure draws (its nodes trace's customdata)."""
     import json
 
-    (chart,) = [c for c in app.get("plotly_chart") if "graph/plotly" in c.proto.id]
+    (chart,) = [c for c in app.get("plotly_chart") if "graph/plotly/" in c.proto.id]
     (nodes,) = [t for t in json.loads(chart.proto.spec)["data"] if t.get("name") == "nodes"]
     return sorted(nodes["customdata"])
 
@@ -257,13 +257,16 @@ def test_the_interactive_view_draws_what_the_explorer_opened_and_a_click_opens_a
     assert not [s for s in app.slider if s.label.startswith("Depth window")]  # the explorer's controls instead
     # A click on a summary node opens it and picks it for the inspector, once per click.
     summary = int(np.flatnonzero(focus.graph_view(graph, opened).summary)[0])
-    app.session_state["graph/plotly"] = {"selection": {"points": [{"customdata": summary}]}}
-    app.run()
+    plotly_click(app, summary)
     assert app.session_state[key] == opened | {summary} and app.session_state["graph/node"] == summary
     children = [int(graph.children_left[summary]), int(graph.children_right[summary])]
     assert set(children) <= set(plotly_nodes(app))
-    app.run()  # the chart keeps its selection: not a second click
+    app.run()  # a rerun is not a second click
     assert summary in app.session_state[key]
+    plotly_click(app, summary)  # a second click on the same node closes it
+    assert app.session_state[key] == opened
+    plotly_click(app, summary)
+    assert app.session_state[key] == opened | {summary}
     # The controls and the state are the explorer's: depth, then the SVG explorer shows the same nodes.
     app.number_input(key="explorer/depth").set_value(2).run()
     press(app, "Expand to depth")

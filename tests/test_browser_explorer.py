@@ -3,6 +3,8 @@
 and centres the frame, a split opened by hand; and a summary of the interactive (plotly) view opened by
 a click."""
 
+import re
+
 import pytest
 from browser_helpers import EXPLORER, nav, running_server, shot, wait_idle
 from playwright.sync_api import expect
@@ -111,11 +113,11 @@ def test_the_explorer_opens_readably_finds_a_node_and_opens_a_split(server, brow
     assert not errors, errors
 
 
-# The first summary node (a diamond) of the plotly figure: its id and where it is on the page.
-DIAMOND = """() => {
+# Node ``node`` of the plotly figure (None: its first summary node, a diamond): its id and where it is on the page.
+NODE_AT = """(node) => {
   const gd = document.querySelector('[data-testid="stPlotlyChart"] .js-plotly-plot');
   const t = gd.data.find(d => d.name === "nodes");
-  const i = Array.from(t.marker.symbol).indexOf("diamond");
+  const i = node === null ? Array.from(t.marker.symbol).indexOf("diamond") : Array.from(t.customdata).indexOf(node);
   const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis, r = gd.getBoundingClientRect();
   return [t.customdata[i], r.left + xa._offset + xa.l2p(t.x[i]), r.top + ya._offset + ya.l2p(t.y[i])];
 }"""
@@ -138,10 +140,16 @@ def test_a_click_on_a_summary_of_the_interactive_view_opens_it_and_inspects_it(s
     page.locator('[data-testid="stPlotlyChart"]').first.scroll_into_view_if_needed()
     page.wait_for_timeout(1000)
     before = shown_count(page)
-    node, x, y = page.evaluate(DIAMOND)
+    node, x, y = page.evaluate(NODE_AT, None)
     page.mouse.click(x, y)
     page.get_by_text(f"Node #{node} (").first.wait_for(timeout=60_000)  # picked for inspection
     wait_idle(page)
     assert shown_count(page) > before  # and opened: its children drawn
     shot(page, "explorer_4_interactive_opened")
+    # A second click on it (drawn elsewhere now) closes it again.
+    page.locator('[data-testid="stPlotlyChart"]').first.scroll_into_view_if_needed()
+    page.wait_for_timeout(1000)
+    _, x, y = page.evaluate(NODE_AT, node)
+    page.mouse.click(x, y)
+    page.get_by_text(re.compile(rf"^{before:,} of [\d,]+ nodes shown")).first.wait_for(timeout=60_000)
     assert not errors, errors
