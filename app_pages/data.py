@@ -4,7 +4,14 @@ regression) and the split, look at it."""
 import streamlit as st
 
 from tnt.data.datasets import MAX_TEXT_CATEGORIES, DataError, catalog, missing_per_column
-from tnt.data.sources import bundled_source, categorical_choices, dataset_from_source, upload_source
+from tnt.data.sources import (
+    bundled_source,
+    categorical_choices,
+    dataset_from_source,
+    paper_sets_found,
+    paper_source,
+    upload_source,
+)
 from ui import state
 from ui.tables import show_table
 
@@ -37,6 +44,21 @@ with left:
         state.set_dataset(state.bundled(chosen, float(test_share), int(seed)), bundled_source(chosen, test_share, seed))
     with st.expander("About the bundled data sets"):
         st.markdown("\n".join(f"- **{e['name']}**: {e['description']} *({e['source']})*" for e in entries.values()))
+    st.subheader("The paper's data sets")
+    found, how = paper_sets_found()
+    if found:
+        paper_cols = st.columns([2, 3], vertical_alignment="bottom")
+        name = paper_cols[0].selectbox("Found on this machine", found, key="data/paper")
+        if paper_cols[1].button("Load it with its own split", key="data/paper_load",
+                                help="MNIST's 60,000 training and 10,000 test images, for instance: its model "
+                                "files open with a test sample's path."):  # fmt: skip
+            with st.spinner(f"Loading {name}..."):
+                try:
+                    state.set_dataset(dataset_from_source(paper_source(name)), paper_source(name))
+                except DataError as err:
+                    st.error(str(err))
+    if how:
+        st.caption(f"Not all six are here: {how}")
 
 with right:
     st.subheader("Upload a CSV file")

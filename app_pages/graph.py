@@ -6,13 +6,14 @@ import streamlit as st
 
 from tnt.inspect.path import path_table, sample_path
 from tnt.services.tasks import is_regression, scores
-from tnt.viz.explain import drawing_mode, drawing_note, node_info
+from tnt.viz import focus
+from tnt.viz.explain import LARGE_GRAPH_NODES, drawing_mode, drawing_note, node_info
 from tnt.viz.plotly_view import graph_figure
 from tnt.wording import format_value
 from ui import drawing, state
 from ui.display import LABELS, format_C, format_measure
 from ui.editor import editor_section
-from ui.explorer import explorer
+from ui.explorer import explorer, explorer_state
 from ui.inspection import apply_chosen_sample, inspection_section, what_if_sample
 from ui.opened import (
     model_file_panel,
@@ -25,6 +26,7 @@ from ui.tables import show_table
 from ui.views import ensure_result
 
 PLOTLY = "graph/plotly"
+PLOTLY_ROUND = "graph/plotly_round"  # the clicks applied so far: the chart's key is PLOTLY/<round>
 VIEWS = [
     "Graphviz (in the browser)",
     "SVG (rendered on the server)",
@@ -89,11 +91,13 @@ if result is not None:
     )
     interactive = view.startswith("Interactive")
     exploring = view.startswith("Explorer")  # opened from the root down: no depth window
+    # A graph too large to read whole: the interactive view draws what the explorer has opened.
+    focused = interactive and graph.node_count > LARGE_GRAPH_NODES
     max_depth = int(graph.node_depth().max())
     windowed = mode != "browser" and view.startswith("SVG")  # a big SVG starts with its first layers
     whole = (0, max(max_depth, 1))
     window = whole
-    if not exploring:
+    if not (exploring or focused):
         window = top[2].slider(
             "Depth window (layers shown)",
             0,
@@ -131,10 +135,13 @@ if result is not None:
                 "columns on the Data page to see a sample's path, the accuracy and the edge widths.")  # fmt: skip
 
     # A click on a node of the interactive view picks that node for the inspector (read before the
-    # node picker is drawn; applied once per click).
-    clicked = drawing.clicked_node(st.session_state.get(PLOTLY), graph.node_count) if interactive else None
-    if clicked is not None and st.session_state.get("graph/clicked") != (fp, clicked):
-        st.session_state["graph/clicked"] = (fp, clicked)
+    # node picker is drawn) and, in a large graph, opens or closes it. Applied once: the chart then takes
+    # a new key, its selection empty, so that a second click on the same node counts too.
+    chart_key = f"{PLOTLY}/{st.session_state.get(PLOTLY_ROUND, 0)}"
+    clicked = drawing.clicked_node(st.session_state.get(chart_key), graph.node_count) if interactive else None
+    if clicked is not None:
+        st.session_state[PLOTLY_ROUND] = st.session_state.get(PLOTLY_ROUND, 0) + 1
+        chart_key = f"{PLOTLY}/{st.session_state[PLOTLY_ROUND]}"
         st.session_state["graph/node"] = clicked
     state.clamp("graph/node", 0, graph.node_count - 1)
     if data_fits:  # a test sample picked in the confusion matrix's list becomes the page's sample
@@ -186,6 +193,11 @@ if result is not None:
             explorer(model_key, graph, fp, names, classes, x, sample_arg, node=st.session_state["graph/node"],
                      marked=marked)  # fmt: skip
         elif interactive:
+            shown = None
+            if focused:  # the explorer's controls and state; a click opens or closes a node, as in its SVG
+                opened_splits, _ = explorer_state(model_key, graph, fp, names, classes, x,
+                                                  st.session_state["graph/node"], marked, clicked)  # fmt: skip
+                shown = focus.graph_view(graph, opened_splits)
             flows = None
             if st.toggle("Edge width: training samples along each edge", disabled=not data_fits,
                          key="graph/edge_width" if data_fits else "graph/edge_width/no_data",  # off, greyed out
@@ -194,16 +206,23 @@ if result is not None:
             figure = graph_figure(
                 graph, feature_names=names, class_names=classes, highlight_sample=x, edge_samples=flows,
                 layers=window_arg, selected_node=st.session_state["graph/node"],
-                target_name=data.target_name if data_fits and graph.regression else None,
+                target_name=data.target_name if data_fits and graph.regression else None, view=shown,
             )  # fmt: skip
             figure.update_layout(showlegend=False, margin={"t": 10})  # the page's legend is above
             figure.update_traces(marker_showscale=False, selector={"name": "mean target"})  # and its colour bar
             st.plotly_chart(
-                figure, width="stretch", key=PLOTLY, on_select="rerun", selection_mode="points",
+                figure, width="stretch", key=chart_key, on_select="rerun", selection_mode="points",
                 config={"scrollZoom": True, "displaylogo": False},
             )  # fmt: skip
-            st.caption("Drag to pan, scroll to zoom, double-click for the whole graph; hover a node for its details, "
-                       "click it to inspect it.")  # fmt: skip
+            if shown is None:
+                st.caption("Drag to pan, scroll to zoom, double-click for the whole graph; hover a node for its "
+                           "details, click it to inspect it.")  # fmt: skip
+            else:
+                st.caption(f"{shown.size:,} of {int(graph.reachable().sum()):,} nodes shown. A diamond stands for the "
+                           "splits below it (their number and samples, its class mix as a bar above it): click it to "
+                           "open it and inspect it (click an open split to close it), or *Find* a node; a grey #id "
+                           "names a node not shown that leads to the node below it (click it to open the way). Drag "
+                           "to pan, scroll to zoom, hover a node for its details.")  # fmt: skip
         else:
             dot = drawing.dot_source(model_key, graph, names, classes, window_arg, sample_arg, _sample=x)
             if view.startswith("Graphviz"):
@@ -246,5 +265,5 @@ if result is not None:
     for label, (est, est_names, est_classes, _, _) in models.items():
         stem = drawing.file_stem(label, p)
         # The model in the explorer: its drawings are what the explorer shows.
-        opened = st.session_state.get(f"explorer/opened/{fp}") if exploring and label == which else None
+        opened = st.session_state.get(f"explorer/opened/{fp}") if (exploring or focused) and label == which else None
         drawing.download_row(label, (result.dataset_key, p, label), est, est_names, est_classes, stem, opened)

@@ -57,3 +57,13 @@ def explorer_drawing(at):
         if element.proto.id.endswith("explorer/click"):
             return json.loads(element.proto.json_args)
     return None
+
+
+def plotly_click(at, node: int):
+    """A click on ``node`` in the Graph page's interactive view (the selection of its chart, whose key
+    changes after each click applied: ``graph/plotly/<round>``), and the rerun it triggers."""
+    at.session_state[
+        f"graph/plotly/{at.session_state['graph/plotly_round'] if 'graph/plotly_round' in at.session_state else 0}"
+    ] = {"selection": {"points": [{"customdata": int(node)}]}}
+    at.run()
+    return at

@@ -3,9 +3,9 @@
 For the handwritten digits (the app's first data set), MNIST at C=1e-4 and the 3,000-split graph
 (``benchmarks/big_graphs.py`` trains both once): the default view, a summary node clicked open, a search
 for the last node, and a sample's path, each a PNG in ``test-artifacts/explorer/``. The model files are
-opened on the Graph page; the 3,000-split graph's rows are uploaded first as a CSV file, so that the page
-has test samples whose paths it draws. MNIST has more columns than an upload may have: the app picks a
-node of it instead, and its sample's path is ``tnt.plot_graph``'s figure. A real ``streamlit run app.py`` (a workspace
+opened on the Graph page, on data that fit them, so that the page has test samples whose paths it draws:
+MNIST loaded from the Data page's list of the paper's sets (785 columns are more than an upload may
+have), the 3,000-split graph's rows uploaded as a CSV file. A real ``streamlit run app.py`` (a workspace
 in a temporary folder) driven by Playwright in Debian's chromium, as the browser tests drive it. Look at
 the PNGs; they are not committed. Prints, per graph, the time from a click on a summary node to its
 children drawn in chromium (the page's rerun and the new drawing).
@@ -21,8 +21,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
-import tnt
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # browser_helpers, run as a script
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
@@ -57,6 +55,16 @@ def open_model(page, path: Path) -> None:
     page.get_by_text(f"from {path.name}").first.wait_for(timeout=LONG)
     wait_idle(page, LONG)
     page.get_by_text("Open a model file").click()  # folded again: the drawing comes up
+
+
+def load_paper_set(page, name: str) -> None:
+    """One of the paper's data sets, loaded from the Data page's list (its own split)."""
+    nav(page, "Data")
+    page.get_by_label("Found on this machine").click()
+    page.get_by_role("option", name=name, exact=True).click()
+    page.get_by_role("button", name="Load it with its own split").click()
+    page.get_by_text(f"In use: {name} (the paper's data set)").wait_for(timeout=LONG)
+    wait_idle(page, LONG)
 
 
 def four_views(page, name: str, samples: bool = True) -> None:
@@ -106,10 +114,7 @@ def main(only=("digits", "mnist", "split3000")) -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     folder = Path(tempfile.mkdtemp())
     os.environ["TNT_WORKSPACE_DIR"] = str(folder / "workspaces")
-    # MNIST's 785 columns are more than an upload may have (500): its sample's path is drawn by the
-    # library (tnt.plot_graph, what the explorer's downloads draw), the app picks a node instead.
-    _, _, X_test, _ = mnist_data()
-    tnt.plot_graph(mnist_model(), expand="auto", highlight=X_test[3]).save(OUT / "mnist_4_path_plot_graph.png")
+    mnist_data()  # stops with the loader's sentence when MNIST is not on this machine
     X, y = classification_3000_data()
     big_csv = folder / "classification_14000.csv"
     frame = pd.DataFrame(np.round(X, 4), columns=[f"x{i}" for i in range(X.shape[1])])
@@ -128,8 +133,9 @@ def main(only=("digits", "mnist", "split3000")) -> None:
                 nav(page, "Graph")
                 four_views(page, "digits")
             if "mnist" in only:
+                load_paper_set(page, "mnist")
                 open_model(page, cache_dir() / "mnist_C1e-4.json")
-                four_views(page, "mnist", samples=False)
+                four_views(page, "mnist")
             if "split3000" in only:
                 upload_file(page, big_csv, LONG)
                 open_model(page, cache_dir() / "classification_3000.json")

@@ -16,8 +16,9 @@ from streamlit.runtime.media_file_manager import MediaFileManager
 from tnt.codegen.sql import sql_identifier
 from tnt.estimator import TnTClassifier
 from tnt.services.training import TrainParams
+from tnt.viz import focus
 from tnt.viz.plotly_view import figure_height
-from ui.drawing import EDGE_LEGEND
+from ui.drawing import EDGE_LEGEND, fingerprint
 
 ROOT = Path(__file__).resolve().parent.parent
 BAD = ROOT / "tests" / "bad_csv"
@@ -27,6 +28,26 @@ CASES = json.loads((BAD / "cases.json").read_text())
 @pytest.fixture
 def app(open_app):
     return open_app(30)
+
+
+def test_the_data_page_loads_one_of_the_papers_sets_with_its_own_split(open_app):
+    """optdigits (bundled with the package: always found) through the Data page, as its arrays hold it."""
+    from tnt.data.sources import paper_source
+    from tnt.experiments.paper import load_paper_data
+
+    app = open_app(120)
+    (box,) = [s for s in app.selectbox if s.key == "data/paper"]
+    assert "optdigits" in box.options
+    box.set_value("optdigits").run()
+    app.button(key="data/paper_load").click().run()
+    assert not app.exception and not app.error
+    data = app.session_state["data/dataset"]
+    X_train, y_train, X_test, y_test = load_paper_data("optdigits")
+    assert np.array_equal(data.X_train, X_train) and np.array_equal(data.X_test, X_test)
+    assert [data.class_names[k] for k in data.y_test] == [str(v) for v in y_test]
+    assert list(data.feature_names[:2]) == ["x0", "x1"] and data.n_features == X_train.shape[1]
+    assert app.session_state["data/source"] == paper_source("optdigits")
+    assert metric(app, "Training rows") == f"{len(y_train):,}" and metric(app, "Test rows") == f"{len(y_test):,}"
 
 
 def test_data_page_works_with_no_interaction(app):
@@ -313,7 +334,8 @@ def test_a_thousand_split_graph_opens_in_the_explorer_whole_in_plotly_or_windowe
     graph = app.session_state["train/models"][next(reversed(app.session_state["train/models"]))].tnt.graph_
     assert graph.n_splits >= 1000
     # The explorer first (tests/test_app_explorer.py). Graphviz in the browser would shrink it to the
-    # page's width: not offered. The interactive view: every node at once, zoom and pan in the browser.
+    # page's width: not offered. The interactive view: what the explorer opened (tests/test_app_explorer.py),
+    # zoom and pan in the browser.
     assert app.radio(key="graph/view/interactive").value.startswith("Explorer")
     assert app.radio(key="graph/view/interactive").options == [
         "SVG (rendered on the server)",
@@ -323,10 +345,14 @@ def test_a_thousand_split_graph_opens_in_the_explorer_whole_in_plotly_or_windowe
     app.radio(key="graph/view/interactive").set_value("Interactive (plotly)").run()
     chart = app.get("plotly_chart")[0].proto
     spec = json.loads(chart.spec)
-    assert [len(t["hovertext"]) for t in spec["data"] if t.get("name") == "nodes"] == [graph.node_count]
-    # As tall as its layers need (30 px each, at most 1,400 px), the scroll wheel zooming it.
-    n_layers = int(graph.node_depth().max()) + 1
-    assert spec["layout"]["height"] == figure_height(n_layers) == min(max(30 * n_layers, 450), 1400)
+    shown = focus.graph_view(graph, app.session_state[f"explorer/opened/{fingerprint(graph)}"])
+    assert [t["customdata"] for t in spec["data"] if t.get("name") == "nodes"] == [np.flatnonzero(shown.shown).tolist()]
+    # As tall as its layers need (30 px each, 90 px with labels: 40 nodes at most; at most 1,400 px), the
+    # scroll wheel zooming it.
+    n_layers = int(shown.layers()[shown.shown].max()) + 1
+    labelled = shown.size <= 40
+    assert spec["layout"]["height"] == figure_height(n_layers, labelled=labelled)
+    assert spec["layout"]["height"] == min(max((90 if labelled else 30) * n_layers, 450), 1400)
     assert json.loads(chart.config)["scrollZoom"] is True
     # The server's SVG starts with the first layers.
     app.radio(key="graph/view/interactive").set_value("SVG (rendered on the server)").run()

@@ -2,9 +2,11 @@
 nodes, and every control: depth, expand all, the default view, open / close, find, and the inspected
 node and the sample's path brought into view."""
 
+import re
+
 import numpy as np
 import pytest
-from app_helpers import explorer_drawing, go
+from app_helpers import explorer_drawing, go, plotly_click
 from test_app import downloads  # noqa: F401 (the fixture reading what a download button serves)
 
 from tnt.viz import focus
@@ -228,3 +230,99 @@ def test_a_click_on_a_summary_opens_it_and_a_second_closes_it(explorer_app):
     app.session_state["explorer/click"] = {"node": summary, "stub": False, "at": 2}
     app.run()
     assert summary not in app.session_state[key]
+
+
+INTERACTIVE = "Interactive (plotly)"
+
+
+def plotly_nodes(app) -> list:
+    """The ids of the nodes the Graph page's plotly figure draws (its nodes trace's customdata)."""
+    import json
+
+    (chart,) = [c for c in app.get("plotly_chart") if "graph/plotly/" in c.proto.id]
+    (nodes,) = [t for t in json.loads(chart.proto.spec)["data"] if t.get("name") == "nodes"]
+    return sorted(nodes["customdata"])
+
+
+def test_the_interactive_view_draws_what_the_explorer_opened_and_a_click_opens_a_summary(explorer_app):
+    app, graph, key = explorer_app
+    app.radio(key="graph/view/server").set_value(INTERACTIVE).run()
+    assert not app.exception, app.exception
+    opened = app.session_state[key]
+    assert (
+        plotly_nodes(app)
+        == np.flatnonzero(focus.graph_view(graph, opened).shown).tolist()
+        != list(range(graph.node_count))
+    )
+    assert not [s for s in app.slider if s.label.startswith("Depth window")]  # the explorer's controls instead
+    # A click on a summary node opens it and picks it for the inspector, once per click.
+    summary = int(np.flatnonzero(focus.graph_view(graph, opened).summary)[0])
+    plotly_click(app, summary)
+    assert app.session_state[key] == opened | {summary} and app.session_state["graph/node"] == summary
+    children = [int(graph.children_left[summary]), int(graph.children_right[summary])]
+    assert set(children) <= set(plotly_nodes(app))
+    app.run()  # a rerun is not a second click
+    assert summary in app.session_state[key]
+    plotly_click(app, summary)  # a second click on the same node closes it
+    assert app.session_state[key] == opened
+    plotly_click(app, summary)
+    assert app.session_state[key] == opened | {summary}
+    # The controls and the state are the explorer's: depth, then the SVG explorer shows the same nodes.
+    app.number_input(key="explorer/depth").set_value(2).run()
+    press(app, "Expand to depth")
+    assert plotly_nodes(app) == np.flatnonzero(focus.graph_view(graph, focus.expand_to_depth(graph, 2)).shown).tolist()
+    app.radio(key="graph/view/server").set_value(EXPLORER).run()
+    drawn = sorted(int(n) for n in re.findall(r'id="node(\d+)"', frame(app)))
+    assert drawn == np.flatnonzero(focus.graph_view(graph, focus.expand_to_depth(graph, 2)).shown).tolist()
+
+
+def test_find_and_the_sample_path_open_the_interactive_view(explorer_app):
+    app, graph, key = explorer_app
+    app.radio(key="graph/view/server").set_value(INTERACTIVE).run()
+    deep = int(graph.node_count - 1)
+    app.text_input(key="explorer/find").set_value(f"#{deep}").run()
+    assert deep in plotly_nodes(app)
+    app.number_input(key="graph/sample").set_value(7).run()
+    path = graph.decision_path(app.session_state["data/dataset"].X_test[7:8]).indices.tolist()
+    assert set(path) <= set(plotly_nodes(app))
+
+
+def test_expand_all_says_its_size_and_is_disabled_above_2000_nodes_saying_why(open_app):
+    """A model file of 2,199 nodes (a scikit-learn tree of 1,100 leaves): "Expand all" is greyed out and
+    its help says why in one sentence; the digits graph's is not."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    from tnt.model_io import from_sklearn, model_to_json
+
+    app = go(open_app(60), "graph")
+    app.radio(key="graph/view/server").set_value(EXPLORER).run()
+    (small,) = [b for b in app.button if b.label.startswith("Expand all (")]
+    graph = next(iter(app.session_state["train/models"].values())).tnt.graph_
+    assert small.label == f"Expand all ({int(graph.reachable().sum()):,} nodes)" and not small.disabled
+    assert not small.help
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(6000, 12)), rng.integers(0, 3, 6000)
+    tree = DecisionTreeClassifier(max_leaf_nodes=1100, random_state=0).fit(X, y)
+    assert tree.tree_.node_count == 2199
+    content = model_to_json(from_sklearn(tree)).encode()
+    app.file_uploader(key="graph/model_file").set_value(("big tree.json", content, "application/json")).run()
+    assert not app.exception, app.exception
+    for view in (EXPLORER, INTERACTIVE):
+        app.radio(key="graph/view/interactive").set_value(view).run()
+        (big,) = [b for b in app.button if b.label.startswith("Expand all (")]
+        assert big.label == "Expand all (2,199 nodes)" and big.disabled
+        assert big.help == (
+            "The whole graph has 2,199 nodes, more than the 2,000 one drawing here holds: open splits by a click, "
+            "a depth or Find."
+        )
+
+
+def test_the_image_downloads_draw_what_the_interactive_view_shows(downloads, explorer_app):  # noqa: F811
+    app, graph, key = explorer_app
+    app.radio(key="graph/view/server").set_value(INTERACTIVE).run()
+    app.number_input(key="explorer/depth").set_value(2).run()
+    press(app, "Expand to depth")
+    (dot,) = [downloads(b) for b in app.get("download_button") if b.key.endswith("/dot") and "/tnt_" in b.key]
+    drawn = sorted(int(n) for n in re.findall(r"id=node(\d+)", dot.decode()))
+    assert drawn == np.flatnonzero(focus.graph_view(graph, focus.expand_to_depth(graph, 2)).shown).tolist()
+    assert drawn == plotly_nodes(app)

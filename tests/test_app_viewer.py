@@ -158,26 +158,29 @@ def pendigits_app(app):
     return app
 
 
-def test_a_big_graph_in_the_interactive_view_is_whole_with_the_sample_path(pendigits_app):
+def test_a_big_graph_in_the_interactive_view_draws_what_the_explorer_opened_with_the_sample_path(pendigits_app):
+    from tnt.viz import focus
+    from ui.drawing import fingerprint
+
     app = pendigits_app
     graph = next(iter(app.session_state["train/models"].values())).tnt.graph_
     assert graph.node_count > 300
+    key = f"explorer/opened/{fingerprint(graph)}"
     fig = figure(app)
     (nodes,) = trace(fig, "nodes")
-    assert len(nodes["hovertext"]) == graph.node_count
-    assert fig["layout"]["yaxis"].get("range") is None  # the whole shape at once
+    assert nodes["customdata"] == np.flatnonzero(focus.graph_view(graph, app.session_state[key]).shown).tolist()
+    assert 1 < len(nodes["customdata"]) < graph.node_count
     (path,) = trace(fig, "path")
     steps = app.dataframe[0].value
-    assert len(path["x"]) == 3 * (len(steps) - 1)  # one segment per test on the sample's way
+    assert len(path["x"]) == 3 * (len(steps) - 1)  # the path opened: one segment per test on the sample's way
     arrows = fig["layout"]["annotations"]
     assert [a["text"] for a in arrows] == ["<b>#0</b>"]  # the inspected node
-    # The depth window zooms to its layers; the rest is a pan away (no page reload).
-    (window,) = [s for s in app.slider if s.label.startswith("Depth window")]
-    window.set_value((3, 6)).run()
-    assert figure(app)["layout"]["yaxis"]["range"] == [-6.5, -2.5]
-    # The inspector follows the number picker, the arrow too.
-    app.number_input(key="graph/node").set_value(int(graph.shared_nodes[0])).run()
-    assert figure(app)["layout"]["annotations"][0]["text"] == f"<b>#{int(graph.shared_nodes[0])}</b>"
+    assert not [s for s in app.slider if s.label.startswith("Depth window")]  # the explorer's controls instead
+    # The inspector follows the number picker, the arrow too: the node is opened into view.
+    node = int(graph.shared_nodes[-1])
+    app.number_input(key="graph/node").set_value(node).run()
+    assert figure(app)["layout"]["annotations"][0]["text"] == f"<b>#{node}</b>"
+    assert node in trace(figure(app), "nodes")[0]["customdata"]
 
 
 def test_edge_widths_show_where_the_training_samples_go(pendigits_app):

@@ -1,10 +1,15 @@
 """End to end: the Graph page's Explorer view in chromium at 1,440 px (screenshots in
-``test-artifacts/``): the default view, a search that opens the way down and centres the frame, a
-split opened by hand."""
+``test-artifacts/``): the default view in the frame it is chosen for, a search that opens the way down
+and centres the frame, a split opened by hand; and a summary of the interactive (plotly) view opened by
+a click."""
+
+import re
 
 import pytest
 from browser_helpers import EXPLORER, nav, running_server, shot, wait_idle
 from playwright.sync_api import expect
+
+from ui.drawing import EXPLORER_FRAME_PX
 
 pytestmark = pytest.mark.browser
 
@@ -34,6 +39,13 @@ def test_the_explorer_opens_readably_finds_a_node_and_opens_a_split(server, brow
     frame = page.frame_locator(FRAME)
     frame.locator("svg g.node").first.wait_for(timeout=60_000)
     assert frame.locator("svg g.node", has_text="splits below").count() >= 2  # summary nodes
+    # The frame the default view is chosen for (ui.drawing.EXPLORER_FRAME_PX), and the drawing opened in
+    # it at a readable zoom (75 % at least: 11 pt labels 11 px high), as wide as the frame when it fits.
+    size = frame.locator("#frame").evaluate("f => [f.clientWidth, f.clientHeight]")
+    assert size == pytest.approx(list(EXPLORER_FRAME_PX), abs=3)
+    zoom = float(frame.locator("#frame").get_attribute("data-zoom"))
+    drawn = frame.locator("svg").first.bounding_box()["width"]
+    assert 0.75 <= zoom <= 1 and (drawn <= size[0] + 1 or zoom == 0.75)
     shot(page, "explorer_1_default")
 
     # The wheel zooms in the browser, about the pointer, and sends nothing to the server.
@@ -46,6 +58,7 @@ def test_the_explorer_opens_readably_finds_a_node_and_opens_a_split(server, brow
     root = frame.locator("#node0")
     root.wait_for(timeout=60_000)
     width_before = frame.locator("svg").first.bounding_box()["width"]
+    zoom_before = float(frame.locator("#frame").get_attribute("data-zoom"))
     box = root.bounding_box()
     x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
     page.mouse.move(x, y)
@@ -56,8 +69,8 @@ def test_the_explorer_opens_readably_finds_a_node_and_opens_a_split(server, brow
     page.wait_for_timeout(500)
     assert not sent, f"{len(sent)} messages to the server while zooming"
     zoom = float(frame.locator("#frame").get_attribute("data-zoom"))
-    assert zoom > 1.5 and frame.locator("svg").first.bounding_box()["width"] == pytest.approx(
-        width_before * zoom, rel=0.01
+    assert zoom > 1.5 * zoom_before and frame.locator("svg").first.bounding_box()["width"] == pytest.approx(
+        width_before * zoom / zoom_before, rel=0.01
     )
     after = root.bounding_box()
     assert (
@@ -97,4 +110,46 @@ def test_the_explorer_opens_readably_finds_a_node_and_opens_a_split(server, brow
     wait_idle(page)
     frame = page.frame_locator(FRAME)
     expect(frame.locator(f"#node{node}")).to_contain_text("splits below", timeout=60_000)  # closed again
+    assert not errors, errors
+
+
+# Node ``node`` of the plotly figure (None: its first summary node, a diamond): its id and where it is on the page.
+NODE_AT = """(node) => {
+  const gd = document.querySelector('[data-testid="stPlotlyChart"] .js-plotly-plot');
+  const t = gd.data.find(d => d.name === "nodes");
+  const i = node === null ? Array.from(t.marker.symbol).indexOf("diamond") : Array.from(t.customdata).indexOf(node);
+  const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis, r = gd.getBoundingClientRect();
+  return [t.customdata[i], r.left + xa._offset + xa.l2p(t.x[i]), r.top + ya._offset + ya.l2p(t.y[i])];
+}"""
+
+
+def shown_count(page) -> int:
+    return int(page.get_by_text("nodes shown").first.inner_text().split(" of ")[0].replace(",", ""))
+
+
+def test_a_click_on_a_summary_of_the_interactive_view_opens_it_and_inspects_it(server, browser):
+    page = browser.new_page(viewport={"width": 1440, "height": 1100})
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(server)
+    page.get_by_text("In use: Handwritten digits").wait_for(timeout=60_000)
+    nav(page, "Graph")
+    page.get_by_text("Interactive (plotly)").click()
+    page.get_by_text("nodes shown").first.wait_for(timeout=60_000)
+    wait_idle(page)
+    page.locator('[data-testid="stPlotlyChart"]').first.scroll_into_view_if_needed()
+    page.wait_for_timeout(1000)
+    before = shown_count(page)
+    node, x, y = page.evaluate(NODE_AT, None)
+    page.mouse.click(x, y)
+    page.get_by_text(f"Node #{node} (").first.wait_for(timeout=60_000)  # picked for inspection
+    wait_idle(page)
+    assert shown_count(page) > before  # and opened: its children drawn
+    shot(page, "explorer_4_interactive_opened")
+    # A second click on it (drawn elsewhere now) closes it again.
+    page.locator('[data-testid="stPlotlyChart"]').first.scroll_into_view_if_needed()
+    page.wait_for_timeout(1000)
+    _, x, y = page.evaluate(NODE_AT, node)
+    page.mouse.click(x, y)
+    page.get_by_text(re.compile(rf"^{before:,} of [\d,]+ nodes shown")).first.wait_for(timeout=60_000)
     assert not errors, errors

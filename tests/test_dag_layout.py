@@ -102,3 +102,27 @@ def test_fewer_crossings_than_the_layered_layout_on_real_graphs(optdigits_graph,
     for graph in (optdigits_graph, big_random_graph):
         old = count_crossings(graph, *layered_layout(graph))
         assert dag_layout(graph, nodes=np.ones(graph.node_count, dtype=bool)).crossings < old
+
+
+def test_layers_are_the_longest_path_between_laid_nodes_or_the_ones_given(big_random_graph):
+    g = big_random_graph
+    left, right = g.children_left.tolist(), g.children_right.tolist()
+    rng = np.random.default_rng(2)
+    laid = rng.random(g.node_count) < 0.6
+    # Walked here edge by edge, in id order (a parent's id is less than its children's).
+    expected = [0] * g.node_count
+    for p in range(g.node_count):
+        if laid[p] and left[p] >= 0:
+            for c in (left[p], right[p]):
+                if laid[c]:
+                    expected[c] = max(expected[c], expected[p] + 1)
+    layout = dag_layout(g, nodes=laid)
+    assert layout.layer[laid].tolist() == [expected[n] for n in np.flatnonzero(laid)]
+    assert max(expected) >= 5 and (layout.layer[~laid] == -1).all()
+    every = np.ones(g.node_count, dtype=bool)
+    given = dag_layout(g, nodes=every, layers=g.node_depth())
+    assert given.layer.tolist() == g.node_depth().tolist() == dag_layout(g, nodes=every).layer.tolist()
+    deeper = dag_layout(g, nodes=every, layers=2 * g.node_depth())  # a caller's layers are kept, gaps and all
+    assert deeper.layer.tolist() == (2 * g.node_depth()).tolist() and deeper.route_x.size > given.route_x.size
+    with pytest.raises(ValueError, match="layers must put every laid node below each of its laid parents"):
+        dag_layout(g, nodes=every, layers=np.zeros(g.node_count, dtype=int))

@@ -54,7 +54,10 @@ def test_expanding_a_leaf_or_a_missing_node_is_refused():
 def test_the_dot_drawing_of_a_view_draws_summaries_and_stubs():
     g = shared_graph()
     source = to_dot(g, view=focus.graph_view(g, [0, 1]), class_names=["a", "b"])
-    assert "+ 1 splits below, samples = 4" in source and 'style="rounded,filled,dashed"' in source
+    assert (
+        '+ 1 split below</TD></TR><TR><TD COLSPAN="2">samples = 4' in source
+        and 'style="rounded,filled,dashed"' in source
+    )
     assert 'n4 [label="#4"' in source and "id=stub4" in source and "n4 -> n7" in source
     assert "n5" not in source and "n6" not in source  # below the summary, not drawn
     with pytest.raises(ValueError, match="Give a view, or a depth window and nodes, not both"):
@@ -112,21 +115,30 @@ def test_search_finds_ids_features_and_classes(digits_model):
     assert focus.find_nodes(g, "nothing like it", names, ["a"] * 10) == []
 
 
-def test_the_default_view_is_readable_at_1440_px_and_one_more_layer_is_not(digits_model):
+@pytest.mark.parametrize("frame", [(1440, None), (597, 686)])  # 1,440 px; the app explorer's frame
+def test_the_default_view_fits_whole_layers_then_the_busiest_summaries(digits_model, frame):
     model, _ = digits_model
     g = model.graph_
     names = [f"pixel {i}" for i in range(64)]
-    opened = focus.default_expansion(g, names)
+    width, height = frame
+    opened = focus.default_expansion(g, names, width=width, height=height)
     view = focus.graph_view(g, opened)
-    boxes, width = focus.drawing_boxes(view, names)
+    boxes, drawn_width, drawn_height = focus.drawing_extent(view, names)
     named = {p for first, _ in view.drawn_stubs().values() for p in first}
     folded = sum(1 for _, more in view.drawn_stubs().values() if more)
     assert len(boxes) == view.size + len(named) + folded
-    assert focus.label_px(width) >= 11 and not focus.overlapping(boxes)
-    depth = next(k for k in range(g.node_count) if focus.expand_to_depth(g, k) == opened)
+    assert focus.label_px(drawn_width, width) >= 11 and not focus.overlapping(boxes)
+    if height is not None:
+        assert drawn_height * 4 / 3 * min(1.0, width / (drawn_width * 4 / 3)) <= height
+    # Whole layers first: the deepest that fits is inside the view, one more layer does not fit.
+    depth = max(k for k in range(int(g.node_depth().max()) + 1) if focus.expand_to_depth(g, k) <= opened)
     assert depth >= 1  # the root's first layer fits
     deeper = focus.graph_view(g, focus.expand_to_depth(g, depth + 1))
-    assert deeper.size > focus.MAX_DEFAULT_NODES or not focus.drawing_fits(deeper, names)
+    assert deeper.size > focus.MAX_DEFAULT_NODES or not focus.drawing_fits(deeper, names, width=width, height=height)
+    # Then summaries opened one at a time while the drawing fits (the busiest first): more than whole layers.
+    extra = opened - focus.expand_to_depth(g, depth)
+    assert extra, "the view opens more than whole layers"
+    assert all(not g.is_leaf[n] for n in extra)
 
 
 def svg_nodes(svg: bytes):
@@ -162,7 +174,8 @@ def optdigits_model(optdigits):
 
 @pytest.mark.parametrize("which", ["digits", "optdigits"])
 def test_at_the_default_view_every_label_is_11_px_and_no_nodes_overlap_in_the_svg(which, request):
-    """Read from the SVG the explorer shows (not from the layout the default view was chosen with)."""
+    """Read from the SVG the explorer shows (not from the layout the default view was chosen with), in
+    the explorer's frame at 1,440 px (ui.drawing.EXPLORER_FRAME_PX, measured by test_browser_explorer)."""
     from tnt.viz.render import render
 
     model = (
@@ -170,14 +183,17 @@ def test_at_the_default_view_every_label_is_11_px_and_no_nodes_overlap_in_the_sv
     )
     g = model.graph_
     names = [f"pixel {i}" for i in range(model.n_features_in_)]
-    view = focus.graph_view(g, focus.default_expansion(g, names))
+    width, height = 597, 686
+    view = focus.graph_view(g, focus.default_expansion(g, names, width=width, height=height, show_ids=True))
     assert view.size >= 3  # the root and its first layer at least
     nodes, width_pt = svg_nodes(render(to_dot(g, feature_names=names, show_ids=True, view=view), "svg"))
-    shown_px = min(1.0, focus.READABLE_WIDTH / (width_pt * 4 / 3))  # px a pt at 1,440 px, shrunk if wider
+    shown_px = min(1.0, width / (width_pt * 4 / 3))  # px a pt in the frame, shrunk if wider
     sizes = [size for _, texts, node_id in nodes for size in texts if node_id.startswith("node")]
     assert sizes and min(sizes) * 4 / 3 * shown_px >= 11
     boxes = [box for box, _, _ in nodes]
     assert len(boxes) >= view.size and not focus.overlapping(boxes)
+    top, bottom = min(b[1] for b in boxes), max(b[3] for b in boxes)
+    assert (bottom - top) * 4 / 3 * shown_px <= height  # every node in the frame's height too
 
 
 def test_readability_measures():

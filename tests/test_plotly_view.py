@@ -145,3 +145,98 @@ def test_the_node_figure_is_tall_enough_for_the_legend_of_ten_classes():
     plot_height = figure.layout.height - figure.layout.margin.t - figure.layout.margin.b
     assert figure.layout.legend.tracegroupgap == 0
     assert plot_height >= 10 * 20 + 30
+
+
+def brute_view(graph, opened):
+    """What a drawing of ``graph`` with the splits ``opened`` shows, walked here one node at a time (not by
+    tnt.viz.focus): the nodes shown, the summaries, the edges between shown nodes, and each shown node's
+    hidden parents."""
+    left, right = graph.children_left.tolist(), graph.children_right.tolist()
+    shown, todo = {0}, [0]
+    while todo:
+        node = todo.pop()
+        if left[node] >= 0 and node in opened:
+            for child in (left[node], right[node]):
+                if child not in shown:
+                    shown.add(child)
+                    todo.append(child)
+    summaries = {n for n in shown if left[n] >= 0 and n not in opened}
+    edges = {
+        (p, c, side) for p in shown if left[p] >= 0 for side, c in (("yes", left[p]), ("no", right[p])) if c in shown
+    }
+    hidden = {}
+    for p in range(graph.node_count):
+        if left[p] >= 0 and p not in shown:
+            for c in {left[p], right[p]} & shown:
+                hidden.setdefault(c, []).append(p)
+    return shown, summaries, edges, hidden
+
+
+def drawn_parts(fig):
+    """From the figure alone: the node ids drawn with their positions, the diamonds, the edges (each
+    polyline's ends mapped back to nodes), and the stubs (customdata, and the node each stub's line enters)."""
+    nodes = trace(fig, "nodes")
+    at = {(round(x, 9), round(y, 9)): int(i) for x, y, i in zip(nodes.x, nodes.y, nodes.customdata)}
+    diamonds = {int(i) for i, s in zip(nodes.customdata, nodes.marker.symbol) if s == "diamond"}
+    edges = set()
+    for name, side in (("yes (<=)", "yes"), ("no (>)", "no")):
+        for points in lines(trace(fig, name)):
+            (x0, y0), (x1, y1) = points[0], points[-1]
+            edges.add((at[round(x0, 9), round(y0, 9)], at[round(x1, 9), round(y1, 9)], side))
+    entered = [at[round(p[-1][0], 9), round(p[-1][1], 9)] for p in lines(trace(fig, "stub edges"))]
+    return set(at.values()), diamonds, edges, list(trace(fig, "stubs").customdata), entered
+
+
+def test_a_view_draws_what_it_shows_with_summaries_and_stubs(big_random_graph):
+    from tnt.viz import focus
+
+    g = big_random_graph
+    rng = np.random.default_rng(3)
+    checked_stubs = 0
+    for opened in (focus.expand_to_depth(g, 3), focus.expand_to_depth(g, 5), {0}):
+        opened = set(opened) | {int(n) for n in rng.choice(np.flatnonzero(~g.is_leaf), 30)}
+        view = focus.graph_view(g, opened)
+        shown, summaries, edges, hidden = brute_view(g, opened)
+        nodes, diamonds, drawn_edges, stub_ids, entered = drawn_parts(graph_figure(g, view=view))
+        assert nodes == shown and diamonds == summaries and drawn_edges == edges
+        # Each shown node with hidden parents gets a stub for each, or names the first two and folds the
+        # others into one "+n more parents" stub (customdata -1).
+        expected_ids, expected_entered = [], []
+        for child in sorted(hidden):
+            parents = sorted(hidden[child])
+            named = parents if len(parents) <= 3 else parents[:2] + [-1]
+            expected_ids += named
+            expected_entered += [child] * len(named)
+        assert stub_ids == expected_ids and entered == expected_entered
+        checked_stubs += len(stub_ids)
+    assert checked_stubs > 20
+
+
+def test_a_summary_says_what_it_hides_and_shows_its_class_mix_as_a_bar(toy_graph):
+    from tnt.viz import focus
+    from tnt.viz.plotly_view import _BAR_WIDTH
+
+    # Opened at the root, splits 1 and 2 are summaries, each hiding split 4; opened down to 4, it hides leaves 5, 6.
+    labels = dict(zip(*(lambda t: (t.customdata, t.text))(trace(graph_figure(toy_graph, view=focus.graph_view(
+        toy_graph, [0]), feature_names=["a", "b"]), "nodes"))))  # fmt: skip
+    assert labels == {0: "a &lt;= 0.5", 1: "b &lt;= 1.5<br>+ 1 split below<br>samples = 5",
+                      2: "b &lt;= 2.5<br>+ 1 split below<br>samples = 5"}  # fmt: skip
+    view = focus.graph_view(toy_graph, [0, 1, 2])
+    fig = graph_figure(toy_graph, view=view, feature_names=["a", "b"], class_names=["setosa", "other"])
+    nodes = trace(fig, "nodes")
+    assert dict(zip(nodes.customdata, nodes.text))[4] == "a &lt;= 0.25<br>+ 2 leaves below<br>samples = 4"
+    (x4,) = [x for x, n in zip(nodes.x, nodes.customdata) if n == 4]
+    # Node 4 holds 2 of each class: two halves of the bar, setosa on the left.
+    (setosa,) = lines(trace(fig, "mix setosa"))
+    (other,) = lines(trace(fig, "mix other"))
+    assert setosa[0][0] == x4 - _BAR_WIDTH / 2 and setosa[1][0] == other[0][0] == x4
+    assert other[1][0] == x4 + _BAR_WIDTH / 2
+    regression = graph_figure(toy_regression(), view=focus.graph_view(toy_regression(), [0]))
+    assert "values 1 to 3" in dict(zip(*(lambda t: (t.customdata, t.text))(trace(regression, "nodes"))))[1]
+    assert not [t for t in regression.data if (t.name or "").startswith("mix ")]
+
+
+def toy_regression():
+    """0 -> (1, 2); 1 -> (3, 4): node 1's leaves hold 1 and 3."""
+    return DecisionGraph([1, 3, -1, -1, -1], [2, 4, -1, -1, -1], [0, 0, -2, -2, -2], [0.5, 0.2, -2, -2, -2],
+                         [[2.0], [2.0], [5.0], [1.0], [3.0]], regression=True)  # fmt: skip

@@ -248,3 +248,16 @@ def test_a_run_whose_file_is_gone_says_so_in_one_sentence(folder):
         "Data page."
     ]
     assert later.header[0].value == "History"
+
+
+def test_a_reload_brings_back_one_of_the_papers_sets(folder):
+    """optdigits loaded from the Data page's list of the paper's sets: saved as its source, read again
+    from the data folder by a new session with the same address."""
+    at = session()
+    at.selectbox(key="data/paper").set_value("optdigits").run()
+    at.button(key="data/paper_load").click().run()
+    assert not at.exception and not at.error
+    data = at.session_state["data/dataset"]
+    again = session(workspace_of(at))
+    assert again.session_state["data/source"]["kind"] == "paper"
+    assert again.session_state["data/dataset"].key == data.key and again.session_state["data/dataset"].name == data.name

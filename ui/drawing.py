@@ -64,12 +64,18 @@ def dot_source(model_key, _graph, feature_names, class_names, depth_window=None,
     )
 
 
+#: The explorer's drawing area (px) in a 1,440 px wide window, the sidebar open: measured in chromium
+#: (tests/test_browser_explorer.py checks it); its default view fits it at 11 px labels.
+EXPLORER_FRAME_PX = (597, 686)
+
+
 @st.cache_data(max_entries=32, show_spinner="Choosing the layers that fit...")
 def default_expansion(model_key, _graph, feature_names, class_names) -> frozenset:
-    """The splits the explorer opens first (:func:`tnt.viz.focus.default_expansion`: Graphviz lays
-    out each candidate, so under the lock)."""
+    """The splits the explorer opens first: :func:`tnt.viz.focus.default_expansion` in the explorer's
+    frame (:data:`EXPLORER_FRAME_PX`); Graphviz lays out each candidate, so under the lock."""
+    width, height = EXPLORER_FRAME_PX
     with _GRAPHVIZ:
-        return focus.default_expansion(_graph, feature_names, class_names)
+        return focus.default_expansion(_graph, feature_names, class_names, width=width, height=height, show_ids=True)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

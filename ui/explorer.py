@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import streamlit as st
 import streamlit.components.v1 as components
 
@@ -30,7 +31,7 @@ MAX_OPENED_HITS = 20
 def explorer(
     model_key, graph, fp: str, names, classes, sample=None, sample_index=None, node: int | None = None, marked=()
 ) -> None:
-    """Draw ``graph``'s explorer: its controls, then the SVG of what is opened.
+    """Draw ``graph``'s explorer: its controls (:func:`explorer_state`), then the SVG of what is opened.
 
     Parameters
     ----------
@@ -50,11 +51,46 @@ def explorer(
         Nodes to open into view (when they change) and draw with a bold border: the tests a
         counterfactual changes.
     """
+    opened, centre = explorer_state(
+        model_key, graph, fp, names, classes, sample, node, marked, _new_click(CLICK, f"{OPENED}/{fp}")
+    )
+    marked = tuple(int(n) for n in marked)
+    view = focus.graph_view(graph, opened)
+    if view.size > MAX_DRAWN_NODES:
+        st.info(
+            f"This view holds {view.size:,} nodes, more than Graphviz lays out quickly ({MAX_DRAWN_NODES:,}): close "
+            "some splits, expand to a smaller depth, or use the interactive view."
+        )
+        return
+    dot = drawing.view_source(
+        model_key, graph, names, classes, tuple(sorted(opened)), node, sample_index, marked, _sample=sample
+    )
+    st.caption(
+        f"{view.size:,} of {_everything(graph):,} nodes shown. A dashed box stands for the splits below it (their "
+        "number, samples and class mix): click it to open it (click an open split to close it), or *Find* a "
+        "node; a grey #id names a node not shown that leads to the node below it (click it to open the way). "
+        "The wheel zooms about the pointer and a drag pans, in the browser."
+    )
+    _draw(dot, HEIGHT_PX, centre if centre is not None else node, CLICK)
+
+
+def explorer_state(
+    model_key, graph, fp: str, names, classes, sample=None, node: int | None = None, marked=(), clicked=None
+) -> tuple[frozenset, int | None]:
+    """The explorer's controls, and the splits they leave opened: the one state of which nodes the
+    Graph page's explorer (SVG) and interactive view (plotly) show, kept per graph in the session.
+
+    ``sample``, ``node`` and ``marked`` are opened into view when they change (as in :func:`explorer`);
+    ``clicked``, a node the reader clicked in the drawing, is opened or closed
+    (:func:`tnt.viz.focus.toggle`). Returns the opened splits and the node to centre the view on
+    (None: no change asks for one).
+    """
     key = f"{OPENED}/{fp}"
     if key not in st.session_state:
         st.session_state[key] = drawing.default_expansion(model_key, graph, names, classes)
-    opened = st.session_state[key]
-    opened, centre = _apply_click(graph, opened, CLICK, key)  # a click on a node: applied once
+    opened, centre = st.session_state[key], None
+    if clicked is not None and 0 <= int(clicked) < graph.node_count:
+        opened, centre = focus.toggle(graph, opened, int(clicked)), int(clicked)
 
     path = () if sample is None else tuple(graph.decision_path(sample.reshape(1, -1)).indices.tolist())
     marked = tuple(int(n) for n in marked)
@@ -65,17 +101,17 @@ def explorer(
             centre = nodes[-1]
 
     max_depth = int(graph.node_depth().max())
-    everything = focus.graph_view(graph, focus.expand_all(graph)).size
+    everything = _everything(graph)
     controls = st.columns([2, 3, 4, 3], vertical_alignment="bottom")
     depth = controls[0].number_input("Depth", 0, max_depth, min(3, max_depth), key="explorer/depth")
     if controls[1].button("Expand to depth", key="explorer/to_depth", help="Open every split above this depth."):
         opened = focus.expand_to_depth(graph, int(depth))
-    too_many = everything > MAX_DRAWN_NODES  # Graphviz would take minutes: the interactive view draws them all
+    too_many = everything > MAX_DRAWN_NODES
     if controls[2].button(
         f"Expand all ({everything:,} nodes)",
         key="explorer/all",
         disabled=too_many,
-        help=f"More than {MAX_DRAWN_NODES:,} nodes: the interactive view draws them all." if too_many else None,
+        help=expand_all_help(everything),
     ):
         opened = focus.expand_all(graph)
     if controls[3].button("Default view", key="explorer/default", help="The root and the layers that fit."):
@@ -99,24 +135,41 @@ def explorer(
     if query:
         st.caption(_hits_text(query, hits))
     st.session_state[key] = opened
+    return opened, centre
 
-    view = focus.graph_view(graph, opened)
-    if view.size > MAX_DRAWN_NODES:
-        st.info(
-            f"This view holds {view.size:,} nodes, more than Graphviz lays out quickly ({MAX_DRAWN_NODES:,}): close "
-            "some splits, expand to a smaller depth, or use the interactive view, which draws every node."
-        )
-        return
-    dot = drawing.view_source(
-        model_key, graph, names, classes, tuple(sorted(opened)), node, sample_index, marked, _sample=sample
+
+def expand_all_help(everything: int) -> str | None:
+    """Why "Expand all" is disabled, in one sentence (None when it is not: ``everything``, the nodes
+    of the whole graph, are at most :data:`MAX_DRAWN_NODES`).
+
+    Examples
+    --------
+    >>> expand_all_help(2_000) is None
+    True
+    >>> expand_all_help(4_801)
+    'The whole graph has 4,801 nodes, more than the 2,000 one drawing here holds: open splits by a click, a depth or Find.'
+    """
+    if everything <= MAX_DRAWN_NODES:
+        return None
+    return (
+        f"The whole graph has {everything:,} nodes, more than the {MAX_DRAWN_NODES:,} one drawing here holds: "
+        "open splits by a click, a depth or Find."
     )
-    st.caption(
-        f"{view.size:,} of {everything:,} nodes shown. A dashed box stands for the splits below it (their "
-        "number, samples and class mix): click it to open it (click an open split to close it), or *Find* a "
-        "node; a grey #id names a node not shown that leads to the node below it (click it to open the way). "
-        "The wheel zooms about the pointer and a drag pans, in the browser."
-    )
-    _draw(dot, HEIGHT_PX, centre if centre is not None else node, CLICK)
+
+
+def _everything(graph) -> int:
+    """The nodes "Expand all" shows: every node the root reaches."""
+    return int(np.count_nonzero(graph.reachable()))
+
+
+def _new_click(click_key: str, key: str) -> int | None:
+    """The node of the last click on a drawing (``st.session_state[click_key]``), once per click
+    (``key``: the opened splits' key, beside which the click applied last is kept); None: no new click."""
+    click = st.session_state.get(click_key)
+    if not click or st.session_state.get(f"{key}/click") == click.get("at"):
+        return None
+    st.session_state[f"{key}/click"] = click.get("at")
+    return int(click["node"])
 
 
 def focus_panel(model_key, graph, names, classes, nodes=(), height_px: int = 720) -> None:
@@ -151,12 +204,8 @@ def focus_panel(model_key, graph, names, classes, nodes=(), height_px: int = 720
 
 def _apply_click(graph, opened, click_key: str, key: str):
     """``opened`` with the last click on a drawing applied (once per click), and the node clicked."""
-    click = st.session_state.get(click_key)
-    if not click or st.session_state.get(f"{key}/click") == click.get("at"):
-        return opened, None
-    st.session_state[f"{key}/click"] = click.get("at")
-    node = int(click["node"])
-    if not 0 <= node < graph.node_count:
+    node = _new_click(click_key, key)
+    if node is None or not 0 <= node < graph.node_count:
         return opened, None
     return focus.toggle(graph, opened, node), node
 

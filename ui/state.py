@@ -136,7 +136,8 @@ def _save_choices(**more) -> None:
 
 
 def dataset_from(s, ws: str, source: dict) -> Dataset:
-    """The data set of a saved source: a bundled one from the cache, an upload from the workspace's files.
+    """The data set of a saved source: a bundled one from the cache, one of the paper's from the data
+    folder, an upload from the workspace's files.
 
     Raises
     ------
@@ -149,6 +150,8 @@ def dataset_from(s, ws: str, source: dict) -> Dataset:
             return bundled(source["id"], float(source["test_size"]), int(source["seed"]))
         except KeyError as error:
             raise DataError(str(error.args[0])) from None
+    if source["kind"] == "paper":  # read again from the data folder (MissingDataError: its sentence)
+        return dataset_from_source(source)
     try:
         raw = s.get_data(ws, source["sha256"])
     except (KeyError, ValueError):  # gone (forgotten, evicted) or damaged

@@ -224,6 +224,41 @@ def load_bundled(dataset_id: str, *, test_size: float = 0.3, seed: int = 0) -> D
     )
 
 
+def load_paper_set(name: str, *, seed: int = 0) -> Dataset:
+    """One of the paper's six data sets (``mnist``, ...), found where :func:`tnt.data.external.find_data`
+    looks, with its own train / test split (or the paper's split, seeded by ``seed``, for a set that has
+    none: :func:`tnt.experiments.paper.load_paper_data`); the features are named ``x0``, ``x1``, ...
+    and columns of one value are kept (MNIST's border pixels: a model trained on the arrays reads them).
+
+    Raises
+    ------
+    tnt.data.external.MissingDataError
+        When the set is not on this machine; its one sentence says how to get it.
+    """
+    from tnt.experiments.paper import PAPER_DATASETS, TEST_SHARE, load_paper_data
+
+    if name not in PAPER_DATASETS:
+        raise DataError(f"No data set of the paper is called {name!r}; choose from {', '.join(PAPER_DATASETS)}.")
+    X_train, y_train, X_test, y_test = load_paper_data(name, seed=seed)
+    columns = [f"x{i}" for i in range(X_train.shape[1])]
+    frame = pd.DataFrame(np.vstack([X_train, X_test]), columns=columns)
+    frame["label"] = np.concatenate([y_train, y_test])
+    frame["split"] = np.repeat(["train", "test"], [len(y_train), len(y_test)])
+    return make_dataset(
+        frame,
+        target="label",
+        features=columns,
+        name=f"{name} (the paper's data set)",
+        description=f"{len(y_train):,} training and {len(y_test):,} test rows of {name}, as the paper splits them.",
+        test_size=TEST_SHARE,
+        seed=seed,
+        split_column="split",
+        reject_constant=False,
+        source_key=f"paper:{name}:{seed}",
+        task="classification",
+    )
+
+
 # ---------------------------------------------------------------------------------------------- checks
 def make_dataset(
     frame: pd.DataFrame,

@@ -1,6 +1,7 @@
 """Where a data set came from, as a small JSON-able dict, and the data set rebuilt from it.
 
-A *source* names a bundled data set and its split, or an uploaded file (by the SHA-256 hash of its
+A *source* names a bundled data set and its split, one of the paper's data sets found on this
+machine (:func:`~tnt.data.datasets.load_paper_set`), or an uploaded file (by the SHA-256 hash of its
 bytes) with the columns and split chosen for it. The app keeps the source of the data in use, and a
 saved run keeps the source of its data, so that either can be rebuilt exactly (same rows, same split,
 same :attr:`~tnt.data.datasets.Dataset.key`) after a reload or a restart.
@@ -21,11 +22,14 @@ from tnt.data.datasets import (
     can_be_categorical,
     is_text_column,
     load_bundled,
+    load_paper_set,
     make_dataset,
 )
 
 __all__ = [
     "bundled_source",
+    "paper_sets_found",
+    "paper_source",
     "categorical_choices",
     "upload_source",
     "dataset_from_source",
@@ -45,6 +49,30 @@ def bundled_source(dataset_id: str, test_size: float = 0.3, seed: int = 0) -> di
     {'kind': 'bundled', 'id': 'iris', 'test_size': 0.3, 'seed': 0}
     """
     return {"kind": "bundled", "id": str(dataset_id), "test_size": float(test_size), "seed": int(seed)}
+
+
+def paper_source(name: str, seed: int = 0) -> dict:
+    """The source of one of the paper's data sets (its own split; ``seed`` splits a set that has none).
+
+    Examples
+    --------
+    >>> paper_source("mnist")
+    {'kind': 'paper', 'name': 'mnist', 'test_size': 0.33, 'seed': 0}
+    """
+    from tnt.experiments.paper import TEST_SHARE
+
+    return {"kind": "paper", "name": str(name), "test_size": TEST_SHARE, "seed": int(seed)}
+
+
+def paper_sets_found() -> tuple[list[str], str | None]:
+    """The paper's data sets found on this machine (where :func:`tnt.data.external.find_data` looks), and
+    the sentence saying how to get the first one missing (None when all six are there)."""
+    from tnt.data.external import missing_data
+    from tnt.experiments.paper import PAPER_DATASETS
+
+    missing = {name: missing_data([name]) for name in PAPER_DATASETS}
+    first = next((sentence for sentence in missing.values() if sentence), None)
+    return [name for name, sentence in missing.items() if sentence is None], first
 
 
 def upload_source(
@@ -116,12 +144,14 @@ def check_source(source) -> dict:
 
     Sources read back from a workspace store go through this before anything is loaded.
     """
-    if not isinstance(source, dict) or source.get("kind") not in ("bundled", "upload"):
+    if not isinstance(source, dict) or source.get("kind") not in ("bundled", "paper", "upload"):
         raise DataError("The saved data source is not valid; load the data again on the Data page.")
     number = (int, float)
     fields = {"test_size": number, "seed": int}
     if source["kind"] == "bundled":
         fields["id"] = str
+    elif source["kind"] == "paper":
+        fields["name"] = str
     else:
         fields.update(name=str, sha256=str, target=str, features=list, drop_missing=bool)
     for key, kind in fields.items():
@@ -161,6 +191,8 @@ def dataset_from_source(source: dict, table: UploadedTable | None = None) -> Dat
             return load_bundled(source["id"], test_size=source["test_size"], seed=source["seed"])
         except KeyError as error:
             raise DataError(str(error.args[0])) from None
+    if source["kind"] == "paper":
+        return load_paper_set(source["name"], seed=source["seed"])
     if table is None:
         raise DataError("The uploaded file of this data set is not available; upload it again on the Data page.")
     return make_dataset(
@@ -179,7 +211,8 @@ def dataset_from_source(source: dict, table: UploadedTable | None = None) -> Dat
 
 
 def content_hash(source: dict) -> str:
-    """The SHA-256 hash (hex) of the file the data comes from: the upload's bytes, or the bundled file's.
+    """The SHA-256 hash (hex) of the file the data comes from: the upload's bytes, the bundled file's, or
+    the paper's set's (as its catalog, ``external.json``, gives it).
 
     Examples
     --------
@@ -189,6 +222,10 @@ def content_hash(source: dict) -> str:
     check_source(source)
     if source["kind"] == "upload":
         return source["sha256"]
+    if source["kind"] == "paper":
+        from tnt.data.external import external_set
+
+        return external_set(source["name"]).sha256
     try:
         return _bundled_hash(source["id"])
     except KeyError as error:

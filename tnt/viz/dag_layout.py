@@ -1,7 +1,9 @@
 """A layered layout made for DAGs (Sugiyama's framework), in numpy: layers, dummy nodes for long
 edges, crossing reduction, and coordinates that never let two boxes overlap.
 
-1. Each node sits on the layer of its longest distance from the root, so every edge points down.
+1. Each node sits on the layer of its longest distance from the root among the nodes laid out
+   (:func:`tnt.learn.walks.longest_distances`, as ``graph.node_depth()``), or on the layers the
+   caller gives, so every edge points down.
 2. An edge spanning several layers is cut at each layer it passes by a *dummy node*: the edge is
    drawn through them, in the gaps between the boxes of those layers, never over a box.
 3. Within each layer, nodes and dummies are ordered by barycenter sweeps (each moves to the mean
@@ -25,7 +27,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["DagLayout", "dag_layout", "inversions", "layered_edges_layout", "polyline_crossings"]
+from tnt.learn.walks import longest_distances
+from tnt.viz.layout import edge_list
+
+__all__ = ["DagLayout", "dag_layout", "inversions", "laid_edges", "layered_edges_layout", "polyline_crossings"]
 
 #: Width of the channel a long edge takes where it passes a layer.
 DUMMY_WIDTH = 6.0
@@ -73,7 +78,7 @@ class DagLayout:
         return [(float(self.x[self.parent[edge]]), top), *inner, (float(self.x[self.child[edge]]), bottom)]
 
 
-def dag_layout(graph, widths=None, gap: float = 12.0, sweeps: int = 6, nodes=None) -> DagLayout:
+def dag_layout(graph, widths=None, gap: float = 12.0, sweeps: int = 6, nodes=None, layers=None) -> DagLayout:
     """Lay out a decision graph's nodes reached from the root (or ``nodes``) in layers, without overlaps.
 
     Parameters
@@ -88,10 +93,15 @@ def dag_layout(graph, widths=None, gap: float = 12.0, sweeps: int = 6, nodes=Non
         mean position, top down).
     nodes : array-like of bool, shape (graph.node_count,), default=None
         The nodes to lay out, with the edges between them (default: those the root reaches).
+    layers : array-like of int, shape (graph.node_count,), default=None
+        The layer of each node (a caller that has ``graph.node_depth()`` passes it); every edge
+        between two laid nodes must go down. Default: each laid node's longest distance from the root
+        along edges between laid nodes (``graph.node_depth()`` when every node is laid).
 
     Returns
     -------
     layout : DagLayout
+        Its edges are :func:`laid_edges`, in that order.
 
     Examples
     --------
@@ -104,31 +114,48 @@ def dag_layout(graph, widths=None, gap: float = 12.0, sweeps: int = 6, nodes=Non
     """
     n = graph.node_count
     laid = graph.reachable() if nodes is None else np.asarray(nodes, dtype=bool)
-    internal = np.flatnonzero(~graph.is_leaf & laid)
-    parent = np.concatenate([internal, internal])
-    child = np.concatenate([graph.children_left[internal], graph.children_right[internal]])
-    keep = laid[child]
-    parent, child = parent[keep], child[keep]
+    parent, child, is_left = laid_edges(graph, laid)
+    if layers is None:  # the longest distance along edges leaving laid nodes only
+        layers = longest_distances(np.where(laid, graph.children_left, -1), np.where(laid, graph.children_right, -1))
+    layers = np.asarray(layers, dtype=np.intp)
+    if np.any(layers[child] <= layers[parent]):
+        raise ValueError("layers must put every laid node below each of its laid parents.")
     # "yes" (left) before "no": a split's yes child starts to the left of its no child.
-    side = np.where(np.arange(keep.size)[keep] < internal.size, -0.25, 0.25)
+    side = np.where(is_left, -0.25, 0.25)
     sizes = np.full(n, 100.0) if widths is None else np.asarray(widths, dtype=np.float64)
-    return layered_edges_layout(n, parent, child, laid, sizes, side=side, gap=gap, sweeps=sweeps)
+    return layered_edges_layout(n, parent, child, laid, sizes, layers, side=side, gap=gap, sweeps=sweeps)
+
+
+def laid_edges(graph, laid) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The edges between the nodes ``laid`` (boolean mask) as (parent, child, is_left) arrays, in
+    :func:`tnt.viz.layout.edge_list`'s order (left branches first): the edges :func:`dag_layout` draws.
+
+    Examples
+    --------
+    >>> from tnt import DecisionGraph
+    >>> g = DecisionGraph([1, -1, -1], [2, -1, -1], [0, -2, -2], [0.5, -2, -2], np.ones((3, 2)))
+    >>> [a.tolist() for a in laid_edges(g, np.array([True, False, True]))]
+    [[0], [2], [False]]
+    """
+    laid = np.asarray(laid, dtype=bool)
+    parent, child, is_left = edge_list(graph)
+    keep = laid[parent] & laid[child]
+    return parent[keep], child[keep], is_left[keep]
 
 
 def layered_edges_layout(
-    n_nodes: int, parent, child, laid, widths, *, side=None, gap: float = 12.0, sweeps: int = 6
+    n_nodes: int, parent, child, laid, widths, layer, *, side=None, gap: float = 12.0, sweeps: int = 6
 ) -> DagLayout:
-    """:func:`dag_layout` of any DAG given by its edges (``parent[e] -> child[e]``, ids in a
-    topological order: a parent's id is less than its children's) among the nodes ``laid``.
+    """:func:`dag_layout` of any DAG given by its edges (``parent[e] -> child[e]``) among the nodes
+    ``laid``, each node on the layer ``layer[node]`` (every edge going down: ``layer[child] > layer[parent]``).
 
     ``side[e]`` (default 0) nudges edge ``e``'s child left (negative) or right of its parent's
-    position while ordering, in units of the layer's width; nodes without a parent among ``laid``
-    start layer 0.
+    position while ordering, in units of the layer's width.
     """
     parent, child = np.asarray(parent, dtype=np.intp), np.asarray(child, dtype=np.intp)
     laid = np.asarray(laid, dtype=bool)
     side = np.zeros(parent.size) if side is None else np.asarray(side, dtype=np.float64)
-    layer = _longest_path_layers(n_nodes, parent, child, laid)
+    layer = np.where(laid, np.asarray(layer, dtype=np.intp), 0)
     # Vertices: the laid nodes, then one dummy per layer a long edge passes.
     span = layer[child] - layer[parent]
     n_dummies = int(np.sum(span - 1))
@@ -171,20 +198,6 @@ def layered_edges_layout(
         width=float(right),
         crossings=_segment_crossings(order, vertex_layer, seg_top, seg_bottom),
     )
-
-
-def _longest_path_layers(n: int, parent, child, laid) -> np.ndarray:
-    layer = np.zeros(n, dtype=np.intp)
-    # Ids are topological: one pass in increasing parent order settles every layer.
-    by_parent = np.argsort(parent, kind="stable")
-    p, c = parent[by_parent], child[by_parent]
-    for _ in range(n):  # each round settles one more layer; a DAG of depth d needs d rounds
-        before = layer.copy()
-        np.maximum.at(layer, c, layer[p] + 1)
-        if np.array_equal(before, layer):
-            break
-    layer[~laid] = 0
-    return layer
 
 
 def _group(vertex_layer, vertices, n_layers) -> list[np.ndarray]:

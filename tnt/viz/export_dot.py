@@ -277,12 +277,16 @@ def _label_lines(text: GraphText, node: int, show_ids, show_samples, show_shares
     return lines
 
 
+#: Width (pt) of a summary node's class-mix bar: no wider than a split's box of short names.
+_BAR_PT = 80
+
+
 def _summary_label(view, text: GraphText, node: int, show_ids: bool) -> str:
-    """The HTML-like DOT label of a collapsed split: its test, what it hides, and its class mix as
-    a bar 100 points wide (or its leaves' range of values)."""
+    """The HTML-like DOT label of a collapsed split: its test, what it hides, its samples, and its
+    class mix as a bar :data:`_BAR_PT` points wide (or its leaves' range of values)."""
     graph = view.graph
     head = ([f"#{node}"] if show_ids else []) + [text.rule(node)]
-    head.append(f"+ {view.splits_below(node):,} splits below, samples = {text.samples(node):,}")
+    head += [view.hidden_text(node), f"samples = {text.samples(node):,}"]  # short lines: a narrow box
     if graph.regression:
         low, high = view.value_range(node)
         head.append(f"values {format_value(low)} to {format_value(high)}")
@@ -290,7 +294,7 @@ def _summary_label(view, text: GraphText, node: int, show_ids: bool) -> str:
     else:
         palette = class_palette(graph.n_classes)
         share = text.proba[node]
-        cells = [(palette[k], max(2, round(100 * share[k]))) for k in np.flatnonzero(share > 0).tolist()]
+        cells = [(palette[k], max(2, round(_BAR_PT * share[k]))) for k in np.flatnonzero(share > 0).tolist()]
     span = max(len(cells), 1)
     rows = "".join(f'<TR><TD COLSPAN="{span}">{html.escape(line)}</TD></TR>' for line in head)
     if cells:

@@ -20,12 +20,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tnt.learn.walks import descendants, distance_ranges
+from tnt.learn.walks import descendants, distance_ranges, longest_distances
 
 __all__ = [
     "READABLE_WIDTH",
     "GraphView",
     "default_expansion",
+    "drawing_extent",
     "expand_all",
     "expand_to",
     "expand_to_depth",
@@ -38,6 +39,8 @@ __all__ = [
 READABLE_WIDTH = 1440
 #: Most nodes a default view opens with, whatever fits.
 MAX_DEFAULT_NODES = 120
+#: Most summary nodes a default view tries to open one at a time, after its whole layers.
+MAX_FILL_TRIES = 12
 #: Most stubs drawn above one node: a node with more hidden parents names the first
 #: ``MAX_STUBS - 1`` and folds the others into one "+n more parents" stub.
 MAX_STUBS = 3
@@ -100,6 +103,32 @@ class GraphView:
         below = descendants(g.children_left, g.children_right, node)
         below[node] = False
         return int(np.count_nonzero(below & ~g.is_leaf))
+
+    def hidden_text(self, node: int) -> str:
+        """What summary node ``node`` hides, as its drawings say it: ``+ 12 splits below``, or, for a
+        split whose children are leaves, ``+ 2 leaves below`` (one leaf when both edges reach it).
+
+        Examples
+        --------
+        >>> from tnt import DecisionGraph
+        >>> g = DecisionGraph([1, 3, -1, -1, -1], [2, 4, -1, -1, -1], [0, 1, -2, -2, -2], [0.5, 0.5, -2, -2, -2],
+        ...                   np.ones((5, 2)))
+        >>> v = graph_view(g)
+        >>> v.hidden_text(0), graph_view(g, [0]).hidden_text(1)
+        ('+ 1 split below', '+ 2 leaves below')
+        """
+        splits = self.splits_below(node)
+        if splits:
+            return f"+ {splits:,} split{'s' if splits > 1 else ''} below"
+        g = self.graph
+        leaves = len({int(g.children_left[node]), int(g.children_right[node])})
+        return f"+ {leaves} lea{'ves' if leaves > 1 else 'f'} below"
+
+    def layers(self) -> np.ndarray:
+        """Each shown node's layer in the drawing: its longest distance from the root along the drawn
+        edges (those leaving shown splits); what :func:`tnt.viz.dag_layout.dag_layout` lays the view on."""
+        g, shown = self.graph, self.shown
+        return longest_distances(np.where(shown, g.children_left, -1), np.where(shown, g.children_right, -1))
 
     def value_range(self, node: int) -> tuple[float, float]:
         """Smallest and largest leaf value below ``node`` (regression graphs' summaries)."""
@@ -280,11 +309,21 @@ def _matching(text: str, names: list[str]) -> list[int]:
     return whole or [i for i, name in enumerate(names) if wanted in name.casefold()]
 
 
-def default_expansion(graph, feature_names=None, class_names=None, width: int = READABLE_WIDTH) -> frozenset:
-    """The view a large graph opens on: the root and the most layers whose drawing fits ``width``
-    pixels with every label at least 11 px high and no two nodes overlapping
-    (:func:`drawing_fits`), at most :data:`MAX_DEFAULT_NODES` nodes; the root alone when even
-    its first layer does not fit.
+def default_expansion(
+    graph,
+    feature_names=None,
+    class_names=None,
+    width: int = READABLE_WIDTH,
+    height: int | None = None,
+    show_ids: bool = False,
+) -> frozenset:
+    """The view a large graph opens on: the root and the most whole layers whose drawing fits ``width``
+    pixels (and, given a ``height``, no taller than that in px) with every label at least 11 px high
+    and no two nodes overlapping (:func:`drawing_fits`),
+    then, one at a time, the summary nodes with the most training samples opened while the drawing
+    still fits (deeper along the busiest branches; at most :data:`MAX_FILL_TRIES` tried), at most
+    :data:`MAX_DEFAULT_NODES` nodes; the root alone when even its first layer does not fit.
+    ``show_ids``: the drawing writes each node's id (as the app's explorer does).
     """
     best = expand_to_depth(graph, 0)
     depth = 1
@@ -292,37 +331,77 @@ def default_expansion(graph, feature_names=None, class_names=None, width: int = 
         candidate = expand_to_depth(graph, depth)
         view = graph_view(graph, candidate)
         if candidate == best or view.size > MAX_DEFAULT_NODES:
-            return best
-        if not drawing_fits(view, feature_names, class_names, width):
-            return best
+            break
+        if not drawing_fits(view, feature_names, class_names, width, height, show_ids):
+            break
         best, depth = candidate, depth + 1
+    samples = np.asarray(graph.n_node_samples)
+    tried: set[int] = set()
+    for _ in range(MAX_FILL_TRIES):
+        untried = [n for n in np.flatnonzero(graph_view(graph, best).summary).tolist() if n not in tried]
+        if not untried:
+            break
+        node = min(untried, key=lambda n: (-samples[n], n))  # the busiest summary, then the lowest id
+        tried.add(node)
+        view = graph_view(graph, best | {node})
+        if view.size <= MAX_DEFAULT_NODES and drawing_fits(view, feature_names, class_names, width, height, show_ids):
+            best = view.expanded
+    return best
 
 
-def drawing_fits(view: GraphView, feature_names=None, class_names=None, width: int = READABLE_WIDTH) -> bool:
+def drawing_fits(
+    view: GraphView,
+    feature_names=None,
+    class_names=None,
+    width: int = READABLE_WIDTH,
+    height: int | None = None,
+    show_ids: bool = False,
+) -> bool:
     """Whether the Graphviz drawing of ``view`` (:func:`tnt.viz.export_dot.to_dot`), scaled to
-    ``width`` pixels, keeps its 11 pt labels at least 11 px high and its nodes apart
-    (:func:`drawing_boxes` measures both)."""
-    boxes, drawing_width = drawing_boxes(view, feature_names, class_names)
-    return label_px(drawing_width, width) >= 11 and not overlapping(boxes)
+    ``width`` pixels, keeps its 11 pt labels at least 11 px high and its nodes apart, and, given a
+    ``height`` (px), is no taller than that at this scale (:func:`drawing_extent` measures all three)."""
+    boxes, drawing_width, drawing_height = drawing_extent(view, feature_names, class_names, show_ids)
+    if label_px(drawing_width, width) < 11 or overlapping(boxes):
+        return False
+    return height is None or drawing_height * 4 / 3 * shown_scale(drawing_width, width) <= height
+
+
+def shown_scale(drawing_width_pt: float, width: int = READABLE_WIDTH) -> float:
+    """The zoom at which a drawing ``drawing_width_pt`` points wide is shown in a frame ``width`` px
+    wide: its natural size (1 pt = 4/3 px), shrunk to the frame's width when wider.
+
+    Examples
+    --------
+    >>> shown_scale(300, 800), shown_scale(1200, 800)
+    (1.0, 0.5)
+    """
+    natural = drawing_width_pt * 4 / 3
+    return min(1.0, width / natural) if natural else 1.0
 
 
 def label_px(drawing_width_pt: float, width: int = READABLE_WIDTH) -> float:
     """Height in px of an 11 pt label when a drawing ``drawing_width_pt`` points wide is shown at its
-    natural size (1 pt = 4/3 px), shrunk to ``width`` px when wider."""
-    natural = drawing_width_pt * 4 / 3
-    return 11 * 4 / 3 * min(1.0, width / natural) if natural else 11 * 4 / 3
+    natural size (1 pt = 4/3 px), shrunk to ``width`` px when wider (:func:`shown_scale`)."""
+    return 11 * 4 / 3 * shown_scale(drawing_width_pt, width)
 
 
 def drawing_boxes(view: GraphView, feature_names=None, class_names=None):
     """The Graphviz layout of ``view``'s drawing: each node's box ``(x0, y0, x1, y1)`` in points and
     the drawing's width in points."""
+    boxes, width, _ = drawing_extent(view, feature_names, class_names)
+    return boxes, width
+
+
+def drawing_extent(view: GraphView, feature_names=None, class_names=None, show_ids: bool = False):
+    """The Graphviz layout of ``view``'s drawing (with each node's id, given ``show_ids``): each node's
+    box ``(x0, y0, x1, y1)`` in points, and the drawing's width and height in points."""
     import json
 
     import pygraphviz
 
     from tnt.viz.export_dot import to_dot
 
-    source = to_dot(view.graph, feature_names=feature_names, class_names=class_names, view=view)
+    source = to_dot(view.graph, feature_names=feature_names, class_names=class_names, view=view, show_ids=show_ids)
     laid = pygraphviz.AGraph(string=source)
     laid.layout(prog="dot")
     layout = json.loads(laid.draw(format="json0").decode("utf-8"))
@@ -333,8 +412,8 @@ def drawing_boxes(view: GraphView, feature_names=None, class_names=None):
         x, y = (float(v) for v in node["pos"].split(","))
         half_w, half_h = float(node["width"]) * 36, float(node["height"]) * 36  # inches to points, halved
         boxes.append((x - half_w, y - half_h, x + half_w, y + half_h))
-    x0, _, x1, _ = (float(v) for v in layout["bb"].split(","))
-    return boxes, x1 - x0
+    x0, y0, x1, y1 = (float(v) for v in layout["bb"].split(","))
+    return boxes, x1 - x0, y1 - y0
 
 
 def overlapping(boxes) -> bool:

@@ -6,6 +6,13 @@ the highlighted path and one for the nodes; the legend entries add one empty tra
 Edges drawn with widths proportional to the samples along them add at most ``2 * _WIDTH_LEVELS``
 traces (one per width level and branch) in place of the first two.
 
+Given a :class:`tnt.viz.focus.GraphView` (``view=``), the figure draws only what the view shows, as
+the explorer's SVG does: each collapsed split as a *summary node* (a diamond; its label and hover say the
+splits below it and its samples, a bar just above it its class mix, or its leaves' range of values), and each
+edge from a node not shown as a short *stub* above the node it enters, naming that parent (a click on a
+stub's marker gives the parent's id, as a click on a node gives the node's). Stubs and class-mix bars add
+``2 + n_classes`` traces at most.
+
 Nodes are placed by :func:`tnt.viz.dag_layout.dag_layout` (no two markers overlap; an edge spanning
 several layers is drawn through its dummy nodes, between the nodes of those layers), graphs of more
 than :data:`DAG_LAYOUT_NODES` nodes by the faster :func:`tnt.viz.layout.layered_layout`.
@@ -13,12 +20,15 @@ than :data:`DAG_LAYOUT_NODES` nodes by the faster :func:`tnt.viz.layout.layered_
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 
 from tnt.viz.colors import HIGHLIGHT_COLOR, MIXED_COLOR, MIXED_LABEL, VALUE_SCALE, class_palette, value_range
-from tnt.viz.dag_layout import dag_layout
+from tnt.viz.dag_layout import dag_layout, laid_edges
 from tnt.viz.exporter import GraphText, escape_html, path_mask
-from tnt.viz.layout import edge_list, layered_layout
+from tnt.viz.layout import layered_layout
+from tnt.wording import format_value
 
 __all__ = ["DAG_LAYOUT_NODES", "figure_height", "graph_figure", "standalone_html"]
 
@@ -30,6 +40,8 @@ DAG_LAYOUT_NODES = 20_000
 DAG_LAYOUT_DUMMIES = 200_000
 # One node's slot in the layout, in x units of the figure (markers are a few px wide at any zoom).
 _SLOT = 1.0
+# A view's label of this many characters gets one slot (and a longer one more).
+_SLOT_CHARS = 10
 
 # Graphs up to this many nodes get their rules written next to the nodes, not only on hover.
 _LABELLED_NODES = 40
@@ -43,6 +55,7 @@ _MAX_EDGE_WIDTH = 14.0
 # (60-70 layers) gets the tallest, about a screen and a half: its layers ~20 px apart, not 12 as in one
 # screen. Over the figure the scroll wheel zooms; beside it (the page's side column) it scrolls the page.
 _LAYER_PX = 30
+_LABELLED_LAYER_PX = 90
 _MIN_HEIGHT, _MAX_HEIGHT = 450, 1400
 
 
@@ -58,6 +71,7 @@ def graph_figure(
     selected_node=None,
     target_name=None,
     show_missing=None,
+    view=None,
 ):
     """A zoomable, pannable plotly figure of a decision graph in a layered layout.
 
@@ -91,6 +105,10 @@ def graph_figure(
         Say where missing values go at every threshold split (True) or at none (False); by default
         only in a graph that learned them from training data with missing values
         (:func:`tnt.wording.shows_missing`). A test of missingness is always written as one.
+    view : tnt.viz.focus.GraphView, default=None
+        Draw only what this view of ``graph`` shows (the explorer's opened splits): its summary
+        nodes, and a stub for each edge from a node not shown (:meth:`GraphView.drawn_stubs
+        <tnt.viz.focus.GraphView.drawn_stubs>`); the whole graph when omitted.
 
     Returns
     -------
@@ -110,8 +128,9 @@ def graph_figure(
     import plotly.graph_objects as go
 
     text = GraphText(graph, feature_names, class_names, precision, show_missing)
-    x, y, routes = _placed(graph)
-    parent, child, is_left = edge_list(graph)
+    drawn = np.ones(graph.node_count, dtype=bool) if view is None else view.shown
+    labels = _labels(text, view) if int(np.count_nonzero(drawn)) <= _LABELLED_NODES else None
+    x, y, routes, (parent, child, is_left) = _placed(graph, view, labels)
     on_path = path_mask(graph, highlight_sample)
     path_edges = on_path[parent] & on_path[child]
 
@@ -125,7 +144,9 @@ def graph_figure(
         flow = np.where(is_left, flows[parent, 0], flows[parent, 1])
         traces = _weighted_edge_traces(routes, is_left, flow)
     traces.append(_edge_trace(routes, path_edges, "path", dict(color=HIGHLIGHT_COLOR, width=4)))
-    traces.append(_node_trace(graph, text, x, y, on_path, flows))
+    traces.append(_node_trace(graph, text, x, y, on_path, flows, view, labels))
+    if view is not None:
+        traces += _stub_traces(view, x, y) + _mix_traces(view, text, x, y)
     for name, color in _legend(graph, text):
         traces.append(
             _scatter(x=[None], y=[None], mode="markers", name=escape_html(name), marker=dict(color=color, size=10))
@@ -136,19 +157,19 @@ def graph_figure(
     # the node colours and hover texts one by one, most of the time for 100,000 nodes: so the traces
     # are plain dicts, handed to an unvalidated figure.
     fig = go.Figure(data=traces, _validate=False)
-    n_layers = int(-y.min()) + 1
+    n_layers = int(-np.min(y[drawn])) + 1
     fig.update_layout(
-        height=figure_height(n_layers, layers),
+        height=figure_height(n_layers, layers, labelled=view is not None and labels is not None),
         dragmode="pan",
         hovermode="closest",
         plot_bgcolor="white",
         margin=dict(l=10, r=10, t=40, b=10),
-        xaxis=dict(visible=False),
+        xaxis=dict(visible=False, range=_x_range(x[drawn], labels) if view is not None else None),
         yaxis=dict(visible=False, range=_y_range(layers, n_layers)),
         legend=dict(itemsizing="constant", orientation="h", yanchor="bottom", y=1.0, x=0),
         hoverlabel=dict(align="left"),
     )
-    if selected_node is not None:
+    if selected_node is not None and drawn[int(selected_node)]:
         node = int(selected_node)
         fig.add_annotation(
             x=x[node], y=y[node], text=f"<b>#{node}</b>", showarrow=True, arrowhead=2, arrowwidth=2,
@@ -176,19 +197,36 @@ def standalone_html(figure, title: str = "Decision graph") -> str:
     return page.replace("<head>", f"<head><title>{html.escape(title)}</title>", 1)
 
 
-def figure_height(n_layers: int, layers=None) -> int:
+def figure_height(n_layers: int, layers=None, labelled: bool = False) -> int:
     """Height in pixels of :func:`graph_figure` for a graph of ``n_layers`` layers with ``layers``
-    (first, last) in view at first (all when None): 30 px a layer, between 450 and 1,400 px.
+    (first, last) in view at first (all when None): 30 px a layer (90 px when ``labelled``: a view's
+    labels of up to three lines under each node), between 450 and 1,400 px.
 
     Examples
     --------
     >>> figure_height(5), figure_height(20), figure_height(64), figure_height(64, layers=(0, 9))
     (450, 600, 1400, 450)
+    >>> figure_height(8, labelled=True)
+    720
     """
     if layers is not None:
         first, last = (int(v) for v in layers)
         n_layers = min(last, n_layers - 1) - max(first, 0) + 1
-    return int(np.clip(_LAYER_PX * n_layers, _MIN_HEIGHT, _MAX_HEIGHT))
+    return int(np.clip((_LABELLED_LAYER_PX if labelled else _LAYER_PX) * n_layers, _MIN_HEIGHT, _MAX_HEIGHT))
+
+
+def _x_range(x, labels):
+    """A view's horizontal range: its nodes and half the longest label line on either side (plotly's
+    own range would cut the labels of the leftmost and rightmost nodes)."""
+    if not labels:
+        return None
+    half = 0.75 * max(_longest_line(label) for label in labels.values()) / _SLOT_CHARS * _SLOT  # and a margin
+    return [float(np.min(x)) - half, float(np.max(x)) + half]
+
+
+def _longest_line(label: str) -> int:
+    """Characters of the longest line of a label (``<br>`` between lines, HTML escapes counted once)."""
+    return max(len(html.unescape(line)) for line in label.split("<br>"))
 
 
 def _y_range(layers, n_layers: int):
@@ -204,25 +242,44 @@ def _scatter(**properties) -> dict:
     return dict(type="scatter", **properties)
 
 
-def _placed(graph):
-    """x and y of every node, and each edge's polyline ``(xs, ys)`` (in :func:`edge_list`'s order)."""
-    parent, child, _ = edge_list(graph)
-    depth = graph.node_depth()  # dag_layout's layers, for nodes the root reaches
+def _labels(text, view=None) -> dict:
+    """The text written under each node drawn (its rule; a summary's line below it), by node id."""
+    drawn = range(text.graph.node_count) if view is None else np.flatnonzero(view.shown).tolist()
+    labels = {}
+    for node in drawn:
+        labels[node] = escape_html(text.rule(node))
+        if view is not None and view.summary[node]:
+            labels[node] += "".join("<br>" + escape_html(line) for line in _summary_lines(view, text, node))
+    return labels
+
+
+def _placed(graph, view=None, labels=None):
+    """x and y of every node drawn (NaN for the others), each drawn edge's polyline ``(xs, ys)``, and
+    the drawn edges as (parent, child, is_left) arrays (:func:`tnt.viz.dag_layout.laid_edges`'s order):
+    every node and edge, or what ``view`` shows. A view's ``labels`` (by node) each get a box as wide
+    as their longest line (:data:`_SLOT` per :data:`_SLOT_CHARS` characters), so that at the zoom
+    where one slot holds that many characters no two labels overlap."""
+    # Every node, reached or not (as layered_layout): a node of the arrays is always drawn.
+    laid = np.ones(graph.node_count, dtype=bool) if view is None else view.shown
+    depth = graph.node_depth() if view is None else view.layers()  # dag_layout's layers
+    edges = parent, child, _ = laid_edges(graph, laid)
     dummies = int(np.maximum(depth[child] - depth[parent] - 1, 0).sum())
     if graph.node_count > DAG_LAYOUT_NODES or dummies > DAG_LAYOUT_DUMMIES:
         x, y = layered_layout(graph)
-        return x, y, [([x[p], x[c]], [y[p], y[c]]) for p, c in zip(parent.tolist(), child.tolist())]
-    # Every node, reached or not (as layered_layout): a node of the arrays is always drawn.
-    layout = dag_layout(graph, widths=np.full(graph.node_count, 0.6 * _SLOT), gap=0.4 * _SLOT,
-                        nodes=np.ones(graph.node_count, dtype=bool))  # fmt: skip
+        x, y = np.where(laid, x, np.nan), np.where(laid, y, np.nan)
+        return x, y, [([x[p], x[c]], [y[p], y[c]]) for p, c in zip(parent.tolist(), child.tolist())], edges
+    widths = np.full(graph.node_count, 0.6 * _SLOT)
+    if view is not None and labels:
+        for node, label in labels.items():
+            widths[node] = max(widths[node], _SLOT * _longest_line(label) / _SLOT_CHARS)
+    layout = dag_layout(graph, widths=widths, gap=0.4 * _SLOT, nodes=laid, layers=depth)
     x = layout.x - layout.width / 2
-    y = -layout.layer.astype(np.float64)
-    # dag_layout lists the edges as edge_list does (left branches first), every node being laid out.
+    y = np.where(laid, -layout.layer.astype(np.float64), np.nan)
     routes = []
     for e in range(layout.parent.size):
         points = layout.route(e)
         routes.append(([px - layout.width / 2 for px, _ in points], [-float(level) for _, level in points]))
-    return x, y, routes
+    return x, y, routes, edges
 
 
 def _weighted_edge_traces(routes, is_left, flow) -> list[dict]:
@@ -255,29 +312,104 @@ def _edge_trace(routes, mask, name, line) -> dict:
     return _scatter(x=xs, y=ys, mode="lines", name=name, line=line, hoverinfo="skip")
 
 
-def _node_trace(graph, text, x, y, on_path, flows=None) -> dict:
+def _node_trace(graph, text, x, y, on_path, flows=None, view=None, labels=None) -> dict:
+    drawn = np.flatnonzero(np.ones(graph.node_count, dtype=bool) if view is None else view.shown)
+    summary = np.zeros(graph.node_count, dtype=bool) if view is None else view.summary
     shared = text.n_parents > 1
     outline = np.where(on_path, HIGHLIGHT_COLOR, np.where(shared, "#222222", "#ffffff"))
-    labelled = graph.node_count <= _LABELLED_NODES
+    labelled = labels is not None
+    small = drawn.size > _MANY_NODES
+    hover = _hover_texts(text, flows)
+    for node in np.flatnonzero(summary).tolist():
+        hover[node] += f"<br><b>{escape_html(', '.join(_summary_lines(view, text, node)))}</b> (click to open)"
     return _scatter(
-        x=x,
-        y=y,
+        x=x[drawn].tolist(),
+        y=y[drawn].tolist(),
         mode="markers+text" if labelled else "markers",
         name="nodes",
         showlegend=False,
-        text=[escape_html(text.rule(i)) for i in range(graph.node_count)] if labelled else None,
-        textposition="middle right",
-        hovertext=_hover_texts(text, flows),
+        text=[labels[i] for i in drawn.tolist()] if labelled else None,
+        textposition="middle right" if view is None else "bottom center",
+        textfont=dict(size=11),
+        hovertext=[hover[i] for i in drawn.tolist()],
         hoverinfo="text",
-        customdata=np.arange(graph.node_count),
+        customdata=drawn.tolist(),
         marker=dict(
-            color=text.colors,
-            size=np.where(text.is_leaf, 9, 12) if graph.node_count <= _MANY_NODES else np.where(text.is_leaf, 5, 7),
-            symbol=np.where(text.is_leaf, "square", "circle"),
-            line=dict(color=outline, width=np.where(shared | on_path, 2.5, 0.5)),
+            color=[text.colors[i] for i in drawn.tolist()],
+            size=np.where(summary, 16, np.where(text.is_leaf, 5 if small else 9, 7 if small else 12))[drawn],
+            symbol=np.where(summary, "diamond", np.where(text.is_leaf, "square", "circle"))[drawn],
+            line=dict(color=outline[drawn], width=np.where(shared | on_path, 2.5, 0.5)[drawn]),
             opacity=1.0,
         ),
     )
+
+
+def _summary_lines(view, text, node: int) -> list[str]:
+    """A summary node's lines: what it hides, its samples, and its leaves' range of values in a
+    regression graph (its class mix is a bar)."""
+    lines = [view.hidden_text(node), f"samples = {text.samples(node):,}"]
+    if text.regression:
+        low, high = view.value_range(node)
+        lines.append(f"values {format_value(low)} to {format_value(high)}")
+    return lines
+
+
+#: A stub's marker sits this far (in layers) above the node its edge enters, stubs of one node
+#: this far apart (in x units).
+_STUB_RISE, _STUB_STEP = 0.45, 0.3
+
+
+def _stub_traces(view, x, y) -> list[dict]:
+    """Each edge from a node not shown: a short dotted line from a grey ``#id`` marker (``customdata``
+    the hidden parent's id) down to the node it enters; a node with many hidden parents names a few
+    and a "+n more parents" marker (``customdata`` -1) folds the others."""
+    sx, sy, labels, ids, lx, ly = [], [], [], [], [], []
+    for child, (parents, more) in view.drawn_stubs().items():
+        ends = [(f"#{p}", p) for p in parents] + ([(f"+{more:,} more parents", -1)] if more else [])
+        for k, (label, parent) in enumerate(ends):
+            px, py = x[child] + (k - (len(ends) - 1) / 2) * _STUB_STEP, y[child] + _STUB_RISE
+            sx.append(px)
+            sy.append(py)
+            labels.append(label)
+            ids.append(parent)
+            lx += [px, x[child], None]
+            ly += [py, y[child], None]
+    line = _scatter(x=lx, y=ly, mode="lines", name="stub edges", showlegend=False, hoverinfo="skip",
+                    line=dict(color="#999999", width=1, dash="dot"))  # fmt: skip
+    markers = _scatter(
+        x=sx, y=sy, mode="markers+text", name="stubs", showlegend=False, text=labels, textposition="top center",
+        textfont=dict(size=11, color="#777777"), customdata=ids, hoverinfo="text",
+        hovertext=[f"{label}: a parent not shown" + (" (click to open the way to it)" if i >= 0 else "")
+                   for label, i in zip(labels, ids)],
+        marker=dict(color="#bbbbbb", size=5, symbol="circle"),
+    )  # fmt: skip
+    return [line, markers]
+
+
+#: A summary's class-mix bar: this wide (x units) and this far above its node (layers).
+_BAR_WIDTH, _BAR_DROP = 0.6 * _SLOT, 0.2
+
+
+def _mix_traces(view, text, x, y) -> list[dict]:
+    """The class mix of every summary node as a bar under it, split by class share in class order:
+    one line trace per class (none for a regression graph, whose summaries say their range of values)."""
+    if text.regression:
+        return []
+    summaries = np.flatnonzero(view.summary)
+    shares = text.proba[summaries]
+    starts = np.cumsum(shares, axis=1) - shares
+    traces = []
+    for k, color in enumerate(class_palette(view.graph.n_classes)):
+        xs, ys = [], []
+        for row, node in enumerate(summaries.tolist()):
+            if shares[row, k] > 0:
+                left = x[node] - _BAR_WIDTH / 2 + _BAR_WIDTH * starts[row, k]
+                xs += [left, left + _BAR_WIDTH * shares[row, k], None]
+                ys += [y[node] + _BAR_DROP] * 2 + [None]
+        if xs:
+            traces.append(_scatter(x=xs, y=ys, mode="lines", name=f"mix {text.class_name(k)}", showlegend=False,
+                                   hoverinfo="skip", line=dict(color=color, width=6)))  # fmt: skip
+    return traces
 
 
 def _hover_texts(text: GraphText, flows=None) -> list[str]:
