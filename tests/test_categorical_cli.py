@@ -72,8 +72,8 @@ def test_train_learns_categories_by_name_as_the_library_does(tmp_path):
     model = model_from_json((tmp_path / "model.json").read_text())
     frame = pd.read_csv(COLOURS)
     X, y = frame[["colour", "size", "doors"]], frame["label"]
-    # N1=1 by default with --categorical: the library's TnT with the same settings.
-    reference = TnTClassifier(C=1e-3, N1=1, categorical_features=["colour", "doors"], random_state=0).fit(X, y)
+    # The library's TnT with the same settings (N1=2 by default, with categorical columns too).
+    reference = TnTClassifier(C=1e-3, N1=2, categorical_features=["colour", "doors"], random_state=0).fit(X, y)
     assert model.graph_.categories[0].tolist() == ["blue", "green", "purple", "red"]
     assert model.graph_.categories[2].tolist() == [2, 4]
     assert np.array_equal(model.predict(X), reference.predict(X))
@@ -94,12 +94,6 @@ def test_train_to_a_budget_with_categories(tmp_path):
 
 def test_train_says_in_one_sentence_what_categorical_columns_it_cannot_take(tmp_path):
     cases = {
-        (
-            "--categorical",
-            "colour",
-            "--N1",
-            "2",
-        ): "With categorical features, TnTClassifier learns with N1=1 only so far",
         ("--categorical", "nope"): "There is no column named 'nope'; the columns are colour, size, doors, label.",
         ("--categorical", "label"): "--categorical names the target column 'label'; name feature columns only.",
         ("--categorical", "colour", "size"): "Column 'size' holds numbers that are not whole numbers 0 or more",
