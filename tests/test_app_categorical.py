@@ -243,14 +243,26 @@ def test_a_model_file_needs_its_categorical_columns_categorical_in_the_data(app)
     assert "The model reads 'colour' as categories, by name" in said
 
 
-def test_compare_says_in_one_sentence_that_it_does_not_take_categorical_columns(app):
+def test_compare_and_sweep_split_categorical_columns_by_subsets(app):
+    """Compare trains its five models on the categories by name (the Train page's TnT and CART
+    reused: their parameters name the same categorical columns), and Sweep runs on them."""
     use(app)
+    train(app)
     go(app, "compare")
+    assert not app.error and not [i.value for i in app.info if "categor" in i.value]
+    captions = " ".join(c.value for c in app.caption)
+    assert "Categorical columns: colour. Every model splits them by subsets of their categories." in captions
+    assert "TnT and CART are the models the Train page trained with these settings" in captions
+    table = app.dataframe[0].value
+    assert list(table.index) == ["TnT", "TnT fine-tuned", "CART (best-first)", "TAO", "NDG"]
+    results = app.session_state["analysis/compare"].latest()
+    for name, (model, _) in results.items():
+        assert model.graph_.categories[0].tolist() == list(NAMES), name
+    assert all(model.graph_.is_categorical.any() for model, _ in results.values())  # colour split by a subset
+    go(app, "sweep")
+    button(app, "Run sweep").click().run()
     assert not app.exception and not app.error
-    assert any(
-        i.value.startswith("The data has categorical columns (colour), and fine-tuning, TAO and NDG do not learn")
-        for i in app.info
-    )
+    assert int(metric(app, "Models trained")) == 10  # 5 values of C, 2 seeds
 
 
 def test_the_counterfactual_changes_a_category_by_name(app):

@@ -348,8 +348,10 @@ def test_cart_with_splits_and_tao_with_categories():
     X, y = _table(0, n=120, n_classes=2)
     cart = CARTClassifier.with_splits(5, random_state=0, categorical_features=[0, 2]).fit(X, y)
     assert cart.n_splits_ == 5
-    with pytest.raises(ValueError, match="With categorical features, TAOClassifier does not fine-tune yet"):
-        TAOClassifier(categorical_features=[0]).fit(X, y)
+    cart = CARTClassifier.with_splits(7, random_state=0, categorical_features=[0, 2]).fit(X, y)
+    tao = TAOClassifier(max_leaf_nodes=8, fine_tune=3, random_state=0, categorical_features=[0, 2]).fit(X, y)
+    # Fine-tuning keeps the tree's structure and misclassifies no more training samples.
+    assert tao.n_splits_ <= cart.n_splits_ and tao.score(X, y) >= cart.score(X, y)
 
 
 @pytest.mark.skipif(

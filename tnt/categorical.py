@@ -262,7 +262,9 @@ def _lookup(column, categories: np.ndarray) -> np.ndarray:
         codes = pd.Index(categories.tolist(), dtype=object).get_indexer(values).astype(np.float64)
     else:
         lookup = {_key(c): i for i, c in enumerate(categories.tolist())}
-        codes = np.array([np.nan if _is_missing(v) else lookup.get(_key(v), np.nan) for v in values.tolist()])
+        codes = np.array(
+            [np.nan if _is_missing(v) else lookup.get(_key(v), np.nan) for v in values.tolist()], dtype=np.float64
+        )
     codes[codes < 0] = np.nan
     return codes
 

@@ -378,10 +378,11 @@ def _model(args, regression: bool):
             raise ValueError(f"--max-splits must be at least 0, got {args.max_splits}.")
         if args.size != "C":
             raise ValueError("--size held-out is an option of TnT; drop it for --model ndg.")
-        if args.categorical:
-            raise ValueError("--categorical is an option of TnT; NDG has no categorical splits, so use --model tnt.")
         return NDGClassifier(
-            C=PAPER_C if args.C is None else args.C, max_splits=args.max_splits, random_state=args.seed
+            C=PAPER_C if args.C is None else args.C,
+            max_splits=args.max_splits,
+            random_state=args.seed,
+            **_categorical(args),
         )
     from tnt.estimator import TnTClassifier
     from tnt.regressor import TnTRegressor
@@ -396,7 +397,7 @@ def _categorical_columns(args) -> list[str]:
 
 
 def _categorical(args) -> dict:
-    """``categorical_features`` of TnT for ``--categorical`` (nothing without it)."""
+    """``categorical_features`` of TnT or NDG for ``--categorical`` (nothing without it)."""
     return {"categorical_features": _categorical_columns(args)} if args.categorical else {}
 
 

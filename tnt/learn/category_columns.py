@@ -46,6 +46,8 @@ class CategoryColumns:
         self.matrix = X
         self._keys: dict[tuple[int, bytes], int] = {}
         self._tests: list[tuple[int, np.ndarray]] = []
+        # Per (feature, codes a subset holds), the feature's codes, a missing value that count.
+        self._codes: dict[tuple[int, int], np.ndarray] = {}
 
     @property
     def n_tests(self) -> int:
@@ -70,9 +72,15 @@ class CategoryColumns:
             grown = np.full((self.X.shape[0], self.n_features + max(8, 2 * k)), np.nan, dtype=self.X.dtype)
             grown[:, : self.matrix.shape[1]] = self.matrix
             self.matrix = grown
-        table = subset_table(bits, 64 * bits.shape[0])
-        codes = read_codes(self.X[:, feature], table.shape[0])
-        self.matrix[:, at] = np.where(codes < 0, np.nan, np.where(table[np.maximum(codes, 0)], 0.0, 1.0))
+        n_codes = 64 * bits.shape[0]
+        codes = self._codes.get((int(feature), n_codes))
+        if codes is None:  # read once a feature: a missing value (or no code) looks up the last entry
+            codes = read_codes(self.X[:, feature], n_codes)
+            codes[codes < 0] = n_codes
+            self._codes[(int(feature), n_codes)] = codes
+        side = np.full(n_codes + 1, np.nan, dtype=self.X.dtype)
+        side[:n_codes] = np.where(subset_table(bits, n_codes), 0.0, 1.0)
+        self.matrix[:, at] = side[codes]
         self._tests.append((int(feature), bits.copy()))
         self._keys[key] = at
         return at

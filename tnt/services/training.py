@@ -17,7 +17,7 @@ from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.services.budget import BudgetResult, fit_to_budget
 from tnt.services.tasks import model_classes, scores
 
-__all__ = ["SIZE_CHOICES", "TrainParams", "TrainResult", "train", "train_to_budget", "metrics"]
+__all__ = ["SIZE_CHOICES", "TrainParams", "TrainResult", "categorical_features", "train", "train_to_budget", "metrics"]
 
 
 #: The app's choices of ``ccp_alpha``: the graph at C as set (the default), or pruned at the level a
@@ -101,8 +101,9 @@ def metrics(model, data: Dataset, fit_time: float) -> dict:
     }
 
 
-def _categorical_features(data: Dataset) -> dict:
-    """``categorical_features`` of the learners for ``data``, by name (nothing without any)."""
+def categorical_features(data: Dataset) -> dict:
+    """``categorical_features`` of the learners for ``data``, by name (nothing without any): what
+    every model fitted on :meth:`Dataset.model_input` is given, so that its parameters say it."""
     return {"categorical_features": list(data.categorical)} if data.categorical else {}
 
 
@@ -120,7 +121,7 @@ def train(data: Dataset, params: TrainParams, progress_callback=None) -> TrainRe
     >>> result.cart.n_splits_ <= result.tnt.n_splits_
     True
     """
-    X_train, marked = data.model_input(data.X_train), _categorical_features(data)
+    X_train, marked = data.model_input(data.X_train), categorical_features(data)
     start = time.perf_counter()
     tnt = params.estimator(data.is_regression).set_params(**marked)
     tnt.fit(X_train, data.y_train, progress_callback=progress_callback)
@@ -157,7 +158,7 @@ def train_to_budget(
     (True, True)
     """
     others = {name: value for name, value in params.tnt_params().items() if name != "C"}
-    others.update(_categorical_features(data))  # the CART baseline reads them from the pandas categories
+    others.update(categorical_features(data))  # the CART baseline reads them from the pandas categories
     found = fit_to_budget(
         data.model_input(data.X_train),
         data.y_train,
