@@ -50,7 +50,8 @@ class GrowthEvent:
         internal node was fitted on, all the samples at a leaf; ``splits`` those of the pruned
         micro tree; an internal node without sensitive samples keeps its split: 0 and 1); and after a grow pass or a merge, ``"dead"``: one
         ``(feature, threshold, samples, side)`` per split that training samples reach but that
-        sends them all to ``side`` ("left" or "right"), which the merge removes.
+        sends them all to ``side`` ("left" or "right"), which the merge removes (a categorical
+        split's threshold NaN).
     """
 
     kind: str

@@ -430,7 +430,8 @@ def dead_splits(graph: WorkingGraph, X: np.ndarray, counts=None) -> list[tuple[i
     Returns
     -------
     dead : list of (feature, threshold, samples, side)
-        ``side`` is "left" or "right", where all ``samples`` go; in slot order.
+        ``side`` is "left" or "right", where all ``samples`` go; in slot order. A categorical split's
+        threshold is NaN (as in a graph).
     """
     went_left, went_right = graph.routing_counts(X) if counts is None else counts
     n = graph.size
