@@ -234,3 +234,25 @@ def test_two_categories_are_the_threshold_half(case):
     rows = np.vstack([X, grid])
     assert as_categories.n_splits_ == as_numbers.n_splits_
     np.testing.assert_array_equal(as_categories.predict(rows), as_numbers.predict(rows))
+
+
+def test_threads_give_the_graph_of_one_thread():
+    """Data large enough that the waves' nodes are fitted, and their refits checked (missing
+    values: the guard is on), on two threads at once, each adding its tests' columns: the graph is
+    the one thread's, node for node."""
+    from tnt.learn.growth import THREADED_WORK
+
+    rng = np.random.default_rng(5)
+    n, n_numbers = THREADED_WORK // 10 + 1, 8
+    colour, shape = rng.integers(0, 12, n), rng.integers(0, 5, n)
+    numbers = rng.normal(size=(n, n_numbers)).round(1)
+    X = np.column_stack([colour, shape, numbers]).astype(np.float64)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    chosen = rng.random(12) < 0.5
+    y = (chosen[colour] ^ (numbers[:, 0] > 0.5) ^ (shape == 2) ^ (rng.random(n) < 0.1)).astype(int)
+    graphs = [
+        TnTClassifier(C=3e-4, random_state=0, n_jobs=jobs, categorical_features=[0, 1]).fit(X, y).graph_
+        for jobs in (1, 2)
+    ]
+    assert graphs[0].is_categorical.sum() >= 5
+    assert graphs[0] == graphs[1]

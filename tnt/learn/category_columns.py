@@ -14,6 +14,8 @@ A categorical split is recognised by its threshold: NaN, which no numeric split 
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from tnt.categorical import read_codes, subset_table
@@ -48,6 +50,8 @@ class CategoryColumns:
         self._tests: list[tuple[int, np.ndarray]] = []
         # Per (feature, codes a subset holds), the feature's codes, a missing value that count.
         self._codes: dict[tuple[int, int], np.ndarray] = {}
+        # Tests are added from the threads that install micro trees and check refits at once.
+        self._lock = threading.Lock()
 
     @property
     def n_tests(self) -> int:
@@ -66,12 +70,20 @@ class CategoryColumns:
         found = self._keys.get(key)
         if found is not None:
             return found
+        with self._lock:
+            found = self._keys.get(key)  # another thread may have added it meanwhile
+            return self._add(key, bits) if found is None else found
+
+    def _add(self, key: tuple[int, bytes], bits: np.ndarray) -> int:
+        """Append the column of a new test (under the lock): filled before the matrix holding it is
+        published, so that no walk reads it unfilled."""
+        feature = key[0]
         k = len(self._tests)
         at = self.n_features + k
-        if at >= self.matrix.shape[1]:
-            grown = np.full((self.X.shape[0], self.n_features + max(8, 2 * k)), np.nan, dtype=self.X.dtype)
-            grown[:, : self.matrix.shape[1]] = self.matrix
-            self.matrix = grown
+        matrix = self.matrix
+        if at >= matrix.shape[1]:
+            matrix = np.full((self.X.shape[0], self.n_features + max(8, 2 * k)), np.nan, dtype=self.X.dtype)
+            matrix[:, : self.matrix.shape[1]] = self.matrix
         n_codes = 64 * bits.shape[0]
         codes = self._codes.get((int(feature), n_codes))
         if codes is None:  # read once a feature: a missing value (or no code) looks up the last entry
@@ -80,7 +92,8 @@ class CategoryColumns:
             self._codes[(int(feature), n_codes)] = codes
         side = np.full(n_codes + 1, np.nan, dtype=self.X.dtype)
         side[:n_codes] = np.where(subset_table(bits, n_codes), 0.0, 1.0)
-        self.matrix[:, at] = side[codes]
+        matrix[:, at] = side[codes]
+        self.matrix = matrix
         self._tests.append((int(feature), bits.copy()))
         self._keys[key] = at
         return at
