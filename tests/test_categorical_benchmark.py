@@ -54,7 +54,7 @@ def test_the_summary_counts_the_pairs_at_or_above_one_hot_cart():
     for name, gain in (("credit_g", 0.02), ("churn", 0.0), ("nursery", -0.01)):
         row = {"set": name, "C": 1e-3, "seed": 0, "fit_subsets": 1.2, "fit_ordinal": 1.0, "fit_one_hot": 1.0,
                "train_subsets": 1.0, "train_cart_one_hot": 1.0, "cart_subsets": 0.8}  # fmt: skip
-        for label in ("subsets", "ordinal", "one_hot", "target_order", "guarded"):
+        for label in bench.LABELS:
             row[f"splits_{label}"] = 12
             row[f"test_{label}"] = 0.8 + gain
             row[f"cart_one_hot_at_{label}"] = 0.8
