@@ -30,13 +30,10 @@ else:
         "fine-tuning (the paper's Algorithm A.1) for five rounds; NDG (the paper's naive decision graph, "
         "Algorithm 1, at C=3e-4) with at most as many splits."
     )
-if data.categorical:  # fine-tuning, TAO and NDG learn no subsets of categories yet
-    st.info(
-        f"The data has categorical columns ({', '.join(data.categorical)}), and fine-tuning, TAO and NDG do not "
-        "learn subsets of categories yet, so this comparison is not offered for it; the Train page compares "
-        "TnT with CART on it."
+if data.categorical:
+    st.caption(
+        f"Categorical columns: {', '.join(data.categorical)}. Every model splits them by subsets of their categories."
     )
-    st.stop()
 with st.spinner("Training the models..."):
     results = remembered(
         "compare",

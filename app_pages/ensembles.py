@@ -56,6 +56,8 @@ else:
                     C_boosting=C_boost,
                     seeds=range(n_seeds),
                     n_jobs=n_jobs,
+                    # category codes by index: bagging and AdaBoost hand the base models arrays
+                    categorical_features=[list(data.feature_names).index(name) for name in data.categorical] or None,
                 ),
             )
         st.subheader(

@@ -47,10 +47,10 @@ if run:
     table = remembered(
         "sweep",
         key,
-        lambda: sweep(
-            data.X_train,
+        lambda: sweep(  # categorical columns by name, as pandas categories: every model splits them by subsets
+            data.model_input(data.X_train),
             data.y_train,
-            data.X_test,
+            data.model_input(data.X_test),
             data.y_test,
             Cs,
             seeds,

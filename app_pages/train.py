@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from tnt.services.training import SIZE_CHOICES, TrainParams, fitted_params
+from tnt.services.training import SIZE_CHOICES, TrainParams
 from ui import state
 from ui.display import (
     BIN_CHOICES,
@@ -26,14 +26,12 @@ from ui.views import budget_with_progress, train_with_progress
 
 st.header("Train")
 data = state.dataset()
-current = state.chosen_params()
+current = state.params()
 task = f"a regression of {data.target_name}: R² and RMSE" if data.is_regression else "a classification: accuracy"
 st.caption(f"Data: **{data.name}** ({len(data.y_train):,} training rows, {data.n_features} features), {task}.")
 if data.categorical:
     st.caption(
-        f"Categorical columns: {', '.join(data.categorical)}. TnT and CART split them by subsets of their "
-        "categories; TnT does so with N1=1, no fine-tuning and the size C sets only so far, so it trains "
-        "with those whatever is chosen below."
+        f"Categorical columns: {', '.join(data.categorical)}. TnT and CART split them by subsets of their categories."
     )
 
 # Widgets keep their own keys; (re)filled from the parameters in use when the page opens.
@@ -98,9 +96,7 @@ if submitted:
         max_bins=int(max_bins),
         ccp_alpha=ccp_alpha,
     )
-    wanted, changed_note = fitted_params(data, chosen)  # categorical columns: N1=1, said in one sentence
-    if changed_note:
-        st.info(changed_note)
+    wanted = chosen
 else:
     wanted = state.params()
 if submitted and budget_on:

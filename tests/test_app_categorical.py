@@ -1,7 +1,7 @@
 """Categorical columns in the app (AppTest, no browser): a CSV with a text column (``colour``, with empty
 cells) and a numeric column of two values (``doors``). Text columns are categorical by default and the
 Data page says so; the user can switch a column between categorical and numeric; Train passes the
-choice to TnT and to the CART baseline (TnT with N1=1, said in one sentence); a reload keeps the
+choice to TnT and to the CART baseline (with the settings chosen on the Train page); a reload keeps the
 choice; the Graph page's what-if reads categories by name, and a model file trained elsewhere reads
 the data's values by name."""
 
@@ -105,17 +105,14 @@ def test_a_numeric_column_of_few_values_can_be_marked_categorical(app):
     assert [None if c is None else c.tolist() for c in result.tnt.categories_] == [list(NAMES), None, [2, 4]]
 
 
-def test_train_passes_the_categories_to_tnt_and_cart_and_says_that_tnt_uses_n1_1(app):
+def test_train_passes_the_categories_to_tnt_and_cart_with_the_chosen_settings(app):
     data = use(app)
     train(app)  # N1=2 on the slider
     assert not app.error and not app.exception
-    (note,) = [i.value for i in app.info if "N1=1" in i.value]
-    assert note == (
-        "The data has a categorical column ('colour'), and TnT learns subsets of categories with N1=1 only so "
-        "far: trained with N1=1 instead of N1=2."
-    )
-    assert "TnT at C=1e-03, N1=1, N2=5" in [s.value for s in app.subheader]
+    assert not [i.value for i in app.info if "N1=1" in i.value]  # trained as chosen, nothing to say
+    assert "TnT at C=1e-03, N1=2, N2=5" in [s.value for s in app.subheader]
     result = newest(app)
+    assert result.tnt.N1 == 2
     for model in (result.tnt, result.cart):
         assert model.graph_.categories[0].tolist() == list(NAMES)
         assert model.graph_.is_categorical.any()  # colour is split by a subset
@@ -126,21 +123,21 @@ def test_train_passes_the_categories_to_tnt_and_cart_and_says_that_tnt_uses_n1_1
     assert (
         cart_row is None or f"{np.mean(result.cart.predict(test) == data.y_test):.3f}" in cart_row.astype(str).tolist()
     )
-    # Fine-tuning and the held-out size are said too, and the slider keeps the user's N1.
+    # Fine-tuning is trained as chosen too.
     app.slider(key="train/fine_tune").set_value(2)
     button(app, "Train").click().run()
-    assert any("N1=1 instead of N1=2, no fine-tuning instead of 2 rounds" in i.value for i in app.info)
-    assert app.slider(key="train/N1").value == 2 and app.session_state["train/params"].N1 == 2
+    assert not app.error and not app.exception
+    assert newest(app).tnt.fine_tune == 2 and newest(app).tnt.graph_.is_categorical.any()
 
 
-def test_a_budget_of_splits_on_categorical_data_searches_with_n1_1(app):
+def test_a_budget_of_splits_on_categorical_data(app):
     use(app)
     go(app, "train")
     app.toggle(key="train/budget_on").set_value(True)
     app.number_input(key="train/budget").set_value(3)
     button(app, "Train").click().run()
     assert not app.error and not app.exception
-    assert int(metric(app, "Splits")) <= 3 and "N1=1" in app.subheader[0].value
+    assert int(metric(app, "Splits")) <= 3 and "N1=2" in app.subheader[0].value
 
 
 def test_a_reload_keeps_the_categorical_choice_and_its_model(app, monkeypatch):
@@ -246,14 +243,26 @@ def test_a_model_file_needs_its_categorical_columns_categorical_in_the_data(app)
     assert "The model reads 'colour' as categories, by name" in said
 
 
-def test_compare_says_in_one_sentence_that_it_does_not_take_categorical_columns(app):
+def test_compare_and_sweep_split_categorical_columns_by_subsets(app):
+    """Compare trains its five models on the categories by name (the Train page's TnT and CART
+    reused: their parameters name the same categorical columns), and Sweep runs on them."""
     use(app)
+    train(app)
     go(app, "compare")
+    assert not app.error and not [i.value for i in app.info if "categor" in i.value]
+    captions = " ".join(c.value for c in app.caption)
+    assert "Categorical columns: colour. Every model splits them by subsets of their categories." in captions
+    assert "TnT and CART are the models the Train page trained with these settings" in captions
+    table = app.dataframe[0].value
+    assert list(table.index) == ["TnT", "TnT fine-tuned", "CART (best-first)", "TAO", "NDG"]
+    results = app.session_state["analysis/compare"].latest()
+    for name, (model, _) in results.items():
+        assert model.graph_.categories[0].tolist() == list(NAMES), name
+    assert all(model.graph_.is_categorical.any() for model, _ in results.values())  # colour split by a subset
+    go(app, "sweep")
+    button(app, "Run sweep").click().run()
     assert not app.exception and not app.error
-    assert any(
-        i.value.startswith("The data has categorical columns (colour), and fine-tuning, TAO and NDG do not learn")
-        for i in app.info
-    )
+    assert int(metric(app, "Models trained")) == 10  # 5 values of C, 2 seeds
 
 
 def test_the_counterfactual_changes_a_category_by_name(app):

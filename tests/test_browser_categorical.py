@@ -1,8 +1,8 @@
 """End to end, in Debian's chromium: a CSV with a text column (``colour``, with empty cells) through the
-real uploader. The Data page makes it categorical; TnT trains with N1=1 and says so; the Graph page
+real uploader. The Data page makes it categorical; TnT trains with N1=2 (the default); the Graph page
 writes the split ``colour in {...}`` in the drawing, the sample's path and the rules, draws a bar per
-category in the node inspector and offers the categories by name in What if?. Screenshots at 1,440 px
-(test-artifacts/categorical_*.png)."""
+category in the node inspector and offers the categories by name in What if?; Compare draws its five
+models with subset splits. Screenshots at 1,440 px (test-artifacts/categorical_*.png)."""
 
 import re
 from pathlib import Path
@@ -37,8 +37,7 @@ def test_a_text_column_is_split_by_subsets_and_shown_by_name(browser):
 
         nav(page, "Train")
         page.get_by_role("button", name="Train").click()
-        wait_trained(page, "TnT at C=1e-03, N1=1, N2=5")
-        page.get_by_text("trained with N1=1 instead of N1=2").wait_for()
+        wait_trained(page, "TnT at C=1e-03, N1=2, N2=5")
         shot(page, "categorical_2_train")
 
         nav(page, "Graph")
@@ -69,3 +68,12 @@ def test_a_text_column_is_split_by_subsets_and_shown_by_name(browser):
         assert any(SPLIT.search(c) for c in rules), rules
         page.screenshot(path=str(ROOT / "test-artifacts" / "categorical_6_rules.png"))
         shot(page, "categorical_7_graph_rules_full")
+
+        # Compare: the five models split colour by subsets (it refused categorical data before).
+        nav(page, "Compare")
+        page.get_by_text("Highest test accuracy").wait_for(timeout=180_000)
+        page.get_by_text("Every model splits them by subsets of their categories").wait_for()
+        wait_idle(page)
+        drawn = " ".join(page.locator('[data-testid="stGraphVizChart"] svg').all_text_contents())
+        assert len(SPLIT.findall(drawn)) >= 5, drawn  # a subset split in each model's drawing
+        shot(page, "categorical_8_compare")

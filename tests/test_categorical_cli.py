@@ -9,9 +9,10 @@ import pandas as pd
 from cli_helpers import run_tnt
 from test_categorical_graph import colour_graph
 
-from tnt import TnTClassifier
+from tnt import NDGClassifier, TnTClassifier
 from tnt.data.csv_loader import read_csv_table
 from tnt.model_io import LoadedGraphModel, model_from_json, model_to_json
+from tnt.ndg import PAPER_C
 
 COLOURS = Path(__file__).resolve().parent / "colours.csv"  # colour (text, empty cells), size, doors, label
 
@@ -72,8 +73,8 @@ def test_train_learns_categories_by_name_as_the_library_does(tmp_path):
     model = model_from_json((tmp_path / "model.json").read_text())
     frame = pd.read_csv(COLOURS)
     X, y = frame[["colour", "size", "doors"]], frame["label"]
-    # N1=1 by default with --categorical: the library's TnT with the same settings.
-    reference = TnTClassifier(C=1e-3, N1=1, categorical_features=["colour", "doors"], random_state=0).fit(X, y)
+    # The library's TnT with the same settings (N1=2 by default, with categorical columns too).
+    reference = TnTClassifier(C=1e-3, N1=2, categorical_features=["colour", "doors"], random_state=0).fit(X, y)
     assert model.graph_.categories[0].tolist() == ["blue", "green", "purple", "red"]
     assert model.graph_.categories[2].tolist() == [2, 4]
     assert np.array_equal(model.predict(X), reference.predict(X))
@@ -81,6 +82,19 @@ def test_train_learns_categories_by_name_as_the_library_does(tmp_path):
     assert "categorical colour: 4 categories" in result.stdout and "categorical doors: 2 categories" in result.stdout
     predicted = run_tnt("predict", "model.json", COLOURS, cwd=tmp_path)
     assert predicted.stdout.splitlines()[1:] == reference.predict(X).tolist()
+
+
+def test_ndg_learns_categories_by_name_as_the_library_does(tmp_path):
+    result = run_tnt("train", COLOURS, "--target", "label", "--categorical", "colour", "--model", "ndg",
+                     "--test-size", "0", "-o", "model.json", cwd=tmp_path)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    model = model_from_json((tmp_path / "model.json").read_text())
+    frame = pd.read_csv(COLOURS)
+    X, y = frame[["colour", "size", "doors"]], frame["label"]
+    reference = NDGClassifier(C=PAPER_C, categorical_features=["colour"], random_state=0).fit(X, y)
+    assert model.graph_.categories[0].tolist() == ["blue", "green", "purple", "red"]
+    assert model.graph_.is_categorical.any()
+    assert np.array_equal(model.predict(X), reference.predict(X))
 
 
 def test_train_to_a_budget_with_categories(tmp_path):
@@ -94,16 +108,9 @@ def test_train_to_a_budget_with_categories(tmp_path):
 
 def test_train_says_in_one_sentence_what_categorical_columns_it_cannot_take(tmp_path):
     cases = {
-        (
-            "--categorical",
-            "colour",
-            "--N1",
-            "2",
-        ): "With categorical features, TnTClassifier learns with N1=1 only so far",
         ("--categorical", "nope"): "There is no column named 'nope'; the columns are colour, size, doors, label.",
         ("--categorical", "label"): "--categorical names the target column 'label'; name feature columns only.",
         ("--categorical", "colour", "size"): "Column 'size' holds numbers that are not whole numbers 0 or more",
-        ("--categorical", "colour", "--model", "ndg"): "--categorical is an option of TnT; NDG has no categorical",
         (): "Column 'colour' holds text (such as 'purple') where numbers are expected; to learn from its values "
         "by name, train with --categorical 'colour'",
     }

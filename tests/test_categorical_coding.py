@@ -3,6 +3,8 @@
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tnt.categorical import MAX_CATEGORIES, CategoryCoding, categorical_mask
 
@@ -74,6 +76,29 @@ def test_integer_codes_are_categories_of_their_own():
     coding = CategoryCoding.learn(X, np.array([True, False]))
     assert coding.categories[0].tolist() == [3, 5]
     np.testing.assert_array_equal(coding.codes(np.array([[5.0, 0], [3, 0], [4, 0]]))[:, 0], [1, 0, np.nan])
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    values=st.lists(st.one_of(st.integers(0, 6), st.none(), st.sampled_from(["a", "b"])), min_size=1, max_size=12),
+    kind=st.sampled_from(["object", "category", "float"]),
+)
+def test_codes_are_a_dictionary_lookup_of_each_value(values, kind):
+    """Whole numbers in an object column, a pandas category column or a float column, and text among
+    them (unseen): each value's code is that of a plain dictionary of the categories by value, a
+    missing value or one not among them NaN (the reference, one value at a time)."""
+    categories = {0: np.asarray([2, 4, 5], dtype=object)}
+    numbers = [v if isinstance(v, int) else None for v in values]
+    if kind == "object":
+        column = pd.Series(values, dtype=object)
+    elif kind == "category":
+        column = pd.Series(numbers, dtype=object).astype("category")
+    else:
+        column = pd.Series([np.nan if v is None else float(v) for v in numbers])
+    asked = values if kind == "object" else numbers
+    expected = [{2: 0.0, 4: 1.0, 5: 2.0}.get(v, np.nan) if isinstance(v, int) else np.nan for v in asked]
+    codes = CategoryCoding(categories).codes(pd.DataFrame({"c": column}))[:, 0]
+    np.testing.assert_array_equal(codes, expected)
 
 
 @pytest.mark.parametrize(

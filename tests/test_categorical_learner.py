@@ -210,8 +210,12 @@ def test_pandas_categories_are_categorical_by_default():
     table["colour"] = pd.Categorical(table["colour"], categories=["violet", "teal", "red", "green", "blue"])
     events = []
     model = TnTClassifier(N1=1, C=0.0, random_state=0).fit(table, y, progress_callback=events.append)
-    assert [(e.kind, e.step, e.total_steps) for e in events] == [("merge", 6, 6)]  # N2=5 passes and a merge
-    assert events[0].snapshot().n_splits == model.n_splits_
+    # N2=5 grow passes and a merge, each snapshot the graph as it stands (one micro tree at the root).
+    assert [(e.kind, e.step, e.total_steps) for e in events] == [("grow", s, 6) for s in range(1, 6)] + [
+        ("merge", 6, 6)
+    ]
+    assert [e.snapshot().n_splits for e in events] == [model.n_splits_] * 6
+    assert events[-1].snapshot().category_left is not None
     assert model.categories_[0].tolist() == ["violet", "teal", "red", "green", "blue"]
     assert model.categories_[1] is None
     assert model.graph_.is_categorical.any()
@@ -226,18 +230,6 @@ def test_numeric_data_is_learned_as_before():
     default = TnTClassifier(N1=2, random_state=0).fit(X, y)
     assert plain.graph_ == default.graph_
     assert not hasattr(default, "categories_") and default.graph_.categories is None
-
-
-@pytest.mark.parametrize(
-    "setting",
-    [{"N1": 2}, {"fine_tune": 1}, {"validation_fraction": 0.2}, {"ccp_alpha": "held_out"}],
-    ids=["N1", "fine_tune", "validation_fraction", "ccp_alpha"],
-)
-def test_settings_that_do_not_learn_subsets_yet_are_refused(setting):
-    X, y = _table(0)
-    model = TnTClassifier(**{"N1": 1, **setting}, categorical_features=[0])
-    with pytest.raises(ValueError, match="With categorical features, TnTClassifier learns with N1=1 only so far"):
-        model.fit(X, y)
 
 
 def test_a_categorical_column_without_a_value_is_refused():
@@ -356,8 +348,10 @@ def test_cart_with_splits_and_tao_with_categories():
     X, y = _table(0, n=120, n_classes=2)
     cart = CARTClassifier.with_splits(5, random_state=0, categorical_features=[0, 2]).fit(X, y)
     assert cart.n_splits_ == 5
-    with pytest.raises(ValueError, match="With categorical features, TAOClassifier does not fine-tune yet"):
-        TAOClassifier(categorical_features=[0]).fit(X, y)
+    cart = CARTClassifier.with_splits(7, random_state=0, categorical_features=[0, 2]).fit(X, y)
+    tao = TAOClassifier(max_leaf_nodes=8, fine_tune=3, random_state=0, categorical_features=[0, 2]).fit(X, y)
+    # Fine-tuning keeps the tree's structure and misclassifies no more training samples.
+    assert tao.n_splits_ <= cart.n_splits_ and tao.score(X, y) >= cart.score(X, y)
 
 
 @pytest.mark.skipif(

@@ -429,6 +429,7 @@ def test_the_benchmarks_that_read_external_sets_are_the_ones_checked_and_documen
     assert readers == [
         "accuracy.py",
         "big_graphs.py",
+        "categorical.py",
         "code_export.py",
         "graph_layout.py",
         "inspection.py",
@@ -473,6 +474,7 @@ def test_the_docs_list_every_set_with_its_size_sha256_way_to_get_it_and_source()
     )
     assert askers == [
         "test_browser_inspect.py",
+        "test_categorical_benchmark.py",
         "test_codegen.py",
         "test_external_data.py",
         "test_fidelity.py",

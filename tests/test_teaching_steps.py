@@ -89,3 +89,30 @@ def test_dead_splits_are_those_sending_every_sample_one_way():
     )
     X = np.array([[0.1, 0.2], [0.2, 0.9], [0.3, 0.4]], dtype=np.float32)
     assert dead_splits(WorkingGraph(flat), X) == [(0, 0.5, 3, "left")]
+
+
+def test_a_dead_categorical_split_is_listed_on_its_feature_and_removed():
+    # Root: colour in {0, 1} (every sample's colour is 0 or 1: dead, all left); node 1: x1 <= 0.5.
+    from tnt.categorical import subset_bits
+    from tnt.learn.category_columns import CategoryColumns
+    from tnt.learn.working_graph import compact
+    from tnt.services.teaching import _dead_test
+
+    subsets = np.zeros((4, 4), dtype=np.uint64)
+    subsets[0] = subset_bits([0, 1], 4)
+    flat = FlatGraph(
+        children_left=np.array([1, 2, -1, -1]),
+        children_right=np.array([3, 3, -1, -1]),
+        feature=np.array([0, 1, -2, -2]),
+        threshold=np.array([np.nan, 0.5, -2.0, -2.0]),
+        label=np.array([-1, -1, 0, 1]),
+        missing_go_to_left=np.zeros(4, dtype=np.uint8),
+        category_left=subsets,
+    )
+    X = np.array([[0, 0.2], [1, 0.9], [0, 0.4]], dtype=np.float32)
+    working = WorkingGraph(flat, categories=CategoryColumns(X))
+    ((feature, threshold, samples, side),) = dead_splits(working, X)
+    assert (feature, samples, side) == (0, 3, "left") and np.isnan(threshold)
+    assert _dead_test("colour", threshold) == "a test of colour's categories"
+    merged = compact(working, X)
+    assert merged.feature.tolist() == [1, -2, -2] and merged.category_left is None

@@ -20,6 +20,7 @@ from tnt.graph import EXACT_IN_FLOAT32, NO_DIRECTIONS, DecisionGraph
 from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.learn.growth import _Problem, fine_tune_graph
 from tnt.learn.regression_growth import RegressionProblem
+from tnt.learn.tree_builder import SUBSET_WORDS
 from tnt.learn.working_graph import FlatGraph
 
 # Both scikit-learn's trees and TnT compare float32 feature values with their thresholds.
@@ -437,6 +438,10 @@ def flat_from_graph(graph: DecisionGraph) -> FlatGraph:
     are visited parents first), and a merge joins leaves of one label, whose summed weights keep it.
     """
     leaf = graph.children_left < 0
+    category_left = None
+    if graph.category_left is not None:  # as the learner keeps subsets: SUBSET_WORDS words a node
+        category_left = np.zeros((graph.node_count, SUBSET_WORDS), dtype=np.uint64)
+        category_left[:, : graph.category_left.shape[1]] = graph.category_left
     return FlatGraph(
         np.array(graph.children_left, dtype=np.intp),
         np.array(graph.children_right, dtype=np.intp),
@@ -444,6 +449,7 @@ def flat_from_graph(graph: DecisionGraph) -> FlatGraph:
         np.array(graph.threshold, dtype=np.float64),
         np.where(leaf, np.argmax(graph.value, axis=1), -1).astype(np.intp),
         missing_go_to_left=None if graph.missing_go_to_left is None else graph.missing_go_to_left.copy(),
+        category_left=category_left,
     )
 
 

@@ -13,9 +13,8 @@ from tnt._base import CATEGORICAL_FEATURES, EXCLUDED_FEATURES, GrownGraphEstimat
 from tnt._parallel import effective_n_jobs, n_jobs_constraint
 from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.learn.graph_pruning import prune_fitted_graph
-from tnt.learn.growth import GrowthEvent, ProgressCallback, grow_graph
+from tnt.learn.growth import ProgressCallback, grow_graph
 from tnt.learn.held_out_pruning import HELD_OUT_SHARE, held_out_pruning_level
-from tnt.learn.micro_tree import fit_micro_tree, fit_regression_tree
 from tnt.learn.refit_guard import INTERNAL_REFITS, guards_refits
 from tnt.learn.selection import grow_with_held_out_stop
 from tnt.learn.working_graph import FlatGraph
@@ -100,8 +99,6 @@ class TnTEstimator(GrownGraphEstimator):
         return int(self.max_bins)
 
     def _grow(self, problem, callback: ProgressCallback = None) -> FlatGraph:
-        if problem.categorical is not None:
-            return self._grow_with_categories(problem, callback)
         # The problem's binned data (which every growth below needs) says whether a value is missing.
         problem.guard_refits = guards_refits(self.internal_refit, problem.has_missing)
         schedule = {
@@ -132,47 +129,3 @@ class TnTEstimator(GrownGraphEstimator):
             )
             self.validation_scores_, self.n_steps_ = stop.scores, stop.step
         return prune_fitted_graph(graph, problem, self.pruning_level_, is_classifier(self))
-
-    def _grow_with_categories(self, problem, callback: ProgressCallback) -> FlatGraph:
-        """TnT with ``N1=1`` on data with categorical features: the micro tree Algorithm 2 fits at the
-        root (a single leaf during the only phase), a CART pruned at ``C`` whose splits of categorical
-        features send subsets of categories left. Merging it makes the graph, which has no dead node
-        (every split of a CART tree sends samples both ways). The rest of the algorithm (later
-        phases, fine-tuning, the held-out options, pruning the graph) does not learn subsets yet."""
-        settings = {
-            "N1": (int(self.N1), 1),
-            "fine_tune": (int(self.fine_tune), 0),
-            "validation_fraction": (self.validation_fraction, None),
-            "ccp_alpha": (self.ccp_alpha, 0.0),
-        }
-        for name, (value, allowed) in settings.items():
-            if value != allowed:
-                raise ValueError(
-                    f"With categorical features, {type(self).__name__} learns with N1=1 only so far "
-                    f"(fine_tune=0, validation_fraction=None, ccp_alpha=0.0); got {name}={value!r}."
-                )
-        self.pruning_level_ = 0.0
-        self.validation_scores_ = np.empty(0)
-        self.n_steps_ = int(self.N2) + 1
-        rows = np.arange(problem.X.shape[0])
-        if is_classifier(self):
-            tree = fit_micro_tree(
-                problem.binned, problem.feature_order, rows, problem.y, problem.w, float(self.C), problem.n_classes
-            )
-            label = tree.label
-        else:
-            tree = fit_regression_tree(problem.binned, problem.feature_order, rows, problem.y, problem.w, float(self.C))
-            label = np.where(tree.children_left < 0, 0, -1)
-        graph = FlatGraph(
-            tree.children_left.astype(np.intp),
-            tree.children_right.astype(np.intp),
-            tree.feature.astype(np.intp),
-            tree.threshold.astype(np.float64),
-            label.astype(np.intp),
-            missing_go_to_left=tree.missing_left.astype(np.uint8),
-            category_left=tree.category_left,
-        )
-        if callback is not None:  # the phase's one merge, which gives the graph
-            step = self.n_steps_
-            callback(GrowthEvent("merge", 1, step, step, graph.n_splits, lambda: graph))
-        return graph

@@ -132,8 +132,8 @@ class CARTClassifier(_SameSplits, GraphClassifierMixin, GrownGraphEstimator):
         Categorical columns, as in :class:`tnt.TnTClassifier`. scikit-learn's tree has no subset
         splits: when a column is categorical the tree is the project's own CART (TnT's micro-tree
         learner), its categorical splits sending subsets of categories left, grown best-first to
-        ``max_leaf_nodes`` leaves and pruned at ``ccp_alpha`` as scikit-learn's would be. It is not
-        fine-tuned yet (``fine_tune`` must be 0).
+        ``max_leaf_nodes`` leaves and pruned at ``ccp_alpha`` as scikit-learn's would be, then
+        fine-tuned with subsets for ``fine_tune`` rounds.
 
     Attributes
     ----------
@@ -172,11 +172,7 @@ class CARTClassifier(_SameSplits, GraphClassifierMixin, GrownGraphEstimator):
 
     def _grow(self, problem) -> FlatGraph:
         if problem.categorical is not None:
-            if self.fine_tune:
-                raise ValueError(
-                    f"With categorical features, {type(self).__name__} does not fine-tune yet; use fine_tune=0."
-                )
-            return self._own_tree(problem, problem.y, problem.n_classes)
+            return fine_tune_graph(self._own_tree(problem, problem.y, problem.n_classes), problem, int(self.fine_tune))
         tree = self._tree(DecisionTreeClassifier, problem, problem.y)
         flat = _flat_tree(tree, leaf_labels=tree.classes_.take(tree.tree_.value[:, 0, :].argmax(axis=1)))
         return fine_tune_graph(flat, problem, int(self.fine_tune))
@@ -272,7 +268,7 @@ class TAOClassifier(CARTClassifier):
     Parameters
     ----------
     max_leaf_nodes, ccp_alpha, random_state, excluded_features, categorical_features
-        As in :class:`CARTClassifier` (fine-tuning refuses categorical columns so far).
+        As in :class:`CARTClassifier` (fine-tuning refits categorical splits by subsets too).
     fine_tune : int, default=5
         Rounds of alternating optimisation (the paper uses 5).
 

@@ -186,20 +186,7 @@ class CategoryCoding:
             if getattr(dtype, "name", "") == "category":
                 found = np.asarray(column.cat.categories, dtype=object)
             else:
-                values = [v for v in np.asarray(column, dtype=object).tolist() if not _is_missing(v)]
-                if any(isinstance(v, str) for v in values) and not all(isinstance(v, str) for v in values):
-                    raise ValueError(
-                        f"Categorical column {_name(X, f)} mixes text and numbers; give it one kind of value."
-                    )
-                if values and not isinstance(values[0], str):
-                    numbers_ = np.asarray(values, dtype=np.float64)
-                    if np.any(numbers_ != np.floor(numbers_)) or np.any(numbers_ < 0):
-                        raise ValueError(
-                            f"Categorical column {_name(X, f)} holds numbers that are not non-negative integer "
-                            "codes; give categories as text, pandas categories or integer codes."
-                        )
-                    values = [int(v) for v in numbers_]
-                found = np.asarray(sorted(set(values)), dtype=object)
+                found = _present_values(column, X, f)
             if found.size > MAX_CATEGORIES:
                 raise ValueError(
                     f"Categorical column {_name(X, f)} has {found.size} categories; at most {MAX_CATEGORIES} "
@@ -218,15 +205,68 @@ class CategoryCoding:
             if f not in self.categories:
                 out[:, f] = np.asarray(column, dtype=np.float64)
                 continue
-            lookup = {_key(v): i for i, v in enumerate(self.categories[f].tolist())}
-            out[:, f] = [
-                np.nan if _is_missing(v) else lookup.get(_key(v), np.nan) for v in np.asarray(column, dtype=object)
-            ]
+            out[:, f] = _lookup(column, self.categories[f])
         return out
 
     def names(self, feature: int, codes) -> list:
         """The categories of the codes ``codes`` of the categorical column ``feature``."""
         return self.categories[int(feature)][np.asarray(codes, dtype=np.int64)].tolist()
+
+
+def _present_values(column, X, f: int) -> np.ndarray:
+    """The sorted distinct values of a column of text or of numbers (whole numbers 0 or more, as
+    ints), missing values left out; one sentence for a column that mixes the two or holds other numbers."""
+    values = np.asarray(column)
+    if values.dtype.kind in "fiub":
+        numbers_ = values.astype(np.float64)
+        numbers_ = numbers_[~np.isnan(numbers_)]
+    else:
+        import pandas as pd
+
+        values = np.asarray(column, dtype=object)
+        values = values[~pd.isna(values)]
+        is_text = np.fromiter((isinstance(v, str) for v in values), dtype=bool, count=values.size)
+        if is_text.any() and not is_text.all():
+            raise ValueError(f"Categorical column {_name(X, f)} mixes text and numbers; give it one kind of value.")
+        if is_text.any():
+            return np.asarray(sorted(set(values.tolist())), dtype=object)
+        numbers_ = values.astype(np.float64)
+    if np.any(numbers_ != np.floor(numbers_)) or np.any(numbers_ < 0):
+        raise ValueError(
+            f"Categorical column {_name(X, f)} holds numbers that are not non-negative integer "
+            "codes; give categories as text, pandas categories or integer codes."
+        )
+    return np.asarray([int(v) for v in np.unique(numbers_)], dtype=object)
+
+
+def _lookup(column, categories: np.ndarray) -> np.ndarray:
+    """The code of each value of ``column`` among ``categories`` (NaN for a missing value or one not
+    among them), comparing numbers by value (the integer 2, the float 2.0 and numpy's 2 are one
+    code) and text as text."""
+    import pandas as pd
+
+    values = np.asarray(column)
+    numeric = [i for i, c in enumerate(categories.tolist()) if _key(c)[0] == "n"]
+    if values.dtype.kind in "fiub":
+        out = np.full(values.shape[0], np.nan)
+        if numeric:
+            known = np.asarray([float(categories[i]) for i in numeric])
+            order = np.argsort(known, kind="stable")
+            x = values.astype(np.float64)
+            at = np.minimum(np.searchsorted(known[order], x), known.size - 1)
+            found = known[order][at] == x
+            out[found] = np.asarray(numeric)[order][at[found]]
+        return out
+    values = np.asarray(column, dtype=object)
+    if all(isinstance(c, str) for c in categories.tolist()):  # text looked up as text, in one pass
+        codes = pd.Index(categories.tolist(), dtype=object).get_indexer(values).astype(np.float64)
+    else:
+        lookup = {_key(c): i for i, c in enumerate(categories.tolist())}
+        codes = np.array(
+            [np.nan if _is_missing(v) else lookup.get(_key(v), np.nan) for v in values.tolist()], dtype=np.float64
+        )
+    codes[codes < 0] = np.nan
+    return codes
 
 
 def _key(value):

@@ -117,12 +117,9 @@ def _parser() -> argparse.ArgumentParser:
         default=[],
         metavar="COL",
         help="columns to split by subsets of their values (colour in {red, blue}): text, or whole numbers "
-        "0 or more; at most 255 categories each. Their values are read by name, an empty cell as missing. "
-        "TnT learns them with N1=1, no fine-tuning and --size C only so far (N1 is then 1 by default)",
+        "0 or more; at most 255 categories each. Their values are read by name, an empty cell as missing",
     )
-    train.add_argument(
-        "--N1", type=_count(1, MAX_ROUNDS), default=None, help="merge phases (default 2; 1 with --categorical)"
-    )
+    train.add_argument("--N1", type=_count(1, MAX_ROUNDS), default=2, help="merge phases (default 2)")
     train.add_argument("--N2", type=_count(1, MAX_ROUNDS), default=5, help="grow passes per phase (default 5)")
     train.add_argument(
         "--fine-tune", type=_count(0, MAX_ROUNDS), default=0, help="rounds of fine-tuning after training (default 0)"
@@ -362,9 +359,8 @@ def _tnt_params(args) -> dict:
     (:meth:`tnt.services.training.TrainParams.tnt_params`)."""
     from tnt.services.training import SIZE_CHOICES, TrainParams
 
-    N1 = args.N1 if args.N1 is not None else 1 if args.categorical else 2
     return TrainParams(
-        C=1e-3 if args.C is None else args.C, N1=N1, N2=args.N2, fine_tune=args.fine_tune, seed=args.seed,
+        C=1e-3 if args.C is None else args.C, N1=args.N1, N2=args.N2, fine_tune=args.fine_tune, seed=args.seed,
         max_bins=args.max_bins, ccp_alpha=SIZE_CHOICES[SIZE_NAMES.index(args.size)],
     ).tnt_params()  # fmt: skip
 
@@ -382,10 +378,11 @@ def _model(args, regression: bool):
             raise ValueError(f"--max-splits must be at least 0, got {args.max_splits}.")
         if args.size != "C":
             raise ValueError("--size held-out is an option of TnT; drop it for --model ndg.")
-        if args.categorical:
-            raise ValueError("--categorical is an option of TnT; NDG has no categorical splits, so use --model tnt.")
         return NDGClassifier(
-            C=PAPER_C if args.C is None else args.C, max_splits=args.max_splits, random_state=args.seed
+            C=PAPER_C if args.C is None else args.C,
+            max_splits=args.max_splits,
+            random_state=args.seed,
+            **_categorical(args),
         )
     from tnt.estimator import TnTClassifier
     from tnt.regressor import TnTRegressor
@@ -400,7 +397,7 @@ def _categorical_columns(args) -> list[str]:
 
 
 def _categorical(args) -> dict:
-    """``categorical_features`` of TnT for ``--categorical`` (nothing without it)."""
+    """``categorical_features`` of TnT or NDG for ``--categorical`` (nothing without it)."""
     return {"categorical_features": _categorical_columns(args)} if args.categorical else {}
 
 

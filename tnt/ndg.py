@@ -6,7 +6,7 @@ from numbers import Integral, Real
 
 from sklearn.utils._param_validation import Interval
 
-from tnt._base import EXCLUDED_FEATURES, GraphClassifierMixin, GrownGraphEstimator
+from tnt._base import CATEGORICAL_FEATURES, EXCLUDED_FEATURES, GraphClassifierMixin, GrownGraphEstimator
 from tnt.learn.naive_graph import grow_naive_graph
 from tnt.learn.working_graph import FlatGraph
 
@@ -58,11 +58,17 @@ class NDGClassifier(GraphClassifierMixin, GrownGraphEstimator):
         Seed of the order in which features are tried, which breaks ties between equal splits.
     excluded_features : array-like of int or str, default=None
         Columns never split on, as in :class:`tnt.TnTClassifier`.
+    categorical_features : "from_dtype", None, array-like of int, bool or str, default="from_dtype"
+        Categorical columns, as in :class:`tnt.TnTClassifier`: a leaf's best split of such a column
+        sends a subset of its categories left (Breiman's ordering of the leaf's samples), and
+        ``predict`` reads the column by name.
 
     Attributes
     ----------
     classes_, n_classes_, n_features_in_, feature_names_in_, graph_, n_splits_, n_leaves_, feature_importances_
         As in :class:`tnt.TnTClassifier`.
+    categories_ : list of (ndarray or None)
+        As in :class:`tnt.TnTClassifier`, when a column is categorical.
 
     References
     ----------
@@ -88,14 +94,25 @@ class NDGClassifier(GraphClassifierMixin, GrownGraphEstimator):
         "merge": ["boolean"],
         "random_state": ["random_state"],
         **EXCLUDED_FEATURES,
+        **CATEGORICAL_FEATURES,
     }
 
-    def __init__(self, *, C=PAPER_C, max_splits=None, merge=True, random_state=None, excluded_features=None):
+    def __init__(
+        self,
+        *,
+        C=PAPER_C,
+        max_splits=None,
+        merge=True,
+        random_state=None,
+        excluded_features=None,
+        categorical_features="from_dtype",
+    ):
         self.C = C
         self.max_splits = max_splits
         self.merge = merge
         self.random_state = random_state
         self.excluded_features = excluded_features
+        self.categorical_features = categorical_features
 
     @classmethod
     def with_splits(cls, n_splits: int, **params):

@@ -21,7 +21,7 @@ from tnt.data.datasets import DataError, Dataset, default_dataset_id, load_bundl
 from tnt.data.sources import bundled_source, check_source, dataset_from_source
 from tnt.services.model_on_data import OpenedModel
 from tnt.services.tasks import model_classes
-from tnt.services.training import TrainParams, TrainResult, fitted_params
+from tnt.services.training import TrainParams, TrainResult
 from tnt.workspace import runs as saved_runs
 from ui.lru import LRUStore
 
@@ -100,13 +100,7 @@ def set_dataset(data: Dataset, source: dict, raw: bytes | None = None) -> None:
 
 
 def params() -> TrainParams:
-    """The hyperparameters last chosen on the Train page (defaults at first), as TnT trains with them
-    on the data in use (:func:`tnt.services.training.fitted_params`: N1=1 with categorical features)."""
-    return fitted_params(dataset(), chosen_params())[0]
-
-
-def chosen_params() -> TrainParams:
-    """The hyperparameters last chosen on the Train page, as chosen (defaults at first)."""
+    """The hyperparameters last chosen on the Train page (defaults at first)."""
     return st.session_state.setdefault(PARAMS, TrainParams())
 
 
@@ -131,7 +125,7 @@ def set_teach_choices(value: dict) -> None:
 
 def _save_choices(**more) -> None:
     """Save the data set's source, the parameters and ``more`` (other keys of the saved state are kept)."""
-    choices = {"source": source(), "params": dataclasses.asdict(chosen_params()), **more}
+    choices = {"source": source(), "params": dataclasses.asdict(params()), **more}
     workspace.write(lambda s, ws: s.set_state(ws, {**s.state(ws), **choices}))
 
 

@@ -64,23 +64,35 @@ def _splits(estimator) -> int:
     return int(np.count_nonzero(tree.children_left >= 0))
 
 
-def _cart_tree(cart_trees: str, max_leaf_nodes: int | None, seed: int):
+def _cart_tree(cart_trees: str, max_leaf_nodes: int | None, seed: int, categorical_features=None):
     if cart_trees == "binned":
         max_splits = None if max_leaf_nodes is None else max_leaf_nodes - 1
-        return NDGClassifier(C=0.0, max_splits=max_splits, merge=False, random_state=seed)
+        return NDGClassifier(
+            C=0.0, max_splits=max_splits, merge=False, random_state=seed, categorical_features=categorical_features
+        )
     return DecisionTreeClassifier(max_leaf_nodes=max_leaf_nodes, random_state=seed)
 
 
-def _check_cart_trees(cart_trees: str) -> None:
+def _check_cart_trees(cart_trees: str, categorical_features=None) -> None:
     if cart_trees not in CART_TREES:
         raise ValueError(f"Unknown grower of CART trees {cart_trees!r}; choose one of {', '.join(CART_TREES)}.")
+    if cart_trees == "scikit-learn" and categorical_features is not None and len(categorical_features):
+        raise ValueError("scikit-learn's trees have no subset splits of categorical features; use cart_trees='binned'.")
 
 
-def _make(kind: str, n_estimators: int, seed: int, C: float, max_leaf_nodes: int | None, cart_trees: str):
+def _make(
+    kind: str,
+    n_estimators: int,
+    seed: int,
+    C: float,
+    max_leaf_nodes: int | None,
+    cart_trees: str,
+    categorical_features=None,
+):
     if kind.startswith("TnT"):
-        base = TnTClassifier(C=C, random_state=seed)
+        base = TnTClassifier(C=C, random_state=seed, categorical_features=categorical_features)
     else:
-        base = _cart_tree(cart_trees, max_leaf_nodes, seed)
+        base = _cart_tree(cart_trees, max_leaf_nodes, seed, categorical_features)
     if kind.endswith("AdaBoost"):
         extra = {"algorithm": "SAMME"} if "algorithm" in inspect.signature(AdaBoostClassifier).parameters else {}
         return AdaBoostClassifier(base, n_estimators=n_estimators, learning_rate=1.0, random_state=seed, **extra)
@@ -90,7 +102,18 @@ def _make(kind: str, n_estimators: int, seed: int, C: float, max_leaf_nodes: int
 
 
 def fit_ensemble(
-    kind, X_train, y_train, X_test, y_test, *, n_estimators, seed, C=1e-3, max_leaf_nodes=None, cart_trees="binned"
+    kind,
+    X_train,
+    y_train,
+    X_test,
+    y_test,
+    *,
+    n_estimators,
+    seed,
+    C=1e-3,
+    max_leaf_nodes=None,
+    cart_trees="binned",
+    categorical_features=None,
 ) -> dict:
     """Fit one ensemble and measure it.
 
@@ -107,6 +130,10 @@ def fit_ensemble(
         Size of the CART base trees (CART ensembles).
     cart_trees : {"binned", "scikit-learn"}, default="binned"
         Grower of the CART base trees (see the module's docstring).
+    categorical_features : array-like of int, default=None
+        Columns of category codes, split by subsets of their categories by every base estimator
+        (``"binned"`` CART trees only: scikit-learn's have no subset splits). The base estimators
+        get arrays (bagging and AdaBoost convert tables), so the columns are given by index.
 
     Returns
     -------
@@ -134,12 +161,24 @@ def fit_ensemble(
         C=C,
         max_leaf_nodes=max_leaf_nodes,
         cart_trees=cart_trees,
+        categorical_features=categorical_features,
     )
     return row
 
 
 def fit_ensemble_sizes(
-    kind, X_train, y_train, X_test, y_test, *, sizes, seed, C=1e-3, max_leaf_nodes=None, cart_trees="binned"
+    kind,
+    X_train,
+    y_train,
+    X_test,
+    y_test,
+    *,
+    sizes,
+    seed,
+    C=1e-3,
+    max_leaf_nodes=None,
+    cart_trees="binned",
+    categorical_features=None,
 ) -> list:
     """Fit one ensemble of ``max(sizes)`` base estimators and measure its first ``k`` for each ``k`` in ``sizes``.
 
@@ -163,9 +202,9 @@ def fit_ensemble_sizes(
     """
     if kind not in ENSEMBLES:
         raise ValueError(f"Unknown ensemble {kind!r}; choose one of {', '.join(ENSEMBLES)}.")
-    _check_cart_trees(cart_trees)
+    _check_cart_trees(cart_trees, categorical_features)
     sizes = sorted({int(k) for k in sizes})
-    model = _make(kind, sizes[-1], seed, C, max_leaf_nodes, cart_trees).fit(X_train, y_train)
+    model = _make(kind, sizes[-1], seed, C, max_leaf_nodes, cart_trees, categorical_features).fit(X_train, y_train)
     splits = [_splits(e) for e in model.estimators_]
     train = _prefix_accuracies(model, X_train, y_train)
     test = _prefix_accuracies(model, X_test, y_test)
@@ -216,6 +255,7 @@ def compare_ensembles(
     n_jobs=1,
     sizes=None,
     cart_trees="binned",
+    categorical_features=None,
 ) -> pd.DataFrame:
     """TnT-bagging vs Random Forest and TnT-AdaBoost vs AdaBoost at matched total splits.
 
@@ -234,6 +274,8 @@ def compare_ensembles(
         ``n_estimators``. The CART trees match the TnT base estimators of the largest size.
     cart_trees : {"binned", "scikit-learn"}, default="binned"
         Grower of the CART base trees (see the module's docstring).
+    categorical_features : array-like of int, default=None
+        As in :func:`fit_ensemble`.
 
     Returns
     -------
@@ -251,7 +293,7 @@ def compare_ensembles(
     ['TnT-bagging', 'Random Forest', 'TnT-AdaBoost', 'AdaBoost']
     """
     check_n_jobs(n_jobs)
-    _check_cart_trees(cart_trees)  # before the TnT ensembles, which take most of the time
+    _check_cart_trees(cart_trees, categorical_features)  # before the TnT ensembles, which take most of the time
     if any(np.isnan(np.asarray(X, dtype=np.float64)).any() for X in (X_train, X_test)):
         raise ValueError(ADABOOST_TAKES_NO_MISSING)
     seeds = [int(s) for s in seeds]
@@ -259,14 +301,22 @@ def compare_ensembles(
     data = (X_train, y_train, X_test, y_test)
     parallel = Parallel(n_jobs=n_jobs)
     tnt_rows = parallel(
-        delayed(fit_ensemble_sizes)(kind, *data, sizes=sizes, seed=seed, C=C)
+        delayed(fit_ensemble_sizes)(kind, *data, sizes=sizes, seed=seed, C=C, categorical_features=categorical_features)
         for kind, C in (("TnT-bagging", C_bagging), ("TnT-AdaBoost", C_boosting))
         for seed in seeds
     )
     tnt_rows = [row for rows in tnt_rows for row in rows]
     matched = matched_leaves(pd.DataFrame(tnt_rows))
     cart_rows = parallel(
-        delayed(fit_ensemble_sizes)(kind, *data, sizes=sizes, seed=seed, max_leaf_nodes=leaves, cart_trees=cart_trees)
+        delayed(fit_ensemble_sizes)(
+            kind,
+            *data,
+            sizes=sizes,
+            seed=seed,
+            max_leaf_nodes=leaves,
+            cart_trees=cart_trees,
+            categorical_features=categorical_features,
+        )
         for kind, leaves in matched.items()
         for seed in seeds
     )

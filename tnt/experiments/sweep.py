@@ -148,6 +148,10 @@ def sweep_one(
 ) -> dict:
     """One row of a sweep: TnT at ``C`` and ``seed``, CART with as many splits, graph reduction.
 
+    Every model takes its default ``categorical_features="from_dtype"``: the pandas ``category``
+    columns of a DataFrame (as :meth:`tnt.data.datasets.Dataset.model_input` gives a data set's
+    categorical features, by name) are split by subsets of their categories.
+
     Parameters
     ----------
     models : sequence of str, default=()

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tnt.learn.category_columns import CategoryColumns
 from tnt.learn.compiled import kernel
 from tnt.learn.walks import disjoint_reaches
 from tnt.learn.working_graph import FlatGraph, WorkingGraph, compact
@@ -222,7 +223,8 @@ def prune_graph(
     (:func:`tnt.learn.working_graph.compact`: splits that then send all their samples one way are
     bypassed), and a collapsed node's label is the first largest class weight of its samples.
     """
-    working = WorkingGraph(graph)
+    # A graph with categorical splits routes them by columns of their own (tnt.learn.category_columns).
+    working = WorkingGraph(graph, categories=None if graph.category_left is None else CategoryColumns(X))
     left, right = working.left[: working.size], working.right[: working.size]
     feature, threshold = working.feature[: working.size], working.threshold[: working.size]
     missing = None if working.missing_left is None else working.missing_left[: working.size]
@@ -230,7 +232,7 @@ def prune_graph(
     splits = graph.n_splits
     alphas, sizes, impurities, nodes = [], [splits], [], []
     while alpha > 0 and splits > min_splits:
-        delta, flow = collapse_costs(X, stats, squared, left, right, feature, threshold, missing)
+        delta, flow = collapse_costs(working.routed(X), stats, squared, left, right, feature, threshold, missing)
         if not impurities:
             leaves = (left < 0) & (flow[:, 0] > 0)
             impurities.append(float(sum(_leaf_losses(flow[leaves], squared))) / total)

@@ -13,8 +13,8 @@ from typing import ClassVar
 import numpy as np
 
 from tnt.learn.binning import MAX_EXACT_BINS, BinnedData, bin_features
+from tnt.learn.category_columns import CategoryColumns
 from tnt.learn.micro_tree import MicroTree, fit_micro_tree, fit_stump, make_workspace
-from tnt.learn.refit_guard import improves_on_split
 from tnt.learn.walks import ancestors, longest_distances
 from tnt.learn.wave_routing import (
     NO_MEMO,
@@ -50,7 +50,8 @@ class GrowthEvent:
         internal node was fitted on, all the samples at a leaf; ``splits`` those of the pruned
         micro tree; an internal node without sensitive samples keeps its split: 0 and 1); and after a grow pass or a merge, ``"dead"``: one
         ``(feature, threshold, samples, side)`` per split that training samples reach but that
-        sends them all to ``side`` ("left" or "right"), which the merge removes.
+        sends them all to ``side`` ("left" or "right"), which the merge removes (a categorical
+        split's threshold NaN).
     """
 
     kind: str
@@ -118,6 +119,13 @@ class _Problem:
     @property
     def total_weight(self) -> float:
         return float(self.w.sum())
+
+    def working_graph(self, start: FlatGraph) -> WorkingGraph:
+        """The working graph of a phase (or of fine-tuning) starting at ``start``: with the columns of
+        categorical tests when a feature is categorical (:mod:`tnt.learn.category_columns`), made
+        afresh so that only the tests of the graph and of the micro trees installed in it take memory."""
+        categorical = self.categorical is not None and bool(np.any(self.categorical))
+        return WorkingGraph(start, self.has_missing, CategoryColumns(self.X) if categorical else None)
 
     @cached_property
     def unit_weights(self) -> bool:
@@ -353,6 +361,12 @@ class _Wave:
         values go (:func:`missing_routing`): the fit's feature codes where they route exactly as the
         values do (:func:`code_thresholds`), which they always do for a graph grown on them; else the
         values."""
+        if self.graph.categories is not None:  # categorical tests read columns of their own
+            samples = self.graph.routed(self.problem.X)
+            missing = None
+            if self.problem.has_missing:
+                missing = (np.full(samples.shape[1], np.nan), missing_left)
+            return samples, threshold, missing
         binned = self.problem.binned
         on_codes, exact = code_thresholds(feature, threshold, binned.bin_min, binned.bin_max, binned.n_bins)
         missing = (
@@ -422,7 +436,6 @@ def _grow_pass(
     steps split the wave's samples in equal parts, one per thread, and the installs share the nodes
     (a node alone in its wave is fitted on all threads).
     """
-    start = graph.start
     W = problem.total_weight
 
     def fit(rows, targets, n_targets, workspace):
@@ -452,15 +465,8 @@ def _grow_pass(
             graph.reset(node)
         else:
             tree = cache.get(node, sens_rows, sens_targets, lambda: fit(sens_rows, sens_targets, 2, workspace))
-            if problem.guard_refits and not improves_on_split(
-                tree,
-                start.feature[node],
-                start.threshold[node],
-                start.missing_go_to_left[node],
-                problem.X,
-                sens_rows,
-                sens_targets,
-                problem.w[sens_rows],
+            if problem.guard_refits and not graph.improves(
+                node, tree, problem.X, sens_rows, sens_targets, problem.w[sens_rows]
             ):
                 graph.reset(node)
             else:
@@ -649,7 +655,7 @@ def grow_graph(
     workers = _Workers(problem, fit_threads(problem, n_threads))
     try:
         for phase in range(1, N1 + 1):
-            working = WorkingGraph(graph, problem.has_missing)
+            working = problem.working_graph(graph)
             cache = _MicroTreeCache()
             details = None
             for _ in range(N2):
@@ -677,7 +683,7 @@ def fine_tune_graph(graph: FlatGraph, problem: _Problem, rounds: int, _report=No
     if rounds == 0:
         return graph
     workspace = make_workspace(problem.binned, 2, 1)
-    working = WorkingGraph(graph, problem.has_missing)
+    working = problem.working_graph(graph)
     memory = _FineTuneMemory(working.n_orig)
     for _ in range(rounds):
         _fine_tune_round(working, problem, workspace, memory)

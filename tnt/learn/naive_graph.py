@@ -18,7 +18,9 @@ import itertools
 
 import numpy as np
 
+from tnt.categorical import read_codes, subset_table
 from tnt.learn.micro_tree import fit_stump, make_workspace
+from tnt.learn.tree_builder import SUBSET_WORDS
 from tnt.learn.walks import topological_order
 from tnt.learn.working_graph import FlatGraph
 
@@ -120,7 +122,7 @@ class _Leaves:
 
     def _best_split(self, node: int, rows: np.ndarray):
         """(gain before the penalty, feature, threshold, direction for missing values, rows going
-        left, rows going right) or None."""
+        left, rows going right, the subset of categories sent left or None) or None."""
         p = self.problem
         if self.R[node] <= 0.0 or rows.size < 2:
             return None
@@ -130,12 +132,19 @@ class _Leaves:
         feature, threshold, missing_left = int(stump.feature[0]), float(stump.threshold[0]), int(stump.missing_left[0])
         # Compared in float64, as the graph routes samples.
         x = p.X[rows, feature].astype(np.float64)
-        goes_left = (x <= threshold) | (np.isnan(x) & (missing_left == 1))
+        subset = None
+        if np.isnan(threshold):  # a categorical split: its subset of category codes goes left
+            subset = stump.category_left[0].copy()
+            table = subset_table(subset, 64 * subset.shape[0])
+            codes = read_codes(x, table.shape[0])
+            goes_left = np.where(codes >= 0, table[np.maximum(codes, 0)], missing_left == 1)
+        else:
+            goes_left = (x <= threshold) | (np.isnan(x) & (missing_left == 1))
         left_rows, right_rows = rows[goes_left], rows[~goes_left]
         left_counts = np.bincount(p.y[left_rows], weights=p.w[left_rows], minlength=self.K)
         children = np.vstack([left_counts, self.counts[node] - left_counts])
         gain = self.R[node] - _impurity(children, self.W).sum()
-        return gain, feature, threshold, missing_left, left_rows, right_rows
+        return gain, feature, threshold, missing_left, left_rows, right_rows, subset
 
     # ------------------------------------------------------------------ choosing
     def best_split(self):
@@ -161,6 +170,7 @@ class _Structure:
 
     def __init__(self):
         self.left, self.right, self.feature, self.threshold, self.missing_left = [-1], [-1], [-2], [-2.0], [0]
+        self.subsets: dict[int, np.ndarray] = {}  # node -> the categories its categorical split sends left
         self.forward = [-1]
         self.parents: list[set[int]] = [set()]
         self.n_splits = 0
@@ -180,8 +190,10 @@ class _Structure:
         self.parents.append({parent})
         return len(self.left) - 1
 
-    def split(self, node: int, feature: int, threshold: float, missing_left: int) -> tuple[int, int]:
+    def split(self, node: int, feature: int, threshold: float, missing_left: int, subset=None) -> tuple[int, int]:
         left, right = self.new_leaf(node), self.new_leaf(node)
+        if subset is not None:
+            self.subsets[node] = subset
         self.left[node], self.right[node] = left, right
         self.feature[node], self.threshold[node], self.missing_left[node] = feature, threshold, missing_left
         self.n_splits += 1
@@ -214,6 +226,12 @@ class _Structure:
         new_id = np.full(left.size, -1, dtype=np.intp)
         new_id[order] = np.arange(order.size)
         is_leaf = left[order] < 0
+        category_left = None
+        if self.subsets:
+            category_left = np.zeros((order.size, SUBSET_WORDS), dtype=np.uint64)
+            for i, node in enumerate(order.tolist()):
+                if not is_leaf[i] and node in self.subsets:
+                    category_left[i] = self.subsets[node]
         return FlatGraph(
             children_left=np.where(is_leaf, -1, new_id[left[order]]),
             children_right=np.where(is_leaf, -1, new_id[right[order]]),
@@ -221,6 +239,7 @@ class _Structure:
             threshold=np.where(is_leaf, -2.0, np.asarray(self.threshold)[order]),
             label=np.array([labels.get(int(n), -1) for n in order], dtype=np.intp),
             missing_go_to_left=np.where(is_leaf, 0, np.asarray(self.missing_left)[order]).astype(np.uint8),
+            category_left=category_left,
         )
 
 
@@ -256,9 +275,9 @@ def grow_naive_graph(problem, C: float, max_splits: int | None = None, merge: bo
         if max(split_gain, merge_gain) <= _MIN_GAIN:
             break
         if split_gain >= merge_gain:
-            _, feature, threshold, missing_left, left_rows, right_rows = leaves.split[to_split]
+            _, feature, threshold, missing_left, left_rows, right_rows, subset = leaves.split[to_split]
             leaves.remove(to_split)
-            left, right = graph.split(to_split, feature, threshold, missing_left)
+            left, right = graph.split(to_split, feature, threshold, missing_left, subset)
             leaves.add(left, left_rows)
             leaves.add(right, right_rows)
         else:

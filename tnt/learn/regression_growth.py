@@ -46,7 +46,6 @@ from tnt.learn.micro_tree import (
     fit_trees,
     make_workspace,
 )
-from tnt.learn.refit_guard import improves_on_split
 from tnt.learn.tree_builder import threaded
 from tnt.learn.working_graph import FlatGraph, WorkingGraph, compact
 
@@ -125,7 +124,13 @@ def _as_micro_tree(tree: RegressionTree, values: _LeafValues) -> MicroTree:
     label = np.full(tree.node_count, -1, dtype=np.intp)
     label[leaf] = values.add(tree.value[leaf])
     return MicroTree(
-        tree.children_left, tree.children_right, tree.feature, tree.threshold, label, missing_left=tree.missing_left
+        tree.children_left,
+        tree.children_right,
+        tree.feature,
+        tree.threshold,
+        label,
+        missing_left=tree.missing_left,
+        category_left=tree.category_left,
     )
 
 
@@ -170,15 +175,8 @@ def _grow_pass(graph, problem: RegressionProblem, C: float, cache: _MicroTreeCac
                 cache.store(node, rows, key, tree)
             if start.children_left[node] < 0:
                 graph.install_leaf_tree(node, tree)
-            elif not problem.guard_refits or improves_on_split(
-                tree,
-                start.feature[node],
-                start.threshold[node],
-                start.missing_go_to_left[node],
-                problem.X,
-                rows,
-                fits.red_targets[a:b],
-                fits.red_w[a:b],
+            elif not problem.guard_refits or graph.improves(
+                node, tree, problem.X, rows, fits.red_targets[a:b], fits.red_w[a:b]
             ):
                 graph.install_split_tree(node, tree)
             else:
@@ -357,7 +355,7 @@ class SquaredLoss:
         if rounds == 0:
             return graph
         workspace = make_workspace(self.problem.binned, 2)
-        working = WorkingGraph(graph, self.problem.has_missing)
+        working = self.problem.working_graph(graph)
         for _ in range(rounds):
             _fine_tune_round(working, self.problem, self.values, workspace)
             report("fine_tune", 0, working)

@@ -11,14 +11,18 @@ working graph therefore *is* the merged graph at any moment: merging is only com
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from dataclasses import dataclass
 
 import numpy as np
 
+from tnt.learn.category_columns import CategoryColumns
 from tnt.learn.compiled import kernel
 from tnt.learn.micro_tree import MicroTree
+from tnt.learn.refit_guard import improves_on_split
 from tnt.learn.routing import count_directions, route_past, route_to_leaves
+from tnt.learn.tree_builder import SUBSET_WORDS
 from tnt.learn.walks import topological_order
 
 #: A slot's direction for missing values left to :func:`compact`, which decides it from the training
@@ -76,11 +80,23 @@ class WorkingGraph:
     the node's last tree) is not written again: its slots still hold it, since only the node's own
     installs, :meth:`reset` and :meth:`restore` write into a node's slot and a tree's other slots
     are its own. The graph is the same; only the slots it takes are fewer.
+
+    With ``categories`` (a :class:`tnt.learn.category_columns.CategoryColumns` of the training
+    matrix, for data with categorical features), a categorical split takes its slot as the threshold
+    0.5 on its test's column of ``categories.matrix``, which the walks read instead of the training
+    matrix they are given; :func:`compact` gives the splits their features and subsets back.
     """
 
-    def __init__(self, start: FlatGraph, missing_values: bool = False):
+    def __init__(self, start: FlatGraph, missing_values: bool = False, categories: CategoryColumns | None = None):
         n = start.node_count
         self.start = start
+        self.categories = categories
+        #: The phase-start graph's features and thresholds as the slots hold them.
+        self.start_feature, self.start_threshold = start.feature, start.threshold
+        if categories is not None:
+            self.start_feature, self.start_threshold = categories.to_columns(
+                start.feature, start.threshold, start.category_left
+            )
         self.n_orig = n
         capacity = max(4 * n, 64)
         self.left = np.full(capacity, -1, dtype=np.intp)
@@ -105,8 +121,8 @@ class WorkingGraph:
             self._installed.pop(node, None)
             self.left[node] = s.children_left[node]
             self.right[node] = s.children_right[node]
-            self.feature[node] = s.feature[node]
-            self.threshold[node] = s.threshold[node]
+            self.feature[node] = self.start_feature[node]
+            self.threshold[node] = self.start_threshold[node]
             self.label[node] = s.label[node]
             self.missing_left[node] = UNDECIDED if s.missing_go_to_left is None else s.missing_go_to_left[node]
 
@@ -152,6 +168,7 @@ class WorkingGraph:
         """:func:`_write_tree` into slot ``node`` and new slots, as many as it takes (its other nodes
         at most: their count is known once written)."""
         first = self._reserve(tree.node_count - 1)
+        t_feature, t_threshold = self._tree_split_arrays(tree)
         self.size = _write_tree(
             self.left,
             self.right,
@@ -165,13 +182,42 @@ class WorkingGraph:
             to_right,
             tree.children_left,
             tree.children_right,
-            tree.feature,
-            tree.threshold,
+            t_feature,
+            t_threshold,
             tree.label,
             tree.missing_left,
             self.missing_values,
         )
         self._installed[node] = tree
+
+    def _tree_split_arrays(self, tree: MicroTree) -> tuple[np.ndarray, np.ndarray]:
+        """A micro tree's features and thresholds as the slots hold them (a categorical split on its
+        test's column)."""
+        if self.categories is None or tree.category_left is None:
+            return tree.feature, tree.threshold
+        return self.categories.to_columns(tree.feature, tree.threshold, tree.category_left)
+
+    def improves(self, node: int, tree: MicroTree, X: np.ndarray, rows, targets, weights) -> bool:
+        """:func:`tnt.learn.refit_guard.improves_on_split` of ``tree`` against internal ``node``'s
+        phase-start split, on the training samples ``X[rows]``."""
+        if self.categories is not None and tree.category_left is not None:
+            feature, threshold = self._tree_split_arrays(tree)
+            tree = dataclasses.replace(tree, feature=feature, threshold=threshold)
+        return improves_on_split(
+            tree,
+            self.start_feature[node],
+            self.start_threshold[node],
+            self.start.missing_go_to_left[node],
+            self.routed(X),
+            rows,
+            targets,
+            weights,
+        )
+
+    def routed(self, X: np.ndarray) -> np.ndarray:
+        """The matrix the walks read for the training matrix ``X``: ``X`` itself, or with the
+        categorical tests' columns (:class:`tnt.learn.category_columns.CategoryColumns`)."""
+        return X if self.categories is None else self.categories.routed(X)
 
     def _slots(self) -> tuple:
         return self.left, self.right, self.feature, self.threshold, self.label, self.missing_left
@@ -203,12 +249,14 @@ class WorkingGraph:
 
     def predict_from(self, start: int, X: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """Leaf labels the graph gives ``X[rows]`` when inference starts at slot ``start``."""
-        return self.label[route_to_leaves(X, rows, start, *self._arrays())]
+        arrays = self._arrays()
+        return self.label[route_to_leaves(self.routed(X), rows, start, *arrays)]
 
     def goes_left(self, node: int, X: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """Mask of the ``rows`` (samples reaching internal ``node``) that the node's split, micro
         tree included, sends to its phase-start left child."""
-        reached = route_past(X, rows, node, self.n_orig, *self._arrays())
+        arrays = self._arrays()
+        reached = route_past(self.routed(X), rows, node, self.n_orig, *arrays)
         return reached == self.start.children_left[node]
 
     def route_through(self, node: int, X: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -218,7 +266,8 @@ class WorkingGraph:
 
     def routing_counts(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """How many training samples each slot sends left and right."""
-        return count_directions(X, self.size, *self._arrays())
+        arrays = self._arrays()
+        return count_directions(self.routed(X), self.size, *arrays)
 
 
 @kernel
@@ -381,16 +430,20 @@ def dead_splits(graph: WorkingGraph, X: np.ndarray, counts=None) -> list[tuple[i
     Returns
     -------
     dead : list of (feature, threshold, samples, side)
-        ``side`` is "left" or "right", where all ``samples`` go; in slot order.
+        ``side`` is "left" or "right", where all ``samples`` go; in slot order. A categorical split's
+        threshold is NaN (as in a graph).
     """
     went_left, went_right = graph.routing_counts(X) if counts is None else counts
     n = graph.size
     left, right = graph.left[:n], graph.right[:n]
     dead = (left >= 0) & (left != right) & ((went_left == 0) != (went_right == 0))
+    feature, threshold = graph.feature[:n], graph.threshold[:n]
+    if graph.categories is not None:
+        feature, threshold, _ = graph.categories.from_columns(feature, threshold, 1)
     return [
         (
-            int(graph.feature[s]),
-            float(graph.threshold[s]),
+            int(feature[s]),
+            float(threshold[s]),
             int(went_left[s] + went_right[s]),
             "left" if went_right[s] == 0 else "right",
         )
@@ -403,11 +456,17 @@ def _renumber(graph: WorkingGraph, root: int, left: np.ndarray, right: np.ndarra
     new_id = np.full(graph.size, -1, dtype=np.intp)
     new_id[order] = np.arange(order.size)
     is_leaf = left[order] < 0
+    feature = np.where(is_leaf, -2, graph.feature[order])
+    threshold = np.where(is_leaf, -2.0, graph.threshold[order])
+    category_left = None
+    if graph.categories is not None:
+        feature, threshold, category_left = graph.categories.from_columns(feature, threshold, SUBSET_WORDS)
     return FlatGraph(
         children_left=np.where(is_leaf, -1, new_id[left[order]]),
         children_right=np.where(is_leaf, -1, new_id[right[order]]),
-        feature=np.where(is_leaf, -2, graph.feature[order]),
-        threshold=np.where(is_leaf, -2.0, graph.threshold[order]),
+        feature=feature,
+        threshold=threshold,
         label=np.where(is_leaf, graph.label[order], -1),
         missing_go_to_left=None if missing_left is None else np.where(is_leaf, 0, missing_left[order]).astype(np.uint8),
+        category_left=category_left,
     )

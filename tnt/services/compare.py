@@ -1,7 +1,8 @@
 """The Compare page's models: TnT, TnT fine-tuned, best-first CART, TAO and NDG at the same split
 count, measured alike (the paper's Fig. 4 at one value of C). For a regression data set, the models
 that exist for regression: TnT, TnT fine-tuned and best-first CART (TAO and NDG are classifiers).
-Models already trained exactly so (the Train page's TnT and CART) are taken instead of fitted again."""
+Models already trained exactly so (the Train page's TnT and CART) are taken instead of fitted again.
+Every model reads a data set's categorical features by name and splits them by subsets."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from tnt.baselines import TAOClassifier
 from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.ndg import NDGClassifier
 from tnt.services.tasks import measure_decimals, model_classes
-from tnt.services.training import metrics
+from tnt.services.training import categorical_features, metrics
 
 __all__ = ["MODELS", "REGRESSION_MODELS", "compare_models", "comparison_frame"]
 
@@ -138,14 +139,15 @@ def compare_models(
     >>> again["TnT"][0] is trained.tnt, again["TnT"][1]["fit_time"] == trained.tnt_metrics["fit_time"]
     (True, True)
     """
-    Xa, ya = data.X_train, data.y_train
+    Xa, ya = data.model_input(data.X_train), data.y_train
+    marked = categorical_features(data)
     names = REGRESSION_MODELS if data.is_regression else MODELS
     fitted = {} if fitted is None else dict(fitted)
     unknown = sorted(set(fitted) - set(names))
     if unknown:
         raise ValueError(f"fitted names models that are not compared here: {unknown}; the models are {list(names)}.")
     tnt_class, cart_class = model_classes(data.is_regression)
-    settings = dict(C=C, N1=N1, N2=N2, random_state=seed, max_bins=max_bins, ccp_alpha=ccp_alpha)
+    settings = dict(C=C, N1=N1, N2=N2, random_state=seed, max_bins=max_bins, ccp_alpha=ccp_alpha, **marked)
     tnt = _timed_fit("TnT", tnt_class(**settings), Xa, ya, fitted)
     # A graph pruned after training (ccp_alpha) is not fine-tuned afterwards: training prunes after fine-tuning.
     if data.is_regression or ccp_alpha != 0 or "TnT fine-tuned" in fitted:
@@ -153,14 +155,15 @@ def compare_models(
     else:
         tuned = _fine_tuned(tnt, Xa, ya, fine_tune)
     splits = tnt[0].n_splits_
-    cart = _timed_fit("CART (best-first)", cart_class.with_splits(splits, random_state=seed), Xa, ya, fitted)
+    cart = _timed_fit("CART (best-first)", cart_class.with_splits(splits, random_state=seed, **marked), Xa, ya, fitted)
     models = [tnt, tuned, cart]
     if not data.is_regression:
-        tao = TAOClassifier.with_splits(splits, fine_tune=fine_tune, random_state=seed)
+        tao = TAOClassifier.with_splits(splits, fine_tune=fine_tune, random_state=seed, **marked)
         models.append(
             _timed_fit("TAO", tao, Xa, ya, fitted) if "TAO" in fitted else _fine_tuned(cart, Xa, ya, fine_tune)
         )
-        models.append(_timed_fit("NDG", NDGClassifier.with_splits(splits, random_state=seed), Xa, ya, fitted))
+        ndg = NDGClassifier.with_splits(splits, random_state=seed, **marked)
+        models.append(_timed_fit("NDG", ndg, Xa, ya, fitted))
     return {name: (model, metrics(model, data, seconds)) for name, (model, seconds) in zip(names, models)}
 
 

@@ -123,7 +123,7 @@ def _what_happened(event, names, previous, last_phase: bool, same_graph: bool) -
         dead = details.get("dead", [])
         if dead:
             listed = "; ".join(
-                f"{condition_text(names[f], t)} (all {n:,} samples go {'yes' if side == 'left' else 'no'})"
+                f"{_dead_test(names[f], t)} (all {n:,} samples go {'yes' if side == 'left' else 'no'})"
                 for f, t, n, side in dead[:MAX_LISTED]
             )
             more = f", and {len(dead) - MAX_LISTED} more" if len(dead) > MAX_LISTED else ""
@@ -135,6 +135,12 @@ def _what_happened(event, names, previous, last_phase: bool, same_graph: bool) -
         "Each split is refitted as a single test on its sensitive samples (kept only if it misroutes no "
         "more of them) and each leaf takes its samples' majority class."
     ]
+
+
+def _dead_test(name: str, threshold: float) -> str:
+    """A dead split's test: its threshold, or for a categorical split (threshold NaN; the event
+    does not carry its subset) the feature whose categories it tests."""
+    return f"a test of {name}'s categories" if np.isnan(threshold) else condition_text(name, threshold)
 
 
 def _grow_reasons(records, dead) -> list[str]:

@@ -17,7 +17,7 @@ from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.services.budget import BudgetResult, fit_to_budget
 from tnt.services.tasks import model_classes, scores
 
-__all__ = ["SIZE_CHOICES", "TrainParams", "TrainResult", "fitted_params", "train", "train_to_budget", "metrics"]
+__all__ = ["SIZE_CHOICES", "TrainParams", "TrainResult", "categorical_features", "train", "train_to_budget", "metrics"]
 
 
 #: The app's choices of ``ccp_alpha``: the graph at C as set (the default), or pruned at the level a
@@ -58,45 +58,6 @@ class TrainParams:
     def estimator(self, regression: bool = False) -> TnTClassifier:
         """The unfitted TnT classifier (or regressor) of these settings."""
         return model_classes(regression)[0](**self.tnt_params())
-
-
-def fitted_params(data: Dataset, params: TrainParams) -> tuple[TrainParams, str | None]:
-    """The settings TnT trains with on ``data``, and a sentence saying what was changed, if anything.
-
-    With categorical features TnT learns subsets of categories with ``N1=1``, no fine-tuning and
-    the size as C sets it only so far (:class:`tnt.TnTClassifier` refuses the rest): other choices
-    are trained with those, and the sentence says so. Other data keep ``params`` (and None).
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from tnt.data.datasets import make_dataset
-    >>> frame = pd.DataFrame({"colour": ["red", "blue", "green"] * 4, "y": ["u", "v"] * 6})
-    >>> data = make_dataset(frame, target="y", features=["colour"], name="t", test_size=0.5)
-    >>> used, note = fitted_params(data, TrainParams(N1=3))
-    >>> used.N1, note
-    (1, "The data has a categorical column ('colour'), and TnT learns subsets of categories with N1=1 only so far: trained with N1=1 instead of N1=3.")
-    """
-    if not data.categorical:
-        return params, None
-    used = replace(params, N1=1, fine_tune=0, ccp_alpha=SIZE_CHOICES[0])
-    if used == params:
-        return params, None
-    changed = [
-        said
-        for said, differs in (
-            (f"N1=1 instead of N1={params.N1}", params.N1 != 1),
-            (f"no fine-tuning instead of {params.fine_tune} rounds", params.fine_tune != 0),
-            ("the size C sets instead of one chosen on held-out data", params.ccp_alpha != SIZE_CHOICES[0]),
-        )
-        if differs
-    ]
-    named = ", ".join(f"'{name}'" for name in data.categorical[:3]) + (", ..." if len(data.categorical) > 3 else "")
-    columns = "categorical columns" if len(data.categorical) > 1 else "a categorical column"
-    return used, (
-        f"The data has {columns} ({named}), and TnT learns subsets of categories with N1=1 only so far: "
-        f"trained with {', '.join(changed)}."
-    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -140,8 +101,9 @@ def metrics(model, data: Dataset, fit_time: float) -> dict:
     }
 
 
-def _categorical_features(data: Dataset) -> dict:
-    """``categorical_features`` of the learners for ``data``, by name (nothing without any)."""
+def categorical_features(data: Dataset) -> dict:
+    """``categorical_features`` of the learners for ``data``, by name (nothing without any): what
+    every model fitted on :meth:`Dataset.model_input` is given, so that its parameters say it."""
     return {"categorical_features": list(data.categorical)} if data.categorical else {}
 
 
@@ -150,8 +112,7 @@ def train(data: Dataset, params: TrainParams, progress_callback=None) -> TrainRe
 
     ``progress_callback`` receives every :class:`tnt.GrowthEvent` of the TnT fit. Both read the
     data's categorical features by name (:meth:`tnt.data.datasets.Dataset.model_input`), so both
-    split them by subsets of categories; ``params`` must be settings TnT takes on such data
-    (:func:`fitted_params`).
+    split them by subsets of categories.
 
     Examples
     --------
@@ -160,7 +121,7 @@ def train(data: Dataset, params: TrainParams, progress_callback=None) -> TrainRe
     >>> result.cart.n_splits_ <= result.tnt.n_splits_
     True
     """
-    X_train, marked = data.model_input(data.X_train), _categorical_features(data)
+    X_train, marked = data.model_input(data.X_train), categorical_features(data)
     start = time.perf_counter()
     tnt = params.estimator(data.is_regression).set_params(**marked)
     tnt.fit(X_train, data.y_train, progress_callback=progress_callback)
@@ -197,7 +158,7 @@ def train_to_budget(
     (True, True)
     """
     others = {name: value for name, value in params.tnt_params().items() if name != "C"}
-    others.update(_categorical_features(data))  # the CART baseline reads them from the pandas categories
+    others.update(categorical_features(data))  # the CART baseline reads them from the pandas categories
     found = fit_to_budget(
         data.model_input(data.X_train),
         data.y_train,
