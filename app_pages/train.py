@@ -10,10 +10,13 @@ from ui import state
 from ui.display import (
     BIN_CHOICES,
     C_GRID,
+    SIZE_HELP,
+    SIZE_WORDS,
     comparison_table,
     format_C,
     format_count,
     format_measure,
+    format_size,
     headline,
     history_table,
     nearest_C,
@@ -68,15 +71,9 @@ with st.form("train/form"):
         ccp_alpha = st.selectbox(
             "Size",
             SIZE_CHOICES,
-            format_func=lambda a: "C as set" if a == SIZE_CHOICES[0] else "chosen on held-out data (slower)",
+            format_func=lambda a: SIZE_WORDS[a],
             key="train/ccp_alpha",
-            help="C as set: the graph TnT grows at C. Chosen on held-out data (ccp_alpha='held_out_regrown'): "
-            "a held-out 20 % of the training rows chooses a pruning level (a cost per split); the graph is "
-            "then grown on all the rows at the larger of C and that level and pruned there, so training "
-            "takes about 2.7 times as long (MNIST: 2.66). On the benchmark suite's 33 classification pairs TnT beat CART at "
-            "the same splits on 30 with it (mean +1.07 points, worst -0.12) against 20 with C as set (+0.46, "
-            "worst -1.31); on the 19 regression pairs on 10 (mean -0.06 R² x 100) against 13 (+0.24): use it "
-            "for classification (docs/learner_options.md).",
+            help=SIZE_HELP,
         )
         budget_on = st.toggle(
             "Aim at a budget of splits (searches C)",
@@ -116,7 +113,8 @@ if submitted and budget_on:
             result.key,
             (
                 f"Budget of {int(budget):,} splits: C={format_C(found.C)} gives {found.n_splits:,} splits, the most "
-                f"not above {int(budget):,} of the values tried, found with {found.n_fits} new fits{searching}. "
+                f"not above {int(budget):,} of the values tried, found with {found.n_fits} new fits{searching} "
+                f"(size: {format_size(found.size_rule)}). "
                 f"C tried (splits): {tried}."
                 + (
                     ""

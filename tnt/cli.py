@@ -22,7 +22,7 @@ _SUFFIX_FORMATS = {"py": "python"}
 #: Most merge phases, grow passes or fine-tuning rounds the command line runs (the app: 5, 10 and 5).
 MAX_ROUNDS = 100
 #: ``tnt train --size``: the command line's names of :data:`tnt.services.training.SIZE_CHOICES`, in its order.
-SIZE_NAMES = ("C", "held-out")
+SIZE_NAMES = ("auto", "C", "held-out")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -138,11 +138,12 @@ def _parser() -> argparse.ArgumentParser:
     train.add_argument(
         "--size",
         choices=SIZE_NAMES,
-        default="C",
-        help="TnT: C (default): the graph TnT grows at --C; held-out: a held-out 20%% of the training rows "
-        "chooses the pruning level, and the graph is grown at the larger of --C and that level and pruned "
-        "there (ccp_alpha='held_out_regrown'; more accurate on most classification tables, slower: see the "
-        "guide's 'Getting the most accurate graph'); with --max-splits, the budget search keeps it",
+        default="auto",
+        help="TnT: auto (default): --C is the lower bound of the cost per split, and a held-out 20%% of the "
+        "training rows chooses a larger one where a smaller graph is clearly better there (ccp_alpha='auto'); "
+        "C: the graph TnT grows at --C alone (ccp_alpha=0.0, the paper's); held-out: the level a graph grown "
+        "on 80%% of the rows chooses (ccp_alpha='held_out_regrown', slower: see the guide's 'Getting the most "
+        "accurate graph'); with --max-splits, the budget search keeps it",
     )
     train.add_argument("--seed", type=int, default=0, help="random seed for the split and the training (default 0)")
     train.add_argument(
@@ -317,6 +318,7 @@ def _train(args) -> None:
         model = _model(args, regression).fit(X_train, y_train)
     else:
         from tnt.services.budget import fit_to_budget
+        from tnt.services.training import SIZE_CHOICES
 
         if regression:
             raise ValueError("--max-splits trains classifiers only; for a regression target, choose --C.")
@@ -328,7 +330,8 @@ def _train(args) -> None:
         model = found.model
         tried = ", ".join(f"{C:.3g}: {s}" for C, s in sorted(set(found.tried)))
         print(
-            f"budget {args.max_splits} splits: C={found.C:.4g} gives {found.n_splits} splits, "
+            f"budget {args.max_splits} splits: C={found.C:.4g} gives {found.n_splits} splits "
+            f"(size: {SIZE_NAMES[SIZE_CHOICES.index(found.size_rule)]}), "
             f"found in {found.n_fits} fits (C: splits tried: {tried})"
         )
         if not found.bracketed:

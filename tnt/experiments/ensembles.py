@@ -78,7 +78,7 @@ def _check_cart_trees(cart_trees: str) -> None:
 
 def _make(kind: str, n_estimators: int, seed: int, C: float, max_leaf_nodes: int | None, cart_trees: str):
     if kind.startswith("TnT"):
-        base = TnTClassifier(C=C, random_state=seed)
+        base = TnTClassifier(C=C, ccp_alpha=0.0, random_state=seed)  # the paper's graph, C alone
     else:
         base = _cart_tree(cart_trees, max_leaf_nodes, seed)
     if kind.endswith("AdaBoost"):

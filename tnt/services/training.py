@@ -20,9 +20,10 @@ from tnt.services.tasks import model_classes, scores
 __all__ = ["SIZE_CHOICES", "TrainParams", "TrainResult", "fitted_params", "train", "train_to_budget", "metrics"]
 
 
-#: The app's choices of ``ccp_alpha``: the graph at C as set (the default), or pruned at the level a
-#: held-out 20 % of the training data chooses, the graph grown at the larger of C and that level.
-SIZE_CHOICES = (0.0, "held_out_regrown")
+#: The app's choices of ``ccp_alpha``: the size a held-out 20 % of the training data chooses on one
+#: CART, C its lower bound (the library's default, "auto"); the graph C alone grows (0.0, the paper's);
+#: or the level a held-out part chooses on a graph grown on the rest ("held_out_regrown", slower).
+SIZE_CHOICES = ("auto", 0.0, "held_out_regrown")
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,7 @@ class TrainParams:
     fine_tune: int = 0
     seed: int = 0
     max_bins: int = MAX_EXACT_BINS
-    ccp_alpha: float | str = 0.0  # one of SIZE_CHOICES
+    ccp_alpha: float | str = SIZE_CHOICES[0]  # one of SIZE_CHOICES
 
     def tnt_params(self) -> dict:
         """These settings as parameters of :class:`tnt.TnTClassifier` (and :class:`tnt.TnTRegressor`).
@@ -79,7 +80,9 @@ def fitted_params(data: Dataset, params: TrainParams) -> tuple[TrainParams, str 
     """
     if not data.categorical:
         return params, None
-    used = replace(params, N1=1, fine_tune=0, ccp_alpha=SIZE_CHOICES[0])
+    # With categories "auto" keeps the size C gives, as 0.0 does; a held-out graph is not grown.
+    size = params.ccp_alpha if params.ccp_alpha in ("auto", 0.0) else SIZE_CHOICES[0]
+    used = replace(params, N1=1, fine_tune=0, ccp_alpha=size)
     if used == params:
         return params, None
     changed = [
@@ -87,7 +90,7 @@ def fitted_params(data: Dataset, params: TrainParams) -> tuple[TrainParams, str 
         for said, differs in (
             (f"N1=1 instead of N1={params.N1}", params.N1 != 1),
             (f"no fine-tuning instead of {params.fine_tune} rounds", params.fine_tune != 0),
-            ("the size C sets instead of one chosen on held-out data", params.ccp_alpha != SIZE_CHOICES[0]),
+            ("the size C sets instead of one chosen on a held-out graph", params.ccp_alpha != size),
         )
         if differs
     ]
