@@ -52,6 +52,9 @@ with st.form("train/form"):
             options=C_GRID,
             format_func=format_C,
             key="train/C",
+            help="The cost of a split in training loss. Smaller C, larger graphs. With the default Size "
+            "(chosen on held-out data) C is a lower bound: held-out data may choose a larger cost, so a "
+            "smaller graph, where that is clearly better.",
         )
         N1 = st.slider("N1, merge phases (1 = plain pruned CART)", 1, 5, key="train/N1")
         N2 = st.slider("N2, grow passes per phase", 1, 10, key="train/N2")
@@ -113,9 +116,9 @@ if submitted and budget_on:
             result.key,
             (
                 f"Budget of {int(budget):,} splits: C={format_C(found.C)} gives {found.n_splits:,} splits, the most "
-                f"not above {int(budget):,} of the values tried, found with {found.n_fits} new fits{searching} "
-                f"(size: {format_size(found.size_rule)}). "
-                f"C tried (splits): {tried}."
+                f"not above {int(budget):,} of the values tried, found with {found.n_fits} new fits{searching}. "
+                f"C tried (splits): {tried}. Size: {format_size(found.size_rule)}"
+                + (", as a budget sets the size." if found.size_rule == 0.0 else ".")
                 + (
                     ""
                     if found.bracketed
@@ -148,7 +151,9 @@ else:  # opening the page trains nothing: it shows the model in use, if there is
             f"and {what} of scikit-learn (CART) with as many splits beside it, to compare them on the test rows."
         )
 if submitted and result is not None:
-    state.set_params(replace(chosen, C=wanted.C))  # as chosen; a budget search's C is the one found
+    # As chosen; a budget search's C is the one found, and its size rule the one it fitted with (C alone
+    # for the default held-out choice, as the budget sets the size).
+    state.set_params(replace(chosen, C=wanted.C, ccp_alpha=wanted.ccp_alpha if budget_on else chosen.ccp_alpha))
 elif submitted:  # training failed (and said why): the model in use stays
     result, was_cached = state.current_result(), True
 params = state.params()

@@ -244,10 +244,25 @@ def test_held_out_scores_cover_the_path_from_the_graph_to_its_root(noisy):
 def test_a_pruned_model_is_not_fine_tuned_afterwards(noisy):
     X, y = noisy
     pruned = TnTClassifier(C=3e-3, ccp_alpha=1e-2, random_state=0).fit(X, y)
-    with pytest.raises(
-        ValueError, match=r"trained with ccp_alpha=0; this one has ccp_alpha=0.01, .*\(fine_tune=\.\.\."
-    ):
+    with pytest.raises(ValueError, match=r"not pruned; this one has ccp_alpha=0.01 .*\(fine_tune=\.\.\."):
         pruned.fine_tuned(X, y, rounds=2)
+    chosen = TnTClassifier(C=1e-4, random_state=0).fit(X, y)  # the default, "auto"
+    assert chosen.pruning_level_ > 0  # the noisy labels: a larger level than C was chosen
+    with pytest.raises(ValueError, match=r"ccp_alpha='auto' \(pruned at"):
+        chosen.fine_tuned(X, y, rounds=2)
+
+
+def test_the_default_that_kept_c_fine_tunes_as_training_with_rounds_does():
+    rng = np.random.default_rng(3)
+    X = rng.random((1500, 4))
+    y = ((X[:, 0] > 0.5) ^ (X[:, 1] > 0.3)).astype(int)
+    model = TnTClassifier(C=1e-3, random_state=0).fit(X, y)
+    assert model.pruning_level_ == 0
+    tuned = model.fine_tuned(X, y, rounds=2)
+    direct = TnTClassifier(C=1e-3, fine_tune=2, random_state=0).fit(X, y)
+    assert direct.pruning_level_ == 0
+    np.testing.assert_array_equal(tuned.graph_.children_left, direct.graph_.children_left)
+    np.testing.assert_array_equal(tuned.graph_.threshold, direct.graph_.threshold)
 
 
 @pytest.mark.parametrize("Model", [TnTClassifier, TnTRegressor])

@@ -101,7 +101,8 @@ def _parser() -> argparse.ArgumentParser:
         type=float,
         default=None,
         help="pruning strength (TnT) or penalty per leaf (NDG); larger gives fewer splits "
-        "(default 1e-3 for TnT, 3e-4 for NDG)",
+        "(default 1e-3 for TnT, 3e-4 for NDG); with TnT's default --size auto, the lower bound of the cost "
+        "per split that held-out data may raise",
     )
     train.add_argument(
         "--max-splits",
@@ -317,7 +318,7 @@ def _train(args) -> None:
     if args.model == "ndg" or args.max_splits is None:
         model = _model(args, regression).fit(X_train, y_train)
     else:
-        from tnt.services.budget import fit_to_budget
+        from tnt.services.budget import budget_size, fit_to_budget
         from tnt.services.training import SIZE_CHOICES
 
         if regression:
@@ -326,6 +327,7 @@ def _train(args) -> None:
             raise ValueError(f"--max-splits must be 0 or more, got {args.max_splits}.")
         _model(args, regression)  # checks the options
         C_start = settings.pop("C")
+        settings["ccp_alpha"] = budget_size(settings["ccp_alpha"])  # the budget sets the size
         found = fit_to_budget(X_train, y_train, args.max_splits, C_start=C_start, **settings, **_categorical(args))
         model = found.model
         tried = ", ".join(f"{C:.3g}: {s}" for C, s in sorted(set(found.tried)))
@@ -349,8 +351,13 @@ def _train(args) -> None:
     for name in args.categorical:
         categories = model.categories_[list(model.feature_names_in_).index(name)]
         print(f"categorical {name}: {len(categories)} categories")
-    if args.size == "held-out":
-        print(f"size chosen on held-out data: pruning level {model.pruning_level_:.3g} per split")
+    if args.size != "C" and args.model == "tnt":
+        level = getattr(model, "pruning_level_", 0.0)
+        print(
+            f"size chosen on held-out data: pruning level {level:.3g} per split"
+            if level > 0
+            else "size chosen on held-out data: C kept (no smaller graph was clearly better there)"
+        )
     if args.model == "tnt" and args.max_splits is not None:
         data = (X_test, y_test) if X_test is not None else (X_train, y_train)
         print(
@@ -383,8 +390,8 @@ def _model(args, regression: bool):
             raise ValueError("--model ndg trains classifiers only; for a regression target, use --model tnt.")
         if args.max_splits is not None and args.max_splits < 0:
             raise ValueError(f"--max-splits must be at least 0, got {args.max_splits}.")
-        if args.size != "C":
-            raise ValueError("--size held-out is an option of TnT; drop it for --model ndg.")
+        if args.size != SIZE_NAMES[0]:
+            raise ValueError(f"--size {args.size} is an option of TnT; drop it for --model ndg.")
         if args.categorical:
             raise ValueError("--categorical is an option of TnT; NDG has no categorical splits, so use --model tnt.")
         return NDGClassifier(

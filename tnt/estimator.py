@@ -202,8 +202,8 @@ class TnTClassifier(GraphClassifierMixin, TnTEstimator):
         ValueError
             If this model was trained with ``fine_tune > 0`` (rounds continued from a fine-tuned
             graph can differ from training with their sum, so no ``fine_tune`` value would describe
-            the result), was pruned (``ccp_alpha`` other than 0: training prunes after
-            fine-tuning, so a pruned graph fine-tuned is no graph that training gives), or ``(X, y)``
+            the result), was pruned (``ccp_alpha`` other than 0, unless "auto" kept ``C``: training
+            prunes after fine-tuning, so a pruned graph fine-tuned is no graph that training gives), or ``(X, y)``
             has other features or classes than its training data.
 
         Examples
@@ -217,10 +217,13 @@ class TnTClassifier(GraphClassifierMixin, TnTEstimator):
         >>> bool((tuned.predict(X) == direct.predict(X)).all()), tuned.fine_tune
         (True, 5)
         """
-        if self.ccp_alpha != 0:
+        # "auto" that kept C pruned nothing, and its choice does not depend on fine_tune: the graph
+        # fine-tuned is the one training with fine_tune gives.
+        if self.ccp_alpha != 0 and not (self.ccp_alpha == "auto" and self.pruning_level_ == 0):
             raise ValueError(
-                f"fine_tuned starts from a model trained with ccp_alpha=0; this one has ccp_alpha={self.ccp_alpha!r}, "
-                "and training prunes after fine-tuning. Train it with the rounds you want instead (fine_tune=...)."
+                f"fine_tuned starts from a graph that was not pruned; this one has ccp_alpha={self.ccp_alpha!r} "
+                f"(pruned at {self.pruning_level_:.3g}), and training prunes after fine-tuning. Train it with the "
+                "rounds you want instead (fine_tune=...)."
             )
         return self._fine_tuned(
             lambda n: clone(self).set_params(fine_tune=n), X, y, rounds, sample_weight, int(self.max_bins)

@@ -208,7 +208,9 @@ SIZE_HELP = (
     "and TnT grows and prunes its graph at that level. C alone (ccp_alpha=0): the graph TnT grows at C, as in "
     "the paper; it over-fits at small C. Chosen on a held-out graph (ccp_alpha='held_out_regrown'): the level "
     "is read off a whole TnT graph grown on 80 % of the rows, which takes about 2.7 times as long. "
-    "Measured in docs/learner_options.md."
+    "On the benchmark suite's 33 classification pairs TnT beat CART at the same splits on 29 with the default "
+    "(mean +0.88 points) against 20 with C alone (+0.46), and its own test accuracy was +1.15 points above "
+    "C alone's on average (docs/accuracy.md)."
 )
 #: Short words for the Train page's choices of ``ccp_alpha`` (:data:`tnt.services.training.SIZE_CHOICES`).
 SIZE_LABELS = {"auto": "held-out choice", 0.0: "C alone", "held_out_regrown": "held-out graph"}

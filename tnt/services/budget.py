@@ -18,7 +18,18 @@ from tnt.baselines import CARTClassifier
 from tnt.estimator import TnTClassifier
 from tnt.services.tasks import model_classes
 
-__all__ = ["BudgetResult", "fit_to_budget"]
+__all__ = ["BudgetResult", "budget_size", "fit_to_budget"]
+
+
+def budget_size(ccp_alpha):
+    """The size rule a budget search of the app or the command line fits with: their default, the
+    held-out choice ("auto"), becomes the graph C alone grows (0.0), as the budget sets the size;
+    another rule chosen is kept (its graphs bounded by the budget).
+
+    >>> budget_size("auto"), budget_size(0.0), budget_size("held_out_regrown")
+    (0.0, 0.0, 'held_out_regrown')
+    """
+    return 0.0 if ccp_alpha == "auto" else ccp_alpha
 
 
 @dataclass

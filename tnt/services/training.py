@@ -14,7 +14,7 @@ from tnt.baselines import CARTClassifier
 from tnt.data.datasets import Dataset
 from tnt.estimator import TnTClassifier
 from tnt.learn.binning import MAX_EXACT_BINS
-from tnt.services.budget import BudgetResult, fit_to_budget
+from tnt.services.budget import BudgetResult, budget_size, fit_to_budget
 from tnt.services.tasks import model_classes, scores
 
 __all__ = ["SIZE_CHOICES", "TrainParams", "TrainResult", "fitted_params", "train", "train_to_budget", "metrics"]
@@ -189,8 +189,9 @@ def train_to_budget(
     starting from ``params.C``, with ``params``' other settings), and CART with as many splits.
 
     ``fitted`` (``{C: TnTClassifier}`` of earlier fits with the same data and other settings) is
-    reused and filled. The result's ``params`` carry the C found; its fit time is the time of that
-    C's fit (NaN when the fit was reused).
+    reused and filled. The result's ``params`` carry the C found and the size rule searched with
+    (:func:`tnt.services.budget.budget_size`: the default held-out choice becomes C alone, as the
+    budget sets the size); its fit time is the time of that C's fit (NaN when the fit was reused).
 
     Examples
     --------
@@ -200,6 +201,7 @@ def train_to_budget(
     (True, True)
     """
     others = {name: value for name, value in params.tnt_params().items() if name != "C"}
+    others["ccp_alpha"] = budget_size(params.ccp_alpha)
     others.update(_categorical_features(data))  # the CART baseline reads them from the pandas categories
     found = fit_to_budget(
         data.model_input(data.X_train),
@@ -213,7 +215,7 @@ def train_to_budget(
     )
     result = TrainResult(
         dataset_key=data.key,
-        params=replace(params, C=found.C),
+        params=replace(params, C=found.C, ccp_alpha=found.size_rule),
         tnt=found.model,
         cart=found.cart,
         tnt_metrics=metrics(found.model, data, found.fit_times.get(found.C, float("nan"))),
