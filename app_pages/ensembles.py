@@ -21,7 +21,8 @@ elif len(data.missing_counts()):
 else:
     st.caption(
         f"Data: **{data.name}**. Bagging draws each base model's training set with replacement "
-        "(max_samples=1.0, no feature sampling); AdaBoost is SAMME with learning rate 1.0. The CART base "
+        "(max_samples=1.0, no feature sampling); AdaBoost is SAMME with learning rate 1.0. Each TnT base graph "
+        "is the graph TnT grows at C alone (`ccp_alpha=0.0`, the paper's). The CART base "
         "trees get as many splits as the TnT base graphs have on average, so both ensembles are the same size; "
         "they are best-first CART trees grown by the project's binned split search, the same trees as "
         "scikit-learn's `DecisionTreeClassifier(max_leaf_nodes=...)` up to ties between equally good splits."

@@ -17,7 +17,8 @@ p = state.params()
 score = "R²" if data.is_regression else "accuracy"
 st.caption(
     f"Data: **{data.name}**. Each C is trained once per seed (N1={p.N1}, N2={p.N2}, thresholds: "
-    f"{format_bins(p.max_bins)}, as on the Train page); CART is grown "
+    f"{format_bins(p.max_bins)}, as on the Train page; size: C alone, the graph TnT grows at each C, as in "
+    "the paper's sweeps); CART is grown "
     "best-first to the same number of splits, NDG (optional) to at most as many. Bands: ±1 standard "
     f"deviation across seeds. Scored by {score}."
 )

@@ -1,8 +1,6 @@
 """Train page: C, N1, N2, fine-tuning, seed, thresholds and how the size is set in one form, or a budget of splits; TnT beside CART
 with as many splits."""
 
-from dataclasses import replace
-
 import streamlit as st
 
 from tnt.services.training import SIZE_CHOICES, TrainParams
@@ -10,10 +8,13 @@ from ui import state
 from ui.display import (
     BIN_CHOICES,
     C_GRID,
+    SIZE_HELP,
+    SIZE_WORDS,
     comparison_table,
     format_C,
     format_count,
     format_measure,
+    format_size,
     headline,
     history_table,
     nearest_C,
@@ -47,6 +48,9 @@ with st.form("train/form"):
             options=C_GRID,
             format_func=format_C,
             key="train/C",
+            help="The cost of a split in training loss. Smaller C, larger graphs. With the default Size "
+            "(chosen on held-out data) C is a lower bound: held-out data may choose a larger cost, so a "
+            "smaller graph, where that is clearly better.",
         )
         N1 = st.slider("N1, merge phases (1 = plain pruned CART)", 1, 5, key="train/N1")
         N2 = st.slider("N2, grow passes per phase", 1, 10, key="train/N2")
@@ -66,15 +70,9 @@ with st.form("train/form"):
         ccp_alpha = st.selectbox(
             "Size",
             SIZE_CHOICES,
-            format_func=lambda a: "C as set" if a == SIZE_CHOICES[0] else "chosen on held-out data (slower)",
+            format_func=lambda a: SIZE_WORDS[a],
             key="train/ccp_alpha",
-            help="C as set: the graph TnT grows at C. Chosen on held-out data (ccp_alpha='held_out_regrown'): "
-            "a held-out 20 % of the training rows chooses a pruning level (a cost per split); the graph is "
-            "then grown on all the rows at the larger of C and that level and pruned there, so training "
-            "takes about 2.7 times as long (MNIST: 2.66). On the benchmark suite's 33 classification pairs TnT beat CART at "
-            "the same splits on 30 with it (mean +1.07 points, worst -0.12) against 20 with C as set (+0.46, "
-            "worst -1.31); on the 19 regression pairs on 10 (mean -0.06 R² x 100) against 13 (+0.24): use it "
-            "for classification (docs/learner_options.md).",
+            help=SIZE_HELP,
         )
         budget_on = st.toggle(
             "Aim at a budget of splits (searches C)",
@@ -113,7 +111,8 @@ if submitted and budget_on:
             (
                 f"Budget of {int(budget):,} splits: C={format_C(found.C)} gives {found.n_splits:,} splits, the most "
                 f"not above {int(budget):,} of the values tried, found with {found.n_fits} new fits{searching}. "
-                f"C tried (splits): {tried}."
+                f"C tried (splits): {tried}. Size: {format_size(found.size_rule)}"
+                + (", as a budget sets the size." if found.size_rule == 0.0 else ".")
                 + (
                     ""
                     if found.bracketed
@@ -146,7 +145,9 @@ else:  # opening the page trains nothing: it shows the model in use, if there is
             f"and {what} of scikit-learn (CART) with as many splits beside it, to compare them on the test rows."
         )
 if submitted and result is not None:
-    state.set_params(replace(chosen, C=wanted.C))  # as chosen; a budget search's C is the one found
+    # As chosen; a budget search's C is the one found, and its size rule the one it fitted with (C alone
+    # for the default held-out choice, as the budget sets the size).
+    state.set_params(wanted)
 elif submitted:  # training failed (and said why): the model in use stays
     result, was_cached = state.current_result(), True
 params = state.params()

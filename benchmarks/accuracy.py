@@ -45,6 +45,11 @@ from tnt.experiments.paper import PAPER_DATASETS, load_paper_data  # noqa: E402
 
 REPORT = ROOT / "docs" / "accuracy.md"
 RUNS = ROOT / "docs" / "accuracy_runs.csv"
+#: The same suite with ``ccp_alpha=0.0``, the graph ``C`` alone grows (the default of version 0.1):
+#: the pairs it counts are the suite's pairs (``shared/data/benchmark/BASELINE.md``), whatever the
+#: default's size, and its test scores are what the default is measured against.
+RUNS_C_ALONE = ROOT / "docs" / "accuracy_runs_c_alone.csv"
+C_ALONE = {"ccp_alpha": 0.0}
 PAPER_TABLE1 = ROOT / "docs" / "paper" / "table1.csv"
 C_GRID = (1e-2, 1e-3, 1e-4)
 SEEDS = 5
@@ -138,10 +143,13 @@ def run_suite(entries, seeds=SEEDS, Cs=C_GRID, n_jobs=-1, params=None, missing_s
     return pd.DataFrame([row for rows in results for row in rows])
 
 
-def pair_table(runs: pd.DataFrame, min_splits: int = MIN_SPLITS) -> pd.DataFrame:
+def pair_table(
+    runs: pd.DataFrame, min_splits: int = MIN_SPLITS, counted_by: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """One row per (task, set, C): mean splits and scores over the seeds, the gain of TnT in points
     (score x 100), how many seeds TnT was at least as good, whether the pair counts (TnT's mean
-    splits at least ``min_splits``) and whether TnT won it (mean at least CART's)."""
+    splits at least ``min_splits``; those of ``counted_by``'s runs when given, so that a graph the
+    default shrinks below ``min_splits`` keeps its pair) and whether TnT won it (mean at least CART's)."""
     runs = runs.assign(seed_win=runs["tnt_test"] >= runs["cart_test"])
     pairs = (
         runs.groupby(["task", "set", "C"], sort=False)
@@ -159,6 +167,9 @@ def pair_table(runs: pd.DataFrame, min_splits: int = MIN_SPLITS) -> pd.DataFrame
     )
     pairs["gain"] = 100 * (pairs["tnt_test"] - pairs["cart_test"])
     pairs["counted"] = pairs["tnt_splits"] >= min_splits
+    if counted_by is not None:
+        basis = pair_table(counted_by, min_splits).set_index(["task", "set", "C"])["counted"]
+        pairs["counted"] = basis.reindex(pd.MultiIndex.from_frame(pairs[["task", "set", "C"]])).fillna(False).to_numpy()
     pairs["win"] = pairs["tnt_test"] >= pairs["cart_test"]
     return pairs.sort_values(["task", "set", "C"], ascending=[True, True, False], ignore_index=True)
 
@@ -306,9 +317,43 @@ def timing(parts: dict, load: float) -> str:
     return f"Took {total / 60:.1f} minutes of wall time: {each}. Load average at the start {load:.1f}."
 
 
-def report(pairs, summ, paper, *, command, took, seeds, stamp, params=None) -> str:
+def against_c_alone(pairs: pd.DataFrame, alone_pairs: pd.DataFrame, fit_ratio: float) -> str:
+    """Markdown: the default against the graph ``C`` alone grows (``ccp_alpha=0.0``) on the counted
+    pairs: each one's wins against CART, and the default's own test score against C alone's at the
+    same C (what a user gets instead), with the suite's summed fit time of the two in this run."""
+    keys = ["task", "set", "C"]
+    both = pairs[pairs["counted"]].merge(alone_pairs, on=keys, suffixes=("", "_alone"))
+    both["change"] = 100 * (both["tnt_test"] - both["tnt_test_alone"])
+    lines = [
+        "| task | size | pairs where TnT >= CART | mean gain | worst | own test score against C alone: mean | worst | "
+        "pairs more than 1 point below |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for task, of_task in both.groupby("task", sort=False):
+        change = of_task["change"]
+        own = f"{_sign(change.mean())} | {_sign(change.min())} | {int((change < -1.0).sum())}"
+        for label, win, gain in (("default", "win", "gain"), ("C alone", "win_alone", "gain_alone")):
+            lines.append(
+                f"| {task} | {label} | {int(of_task[win].sum())} / {len(of_task)} | {_sign(of_task[gain].mean())} | "
+                f"{_sign(of_task[gain].min())} | {own if label == 'default' else '- | - | -'} |"
+            )
+    worst = both.sort_values("change").head(3)
+    drops = "; ".join(
+        f"{r.set} C={r.C:g} {_sign(r.change)} ({r.tnt_splits_alone:.0f} -> {r.tnt_splits:.0f} splits)"
+        for r in worst.itertuples()
+    )
+    return (
+        "\n".join(lines)
+        + f"\n\nLargest drops of the default's test score below C alone's: {drops}.\n\n"
+        + f"The default's TnT fits took {fit_ratio:.2f} times as long as C alone's over the whole suite "
+        "(summed fit seconds, this run).\n"
+    )
+
+
+def report(pairs, summ, paper, *, command, took, seeds, stamp, params=None, alone=None) -> str:
     """The whole of ``docs/accuracy.md``; ``took`` is :func:`timing`'s sentence, ``params`` the TnT
-    parameters set other than ``C`` and ``random_state``."""
+    parameters set other than ``C`` and ``random_state``, ``alone`` the pair table of the suite with
+    ``ccp_alpha=0.0`` and the fit-time ratio of the two runs (:func:`against_c_alone`)."""
     others = "".join(f", {name}={value!r}" for name, value in (params or {}).items())
     parts = [
         "# Accuracy: TnT against CART at the same number of splits\n",
@@ -317,11 +362,16 @@ def report(pairs, summ, paper, *, command, took, seeds, stamp, params=None) -> s
         f"{', '.join(map(str, range(seeds)))} (stratified for classification), TnT at C = "
         f"{', '.join(f'{C:g}' for C in C_GRID)} {others} with its other defaults (N1=2, N2=5, no fine-tuning) and "
         "`random_state` = seed, CART = scikit-learn's tree grown best-first to TnT's number of splits "
-        f"(`CARTClassifier.with_splits`). A (set, C) pair counts where TnT's mean splits are at least {MIN_SPLITS}; "
+        "(`CARTClassifier.with_splits`). A (set, C) pair counts where the graph `C` alone grows "
+        f"(`ccp_alpha=0.0`, the default of version 0.1 and of BASELINE.md) has at least {MIN_SPLITS} mean splits, "
+        "whatever the default's size (`ccp_alpha='auto'`: C is the lower bound of the cost per split, and a "
+        "held-out part of the training data may choose a larger one); "
         "TnT wins it where its mean test score is at least CART's. Gains are in points: accuracy x 100, R² x 100.\n",
         f"Run: {stamp}, `{command}`, {os.cpu_count()} cores, Python {platform.python_version()}, "
         f"{platform.machine()}. {took}\n",
     ]
+    if alone is not None:
+        parts += ["## The default against C alone (`ccp_alpha=0.0`)\n", against_c_alone(pairs, *alone)]
     for task in TASKS:
         if (pairs["task"] == task).any():
             title = "Classification (test accuracy)" if task == "classification" else "Regression (test R²)"
@@ -394,10 +444,15 @@ def main(argv=None) -> int:
     command = "python benchmarks/accuracy.py " + " ".join(argv if argv is not None else sys.argv[1:])
 
     load = os.getloadavg()[0]
+    entries = suite(names)
     start = time.perf_counter()
-    runs = run_suite(suite(names), seeds=seeds, n_jobs=args.n_jobs, params=params)
+    runs = run_suite(entries, seeds=seeds, n_jobs=args.n_jobs, params=params)
     parts = {"the suite": (time.perf_counter() - start, float(runs["tnt_fit_s"].sum()), len(runs))}
-    pairs = pair_table(runs)
+    start = time.perf_counter()
+    alone = run_suite(entries, seeds=seeds, n_jobs=args.n_jobs, params=params | C_ALONE)
+    parts["the suite with C alone"] = (time.perf_counter() - start, float(alone["tnt_fit_s"].sum()), len(alone))
+    pairs = pair_table(runs, counted_by=alone)
+    alone_pairs = pair_table(alone)
     summ = summary(pairs)
     paper = None
     if paper_names:
@@ -417,11 +472,13 @@ def main(argv=None) -> int:
         seeds=seeds,
         stamp=stamp,
         params=params,
+        alone=(alone_pairs, parts["the suite"][1] / max(parts["the suite with C alone"][1], 1e-9)),
     )
     print(text)
     if out is not None:
         out.write_text(text)
         runs.to_csv(out.with_name(out.stem + "_runs.csv"), index=False)
+        alone.to_csv(out.with_name(out.stem + "_runs_c_alone.csv"), index=False)
         print(f"Written to {out}.")
     return 0
 

@@ -89,15 +89,19 @@ def models(data_dir: Path | None):
     finds it, in ``data_dir`` only when given)."""
     with np.load(BUNDLED / "pendigits.npz", allow_pickle=False) as d:
         X, y, X_test = d["X_train"], d["y_train"], d["X_test"]
-    yield "pendigits", TnTClassifier(C=C, random_state=0).fit(X, y), X_test.astype(np.float64)
+    yield "pendigits", TnTClassifier(ccp_alpha=0.0, C=C, random_state=0).fit(X, y), X_test.astype(np.float64)
     if missing_data(["mnist"], data_dir) is None:
         with np.load(find_data("mnist", data_dir), allow_pickle=False) as d:
             X, y, X_test = d["X_train"], d["y_train"], d["X_test"]
-        yield "MNIST", TnTClassifier(C=C, random_state=0, n_jobs=-1).fit(X, y), X_test.astype(np.float64)
+        yield "MNIST", TnTClassifier(ccp_alpha=0.0, C=C, random_state=0, n_jobs=-1).fit(X, y), X_test.astype(np.float64)
     frame = pd.read_csv(BUNDLED / "california_housing_sample.csv")
     X, y = frame.drop(columns="median_house_value").to_numpy(), frame["median_house_value"].to_numpy()
     X, X_test, y, _ = train_test_split(X, y, test_size=0.3, random_state=0)
-    yield "California housing (2,000-row sample), regression", TnTRegressor(C=C, random_state=0).fit(X, y), X_test
+    yield (
+        "California housing (2,000-row sample), regression",
+        TnTRegressor(ccp_alpha=0.0, C=C, random_state=0).fit(X, y),
+        X_test,
+    )
 
 
 def c_speed(source: str, X: np.ndarray, folder: Path) -> tuple[float, np.ndarray]:

@@ -59,7 +59,7 @@ def seconds(t: float) -> str:
 def bench(name: str, data, n_samples: int) -> tuple[list, dict]:
     X_train, y_train, X_test, y_test = data
     start = time.perf_counter()
-    model = TnTClassifier(C=C, random_state=0).fit(X_train, y_train)
+    model = TnTClassifier(ccp_alpha=0.0, C=C, random_state=0).fit(X_train, y_train)
     fit = time.perf_counter() - start
     g = model.graph_
     y_tr, y_te = class_indices(model.classes_, y_train), class_indices(model.classes_, y_test)

@@ -1,13 +1,15 @@
-"""The learner's options against its defaults on the accuracy suite, the paper's sets and MNIST's fit time.
+"""The learner's options against the graph C alone grows on the accuracy suite, the paper's sets and MNIST's fit time.
 
 Run from the repository root:
 
     .venv/bin/python benchmarks/learner_options.py [--variants guard held_out ...] [--seeds 5]
 
 Each variant is TnT with some estimator parameters set (``VARIANTS``), measured exactly as
-``benchmarks/accuracy.py`` measures the defaults: the suite's sets, C in 1e-2, 1e-3, 1e-4, seeded
+``benchmarks/accuracy.py`` measures the default: the suite's sets, C in 1e-2, 1e-3, 1e-4, seeded
 67/33 splits, CART grown best-first to the variant's own number of splits. The pairs are the ones the
-defaults count (``docs/accuracy_runs.csv``, the rows of ``shared/data/benchmark/BASELINE.md``): a variant
+graph of C alone counts (``ccp_alpha=0.0``, the default of version 0.1: ``docs/accuracy_runs_c_alone.csv``,
+the rows of ``shared/data/benchmark/BASELINE.md``), and each variant is that setting with its own
+parameters (:func:`on_c_alone`; the variant "auto" is the default since 0.2): a variant
 that shrinks a graph below 10 splits keeps its pair. The paper's six sets run at their Table 1
 settings against the Table 1 run's TnT (the side table of ``docs/accuracy.md``) for the variants
 ``--paper`` names, and MNIST's fit (C=1e-4, one thread, as ``benchmarks/run.py`` times it) is timed in
@@ -35,7 +37,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from accuracy import (  # noqa: E402
-    RUNS,
+    C_ALONE,
+    RUNS_C_ALONE,
     SEEDS,
     UNIT,
     pair_table,
@@ -61,8 +64,27 @@ def grown_at_a_tenth_pruned_at_C(C: float) -> dict:
     return {"C": C / 10, "ccp_alpha": C}
 
 
+def on_c_alone(params):
+    """``params`` (a dict, or a function of C giving one) over ``ccp_alpha=0.0``: each variant changes
+    the graph C alone grows (the default of version 0.1) in what it sets, and in nothing else.
+
+    >>> on_c_alone({"internal_refit": "improving"})(1e-3)
+    {'ccp_alpha': 0.0, 'internal_refit': 'improving'}
+    >>> on_c_alone({"ccp_alpha": "auto"})(1e-3)
+    {'ccp_alpha': 'auto'}
+    """
+    return lambda C: C_ALONE | (params(C) if callable(params) else params)
+
+
 #: name: (estimator parameters, or a function of C giving them, and what it does)
 VARIANTS = {
+    "auto": (
+        {"ccp_alpha": "auto"},
+        "the default since version 0.2 (`ccp_alpha='auto'`): C is the lower bound of the cost per split; a CART "
+        "pruned at C is fitted on 80 % of the training data and scored on the other 20 % at every level of its "
+        "pruning path from C up, a larger level is taken only where it scores better than C by more than one "
+        "standard error of the per-sample differences, and the graph is grown and pruned at that level",
+    ),
     "guard": (
         {"internal_refit": "improving"},
         "an internal node takes the micro tree refitted on its sensitive samples only when it misroutes "
@@ -127,13 +149,13 @@ def mnist_fit_ratios(variants: dict, data_dir=None, repeat: int = 2) -> dict:
     """Each variant's MNIST fit time over the defaults' (C=1e-4, ``n_jobs=1``), timed in turns."""
     X, y, _, _ = load(data_dir, "mnist")
     TnTClassifier(C=MNIST_C, random_state=0, n_jobs=1).fit(X[:300], y[:300])  # compiled code loaded
-    fits = [lambda: TnTClassifier(C=MNIST_C, random_state=0, n_jobs=1).fit(X, y)] + [
-        lambda params=params: TnTClassifier(**tnt_params(MNIST_C, 0, params), n_jobs=1).fit(X, y)
+    fits = [lambda: TnTClassifier(C=MNIST_C, random_state=0, n_jobs=1, **C_ALONE).fit(X, y)] + [
+        lambda params=params: TnTClassifier(**tnt_params(MNIST_C, 0, on_c_alone(params)), n_jobs=1).fit(X, y)
         for params, _ in variants.values()
     ]
     times, _ = timed_in_turns(fits, repeat)
     ratios = {name: times[i + 1] / times[0] for i, name in enumerate(variants)}
-    return ratios | {"default": 1.0, "_s": times[0], "_turns": repeat}
+    return ratios | {"C alone": 1.0, "_s": times[0], "_turns": repeat}
 
 
 def mnist_timings(kept: pd.DataFrame, names: list, turns: int, measure=None) -> tuple[pd.DataFrame, list]:
@@ -153,9 +175,9 @@ def against_defaults(tables: dict) -> list[str]:
     """Markdown lines: each variant's own test score against the defaults' TnT at the same C on the
     counted pairs (whatever either's size), the change's mean and the pairs where it is not lower."""
     lines = [
-        "\n## Each variant's TnT against the defaults' TnT\n",
+        "\n## Each variant's TnT against C alone's TnT\n",
         "Test score at the same C, whatever the sizes (points, R² x 100 for regression): what a user "
-        "choosing the option gets instead of the defaults.\n",
+        "choosing the option gets instead of the graph C alone grows.\n",
         "| variant | classification: pairs not lower | mean change | regression: pairs not lower | mean change |",
         "|---|---|---|---|---|",
     ]
@@ -174,14 +196,15 @@ def _pp(x: float) -> str:
 
 def report(summary, tables, papers, ratios, *, stamp, took, seeds) -> str:
     lines = [
-        "# The learner's options against its defaults\n",
+        "# The learner's options against the graph C alone grows\n",
         "Written by `benchmarks/learner_options.py`; nothing here is edited by hand. Each variant is measured as "
-        "`benchmarks/accuracy.py` measures the defaults (`docs/accuracy.md`): seeds "
+        "`benchmarks/accuracy.py` measures the default (`docs/accuracy.md`): seeds "
         f"{', '.join(map(str, range(seeds)))}, C = 1e-2, 1e-3, 1e-4, CART grown best-first to the variant's own "
-        "splits, gains in points (accuracy x 100, R² x 100). The pairs are those the defaults count "
-        "(`docs/accuracy_runs.csv`), whatever the variant's size. The paper's sets run at their Table 1 "
-        "settings against the Table 1 run's TnT; MNIST's fit (C=1e-4, one thread) is timed in turns with the "
-        "defaults'.\n",
+        "splits, gains in points (accuracy x 100, R² x 100). The pairs are those the graph C alone grows counts (`ccp_alpha=0.0`, the default of version 0.1; "
+        'each variant is that setting with its own parameters, "auto" the default since 0.2) '
+        "(`docs/accuracy_runs_c_alone.csv`), whatever the variant's size. The paper's sets run at their Table 1 "
+        "settings against the Table 1 run's TnT; MNIST's fit (C=1e-4, one thread) is timed in turns with "
+        "C alone's.\n",
         f"Run: {stamp}, {os.cpu_count()} cores. {took}\n",
         "## The variants\n",
     ]
@@ -193,10 +216,10 @@ def report(summary, tables, papers, ratios, *, stamp, took, seeds) -> str:
         "-0.5; regression 80 % and +0.5; the paper's sets within the spread over seeds; MNIST's fit at most 10 % "
         "slower.\n",
         "| variant | classification: wins | mean | worst | pairs below -0.5 | regression: wins | mean | worst | "
-        "paper sets within the spread | MNIST fit time / defaults' |",
+        "paper sets within the spread | MNIST fit time / C alone's |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for name in ["default", *tables]:
+    for name in ["C alone", *tables]:
         c = summary[(summary["variant"] == name) & (summary["task"] == "classification")].iloc[0]
         r = summary[(summary["variant"] == name) & (summary["task"] == "regression")].iloc[0]
         paper = papers.get(name)
@@ -209,14 +232,14 @@ def report(summary, tables, papers, ratios, *, stamp, took, seeds) -> str:
         )
     if "_s" in ratios:
         lines.append(
-            f"\nThe defaults' MNIST fit took {ratios['_s']:.1f} s (median of {ratios['_turns']:.0f} turns). "
+            f"\nC alone's MNIST fit took {ratios['_s']:.1f} s (median of {ratios['_turns']:.0f} turns). "
             "A variant without paper figures was not run on the paper's sets.\n"
         )
     lines += against_defaults(tables)
     for task in ("classification", "regression"):
         lines += [
             f"\n## Every counted {task} pair: gain ({UNIT[task]}), TnT's splits in brackets\n",
-            "| set | C | default | " + " | ".join(tables) + " |",
+            "| set | C | C alone | " + " | ".join(tables) + " |",
             "|---|---|---|" + "---|" * len(tables),
         ]
         first = next(iter(tables.values()))
@@ -306,8 +329,8 @@ def main(argv=None) -> int:
         for part, path in files.items()
     }
     start_all = time.perf_counter()
-    default = counted_pairs(pd.read_csv(RUNS))
-    summary = [summary_row("default", default, task, "gain", "win") for task in ("classification", "regression")]
+    default = counted_pairs(pd.read_csv(RUNS_C_ALONE))
+    summary = [summary_row("C alone", default, task, "gain", "win") for task in ("classification", "regression")]
     entries = suite()
     tables, papers, all_runs, all_trials, reused = {}, {}, [], [], []
     on_paper = args.variants if args.paper is None else args.paper
@@ -321,7 +344,7 @@ def main(argv=None) -> int:
         if not runs.empty:
             reused.append(f"{name}'s suite rows")
         else:
-            runs = run_suite(entries, seeds=args.seeds, n_jobs=args.n_jobs, params=params)
+            runs = run_suite(entries, seeds=args.seeds, n_jobs=args.n_jobs, params=on_c_alone(params))
             measured = True
         all_runs.append(runs.assign(variant=name))
         tables[name] = compare(default, runs)
@@ -335,7 +358,7 @@ def main(argv=None) -> int:
             if not trials.empty:
                 reused.append(f"{name}'s paper rows")
             else:
-                trials = run_paper(PAPER_DATASETS, None, settings, n_jobs=args.n_jobs, params=params)
+                trials = run_paper(PAPER_DATASETS, None, settings, n_jobs=args.n_jobs, params=on_c_alone(params))
                 measured = True
             all_trials.append(trials.assign(variant=name))
             rows_to_save(all_trials, kept["paper"]).to_csv(files["paper"], index=False)

@@ -5,7 +5,7 @@ Run from the repository root:
     .venv/bin/python benchmarks/micro_tree_replay.py record [--file PATH]
     .venv/bin/python benchmarks/micro_tree_replay.py replay [--file PATH] [--rounds N]
 
-``record`` fits ``TnTClassifier(C=1e-4, n_jobs=1)`` on the benchmark's continuous set with 20 % NaN
+``record`` fits ``TnTClassifier(ccp_alpha=0.0, C=1e-4, n_jobs=1)`` on the benchmark's continuous set with 20 % NaN
 in half of its columns (``benchmarks/run.py``'s row) and saves every call of
 :func:`tnt.learn.tree_builder.build_tree` with its arguments. ``replay`` runs the saved calls again
 in this process, ``--rounds`` times after one untimed round, and prints per round the CPU seconds
@@ -54,7 +54,7 @@ def _digest_update(digest, tree) -> None:
 
 
 def record(path: Path, X: np.ndarray, y: np.ndarray) -> str:
-    """Fit ``TnTClassifier(C=1e-4, n_jobs=1)`` on ``X, y`` and save every ``build_tree`` call to
+    """Fit ``TnTClassifier(ccp_alpha=0.0, C=1e-4, n_jobs=1)`` on ``X, y`` and save every ``build_tree`` call to
     ``path``; returns the digest of the trees those calls grew (:func:`replay_once` gives it again)."""
     fitted = micro_tree.build_tree
     data, calls = {}, []
@@ -75,7 +75,7 @@ def record(path: Path, X: np.ndarray, y: np.ndarray) -> str:
 
     micro_tree.build_tree = recorded
     try:
-        model = TnTClassifier(C=1e-4, n_jobs=1, random_state=0).fit(X, y)
+        model = TnTClassifier(ccp_alpha=0.0, C=1e-4, n_jobs=1, random_state=0).fit(X, y)
     finally:
         micro_tree.build_tree = fitted
     _save(path, data, calls)

@@ -46,7 +46,7 @@ def one_split(data, split: int) -> list[dict]:
         }
     ]
     for C in CS:
-        tnt = TnTClassifier(C=C, random_state=0).fit(X, y)
+        tnt = TnTClassifier(ccp_alpha=0.0, C=C, random_state=0).fit(X, y)
         cart = CARTClassifier.with_splits(tnt.n_splits_, random_state=0).fit(X, y)
         for name, model in (("TnT", tnt), ("CART", cart)):
             rows.append(

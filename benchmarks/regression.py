@@ -60,7 +60,7 @@ def accuracy_rows():
             splits, tnt_r2, cart_r2 = [], [], []
             for seed in SEEDS:
                 X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.33, random_state=seed)
-                tnt = TnTRegressor(C=C, random_state=seed).fit(X_tr, y_tr)
+                tnt = TnTRegressor(ccp_alpha=0.0, C=C, random_state=seed).fit(X_tr, y_tr)
                 cart = DecisionTreeRegressor(max_leaf_nodes=tnt.n_splits_ + 1, random_state=seed).fit(X_tr, y_tr)
                 splits.append(tnt.n_splits_)
                 tnt_r2.append(tnt.score(X_te, y_te))
@@ -76,7 +76,7 @@ def speed_row(repeats: int = 5):
     tnt_times, cart_times = [], []
     for _ in range(repeats):
         start = time.process_time()
-        tnt = TnTRegressor(C=SPEED_C, random_state=0, n_jobs=1).fit(X, y)
+        tnt = TnTRegressor(ccp_alpha=0.0, C=SPEED_C, random_state=0, n_jobs=1).fit(X, y)
         tnt_times.append(time.process_time() - start)
         start = time.process_time()
         cart = DecisionTreeRegressor(ccp_alpha=SPEED_C * y.var(), random_state=0).fit(X, y)

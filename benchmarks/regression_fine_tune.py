@@ -32,7 +32,7 @@ CANDIDATES = (0, 2)
 
 
 def pair_scores(X_fit, y_fit, X_eval, y_eval, C, seed, fine_tune):
-    tnt = TnTRegressor(C=C, fine_tune=fine_tune, random_state=seed).fit(X_fit, y_fit)
+    tnt = TnTRegressor(ccp_alpha=0.0, C=C, fine_tune=fine_tune, random_state=seed).fit(X_fit, y_fit)
     cart = DecisionTreeRegressor(max_leaf_nodes=tnt.n_splits_ + 1, random_state=seed).fit(X_fit, y_fit)
     return tnt.n_splits_, tnt.score(X_eval, y_eval), cart.score(X_eval, y_eval)
 

@@ -44,6 +44,7 @@ GROUPS = (
     "continuous",
     "regression",
     "missing",
+    "size",
     "first-start",
     "memory",
 )  # a full run; "growth" on request
@@ -170,7 +171,7 @@ def bench_fit(name, data, repeat, jobs=(1, -1)):
     baseline and TnT in turns (:func:`timed_pair`)."""
     X, y, X_test, y_test = data
     for n_jobs in jobs:  # compiled code loaded (or compiled: each n_jobs has its own) before timing
-        TnTClassifier(C=C, random_state=0, n_jobs=n_jobs).fit(X[:300], y[:300])
+        TnTClassifier(C=C, ccp_alpha=0.0, random_state=0, n_jobs=n_jobs).fit(X[:300], y[:300])
     rows, model = [], None
     limits = {"mnist": {1: 1.0, -1: 0.6}, "pendigits": {1: 3.0, -1: 2.0}}[name]
     runs = [(X.dtype, n_jobs) for n_jobs in jobs]
@@ -181,7 +182,9 @@ def bench_fit(name, data, repeat, jobs=(1, -1)):
         turns = []
         cart_time, t, cart, model = timed_pair(
             lambda X_in=X_in: DecisionTreeClassifier(ccp_alpha=C, random_state=0).fit(X_in, y),
-            lambda n_jobs=n_jobs, X_in=X_in: TnTClassifier(C=C, random_state=0, n_jobs=n_jobs).fit(X_in, y),
+            lambda n_jobs=n_jobs, X_in=X_in: TnTClassifier(C=C, ccp_alpha=0.0, random_state=0, n_jobs=n_jobs).fit(
+                X_in, y
+            ),
             repeat,
             turns,
         )
@@ -234,13 +237,15 @@ def bench_continuous(repeat=2):
     X_train, y_train, X_test, y_test = continuous_data()
     all_bins = (MAX_EXACT_BINS, 255)
     for max_bins in all_bins:  # compiled code loaded (or compiled: sorted runs are a copy of their own) before timing
-        TnTClassifier(C=C, random_state=0, n_jobs=1, max_bins=max_bins).fit(X_train[:3000], y_train[:3000])
+        TnTClassifier(C=C, ccp_alpha=0.0, random_state=0, n_jobs=1, max_bins=max_bins).fit(
+            X_train[:3000], y_train[:3000]
+        )
     (cart_time, *tnt_times), (cart, *models) = timed_in_turns(
         [lambda: DecisionTreeClassifier(ccp_alpha=C, random_state=0).fit(X_train, y_train)]
         + [
-            lambda max_bins=max_bins: TnTClassifier(C=C, random_state=0, n_jobs=1, max_bins=max_bins).fit(
-                X_train, y_train
-            )
+            lambda max_bins=max_bins: TnTClassifier(
+                C=C, ccp_alpha=0.0, random_state=0, n_jobs=1, max_bins=max_bins
+            ).fit(X_train, y_train)
             for max_bins in all_bins
         ],
         repeat,
@@ -281,13 +286,13 @@ def bench_regression(data_dir: Path | None, repeat=3, jobs=(1, -1)):
         X, y = d["X"], d["y"]
     alpha = REGRESSION_C * float(np.var(y))
     for n_jobs in jobs:  # compiled code loaded (or compiled) before timing
-        TnTRegressor(C=REGRESSION_C, random_state=0, n_jobs=n_jobs).fit(X[:500], y[:500])
+        TnTRegressor(C=REGRESSION_C, ccp_alpha=0.0, random_state=0, n_jobs=n_jobs).fit(X[:500], y[:500])
     rows = []
     for n_jobs in jobs:
         turns = []
         cart_time, t, cart, model = timed_pair(
             lambda: DecisionTreeRegressor(ccp_alpha=alpha, random_state=0).fit(X, y),
-            lambda n_jobs=n_jobs: TnTRegressor(C=REGRESSION_C, random_state=0, n_jobs=n_jobs).fit(X, y),
+            lambda n_jobs=n_jobs: TnTRegressor(C=REGRESSION_C, ccp_alpha=0.0, random_state=0, n_jobs=n_jobs).fit(X, y),
             repeat,
             turns,
         )
@@ -311,6 +316,44 @@ def with_missing(X: np.ndarray, share: float, columns: np.ndarray, seed: int) ->
     hit = rng.random((X.shape[0], columns.size)) < share
     X[:, columns] = np.where(hit, np.float32(np.nan), X[:, columns])
     return X
+
+
+def bench_size(data_dir: Path | None, repeat=2):
+    """The default size (``ccp_alpha="auto"``: a CART on 80 % of the rows chooses the level, C its lower
+    bound) against the graph C alone grows (``ccp_alpha=0.0``, the default of version 0.1 and every other
+    row's setting), timed in turns on MNIST (one thread and all cores) and on the continuous data with
+    exact splits (one thread): what the default costs. Targets of issue 53: 1.3x on MNIST, 1.5x on the
+    continuous data."""
+    mnist = load(data_dir, "mnist")
+    cases = [
+        ("MNIST", mnist, 1, 1.3),
+        ("MNIST", mnist, -1, 1.3),
+        ("continuous data (250k x 30, 4 classes)", continuous_data(), 1, 1.5),
+    ]
+    rows = []
+    for name, (X, y, X_test, y_test), n_jobs, limit in cases:
+        for size in (0.0, "auto"):  # compiled code loaded before timing
+            TnTClassifier(C=C, ccp_alpha=size, random_state=0, n_jobs=n_jobs).fit(X[:3000], y[:3000])
+        turns = []
+        alone_time, t, alone, model = timed_pair(
+            lambda X=X, y=y, n_jobs=n_jobs: TnTClassifier(C=C, ccp_alpha=0.0, random_state=0, n_jobs=n_jobs).fit(X, y),
+            lambda X=X, y=y, n_jobs=n_jobs: TnTClassifier(C=C, random_state=0, n_jobs=n_jobs).fit(X, y),
+            repeat,
+            turns,
+        )
+        level = f"level {model.pruning_level_:.1e}" if model.pruning_level_ > 0 else "C kept"
+        rows.append(
+            row(
+                f"fit {name} with the default size (`ccp_alpha='auto'`), C=1e-4, `n_jobs={n_jobs}`",
+                limit,
+                f"TnT, C alone (`ccp_alpha=0.0`): {seconds(alone_time)}{spread(turns[0])}, {alone.n_splits_} splits, "
+                f"test accuracy {alone.score(X_test, y_test):.4f}",
+                f"TnT default {seconds(t)}{spread(turns[1])}, {model.n_splits_} splits ({level}), "
+                f"test accuracy {model.score(X_test, y_test):.4f}",
+                t / alone_time,
+            )
+        )
+    return rows
 
 
 def continuous_data():
@@ -337,13 +380,17 @@ def bench_missing(data_dir: Path | None, repeat=2):
         ("continuous data (250k x 30), 20 % missing in 15 columns", continuous, np.float64, 1),
     ]
     for _, (X, y, _, _), dtype, n_jobs in runs:  # compiled code loaded (or compiled) before timing
-        TnTClassifier(C=C, random_state=0, n_jobs=n_jobs).fit(np.asarray(X[:3000], dtype=dtype), y[:3000])
+        TnTClassifier(C=C, ccp_alpha=0.0, random_state=0, n_jobs=n_jobs).fit(
+            np.asarray(X[:3000], dtype=dtype), y[:3000]
+        )
     rows = []
     for name, (X, y, X_test, y_test), dtype, n_jobs in runs:
         X_in = np.ascontiguousarray(X, dtype=dtype)
         cart_time, t, cart, model = timed_pair(
             lambda X_in=X_in, y=y: DecisionTreeClassifier(ccp_alpha=C, random_state=0).fit(X_in, y),
-            lambda X_in=X_in, y=y, n_jobs=n_jobs: TnTClassifier(C=C, random_state=0, n_jobs=n_jobs).fit(X_in, y),
+            lambda X_in=X_in, y=y, n_jobs=n_jobs: TnTClassifier(C=C, ccp_alpha=0.0, random_state=0, n_jobs=n_jobs).fit(
+                X_in, y
+            ),
             repeat,
         )
         same_size = DecisionTreeClassifier(max_leaf_nodes=model.n_splits_ + 1, random_state=0).fit(X_in, y)
@@ -574,7 +621,7 @@ def bench_memory(mnist: Path):
         "from tnt import TnTClassifier;"
         f"d = np.load({str(mnist)!r}); X, y = d['X_train'], d['y_train'];"
         "before = peak();"
-        "TnTClassifier(C=1e-4, random_state=0, n_jobs=-1).fit(X, y);"
+        "TnTClassifier(C=1e-4, ccp_alpha=0.0, random_state=0, n_jobs=-1).fit(X, y);"
         "print(before, peak())"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
@@ -598,7 +645,7 @@ def bench_growth(data):
     sizes = [7_500, 15_000, 30_000, 60_000]
     times, splits = [], []
     for n in sizes:
-        t, model = timed(lambda n=n: TnTClassifier(C=C, random_state=0, n_jobs=-1).fit(X[:n], y[:n]), 3)
+        t, model = timed(lambda n=n: TnTClassifier(C=C, ccp_alpha=0.0, random_state=0, n_jobs=-1).fit(X[:n], y[:n]), 3)
         times.append(t)
         splits.append(model.n_splits_)
     slope = float(np.polyfit(np.log(sizes), np.log(times), 1)[0])
@@ -728,6 +775,8 @@ def main(argv=None):
         report(bench_regression(args.data))
     if "missing" in wanted:
         report(bench_missing(args.data))
+    if "size" in wanted:
+        report(bench_size(args.data))
     if "first-start" in wanted:
         report(bench_first_start())
         report(bench_app_start())

@@ -8,7 +8,7 @@ Run from the repository root, after ``benchmarks/accuracy.py`` (its per-seed res
 On the losing (set, C) pairs of ``docs/accuracy.md`` and two winning ones for contrast, with the same
 67/33 splits and seeds:
 
-1. **Over-fitting at equal splits**: train and test score of TnT and CART, from ``docs/accuracy_runs.csv``.
+1. **Over-fitting at equal splits**: train and test score of TnT and CART, from ``docs/accuracy_runs_c_alone.csv``.
 2. **Along the grow passes**: the graph after every grow pass and merge (the progress callback's
    snapshots), its training and test accuracy, and CART's test accuracy at the same splits.
 3. **What TnT does with its splits**: where the splits of the last phase's micro trees were grown
@@ -47,7 +47,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from accuracy import MIN_SPLITS, RUNS, split, suite  # noqa: E402
+from accuracy import MIN_SPLITS, split, suite  # noqa: E402
+from accuracy import RUNS_C_ALONE as RUNS  # noqa: E402  (the graphs of C alone, ccp_alpha=0.0)
 
 import tnt.learn.growth as growth  # noqa: E402
 from tnt import TnTClassifier, TnTRegressor  # noqa: E402
@@ -112,7 +113,7 @@ def _data(name: str, seed: int):
 def passes(name: str, C: float, seed: int) -> list[dict]:
     """Experiment 2 on one seed: the graph after every step of training."""
     _, (X_train, X_test, y_train, y_test) = _data(name, seed)
-    model = TnTClassifier(C=C, random_state=seed)
+    model = TnTClassifier(ccp_alpha=0.0, C=C, random_state=seed)
     events = []
     model.fit(X_train, y_train, progress_callback=lambda e: events.append((e.kind, e.phase, e.step, e.snapshot())))
     Xtr = model._validate_X_predict(X_train).astype(np.float32)
@@ -144,7 +145,7 @@ def passes(name: str, C: float, seed: int) -> list[dict]:
 def structure(name: str, C: float, seed: int) -> dict:
     """Experiment 3 on one seed: where the last phase grew its splits, and the shape of the graph."""
     _, (X_train, X_test, y_train, y_test) = _data(name, seed)
-    model = TnTClassifier(C=C, random_state=seed)
+    model = TnTClassifier(ccp_alpha=0.0, C=C, random_state=seed)
     last = {}
     model.fit(X_train, y_train, progress_callback=lambda e: last.update(e.details or {}) if e.kind == "grow" else None)
     records = last.get("micro_trees", [])
@@ -327,7 +328,7 @@ def main(argv=None) -> int:
         + ", ".join(f"{s} C={C:g}" for s, C in WINNING)
         + f". Experiments 2 to 5 use seeds 0 to {args.seeds - 1} of the suite's splits; differences in points "
         "(x 100; R² x 100 for regression).\n",
-        "## 1. Over-fitting at equal splits (5 seeds, from `docs/accuracy_runs.csv`)\n",
+        "## 1. Over-fitting at equal splits (5 seeds, from `docs/accuracy_runs_c_alone.csv`)\n",
     ]
     gaps = gap_table(runs, classification + REGRESSION)
     parts.append(
@@ -484,7 +485,7 @@ def main(argv=None) -> int:
             f"## 6. The first phase against the rest, every counted pair ({len(seeds_all)} seeds)\n",
             "*first*: TnT with N1=1 (one micro tree at the root, the CART that cost-complexity pruning at C keeps) "
             "against best-first CART at its own splits; *final*: the default (N1=2) against CART at its splits, from "
-            "`docs/accuracy_runs.csv`; *later*: final - first, what the second phase (grow passes at internal nodes "
+            "`docs/accuracy_runs_c_alone.csv`; *later*: final - first, what the second phase (grow passes at internal nodes "
             "and leaves, merges) adds. Points (x 100).\n",
             "| task | pairs | losses (final < 0) | of them losing already after the first phase | losses: mean first | "
             "losses: mean later | losses the later phase made worse | wins | wins: mean first | wins: mean later | "
@@ -520,7 +521,7 @@ def main(argv=None) -> int:
             "*guard*: an internal node takes the micro tree fitted on its sensitive samples only when it misroutes "
             "fewer of them than the split it has, else it keeps that split; leaves, merges and everything else as the "
             "default. Each against best-first CART at its own splits; the default's figures from "
-            "`docs/accuracy_runs.csv`. Points (x 100).\n",
+            "`docs/accuracy_runs_c_alone.csv`. Points (x 100).\n",
             guard_summary(table) + "\n",
             markdown(
                 table.sort_values("default_gain"),

@@ -114,8 +114,8 @@ def test_sweep_trains_with_the_thresholds_chosen_on_the_train_page(app):
     click(app, "Run sweep")
     (result,) = app.session_state["analysis/sweep"].values()
     data = load_bundled("california_housing")
-    binned = TnTRegressor(C=1e-3, random_state=0, max_bins=255).fit(data.X_train, data.y_train)
-    exact = TnTRegressor(C=1e-3, random_state=0).fit(data.X_train, data.y_train)
+    binned = TnTRegressor(C=1e-3, ccp_alpha=0.0, random_state=0, max_bins=255).fit(data.X_train, data.y_train)
+    exact = TnTRegressor(C=1e-3, ccp_alpha=0.0, random_state=0).fit(data.X_train, data.y_train)
     assert binned.n_splits_ != exact.n_splits_
     assert result.iloc[0]["tnt_splits"] == binned.n_splits_
     assert result.iloc[0]["tnt_test_r2"] == pytest.approx(binned.score(data.X_test, data.y_test))

@@ -131,48 +131,61 @@ def test_the_held_out_size_reaches_the_model_the_history_the_sidebar_and_compare
     from ui.display import format_C
 
     train(app)
-    as_set = app.session_state["train/params"]
-    assert as_set.ccp_alpha == 0.0
-    splits_as_set = int(metric(app, "Splits"))
-    assert not any("pruning level" in c.value for c in app.main.caption)
+    default = app.session_state["train/params"]
+    assert default.ccp_alpha == "auto"  # the library's default: C is the lower bound of the size
+    splits_default = int(metric(app, "Splits"))
+    shown = app.session_state["train/models"].get((app.session_state["data/dataset"].key, default))
+    caption = " ".join(c.value for c in app.main.caption)
+    if shown.tnt.pruning_level_ > 0:
+        assert f"pruning level {format_C(shown.tnt.pruning_level_)} per split" in caption
+    else:
+        assert "no smaller graph was clearly better there" in caption
     app.selectbox(key="train/ccp_alpha").set_value("held_out_regrown")
     button(app, "Train").click().run()
     assert not app.error
     params = app.session_state["train/params"]
-    assert params.ccp_alpha == "held_out_regrown" and params.C == as_set.C
+    assert params.ccp_alpha == "held_out_regrown" and params.C == default.C
     result = app.session_state["train/models"].get((app.session_state["data/dataset"].key, params))
     assert result.tnt.ccp_alpha == "held_out_regrown"
     level = result.tnt.pruning_level_
     assert level > 0 and int(metric(app, "Splits")) == result.tnt.n_splits_ == result.cart.n_splits_
     caption = " ".join(c.value for c in app.main.caption)
     assert f"pruning level {format_C(level)} per split" in caption
-    assert f"grown at C={format_C(max(as_set.C, level))}" in caption
-    assert app.subheader[0].value == "TnT at C=1e-03, N1=2, N2=5, size: held-out choice"
+    assert f"grown at C={format_C(max(default.C, level))}" in caption
+    assert app.subheader[0].value == "TnT at C=1e-03, N1=2, N2=5, size: held-out graph"
     history = app.dataframe[0].value
-    assert list(history["size"]) == ["C as set", "held-out choice"]
-    assert list(history["splits"]) == [splits_as_set, result.tnt.n_splits_]
-    assert any(m.value.endswith("size: held-out choice") for m in app.sidebar.markdown)
+    assert list(history["size"]) == ["held-out choice", "held-out graph"]
+    assert list(history["splits"]) == [splits_default, result.tnt.n_splits_]
+    assert any(m.value.endswith("size: held-out graph") for m in app.sidebar.markdown)
     go(app, "compare")
     assert not app.error
-    assert any("size: held-out choice" in c.value for c in app.main.caption)
+    assert any("size: held-out graph" in c.value for c in app.main.caption)
     # Compare shows the Train page's model (same class and parameters, ccp_alpha included), not a new fit.
     assert any("the models the Train page trained with these settings" in c.value for c in app.main.caption)
     table = app.dataframe[0].value
     assert table.loc["TnT", "splits"] == result.tnt.n_splits_ == table.loc["CART (best-first)", "splits"]
     go(app, "paths")
     assert not app.error
-    paths = f"TnT at C=1e-03, size: held-out choice ({result.tnt.n_splits_} splits)"
+    paths = f"TnT at C=1e-03, size: held-out graph ({result.tnt.n_splits_} splits)"
     assert any(c.value.startswith(paths) for c in app.main.caption)
-    # Back to C as set: the model trained first, from this session's cache.
+    # C alone: the graph C grows, the paper's; no level said.
     go(app, "train")
     app.selectbox(key="train/ccp_alpha").set_value(0.0)
     button(app, "Train").click().run()
-    assert app.session_state["train/params"] == as_set and int(metric(app, "Splits")) == splits_as_set
+    assert not app.error
+    alone = app.session_state["train/params"]
+    assert alone.ccp_alpha == 0.0 and int(metric(app, "Splits")) >= splits_default
+    assert not any("pruning level" in c.value or "held-out data" in c.value for c in app.main.caption)
+    assert any(m.value.endswith("size: C alone") for m in app.sidebar.markdown)
+    # Back to the default: the model trained first, from this session's cache.
+    app.selectbox(key="train/ccp_alpha").set_value("auto")
+    button(app, "Train").click().run()
+    assert app.session_state["train/params"] == default and int(metric(app, "Splits")) == splits_default
     assert [i.value for i in app.info] == [
         "A model with these settings was trained earlier in this workspace: shown again, without training."
     ]
     assert any(c.value.startswith("Trained earlier, in ") for c in app.main.caption)
-    assert any(m.value.endswith("size: C as set") for m in app.sidebar.markdown)
+    assert not any(m.value.endswith("size: C alone") for m in app.sidebar.markdown)
 
 
 def test_a_budget_search_says_what_it_tried_and_how_long_it_took(app):
@@ -192,6 +205,7 @@ def test_a_budget_search_says_what_it_tried_and_how_long_it_took(app):
     # Each C as the rest of the app writes it, with its split count.
     assert all(re.fullmatch(r"\d(\.\d\d)?e-\d\d \(\d+\)", t) for t in tried), tried
     assert f"C={format_C(params.C)} gives" in note and f"{format_C(params.C)} (" in found.group(3)
+    assert "Size: C alone, as a budget sets the size." in note and params.ccp_alpha == 0.0
     slider_said = "The C slider keeps the value the search started from" in note
     assert slider_said == (nearest_C(params.C) != params.C)
     caption = " ".join(c.value for c in app.main.caption)
@@ -328,7 +342,7 @@ def test_a_thousand_split_graph_opens_in_the_explorer_whole_in_plotly_or_windowe
     pd.DataFrame({**{f"f{i}": X[:, i].round(5) for i in range(4)}, "label": y}).to_csv(path, index=False)
     upload(app, path)
     button(app, "Use this data").click().run()
-    app.session_state["train/params"] = TrainParams(C=1e-5)
+    app.session_state["train/params"] = TrainParams(C=1e-5, ccp_alpha=0.0)
     go(app, "graph")
     assert not app.error
     graph = app.session_state["train/models"][next(reversed(app.session_state["train/models"]))].tnt.graph_

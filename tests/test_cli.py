@@ -388,7 +388,7 @@ def test_train_to_a_budget(workdir):
         "train", "digits.csv", "--target", "digit", "--max-splits", "30", "--N2", "2", "-o", "budget.json", cwd=workdir
     )
     assert result.returncode == 0, result.stderr
-    assert "budget 30 splits: C=" in result.stdout
+    assert "budget 30 splits: C=" in result.stdout and "(size: C)" in result.stdout  # a budget sets the size
     model = model_from_json((workdir / "budget.json").read_text())
     assert model.n_splits_ <= 30
     assert f"splits {model.n_splits_}," in result.stdout
@@ -462,7 +462,7 @@ def test_the_size_chosen_on_held_out_data_reaches_the_model(workdir):
     chosen, as_set, with_budget, with_ndg = tnt_all(
         [
             (*command, "--size", "held-out", "-o", "held_out.json"),
-            (*command, "-o", "as_set.json"),
+            (*command, "--size", "C", "-o", "as_set.json"),
             (*command, "--size", "held-out", "--max-splits", "20", "-o", "budgeted.json"),
             (*command, "--size", "held-out", "--model", "ndg", "-o", "never.json"),
         ],
@@ -474,6 +474,10 @@ def test_the_size_chosen_on_held_out_data_reaches_the_model(workdir):
     assert models["as_set"].estimator_params_["ccp_alpha"] == 0.0
     assert "size chosen on held-out data: pruning level" in chosen.stdout
     assert "size chosen" not in as_set.stdout
+    default = tnt_all([(*command, "-o", "default.json")], workdir)[0]
+    assert default.returncode == 0, default.stderr
+    assert model_from_json((workdir / "default.json").read_text()).estimator_params_["ccp_alpha"] == "auto"
+    assert "size chosen on held-out data:" in default.stdout
     # as the Train page's budget search: C searched with the held-out size kept, the budget an upper bound
     assert with_budget.returncode == 0, with_budget.stderr
     budgeted = model_from_json((workdir / "budgeted.json").read_text())

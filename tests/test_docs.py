@@ -150,28 +150,26 @@ def test_the_app_tour_shows_one_committed_screenshot_per_page():
         assert width == 1440, (image, width)
 
 
-def test_the_accuracy_guide_and_the_train_page_quote_the_learner_options_benchmark():
-    """The held-out size's figures in the guide and in the Train page's help are those of
-    ``docs/learner_options.md``'s summary (written by ``benchmarks/learner_options.py``)."""
-    summary, against_defaults = {}, None
-    for line in (ROOT / "docs" / "learner_options.md").read_text().splitlines():
+def test_the_accuracy_guide_and_the_size_box_quote_the_accuracy_benchmark():
+    """The default size's figures in the guide and in the Train page's Size help are those of
+    ``docs/accuracy.md``'s table of the default against C alone (written by ``benchmarks/accuracy.py``)."""
+    from ui.display import SIZE_HELP
+
+    rows = {}
+    for line in (ROOT / "docs" / "accuracy.md").read_text().splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) == 10 and cells[0] in ("default", "held_out_regrown"):
-            summary.setdefault(cells[0], cells)
-        if len(cells) == 5 and cells[0] == "held_out_regrown":  # its TnT against the defaults' at the same C
-            against_defaults = cells
-    default, held_out = summary["default"], summary["held_out_regrown"]
+        if len(cells) == 8 and cells[1] in ("default", "C alone"):
+            rows[(cells[0], cells[1])] = cells
+    assert len(rows) == 4, rows
     guide = (ROOT / "docs" / "guide" / "accuracy.md").read_text()
-    for name, row in (("defaults (`ccp_alpha=0.0`)", default), ('`ccp_alpha="held_out_regrown"`', held_out)):
-        assert f"| {name} | {' | '.join(row[i] for i in (1, 2, 3, 5, 6, 9))} |" in guide
-    assert f"MNIST's fit {held_out[9]} times the defaults' time" in guide
-    assert f"its test accuracy is\n  {against_defaults[2]} points higher on average" in guide
-    page = re.sub(r'"\s*\n\s*"', "", (ROOT / "app_pages" / "train.py").read_text())  # joined string literals
-    wins = [row[1].split(" /")[0] for row in (held_out, default)]
+    for label, size in (('default (`ccp_alpha="auto"`)', "default"), ("C alone (`ccp_alpha=0.0`)", "C alone")):
+        c, r = rows[("classification", size)], rows[("regression", size)]
+        assert f"| {label} | {' | '.join(c[2:5])} | {' | '.join(r[2:5])} |" in guide
+    c, r = rows[("classification", "default")], rows[("regression", "default")]
+    assert f"test accuracy {c[5]} points on average, no pair more than {c[6].lstrip('-')} points lower" in guide
+    assert f"regression R² {r[5]} (x 100) on average" in guide
+    wins = [rows[("classification", size)][2].split(" /")[0] for size in ("default", "C alone")]
     assert (
-        f"on {wins[0]} with it (mean {held_out[2]} points, worst {held_out[3]}) against {wins[1]} with C as set "
-        f"({default[2]}, worst {default[3]})"
-    ) in page
-    reg = [row[5].split(" /")[0] for row in (held_out, default)]
-    assert f"on {reg[0]} (mean {held_out[6]} R² x 100) against {reg[1]} ({default[6]})" in page
-    assert f"(MNIST: {held_out[9]})" in page
+        f"on {wins[0]} with the default (mean {c[3]} points) against {wins[1]} with C alone "
+        f"({rows[('classification', 'C alone')][3]}), and its own test accuracy was {c[5]} points above"
+    ) in SIZE_HELP

@@ -129,18 +129,9 @@ def test_collapsing_a_parent_of_a_shared_leaf_can_lower_the_impurity():
 # ---------------------------------------------------------------- the estimators' ccp_alpha
 
 
-@pytest.mark.parametrize("Model", [TnTClassifier, TnTRegressor])
-def test_ccp_alpha_zero_leaves_the_graph_alone(Model, noisy):
-    X, y = noisy
-    plain = Model(C=1e-3, random_state=0).fit(X, y)
-    zero = Model(C=1e-3, ccp_alpha=0.0, random_state=0).fit(X, y)
-    assert np.array_equal(plain.graph_.children_left, zero.graph_.children_left)
-    assert np.array_equal(plain.graph_.threshold, zero.graph_.threshold)
-
-
 def test_larger_alphas_give_nested_smaller_graphs_of_lower_cost(noisy):
     X, y = noisy
-    unpruned = TnTClassifier(C=3e-3, random_state=0).fit(X, y)
+    unpruned = TnTClassifier(C=3e-3, ccp_alpha=0.0, random_state=0).fit(X, y)
     assert unpruned.n_shared_nodes_ > 0  # a graph, not a tree
     previous = unpruned.n_splits_
     for alpha in (1e-3, 3e-3, 1e-2, 3e-2):
@@ -162,7 +153,7 @@ def _cost(model, alpha):
 
 def test_pruned_graph_agrees_with_pruning_its_unpruned_graph(noisy):
     X, y = noisy
-    unpruned = TnTClassifier(C=3e-3, random_state=0).fit(X, y)
+    unpruned = TnTClassifier(C=3e-3, ccp_alpha=0.0, random_state=0).fit(X, y)
     pruned = TnTClassifier(C=3e-3, ccp_alpha=3e-3, random_state=0).fit(X, y)
     again, _ = prune_graph(flat_from_graph(unpruned.graph_), X, pruning_statistics(y, np.ones(len(y)), 3), False, 3e-3)
     assert again.n_splits == pruned.n_splits_
@@ -171,7 +162,7 @@ def test_pruned_graph_agrees_with_pruning_its_unpruned_graph(noisy):
 
 def test_min_splits_stops_the_pruning_at_that_size(noisy):
     X, y = noisy
-    graph = flat_from_graph(TnTClassifier(C=3e-3, random_state=0).fit(X, y).graph_)
+    graph = flat_from_graph(TnTClassifier(C=3e-3, ccp_alpha=0.0, random_state=0).fit(X, y).graph_)
     stats = pruning_statistics(y, np.ones(len(y)), 3)
     pruned, path = prune_graph(graph, X, stats, False, np.inf, min_splits=20)
     assert pruned.n_splits <= 20 < path.n_splits[-2]
@@ -253,10 +244,25 @@ def test_held_out_scores_cover_the_path_from_the_graph_to_its_root(noisy):
 def test_a_pruned_model_is_not_fine_tuned_afterwards(noisy):
     X, y = noisy
     pruned = TnTClassifier(C=3e-3, ccp_alpha=1e-2, random_state=0).fit(X, y)
-    with pytest.raises(
-        ValueError, match=r"trained with ccp_alpha=0; this one has ccp_alpha=0.01, .*\(fine_tune=\.\.\."
-    ):
+    with pytest.raises(ValueError, match=r"not pruned; this one has ccp_alpha=0.01 .*\(fine_tune=\.\.\."):
         pruned.fine_tuned(X, y, rounds=2)
+    chosen = TnTClassifier(C=1e-4, random_state=0).fit(X, y)  # the default, "auto"
+    assert chosen.pruning_level_ > 0  # the noisy labels: a larger level than C was chosen
+    with pytest.raises(ValueError, match=r"ccp_alpha='auto' \(pruned at"):
+        chosen.fine_tuned(X, y, rounds=2)
+
+
+def test_the_default_that_kept_c_fine_tunes_as_training_with_rounds_does():
+    rng = np.random.default_rng(3)
+    X = rng.random((1500, 4))
+    y = ((X[:, 0] > 0.5) ^ (X[:, 1] > 0.3)).astype(int)
+    model = TnTClassifier(C=1e-3, random_state=0).fit(X, y)
+    assert model.pruning_level_ == 0
+    tuned = model.fine_tuned(X, y, rounds=2)
+    direct = TnTClassifier(C=1e-3, fine_tune=2, random_state=0).fit(X, y)
+    assert direct.pruning_level_ == 0
+    np.testing.assert_array_equal(tuned.graph_.children_left, direct.graph_.children_left)
+    np.testing.assert_array_equal(tuned.graph_.threshold, direct.graph_.threshold)
 
 
 @pytest.mark.parametrize("Model", [TnTClassifier, TnTRegressor])

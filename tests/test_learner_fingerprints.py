@@ -10,7 +10,9 @@ otherwise. The fits on data with missing values (NaN in every other column, thei
 including where missing values go) with every internal refit taken (", every refit") were recorded
 at commit 37a81fe, before the two passes over a sorted run were made one, when every refit was the
 default; the same fits with today's default (``internal_refit="auto"``, the refit guard on where
-values are missing) were recorded when it became the default. A change that means to alter fitted graphs records new digests and says why in its commit.
+values are missing) were recorded when it became the default. A change that means to alter fitted graphs records new digests and says why in its commit. Every
+fit sets ``ccp_alpha=0.0``, the size ``C`` alone: the default before ``ccp_alpha="auto"`` became it
+(issue 53), which this setting restores bit for bit.
 
 Run ``python tests/test_learner_fingerprints.py`` to print the current digests.
 """
@@ -88,51 +90,75 @@ def _friedman():
 
 # name -> (estimator, data, whether to weigh the samples)
 FITS = {
-    "pendigits": (lambda: TnTClassifier(C=1e-3, random_state=0), _pendigits, False),
-    "digits": (lambda: TnTClassifier(C=5e-4, N1=3, random_state=1), lambda: load_digits(return_X_y=True), False),
-    "digits weighted": (lambda: TnTClassifier(C=5e-4, random_state=2), lambda: load_digits(return_X_y=True), True),
-    "continuous": (lambda: TnTClassifier(C=5e-4, random_state=0), _continuous, False),
-    "continuous weighted": (lambda: TnTClassifier(C=5e-4, random_state=0), _continuous, True),
-    "continuous binned": (lambda: TnTClassifier(C=5e-4, max_bins=64, random_state=0), _continuous, False),
-    "pendigits weighted two threads": (lambda: TnTClassifier(C=1e-3, random_state=3, n_jobs=2), _pendigits, True),
-    "digits fine-tuned": (
-        lambda: TnTClassifier(C=1e-3, fine_tune=3, random_state=0),
+    "pendigits": (lambda: TnTClassifier(ccp_alpha=0.0, C=1e-3, random_state=0), _pendigits, False),
+    "digits": (
+        lambda: TnTClassifier(ccp_alpha=0.0, C=5e-4, N1=3, random_state=1),
         lambda: load_digits(return_X_y=True),
         False,
     ),
-    "continuous with missing": (lambda: TnTClassifier(C=5e-4, random_state=0), _with_missing(_continuous), False),
+    "digits weighted": (
+        lambda: TnTClassifier(ccp_alpha=0.0, C=5e-4, random_state=2),
+        lambda: load_digits(return_X_y=True),
+        True,
+    ),
+    "continuous": (lambda: TnTClassifier(ccp_alpha=0.0, C=5e-4, random_state=0), _continuous, False),
+    "continuous weighted": (lambda: TnTClassifier(ccp_alpha=0.0, C=5e-4, random_state=0), _continuous, True),
+    "continuous binned": (
+        lambda: TnTClassifier(ccp_alpha=0.0, C=5e-4, max_bins=64, random_state=0),
+        _continuous,
+        False,
+    ),
+    "pendigits weighted two threads": (
+        lambda: TnTClassifier(ccp_alpha=0.0, C=1e-3, random_state=3, n_jobs=2),
+        _pendigits,
+        True,
+    ),
+    "digits fine-tuned": (
+        lambda: TnTClassifier(ccp_alpha=0.0, C=1e-3, fine_tune=3, random_state=0),
+        lambda: load_digits(return_X_y=True),
+        False,
+    ),
+    "continuous with missing": (
+        lambda: TnTClassifier(ccp_alpha=0.0, C=5e-4, random_state=0),
+        _with_missing(_continuous),
+        False,
+    ),
     "continuous with missing weighted": (
-        lambda: TnTClassifier(C=5e-4, random_state=1),
+        lambda: TnTClassifier(ccp_alpha=0.0, C=5e-4, random_state=1),
         _with_missing(_continuous),
         True,
     ),
     "continuous with missing, every refit": (
-        lambda: TnTClassifier(C=5e-4, internal_refit="always", random_state=0),
+        lambda: TnTClassifier(ccp_alpha=0.0, C=5e-4, internal_refit="always", random_state=0),
         _with_missing(_continuous),
         False,
     ),
     "continuous with missing weighted, every refit": (
-        lambda: TnTClassifier(C=5e-4, internal_refit="always", random_state=1),
+        lambda: TnTClassifier(ccp_alpha=0.0, C=5e-4, internal_refit="always", random_state=1),
         _with_missing(_continuous),
         True,
     ),
-    "california": (lambda: TnTRegressor(C=2e-3, random_state=0), _california, False),
-    "california weighted": (lambda: TnTRegressor(C=2e-3, random_state=1), _california, True),
-    "friedman": (lambda: TnTRegressor(C=1e-3, random_state=0), _friedman, False),
-    "friedman weighted two threads": (lambda: TnTRegressor(C=1e-3, random_state=4, n_jobs=2), _friedman, True),
-    "friedman one phase": (lambda: TnTRegressor(C=1e-3, N1=1, random_state=0), _friedman, False),
+    "california": (lambda: TnTRegressor(ccp_alpha=0.0, C=2e-3, random_state=0), _california, False),
+    "california weighted": (lambda: TnTRegressor(ccp_alpha=0.0, C=2e-3, random_state=1), _california, True),
+    "friedman": (lambda: TnTRegressor(ccp_alpha=0.0, C=1e-3, random_state=0), _friedman, False),
+    "friedman weighted two threads": (
+        lambda: TnTRegressor(ccp_alpha=0.0, C=1e-3, random_state=4, n_jobs=2),
+        _friedman,
+        True,
+    ),
+    "friedman one phase": (lambda: TnTRegressor(ccp_alpha=0.0, C=1e-3, N1=1, random_state=0), _friedman, False),
     "friedman with missing weighted": (
-        lambda: TnTRegressor(C=1e-3, random_state=2),
+        lambda: TnTRegressor(ccp_alpha=0.0, C=1e-3, random_state=2),
         _with_missing(_friedman),
         True,
     ),
     "friedman with missing weighted, every refit": (
-        lambda: TnTRegressor(C=1e-3, internal_refit="always", random_state=2),
+        lambda: TnTRegressor(ccp_alpha=0.0, C=1e-3, internal_refit="always", random_state=2),
         _with_missing(_friedman),
         True,
     ),
     "friedman fine-tuned binned": (
-        lambda: TnTRegressor(C=1e-3, fine_tune=3, max_bins=32, random_state=0),
+        lambda: TnTRegressor(ccp_alpha=0.0, C=1e-3, fine_tune=3, max_bins=32, random_state=0),
         _friedman,
         False,
     ),

@@ -182,7 +182,7 @@ def splits(tree):
 def test_one_phase_classifier_on_missing_values_is_cart(name, C, weighted):
     X, y = CASES[name]
     w = np.random.default_rng(0).uniform(0.1, 3.0, size=y.shape[0]) if weighted else np.ones(y.shape[0])
-    tnt = TnTClassifier(C=C, N1=1, random_state=0).fit(X, y, sample_weight=w)
+    tnt = TnTClassifier(C=C, N1=1, ccp_alpha=0.0, random_state=0).fit(X, y, sample_weight=w)
     cart = DecisionTreeClassifier(ccp_alpha=C, random_state=0).fit(X, y, sample_weight=w)
     assert tnt.graph_.missing_in_training
     ties, left_out = assert_same_tree_where_no_tie(tnt, cart, X, y, w)
@@ -311,8 +311,8 @@ def test_tao_fine_tuning_never_lowers_cart_training_accuracy_on_missing_values()
 
 def test_fine_tuning_a_model_trained_on_missing_values_equals_training_with_fine_tune():
     X, y = nan_classification(n=800)
-    tuned = TnTClassifier(C=1e-3, random_state=0).fit(X, y).fine_tuned(X, y, rounds=3)
-    direct = TnTClassifier(C=1e-3, fine_tune=3, random_state=0).fit(X, y)
+    tuned = TnTClassifier(C=1e-3, ccp_alpha=0.0, random_state=0).fit(X, y).fine_tuned(X, y, rounds=3)
+    direct = TnTClassifier(C=1e-3, ccp_alpha=0.0, fine_tune=3, random_state=0).fit(X, y)
     assert graph_digest(tuned.graph_) == graph_digest(direct.graph_)
     assert np.array_equal(tuned.graph_.missing_go_to_left, direct.graph_.missing_go_to_left)
 

@@ -50,7 +50,7 @@ def test_tnt_round_trip_predicts_identically(optdigits):
         "excluded_features": None,
         "validation_fraction": None,
         "internal_refit": "auto",
-        "ccp_alpha": 0.0,
+        "ccp_alpha": "auto",
         "categorical_features": "from_dtype",
     }
     assert model_to_json(loaded) == model_to_json(clf)  # a loaded model saves to the same file

@@ -1,7 +1,7 @@
 """``N1=1`` is CART, stated precisely and tested as stated.
 
-With ``N1=1``, ``TnTClassifier(C=C)`` grows scikit-learn's ``DecisionTreeClassifier(ccp_alpha=C)`` and
-``TnTRegressor(C=C)`` grows ``DecisionTreeRegressor(ccp_alpha=C * v)`` (``v`` the weighted variance
+With ``N1=1``, ``TnTClassifier(ccp_alpha=0.0, C=C)`` grows scikit-learn's ``DecisionTreeClassifier(ccp_alpha=C)`` and
+``TnTRegressor(ccp_alpha=0.0, C=C)`` grows ``DecisionTreeRegressor(ccp_alpha=C * v)`` (``v`` the weighted variance
 of ``y``), weights included, **up to ties between equally good splits**: where several splits of a
 node are equally good, TnT takes the first in one order of the features drawn once per fit from
 ``random_state`` (``np.random.RandomState(seed).permutation(n_features)``), scikit-learn the first in
@@ -110,7 +110,7 @@ CLASSIFICATION = {
 def test_one_phase_classifier_is_cart_up_to_ties(name, C, weighted):
     X, y = CLASSIFICATION[name]()
     w = np.random.default_rng(0).uniform(0.1, 3.0, size=y.shape[0]) if weighted else np.ones(y.shape[0])
-    tnt = TnTClassifier(C=C, N1=1, random_state=0).fit(X, y, sample_weight=w)
+    tnt = TnTClassifier(ccp_alpha=0.0, C=C, N1=1, random_state=0).fit(X, y, sample_weight=w)
     cart = DecisionTreeClassifier(ccp_alpha=C, random_state=0).fit(X, y, sample_weight=w)
     agree, ties, left_out = compare_with_cart(tnt, cart, X, y, w)
     assert agree > 0
@@ -135,7 +135,7 @@ def test_one_phase_regressor_is_cart_up_to_ties(name, C, weighted):
     X, y = REGRESSION[name]()
     w = np.random.default_rng(0).uniform(0.1, 3.0, size=y.shape[0]) if weighted else np.ones(y.shape[0])
     variance = np.average((y - np.average(y, weights=w)) ** 2, weights=w)
-    tnt = TnTRegressor(C=C, N1=1, random_state=0).fit(X, y, sample_weight=w)
+    tnt = TnTRegressor(ccp_alpha=0.0, C=C, N1=1, random_state=0).fit(X, y, sample_weight=w)
     cart = DecisionTreeRegressor(ccp_alpha=C * variance, random_state=0).fit(X, y, sample_weight=w)
     agree, ties, _ = compare_with_cart(tnt, cart, X, y, w, regression=True)
     assert agree > 0
@@ -149,7 +149,7 @@ def test_on_continuous_weighted_data_the_ties_change_no_training_prediction():
     samples equally well); here those ties never change a training prediction."""
     X, y = make_classification(n_samples=2000, n_features=6, n_informative=4, n_classes=3, random_state=1)
     w = np.random.default_rng(0).uniform(0.1, 3.0, size=y.shape[0])
-    tnt = TnTClassifier(C=1e-3, N1=1, random_state=0).fit(X, y, sample_weight=w)
+    tnt = TnTClassifier(ccp_alpha=0.0, C=1e-3, N1=1, random_state=0).fit(X, y, sample_weight=w)
     cart = DecisionTreeClassifier(ccp_alpha=1e-3, random_state=0).fit(X, y, sample_weight=w)
     agree, ties, left_out = compare_with_cart(tnt, cart, X, y, w)
     assert ties > 0 and agree > 0.9 * cart.tree_.node_count
@@ -162,7 +162,7 @@ def test_one_feature_without_ties_gives_the_very_same_tree():
     X = rng.normal(size=(3000, 1))
     y = (np.sin(3 * X[:, 0]) + rng.normal(scale=0.5, size=3000) > 0).astype(int)
     w = rng.uniform(0.1, 3.0, size=3000)
-    tnt = TnTClassifier(C=1e-3, N1=1, random_state=0).fit(X, y, sample_weight=w)
+    tnt = TnTClassifier(ccp_alpha=0.0, C=1e-3, N1=1, random_state=0).fit(X, y, sample_weight=w)
     cart = DecisionTreeClassifier(ccp_alpha=1e-3, random_state=0).fit(X, y, sample_weight=w)
     agree, ties, _ = compare_with_cart(tnt, cart, X, y, w)
     assert ties == 0 and agree == cart.tree_.node_count > 5
@@ -181,7 +181,7 @@ def test_tnt_breaks_ties_by_one_feature_order_drawn_from_random_state(seed):
     X, y = _twins()
     order = np.random.RandomState(seed).permutation(X.shape[1]).tolist()
     first, second = sorted((0, 1), key=order.index)
-    features = TnTClassifier(C=0.0, N1=1, random_state=seed).fit(X, y).graph_.feature
+    features = TnTClassifier(ccp_alpha=0.0, C=0.0, N1=1, random_state=seed).fit(X, y).graph_.feature
     assert np.sum(features == first) > 3
     assert not np.any(features == second)  # at every node: the order is the same for the whole fit
 
@@ -192,7 +192,7 @@ def test_scikit_learn_draws_its_feature_order_again_at_every_node():
     both = []
     for seed in range(6):
         cart = DecisionTreeClassifier(random_state=seed).fit(X, y)
-        tnt = TnTClassifier(C=0.0, N1=1, random_state=seed).fit(X, y)
+        tnt = TnTClassifier(ccp_alpha=0.0, C=0.0, N1=1, random_state=seed).fit(X, y)
         both.append(bool(np.any(cart.tree_.feature == 0) and np.any(cart.tree_.feature == 1)))
         _, ties, _ = compare_with_cart(tnt, cart, X, y, np.ones(y.shape[0]))
         assert ties > 0
@@ -202,6 +202,6 @@ def test_scikit_learn_draws_its_feature_order_again_at_every_node():
 def test_within_a_feature_both_take_the_lowest_of_equally_good_thresholds():
     X = np.array([[0.0], [1.0], [2.0], [3.0]])
     y = np.array([0, 1, 1, 0])  # x <= 0.5 and x <= 2.5 are equally good first splits
-    tnt = TnTClassifier(C=0.0, N1=1, random_state=0).fit(X, y)
+    tnt = TnTClassifier(ccp_alpha=0.0, C=0.0, N1=1, random_state=0).fit(X, y)
     cart = DecisionTreeClassifier(random_state=0).fit(X, y)
     assert tnt.graph_.threshold[0] == cart.tree_.threshold[0] == 0.5

@@ -24,7 +24,7 @@ def _splits(tree) -> int:
 def test_one_phase_is_cost_complexity_pruned_cart(friedman, C):
     # N1=1 grows one micro tree on all the data: DecisionTreeRegressor pruned at ccp_alpha = C * var(y).
     X, y = friedman
-    tnt = TnTRegressor(C=C, N1=1, random_state=0).fit(X, y)
+    tnt = TnTRegressor(C=C, N1=1, ccp_alpha=0.0, random_state=0).fit(X, y)
     cart = DecisionTreeRegressor(ccp_alpha=C * y.var(), random_state=0).fit(X, y)
     assert tnt.n_splits_ == _splits(cart)
     np.testing.assert_allclose(tnt.predict(X), cart.predict(X), rtol=1e-9, atol=1e-9 * np.abs(y).max())

@@ -114,7 +114,8 @@ def test_a_held_out_size_reaches_the_estimator_and_cart_gets_its_splits():
     data = load_bundled("iris")
     params = TrainParams(C=1e-3, ccp_alpha="held_out_regrown")
     assert params.estimator().get_params()["ccp_alpha"] == "held_out_regrown"
-    assert TrainParams().estimator(regression=True).get_params()["ccp_alpha"] == 0.0
+    assert TrainParams().estimator(regression=True).get_params()["ccp_alpha"] == "auto"  # the library's default
+    assert TrainParams(ccp_alpha=0.0).estimator(regression=True).get_params()["ccp_alpha"] == 0.0
     r = train(data, params)
     assert r.tnt.ccp_alpha == "held_out_regrown" and r.tnt.pruning_level_ >= 0
     assert r.tnt.n_splits_ == r.cart.n_splits_
@@ -123,7 +124,7 @@ def test_a_held_out_size_reaches_the_estimator_and_cart_gets_its_splits():
     compared = compare_models(data, C=1e-3, ccp_alpha="held_out_regrown", fitted=fitted)
     assert compared["TnT"][0] is r.tnt
     assert compared["TnT fine-tuned"][0].get_params()["ccp_alpha"] == "held_out_regrown"
-    with pytest.raises(ValueError, match="ccp_alpha='held_out_regrown' \\(not 0.0\\)"):
+    with pytest.raises(ValueError, match="ccp_alpha='held_out_regrown' \\(not 'auto'\\)"):
         compare_models(data, C=1e-3, fitted=fitted)
 
 
@@ -136,3 +137,14 @@ def test_a_budget_search_keeps_the_held_out_size():
     assert result.params.ccp_alpha == "held_out_regrown" and result.params.C == found.C
     assert result.tnt.ccp_alpha == "held_out_regrown" and result.tnt.n_splits_ <= 4
     assert fitted and all(model.ccp_alpha == "held_out_regrown" for model in fitted.values())
+
+
+def test_a_budget_search_from_the_default_size_fits_c_alone_and_says_so():
+    from tnt.services.training import train_to_budget
+
+    fitted = {}
+    result, found = train_to_budget(load_bundled("iris"), 4, TrainParams(C=1e-2), fitted=fitted)
+    assert TrainParams(C=1e-2).ccp_alpha == "auto"
+    assert found.size_rule == 0.0 and result.params.ccp_alpha == 0.0 and result.tnt.ccp_alpha == 0.0
+    assert fitted and all(model.ccp_alpha == 0.0 for model in fitted.values())
+    assert result.tnt.n_splits_ <= 4 and result.cart.n_splits_ == result.tnt.n_splits_

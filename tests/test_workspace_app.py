@@ -98,20 +98,21 @@ def test_a_reload_brings_back_the_held_out_size_and_its_model(folder, monkeypatc
     fit_fails(monkeypatch)
     again = session(ws)
     assert again.session_state["train/params"].ccp_alpha == "held_out_regrown"
-    assert any(m.value.endswith("size: held-out choice") for m in again.sidebar.markdown)
+    assert any(m.value.endswith("size: held-out graph") for m in again.sidebar.markdown)
     go(again, "train")
     assert not again.error and metric(again, "Splits") == splits
     assert again.selectbox(key="train/ccp_alpha").value == "held_out_regrown"
     assert any("Size chosen on held-out data: pruning level" in c.value for c in again.main.caption)
     go(again, "history")
-    assert list(again.dataframe[0].value["size"]) == ["held-out choice", "C as set"]  # newest first
+    assert list(again.dataframe[0].value["size"]) == ["held-out graph", "held-out choice"]  # newest first
     labels = again.selectbox(key="history/run").options
-    assert labels[0].endswith(", size: held-out choice") and "size" not in labels[1]
+    assert labels[0].endswith(", size: held-out graph") and "size" not in labels[1]  # the default unsaid
 
 
-def test_a_workspace_saved_before_the_size_choice_opens_as_c_as_set(folder, monkeypatch):
+def test_a_workspace_saved_before_the_size_choice_opens_as_c_alone(folder, monkeypatch):
     at = session()
     go(at, "train")
+    at.selectbox(key="train/ccp_alpha").set_value(0.0)  # what every run was trained with then
     at.select_slider[0].set_value(1e-2)
     button(at, "Train").click().run()
     splits = metric(at, "Splits")
@@ -134,7 +135,7 @@ def test_a_workspace_saved_before_the_size_choice_opens_as_c_as_set(folder, monk
     assert not again.error and metric(again, "Splits") == splits
     assert again.selectbox(key="train/ccp_alpha").value == 0.0
     go(again, "history")
-    assert not again.error and set(again.dataframe[0].value["size"]) == {"C as set"}
+    assert not again.error and set(again.dataframe[0].value["size"]) == {"C alone"}
 
 
 def test_an_unknown_or_malformed_id_starts_a_new_workspace_with_a_note(folder):

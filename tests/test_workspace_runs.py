@@ -81,18 +81,22 @@ def test_runs_saved_before_max_bins_are_found_and_read_as_exact(tmp_path):
     data = load_bundled("iris", test_size=0.3, seed=0)
     store = WorkspaceStore(tmp_path)
     ws = store.new_workspace()
-    result = train(data, TrainParams(C=1e-2))
+    result = train(data, TrainParams(C=1e-2, ccp_alpha=0.0))
     run = save_result(store, ws, result, dataset_name=data.name, source=bundled_source("iris"))
-    # The same run as an earlier version saved it: its parameters without max_bins (nor ccp_alpha, added later).
+    # The same run as an earlier version saved it (C alone, the size of the time): its parameters without
+    # max_bins (nor ccp_alpha, added later).
     older = {name: value for name, value in run.params.items() if name not in ("max_bins", "ccp_alpha")}
     with store._write() as con:
         con.execute("UPDATE runs SET params = ? WHERE id = ?", (json.dumps(older, sort_keys=True), run.id))
     (saved,) = store.runs(ws)
     assert "max_bins" not in saved.params
-    assert check_params(saved.params) == TrainParams(C=1e-2) and check_params(saved.params).max_bins == 65535
-    found = find_result(store, ws, data.key, TrainParams(C=1e-2))
-    assert found is not None and found.params == TrainParams(C=1e-2)
-    assert find_result(store, ws, data.key, TrainParams(C=1e-2, max_bins=255)) is None
+    assert (
+        check_params(saved.params) == TrainParams(C=1e-2, ccp_alpha=0.0)
+        and check_params(saved.params).max_bins == 65535
+    )
+    found = find_result(store, ws, data.key, TrainParams(C=1e-2, ccp_alpha=0.0))
+    assert found is not None and found.params == TrainParams(C=1e-2, ccp_alpha=0.0)
+    assert find_result(store, ws, data.key, TrainParams(C=1e-2, max_bins=255, ccp_alpha=0.0)) is None
     assert history_frame(store.runs(ws)).iloc[0]["max_bins"] == 65535
 
 
@@ -117,15 +121,20 @@ def test_a_held_out_size_run_is_found_only_with_it_and_a_binned_run_saved_before
     found = find_result(store, ws, data.key, held_out)
     assert found.params == held_out and found.tnt.estimator_params_["ccp_alpha"] == "held_out_regrown"
     assert find_result(store, ws, data.key, TrainParams(C=1e-2)) is None
-    # A binned run saved after max_bins but before ccp_alpha existed: trained with C as set.
+    # A binned run saved after max_bins but before ccp_alpha existed: trained with C alone.
     binned = save_result(
-        store, ws, train(data, TrainParams(C=1e-2, max_bins=4)), dataset_name=data.name, source=bundled_source("iris")
+        store,
+        ws,
+        train(data, TrainParams(C=1e-2, max_bins=4, ccp_alpha=0.0)),
+        dataset_name=data.name,
+        source=bundled_source("iris"),
     )
     older = {name: value for name, value in binned.params.items() if name != "ccp_alpha"}
     with store._write() as con:
         con.execute("UPDATE runs SET params = ? WHERE id = ?", (json.dumps(older, sort_keys=True), binned.id))
-    found = find_result(store, ws, data.key, TrainParams(C=1e-2, max_bins=4))
-    assert found is not None and found.params == TrainParams(C=1e-2, max_bins=4)
+    found = find_result(store, ws, data.key, TrainParams(C=1e-2, max_bins=4, ccp_alpha=0.0))
+    assert found is not None and found.params == TrainParams(C=1e-2, max_bins=4, ccp_alpha=0.0)
+    assert find_result(store, ws, data.key, TrainParams(C=1e-2, max_bins=4)) is None  # not the default's size
     assert find_result(store, ws, data.key, TrainParams(C=1e-2, max_bins=4, ccp_alpha="held_out_regrown")) is None
     frame = history_frame(store.runs(ws))
     assert sorted(frame["ccp_alpha"], key=str) == [0.0, "held_out_regrown"]

@@ -17,12 +17,17 @@ from tnt.learn.growth import ProgressCallback, grow_graph
 from tnt.learn.held_out_pruning import HELD_OUT_SHARE, held_out_pruning_level
 from tnt.learn.refit_guard import INTERNAL_REFITS, guards_refits
 from tnt.learn.selection import grow_with_held_out_stop
+from tnt.learn.size_choice import cart_pruning_level
 from tnt.learn.working_graph import FlatGraph
 
 #: The values of ``ccp_alpha`` that let a held-out part of the training samples choose the level:
-#: "held_out" prunes the graph grown at ``C`` to it, "held_out_regrown" grows the graph at the larger
-#: of ``C`` and the level, then prunes it there.
-CHOSEN_LEVELS = ("held_out", "held_out_regrown")
+#: "auto" (the default) reads it off one CART (:mod:`tnt.learn.size_choice`), "held_out" and
+#: "held_out_regrown" off the pruning path of a graph grown on the rest of the samples; "held_out"
+#: prunes the graph grown at ``C`` to it, "auto" and "held_out_regrown" grow the graph at the larger
+#: of ``C`` and the level, then prune it there.
+CHOSEN_LEVELS = ("auto", "held_out", "held_out_regrown")
+#: The default ``ccp_alpha``; ``ccp_alpha=0.0`` gives the graph of version 0.1 (``C`` alone).
+DEFAULT_SIZE = "auto"
 
 
 class TnTEstimator(GrownGraphEstimator):
@@ -58,7 +63,7 @@ class TnTEstimator(GrownGraphEstimator):
         excluded_features=None,
         validation_fraction=None,
         internal_refit="auto",
-        ccp_alpha=0.0,
+        ccp_alpha=DEFAULT_SIZE,
         categorical_features="from_dtype",
     ):
         self.C = C
@@ -110,14 +115,16 @@ class TnTEstimator(GrownGraphEstimator):
             "n_threads": effective_n_jobs(self.n_jobs),
         }
         level = self.ccp_alpha
-        if isinstance(level, str):  # one of CHOSEN_LEVELS
+        if level == "auto":
+            level = cart_pruning_level(problem, is_classifier(self), schedule["C"])
+        elif isinstance(level, str):  # "held_out" or "held_out_regrown"
             level, _ = held_out_pruning_level(
                 problem, HELD_OUT_SHARE, is_classifier(self), schedule | {"callback": None}
             )
-            if self.ccp_alpha == "held_out_regrown":
-                # TnT's own graph at that cost per split, not a larger graph cut down to it:
-                # weakest-link pruning keeps splits and refits chosen for the larger graph.
-                schedule["C"] = max(schedule["C"], level)
+        if self.ccp_alpha in ("auto", "held_out_regrown"):
+            # TnT's own graph at that cost per split, not a larger graph cut down to it:
+            # weakest-link pruning keeps splits and refits chosen for the larger graph.
+            schedule["C"] = max(schedule["C"], level)
         self.pruning_level_ = float(level)
         if self.validation_fraction is None:
             self.validation_scores_ = np.empty(0)

@@ -22,7 +22,7 @@ _SUFFIX_FORMATS = {"py": "python"}
 #: Most merge phases, grow passes or fine-tuning rounds the command line runs (the app: 5, 10 and 5).
 MAX_ROUNDS = 100
 #: ``tnt train --size``: the command line's names of :data:`tnt.services.training.SIZE_CHOICES`, in its order.
-SIZE_NAMES = ("C", "held-out")
+SIZE_NAMES = ("auto", "C", "held-out")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -101,7 +101,8 @@ def _parser() -> argparse.ArgumentParser:
         type=float,
         default=None,
         help="pruning strength (TnT) or penalty per leaf (NDG); larger gives fewer splits "
-        "(default 1e-3 for TnT, 3e-4 for NDG)",
+        "(default 1e-3 for TnT, 3e-4 for NDG); with TnT's default --size auto, the lower bound of the cost "
+        "per split that held-out data may raise",
     )
     train.add_argument(
         "--max-splits",
@@ -135,11 +136,12 @@ def _parser() -> argparse.ArgumentParser:
     train.add_argument(
         "--size",
         choices=SIZE_NAMES,
-        default="C",
-        help="TnT: C (default): the graph TnT grows at --C; held-out: a held-out 20%% of the training rows "
-        "chooses the pruning level, and the graph is grown at the larger of --C and that level and pruned "
-        "there (ccp_alpha='held_out_regrown'; more accurate on most classification tables, slower: see the "
-        "guide's 'Getting the most accurate graph'); with --max-splits, the budget search keeps it",
+        default="auto",
+        help="TnT: auto (default): --C is the lower bound of the cost per split, and a held-out 20%% of the "
+        "training rows chooses a larger one where a smaller graph is clearly better there (ccp_alpha='auto'); "
+        "C: the graph TnT grows at --C alone (ccp_alpha=0.0, the paper's); held-out: the level a graph grown "
+        "on 80%% of the rows chooses (ccp_alpha='held_out_regrown', slower: see the guide's 'Getting the most "
+        "accurate graph'); with --max-splits, the budget search keeps it",
     )
     train.add_argument("--seed", type=int, default=0, help="random seed for the split and the training (default 0)")
     train.add_argument(
@@ -313,7 +315,8 @@ def _train(args) -> None:
     if args.model == "ndg" or args.max_splits is None:
         model = _model(args, regression).fit(X_train, y_train)
     else:
-        from tnt.services.budget import fit_to_budget
+        from tnt.services.budget import budget_size, fit_to_budget
+        from tnt.services.training import SIZE_CHOICES
 
         if regression:
             raise ValueError("--max-splits trains classifiers only; for a regression target, choose --C.")
@@ -321,11 +324,13 @@ def _train(args) -> None:
             raise ValueError(f"--max-splits must be 0 or more, got {args.max_splits}.")
         _model(args, regression)  # checks the options
         C_start = settings.pop("C")
+        settings["ccp_alpha"] = budget_size(settings["ccp_alpha"])  # the budget sets the size
         found = fit_to_budget(X_train, y_train, args.max_splits, C_start=C_start, **settings, **_categorical(args))
         model = found.model
         tried = ", ".join(f"{C:.3g}: {s}" for C, s in sorted(set(found.tried)))
         print(
-            f"budget {args.max_splits} splits: C={found.C:.4g} gives {found.n_splits} splits, "
+            f"budget {args.max_splits} splits: C={found.C:.4g} gives {found.n_splits} splits "
+            f"(size: {SIZE_NAMES[SIZE_CHOICES.index(found.size_rule)]}), "
             f"found in {found.n_fits} fits (C: splits tried: {tried})"
         )
         if not found.bracketed:
@@ -343,8 +348,13 @@ def _train(args) -> None:
     for name in args.categorical:
         categories = model.categories_[list(model.feature_names_in_).index(name)]
         print(f"categorical {name}: {len(categories)} categories")
-    if args.size == "held-out":
-        print(f"size chosen on held-out data: pruning level {model.pruning_level_:.3g} per split")
+    if args.size != "C" and args.model == "tnt":
+        level = getattr(model, "pruning_level_", 0.0)
+        print(
+            f"size chosen on held-out data: pruning level {level:.3g} per split"
+            if level > 0
+            else "size chosen on held-out data: C kept (no smaller graph was clearly better there)"
+        )
     if args.model == "tnt" and args.max_splits is not None:
         data = (X_test, y_test) if X_test is not None else (X_train, y_train)
         print(
@@ -376,8 +386,8 @@ def _model(args, regression: bool):
             raise ValueError("--model ndg trains classifiers only; for a regression target, use --model tnt.")
         if args.max_splits is not None and args.max_splits < 0:
             raise ValueError(f"--max-splits must be at least 0, got {args.max_splits}.")
-        if args.size != "C":
-            raise ValueError("--size held-out is an option of TnT; drop it for --model ndg.")
+        if args.size != SIZE_NAMES[0]:
+            raise ValueError(f"--size {args.size} is an option of TnT; drop it for --model ndg.")
         return NDGClassifier(
             C=PAPER_C if args.C is None else args.C,
             max_splits=args.max_splits,

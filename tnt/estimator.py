@@ -79,23 +79,28 @@ class TnTClassifier(GraphClassifierMixin, TnTEstimator):
         is missing (NaN), "always" otherwise: with missing values the refits that do not lower the
         training loss cost more accuracy (``docs/accuracy_missing.md``). Measured in
         ``docs/learner_options.md``.
-    ccp_alpha : float, "held_out" or "held_out_regrown", default=0.0
-        Weakest-link pruning of the finished graph, the graph analogue of scikit-learn's
+    ccp_alpha : "auto", float, "held_out" or "held_out_regrown", default="auto"
+        The graph's size, with ``C`` as its **lower bound** on the cost per split. "auto" (the
+        default since 0.2): a held-out 20 % of the training samples chooses the level (stratified,
+        drawn with ``random_state``): a CART pruned at ``C`` is fitted on the other 80 % and scored
+        held out at every level of its cost-complexity pruning path; a larger level than ``C`` is
+        taken only where it scores better than ``C`` by more than one standard error of the
+        per-sample differences (the best such level); the graph is then grown on all the samples
+        at that level and pruned there (``pruning_level_``; 0 when ``C`` was kept). It costs one
+        CART on 80 % of the rows (about 1.1x the fit with ``C`` alone on MNIST) and gives up to
+        ten points of accuracy where ``C`` alone over-fits (``docs/learner_options.md``). A float:
+        weakest-link pruning of the finished graph, the graph analogue of scikit-learn's
         ``ccp_alpha``: while collapsing some internal node into a leaf costs at most ``ccp_alpha``
         of weighted Gini impurity (as a share of the training weight, the units of ``C``) per split
         it frees, the cheapest is collapsed. A collapse frees the node's split and those only it
-        reaches; nodes other paths reach stay. 0 prunes nothing. On a tree (``N1=1``) this is
-        ``DecisionTreeClassifier(ccp_alpha=...)``'s pruning. "held_out": the level a held-out 20 %
-        of the training samples chooses (a graph grown on the rest is pruned level by level down to
-        its root, and the level scoring best there, the most pruned of the best, prunes the graph
-        grown on all the samples); training takes about twice as long. "held_out_regrown": the same
-        level, but the graph on all the samples is grown at the larger of ``C`` and the level, then
-        pruned at it: TnT's own graph at that cost per split rather than a larger graph cut down to
-        it (pruning keeps splits and refits chosen for the larger graph). On the accuracy suite it
-        beats CART of its size on 30 of 33 classification pairs ("held_out" 25, the defaults 20)
-        but on fewer regression pairs than the defaults; training takes about 2.7 times as long.
-        Growing at a smaller ``C`` and pruning at the larger, "held_out" and "held_out_regrown" are
-        measured in ``docs/learner_options.md``.
+        reaches; nodes other paths reach stay. **0 prunes nothing: the graph of ``C`` alone, the
+        default of version 0.1 and the paper's** (``benchmarks/paper.py`` runs with it). On a
+        tree (``N1=1``) this is ``DecisionTreeClassifier(ccp_alpha=...)``'s pruning. "held_out":
+        the level a held-out 20 % of the training samples chooses on the pruning path of a graph
+        grown on the rest (the most pruned of the best), pruning the graph grown on all the samples;
+        "held_out_regrown": that level, the graph on all the samples grown at the larger of ``C``
+        and the level, then pruned at it. Both grow a second graph (about 2.7 times the time of
+        ``C`` alone on MNIST). All are measured in ``docs/learner_options.md``.
     categorical_features : "from_dtype", None, array-like of int, bool or str, default="from_dtype"
         Which columns are categorical, with the conventions of scikit-learn's
         ``HistGradientBoosting*``: "from_dtype" the pandas ``category`` columns of a DataFrame
@@ -104,10 +109,10 @@ class TnTClassifier(GraphClassifierMixin, TnTEstimator):
         is split into two **subsets** of its categories, searched among the prefixes of Breiman's
         ordering at each node (exact for two classes and for the squared error; for more classes
         the first principal component of the categories' class shares). Missing values and
-        categories never seen in training go where the split sends missing values. So far only
-        ``N1=1`` learns subsets (a cost-complexity-pruned CART, the micro tree at the root; with
-        ``fine_tune=0``, ``validation_fraction=None`` and ``ccp_alpha=0.0``); other settings are
-        refused in one sentence. See ``docs/categorical.md``.
+        categories never seen in training go where the split sends missing values. Every setting
+        learns subsets (merge phases, fine-tuning, held-out stopping, the sizes of ``ccp_alpha``):
+        training routes each subset test by a column of its own (:mod:`tnt.learn.category_columns`).
+        See ``docs/categorical.md``.
 
     Attributes
     ----------
@@ -132,8 +137,8 @@ class TnTClassifier(GraphClassifierMixin, TnTEstimator):
         Steps of the schedule (grow passes, merges and fine-tuning rounds) the graph was trained
         for: all ``N1 * (N2 + 1) + fine_tune`` unless ``validation_fraction`` stopped earlier.
     pruning_level_ : float
-        The ``ccp_alpha`` the graph was pruned at: the parameter, or the level "held_out" or
-        "held_out_regrown" chose.
+        The ``ccp_alpha`` the graph was pruned at: the parameter, or the level "auto", "held_out"
+        or "held_out_regrown" chose (0 when "auto" kept ``C``).
     validation_scores_ : ndarray of shape (N1 * (N2 + 1) + fine_tune,)
         With ``validation_fraction``, the held-out accuracy after each step; empty otherwise (and
         when too few samples were given to hold any out).
@@ -196,8 +201,8 @@ class TnTClassifier(GraphClassifierMixin, TnTEstimator):
         ValueError
             If this model was trained with ``fine_tune > 0`` (rounds continued from a fine-tuned
             graph can differ from training with their sum, so no ``fine_tune`` value would describe
-            the result), was pruned (``ccp_alpha`` other than 0: training prunes after
-            fine-tuning, so a pruned graph fine-tuned is no graph that training gives), or ``(X, y)``
+            the result), was pruned (``ccp_alpha`` other than 0, unless "auto" kept ``C``: training
+            prunes after fine-tuning, so a pruned graph fine-tuned is no graph that training gives), or ``(X, y)``
             has other features or classes than its training data.
 
         Examples
@@ -211,10 +216,13 @@ class TnTClassifier(GraphClassifierMixin, TnTEstimator):
         >>> bool((tuned.predict(X) == direct.predict(X)).all()), tuned.fine_tune
         (True, 5)
         """
-        if self.ccp_alpha != 0:
+        # "auto" that kept C pruned nothing, and its choice does not depend on fine_tune: the graph
+        # fine-tuned is the one training with fine_tune gives.
+        if self.ccp_alpha != 0 and not (self.ccp_alpha == "auto" and self.pruning_level_ == 0):
             raise ValueError(
-                f"fine_tuned starts from a model trained with ccp_alpha=0; this one has ccp_alpha={self.ccp_alpha!r}, "
-                "and training prunes after fine-tuning. Train it with the rounds you want instead (fine_tune=...)."
+                f"fine_tuned starts from a graph that was not pruned; this one has ccp_alpha={self.ccp_alpha!r} "
+                f"(pruned at {self.pruning_level_:.3g}), and training prunes after fine-tuning. Train it with the "
+                "rounds you want instead (fine_tune=...)."
             )
         return self._fine_tuned(
             lambda n: clone(self).set_params(fine_tune=n), X, y, rounds, sample_weight, int(self.max_bins)

@@ -160,7 +160,8 @@ class LoadedGraphModel(GraphClassifierMixin, _LoadedGraph):
         Its parameters, as saved.
     pruning_level_ : float
         Defined only when the saved model had one (TnT): the ``ccp_alpha`` its graph was pruned at,
-        the parameter or the level ``ccp_alpha="held_out"`` or ``"held_out_regrown"`` chose.
+        the parameter or the level ``ccp_alpha="auto"`` (0 when it kept ``C``), ``"held_out"`` or
+        ``"held_out_regrown"`` chose.
     edit_record_ : dict
         Defined only for a model edited by hand (``estimator_kind_`` ``"HandEditedClassifier"``):
         ``{"from": {"estimator", "params", "name"}, "edits": [...]}``, the model it was edited from and

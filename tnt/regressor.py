@@ -58,14 +58,18 @@ class TnTRegressor(GraphRegressorMixin, TnTEstimator):
         see Notes) than the split the node had at the start of the phase ("improving"); "auto" is
         "improving" when some training value is missing, "always" otherwise, as in
         :class:`tnt.TnTClassifier`. Measured in ``docs/learner_options.md``.
-    ccp_alpha : float, "held_out" or "held_out_regrown", default=0.0
-        Weakest-link pruning of the finished graph, as in :class:`tnt.TnTClassifier`, on the
-        squared error of the standardised targets (the units of ``C``): while collapsing some
-        internal node into a leaf costs at most ``ccp_alpha`` per split it frees, the cheapest is
-        collapsed. 0 prunes nothing; "held_out" the level a held-out 20 % of the training samples
-        chooses, and "held_out_regrown" that level with the graph grown at the larger of ``C`` and
-        it before pruning, as in :class:`tnt.TnTClassifier`. Growing at a smaller ``C`` and pruning at
-        the larger, "held_out" and "held_out_regrown" are measured in ``docs/learner_options.md``.
+    ccp_alpha : "auto", float, "held_out" or "held_out_regrown", default="auto"
+        The graph's size, ``C`` its lower bound, as in :class:`tnt.TnTClassifier`, on the squared
+        error of the standardised targets (the units of ``C``): "auto" (the default since 0.2)
+        grows the graph at the level a CART on 80 % of the samples, scored on the other 20 %,
+        chooses when it is clearly better held out than ``C``'s (the per-sample differences of
+        squared error, one standard error), and prunes it there. A float: weakest-link pruning of
+        the finished graph (while collapsing some internal node into a leaf costs at most
+        ``ccp_alpha`` per split it frees, the cheapest is collapsed); **0 prunes nothing: the graph
+        of ``C`` alone, the default of 0.1**. "held_out" the level a held-out 20 % chooses on a
+        graph grown on the rest, and "held_out_regrown" that level with the graph grown at the
+        larger of ``C`` and it before pruning, as in :class:`tnt.TnTClassifier`. Measured in
+        ``docs/learner_options.md`` and ``docs/accuracy.md``.
     categorical_features : "from_dtype", None, array-like of int, bool or str, default="from_dtype"
         Categorical columns, split by subsets of their categories, as in :class:`tnt.TnTClassifier`;
         the categories are ordered by their mean target, which is exact for the squared error.

@@ -8,7 +8,7 @@ import streamlit as st
 
 from tnt import warmup
 from tnt.data.datasets import Dataset
-from tnt.services.budget import BudgetResult
+from tnt.services.budget import BudgetResult, budget_size
 from tnt.services.training import TrainParams, TrainResult, train, train_to_budget
 from ui.analysis import remembered
 from ui.display import format_bins, format_C, format_measure, format_size, headline
@@ -60,6 +60,7 @@ def budget_with_progress(
     """Train to at most ``max_splits`` splits, searching C from ``params.C`` with a progress line per
     fit. Every fit of this session with the same data and other settings is reused (the models of
     the Train page's history and earlier searches). Returns None, after saying why, on failure."""
+    params = replace(params, ccp_alpha=budget_size(params.ccp_alpha))  # the size rule the search fits with
     settings = replace(params, C=0.0)  # a fit with these settings at any C can be reused
     fitted = remembered("budget-fits", (data.key, settings), dict)
     for r in state.results_for(data):

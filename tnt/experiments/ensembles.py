@@ -90,7 +90,8 @@ def _make(
     categorical_features=None,
 ):
     if kind.startswith("TnT"):
-        base = TnTClassifier(C=C, random_state=seed, categorical_features=categorical_features)
+        # the paper's graph, C alone
+        base = TnTClassifier(C=C, ccp_alpha=0.0, random_state=seed, categorical_features=categorical_features)
     else:
         base = _cart_tree(cart_trees, max_leaf_nodes, seed, categorical_features)
     if kind.endswith("AdaBoost"):

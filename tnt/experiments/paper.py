@@ -104,7 +104,7 @@ def select_by_cv(estimator, param: str, values, X, y, *, cv: int = 3, seed: int 
     Parameters
     ----------
     estimator : estimator
-        For example ``TnTClassifier(random_state=0)`` with ``param="C"``, or
+        For example ``TnTClassifier(ccp_alpha=0.0, random_state=0)`` with ``param="C"``, or
         ``CARTClassifier(random_state=0)`` with ``param="max_leaf_nodes"``.
     param : str
     values : sequence
@@ -171,13 +171,13 @@ def table1(X_train, y_train, X_test, y_test, *, Cs, leaf_counts, trials=5, cv=3,
     check_n_jobs(n_jobs)
     chosen = {}
     for name, estimator, param, values in (
-        ("TnT", TnTClassifier(random_state=0), "C", Cs),
+        ("TnT", TnTClassifier(ccp_alpha=0.0, random_state=0), "C", Cs),
         ("CART", CARTClassifier(random_state=0), "max_leaf_nodes", leaf_counts),
     ):
         best, scores = select_by_cv(estimator, param, values, X_train, y_train, cv=cv, n_jobs=n_jobs)
         chosen[name] = (param, best, float(scores.loc[best]))
     models = {
-        "TnT": lambda seed: TnTClassifier(C=chosen["TnT"][1], random_state=seed),
+        "TnT": lambda seed: TnTClassifier(ccp_alpha=0.0, C=chosen["TnT"][1], random_state=seed),
         "CART": lambda seed: CARTClassifier(max_leaf_nodes=chosen["CART"][1], random_state=seed),
     }
     pairs = [(name, trial) for name in models for trial in range(trials)]
@@ -216,7 +216,7 @@ def calibrate_C(X, y, target_splits: int, low: float, high: float, *, steps: int
     for _ in range(steps):
         mid = (lo + hi) / 2
         C = float(f"{np.exp(mid):.3g}")
-        splits = TnTClassifier(C=C, random_state=seed).fit(X, y).n_splits_
+        splits = TnTClassifier(ccp_alpha=0.0, C=C, random_state=seed).fit(X, y).n_splits_
         if best is None or abs(splits - target_splits) < abs(best[1] - target_splits):
             best = (C, int(splits))
         if splits > target_splits:

@@ -123,7 +123,7 @@ def _extra_model(
 ):
     if prefix == "tnt_ft":
         return model_classes(regression)[0](
-            C=C, N1=N1, N2=N2, fine_tune=_FINE_TUNE_ROUNDS, random_state=seed, max_bins=max_bins
+            C=C, ccp_alpha=0.0, N1=N1, N2=N2, fine_tune=_FINE_TUNE_ROUNDS, random_state=seed, max_bins=max_bins
         )
     if regression:
         raise ValueError(f"Model {prefix!r} is a classifier; a regression sweep can add 'tnt_ft' only.")
@@ -186,7 +186,7 @@ def sweep_one(
     """
     tnt_class, cart_class = model_classes(regression)
     start = time.perf_counter()
-    tnt = tnt_class(C=C, N1=N1, N2=N2, random_state=seed, max_bins=max_bins).fit(X_train, y_train)
+    tnt = tnt_class(C=C, ccp_alpha=0.0, N1=N1, N2=N2, random_state=seed, max_bins=max_bins).fit(X_train, y_train)
     fit_time = time.perf_counter() - start
     cart = cart_class.with_splits(tnt.n_splits_, random_state=seed).fit(X_train, y_train)
     measured = _measure("tnt", tnt, X_train, y_train, X_test, y_test)

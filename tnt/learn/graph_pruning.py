@@ -44,12 +44,17 @@ class PruningPath:
         ``R`` of the graph before the first collapse and after each.
     nodes : ndarray of shape (n_collapses,)
         The node each collapse turned into a leaf, numbered as in the graph given.
+    next_alpha : float
+        The cheapest collapse of the pruned graph, per split freed: pruning it again at any level
+        below this changes nothing (``inf`` when it has no split left to collapse, 0 when pruning
+        stopped for another reason than the level).
     """
 
     alphas: np.ndarray
     n_splits: np.ndarray
     impurities: np.ndarray
     nodes: np.ndarray
+    next_alpha: float = 0.0
 
 
 def pruning_statistics(y: np.ndarray, w: np.ndarray, n_classes: int | None) -> np.ndarray:
@@ -231,6 +236,7 @@ def prune_graph(
     total = float(stats[:, 1].sum() if squared else stats[:, 1:].sum())
     splits = graph.n_splits
     alphas, sizes, impurities, nodes = [], [splits], [], []
+    next_alpha = 0.0
     while alpha > 0 and splits > min_splits:
         delta, flow = collapse_costs(working.routed(X), stats, squared, left, right, feature, threshold, missing)
         if not impurities:
@@ -242,6 +248,7 @@ def prune_graph(
         order = np.argsort(cost, kind="stable")
         order = order[cost[order] <= alpha]
         if order.size == 0:
+            next_alpha = float(cost.min()) if cost.size else np.inf
             break
         # Collapses whose nodes reach no node in common change disjoint samples, leaves and splits:
         # taken together, cheapest first, they are the collapses one at a time would make.
@@ -260,7 +267,9 @@ def prune_graph(
             impurities.append(impurities[-1] + float(delta[node]) / total)
     if not impurities:
         impurities.append(np.nan)
-    path = PruningPath(np.array(alphas), np.array(sizes), np.array(impurities), np.array(nodes, dtype=np.intp))
+    path = PruningPath(
+        np.array(alphas), np.array(sizes), np.array(impurities), np.array(nodes, dtype=np.intp), next_alpha
+    )
     if not alphas:
         return graph, path
     return compact(working, X), path

@@ -68,11 +68,15 @@ def held_out_pruning_level(problem, fraction: float, classification: bool, sched
     stats = pruning_statistics(fit.y, fit.w, fit.n_classes if classification else None)
     levels = pruning_levels(fit.X.shape[0])
     scores = [_score(graph, fit, held, classification)]
+    unchanged_below = 0.0  # pruning again at a level below this leaves the graph as it is
     for level in levels:
         if graph.n_splits == 0:
             break
-        graph, _ = prune_graph(graph, fit.X, stats, not classification, level)
-        scores.append(_score(graph, fit, held, classification))
+        pruned = []
+        if level >= unchanged_below:
+            graph, path = prune_graph(graph, fit.X, stats, not classification, level)
+            unchanged_below, pruned = path.next_alpha, path.alphas
+        scores.append(_score(graph, fit, held, classification) if len(pruned) else scores[-1])
     scores = np.array(scores)
     best = int(np.flatnonzero(scores == scores.max())[-1])  # the most pruned of the best
     return (0.0 if best == 0 else float(levels[best - 1])), scores

@@ -18,7 +18,18 @@ from tnt.baselines import CARTClassifier
 from tnt.estimator import TnTClassifier
 from tnt.services.tasks import model_classes
 
-__all__ = ["BudgetResult", "fit_to_budget"]
+__all__ = ["BudgetResult", "budget_size", "fit_to_budget"]
+
+
+def budget_size(ccp_alpha):
+    """The size rule a budget search of the app or the command line fits with: their default, the
+    held-out choice ("auto"), becomes the graph C alone grows (0.0), as the budget sets the size;
+    another rule chosen is kept (its graphs bounded by the budget).
+
+    >>> budget_size("auto"), budget_size(0.0), budget_size("held_out_regrown")
+    (0.0, 0.0, 'held_out_regrown')
+    """
+    return 0.0 if ccp_alpha == "auto" else ccp_alpha
 
 
 @dataclass
@@ -57,6 +68,12 @@ class BudgetResult:
     @property
     def n_splits(self) -> int:
         return int(self.model.n_splits_)
+
+    @property
+    def size_rule(self):
+        """The ``ccp_alpha`` every fit of the search used: 0.0 (C alone), or a held-out choice
+        ("auto", "held_out_regrown") whose graphs the budget bounds."""
+        return self.model.get_params()["ccp_alpha"]
 
     @property
     def bracketed(self) -> bool:
@@ -109,7 +126,11 @@ def fit_to_budget(
         Fit :class:`tnt.TnTRegressor` and CART for regression instead of the classifiers.
     **params
         Other parameters of :class:`tnt.TnTClassifier` (``N1``, ``N2``, ``fine_tune``,
-        ``random_state``, ``n_jobs``).
+        ``random_state``, ``n_jobs``, ``ccp_alpha``). ``ccp_alpha`` is 0.0 here unless given: a
+        budget is a size the caller sets, so each fit is the graph ``C`` alone grows (the search
+        finds the C); with ``ccp_alpha="auto"`` each fit's size is also chosen on held-out data, and
+        the search returns the held-out choice's graph when it is below the budget at every C
+        (``bracketed`` False). :attr:`BudgetResult.size_rule` says which.
 
     Returns
     -------
@@ -153,6 +174,7 @@ def fit_to_budget(
     if not 0 < C_min <= C_start <= C_max:
         raise ValueError(f"Need 0 < C_min <= C_start <= C_max, got {C_min}, {C_start}, {C_max}.")
     fitted = {} if fitted is None else fitted
+    params = {"ccp_alpha": 0.0} | params
     tnt_class, cart_class = model_classes(regression)
     result = BudgetResult(model=None, C=float("nan"), cart=None, max_splits=max_splits)
 

@@ -71,7 +71,7 @@ def compare_models(
     seed=0,
     fine_tune=5,
     max_bins=MAX_EXACT_BINS,
-    ccp_alpha=0.0,
+    ccp_alpha="auto",
     fitted: dict | None = None,
 ) -> dict:
     """Fit the five models of :data:`MODELS` on ``data``'s training part.
@@ -89,9 +89,10 @@ def compare_models(
         Fine-tuning rounds (the paper uses 5).
     max_bins : int, default=65535
         TnT's and TnT fine-tuned's ``max_bins`` (the baselines always split exactly).
-    ccp_alpha : float or str, default=0.0
-        TnT's and TnT fine-tuned's ``ccp_alpha`` (``"held_out_regrown"``: the size chosen on
-        held-out data); the baselines get TnT's number of splits either way.
+    ccp_alpha : float or str, default="auto"
+        TnT's and TnT fine-tuned's ``ccp_alpha`` (as :class:`tnt.TnTClassifier`'s: "auto" the size
+        a held-out part chooses, C its lower bound; 0.0 the graph C alone grows); the baselines get
+        TnT's number of splits either way.
     fitted : dict, default=None
         ``{name: (fitted model, fit seconds)}``: models of the table already trained on ``data``'s
         training part exactly as this function trains them, used with their fit times instead of

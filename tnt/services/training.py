@@ -14,15 +14,16 @@ from tnt.baselines import CARTClassifier
 from tnt.data.datasets import Dataset
 from tnt.estimator import TnTClassifier
 from tnt.learn.binning import MAX_EXACT_BINS
-from tnt.services.budget import BudgetResult, fit_to_budget
+from tnt.services.budget import BudgetResult, budget_size, fit_to_budget
 from tnt.services.tasks import model_classes, scores
 
 __all__ = ["SIZE_CHOICES", "TrainParams", "TrainResult", "categorical_features", "train", "train_to_budget", "metrics"]
 
 
-#: The app's choices of ``ccp_alpha``: the graph at C as set (the default), or pruned at the level a
-#: held-out 20 % of the training data chooses, the graph grown at the larger of C and that level.
-SIZE_CHOICES = (0.0, "held_out_regrown")
+#: The app's choices of ``ccp_alpha``: the size a held-out 20 % of the training data chooses on one
+#: CART, C its lower bound (the library's default, "auto"); the graph C alone grows (0.0, the paper's);
+#: or the level a held-out part chooses on a graph grown on the rest ("held_out_regrown", slower).
+SIZE_CHOICES = ("auto", 0.0, "held_out_regrown")
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,7 @@ class TrainParams:
     fine_tune: int = 0
     seed: int = 0
     max_bins: int = MAX_EXACT_BINS
-    ccp_alpha: float | str = 0.0  # one of SIZE_CHOICES
+    ccp_alpha: float | str = SIZE_CHOICES[0]  # one of SIZE_CHOICES
 
     def tnt_params(self) -> dict:
         """These settings as parameters of :class:`tnt.TnTClassifier` (and :class:`tnt.TnTRegressor`).
@@ -147,8 +148,9 @@ def train_to_budget(
     starting from ``params.C``, with ``params``' other settings), and CART with as many splits.
 
     ``fitted`` (``{C: TnTClassifier}`` of earlier fits with the same data and other settings) is
-    reused and filled. The result's ``params`` carry the C found; its fit time is the time of that
-    C's fit (NaN when the fit was reused).
+    reused and filled. The result's ``params`` carry the C found and the size rule searched with
+    (:func:`tnt.services.budget.budget_size`: the default held-out choice becomes C alone, as the
+    budget sets the size); its fit time is the time of that C's fit (NaN when the fit was reused).
 
     Examples
     --------
@@ -158,6 +160,7 @@ def train_to_budget(
     (True, True)
     """
     others = {name: value for name, value in params.tnt_params().items() if name != "C"}
+    others["ccp_alpha"] = budget_size(params.ccp_alpha)
     others.update(categorical_features(data))  # the CART baseline reads them from the pandas categories
     found = fit_to_budget(
         data.model_input(data.X_train),
@@ -171,7 +174,7 @@ def train_to_budget(
     )
     result = TrainResult(
         dataset_key=data.key,
-        params=replace(params, C=found.C),
+        params=replace(params, C=found.C, ccp_alpha=found.size_rule),
         tnt=found.model,
         cart=found.cart,
         tnt_metrics=metrics(found.model, data, found.fit_times.get(found.C, float("nan"))),
