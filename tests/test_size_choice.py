@@ -114,3 +114,34 @@ def test_auto_regression_prunes_noise_and_reports_its_level():
     grown = TnTRegressor(C=1e-4, ccp_alpha=0.0, random_state=0).fit(X, y)
     assert auto.pruning_level_ > 1e-4
     assert auto.n_splits_ < grown.n_splits_
+
+
+def test_the_chooser_routes_subset_splits_as_the_fitted_graph_does(monkeypatch):
+    """Row 0 of the chooser's held-out losses (its CART at C) against the same CART fitted by the
+    estimator (``N1=1``, ``ccp_alpha=0.0``) on the same rows and predicted by its own graph, which
+    reads the categories by name: the chooser's routing of subset tests is the graph's."""
+    import pandas as pd
+
+    from tnt.learn import size_choice
+    from tnt.learn.selection import held_out_rows
+
+    rng = np.random.default_rng(5)
+    n, C = 3000, 1e-3
+    colour = rng.choice(["red", "green", "blue", "black", "white", "grey"], n)
+    number = rng.integers(0, 10, n).astype(float)  # few values: the same thresholds on any part of the rows
+    y = (np.isin(colour, ["red", "blue", "grey"]) ^ (number > 4)).astype(int)
+    y[rng.random(n) < 0.15] ^= 1
+    X = pd.DataFrame({"colour": pd.Categorical(colour), "number": number})
+    seen = {}
+
+    def keep_losses(losses, z_needed=size_choice.Z_NEEDED):
+        seen["losses"] = losses
+        return 0
+
+    monkeypatch.setattr(size_choice, "chosen_row", keep_losses)
+    TnTClassifier(C=C, random_state=0).fit(X, y)
+    fit, held = held_out_rows(type("P", (), {"X": X.to_numpy(), "y": y, "seed": 0})(), 0.2, True)
+    tree = TnTClassifier(C=C, N1=1, ccp_alpha=0.0, random_state=0).fit(X.iloc[fit], y[fit])
+    assert any(tree.graph_.is_categorical)  # a subset split is routed
+    expected = (tree.predict(X.iloc[held]) != y[held]).astype(float)
+    np.testing.assert_array_equal(seen["losses"][0], expected)
