@@ -10,7 +10,8 @@ The tables are the benchmark suite's sets whose columns are categorical attribut
 descriptions (:data:`SETS`, named with their columns in ``docs/data-sets.md``), found through the
 project's data loader (:func:`tnt.data.external.find_data`, which checks each file's SHA-256). Each
 seed splits a set 67/33 (stratified, as ``benchmarks/accuracy.py``); at each C of 1e-2, 1e-3, 1e-4
-(TnT's other settings at their defaults, ``random_state`` = seed):
+(TnT's other settings at their defaults, ``random_state`` = seed; since version 0.2 the default size
+is chosen on held-out data, ``ccp_alpha="auto"``, C its lower bound):
 
 - **subsets**: TnT with ``categorical_features`` (the columns split by subsets of their categories);
 - **(a) ordinal**: TnT on the same columns as their codes (the set's codes; for ``car_evaluation``,
@@ -28,8 +29,8 @@ seed splits a set 67/33 (stratified, as ``benchmarks/accuracy.py``); at each C o
   only, as a data transform (tried against the over-fitting of subsets chosen at small nodes);
 - **(f) guarded subsets**: TnT with subsets whose internal nodes take a refit only when it
   misroutes less (``internal_refit="improving"``), tried against the same over-fitting;
-- **(g) subsets, held-out size**: TnT with subsets at the size chosen on held-out data
-  (``ccp_alpha="held_out_regrown"``, the app's "chosen on held-out data"), beside **(h)** the ordinal
+- **(g) subsets, held-out size**: TnT with subsets at the size a held-out graph chooses
+  (``ccp_alpha="held_out_regrown"``, the app's "chosen on a held-out graph"), beside **(h)** the ordinal
   codes at that option: each against one-hot CART at its own splits.
 
 The report gives per (set, C) pair the means over the seeds, and the summary the share of pairs where
@@ -339,7 +340,8 @@ def report(runs: pd.DataFrame, *, command: str, took: float, load: float, stamp:
         "Written by `benchmarks/categorical.py`; nothing here is edited by hand. Sets: "
         f"{sets} (their columns and hashes: `docs/data-sets.md`, *Categorical columns of the benchmark "
         f"suite*). Each split 67/33 with seeds {', '.join(map(str, range(seeds)))} (stratified), TnT at "
-        f"C = {', '.join(f'{C:g}' for C in C_GRID)} with its other defaults (N1=2, N2=5) and `random_state` = seed. "
+        f"C = {', '.join(f'{C:g}' for C in C_GRID)} with its other defaults (N1=2, N2=5, the size chosen on held-out data, "
+        "`ccp_alpha='auto'`: C is its lower bound) and `random_state` = seed. "
         "Accuracies are means over the seeds; gains in points (accuracy x 100). One-hot CART is scikit-learn's "
         "tree grown best-first to the subset TnT's splits; the installed scikit-learn (1.9.1) has no "
         f"`categorical_features` on its trees, so *CART subsets* is the project's own CART learner. {lightgbm}\n",

@@ -166,7 +166,7 @@ def test_tnt_n1_is_the_reference_cart_by_name(n_classes, seed):
     seen in training ('indigo', 'hexagon')."""
     X, y = _table(seed, n_classes=n_classes)
     C = 0.0043
-    model = TnTClassifier(N1=1, C=C, random_state=0, categorical_features=["colour", "shape"])
+    model = TnTClassifier(N1=1, ccp_alpha=0.0, C=C, random_state=0, categorical_features=["colour", "shape"])
     model.fit(_named(X), y)
     order = np.random.RandomState(0).permutation(3)  # the learner's order of features
     reference = exact_cart(X, y, np.ones(len(y)), CATEGORICAL, N_CATEGORIES, n_classes, C, order, search="ordered")
@@ -193,7 +193,7 @@ def test_tnt_regressor_n1_is_the_reference_cart(seed):
     # Whole targets of mean 0 and variance 1: standardising leaves them as they are, and every sum
     # is exact, so that equal splits tie exactly in both.
     y = np.random.default_rng(seed).permutation(np.repeat([-2.0, -1.0, 0.0, 1.0, 2.0], [5, 10, 30, 10, 5]))
-    model = TnTRegressor(N1=1, C=0.0021, random_state=0, categorical_features=[0, 2]).fit(X, y)
+    model = TnTRegressor(N1=1, ccp_alpha=0.0, C=0.0021, random_state=0, categorical_features=[0, 2]).fit(X, y)
     order = np.random.RandomState(0).permutation(3)
     reference = exact_cart(X, y, np.ones(len(y)), CATEGORICAL, N_CATEGORIES, None, 0.0021, order, "ordered")
     assert model.n_splits_ == sum("left" in node for node in reference)
@@ -209,7 +209,7 @@ def test_pandas_categories_are_categorical_by_default():
     table = _named(X).drop(columns="shape")
     table["colour"] = pd.Categorical(table["colour"], categories=["violet", "teal", "red", "green", "blue"])
     events = []
-    model = TnTClassifier(N1=1, C=0.0, random_state=0).fit(table, y, progress_callback=events.append)
+    model = TnTClassifier(N1=1, ccp_alpha=0.0, C=0.0, random_state=0).fit(table, y, progress_callback=events.append)
     # N2=5 grow passes and a merge, each snapshot the graph as it stands (one micro tree at the root).
     assert [(e.kind, e.step, e.total_steps) for e in events] == [("grow", s, 6) for s in range(1, 6)] + [
         ("merge", 6, 6)
@@ -271,7 +271,7 @@ def test_random_codes_predict_as_the_reference_and_a_walker(case):
     y = np.unique(y, return_inverse=True)[1]  # classes 0..n-1, as the model numbers them
     n_classes = int(y.max()) + 1
     # Codes given as integers: the model's categories are the codes present, in order.
-    model = TnTClassifier(N1=1, C=0.0, random_state=0, categorical_features=[0]).fit(X, y)
+    model = TnTClassifier(N1=1, ccp_alpha=0.0, C=0.0, random_state=0, categorical_features=[0]).fit(X, y)
     present = model.categories_[0].astype(np.float64)
     recoded = X.copy()
     recoded[:, 0] = [np.nan if np.isnan(v) else float(np.searchsorted(present, v)) for v in X[:, 0]]
@@ -366,7 +366,7 @@ def test_same_as_scikit_learns_categorical_trees(seed):
 
     X, y = _table(seed, n_classes=2, missing=0.0)
     mask = CATEGORICAL.tolist()
-    ours = TnTClassifier(N1=1, C=0.0, random_state=0, categorical_features=mask).fit(X, y)
+    ours = TnTClassifier(N1=1, ccp_alpha=0.0, C=0.0, random_state=0, categorical_features=mask).fit(X, y)
     theirs = DecisionTreeClassifier(random_state=0, categorical_features=mask).fit(X, y)
     np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
     assert ours.n_splits_ == theirs.tree_.node_count // 2
@@ -386,7 +386,9 @@ def test_a_learned_model_saves_and_exports_by_name(tmp_path):
 
     X, y = _table(2, n=120, n_classes=3)
     table = _named(X)
-    model = TnTClassifier(N1=1, C=0.002, random_state=0, categorical_features=["colour", "shape"]).fit(table, y)
+    model = TnTClassifier(N1=1, ccp_alpha=0.0, C=0.002, random_state=0, categorical_features=["colour", "shape"]).fit(
+        table, y
+    )
     assert model.graph_.is_categorical.sum() >= 2
     new = _named(_new_rows(2, 60).clip(max=[4, np.inf, 3]))
     new.loc[::7, "colour"] = "indigo"

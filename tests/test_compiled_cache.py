@@ -198,15 +198,24 @@ LEARN = ROOT / "tnt" / "learn"
 
 
 def reference_imports() -> dict[str, set[str]]:
-    """Per module of tnt/learn, the modules of tnt/learn it imports, read with a regular expression
-    (the reference for :func:`tnt.learn.compiled.imported_sources`, which reads the syntax tree)."""
+    """Per module of the tnt package (by dotted name), the tnt modules it imports, read with a regular
+    expression (the reference for :func:`tnt.learn.compiled.imported_sources`, which reads the syntax
+    tree)."""
+    package = ROOT / "tnt"
+
+    def dotted(path: Path) -> str:
+        return ".".join(path.relative_to(ROOT).with_suffix("").parts)
+
+    def exists(name: str) -> bool:
+        return (ROOT / (name.replace(".", "/") + ".py")).exists()
+
     found = {}
-    for path in LEARN.glob("*.py"):
+    for path in package.rglob("*.py"):
         text = path.read_text()
-        names = set(re.findall(r"from tnt\.learn\.(\w+) import", text))
+        names = set(re.findall(r"from (tnt(?:\.\w+)+) import", text))
         for group in re.findall(r"from tnt\.learn import \(?([\w, \n]+)\)?", text):
-            names |= {n.strip() for n in group.replace("\n", ",").split(",") if n.strip()}
-        found[path.stem] = {n for n in names if (LEARN / f"{n}.py").exists()}
+            names |= {"tnt.learn." + n.strip() for n in group.replace("\n", ",").split(",") if n.strip()}
+        found[dotted(path)] = {n for n in names if exists(n)}
     return found
 
 
@@ -234,8 +243,11 @@ def test_a_kernels_stamp_covers_its_module_and_every_module_it_imports():
     assert build_tree._cache._cache_file._source_stamp == compiled.kernel_source_stamp(source)
     imports, checked = reference_imports(), 0
     for module in kernel_modules():
-        got = {p.stem for p in compiled.imported_sources(LEARN / f"{module}.py")}
-        assert got == reference_closure(module, imports), module
+        got = {
+            ".".join(p.relative_to(ROOT).with_suffix("").parts)
+            for p in compiled.imported_sources(LEARN / f"{module}.py")
+        }
+        assert got == reference_closure(f"tnt.learn.{module}", imports), module
         checked += 1
     assert checked >= 10
     assert "split_search" in {p.stem for p in compiled.imported_sources(source)}
@@ -258,7 +270,8 @@ def test_an_edit_changes_the_stamps_of_the_edited_module_and_its_importers_only(
                 source.write("# an edit\n")
             after = stamps()
             changed = {m for m in before if after[m] != before[m]}
-            assert changed == {m for m in before if edited in reference_closure(m, imports)}, edited
+            importers = {m for m in before if f"tnt.learn.{edited}" in reference_closure(f"tnt.learn.{m}", imports)}
+            assert changed == importers, edited
             assert edited in changed and len(changed) < len(before)
             before = after
         (tmp_path / "tnt" / "learn" / "growth.py").write_text("# the growth loop has no kernel\n")

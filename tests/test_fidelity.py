@@ -22,7 +22,7 @@ from tnt import CARTClassifier, TnTClassifier
 @pytest.mark.parametrize("seed", [0, 1])
 def test_pendigits(pendigits, C, splits, min_test, beats_cart, seed):
     X, y, X_test, y_test = pendigits
-    tnt = TnTClassifier(C=C, N1=2, N2=5, random_state=seed).fit(X, y)
+    tnt = TnTClassifier(ccp_alpha=0.0, C=C, N1=2, N2=5, random_state=seed).fit(X, y)
     assert splits[0] <= tnt.n_splits_ <= splits[1]
     test_acc = tnt.score(X_test, y_test)
     assert test_acc >= min_test
@@ -39,7 +39,7 @@ def test_digits_five_seeds():
     splits, tests, carts = [], [], []
     for seed in range(5):
         X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.33, stratify=y, random_state=seed)
-        tnt = TnTClassifier(C=3e-3, random_state=seed).fit(X_tr, y_tr)
+        tnt = TnTClassifier(ccp_alpha=0.0, C=3e-3, random_state=seed).fit(X_tr, y_tr)
         splits.append(tnt.n_splits_)
         tests.append(tnt.score(X_te, y_te))
         carts.append(
@@ -66,6 +66,6 @@ def mnist(mnist_path):
 )
 def test_mnist(mnist, C, splits, min_train, min_test):
     X, y, X_test, y_test = mnist
-    tnt = TnTClassifier(C=C, N1=2, N2=5, random_state=0, n_jobs=-1).fit(X, y)
+    tnt = TnTClassifier(ccp_alpha=0.0, C=C, N1=2, N2=5, random_state=0, n_jobs=-1).fit(X, y)
     assert splits[0] <= tnt.n_splits_ <= splits[1]
     assert tnt.score(X, y) >= min_train and tnt.score(X_test, y_test) >= min_test

@@ -36,10 +36,10 @@ def cases():
 @pytest.mark.parametrize("rounds", [1, 5])
 def test_fine_tuning_a_fitted_model_equals_training_with_fine_tune(case, seed, rounds):
     _, X, y, w, C = case
-    grown = TnTClassifier(C=C, random_state=seed).fit(X, y, sample_weight=w)
+    grown = TnTClassifier(ccp_alpha=0.0, C=C, random_state=seed).fit(X, y, sample_weight=w)
     before = [a.copy() for a in graph_arrays(grown)]
     tuned = grown.fine_tuned(X, y, rounds=rounds, sample_weight=w)
-    direct = TnTClassifier(C=C, fine_tune=rounds, random_state=seed).fit(X, y, sample_weight=w)
+    direct = TnTClassifier(ccp_alpha=0.0, C=C, fine_tune=rounds, random_state=seed).fit(X, y, sample_weight=w)
     for ours, theirs in zip(graph_arrays(tuned), graph_arrays(direct)):
         np.testing.assert_array_equal(ours, theirs)
     assert tuned.fine_tune == rounds and tuned.n_splits_ == direct.n_splits_
@@ -50,7 +50,7 @@ def test_fine_tuning_a_fitted_model_equals_training_with_fine_tune(case, seed, r
 
 def test_zero_rounds_gives_the_same_graph():
     X, y = load_iris(return_X_y=True)
-    grown = TnTClassifier(C=1e-2, random_state=0).fit(X, y)
+    grown = TnTClassifier(ccp_alpha=0.0, C=1e-2, random_state=0).fit(X, y)
     same = grown.fine_tuned(X, y, rounds=0)
     assert same is not grown
     for ours, theirs in zip(graph_arrays(same), graph_arrays(grown)):
@@ -61,7 +61,7 @@ def test_other_data_an_unfitted_model_or_a_bad_round_count_are_refused():
     X, y = load_iris(return_X_y=True)
     with pytest.raises(NotFittedError):
         TnTClassifier().fine_tuned(X, y)
-    grown = TnTClassifier(C=1e-2, random_state=0).fit(X, y)
+    grown = TnTClassifier(ccp_alpha=0.0, C=1e-2, random_state=0).fit(X, y)
     with pytest.raises(ValueError, match="the data the model was trained on"):
         grown.fine_tuned(X[:, :3], y)
     with pytest.raises(ValueError, match="the data the model was trained on"):
@@ -81,7 +81,7 @@ def test_the_compare_table_fine_tunes_the_grown_graph_and_tree_and_counts_their_
     data = load_bundled("wine")
     results = compare_models(data, C=1e-3, seed=1)
     (_, grown), (tuned, fine_tuned) = results["TnT"], results["TnT fine-tuned"]
-    direct = TnTClassifier(C=1e-3, fine_tune=5, random_state=1).fit(data.X_train, data.y_train)
+    direct = TnTClassifier(ccp_alpha=0.0, C=1e-3, fine_tune=5, random_state=1).fit(data.X_train, data.y_train)
     for ours, theirs in zip(graph_arrays(tuned), graph_arrays(direct)):
         np.testing.assert_array_equal(ours, theirs)
     assert fine_tuned["fit_time"] >= grown["fit_time"] > 0
@@ -97,7 +97,7 @@ def test_the_compare_table_fine_tunes_the_grown_graph_and_tree_and_counts_their_
 @pytest.mark.parametrize("rounds", [1, 5])
 def test_fine_tuning_a_fitted_cart_equals_training_tao(case, rounds):
     _, X, y, w, C = case
-    splits = TnTClassifier(C=C, random_state=0).fit(X, y, sample_weight=w).n_splits_
+    splits = TnTClassifier(ccp_alpha=0.0, C=C, random_state=0).fit(X, y, sample_weight=w).n_splits_
     cart = CARTClassifier.with_splits(splits, random_state=1).fit(X, y, sample_weight=w)
     before = [a.copy() for a in graph_arrays(cart)]
     tao = cart.fine_tuned(X, y, rounds=rounds, sample_weight=w)
@@ -134,7 +134,7 @@ def test_a_node_refitted_on_the_same_samples_as_last_round_is_left_alone_with_th
     from tnt.learn import growth
 
     _, X, y, w, C = case
-    models = [TnTClassifier(C=C, random_state=0).fit(X, y, sample_weight=w)]
+    models = [TnTClassifier(ccp_alpha=0.0, C=C, random_state=0).fit(X, y, sample_weight=w)]
     models.append(CARTClassifier(max_leaf_nodes=models[0].n_leaves_, random_state=0).fit(X, y, sample_weight=w))
     stumps = []
     real_fit_stump = growth.fit_stump

@@ -65,7 +65,7 @@ def test_held_out_rows_depend_on_the_seed_only():
 def test_nothing_is_held_out_when_a_part_would_be_empty():
     X, y = np.array([[0.0], [1.0]]), np.array([0, 1])
     assert held_out_rows(_problem(X, y), 0.6, classification=True) is None
-    model = TnTClassifier(C=0.0, validation_fraction=0.6, random_state=0).fit(X, y)
+    model = TnTClassifier(ccp_alpha=0.0, C=0.0, validation_fraction=0.6, random_state=0).fit(X, y)
     assert model.validation_scores_.size == 0
     assert model.n_steps_ == 12
     assert model.score(X, y) == 1.0
@@ -99,14 +99,14 @@ def test_max_steps_gives_the_snapshot_of_that_step(noisy):
 @pytest.mark.parametrize("Model", [TnTClassifier, TnTRegressor])
 def test_held_out_stop_trains_all_samples_up_to_the_best_step(Model, noisy):
     X, y = noisy if Model is TnTClassifier else make_friedman1(n_samples=300, noise=1.0, random_state=0)
-    model = Model(C=1e-4, N2=3, validation_fraction=0.25, random_state=1).fit(X, y)
+    model = Model(ccp_alpha=0.0, C=1e-4, N2=3, validation_fraction=0.25, random_state=1).fit(X, y)
     scores = model.validation_scores_
     assert scores.shape == (2 * 4,)
     assert model.n_steps_ == int(np.argmax(scores)) + 1  # the first of the best
     assert scores[model.n_steps_ - 1] == scores.max()
     # the graph is the one training on all the samples has at that step
     events = []
-    Model(C=1e-4, N2=3, random_state=1).fit(X, y, progress_callback=events.append)
+    Model(ccp_alpha=0.0, C=1e-4, N2=3, random_state=1).fit(X, y, progress_callback=events.append)
     at_step = events[model.n_steps_ - 1].snapshot()
     assert np.array_equal(model.graph_.children_left, at_step.children_left)
     assert np.array_equal(model.graph_.feature, at_step.feature)
@@ -115,8 +115,8 @@ def test_held_out_stop_trains_all_samples_up_to_the_best_step(Model, noisy):
 
 def test_held_out_stop_is_deterministic_with_random_state(noisy):
     X, y = noisy
-    a = TnTClassifier(C=1e-4, validation_fraction=0.2, random_state=5).fit(X, y)
-    b = TnTClassifier(C=1e-4, validation_fraction=0.2, random_state=5).fit(X, y)
+    a = TnTClassifier(ccp_alpha=0.0, C=1e-4, validation_fraction=0.2, random_state=5).fit(X, y)
+    b = TnTClassifier(ccp_alpha=0.0, C=1e-4, validation_fraction=0.2, random_state=5).fit(X, y)
     assert np.array_equal(a.validation_scores_, b.validation_scores_)
     assert a.n_steps_ == b.n_steps_ and _same_graph(a, b)
 
@@ -124,14 +124,16 @@ def test_held_out_stop_is_deterministic_with_random_state(noisy):
 def test_progress_callback_sees_the_final_training(noisy):
     X, y = noisy
     events = []
-    model = TnTClassifier(C=1e-4, validation_fraction=0.2, random_state=0).fit(X, y, progress_callback=events.append)
+    model = TnTClassifier(ccp_alpha=0.0, C=1e-4, validation_fraction=0.2, random_state=0).fit(
+        X, y, progress_callback=events.append
+    )
     assert [e.step for e in events] == list(range(1, model.n_steps_ + 1))
     assert all(e.total_steps == model.n_steps_ for e in events)
 
 
 def test_without_the_options_nothing_is_held_out(noisy):
     X, y = noisy
-    model = TnTClassifier(C=1e-3, random_state=0).fit(X, y)
+    model = TnTClassifier(ccp_alpha=0.0, C=1e-3, random_state=0).fit(X, y)
     assert model.validation_scores_.size == 0 and model.n_steps_ == 12
 
 
@@ -159,11 +161,11 @@ def test_guard_keeps_a_tree_that_fits_its_training_samples(noisy):
     than the splits they were sorted by: the guarded graph is the first phase's tree, where the
     paper's refits change it."""
     X, y = noisy
-    first = TnTClassifier(C=0.0, N1=1, random_state=0).fit(X, y)
+    first = TnTClassifier(ccp_alpha=0.0, C=0.0, N1=1, random_state=0).fit(X, y)
     assert first.score(X, y) == 1.0
-    guarded = TnTClassifier(C=0.0, internal_refit="improving", random_state=0).fit(X, y)
+    guarded = TnTClassifier(ccp_alpha=0.0, C=0.0, internal_refit="improving", random_state=0).fit(X, y)
     assert _same_graph(first, guarded)
-    paper = TnTClassifier(C=0.0, random_state=0).fit(X, y)
+    paper = TnTClassifier(ccp_alpha=0.0, C=0.0, random_state=0).fit(X, y)
     assert not _same_graph(first, paper)
 
 
@@ -172,16 +174,16 @@ def test_guard_never_raises_the_training_loss_of_a_phase(Model, noisy):
     """Each guarded refit lowers the node's share of the loss: after the second phase the training
     loss is no higher than the first phase's."""
     X, y = noisy if Model is TnTClassifier else make_friedman1(n_samples=300, noise=1.0, random_state=0)
-    first = Model(C=1e-3, N1=1, random_state=0).fit(X, y)
-    guarded = Model(C=1e-3, internal_refit="improving", random_state=0).fit(X, y)
+    first = Model(ccp_alpha=0.0, C=1e-3, N1=1, random_state=0).fit(X, y)
+    guarded = Model(ccp_alpha=0.0, C=1e-3, internal_refit="improving", random_state=0).fit(X, y)
     assert guarded.score(X, y) >= first.score(X, y) - 1e-12
 
 
 @pytest.mark.parametrize("Model", [TnTClassifier, TnTRegressor])
 def test_n1_is_one_tree_whatever_the_guard(Model, noisy):
     X, y = noisy if Model is TnTClassifier else make_friedman1(n_samples=300, noise=1.0, random_state=0)
-    plain = Model(C=1e-3, N1=1, random_state=0).fit(X, y)
-    guarded = Model(C=1e-3, N1=1, internal_refit="improving", random_state=0).fit(X, y)
+    plain = Model(ccp_alpha=0.0, C=1e-3, N1=1, random_state=0).fit(X, y)
+    guarded = Model(ccp_alpha=0.0, C=1e-3, N1=1, internal_refit="improving", random_state=0).fit(X, y)
     assert _same_graph(plain, guarded)
 
 

@@ -135,8 +135,8 @@ def test_a_sweep_trains_tnt_and_its_fine_tuned_copy_with_the_bins_asked_for():
     X, y = clustered(3)
     labels = y > 7
     table = sweep(X, labels, X, labels, [1e-3], [0], models=("tnt_ft",), max_bins=8)
-    binned = TnTClassifier(C=1e-3, random_state=0, max_bins=8).fit(X, labels)
-    exact = TnTClassifier(C=1e-3, random_state=0).fit(X, labels)
+    binned = TnTClassifier(C=1e-3, ccp_alpha=0.0, random_state=0, max_bins=8).fit(X, labels)
+    exact = TnTClassifier(C=1e-3, ccp_alpha=0.0, random_state=0).fit(X, labels)
     assert binned.n_splits_ != exact.n_splits_  # so that the row tells which one was trained
     (row,) = table.to_dict("records")
     assert row["tnt_splits"] == binned.n_splits_

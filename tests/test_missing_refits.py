@@ -47,28 +47,28 @@ def _problems(Model, missing: bool):
 @pytest.mark.parametrize("Model", [TnTClassifier, TnTRegressor])
 def test_the_default_guards_refits_when_training_values_are_missing(Model):
     X, y = _problems(Model, missing=True)
-    default = Model(C=1e-3, random_state=0).fit(X, y)
+    default = Model(ccp_alpha=0.0, C=1e-3, random_state=0).fit(X, y)
     assert default.internal_refit == "auto"
-    assert _same(default, Model(C=1e-3, internal_refit="improving", random_state=0).fit(X, y))
-    assert not _same(default, Model(C=1e-3, internal_refit="always", random_state=0).fit(X, y))
+    assert _same(default, Model(ccp_alpha=0.0, C=1e-3, internal_refit="improving", random_state=0).fit(X, y))
+    assert not _same(default, Model(ccp_alpha=0.0, C=1e-3, internal_refit="always", random_state=0).fit(X, y))
 
 
 @pytest.mark.parametrize("Model", [TnTClassifier, TnTRegressor])
 def test_the_default_takes_every_refit_without_missing_values(Model):
     X, y = _problems(Model, missing=False)
-    default = Model(C=1e-3, random_state=0).fit(X, y)
-    assert _same(default, Model(C=1e-3, internal_refit="always", random_state=0).fit(X, y))
-    assert not _same(default, Model(C=1e-3, internal_refit="improving", random_state=0).fit(X, y))
+    default = Model(ccp_alpha=0.0, C=1e-3, random_state=0).fit(X, y)
+    assert _same(default, Model(ccp_alpha=0.0, C=1e-3, internal_refit="always", random_state=0).fit(X, y))
+    assert not _same(default, Model(ccp_alpha=0.0, C=1e-3, internal_refit="improving", random_state=0).fit(X, y))
 
 
 def test_with_missing_values_a_first_phase_that_fits_every_training_sample_stays_that_tree():
     """No refit can misroute fewer sensitive samples than splits that route them all right: with
     missing values the default keeps the first phase's tree, where taking every refit changes it."""
     X, y = _problems(TnTClassifier, missing=True)
-    first = TnTClassifier(C=0.0, N1=1, random_state=0).fit(X, y)
+    first = TnTClassifier(ccp_alpha=0.0, C=0.0, N1=1, random_state=0).fit(X, y)
     assert first.score(X, y) == 1.0
-    assert _same(TnTClassifier(C=0.0, random_state=0).fit(X, y), first)
-    assert not _same(TnTClassifier(C=0.0, internal_refit="always", random_state=0).fit(X, y), first)
+    assert _same(TnTClassifier(ccp_alpha=0.0, C=0.0, random_state=0).fit(X, y), first)
+    assert not _same(TnTClassifier(ccp_alpha=0.0, C=0.0, internal_refit="always", random_state=0).fit(X, y), first)
 
 
 def test_for_a_regressor_the_guard_compares_the_graphs_squared_training_errors():

@@ -96,7 +96,7 @@ def mnist_tnt(mnist_path):
     """A TnT of about 1,200 splits: MNIST's first 15,000 training images, C=1e-4, one grow pass per phase."""
     with np.load(mnist_path, allow_pickle=False) as data:
         X, y = data["X_train"][:15000], data["y_train"][:15000]
-    return TnTClassifier(C=1e-4, N1=2, N2=1, random_state=0).fit(X, y)
+    return TnTClassifier(ccp_alpha=0.0, C=1e-4, N1=2, N2=1, random_state=0).fit(X, y)
 
 
 @pytest.mark.slow

@@ -141,6 +141,7 @@ NOT_WALKS = {
     ("tnt/learn/tree_builder.py", "pruned_tree"),
     ("tnt/learn/working_graph.py", "_bypass_dead"),
     ("tnt/learn/graph_pruning.py", "freed_splits"),
+    ("tnt/learn/size_choice.py", "tree_level_losses"),  # a tree's pruning costs at many levels at once
     ("tnt/reduction.py", "_refit_thresholds"),
 }
 CHILD_ARRAYS = {"left", "right", "children_left", "children_right"}

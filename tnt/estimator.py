@@ -218,7 +218,7 @@ class TnTClassifier(GraphClassifierMixin, TnTEstimator):
         """
         # "auto" that kept C pruned nothing, and its choice does not depend on fine_tune: the graph
         # fine-tuned is the one training with fine_tune gives.
-        if self.ccp_alpha != 0 and not (self.ccp_alpha == "auto" and self.pruning_level_ == 0):
+        if self.ccp_alpha != 0 and not (self.ccp_alpha == "auto" and getattr(self, "pruning_level_", 0.0) == 0):
             raise ValueError(
                 f"fine_tuned starts from a graph that was not pruned; this one has ccp_alpha={self.ccp_alpha!r} "
                 f"(pruned at {self.pruning_level_:.3g}), and training prunes after fine-tuning. Train it with the "

@@ -231,14 +231,14 @@ def _load_statistics_code() -> None:
     descendants(left, right, 0), ancestors(left, right, 2)  # the graph's walks (the explorer, edits)
 
 
-def _small_fit(n_values: int = 4, missing: bool = False, max_bins: int | None = None) -> None:
+def _small_fit(n_values: int = 4, missing: bool = False, max_bins: int | None = None, size="auto") -> None:
     """A one-thread TnT fit on a few samples of ``n_values`` values per feature (all of them present:
     more than 256 make two-byte codes), with a progress callback taking snapshots; with ``missing``,
     on values some of which are missing (NaN), for the classifier and the regressor (the walks that
     look for missing values). With fewer ``max_bins`` than values (default: the estimators'), the
     features are cut into quantile bins and some micro trees split inside one, so the growth loop
     walks the samples on their values, as on any column of more than 65,535 distinct values; the
-    regressor is fitted too."""
+    regressor is fitted too. ``size`` is their ``ccp_alpha`` (the default's walks besides the growth's)."""
     from tnt.estimator import TnTClassifier
     from tnt.regressor import TnTRegressor
 
@@ -248,7 +248,9 @@ def _small_fit(n_values: int = 4, missing: bool = False, max_bins: int | None = 
     y = (X[:, 0] + X[:, 1] > n_values - 1).astype(np.intp) ^ (X[:, 2] > n_values // 2 - 1)
     if missing:
         X[n_values::7, 1] = np.nan
-    options = dict(C=1e-3, random_state=0, n_jobs=1) | ({} if max_bins is None else {"max_bins": max_bins})
+    options = dict(C=1e-3, random_state=0, n_jobs=1, ccp_alpha=size) | (
+        {} if max_bins is None else {"max_bins": max_bins}
+    )
     TnTClassifier(**options).fit(X, y, progress_callback=lambda event: event.snapshot())
     if missing or max_bins is not None:
         TnTRegressor(**options).fit(X, y.astype(np.float64))
@@ -266,7 +268,9 @@ def _growth_kernels() -> None:
     fit_kernel = micro_tree.build_tree
     micro_tree.build_tree = _numpy_stump
     try:
-        _small_fit()
+        # The growth alone (C's size): the default size's walk of held-out rows (route_to_leaves) is
+        # the first share's, which routes samples to leaves anyway.
+        _small_fit(size=0.0)
     finally:
         micro_tree.build_tree = fit_kernel
 

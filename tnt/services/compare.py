@@ -99,8 +99,9 @@ def compare_models(
         being fitted again; typically ``"TnT"`` and ``"CART (best-first)"`` of
         :func:`tnt.services.training.train` at these settings with ``fine_tune=0`` (its
         ``tnt``, ``cart`` and their metrics' ``fit_time``). Unless given too, TnT fine-tuned of a
-        classification at ``ccp_alpha=0`` is still the TnT used, fine-tuned, its time that TnT's plus the
-        fine-tuning (with ``ccp_alpha``, TnT fine-tuned is trained with ``fine_tune`` rounds).
+        classification at ``ccp_alpha=0`` (or "auto" where it kept C) is still the TnT used, fine-tuned, its
+        time that TnT's plus the fine-tuning (with a graph pruned, TnT fine-tuned is trained with
+        ``fine_tune`` rounds).
         The results are those of a call without ``fitted`` but for the fit times.
 
     Returns
@@ -150,8 +151,10 @@ def compare_models(
     tnt_class, cart_class = model_classes(data.is_regression)
     settings = dict(C=C, N1=N1, N2=N2, random_state=seed, max_bins=max_bins, ccp_alpha=ccp_alpha, **marked)
     tnt = _timed_fit("TnT", tnt_class(**settings), Xa, ya, fitted)
-    # A graph pruned after training (ccp_alpha) is not fine-tuned afterwards: training prunes after fine-tuning.
-    if data.is_regression or ccp_alpha != 0 or "TnT fine-tuned" in fitted:
+    # A graph pruned after training (ccp_alpha) is not fine-tuned afterwards: training prunes after
+    # fine-tuning. The default size that kept C pruned nothing (TnTClassifier.fine_tuned takes it).
+    pruned = ccp_alpha != 0 and not (ccp_alpha == "auto" and tnt[0].pruning_level_ == 0)
+    if data.is_regression or pruned or "TnT fine-tuned" in fitted:
         tuned = _timed_fit("TnT fine-tuned", tnt_class(**settings, fine_tune=fine_tune), Xa, ya, fitted)
     else:
         tuned = _fine_tuned(tnt, Xa, ya, fine_tune)

@@ -104,7 +104,7 @@ def plot_graph(
     >>> from sklearn.datasets import load_iris
     >>> import tnt
     >>> X, y = load_iris(return_X_y=True)
-    >>> clf = tnt.TnTClassifier(C=1e-2, random_state=0).fit(X, y)
+    >>> clf = tnt.TnTClassifier(C=1e-2, ccp_alpha=0.0, random_state=0).fit(X, y)
     >>> drawing = tnt.plot_graph(clf, highlight=X[0], feature_names=["sl", "sw", "pl", "pw"])
     >>> svg = drawing._repr_svg_()
     >>> svg.startswith("<svg"), "#c00000" in svg, "sample&#39;s path" in svg
@@ -112,7 +112,7 @@ def plot_graph(
 
     The top of the graph and one sample's path, the rest folded into summary nodes:
 
-    >>> "splits below" in tnt.plot_graph(clf, expand=1, highlight=X[100]).source
+    >>> "below" in tnt.plot_graph(clf, expand=1, highlight=X[100]).source
     True
     """
     from tnt.model_io import _converted_tree
