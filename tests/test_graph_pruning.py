@@ -252,19 +252,6 @@ def test_a_pruned_model_is_not_fine_tuned_afterwards(noisy):
         chosen.fine_tuned(X, y, rounds=2)
 
 
-def test_the_default_that_kept_c_fine_tunes_as_training_with_rounds_does():
-    rng = np.random.default_rng(3)
-    X = rng.random((1500, 4))
-    y = ((X[:, 0] > 0.5) ^ (X[:, 1] > 0.3)).astype(int)
-    model = TnTClassifier(C=1e-3, random_state=0).fit(X, y)
-    assert model.pruning_level_ == 0
-    tuned = model.fine_tuned(X, y, rounds=2)
-    direct = TnTClassifier(C=1e-3, fine_tune=2, random_state=0).fit(X, y)
-    assert direct.pruning_level_ == 0
-    np.testing.assert_array_equal(tuned.graph_.children_left, direct.graph_.children_left)
-    np.testing.assert_array_equal(tuned.graph_.threshold, direct.graph_.threshold)
-
-
 @pytest.mark.parametrize("Model", [TnTClassifier, TnTRegressor])
 def test_negative_ccp_alpha_is_refused(Model, noisy):
     X, y = noisy

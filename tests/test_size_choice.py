@@ -97,11 +97,15 @@ def test_auto_is_the_graph_grown_and_pruned_at_the_level_it_reports(flip):
         assert auto.n_splits_ < TnTClassifier(C=1e-4, ccp_alpha=0.0, random_state=0).fit(X, y).n_splits_
 
 
-def test_auto_keeps_c_where_no_smaller_size_is_clearly_better():
-    # A noiseless problem: every split C allows is right, and none is clearly worse held out.
+def _noiseless(n):
+    """A noiseless problem: every split C allows is right, and none is clearly worse held out."""
     rng = np.random.default_rng(3)
-    X = rng.random((2000, 4))
-    y = ((X[:, 0] > 0.5) ^ (X[:, 1] > 0.3)).astype(int)
+    X = rng.random((n, 4))
+    return X, ((X[:, 0] > 0.5) ^ (X[:, 1] > 0.3)).astype(int)
+
+
+def test_auto_keeps_c_where_no_smaller_size_is_clearly_better():
+    X, y = _noiseless(2000)
     model = TnTClassifier(C=1e-3, random_state=0).fit(X, y)
     assert model.pruning_level_ == 0.0
     baseline = TnTClassifier(C=1e-3, ccp_alpha=0.0, random_state=0).fit(X, y)
@@ -145,3 +149,14 @@ def test_the_chooser_routes_subset_splits_as_the_fitted_graph_does(monkeypatch):
     assert any(tree.graph_.is_categorical)  # a subset split is routed
     expected = (tree.predict(X.iloc[held]) != y[held]).astype(float)
     np.testing.assert_array_equal(seen["losses"][0], expected)
+
+
+def test_the_default_that_kept_c_fine_tunes_as_training_with_rounds_does():
+    X, y = _noiseless(1500)
+    model = TnTClassifier(C=1e-3, random_state=0).fit(X, y)
+    assert model.pruning_level_ == 0
+    tuned = model.fine_tuned(X, y, rounds=2)
+    direct = TnTClassifier(C=1e-3, fine_tune=2, random_state=0).fit(X, y)
+    assert direct.pruning_level_ == 0
+    np.testing.assert_array_equal(tuned.graph_.children_left, direct.graph_.children_left)
+    np.testing.assert_array_equal(tuned.graph_.threshold, direct.graph_.threshold)

@@ -103,6 +103,12 @@ class TnTEstimator(GrownGraphEstimator):
     def _max_bins(self) -> int:
         return int(self.max_bins)
 
+    def _pruned_after_growth(self) -> bool:
+        """Whether the fitted graph was pruned after it was grown: any ``ccp_alpha`` but 0, except
+        "auto" where it kept ``C`` (its choice does not depend on ``fine_tune``). Such a graph
+        fine-tuned is no graph that training gives, as training prunes after fine-tuning."""
+        return self.ccp_alpha != 0 and not (self.ccp_alpha == "auto" and self.pruning_level_ == 0)
+
     def _grow(self, problem, callback: ProgressCallback = None) -> FlatGraph:
         # The problem's binned data (which every growth below needs) says whether a value is missing.
         problem.guard_refits = guards_refits(self.internal_refit, problem.has_missing)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from sklearn.base import clone
+from sklearn.utils.validation import check_is_fitted
 
 from tnt._base import GraphClassifierMixin
 from tnt._tnt_estimator import TnTEstimator
@@ -216,9 +217,8 @@ class TnTClassifier(GraphClassifierMixin, TnTEstimator):
         >>> bool((tuned.predict(X) == direct.predict(X)).all()), tuned.fine_tune
         (True, 5)
         """
-        # "auto" that kept C pruned nothing, and its choice does not depend on fine_tune: the graph
-        # fine-tuned is the one training with fine_tune gives.
-        if self.ccp_alpha != 0 and not (self.ccp_alpha == "auto" and getattr(self, "pruning_level_", 0.0) == 0):
+        check_is_fitted(self)  # before reading the level the fit chose
+        if self._pruned_after_growth():
             raise ValueError(
                 f"fine_tuned starts from a graph that was not pruned; this one has ccp_alpha={self.ccp_alpha!r} "
                 f"(pruned at {self.pruning_level_:.3g}), and training prunes after fine-tuning. Train it with the "

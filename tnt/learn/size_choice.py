@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from tnt.learn.category_columns import CategoryColumns
+from tnt.learn.graph_pruning import _leaf_losses, pruning_statistics
 from tnt.learn.held_out_pruning import HELD_OUT_SHARE, pruning_levels
 from tnt.learn.micro_tree import fit_micro_tree, fit_regression_tree
 from tnt.learn.routing import route_to_leaves
@@ -41,32 +42,22 @@ def tree_level_losses(tree_arrays, fit_X, fit_y, fit_w, held_X, held_y, held_w, 
     (first largest class weight, or weighted mean), as a pruned node's label does.
     """
     left, right, feature, threshold, missing_left = tree_arrays
-    n_nodes = left.shape[0]
     fit_leaf = route_to_leaves(fit_X, np.arange(fit_X.shape[0]), 0, left, right, feature, threshold, missing_left)
     held_leaf = route_to_leaves(held_X, np.arange(held_X.shape[0]), 0, left, right, feature, threshold, missing_left)
-    if n_classes is not None:
-        stats = np.zeros((n_nodes, n_classes))
-        np.add.at(stats, (fit_leaf, fit_y), fit_w)
-    else:
-        stats = np.zeros((n_nodes, 3))
-        for k, values in enumerate((fit_w, fit_w * fit_y, fit_w * fit_y * fit_y)):
-            stats[:, k] = np.bincount(fit_leaf, weights=values, minlength=n_nodes)
+    # Each node's totals, as weakest-link pruning sums them (every node of a fitted tree holds samples).
+    per_sample = pruning_statistics(fit_y, fit_w, n_classes)
+    flow = np.zeros((left.shape[0], per_sample.shape[1]))
+    np.add.at(flow, fit_leaf, per_sample)
     internal = np.flatnonzero(left >= 0)
     for node in internal[::-1]:  # children after their parent: totals gather bottom-up
-        stats[node] = stats[left[node]] + stats[right[node]]
-    if n_classes is not None:
-        weight = stats.sum(axis=1)
-        impurity = weight - np.divide((stats**2).sum(axis=1), weight, out=np.zeros(n_nodes), where=weight > 0)
-        prediction = np.argmax(stats, axis=1)
-    else:
-        weight = stats[:, 0]
-        mean = np.divide(stats[:, 1], weight, out=np.zeros(n_nodes), where=weight > 0)
-        impurity = stats[:, 2] - mean * stats[:, 1]
-        prediction = mean
-    impurity = np.maximum(impurity, 0.0) / max(float(weight[0]), np.finfo(float).tiny)
+        flow[node] = flow[left[node]] + flow[right[node]]
+    squared = n_classes is None
+    impurity = _leaf_losses(flow, squared) / (flow[0, 1] if squared else flow[0, 1:].sum())
+    prediction = flow[:, 2] / flow[:, 1] if squared else np.argmax(flow[:, 1:], axis=1)
     levels = np.asarray(levels, dtype=np.float64)
     # Bottom-up, the cheapest cost R + level * splits of each subtree; a node stays split where its
     # subtree costs less than the node as a leaf (ties collapse: the most pruned of the best).
+    n_nodes = left.shape[0]
     cost = np.repeat(impurity[:, None], levels.size, axis=1)
     split = np.zeros((n_nodes, levels.size), dtype=bool)
     for node in internal[::-1]:

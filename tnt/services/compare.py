@@ -152,9 +152,8 @@ def compare_models(
     settings = dict(C=C, N1=N1, N2=N2, random_state=seed, max_bins=max_bins, ccp_alpha=ccp_alpha, **marked)
     tnt = _timed_fit("TnT", tnt_class(**settings), Xa, ya, fitted)
     # A graph pruned after training (ccp_alpha) is not fine-tuned afterwards: training prunes after
-    # fine-tuning. The default size that kept C pruned nothing (TnTClassifier.fine_tuned takes it).
-    pruned = ccp_alpha != 0 and not (ccp_alpha == "auto" and tnt[0].pruning_level_ == 0)
-    if data.is_regression or pruned or "TnT fine-tuned" in fitted:
+    # fine-tuning, so TnT fine-tuned is trained with its rounds instead.
+    if data.is_regression or tnt[0]._pruned_after_growth() or "TnT fine-tuned" in fitted:
         tuned = _timed_fit("TnT fine-tuned", tnt_class(**settings, fine_tune=fine_tune), Xa, ya, fitted)
     else:
         tuned = _fine_tuned(tnt, Xa, ya, fine_tune)
