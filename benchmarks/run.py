@@ -45,6 +45,7 @@ GROUPS = (
     "regression",
     "missing",
     "size",
+    "million",
     "first-start",
     "memory",
 )  # a full run; "growth" on request
@@ -360,6 +361,83 @@ def continuous_data():
     """The continuous rows' data: 250k training and 50k test rows of ``make_classification``, 30 features."""
     X, y = make_classification(n_samples=300_000, n_features=30, n_informative=15, n_classes=4, random_state=0)
     return X[:250_000], y[:250_000], X[250_000:], y[250_000:]
+
+
+def million_data():
+    """The million-row data of the speed issue: ``make_classification`` with 1,050,000 rows, 30 features
+    (12 informative), 4 classes, 3 clusters a class and 5 % of labels flipped; the first 1,000,000 rows
+    for training, the rest for testing."""
+    X, y = make_classification(
+        n_samples=1_050_000,
+        n_features=30,
+        n_informative=12,
+        n_classes=4,
+        n_clusters_per_class=3,
+        flip_y=0.05,
+        random_state=0,
+    )
+    return X[:1_000_000], y[:1_000_000], X[1_000_000:], y[1_000_000:]
+
+
+def bench_million():
+    """A million rows, ``max_bins=255``, one thread: TnT at C=1e-4 (C alone) timed once against
+    scikit-learn's CART grown best-first to TnT's splits, and, where LightGBM is installed (the
+    ``bench`` extra), against one LightGBM round of as many leaves (one tree per class): the limit-class
+    figure for a histogram learner. The issue's target is 15 s for TnT's fit."""
+    X, y, X_test, y_test = million_data()
+    TnTClassifier(C=C, ccp_alpha=0.0, random_state=0, n_jobs=1, max_bins=255).fit(X[:3000], y[:3000])
+    t, model = timed(lambda: TnTClassifier(C=C, ccp_alpha=0.0, random_state=0, n_jobs=1, max_bins=255).fit(X, y))
+    splits = model.n_splits_
+    cart_time, cart = timed(lambda: DecisionTreeClassifier(max_leaf_nodes=splits + 1, random_state=0).fit(X, y))
+    accuracy = model.score(X_test, y_test)
+    rows = [
+        row(
+            "fit 1,000,000 x 30 (4 classes), C=1e-4, `max_bins=255`, `n_jobs=1`",
+            15,
+            f"scikit-learn's CART grown best-first to TnT's splits: {seconds(cart_time)}, "
+            f"test accuracy {cart.score(X_test, y_test):.4f}",
+            f"TnT {seconds(t)}, {splits} splits, test accuracy {accuracy:.4f}",
+            t / cart_time,
+            "ratio: TnT over CART; the target is TnT's time",
+            value=t,
+            unit=" s",
+        )
+    ]
+    try:
+        from lightgbm import LGBMClassifier
+    except ImportError:
+        rows.append(
+            row(
+                "fit 1,000,000 x 30 against one LightGBM round",
+                None,
+                "LightGBM is not installed: `pip install -e '.[bench]'` adds it",
+                f"TnT {seconds(t)}",
+                float("nan"),
+            )
+        )
+        return rows
+    lgbm = LGBMClassifier(
+        n_estimators=1,
+        num_leaves=splits + 1,
+        learning_rate=1.0,
+        max_bin=255,
+        n_jobs=1,
+        min_child_samples=1,
+        verbose=-1,
+    )
+    lgbm_time, lgbm = timed(lambda: lgbm.fit(X, y))
+    lgbm_splits = sum(tree["num_leaves"] - 1 for tree in lgbm.booster_.dump_model()["tree_info"])
+    rows.append(
+        row(
+            "fit 1,000,000 x 30 against one LightGBM round (one tree per class: the limit class of a histogram learner)",
+            None,
+            f"`LGBMClassifier(n_estimators=1, num_leaves={splits + 1}, max_bin=255, n_jobs=1)`: {seconds(lgbm_time)}, "
+            f"{lgbm_splits} splits in {lgbm.n_classes_} trees, test accuracy {lgbm.score(X_test, y_test):.4f}",
+            f"TnT {seconds(t)}, {splits} splits",
+            t / lgbm_time,
+        )
+    )
+    return rows
 
 
 def bench_missing(data_dir: Path | None, repeat=2):
@@ -682,8 +760,8 @@ from the repository root (MNIST and pendigits are found as `docs/data-sets.md` s
 .venv/bin/python benchmarks/run.py
 ```
 
-`--only fit predict continuous regression missing first-start memory growth` runs some groups (this
-file is rewritten only by a run of the first seven; `--patience 0` skips the wait for a quiet machine).
+`--only fit predict continuous regression missing size million first-start memory growth` runs some
+groups (this file is rewritten only by a run of all but the last; `--patience 0` skips the wait for a quiet machine).
 Every timing has a scikit-learn baseline measured in
 the same run on the same data, because the machines are shared and noisy: the ratio (TnT over the
 baseline) is the figure to read. The fit, predict and continuous-data rows time the baseline and TnT
@@ -694,7 +772,9 @@ all of California housing, `regression/california_housing.npz`; the missing-valu
 `DecisionTreeClassifier(ccp_alpha=1e-4)` and TnT on the same data with NaN in training and test rows,
 MNIST with 10 % of its pixels and the continuous set with 20 % of half of its columns removed at
 random, their accuracy against CART grown best-first to TnT's splits), so
-that a change of load during the run falls on both; the MNIST rows show the spread of their turns.
+that a change of load during the run falls on both (the million-row rows, `million`, time each fit once:
+TnT with `max_bins=255` on one thread, then scikit-learn's CART grown best-first to TnT's splits, and
+one LightGBM round of as many leaves where LightGBM is installed, `pip install -e '.[bench]'`); the MNIST rows show the spread of their turns.
 A fit on all cores is slowed by any other process, its one-thread baseline hardly: before the fits
 the script waits (at most 3 minutes) until other processes use less than a tenth of the CPU, and
 the header says what it found. scikit-learn's CART fits on one thread whatever `n_jobs` TnT has.
@@ -777,6 +857,8 @@ def main(argv=None):
         report(bench_missing(args.data))
     if "size" in wanted:
         report(bench_size(args.data))
+    if "million" in wanted:
+        report(bench_million())
     if "first-start" in wanted:
         report(bench_first_start())
         report(bench_app_start())

@@ -116,3 +116,42 @@ def test_a_long_fit_row_shows_the_spread_of_its_turns():
     run.timed_pair(lambda: None, lambda: None, repeat=3, turns=turns)
     assert [len(t) for t in turns] == [3, 3]
     assert run.spread([6.1, 6.7, 6.3]) == " (turns 6.1-6.7 s)" and run.spread([6.3]) == ""
+
+
+def _small_million(run, monkeypatch):
+    from sklearn.datasets import make_classification
+
+    def small():
+        X, y = make_classification(n_samples=2_500, n_features=6, n_informative=4, n_classes=4, random_state=0)
+        return X[:2_000], y[:2_000], X[2_000:], y[2_000:]
+
+    monkeypatch.setattr(run, "million_data", small)
+    return small()
+
+
+def test_the_million_row_times_tnt_against_cart_of_its_splits(monkeypatch):
+    import sys
+
+    from tnt import TnTClassifier
+
+    run = _run_module()
+    X, y, _, _ = _small_million(run, monkeypatch)
+    monkeypatch.setitem(sys.modules, "lightgbm", None)  # as where LightGBM is not installed
+    first, missing = run.bench_million()
+    splits = TnTClassifier(C=run.C, ccp_alpha=0.0, random_state=0, n_jobs=1, max_bins=255).fit(X, y).n_splits_
+    assert first["target"] == "15 s" and f"{splits} splits" in first["measured"]
+    seconds = float(re.search(r"TnT ([\d.]+) (m?s)", first["measured"]).group(1))
+    assert first["met"] == ("yes" if seconds <= 15 or "ms" in first["measured"] else "no")
+    assert "not installed" in missing["baseline"] and "[bench]" in missing["baseline"] and missing["met"] == "-"
+
+
+def test_the_million_row_counts_lightgbm_trees_of_every_class(monkeypatch):
+    import pytest
+
+    pytest.importorskip("lightgbm", reason="LightGBM is the `bench` extra's, not the tests'")
+    run = _run_module()
+    _small_million(run, monkeypatch)
+    first, lgbm = run.bench_million()
+    splits = int(re.search(r"(\d+) splits", first["measured"]).group(1))
+    counted = int(re.search(r"(\d+) splits in 4 trees", lgbm["baseline"]).group(1))
+    assert f"num_leaves={splits + 1}" in lgbm["baseline"] and splits <= counted <= 4 * splits
