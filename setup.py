@@ -1,9 +1,13 @@
 """Build step of ``pip install``: compile TnT's numba kernels for this machine while installing.
 
 Everything else about the package is declared in ``pyproject.toml``. This file adds one thing to
-setuptools' ``build_py``: once the sources are in place, it runs ``python -m tnt.warmup`` on
+setuptools' ``build_py``: once the sources are in place, it runs ``python -m tnt.warmup --install`` on
 them, so that numba's on-disk cache of machine code (``__pycache__/*.nbi``, ``*.nbc`` beside each
-kernel's source) is written at install time instead of on a user's first fit.
+kernel's source) is written at install time instead of on a user's first fit. It compiles every
+kernel but the copies of the fit kernel that scan a node on several threads (nearly half of the
+compile time): the first fit on several threads that would take them runs on one thread and starts
+their compile in the background (``tnt.learn.threaded_copies``). ``TNT_COMPILE_AT_INSTALL=all``
+compiles them at install too (the README's test command does: the suite fits on several threads).
 
 - ``pip install .`` builds a wheel: the cache is written into the build folder's copy of ``tnt``
   and installed with it. numba keys a cached kernel by a hash of its source file's content, the
@@ -64,7 +68,9 @@ class build_py_and_compile(build_py):  # noqa: N801 - setuptools' command naming
                 stale.unlink()
             reuse_compiled_code(Path(__file__).resolve().parent / "tnt", root / "tnt")
         print(f"Compiling TnT's kernels for this machine into {root / 'tnt'} (a minute or two)", flush=True)
-        done = subprocess.run([sys.executable, "-m", "tnt.warmup"], cwd=root, env=env)
+        every = os.environ.get("TNT_COMPILE_AT_INSTALL") == "all"
+        command = [sys.executable, "-m", "tnt.warmup"] + ([] if every else ["--install"])
+        done = subprocess.run(command, cwd=root, env=env)
         if not self.editable_mode:  # the cache's write locks, empty files, are not installed
             for lock in (root / "tnt").rglob("*.nbi.lock"):
                 lock.unlink()

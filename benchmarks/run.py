@@ -637,14 +637,14 @@ def _stop_warm_ups(cache: str) -> None:
 def bench_app_start():
     """``streamlit run app.py`` from an empty numba cache (as after ``TNT_COMPILE_AT_INSTALL=0 pip
     install``), with a screenshot 2 s after the page was opened (``benchmarks/first_start_2s.png``);
-    then again with the kernels compiled into the cache first by ``python -m tnt.warmup``,
+    then again with the kernels compiled into the cache first by ``python -m tnt.warmup --install``,
     which is what ``pip install`` runs (setup.py)."""
     from playwright.sync_api import sync_playwright
 
     sys.path.insert(0, str(ROOT / "tests"))
     from browser_helpers import launch_chromium
 
-    warmup = f"import sys; sys.path.insert(0, {str(ROOT)!r}); from tnt.warmup import main; main()"
+    warmup = f'import sys; sys.path.insert(0, {str(ROOT)!r}); from tnt.warmup import main; main(["--install"])'
     with tempfile.TemporaryDirectory() as empty, tempfile.TemporaryDirectory() as installed, sync_playwright() as p:
         browser = launch_chromium(p)
         try:
@@ -652,6 +652,7 @@ def bench_app_start():
             _stop_warm_ups(empty)
             fresh_process(warmup, installed)
             warm = _app_start(browser, installed)
+            _stop_warm_ups(installed)  # compiling the threaded copies, which the install left out
         finally:
             browser.close()
     rows = [

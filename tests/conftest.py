@@ -174,6 +174,11 @@ def compiled_kernels():
     load_compiled_code()
 
 
+# Every copy of the fit kernel is compiled above: no fit of the suite (nor of the processes it starts)
+# starts a background compile of the threaded copies (tnt.learn.threaded_copies), which would outlive it.
+os.environ["TNT_COMPILE_IN_BACKGROUND"] = "0"
+
+
 #: The test files that take longest, longest first (about 240 s down to 30 s of one full run on two
 #: busy cores). They run first, and the others after them in their usual order: with `--dist loadfile
 #: --no-loadscope-reorder` (pyproject.toml) a worker takes the next file in this order whenever it is

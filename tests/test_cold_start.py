@@ -227,12 +227,14 @@ def test_the_starting_message_stays_until_the_page_is_drawn():
     assert calls.index("starting.empty()") > calls.index("pages.run()")
 
 
-def test_the_warm_up_compiles_on_two_processes_where_there_are_two_cores(monkeypatch, capsys):
+def _warm_up_on_two_cores_and_an_empty_cache(monkeypatch, record) -> list:
+    """:func:`tnt.warmup.main` with ``record`` instead of ``load_compiled_code`` and second processes
+    that end at once, on two cores and an empty cache: the list of those processes' arguments."""
     from tnt import warmup
     from tnt.learn import compiled
 
-    shares, started = [], []
-    monkeypatch.setattr(warmup, "load_compiled_code", lambda report=None, share="all": shares.append(share))
+    started = []
+    monkeypatch.setattr(warmup, "load_compiled_code", record)
     real_popen = subprocess.Popen
 
     def popen(args, **kwargs):
@@ -242,6 +244,17 @@ def test_the_warm_up_compiles_on_two_processes_where_there_are_two_cores(monkeyp
     monkeypatch.setattr(warmup.subprocess, "Popen", popen)
     monkeypatch.setattr("tnt._parallel.usable_cores", lambda: 2)
     monkeypatch.setattr(compiled, "is_cached", lambda dispatcher, types: False)
+    return started
+
+
+def test_the_warm_up_compiles_on_two_processes_where_there_are_two_cores(monkeypatch, capsys):
+    from tnt import warmup
+    from tnt.learn import compiled
+
+    shares = []
+    started = _warm_up_on_two_cores_and_an_empty_cache(
+        monkeypatch, lambda report=None, share="all", threads=True: shares.append(share)
+    )
     warmup.main([])
     assert shares == ["first"] and started == [["-m", "tnt.warmup", "--second"]]
     monkeypatch.setattr("tnt._parallel.usable_cores", lambda: 1)
@@ -283,7 +296,7 @@ def test_a_failing_second_process_fails_the_warm_up(monkeypatch):
 
     with pytest.raises(ValueError, match="share must be"):
         warmup.load_compiled_code(share="half")
-    monkeypatch.setattr(warmup, "load_compiled_code", lambda report=None, share="all": None)
+    monkeypatch.setattr(warmup, "load_compiled_code", lambda report=None, share="all", threads=True: None)
     real_popen = subprocess.Popen
     monkeypatch.setattr(
         warmup.subprocess,
@@ -436,7 +449,9 @@ def test_the_app_s_warm_up_gives_way_to_the_server(monkeypatch):
 
     niced, shares = [], []
     monkeypatch.setattr(warmup.os, "nice", niced.append, raising=False)
-    monkeypatch.setattr(warmup, "load_compiled_code", lambda report=None, share="all": shares.append(share))
+    monkeypatch.setattr(
+        warmup, "load_compiled_code", lambda report=None, share="all", threads=True: shares.append(share)
+    )
     warmup.main(["--background", "--second"])  # the helper inherits the priority; it is lowered once
     assert niced == [10] and shares == ["second"]
     warmup.main(["--second"])  # `python -m tnt.warmup` as pip install runs it
@@ -592,3 +607,52 @@ def test_the_warm_up_s_two_shares_compile_what_the_first_training_needs_each_ker
     assert not set(first) & (second | {"_on_features", "_feature_work"}), first
     assert {"build_tree", "route_float32_cast", "distance_ranges"} <= set(first), first
     assert asked_early == [] and by_training == []
+
+
+def test_pip_install_compiles_all_but_the_threaded_copies_in_two_even_shares(monkeypatch):
+    # The two shares of `--install` together compile every stage of the full warm-up but the
+    # threaded copies of the fit kernel, each stage once (what one process leaves out, the other takes).
+    from tnt import warmup
+
+    stages = []
+    for name in ("_fit_kernels", "_threaded_fit_kernels", "_small_fit"):
+        monkeypatch.setattr(warmup, name, lambda *args, name=name, **kwargs: stages.append((name, args, kwargs)))
+    monkeypatch.setattr(
+        warmup,
+        "_regression_kernels",
+        lambda values=(4, 300, 1100): stages.extend(("_regression_kernels", (v,), {}) for v in values),
+    )
+    for name in ("_load_prediction_code", "_load_statistics_code", "_growth_kernels"):
+        monkeypatch.setattr(warmup, name, lambda name=name: stages.append((name, (), {})))
+    monkeypatch.setattr("tnt.learn.split_search._on_features.compile", lambda types: stages.append(("split", (), {})))
+
+    def run(**options):
+        stages.clear()
+        warmup.load_compiled_code(**options)
+        return list(stages)
+
+    everything = run()
+    first, second = run(share="first", threads=False), run(share="second", threads=False)
+    threaded = [stage for stage in everything if stage[0] == "_threaded_fit_kernels"]
+    assert len(threaded) == 2 and run(share="threads") == threaded
+    without = [stage for stage in everything if stage[0] != "_threaded_fit_kernels"]
+    both = first + [stage for stage in second if stage[0] not in ("split", "_growth_kernels")]
+    assert sorted(map(repr, both)) == sorted(map(repr, without))  # each stage once, none left out
+    assert ("_regression_kernels", (300,), {}) in second and ("_regression_kernels", (1100,), {}) in second
+    assert run(threads=False) == without  # one process (one core) compiles the same
+
+
+def test_the_warm_up_reads_the_install_and_threads_flags(monkeypatch):
+    from tnt import warmup
+
+    calls = []
+    started = _warm_up_on_two_cores_and_an_empty_cache(
+        monkeypatch, lambda report=None, share="all", threads=True: calls.append((share, threads))
+    )
+    warmup.main(["--install"])
+    assert calls == [("first", False)] and started == [["-m", "tnt.warmup", "--second", "--install"]]
+    warmup.main(["--second", "--install"])
+    warmup.main(["--threads"])
+    assert calls[1:] == [("second", False), ("threads", True)]
+    with pytest.raises(SystemExit, match="takes --background, --install, --threads or nothing"):
+        warmup.main(["--fast"])

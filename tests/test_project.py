@@ -146,7 +146,8 @@ def test_pip_install_compiles_the_kernels_of_the_package_it_builds(monkeypatch, 
     (earlier / "k-0.py311.nbi").touch()
     (earlier / "k-0.py311.1.nbc").touch()
     ((args, cwd, env),) = install_step(monkeypatch, tmp_path)
-    assert args == [sys.executable, "-m", "tnt.warmup"] and cwd == tmp_path
+    # Every kernel but the threaded copies of the fit kernel (tnt.learn.threaded_copies).
+    assert args == [sys.executable, "-m", "tnt.warmup", "--install"] and cwd == tmp_path
     assert not any(key.startswith("NUMBA_") for key in env)  # the cache goes into the package, not elsewhere
     cache = tmp_path / "tnt" / "learn" / "__pycache__"
     # Only the code just compiled is installed: not the write locks, nor an earlier build's code.
@@ -175,6 +176,12 @@ def test_an_editable_install_compiles_beside_the_sources(monkeypatch, tmp_path):
     monkeypatch.delenv("TNT_COMPILE_AT_INSTALL", raising=False)
     ((_, cwd, _),) = install_step(monkeypatch, tmp_path, editable=True)
     assert cwd == ROOT
+
+
+def test_compiling_every_copy_at_install_is_a_setting(monkeypatch, tmp_path):
+    monkeypatch.setenv("TNT_COMPILE_AT_INSTALL", "all")
+    ((args, _, _),) = install_step(monkeypatch, tmp_path)
+    assert args == [sys.executable, "-m", "tnt.warmup"]
 
 
 def test_compiling_at_install_can_be_skipped_and_never_fails_the_install(monkeypatch, tmp_path, capsys):

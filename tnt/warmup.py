@@ -51,7 +51,7 @@ _narrow_ready = threading.Event()
 _PACKAGE_PARENT = Path(__file__).resolve().parent.parent
 
 
-def load_compiled_code(report=None, share: str = "all") -> None:
+def load_compiled_code(report=None, share: str = "all", threads: bool = True) -> None:
     """Call every kernel once on tiny inputs, so that each is compiled or loaded from the cache.
 
     First what a fit with one thread on data of at most 256 values per feature (one-byte codes:
@@ -66,21 +66,32 @@ def load_compiled_code(report=None, share: str = "all") -> None:
     report : callable, optional
         Called with the name of each stage done: ``NARROW``, and in the second share
         ``SPLIT_SEARCH`` before it.
-    share : {"all", "first", "second"}, default="all"
+    share : {"all", "first", "second", "threads"}, default="all"
         :func:`main` runs the two shares in two processes at once, as numba compiles on one core.
         The first stage is split between them:
 
         - "first": prediction's kernels and the path statistics', then the fit on one thread and
           one-byte codes, whose split search, pruning and growth loop's kernels it loads from the
           cache (``report(NARROW)``); then the fit kernels of two-byte codes and the regression
-          trees;
+          trees (with ``threads`` False, those of one-byte codes only);
         - "second": that split search (``report(SPLIT_SEARCH)``), a large share of the fit
           kernel's compile time (``docs/speed_history.md``), then the growth loop's kernels and
-          the pruning (:func:`_growth_kernels`, ``report(NARROW)``); then the threaded copies.
+          the pruning (:func:`_growth_kernels`, ``report(NARROW)``); then the threaded copies, or
+          with ``threads`` False the regression trees of two-byte codes, which the first share
+          then leaves out (about even shares: ``docs/speed_history.md``);
+        - "threads": the threaded copies alone (:mod:`tnt.learn.threaded_copies`).
+    threads : bool, default=True
+        Whether the copies of the fit kernel that scan a node on several threads are compiled:
+        ``pip install`` leaves them out (``python -m tnt.warmup --install``), as the first fit that
+        would take them starts their compile in the background and runs on one thread meanwhile.
     """
-    if share not in ("all", "first", "second"):
-        raise ValueError(f"share must be 'all', 'first' or 'second', got {share!r}.")
+    if share not in ("all", "first", "second", "threads"):
+        raise ValueError(f"share must be 'all', 'first', 'second' or 'threads', got {share!r}.")
     report = report or (lambda stage: None)
+    if share == "threads":
+        _threaded_fit_kernels(4)
+        _threaded_fit_kernels(1100)
+        return
     if share == "second":
         from tnt.learn.split_search import _on_features
         from tnt.learn.tree_builder import split_search_types
@@ -89,8 +100,11 @@ def load_compiled_code(report=None, share: str = "all") -> None:
         report(SPLIT_SEARCH)
         _growth_kernels()
         report(NARROW)
-        _threaded_fit_kernels(4)
-        _threaded_fit_kernels(1100)
+        if threads:
+            _threaded_fit_kernels(4)
+            _threaded_fit_kernels(1100)
+        else:  # the balance of the two shares without the threaded copies
+            _regression_kernels(WIDE_VALUES)
         return
     import tnt.estimator  # noqa: F401 (scikit-learn)
 
@@ -103,13 +117,18 @@ def load_compiled_code(report=None, share: str = "all") -> None:
     _small_fit()  # the growth loop's own kernels (waves, installs, compaction), a callback's too
     report(NARROW)
     _fit_kernels(300)  # two-byte feature codes
+    # Two-byte codes, a feature in sorted runs: early, before the regression trees of sorted runs
+    # (which the second share compiles without the threaded copies) would compile its Gini copy too.
+    _fit_kernels(1100)
     _small_fit(300)  # the growth loop's walks on two-byte codes
     _small_fit(missing=True)  # the walks that look for missing values
     for missing in (False, True):  # the walks on float32 values, where a split cuts a quantile bin
         _small_fit(300, missing, max_bins=16)
-    _fit_kernels(1100)  # two-byte codes, a feature in sorted runs
-    _regression_kernels()
-    if share == "all":
+    if share == "all" or threads:
+        _regression_kernels()
+    else:  # the second share compiles those of two-byte codes
+        _regression_kernels(NARROW_VALUES_OF_TINY)
+    if share == "all" and threads:
         _threaded_fit_kernels(4)
         _threaded_fit_kernels(1100)
 
@@ -168,12 +187,16 @@ def _threaded_fit_kernels(n_values) -> None:
         build_tree(*args, 1e-3, NO_DEPTH_LIMIT, workspace, True, True, squared, None)
 
 
-def _regression_kernels() -> None:
+# The tiny fits' numbers of values: one-byte codes, two-byte codes, two-byte codes in sorted runs.
+NARROW_VALUES_OF_TINY, WIDE_VALUES = (4,), (300, 1100)
+
+
+def _regression_kernels(values=NARROW_VALUES_OF_TINY + WIDE_VALUES) -> None:
     # A regression grow pass fits most micro trees in batches, both criteria (its leaves' and its
     # internal nodes' reduced problems).
     from tnt.learn.micro_tree import fit_regression_tree, fit_trees, make_workspace
 
-    for n_values in (4, 300, 1100):
+    for n_values in values:
         _, y, binned, rows, w = _tiny(n_values)
         fit_regression_tree(binned, np.arange(2), rows, y.astype(np.float64), w, 1e-3)
         for targets in (y.astype(np.float64), y):
@@ -317,6 +340,8 @@ def start_in_background() -> subprocess.Popen:
     global _process
     with _lock:
         if _process is None:
+            # It compiles the threaded copies too: the server's fits start no second compile of them.
+            os.environ["TNT_COMPILE_IN_BACKGROUND"] = "0"
             _process = subprocess.Popen(
                 [sys.executable, "-m", "tnt.warmup", "--background"],
                 cwd=_PACKAGE_PARENT,
@@ -381,22 +406,34 @@ def main(argv=None) -> None:
     ``--background`` (first), as :func:`start_in_background` passes it, lowers the priority of both
     processes (``nice`` 10), so that the app's server, busy importing and drawing its first page
     while they compile, goes first (measured in ``docs/speed_history.md``).
+
+    ``--install`` (what ``pip install`` runs, ``setup.py``) leaves out the copies of the fit kernel
+    that scan a node on several threads, nearly half of the compile time, and shares the rest
+    evenly between the two processes; ``--threads`` compiles those copies alone (what the first fit
+    that would take them starts in the background: :mod:`tnt.learn.threaded_copies`).
     """
-    argv = sys.argv[1:] if argv is None else argv
+    argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["--background"]:
         argv = argv[1:]
         if hasattr(os, "nice"):
             os.nice(10)
-    if argv == ["--second"]:  # the helper process of a warm-up
-        load_compiled_code(report=lambda stage: print(stage, flush=True), share="second")
+    threads = "--install" not in argv
+    argv = [arg for arg in argv if arg != "--install"]
+    if argv == ["--threads"]:
+        load_compiled_code(share="threads")
         return
+    if argv == ["--second"]:  # the helper process of a warm-up
+        load_compiled_code(report=lambda stage: print(stage, flush=True), share="second", threads=threads)
+        return
+    if argv:
+        raise SystemExit(f"TnT's warm-up takes --background, --install, --threads or nothing, not {' '.join(argv)}.")
     start = time.perf_counter()
     from tnt._parallel import usable_cores
 
     # The second process has the longer way (the split search, then the growth loop's kernels): on
     # an empty cache it starts before this one imports numba to see whether the code is cached.
     two_cores = usable_cores() >= 2
-    helper = _start_second_process() if two_cores and not _cache_index_found() else None
+    helper = _start_second_process(threads) if two_cores and not _cache_index_found() else None
     try:
         from tnt.learn.compiled import is_cached, load_when_ready
         from tnt.learn.split_search import _on_features
@@ -408,9 +445,9 @@ def main(argv=None) -> None:
                 helper.kill()
                 helper.communicate()
                 helper = None
-            load_compiled_code(report=lambda stage: print(NARROW_READY, flush=True))
+            load_compiled_code(report=lambda stage: print(NARROW_READY, flush=True), threads=threads)
         else:
-            helper = helper or _start_second_process()
+            helper = helper or _start_second_process(threads)
             said = {SPLIT_SEARCH: threading.Event(), NARROW: threading.Event()}
             threading.Thread(target=_read_stages, args=(helper.stdout, said), daemon=True).start()
             load_when_ready(_on_features, said[SPLIT_SEARCH])
@@ -421,7 +458,7 @@ def main(argv=None) -> None:
                 said[NARROW].wait()  # the second process's part of the first stage
                 print(NARROW_READY, flush=True)
 
-            load_compiled_code(report=report, share="first")
+            load_compiled_code(report=report, share="first", threads=threads)
             if helper.wait() != 0:
                 raise SystemExit(f"TnT's warm-up: its second process failed (exit code {helper.returncode}).")
     finally:
@@ -430,8 +467,8 @@ def main(argv=None) -> None:
     print(f"TnT's compiled code is ready ({time.perf_counter() - start:.0f} s).")
 
 
-def _start_second_process() -> subprocess.Popen:
-    command = [sys.executable, "-m", "tnt.warmup", "--second"]
+def _start_second_process(threads: bool = True) -> subprocess.Popen:
+    command = [sys.executable, "-m", "tnt.warmup", "--second"] + ([] if threads else ["--install"])
     return subprocess.Popen(command, cwd=_PACKAGE_PARENT, stdout=subprocess.PIPE, text=True)
 
 

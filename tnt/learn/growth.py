@@ -15,6 +15,7 @@ import numpy as np
 from tnt.learn.binning import MAX_EXACT_BINS, BinnedData, bin_features
 from tnt.learn.category_columns import CategoryColumns
 from tnt.learn.micro_tree import MicroTree, fit_micro_tree, fit_stump, make_workspace
+from tnt.learn.threaded_copies import lanes
 from tnt.learn.walks import ancestors, longest_distances
 from tnt.learn.wave_routing import (
     NO_MEMO,
@@ -91,6 +92,8 @@ class _Problem:
     guard_refits: bool = False  # internal nodes take only refits that improve (tnt.learn.refit_guard)
     # Which features are categorical (their values category codes, split by subsets), or None.
     categorical: np.ndarray | None = None
+    #: The criteria of its micro trees, as ``build_tree``'s ``squared`` (None: class targets).
+    criteria: ClassVar[tuple] = (None,)
 
     @cached_property
     def binned(self) -> BinnedData:
@@ -239,7 +242,11 @@ class _Workers:
         if "binned" not in problem.__dict__:  # bin on the threads too
             work = problem.X.shape[0] * problem.X.shape[1]
             problem.binned = bin_features(problem.X, problem.max_bins, lambda task, n: self.in_parts(task, n, work))
-        self.shared_workspace = make_workspace(problem.binned, problem.n_classes, n_threads)
+        # A large node alone in its wave scans its features on all threads once the copies of the
+        # fit kernel that do are compiled; until then on one (tnt.learn.threaded_copies).
+        self.shared_workspace = make_workspace(
+            problem.binned, problem.n_classes, lanes(problem.binned, n_threads, problem.criteria)
+        )
         self._local = threading.local()
 
     def workspace(self, alone: bool):

@@ -156,18 +156,35 @@ def _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, max_dept
     ``squared`` as in :func:`build_tree`."""
     if workspace is None or buffer_classes(workspace) < n_targets:
         workspace = make_workspace(data, n_targets)
-    feature_order = np.ascontiguousarray(feature_order, dtype=np.int64)
     rows = np.ascontiguousarray(rows, dtype=np.int64)
     _check_sample_count(rows.shape[0])
-    threads = threaded(rows.shape[0], feature_order.shape[0], workspace.left.shape[0])
+    threads = threaded(rows.shape[0], len(feature_order), workspace.left.shape[0])
     w = np.asarray(sample_weight, dtype=np.float64)
     exponent = weight_exponent(np.add.reduce(w), w.size)  # w.sum() without its Python wrapper
-    left, right, feature, threshold, missing_left, value, total_w, subsets = build_tree(
+    w = w if exponent == 0 else np.ldexp(w, -exponent)
+    arguments = build_tree_arguments(
+        data, feature_order, rows, y, w, n_targets, alpha, max_depth, workspace, threads, squared
+    )
+    left, right, feature, threshold, missing_left, value, total_w, subsets = build_tree(*arguments)
+    *tree, misclassified, subsets = pruned_tree(
+        left, right, feature, threshold, missing_left, value, total_w, float(alpha), squared, subsets
+    )
+    return (*tree, math.ldexp(misclassified, exponent), subsets if data.categorical is not None else None)
+
+
+def build_tree_arguments(
+    data: BinnedData, feature_order, rows, y, w, n_targets, alpha, max_depth, workspace, threads, squared
+) -> tuple:
+    """The arguments of :func:`tnt.learn.tree_builder.build_tree` for a fit on ``rows`` of ``data``
+    (targets ``y`` and weights ``w`` aligned with them), ``threads`` as
+    :func:`tnt.learn.tree_builder.threaded` says; their types choose the kernel's compiled copy
+    (:mod:`tnt.learn.threaded_copies` asks whether a copy is compiled)."""
+    return (
         data.codes,
-        feature_order,
-        rows,
+        np.ascontiguousarray(feature_order, dtype=np.int64),
+        np.ascontiguousarray(rows, dtype=np.int64),
         y,
-        np.ascontiguousarray(w if exponent == 0 else np.ldexp(w, -exponent)),
+        np.ascontiguousarray(w, dtype=np.float64),
         n_targets,
         data.n_bins,
         data.bin_min,
@@ -181,10 +198,6 @@ def _fit(data, feature_order, rows, y, sample_weight, n_targets, alpha, max_dept
         squared,
         data.categorical,
     )
-    *tree, misclassified, subsets = pruned_tree(
-        left, right, feature, threshold, missing_left, value, total_w, float(alpha), squared, subsets
-    )
-    return (*tree, math.ldexp(misclassified, exponent), subsets if data.categorical is not None else None)
 
 
 def _check_sample_count(n: int) -> None:

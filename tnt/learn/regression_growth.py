@@ -26,6 +26,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from functools import cached_property, partial
+from typing import ClassVar
 
 import numpy as np
 
@@ -69,6 +70,8 @@ class RegressionProblem(_Problem):
     problems. ``target`` holds the targets in their own units (when made by :meth:`standardised`)."""
 
     target: np.ndarray | None = None
+    #: Squared error at the leaves, class targets at the internal nodes' reduced problems.
+    criteria: ClassVar[tuple] = (True, None)
 
     @cached_property
     def no_labels(self) -> np.ndarray:
