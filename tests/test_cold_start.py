@@ -349,59 +349,6 @@ def test_a_kernel_compiled_elsewhere_is_loaded_once_that_process_has_cached_it(m
     assert waited == [compiled.COMPILED_ELSEWHERE_TIMEOUT]
 
 
-def test_the_split_search_the_warm_up_compiles_is_the_one_the_fit_kernel_calls(tmp_path):
-    # From an empty cache: once the split search is compiled with split_search_types, a one-thread
-    # fit on one-byte codes compiles no other copy of it (the warm-up's second process compiles it
-    # while the first compiles the fit kernel, which loads it).
-    code = """
-from numba.core import event
-compiled = []
-class Listener(event.Listener):
-    def on_start(self, ev):
-        compiled.append(ev.data["dispatcher"].py_func.__name__)
-    def on_end(self, ev):
-        pass
-event.register("numba:compile", Listener())
-from tnt.learn.split_search import _on_features
-from tnt.learn.tree_builder import split_search_types
-from tnt.learn.compiled import is_cached
-assert not is_cached(_on_features, split_search_types())
-_on_features.compile(split_search_types())
-assert compiled[0] == "_on_features", compiled
-assert is_cached(_on_features, split_search_types())
-# The second passes over missing values are kernels of their own, compiled once for the criterion:
-# inlined into the scans, they had doubled the split search's compile time.
-from tnt.learn.split_search import _second_pass, _second_pass_of_bits
-assert len(_second_pass.overloads) == len(_second_pass_of_bits.overloads) == 1, compiled
-# So are the scans of the nodes that keep their histograms and the fill of large nodes' histograms,
-# each compiled once, for the Gini impurity only (the criterion's last argument, ``squared``, None:
-# no squared error's branch). The small nodes' scan and the steps' loops over features are inlined
-# into _feature_work, not compiled apart.
-from numba import types
-from tnt.learn import split_search
-for scan in (split_search._fill_and_scan, split_search._scan_stored, split_search._accumulate):
-    (signature,) = scan.signatures
-    assert signature[-1] == types.none, (scan, signature)
-inlined = ("_scan_feature", "_scan_features", "_fill_and_scan_features", "_scan_stored_features", "_subtract_features")
-assert not [name for name in inlined if getattr(split_search, name).overloads], compiled
-first = len(compiled)
-from tnt.warmup import _fit_kernels
-_fit_kernels(4)
-scans = ("_on_features", "_feature_work", "_fill_and_scan", "_scan_stored", "_accumulate")
-print([name for name in compiled[first:] if name in scans])
-"""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
-    result = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env={**env, "NUMBA_CACHE_DIR": str(tmp_path)},
-    )
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip().splitlines()[-1] == "[]"
-
-
 def test_the_app_starts_its_warm_up_before_importing_scikit_learn_or_numba():
     # app.py starts the warm-up before its other imports: importing the warm-up must stay light.
     code = "import sys, tnt.warmup\nprint(sorted({'sklearn', 'numba', 'scipy'} & set(sys.modules)))"
@@ -518,10 +465,11 @@ def test_each_share_of_the_warm_up_reports_its_stages_in_order(monkeypatch):
 # Records the tnt.learn kernels compiled (not loaded from the cache), outermost calls only.
 COMPILE_EVENTS = """
 from numba.core import event
-compiled, depth = [], [0]
+compiled, depth, nested = [], [0], []
 class Listener(event.Listener):
     def on_start(self, ev):
         depth[0] += 1
+        nested.append(ev.data["dispatcher"].py_func.__name__)  # at any depth
         if depth[0] == 1:
             compiled.append(ev.data["dispatcher"].py_func.__name__)
     def on_end(self, ev):
@@ -538,10 +486,31 @@ class Narrow(Exception):
 def report(stage):
     if stage == warmup.NARROW:
         raise Narrow
+from tnt.learn.split_search import _on_features
+from tnt.learn.tree_builder import split_search_types
+from tnt.learn.compiled import is_cached
+assert not is_cached(_on_features, split_search_types())
 try:
     warmup.load_compiled_code(report=report, share="second")
 except Narrow:
     pass
+assert compiled[0] == "_on_features", compiled
+assert is_cached(_on_features, split_search_types())
+# The second passes over missing values are kernels of their own, compiled once for the criterion:
+# inlined into the scans, they had doubled the split search's compile time.
+from tnt.learn.split_search import _second_pass, _second_pass_of_bits
+assert len(_second_pass.overloads) == len(_second_pass_of_bits.overloads) == 1, compiled
+# So are the scans of the nodes that keep their histograms and the fill of large nodes' histograms,
+# each compiled once, for the Gini impurity only (the criterion's last argument, ``squared``, None:
+# no squared error's branch). The small nodes' scan and the steps' loops over features are inlined
+# into _feature_work, not compiled apart.
+from numba import types
+from tnt.learn import split_search
+for scan in (split_search._fill_and_scan, split_search._scan_stored, split_search._accumulate):
+    (signature,) = scan.signatures
+    assert signature[-1] == types.none, (scan, signature)
+inlined = ("_scan_feature", "_scan_features", "_fill_and_scan_features", "_scan_stored_features", "_subtract_features")
+assert not [name for name in inlined if getattr(split_search, name).overloads], compiled
 growth_start = compiled.index("_on_features") + 1
 print(sorted(set(compiled[growth_start:])))
 """
@@ -571,11 +540,13 @@ try:
 except Narrow:
     pass
 first_share = sorted(set(compiled))
+scans = ("_on_features", "_feature_work", "_fill_and_scan", "_scan_stored", "_accumulate")
+first_share_scans = [name for name in nested if name in scans]
 del compiled[:]
 from tnt.data.datasets import default_dataset_id, load_bundled
 from tnt.services.training import TrainParams, train
 train(load_bundled(default_dataset_id()), TrainParams(), progress_callback=lambda event: event.snapshot())
-print((first_share, asked_early, compiled))
+print((first_share, asked_early, compiled, first_share_scans))
 """
 )
 
@@ -587,6 +558,9 @@ def test_the_warm_up_s_two_shares_compile_what_the_first_training_needs_each_ker
     # (it loads them), asks for the growth loop's only once it has compiled the fit kernel (before,
     # it would wait while the second process compiles them), and the app's first training on the
     # default data (the Train page, with a progress callback's snapshots) compiles nothing more.
+    # The second share's split search (compiled with split_search_types) is the one the fit kernel
+    # calls: the first share compiles no other copy of it nor of its scans (SECOND_SHARE_NARROW
+    # checks which scans are kernels of their own).
     import ast
 
     from tnt.warmup import growth_kernels
@@ -603,8 +577,8 @@ def test_the_warm_up_s_two_shares_compile_what_the_first_training_needs_each_ker
     binning = {"_column_summary", "_mark_whole_numbers", "_code_whole_numbers"}
     second = set(run_share(SECOND_SHARE_NARROW))
     assert second == growth | binning, second ^ (growth | binning)
-    first, asked_early, by_training = run_share(FIRST_SHARE_NARROW)
-    assert not set(first) & (second | {"_on_features", "_feature_work"}), first
+    first, asked_early, by_training, scans = run_share(FIRST_SHARE_NARROW)
+    assert not set(first) & second and scans == [], (first, scans)
     assert {"build_tree", "route_float32_cast", "distance_ranges"} <= set(first), first
     assert asked_early == [] and by_training == []
 
