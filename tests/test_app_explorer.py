@@ -326,3 +326,49 @@ def test_the_image_downloads_draw_what_the_interactive_view_shows(downloads, exp
     drawn = sorted(int(n) for n in re.findall(r"id=node(\d+)", dot.decode()))
     assert drawn == np.flatnonzero(focus.graph_view(graph, focus.expand_to_depth(graph, 2)).shown).tolist()
     assert drawn == plotly_nodes(app)
+
+
+def plotly_spec(app) -> tuple[str, dict]:
+    """The Graph page's plotly chart: its element id (Streamlit keeps the reader's zoom while it stays)
+    and its figure."""
+    import json
+
+    (chart,) = [c for c in app.get("plotly_chart") if "graph/plotly/" in c.proto.id]
+    return chart.proto.id, json.loads(chart.proto.spec)
+
+
+def in_view(spec, node: int) -> bool:
+    """Whether ``node`` is drawn inside the figure's axis ranges."""
+    (nodes,) = [t for t in spec["data"] if t.get("name") == "nodes"]
+    i = nodes["customdata"].index(node)
+    (x0, x1), (y0, y1) = spec["layout"]["xaxis"]["range"], spec["layout"]["yaxis"]["range"]
+    return x0 <= nodes["x"][i] <= x1 and y0 <= nodes["y"][i] <= y1
+
+
+def test_the_interactive_view_opens_zoomed_on_what_was_picked_and_keeps_the_readers_zoom(explorer_app):
+    """A search hit, the inspected node and a sample's leaf each become the target: the figure opens with
+    it inside its axis ranges, narrower than the whole view, and a new ``uirevision``; a rerun that changes
+    nothing draws the same chart (same element, same revision), so the reader's zoom and pan stay."""
+    app, graph, key = explorer_app
+    app.radio(key="graph/view/server").set_value(INTERACTIVE).run()
+    deep = int(graph.node_count - 1)
+    app.text_input(key="explorer/find").set_value(f"#{deep}").run()
+    chart, spec = plotly_spec(app)
+    revisions = [spec["layout"]["uirevision"]]
+    assert in_view(spec, deep)
+    (nodes,) = [t for t in spec["data"] if t.get("name") == "nodes"]
+    x0, x1 = spec["layout"]["xaxis"]["range"]
+    assert x1 - x0 < max(nodes["x"]) - min(nodes["x"])  # zoomed in: the whole view does not fit readably
+    assert not all(in_view(spec, n) for n in nodes["customdata"])
+    app.run()
+    assert plotly_spec(app) == (chart, spec)  # nothing changed: the same chart, the reader's zoom kept
+    view = focus.graph_view(graph, app.session_state[key])
+    hidden = int(next(n for n in range(graph.node_count - 2, 0, -1) if not view.shown[n]))
+    app.number_input(key="graph/node").set_value(hidden).run()
+    _, spec = plotly_spec(app)
+    assert in_view(spec, hidden) and spec["layout"]["uirevision"] not in revisions
+    revisions.append(spec["layout"]["uirevision"])
+    app.number_input(key="graph/sample").set_value(7).run()
+    leaf = int(graph.decision_path(app.session_state["data/dataset"].X_test[7:8]).indices[-1])
+    _, spec = plotly_spec(app)
+    assert in_view(spec, leaf) and spec["layout"]["uirevision"] not in revisions
