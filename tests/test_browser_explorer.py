@@ -153,3 +153,72 @@ def test_a_click_on_a_summary_of_the_interactive_view_opens_it_and_inspects_it(s
     page.mouse.click(x, y)
     page.get_by_text(re.compile(rf"^{before:,} of [\d,]+ nodes shown")).first.wait_for(timeout=60_000)
     assert not errors, errors
+
+
+# The plotly chart's axis ranges and plot area width in the page, as plotly.js draws them now.
+RANGES = """() => {
+  const gd = document.querySelector('[data-testid="stPlotlyChart"] .js-plotly-plot');
+  const l = gd._fullLayout;
+  return [l.xaxis.range.slice(), l.yaxis.range.slice(), gd.getBoundingClientRect().width, l.uirevision];
+}"""
+
+
+def test_the_interactive_view_opens_zoomed_on_a_node_found_and_keeps_the_readers_zoom(server, browser):
+    """Find a deep node in the interactive view: the chart opens with it inside the plot, in a frame as wide
+    as the one its zoom is chosen for; the wheel zooms in the browser, and a rerun that changes nothing in
+    the figure keeps that zoom; a new target opens on it."""
+    page = browser.new_page(viewport={"width": 1440, "height": 1100})
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(server)
+    page.get_by_text("In use: Handwritten digits").wait_for(timeout=60_000)
+    nav(page, "Graph")
+    page.get_by_text("Interactive (plotly)").click()
+    page.get_by_text("nodes shown").first.wait_for(timeout=60_000)
+    wait_idle(page)
+    total = int(page.get_by_text("nodes shown").first.inner_text().split(" of ")[1].split(" nodes")[0].replace(",", ""))
+    deep = total - 1
+    find = page.get_by_label("Find")
+    find.fill(f"#{deep}")
+    find.press("Enter")
+    page.get_by_text(f"1 found: #{deep}.").wait_for(timeout=60_000)
+    wait_idle(page)
+    chart = page.locator('[data-testid="stPlotlyChart"]').first
+    chart.scroll_into_view_if_needed()
+    page.wait_for_timeout(1000)
+    (x0, x1), _, width, revision = page.evaluate(RANGES)
+    assert width == pytest.approx(EXPLORER_FRAME_PX[0], abs=3)  # the frame focus_ranges is given
+    node, x, y = page.evaluate(NODE_AT, deep)
+    box = page.locator('[data-testid="stPlotlyChart"] .nsewdrag').first.bounding_box()  # the plot area
+    assert node == deep
+    assert box["x"] <= x <= box["x"] + box["width"] and box["y"] <= y <= box["y"] + box["height"]
+    chart.evaluate("e => e.scrollIntoView({block: 'center'})")
+    page.wait_for_timeout(500)
+    shot(page, "explorer_5_interactive_found")
+    box = page.locator('[data-testid="stPlotlyChart"] .nsewdrag').first.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    for _ in range(3):
+        page.mouse.wheel(0, -120)
+    page.wait_for_timeout(800)
+    zoomed = page.evaluate(RANGES)[0]
+    assert zoomed[1] - zoomed[0] < 0.8 * (x1 - x0)
+    depth = page.get_by_label("Depth")  # a rerun that leaves the figure as it was
+    depth.fill("2")
+    depth.press("Enter")
+    wait_idle(page)
+    page.wait_for_timeout(800)
+    kept, _, _, kept_revision = page.evaluate(RANGES)
+    assert kept == pytest.approx(zoomed) and kept_revision == revision
+    # A new target (the inspected node): the chart opens on it.
+    picked = page.get_by_role("spinbutton", name="Node", exact=True)
+    picked.fill("1")
+    picked.press("Enter")
+    page.get_by_text("Node #1 (").first.wait_for(timeout=60_000)
+    wait_idle(page)
+    page.wait_for_timeout(800)
+    _, _, _, new_revision = page.evaluate(RANGES)
+    _, x, y = page.evaluate(NODE_AT, 1)
+    box = page.locator('[data-testid="stPlotlyChart"] .nsewdrag').first.bounding_box()
+    assert new_revision != revision
+    assert box["x"] <= x <= box["x"] + box["width"] and box["y"] <= y <= box["y"] + box["height"]
+    assert not errors, errors

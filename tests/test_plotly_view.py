@@ -285,6 +285,7 @@ def test_a_view_opens_zoomed_on_its_target_with_labels_apart(big_random_graph):
         (tx,), (ty,) = ([v for v, n in zip(vs, nodes.customdata) if n == target] for vs in (nodes.x, nodes.y))
         (x0, x1), (y0, y1) = fig.layout.xaxis.range, fig.layout.yaxis.range
         assert x0 <= tx <= x1 and y0 <= ty <= y1 and fig.layout.uirevision == target
+        assert [a.text for a in fig.layout.annotations if a.name == "target"] == [f"#{target}"]
         assert x1 - x0 < whole.layout.xaxis.range[1] - whole.layout.xaxis.range[0]  # zoomed in
         size, boxes = label_boxes_px(fig, FRAME[0])
         assert size >= 11

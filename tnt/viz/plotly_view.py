@@ -130,10 +130,11 @@ def graph_figure(
     focus_node : int, default=None
         With ``view`` and ``frame_px``: open the figure on this node, at the zoom where the labels do
         not overlap (:func:`focus_ranges`); the view's target (a search hit, the inspected node, a
-        sample's leaf, a changed node). Ignored when the view does not show it.
+        sample's leaf, a changed node), marked with a blue ``#id`` arrow unless it is ``selected_node``.
+        Ignored when the view does not show it.
     frame_px : (int, int), default=None
-        Width and height (px) of the frame the figure is shown in (its height is
-        :func:`figure_height`'s when omitted).
+        Width and height (px) of the frame the figure is shown in: the figure is that high
+        (:func:`figure_height` when omitted).
     uirevision : hashable, default=None
         Plotly's ``layout.uirevision``: while it stays the same, the reader's own zoom and pan are
         kept when the figure is drawn again (give a new one when the target changes).
@@ -188,10 +189,11 @@ def graph_figure(
     fig = go.Figure(data=traces, _validate=False)
     n_layers = int(-np.min(y[drawn])) + 1
     labelled = view is not None and labels is not None
-    height = figure_height(n_layers, layers, labelled=labelled)
+    height = figure_height(n_layers, layers, labelled=labelled) if frame_px is None else int(frame_px[1])
     x_range = _x_range(x[drawn], labels) if view is not None else None
     y_range = _y_range(layers, n_layers)
-    if view is not None and focus_node is not None and frame_px is not None and drawn[int(focus_node)]:
+    focused = view is not None and focus_node is not None and frame_px is not None and drawn[int(focus_node)]
+    if focused:
         extent = x_range or [float(np.nanmin(x[drawn])) - _SLOT, float(np.nanmax(x[drawn])) + _SLOT]
         x_range, y_range = focus_ranges(
             (x[int(focus_node)], y[int(focus_node)]), extent, n_layers, (frame_px[0], height), labelled
@@ -208,6 +210,12 @@ def graph_figure(
         hoverlabel=dict(align="left"),
         uirevision=uirevision,
     )
+    if focused and focus_node != selected_node:  # the target, when not the inspected node: a search hit, a leaf
+        node = int(focus_node)
+        fig.add_annotation(
+            x=x[node], y=y[node], text=f"#{node}", showarrow=True, arrowhead=2, arrowwidth=1.5,
+            arrowcolor="#1f5fbf", ax=-30, ay=-30, bgcolor="#e3eeff", bordercolor="#1f5fbf", name="target",
+        )  # fmt: skip
     if selected_node is not None and drawn[int(selected_node)]:
         node = int(selected_node)
         fig.add_annotation(
