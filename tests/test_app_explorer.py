@@ -10,7 +10,7 @@ from app_helpers import explorer_drawing, go, plotly_click
 from test_app import downloads  # noqa: F401 (the fixture reading what a download button serves)
 
 from tnt.viz import focus
-from ui.drawing import fingerprint
+from ui.drawing import COMPARE_FRAME_PX, EDITOR_FRAME_PX, fingerprint
 
 EXPLORER = "Explorer (focus and context)"
 
@@ -121,6 +121,8 @@ def test_the_editor_draws_a_large_graph_with_the_changed_nodes_opened(open_app):
     graph = next(iter(app.session_state["train/models"].values())).tnt.graph_
     assert graph.node_count > 300  # a graph the Graph page draws in the interactive view
     app.toggle(key="edit/open").set_value(True).run()
+    # Before any edit: the default view in the editor's frame (measured in chromium), every layer that fits.
+    assert_opens_the_layers_that_fit(app, graph, "('edit'", ("edit", fingerprint(graph)), EDITOR_FRAME_PX)
     split = int(next(n for n in range(graph.node_count - 1, 0, -1) if not graph.is_leaf[n]))
     (picker,) = [s for s in app.selectbox if s.label == "Split to make a leaf"]
     picker.set_value(split).run()
@@ -372,3 +374,54 @@ def test_the_interactive_view_opens_zoomed_on_what_was_picked_and_keeps_the_read
     leaf = int(graph.decision_path(app.session_state["data/dataset"].X_test[7:8]).indices[-1])
     _, spec = plotly_spec(app)
     assert in_view(spec, leaf) and spec["layout"]["uirevision"] not in revisions
+
+
+def svg_size_px(svg: str) -> tuple[float, float]:
+    """A Graphviz SVG's natural width and height in px (its ``pt`` size, 1 pt = 4/3 px)."""
+    width, height = (float(v) for v in re.search(r'width="([\d.]+)pt" height="([\d.]+)pt"', svg).groups())
+    return width * 4 / 3, height * 4 / 3
+
+
+def readable_in(svg: str, frame_px) -> bool:
+    """Whether a drawing shown in ``frame_px`` (shrunk to its width when wider) keeps its 11 pt labels at least
+    11 px high (a zoom of 3/4 at least) and is no taller than the frame."""
+    width, height = svg_size_px(svg)
+    zoom = min(1.0, frame_px[0] / width)
+    return zoom >= 0.75 and height * zoom <= frame_px[1]
+
+
+def test_each_compare_graph_opens_the_layers_that_fit_its_frame(open_app):
+    """Compare draws its five models two a row: each drawing (the SVG Graphviz made of it) fits the frame
+    measured there (ui.drawing.COMPARE_FRAME_PX) at 11 px labels, and holds every layer whose drawing still
+    fits: the drawing of one more whole layer does not."""
+    app = go(open_app(120), "compare")
+    results = app.session_state["analysis/compare"].latest()
+    checked = 0
+    for i, (model, _) in enumerate(results.values()):
+        graph = model.graph_
+        model_key = (f"compare/graph/{i}", fingerprint(graph))
+        checked += assert_opens_the_layers_that_fit(app, graph, f"('compare/graph/{i}'", model_key, COMPARE_FRAME_PX)
+    assert checked >= 3
+
+
+def assert_opens_the_layers_that_fit(app, graph, starting: str, model_key, frame_px) -> bool:
+    """The focus panel of ``graph`` (its drawing's key starting with ``starting``) fits ``frame_px`` at 11 px
+    labels, and holds every whole layer whose drawing fits: the drawing of one more layer (made here with
+    to_dot and Graphviz) does not fit (unless it has more nodes than a default view holds: False then)."""
+    from tnt.viz.export_dot import to_dot
+    from ui.drawing import image
+
+    panel = panel_drawing(app, starting)
+    assert readable_in(panel["svg"], frame_px)
+    assert panel["height"] == frame_px[1] + 34  # the frame and the zoom buttons' bar
+    opened = app.session_state[f"explorer/opened/panel/{model_key!r}"]
+    depth = max(d for d in range(int(graph.node_depth().max()) + 1) if focus.expand_to_depth(graph, d) <= opened)
+    deeper = focus.graph_view(graph, focus.expand_to_depth(graph, depth + 1))
+    if deeper.size > focus.MAX_DEFAULT_NODES:
+        return False
+    data = app.session_state["data/dataset"]
+    dot = to_dot(
+        graph, feature_names=list(data.feature_names), class_names=data.class_names, show_ids=True, view=deeper
+    )
+    assert not readable_in(image(dot, "svg").decode(), frame_px)
+    return True

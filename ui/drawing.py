@@ -67,13 +67,20 @@ def dot_source(model_key, _graph, feature_names, class_names, depth_window=None,
 #: The explorer's drawing area (px) in a 1,440 px wide window, the sidebar open: measured in chromium
 #: (tests/test_browser_explorer.py checks it); its default view fits it at 11 px labels.
 EXPLORER_FRAME_PX = (597, 686)
+#: The same for the editor's drawing of a large graph (beside its controls, under the Graph page) and
+#: for each of the Compare page's drawings (two a row; 446 px high before, where the default view of
+#: the digits' model held 5 nodes, 11 now); measured in chromium by tests/test_browser_explorer.py and
+#: tests/test_browser.py.
+EDITOR_FRAME_PX = (553, 686)
+COMPARE_FRAME_PX = (482, 686)
 
 
 @st.cache_data(max_entries=32, show_spinner="Choosing the layers that fit...")
-def default_expansion(model_key, _graph, feature_names, class_names) -> frozenset:
-    """The splits the explorer opens first: :func:`tnt.viz.focus.default_expansion` in the explorer's
-    frame (:data:`EXPLORER_FRAME_PX`); Graphviz lays out each candidate, so under the lock."""
-    width, height = EXPLORER_FRAME_PX
+def default_expansion(model_key, _graph, feature_names, class_names, frame_px=EXPLORER_FRAME_PX) -> frozenset:
+    """The splits an explorer opens first: :func:`tnt.viz.focus.default_expansion` in its frame
+    ``frame_px`` (width, height; the Graph page's :data:`EXPLORER_FRAME_PX` unless told); Graphviz lays
+    out each candidate, so under the lock."""
+    width, height = frame_px
     with _GRAPHVIZ:
         return focus.default_expansion(_graph, feature_names, class_names, width=width, height=height, show_ids=True)
 

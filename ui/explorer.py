@@ -22,7 +22,9 @@ from ui import drawing
 OPENED = "explorer/opened"
 #: The last click on the explorer's drawing: ``{"node": id, "stub": bool, "at": time}``.
 CLICK = "explorer/click"
-HEIGHT_PX = 720
+#: The height of the drawing's tool bar (zoom buttons) above its frame, in px (ui/clickable_svg).
+TOOLS_PX = 34
+HEIGHT_PX = drawing.EXPLORER_FRAME_PX[1] + TOOLS_PX
 # A Graphviz SVG whose nodes answer clicks (ui/clickable_svg/index.html, written for this app).
 _clickable_svg = components.declare_component("clickable_svg", path=str(Path(__file__).parent / "clickable_svg"))
 #: Most search hits opened at once (a feature tested by hundreds of splits would open the graph).
@@ -200,17 +202,20 @@ def _new_click(click_key: str, key: str) -> int | None:
     return int(click["node"])
 
 
-def focus_panel(model_key, graph, names, classes, nodes=(), height_px: int = 720) -> None:
-    """A large graph's explorer without controls: its default view, with ``nodes`` (an edit's changed
-    nodes: the first :data:`MAX_OPENED_HITS`) opened when they change, drawn with a bold border and the
-    frame centred on the first; a click on a node opens or closes it, the wheel zooms, a drag pans, as
-    in the Graph page's explorer. The editor's and the Compare page's drawing of a graph too large to
-    draw whole; ``model_key`` (hashable) names the graph and keeps its opened splits in the session."""
+def focus_panel(model_key, graph, names, classes, nodes=(), frame_px=drawing.EDITOR_FRAME_PX) -> None:
+    """A large graph's explorer without controls: its default view in a frame ``frame_px`` (width,
+    height) px, the page's (:data:`ui.drawing.EDITOR_FRAME_PX`, :data:`ui.drawing.COMPARE_FRAME_PX`),
+    with ``nodes`` (an edit's changed nodes: the first :data:`MAX_OPENED_HITS`) opened when they change,
+    drawn with a bold border and the frame centred on the first; a click on a node opens or closes it,
+    the wheel zooms, a drag pans, as in the Graph page's explorer. The editor's and the Compare page's
+    drawing of a graph too large to draw whole; ``model_key`` (hashable) names the graph and keeps its
+    opened splits in the session."""
     nodes = tuple(int(n) for n in nodes)
     key = f"{OPENED}/panel/{model_key!r}"
     click_key = f"{CLICK}/panel/{model_key!r}"
+    frame_px = tuple(frame_px)
     if key not in st.session_state:
-        st.session_state[key] = drawing.default_expansion(model_key, graph, names, classes)
+        st.session_state[key] = drawing.default_expansion(model_key, graph, names, classes, frame_px)
     # The first changed nodes, the first of them the target (brought into view in reverse order).
     opened = _follow(graph, st.session_state[key], key, "nodes", nodes[:MAX_OPENED_HITS][::-1])
     opened = _apply_click(graph, opened, click_key, key)
@@ -219,14 +224,14 @@ def focus_panel(model_key, graph, names, classes, nodes=(), height_px: int = 720
     st.session_state[key] = opened
     view = focus.graph_view(graph, opened)
     if view.size > MAX_DRAWN_NODES:
-        st.session_state[key] = opened = drawing.default_expansion(model_key, graph, names, classes)
+        st.session_state[key] = opened = drawing.default_expansion(model_key, graph, names, classes, frame_px)
         view = focus.graph_view(graph, opened)
     dot = drawing.view_source(model_key, graph, names, classes, tuple(sorted(opened)), None, None, nodes)
     st.caption(
         f"{view.size:,} of {graph.node_count:,} nodes shown; a dashed box stands for the splits below it: click it "
         "to open it. The wheel zooms, a drag pans."
     )
-    _draw(dot, height_px, centre, click_key)
+    _draw(dot, frame_px[1] + TOOLS_PX, centre, click_key)
 
 
 def _apply_click(graph, opened, click_key: str, key: str) -> frozenset:
