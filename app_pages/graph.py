@@ -5,7 +5,7 @@ trained here and for a model file the user opens."""
 import streamlit as st
 
 from tnt.inspect.path import path_table, sample_path
-from tnt.services.tasks import is_regression, scores
+from tnt.services.tasks import is_regression
 from tnt.viz import focus
 from tnt.viz.explain import LARGE_GRAPH_NODES, drawing_mode, drawing_note, node_info
 from tnt.viz.plotly_view import graph_figure
@@ -21,6 +21,7 @@ from ui.opened import (
     opened_label,
     reduced_model,
     reduction_panel,
+    scores_on,
 )
 from ui.tables import show_table
 from ui.views import ensure_result
@@ -110,10 +111,7 @@ if result is not None:
         )
     accuracy = ""
     if which.startswith("Opened") and data_fits:
-        found = {
-            **scores(model, data.model_input(data.X_test), data.y_test, "test"),
-            **scores(model, data.model_input(data.X_train), data.y_train, "train"),
-        }
+        found = scores_on(model_key, data.key, model, data)
         if graph.regression:
             accuracy = (
                 f" On {data.name}: " + ", ".join(f"{LABELS[k]} {format_measure(k, v)}" for k, v in found.items()) + "."
