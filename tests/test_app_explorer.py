@@ -95,6 +95,13 @@ def test_find_opens_the_way_down_to_a_node_a_feature_or_a_class(explorer_app):
     assert all(graph.is_leaf[n] for n in app.session_state[f"{key}/hits"])
     app.text_input(key="explorer/find").set_value("no such thing").run()
     assert any(c.value.startswith("Nothing found for “no such thing”") for c in app.caption)
+    # The same search again after the box was emptied and the view reset: found and opened again.
+    app.text_input(key="explorer/find").set_value(f"#{deep}").run()
+    app.text_input(key="explorer/find").set_value("").run()
+    press(app, "Default view")
+    assert not shown(app, graph, key)[deep]
+    app.text_input(key="explorer/find").set_value(f"#{deep}").run()
+    assert shown(app, graph, key)[deep] and centred(app) == deep
 
 
 def test_the_inspected_node_and_a_new_sample_come_into_view(explorer_app):
@@ -402,6 +409,12 @@ def test_each_compare_graph_opens_the_layers_that_fit_its_frame(open_app):
         model_key = (f"compare/graph/{i}", fingerprint(graph))
         checked += assert_opens_the_layers_that_fit(app, graph, f"('compare/graph/{i}'", model_key, COMPARE_FRAME_PX)
     assert checked >= 3
+    # The frame was 446 px high: the digits' TnT graph opened on 4 nodes there (docs/app.md), on 8 now.
+    data = app.session_state["data/dataset"]
+    graph = results["TnT"][0].graph_
+    low = focus.default_expansion(graph, list(data.feature_names), data.class_names, 482, 446, show_ids=True)
+    opened = app.session_state[f"explorer/opened/panel/{('compare/graph/0', fingerprint(graph))!r}"]
+    assert (focus.graph_view(graph, low).size, focus.graph_view(graph, opened).size) == (4, 8)
 
 
 def assert_opens_the_layers_that_fit(app, graph, starting: str, model_key, frame_px) -> bool:

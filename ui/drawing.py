@@ -45,14 +45,15 @@ CODE_LABELS = {"python": "Python module", "c": "C function", "sql": "SQL query"}
 def _joined(names: list) -> str:
     """A list (of feature or class names) as one string, as the drawing caches hash it: at once, not
     name by name (Streamlit's hasher takes about 35 us a name: MNIST's 784 pixel names, hashed by each
-    cached drawing and download of the Graph page, cost 0.45 s of each rerun).
+    cached drawing and download of the Graph page, cost 0.45 s of each rerun). Its ``repr``: two lists
+    of strings give the same text only when they are the same.
 
     Examples
     --------
-    >>> _joined(["a", "b"]) != _joined(["a b"]), _joined([1, 2])
-    (True, '1\x1f2')
+    >>> _joined(["a", "b"]) != _joined(["a, b"]), _joined(["1", 2])
+    (True, "['1', 2]")
     """
-    return "\x1f".join(map(str, names))
+    return repr(list(names))
 
 
 #: The caches' hashing of list arguments (the names): :func:`_joined`.
@@ -86,7 +87,7 @@ def dot_source(model_key, _graph, feature_names, class_names, depth_window=None,
 EXPLORER_FRAME_PX = (597, 686)
 #: The same for the editor's drawing of a large graph (beside its controls, under the Graph page) and
 #: for each of the Compare page's drawings (two a row; 446 px high before, where the default view of
-#: the digits' model held 5 nodes, 11 now); measured in chromium by tests/test_browser_explorer.py and
+#: the digits' model held 4 nodes, 8 now); measured in chromium by tests/test_browser_explorer.py and
 #: tests/test_browser.py.
 EDITOR_FRAME_PX = (553, 686)
 COMPARE_FRAME_PX = (482, 686)

@@ -154,6 +154,8 @@ def explorer_state(
         opened = focus.toggle(graph, opened, int(picked))
         _aim(key, int(picked))
     query = controls[2].text_input("Find", key="explorer/find", placeholder="node id, feature, or class 7")
+    if not query:  # an emptied box: the same search typed again is a new one
+        st.session_state.pop(f"{key}/query", None)
     if query and st.session_state.get(f"{key}/query") != query:
         st.session_state[f"{key}/query"] = query
         hits = focus.find_nodes(graph, query, names, classes)

@@ -397,7 +397,7 @@ def _node_trace(graph, text, x, y, on_path, flows=None, view=None, labels=None) 
     outline = np.where(on_path, HIGHLIGHT_COLOR, np.where(shared, "#222222", "#ffffff"))
     labelled = labels is not None
     small = drawn.size > _MANY_NODES
-    hover = _hover_texts(text, flows)
+    hover = _hover_texts(text, flows, drawn)
     for node in np.flatnonzero(summary).tolist():
         hover[node] += f"<br><b>{escape_html(', '.join(_summary_lines(view, text, node)))}</b> (click to open)"
     return _scatter(
@@ -490,14 +490,19 @@ def _mix_traces(view, text, x, y) -> list[dict]:
     return traces
 
 
-def _hover_texts(text: GraphText, flows=None) -> list[str]:
-    """Each node's hover text: rule, samples, class shares (mean and spread in a regression graph),
-    parents and, given ``flows`` (samples sent left and right), what each split sends each way."""
-    shares = text.all_shares_text(top=5)
+def _hover_texts(text: GraphText, flows=None, nodes=None) -> dict:
+    """Each node's hover text (of ``nodes``, the drawn ones, or of every node), by node: rule,
+    samples, class shares (mean and spread in a regression graph), parents and, given ``flows``
+    (samples sent left and right), what each split sends each way. Only the drawn nodes' texts are
+    written: a view of 74 nodes of a 4,801-node graph spent 0.3 s writing them all."""
+    nodes = list(range(text.graph.node_count)) if nodes is None else [int(n) for n in nodes]
+    shares = dict(zip(nodes, text.all_shares_text(top=5, nodes=nodes)))
     samples = text.graph.n_node_samples.tolist()
     sent = None if flows is None else flows[:, :2].tolist()
-    texts = []
-    for node, (leaf, parents) in enumerate(zip(text.is_leaf.tolist(), text.parents())):
+    is_leaf, all_parents = text.is_leaf.tolist(), text.parents()
+    texts = {}
+    for node in nodes:
+        leaf, parents = is_leaf[node], all_parents[node]
         lines = [
             f"<b>#{node}</b> {'leaf' if leaf else 'split'}: {escape_html(text.rule(node))}",
             f"samples = {samples[node]}",
@@ -516,7 +521,7 @@ def _hover_texts(text: GraphText, flows=None) -> list[str]:
         if sent is not None and not leaf:
             yes, no = sent[node]
             lines.append(f"training samples sent: {int(yes):,} yes, {int(no):,} no")
-        texts.append("<br>".join(lines))
+        texts[node] = "<br>".join(lines)
     return texts
 
 
