@@ -69,6 +69,18 @@ def load_paper_set(page, name: str) -> None:
     wait_idle(page, LONG)
 
 
+def find_last(page):
+    """Search for the graph's last node (its id: the node count the caption says, less one) and wait
+    for the hit; the search box and that id."""
+    caption = page.get_by_text("nodes shown").first.inner_text()
+    last = int(caption.split(" of ")[1].split(" nodes")[0].replace(",", "")) - 1
+    find = page.get_by_label("Find")
+    find.fill(f"#{last}")
+    find.press("Enter")
+    page.get_by_text(f"1 found: #{last}.").wait_for(timeout=LONG)
+    return find, last
+
+
 def four_views(page, name: str, samples: bool = True) -> None:
     """The default view, a summary opened by a click, the last node found, a sample's path (without
     ``samples``, the last node picked in the inspector instead)."""
@@ -83,12 +95,7 @@ def four_views(page, name: str, samples: bool = True) -> None:
     wait_idle(page, LONG)
     frame = explorer_ready(page)
     shoot(page, f"{name}_2_expanded")
-    caption = page.get_by_text("nodes shown").first.inner_text()
-    last = int(caption.split(" of ")[1].split(" nodes")[0].replace(",", "")) - 1
-    find = page.get_by_label("Find")
-    find.fill(f"#{last}")
-    find.press("Enter")
-    page.get_by_text(f"1 found: #{last}.").wait_for(timeout=LONG)
+    find, last = find_last(page)
     frame = explorer_ready(page)
     shoot(page, f"{name}_3_search")
     find.fill("")
@@ -118,12 +125,7 @@ def interactive_found(page, name: str) -> None:
     page.get_by_text("Interactive (plotly)").click()
     page.get_by_text("nodes shown").first.wait_for(timeout=LONG)
     wait_idle(page, LONG)
-    caption = page.get_by_text("nodes shown").first.inner_text()
-    last = int(caption.split(" of ")[1].split(" nodes")[0].replace(",", "")) - 1
-    find = page.get_by_label("Find")
-    find.fill(f"#{last}")
-    find.press("Enter")
-    page.get_by_text(f"1 found: #{last}.").wait_for(timeout=LONG)
+    find, _ = find_last(page)
     wait_idle(page, LONG)
     chart = page.locator('[data-testid="stPlotlyChart"]').first
     chart.evaluate("e => e.scrollIntoView({block: 'center'})")
