@@ -269,6 +269,24 @@ def focus_ranges(at, extent, n_layers: int, frame_px, labelled: bool = True):
     layer, centred on the node, shifted to stay within the drawing (``extent``, its x range, and
     its ``n_layers`` layers); the whole drawing along an axis where it fits.
 
+    Parameters
+    ----------
+    at : (float, float)
+        The target node's x and y in the figure (layer ``k`` at y = -k).
+    extent : (float, float)
+        The drawing's x range, labels included.
+    n_layers : int
+        Layers of the drawing.
+    frame_px : (int, int)
+        Width and height of the figure in px.
+    labelled : bool, default=True
+        Whether the nodes carry labels (90 px a layer, else 30 px).
+
+    Returns
+    -------
+    x_range, y_range : list of float
+        ``[low, high]`` of each axis.
+
     Examples
     --------
     >>> focus_ranges((0.0, 0.0), [-2.0, 2.0], 3, (800, 720))  # fits: the whole drawing
