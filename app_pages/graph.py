@@ -5,7 +5,7 @@ trained here and for a model file the user opens."""
 import streamlit as st
 
 from tnt.inspect.path import path_table, sample_path
-from tnt.services.tasks import is_regression, scores
+from tnt.services.tasks import is_regression
 from tnt.viz import focus
 from tnt.viz.explain import LARGE_GRAPH_NODES, drawing_mode, drawing_note, node_info
 from tnt.viz.plotly_view import graph_figure
@@ -21,6 +21,7 @@ from ui.opened import (
     opened_label,
     reduced_model,
     reduction_panel,
+    scores_on,
 )
 from ui.tables import show_table
 from ui.views import ensure_result
@@ -110,10 +111,7 @@ if result is not None:
         )
     accuracy = ""
     if which.startswith("Opened") and data_fits:
-        found = {
-            **scores(model, data.model_input(data.X_test), data.y_test, "test"),
-            **scores(model, data.model_input(data.X_train), data.y_train, "train"),
-        }
+        found = scores_on(model_key, data.key, model, data)
         if graph.regression:
             accuracy = (
                 f" On {data.name}: " + ", ".join(f"{LABELS[k]} {format_measure(k, v)}" for k, v in found.items()) + "."
@@ -193,10 +191,10 @@ if result is not None:
             explorer(model_key, graph, fp, names, classes, x, sample_arg, node=st.session_state["graph/node"],
                      marked=marked)  # fmt: skip
         elif interactive:
-            shown = None
+            shown = target = None
             if focused:  # the explorer's controls and state; a click opens or closes a node, as in its SVG
-                opened_splits, _ = explorer_state(model_key, graph, fp, names, classes, x,
-                                                  st.session_state["graph/node"], marked, clicked)  # fmt: skip
+                opened_splits, target = explorer_state(model_key, graph, fp, names, classes, x,
+                                                       st.session_state["graph/node"], marked, clicked)  # fmt: skip
                 shown = focus.graph_view(graph, opened_splits)
             flows = None
             if st.toggle("Edge width: training samples along each edge", disabled=not data_fits,
@@ -207,6 +205,9 @@ if result is not None:
                 graph, feature_names=names, class_names=classes, highlight_sample=x, edge_samples=flows,
                 layers=window_arg, selected_node=st.session_state["graph/node"],
                 target_name=data.target_name if data_fits and graph.regression else None, view=shown,
+                # Opened zoomed on the view's target (the explorer's), the reader's zoom kept until it changes.
+                focus_node=None if target is None else target[0], frame_px=drawing.EXPLORER_FRAME_PX,
+                uirevision=None if target is None else f"{fp}/{target[1]}",
             )  # fmt: skip
             figure.update_layout(showlegend=False, margin={"t": 10})  # the page's legend is above
             figure.update_traces(marker_showscale=False, selector={"name": "mean target"})  # and its colour bar

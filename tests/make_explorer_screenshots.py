@@ -2,7 +2,9 @@
 
 For the handwritten digits (the app's first data set), MNIST at C=1e-4 and the 3,000-split graph
 (``benchmarks/big_graphs.py`` trains both once): the default view, a summary node clicked open, a search
-for the last node, and a sample's path, each a PNG in ``test-artifacts/explorer/``. The model files are
+for the last node, and a sample's path, each a PNG in ``test-artifacts/explorer/``; then the interactive
+view opened zoomed on the last node found, the editor's drawing (the two large graphs) and the Compare
+page's five graphs (the digits). The model files are
 opened on the Graph page, on data that fit them, so that the page has test samples whose paths it draws:
 MNIST loaded from the Data page's list of the paper's sets (785 columns are more than an upload may
 have), the 3,000-split graph's rows uploaded as a CSV file. A real ``streamlit run app.py`` (a workspace
@@ -67,6 +69,18 @@ def load_paper_set(page, name: str) -> None:
     wait_idle(page, LONG)
 
 
+def find_last(page):
+    """Search for the graph's last node (its id: the node count the caption says, less one) and wait
+    for the hit; the search box and that id."""
+    caption = page.get_by_text("nodes shown").first.inner_text()
+    last = int(caption.split(" of ")[1].split(" nodes")[0].replace(",", "")) - 1
+    find = page.get_by_label("Find")
+    find.fill(f"#{last}")
+    find.press("Enter")
+    page.get_by_text(f"1 found: #{last}.").wait_for(timeout=LONG)
+    return find, last
+
+
 def four_views(page, name: str, samples: bool = True) -> None:
     """The default view, a summary opened by a click, the last node found, a sample's path (without
     ``samples``, the last node picked in the inspector instead)."""
@@ -81,12 +95,7 @@ def four_views(page, name: str, samples: bool = True) -> None:
     wait_idle(page, LONG)
     frame = explorer_ready(page)
     shoot(page, f"{name}_2_expanded")
-    caption = page.get_by_text("nodes shown").first.inner_text()
-    last = int(caption.split(" of ")[1].split(" nodes")[0].replace(",", "")) - 1
-    find = page.get_by_label("Find")
-    find.fill(f"#{last}")
-    find.press("Enter")
-    page.get_by_text(f"1 found: #{last}.").wait_for(timeout=LONG)
+    find, last = find_last(page)
     frame = explorer_ready(page)
     shoot(page, f"{name}_3_search")
     find.fill("")
@@ -108,6 +117,51 @@ def four_views(page, name: str, samples: bool = True) -> None:
     page.get_by_text("Sample #3").first.wait_for(timeout=LONG)
     explorer_ready(page)
     shoot(page, f"{name}_4_path")
+
+
+def interactive_found(page, name: str) -> None:
+    """The interactive (plotly) view after a search for the last node: opened zoomed on it."""
+    nav(page, "Graph")
+    page.get_by_text("Interactive (plotly)").click()
+    page.get_by_text("nodes shown").first.wait_for(timeout=LONG)
+    wait_idle(page, LONG)
+    find, _ = find_last(page)
+    wait_idle(page, LONG)
+    chart = page.locator('[data-testid="stPlotlyChart"]').first
+    chart.evaluate("e => e.scrollIntoView({block: 'center'})")
+    page.wait_for_timeout(1000)
+    shoot(page, f"{name}_5_interactive_search")
+    find.fill("")
+    find.press("Enter")
+    wait_idle(page, LONG)
+    page.get_by_text("Explorer (focus and context)").click()
+    wait_idle(page, LONG)
+
+
+def editor(page, name: str) -> None:
+    """The editor's drawing of the model open on the Graph page (the explorer's default view in its frame)."""
+    page.get_by_text("Edit this model").click()
+    wait_idle(page, LONG)
+    drawing = page.locator(EXPLORER).last
+    drawing.scroll_into_view_if_needed()
+    page.frame_locator(EXPLORER).last.locator("svg g.node").first.wait_for(timeout=LONG)
+    drawing.evaluate("e => e.scrollIntoView({block: 'center'})")
+    page.wait_for_timeout(500)
+    shoot(page, f"{name}_6_editor")
+    page.get_by_text("Edit this model").click()  # closed again
+    wait_idle(page, LONG)
+
+
+def compare(page) -> None:
+    """The Compare page's five graphs, two a row, each the explorer's default view in its frame."""
+    nav(page, "Compare")
+    page.get_by_text("Highest test accuracy").wait_for(timeout=LONG)
+    wait_idle(page, LONG)
+    page.locator(EXPLORER).nth(4).wait_for(timeout=LONG)
+    for k, i in enumerate((0, 2, 4)):
+        page.locator(EXPLORER).nth(i).evaluate("e => e.scrollIntoView({block: 'center'})")
+        page.wait_for_timeout(800)
+        shoot(page, f"compare_{k + 1}")
 
 
 def main(only=("digits", "mnist", "split3000")) -> None:
@@ -132,14 +186,20 @@ def main(only=("digits", "mnist", "split3000")) -> None:
             if "digits" in only:
                 nav(page, "Graph")
                 four_views(page, "digits")
+                interactive_found(page, "digits")
+                compare(page)
             if "mnist" in only:
                 load_paper_set(page, "mnist")
                 open_model(page, cache_dir() / "mnist_C1e-4.json")
                 four_views(page, "mnist")
+                interactive_found(page, "mnist")
+                editor(page, "mnist")
             if "split3000" in only:
                 upload_file(page, big_csv, LONG)
                 open_model(page, cache_dir() / "classification_3000.json")
                 four_views(page, "split3000")
+                interactive_found(page, "split3000")
+                editor(page, "split3000")
         except Exception:
             page.screenshot(path=str(OUT / "failed.png"), full_page=False)
             raise

@@ -17,8 +17,7 @@ from tnt.codegen.sql import sql_identifier
 from tnt.estimator import TnTClassifier
 from tnt.services.training import TrainParams
 from tnt.viz import focus
-from tnt.viz.plotly_view import figure_height
-from ui.drawing import EDGE_LEGEND, fingerprint
+from ui.drawing import EDGE_LEGEND, EXPLORER_FRAME_PX, fingerprint
 
 ROOT = Path(__file__).resolve().parent.parent
 BAD = ROOT / "tests" / "bad_csv"
@@ -361,12 +360,13 @@ def test_a_thousand_split_graph_opens_in_the_explorer_whole_in_plotly_or_windowe
     spec = json.loads(chart.spec)
     shown = focus.graph_view(graph, app.session_state[f"explorer/opened/{fingerprint(graph)}"])
     assert [t["customdata"] for t in spec["data"] if t.get("name") == "nodes"] == [np.flatnonzero(shown.shown).tolist()]
-    # As tall as its layers need (30 px each, 90 px with labels: 40 nodes at most; at most 1,400 px), the
-    # scroll wheel zooming it.
+    # As tall as the explorer's frame, opened on its target: as many layers as fit at 90 px each (a view's
+    # labels: 200 nodes at most; 30 px without), all of them when fewer; the scroll wheel zooming it.
     n_layers = int(shown.layers()[shown.shown].max()) + 1
-    labelled = shown.size <= 40
-    assert spec["layout"]["height"] == figure_height(n_layers, labelled=labelled)
-    assert spec["layout"]["height"] == min(max((90 if labelled else 30) * n_layers, 450), 1400)
+    assert spec["layout"]["height"] == EXPLORER_FRAME_PX[1]
+    y0, y1 = spec["layout"]["yaxis"]["range"]
+    px_a_layer = 90 if shown.size <= 200 else 30
+    assert y1 - y0 == pytest.approx(min((EXPLORER_FRAME_PX[1] - 50) / px_a_layer, n_layers))
     assert json.loads(chart.config)["scrollZoom"] is True
     # The server's SVG starts with the first layers.
     app.radio(key="graph/view/interactive").set_value("SVG (rendered on the server)").run()

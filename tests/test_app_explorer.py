@@ -10,7 +10,7 @@ from app_helpers import explorer_drawing, go, plotly_click
 from test_app import downloads  # noqa: F401 (the fixture reading what a download button serves)
 
 from tnt.viz import focus
-from ui.drawing import fingerprint
+from ui.drawing import COMPARE_FRAME_PX, EDITOR_FRAME_PX, fingerprint
 
 EXPLORER = "Explorer (focus and context)"
 
@@ -95,6 +95,13 @@ def test_find_opens_the_way_down_to_a_node_a_feature_or_a_class(explorer_app):
     assert all(graph.is_leaf[n] for n in app.session_state[f"{key}/hits"])
     app.text_input(key="explorer/find").set_value("no such thing").run()
     assert any(c.value.startswith("Nothing found for “no such thing”") for c in app.caption)
+    # The same search again after the box was emptied and the view reset: found and opened again.
+    app.text_input(key="explorer/find").set_value(f"#{deep}").run()
+    app.text_input(key="explorer/find").set_value("").run()
+    press(app, "Default view")
+    assert not shown(app, graph, key)[deep]
+    app.text_input(key="explorer/find").set_value(f"#{deep}").run()
+    assert shown(app, graph, key)[deep] and centred(app) == deep
 
 
 def test_the_inspected_node_and_a_new_sample_come_into_view(explorer_app):
@@ -121,6 +128,8 @@ def test_the_editor_draws_a_large_graph_with_the_changed_nodes_opened(open_app):
     graph = next(iter(app.session_state["train/models"].values())).tnt.graph_
     assert graph.node_count > 300  # a graph the Graph page draws in the interactive view
     app.toggle(key="edit/open").set_value(True).run()
+    # Before any edit: the default view in the editor's frame (measured in chromium), every layer that fits.
+    assert_opens_the_layers_that_fit(app, graph, "('edit'", ("edit", fingerprint(graph)), EDITOR_FRAME_PX)
     split = int(next(n for n in range(graph.node_count - 1, 0, -1) if not graph.is_leaf[n]))
     (picker,) = [s for s in app.selectbox if s.label == "Split to make a leaf"]
     picker.set_value(split).run()
@@ -326,3 +335,106 @@ def test_the_image_downloads_draw_what_the_interactive_view_shows(downloads, exp
     drawn = sorted(int(n) for n in re.findall(r"id=node(\d+)", dot.decode()))
     assert drawn == np.flatnonzero(focus.graph_view(graph, focus.expand_to_depth(graph, 2)).shown).tolist()
     assert drawn == plotly_nodes(app)
+
+
+def plotly_spec(app) -> tuple[str, dict]:
+    """The Graph page's plotly chart: its element id (Streamlit keeps the reader's zoom while it stays)
+    and its figure."""
+    import json
+
+    (chart,) = [c for c in app.get("plotly_chart") if "graph/plotly/" in c.proto.id]
+    return chart.proto.id, json.loads(chart.proto.spec)
+
+
+def in_view(spec, node: int) -> bool:
+    """Whether ``node`` is drawn inside the figure's axis ranges."""
+    (nodes,) = [t for t in spec["data"] if t.get("name") == "nodes"]
+    i = nodes["customdata"].index(node)
+    (x0, x1), (y0, y1) = spec["layout"]["xaxis"]["range"], spec["layout"]["yaxis"]["range"]
+    return x0 <= nodes["x"][i] <= x1 and y0 <= nodes["y"][i] <= y1
+
+
+def test_the_interactive_view_opens_zoomed_on_what_was_picked_and_keeps_the_readers_zoom(explorer_app):
+    """A search hit, the inspected node and a sample's leaf each become the target: the figure opens with
+    it inside its axis ranges, narrower than the whole view, and a new ``uirevision``; a rerun that changes
+    nothing draws the same chart (same element, same revision), so the reader's zoom and pan stay."""
+    app, graph, key = explorer_app
+    app.radio(key="graph/view/server").set_value(INTERACTIVE).run()
+    deep = int(graph.node_count - 1)
+    app.text_input(key="explorer/find").set_value(f"#{deep}").run()
+    chart, spec = plotly_spec(app)
+    revisions = [spec["layout"]["uirevision"]]
+    assert in_view(spec, deep)
+    (nodes,) = [t for t in spec["data"] if t.get("name") == "nodes"]
+    x0, x1 = spec["layout"]["xaxis"]["range"]
+    assert x1 - x0 < max(nodes["x"]) - min(nodes["x"])  # zoomed in: the whole view does not fit readably
+    assert not all(in_view(spec, n) for n in nodes["customdata"])
+    app.run()
+    assert plotly_spec(app) == (chart, spec)  # nothing changed: the same chart, the reader's zoom kept
+    view = focus.graph_view(graph, app.session_state[key])
+    hidden = int(next(n for n in range(graph.node_count - 2, 0, -1) if not view.shown[n]))
+    app.number_input(key="graph/node").set_value(hidden).run()
+    _, spec = plotly_spec(app)
+    assert in_view(spec, hidden) and spec["layout"]["uirevision"] not in revisions
+    revisions.append(spec["layout"]["uirevision"])
+    app.number_input(key="graph/sample").set_value(7).run()
+    leaf = int(graph.decision_path(app.session_state["data/dataset"].X_test[7:8]).indices[-1])
+    _, spec = plotly_spec(app)
+    assert in_view(spec, leaf) and spec["layout"]["uirevision"] not in revisions
+
+
+def svg_size_px(svg: str) -> tuple[float, float]:
+    """A Graphviz SVG's natural width and height in px (its ``pt`` size, 1 pt = 4/3 px)."""
+    width, height = (float(v) for v in re.search(r'width="([\d.]+)pt" height="([\d.]+)pt"', svg).groups())
+    return width * 4 / 3, height * 4 / 3
+
+
+def readable_in(svg: str, frame_px) -> bool:
+    """Whether a drawing shown in ``frame_px`` (shrunk to its width when wider) keeps its 11 pt labels at least
+    11 px high (a zoom of 3/4 at least) and is no taller than the frame."""
+    width, height = svg_size_px(svg)
+    zoom = min(1.0, frame_px[0] / width)
+    return zoom >= 0.75 and height * zoom <= frame_px[1]
+
+
+def test_each_compare_graph_opens_the_layers_that_fit_its_frame(open_app):
+    """Compare draws its five models two a row: each drawing (the SVG Graphviz made of it) fits the frame
+    measured there (ui.drawing.COMPARE_FRAME_PX) at 11 px labels, and holds every layer whose drawing still
+    fits: the drawing of one more whole layer does not."""
+    app = go(open_app(120), "compare")
+    results = app.session_state["analysis/compare"].latest()
+    checked = 0
+    for i, (model, _) in enumerate(results.values()):
+        graph = model.graph_
+        model_key = (f"compare/graph/{i}", fingerprint(graph))
+        checked += assert_opens_the_layers_that_fit(app, graph, f"('compare/graph/{i}'", model_key, COMPARE_FRAME_PX)
+    assert checked >= 3
+    # The frame was 446 px high: the digits' TnT graph opened on 4 nodes there (docs/app.md), on 8 now.
+    data = app.session_state["data/dataset"]
+    graph = results["TnT"][0].graph_
+    low = focus.default_expansion(graph, list(data.feature_names), data.class_names, 482, 446, show_ids=True)
+    opened = app.session_state[f"explorer/opened/panel/{('compare/graph/0', fingerprint(graph))!r}"]
+    assert (focus.graph_view(graph, low).size, focus.graph_view(graph, opened).size) == (4, 8)
+
+
+def assert_opens_the_layers_that_fit(app, graph, starting: str, model_key, frame_px) -> bool:
+    """The focus panel of ``graph`` (its drawing's key starting with ``starting``) fits ``frame_px`` at 11 px
+    labels, and holds every whole layer whose drawing fits: the drawing of one more layer (made here with
+    to_dot and Graphviz) does not fit (unless it has more nodes than a default view holds: False then)."""
+    from tnt.viz.export_dot import to_dot
+    from ui.drawing import image
+
+    panel = panel_drawing(app, starting)
+    assert readable_in(panel["svg"], frame_px)
+    assert panel["height"] == frame_px[1] + 34  # the frame and the zoom buttons' bar
+    opened = app.session_state[f"explorer/opened/panel/{model_key!r}"]
+    depth = max(d for d in range(int(graph.node_depth().max()) + 1) if focus.expand_to_depth(graph, d) <= opened)
+    deeper = focus.graph_view(graph, focus.expand_to_depth(graph, depth + 1))
+    if deeper.size > focus.MAX_DEFAULT_NODES:
+        return False
+    data = app.session_state["data/dataset"]
+    dot = to_dot(
+        graph, feature_names=list(data.feature_names), class_names=data.class_names, show_ids=True, view=deeper
+    )
+    assert not readable_in(image(dot, "svg").decode(), frame_px)
+    return True

@@ -195,3 +195,20 @@ def test_edge_widths_show_where_the_training_samples_go(pendigits_app):
     assert counts[0].sum() == len(data.y_train)
     hover = trace(fig, "nodes")[0]["hovertext"][0]
     assert hover.endswith(f"training samples sent: {counts[0, 0]:,} yes, {counts[0, 1]:,} no")
+
+
+def test_the_drawing_caches_tell_feature_names_apart(toy_graph):
+    """The drawing caches hash a list of names as one string (ui.drawing.NAMES_HASH): lists of names that
+    join to the same text (a space, or the unit separator, moved from one name to the next) give each its
+    own drawing, the one to_dot makes of those names, for the same graph and key."""
+    import streamlit as st
+
+    from tnt.viz.export_dot import to_dot
+    from ui import drawing
+
+    st.cache_data.clear()
+    drawn = {}
+    for names in (["a b", "c"], ["a", "b c"], ["x\x1fy", "z"], ["x", "y\x1fz"]):
+        drawn[tuple(names)] = drawing.dot_source("same key", toy_graph, names, ["p", "q"])
+        assert drawn[tuple(names)] == to_dot(toy_graph, feature_names=names, class_names=["p", "q"], show_ids=True)
+    assert len(set(drawn.values())) == 4

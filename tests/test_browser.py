@@ -23,6 +23,8 @@ from browser_helpers import (
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
+from ui.drawing import COMPARE_FRAME_PX
+
 # The plotly view's figure, read in the page.
 NODE_COUNT = "() => document.querySelector('.js-plotly-plot').data.find(t => t.name === 'nodes').hovertext.length"
 X_RANGE = "() => document.querySelector('.js-plotly-plot')._fullLayout.xaxis.range"
@@ -215,6 +217,10 @@ def test_the_analysis_pages(server, browser):
     wait_idle(page)
     # five graphs of 100+ splits (NDG: at most as many), each the explorer's default view (its clickable frame)
     assert drawn(page, EXPLORER, 5) == 5
+    # Each in the frame its default view is chosen for (ui.drawing.COMPARE_FRAME_PX), two a row.
+    for i in range(5):
+        size = page.frame_locator(EXPLORER).nth(i).locator("#frame").evaluate("f => [f.clientWidth, f.clientHeight]")
+        assert size == pytest.approx(list(COMPARE_FRAME_PX), abs=3)
     shot(page, "8_compare")
 
     nav(page, "Sweep")

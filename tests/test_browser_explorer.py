@@ -9,7 +9,7 @@ import pytest
 from browser_helpers import EXPLORER, nav, running_server, shot, wait_idle
 from playwright.sync_api import expect
 
-from ui.drawing import EXPLORER_FRAME_PX
+from ui.drawing import EDITOR_FRAME_PX, EXPLORER_FRAME_PX
 
 pytestmark = pytest.mark.browser
 
@@ -26,16 +26,23 @@ def server():
         yield url
 
 
-def test_the_explorer_opens_readably_finds_a_node_and_opens_a_split(server, browser):
-    page = browser.new_page(viewport={"width": 1440, "height": 900})
+def graph_page(browser, server, view: str, height: int = 1100):
+    """A page at 1,440 px on the Graph page's ``view`` of the digits' model, drawn, and the list its
+    script errors go to."""
+    page = browser.new_page(viewport={"width": 1440, "height": height})
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(server)
     page.get_by_text("In use: Handwritten digits").wait_for(timeout=60_000)
     nav(page, "Graph")
-    page.get_by_text("Explorer (focus and context)").click()
+    page.get_by_text(view).click()
     page.get_by_text("nodes shown").first.wait_for(timeout=60_000)
     wait_idle(page)
+    return page, errors
+
+
+def test_the_explorer_opens_readably_finds_a_node_and_opens_a_split(server, browser):
+    page, errors = graph_page(browser, server, "Explorer (focus and context)", 900)
     frame = page.frame_locator(FRAME)
     frame.locator("svg g.node").first.wait_for(timeout=60_000)
     assert frame.locator("svg g.node", has_text="splits below").count() >= 2  # summary nodes
@@ -128,15 +135,7 @@ def shown_count(page) -> int:
 
 
 def test_a_click_on_a_summary_of_the_interactive_view_opens_it_and_inspects_it(server, browser):
-    page = browser.new_page(viewport={"width": 1440, "height": 1100})
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(server)
-    page.get_by_text("In use: Handwritten digits").wait_for(timeout=60_000)
-    nav(page, "Graph")
-    page.get_by_text("Interactive (plotly)").click()
-    page.get_by_text("nodes shown").first.wait_for(timeout=60_000)
-    wait_idle(page)
+    page, errors = graph_page(browser, server, "Interactive (plotly)")
     page.locator('[data-testid="stPlotlyChart"]').first.scroll_into_view_if_needed()
     page.wait_for_timeout(1000)
     before = shown_count(page)
@@ -152,4 +151,94 @@ def test_a_click_on_a_summary_of_the_interactive_view_opens_it_and_inspects_it(s
     _, x, y = page.evaluate(NODE_AT, node)
     page.mouse.click(x, y)
     page.get_by_text(re.compile(rf"^{before:,} of [\d,]+ nodes shown")).first.wait_for(timeout=60_000)
+    assert not errors, errors
+
+
+# The plotly chart's axis ranges and plot area width in the page, as plotly.js draws them now.
+RANGES = """() => {
+  const gd = document.querySelector('[data-testid="stPlotlyChart"] .js-plotly-plot');
+  const l = gd._fullLayout;
+  return [l.xaxis.range.slice(), l.yaxis.range.slice(), gd.getBoundingClientRect().width, l.uirevision];
+}"""
+
+
+def test_the_interactive_view_opens_zoomed_on_a_node_found_and_keeps_the_readers_zoom(server, browser):
+    """Find a deep node in the interactive view: the chart opens with it inside the plot, in a frame as wide
+    as the one its zoom is chosen for; the wheel zooms in the browser, and a rerun that changes nothing in
+    the figure keeps that zoom; a new target opens on it."""
+    page, errors = graph_page(browser, server, "Interactive (plotly)")
+    total = int(page.get_by_text("nodes shown").first.inner_text().split(" of ")[1].split(" nodes")[0].replace(",", ""))
+    deep = total - 1
+    find = page.get_by_label("Find")
+    find.fill(f"#{deep}")
+    find.press("Enter")
+    page.get_by_text(f"1 found: #{deep}.").wait_for(timeout=60_000)
+    wait_idle(page)
+    chart = page.locator('[data-testid="stPlotlyChart"]').first
+    chart.scroll_into_view_if_needed()
+    page.wait_for_timeout(1000)
+    (x0, x1), _, width, revision = page.evaluate(RANGES)
+    assert width == pytest.approx(EXPLORER_FRAME_PX[0], abs=3)  # the frame focus_ranges is given
+    node, x, y = page.evaluate(NODE_AT, deep)
+    box = page.locator('[data-testid="stPlotlyChart"] .nsewdrag').first.bounding_box()  # the plot area
+    assert node == deep
+    assert box["x"] <= x <= box["x"] + box["width"] and box["y"] <= y <= box["y"] + box["height"]
+    chart.evaluate("e => e.scrollIntoView({block: 'center'})")
+    page.wait_for_timeout(500)
+    shot(page, "explorer_5_interactive_found")
+    box = page.locator('[data-testid="stPlotlyChart"] .nsewdrag').first.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    for _ in range(3):
+        page.mouse.wheel(0, -120)
+    page.wait_for_timeout(800)
+    zoomed = page.evaluate(RANGES)[0]
+    assert zoomed[1] - zoomed[0] < 0.8 * (x1 - x0)
+    depth = page.get_by_label("Depth")  # a rerun that leaves the figure as it was
+    depth.fill("2")
+    depth.press("Enter")
+    wait_idle(page)
+    page.wait_for_timeout(800)
+    kept, _, _, kept_revision = page.evaluate(RANGES)
+    assert kept == pytest.approx(zoomed) and kept_revision == revision
+    # A new target (the inspected node): the chart opens on it.
+    picked = page.get_by_role("spinbutton", name="Node", exact=True)
+    picked.fill("1")
+    picked.press("Enter")
+    page.get_by_text("Node #1 (").first.wait_for(timeout=60_000)
+    wait_idle(page)
+    page.wait_for_timeout(800)
+    _, _, _, new_revision = page.evaluate(RANGES)
+    _, x, y = page.evaluate(NODE_AT, 1)
+    box = page.locator('[data-testid="stPlotlyChart"] .nsewdrag').first.bounding_box()
+    assert new_revision != revision
+    assert box["x"] <= x <= box["x"] + box["width"] and box["y"] <= y <= box["y"] + box["height"]
+    assert not errors, errors
+
+
+def test_the_editor_draws_a_large_model_in_its_own_frame(server, browser, tmp_path):
+    """A model file of 747 nodes opened on the Graph page: the editor draws it as the explorer's default
+    view, in the frame its default view is chosen for (ui.drawing.EDITOR_FRAME_PX), beside its controls."""
+    from sklearn.datasets import make_classification
+
+    import tnt
+    from tnt.model_io import model_to_json
+
+    X, y = make_classification(n_samples=2000, n_features=12, n_informative=6, n_classes=4, random_state=0)
+    model = tnt.TnTClassifier(C=1e-5, ccp_alpha=0.0, random_state=0).fit(X, y)
+    assert model.graph_.node_count > 300  # the editor draws it in the explorer (drawing_mode "interactive")
+    path = tmp_path / "large_model.json"
+    path.write_text(model_to_json(model))
+    page, errors = graph_page(browser, server, "Explorer (focus and context)")
+    page.get_by_text("Open a model file").click()
+    page.locator('[data-testid="stExpander"] input[type="file"]').first.set_input_files(str(path))
+    page.get_by_text(f"from {path.name}").first.wait_for(timeout=60_000)
+    wait_idle(page)
+    page.get_by_text("Edit this model").click()
+    wait_idle(page)
+    editor = page.frame_locator(EXPLORER).nth(1)  # the Graph page's explorer first, then the editor's
+    editor.locator("svg g.node", has_text="splits below").first.wait_for(timeout=60_000)
+    size = editor.locator("#frame").evaluate("f => [f.clientWidth, f.clientHeight]")
+    assert size == pytest.approx(list(EDITOR_FRAME_PX), abs=3)
+    page.locator(EXPLORER).nth(1).scroll_into_view_if_needed()
+    shot(page, "explorer_6_editor")
     assert not errors, errors

@@ -1,5 +1,7 @@
 """The interactive view: a fixed number of traces, contract colours, escaped hover text."""
 
+import html
+
 import numpy as np
 
 from tnt import DecisionGraph
@@ -240,3 +242,63 @@ def toy_regression():
     """0 -> (1, 2); 1 -> (3, 4): node 1's leaves hold 1 and 3."""
     return DecisionGraph([1, 3, -1, -1, -1], [2, 4, -1, -1, -1], [0, 0, -2, -2, -2], [0.5, 0.2, -2, -2, -2],
                          [[2.0], [2.0], [5.0], [1.0], [3.0]], regression=True)  # fmt: skip
+
+
+FRAME = (597, 686)  # the Graph page's frame at 1,440 px (ui.drawing.EXPLORER_FRAME_PX)
+
+
+def label_boxes_px(fig, width_px):
+    """Each node label inside the axes' ranges, as the figure draws it: its node id, layer, centre x (px
+    from the plot's left edge) and its width in px measured in DejaVu Sans (chromium's sans-serif here) at
+    the figure's text size: an independent measure of the text, not the module's per-character estimate."""
+    from PIL import ImageFont
+
+    nodes = trace(fig, "nodes")
+    size = nodes.textfont.size
+    font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", size)
+    (x0, x1), (y0, y1) = fig.layout.xaxis.range, fig.layout.yaxis.range
+    scale = (width_px - fig.layout.margin.l - fig.layout.margin.r) / (x1 - x0)
+    boxes = []
+    for node, x, y, text in zip(nodes.customdata, nodes.x, nodes.y, nodes.text):
+        if x0 <= x <= x1 and y0 <= y <= y1:
+            lines = [html.unescape(line) for line in text.split("<br>")]
+            boxes.append((node, y, (x - x0) * scale, max(font.getlength(line) for line in lines)))
+    return size, boxes
+
+
+def test_a_view_opens_zoomed_on_its_target_with_labels_apart(big_random_graph):
+    """The figure of a view opens on its target node (a deep node found), at a zoom where the labels around
+    it, measured in px at the frame's width, do not overlap; the whole drawing would not fit the frame so
+    readably. A new target moves the ranges to it; ``uirevision`` is the caller's."""
+    from tnt.viz import focus
+
+    g = big_random_graph
+    reached = g.reachable()
+    deep, other = (int(np.flatnonzero(reached & kind)[-1]) for kind in (g.is_leaf, ~g.is_leaf))
+    view = focus.graph_view(g, focus.expand_to(g, focus.expand_to_depth(g, 5), [deep, other]))
+    names = [f"feature {k}" for k in range(5)]
+    whole = graph_figure(g, view=view, feature_names=names)
+    checked = 0
+    for target in (deep, other, 0):
+        fig = graph_figure(g, view=view, feature_names=names, focus_node=target, frame_px=FRAME, uirevision=target)
+        nodes = trace(fig, "nodes")
+        (tx,), (ty,) = ([v for v, n in zip(vs, nodes.customdata) if n == target] for vs in (nodes.x, nodes.y))
+        (x0, x1), (y0, y1) = fig.layout.xaxis.range, fig.layout.yaxis.range
+        assert x0 <= tx <= x1 and y0 <= ty <= y1 and fig.layout.uirevision == target
+        assert [a.text for a in fig.layout.annotations if a.name == "target"] == [f"#{target}"]
+        assert x1 - x0 < whole.layout.xaxis.range[1] - whole.layout.xaxis.range[0]  # zoomed in
+        size, boxes = label_boxes_px(fig, FRAME[0])
+        assert size >= 11
+        by_layer = {}
+        for node, y, centre, width in boxes:
+            by_layer.setdefault(y, []).append((centre, width, node))
+        for row in by_layer.values():
+            row.sort()
+            for (c0, w0, _), (c1, w1, _) in zip(row, row[1:]):
+                assert c1 - c0 >= (w0 + w1) / 2, (c0, w0, c1, w1)  # side by side labels apart
+                checked += 1
+        # Layers far enough apart for a summary's three lines and its marker.
+        px_per_layer = (fig.layout.height - fig.layout.margin.t - fig.layout.margin.b) / (y1 - y0)
+        assert px_per_layer >= 3 * 1.3 * size + 16
+    assert checked >= 10
+    assert trace(whole, "nodes").textfont.shadow.count("white") == 8  # a halo: edges pass under, not over, labels

@@ -7,7 +7,7 @@ import streamlit as st
 
 from tnt.viz.explain import drawing_mode
 from tnt.viz.export_dot import to_dot
-from ui.drawing import fingerprint, legend, value_legend
+from ui.drawing import COMPARE_FRAME_PX, fingerprint, legend, value_legend
 from ui.explorer import focus_panel
 from ui.lru import LRUStore
 
@@ -29,7 +29,8 @@ def show_graph(
     graph, feature_names, class_names, key: str, target_name: str = "target", own_legend: bool = True
 ) -> None:
     """A small graph laid out by Graphviz in the browser, a large one as the explorer's default view
-    (:func:`ui.explorer.focus_panel`: the root and the layers that fit, the rest in summary nodes),
+    (:func:`ui.explorer.focus_panel`: the root and the layers that fit a frame of
+    :data:`ui.drawing.COMPARE_FRAME_PX`, two graphs a row, the rest in summary nodes),
     each under its colour bar if it is a regression graph (each graph's colours span its own node
     means). A large classification graph gets its legend of classes unless ``own_legend`` is False (a
     page that shows one legend for all); ``key`` names the drawing in the caches."""
@@ -40,7 +41,7 @@ def show_graph(
         return
     if own_legend and not graph.regression:
         legend(class_names)
-    focus_panel((key, fingerprint(graph)), graph, feature_names, class_names, height_px=480)
+    focus_panel((key, fingerprint(graph)), graph, feature_names, class_names, frame_px=COMPARE_FRAME_PX)
 
 
 def progress_bar(text: str):

@@ -42,6 +42,24 @@ MIME = {
 CODE_LABELS = {"python": "Python module", "c": "C function", "sql": "SQL query"}
 
 
+def _joined(names: list) -> str:
+    """A list (of feature or class names) as one string, as the drawing caches hash it: at once, not
+    name by name (Streamlit's hasher takes about 35 us a name: MNIST's 784 pixel names, hashed by each
+    cached drawing and download of the Graph page, cost 0.45 s of each rerun). Its ``repr``: two lists
+    of strings give the same text only when they are the same.
+
+    Examples
+    --------
+    >>> _joined(["a", "b"]) != _joined(["a, b"]), _joined(["1", 2])
+    (True, "['1', 2]")
+    """
+    return repr(list(names))
+
+
+#: The caches' hashing of list arguments (the names): :func:`_joined`.
+NAMES_HASH = {list: _joined}
+
+
 def fingerprint(graph) -> str:
     """A short hash of a graph's structure and statistics: cache keys include it, so a drawing
     cached by one session is never served for a different graph in another."""
@@ -51,7 +69,7 @@ def fingerprint(graph) -> str:
     return digest.hexdigest()[:16]
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=NAMES_HASH)
 def dot_source(model_key, _graph, feature_names, class_names, depth_window=None, sample_index=None, _sample=None):
     """DOT source of a graph (node ids shown), optionally windowed and with a sample's path."""
     return to_dot(
@@ -67,18 +85,25 @@ def dot_source(model_key, _graph, feature_names, class_names, depth_window=None,
 #: The explorer's drawing area (px) in a 1,440 px wide window, the sidebar open: measured in chromium
 #: (tests/test_browser_explorer.py checks it); its default view fits it at 11 px labels.
 EXPLORER_FRAME_PX = (597, 686)
+#: The same for the editor's drawing of a large graph (beside its controls, under the Graph page) and
+#: for each of the Compare page's drawings (two a row; 446 px high before, where the default view of
+#: the digits' model held 4 nodes, 8 now); measured in chromium by tests/test_browser_explorer.py and
+#: tests/test_browser.py.
+EDITOR_FRAME_PX = (553, 686)
+COMPARE_FRAME_PX = (482, 686)
 
 
-@st.cache_data(max_entries=32, show_spinner="Choosing the layers that fit...")
-def default_expansion(model_key, _graph, feature_names, class_names) -> frozenset:
-    """The splits the explorer opens first: :func:`tnt.viz.focus.default_expansion` in the explorer's
-    frame (:data:`EXPLORER_FRAME_PX`); Graphviz lays out each candidate, so under the lock."""
-    width, height = EXPLORER_FRAME_PX
+@st.cache_data(max_entries=32, show_spinner="Choosing the layers that fit...", hash_funcs=NAMES_HASH)
+def default_expansion(model_key, _graph, feature_names, class_names, frame_px=EXPLORER_FRAME_PX) -> frozenset:
+    """The splits an explorer opens first: :func:`tnt.viz.focus.default_expansion` in its frame
+    ``frame_px`` (width, height; the Graph page's :data:`EXPLORER_FRAME_PX` unless told); Graphviz lays
+    out each candidate, so under the lock."""
+    width, height = frame_px
     with _GRAPHVIZ:
         return focus.default_expansion(_graph, feature_names, class_names, width=width, height=height, show_ids=True)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=NAMES_HASH)
 def view_source(
     model_key, _graph, feature_names, class_names, opened: tuple, node=None, sample_index=None, marked=(), _sample=None
 ):
@@ -138,7 +163,7 @@ def clicked_node(selection, node_count: int) -> int | None:
     return None
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=32, show_spinner=False, hash_funcs=NAMES_HASH)
 def text_rules(model_key, _graph, feature_names, class_names) -> str:
     return export_text(_graph, feature_names=feature_names, class_names=class_names)
 
@@ -148,7 +173,7 @@ def model_json(model_key, _estimator) -> str:
     return model_to_json(_estimator)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=32, show_spinner=False, hash_funcs=NAMES_HASH)
 def model_code(model_key, _estimator, feature_names, language: str) -> str:
     """The model as code (:func:`tnt.codegen.export_code`), the features named as in the data."""
     return export_code(_estimator, language, feature_names=feature_names)

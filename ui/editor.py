@@ -235,7 +235,7 @@ def _drawing(step, names, classes) -> None:
     elif changed:
         st.caption(changed_caption([int(shown[n]) for n in changed], drawn=True))
     if mode == "interactive":  # the explorer's view, the changed nodes opened
-        focus_panel(("edit", drawing.fingerprint(graph)), graph, names, classes, changed)
+        focus_panel(("edit", drawing.fingerprint(graph)), graph, names, classes, changed, drawing.EDITOR_FRAME_PX)
         return
     dot = to_dot(graph, feature_names=names, class_names=classes, show_ids=shown, highlight_nodes=changed)
     if mode == "browser":

@@ -2,8 +2,9 @@
 summary nodes (:mod:`tnt.viz.focus`), with controls to open it further and a search box.
 
 The opened splits are kept per graph in the session (``explorer/opened/<fingerprint>``); a search
-hit, the inspected node and the sample's path are opened when they change, and the frame is centred
-on the last of them.
+hit, the inspected node, the sample's path, a counterfactual's tests and a click are opened when they
+change, and the last of them becomes the view's *target* (:func:`view_target`): the SVG frame is
+centred on it and the interactive view opens zoomed on it, until the target changes.
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ from ui import drawing
 OPENED = "explorer/opened"
 #: The last click on the explorer's drawing: ``{"node": id, "stub": bool, "at": time}``.
 CLICK = "explorer/click"
-HEIGHT_PX = 720
+#: The height of the drawing's tool bar (zoom buttons) above its frame, in px (ui/clickable_svg).
+TOOLS_PX = 34
+HEIGHT_PX = drawing.EXPLORER_FRAME_PX[1] + TOOLS_PX
 # A Graphviz SVG whose nodes answer clicks (ui/clickable_svg/index.html, written for this app).
 _clickable_svg = components.declare_component("clickable_svg", path=str(Path(__file__).parent / "clickable_svg"))
 #: Most search hits opened at once (a feature tested by hundreds of splits would open the graph).
@@ -51,7 +54,7 @@ def explorer(
         Nodes to open into view (when they change) and draw with a bold border: the tests a
         counterfactual changes.
     """
-    opened, centre = explorer_state(
+    opened, target = explorer_state(
         model_key, graph, fp, names, classes, sample, node, marked, _new_click(CLICK, f"{OPENED}/{fp}")
     )
     marked = tuple(int(n) for n in marked)
@@ -71,34 +74,60 @@ def explorer(
         "node; a grey #id names a node not shown that leads to the node below it (click it to open the way). "
         "The wheel zooms about the pointer and a drag pans, in the browser."
     )
-    _draw(dot, HEIGHT_PX, centre if centre is not None else node, CLICK)
+    _draw(dot, HEIGHT_PX, target[0] if target is not None else node, CLICK)
+
+
+def view_target(key: str) -> tuple[int, int] | None:
+    """The target of the view whose opened splits are kept under ``key``: the node it follows (the
+    last search hit, inspected node, sample's leaf, counterfactual test, changed node or click) and
+    the target's revision, counted up at each change (even back to the same node), so that a
+    drawing knows when to open on it again; None before any.
+
+    The one home of what the explorer's SVG frame is centred on and what the interactive view opens
+    zoomed on (:func:`tnt.viz.plotly_view.focus_ranges`).
+    """
+    return st.session_state.get(f"{key}/target")
+
+
+def _aim(key: str, node: int) -> None:
+    """Make ``node`` the target of the view kept under ``key`` (a new revision)."""
+    target = view_target(key)
+    st.session_state[f"{key}/target"] = (int(node), 1 if target is None else target[1] + 1)
+
+
+def _follow(graph, opened: frozenset, key: str, what: str, nodes: tuple) -> frozenset:
+    """``opened`` with ``nodes`` brought into view when they changed since the last run (kept as
+    ``key/what``), the last of them then the view's target (:func:`view_target`)."""
+    if nodes and st.session_state.get(f"{key}/{what}") != nodes:  # applied once per change
+        st.session_state[f"{key}/{what}"] = nodes
+        opened = focus.expand_to(graph, opened, nodes)
+        _aim(key, nodes[-1])
+    return opened
 
 
 def explorer_state(
     model_key, graph, fp: str, names, classes, sample=None, node: int | None = None, marked=(), clicked=None
-) -> tuple[frozenset, int | None]:
+) -> tuple[frozenset, tuple[int, int] | None]:
     """The explorer's controls, and the splits they leave opened: the one state of which nodes the
     Graph page's explorer (SVG) and interactive view (plotly) show, kept per graph in the session.
 
     ``sample``, ``node`` and ``marked`` are opened into view when they change (as in :func:`explorer`);
     ``clicked``, a node the reader clicked in the drawing, is opened or closed
-    (:func:`tnt.viz.focus.toggle`). Returns the opened splits and the node to centre the view on
-    (None: no change asks for one).
+    (:func:`tnt.viz.focus.toggle`). Returns the opened splits and the view's target
+    (:func:`view_target`: the node to centre the view on, and its revision).
     """
     key = f"{OPENED}/{fp}"
     if key not in st.session_state:
         st.session_state[key] = drawing.default_expansion(model_key, graph, names, classes)
-    opened, centre = st.session_state[key], None
+    opened = st.session_state[key]
     if clicked is not None and 0 <= int(clicked) < graph.node_count:
-        opened, centre = focus.toggle(graph, opened, int(clicked)), int(clicked)
+        opened = focus.toggle(graph, opened, int(clicked))
+        _aim(key, int(clicked))
 
     path = () if sample is None else tuple(graph.decision_path(sample.reshape(1, -1)).indices.tolist())
     marked = tuple(int(n) for n in marked)
     for what, nodes in (("path", path), ("marked", marked), ("node", () if node is None else (int(node),))):
-        if nodes and st.session_state.get(f"{key}/{what}") != nodes:  # applied once per change
-            st.session_state[f"{key}/{what}"] = nodes
-            opened = focus.expand_to(graph, opened, nodes)
-            centre = nodes[-1]
+        opened = _follow(graph, opened, key, what, nodes)
 
     max_depth = int(graph.node_depth().max())
     everything = _everything(graph)
@@ -122,20 +151,23 @@ def explorer_state(
         st.session_state[state_key] = 0
     picked = controls[0].number_input("Open or close a split", 0, graph.node_count - 1, key=state_key)
     if controls[1].button("Open / close", key="explorer/toggle_button"):
-        opened, centre = focus.toggle(graph, opened, int(picked)), int(picked)
+        opened = focus.toggle(graph, opened, int(picked))
+        _aim(key, int(picked))
     query = controls[2].text_input("Find", key="explorer/find", placeholder="node id, feature, or class 7")
+    if not query:  # an emptied box: the same search typed again is a new one
+        st.session_state.pop(f"{key}/query", None)
     if query and st.session_state.get(f"{key}/query") != query:
         st.session_state[f"{key}/query"] = query
         hits = focus.find_nodes(graph, query, names, classes)
         st.session_state[f"{key}/hits"] = hits
         if hits:
             opened = focus.expand_to(graph, opened, hits[:MAX_OPENED_HITS])
-            centre = hits[0]
+            _aim(key, hits[0])
     hits = st.session_state.get(f"{key}/hits", []) if query else []
     if query:
         st.caption(_hits_text(query, hits))
     st.session_state[key] = opened
-    return opened, centre
+    return opened, view_target(key)
 
 
 def expand_all_help(everything: int) -> str | None:
@@ -172,42 +204,46 @@ def _new_click(click_key: str, key: str) -> int | None:
     return int(click["node"])
 
 
-def focus_panel(model_key, graph, names, classes, nodes=(), height_px: int = 720) -> None:
-    """A large graph's explorer without controls: its default view, with ``nodes`` (an edit's changed
-    nodes: the first :data:`MAX_OPENED_HITS`) opened when they change, drawn with a bold border and the
-    frame centred on the first; a click on a node opens or closes it, the wheel zooms, a drag pans, as
-    in the Graph page's explorer. The editor's and the Compare page's drawing of a graph too large to
-    draw whole; ``model_key`` (hashable) names the graph and keeps its opened splits in the session."""
+def focus_panel(model_key, graph, names, classes, nodes=(), frame_px=drawing.EDITOR_FRAME_PX) -> None:
+    """A large graph's explorer without controls: its default view in a frame ``frame_px`` (width,
+    height) px, the page's (:data:`ui.drawing.EDITOR_FRAME_PX`, :data:`ui.drawing.COMPARE_FRAME_PX`),
+    with ``nodes`` (an edit's changed nodes: the first :data:`MAX_OPENED_HITS`) opened when they change,
+    drawn with a bold border and the frame centred on the first; a click on a node opens or closes it,
+    the wheel zooms, a drag pans, as in the Graph page's explorer. The editor's and the Compare page's
+    drawing of a graph too large to draw whole; ``model_key`` (hashable) names the graph and keeps its
+    opened splits in the session."""
     nodes = tuple(int(n) for n in nodes)
     key = f"{OPENED}/panel/{model_key!r}"
     click_key = f"{CLICK}/panel/{model_key!r}"
+    frame_px = tuple(frame_px)
     if key not in st.session_state:
-        st.session_state[key] = drawing.default_expansion(model_key, graph, names, classes)
-    opened, centre = st.session_state[key], nodes[0] if nodes else 0
-    if nodes and st.session_state.get(f"{key}/nodes") != nodes:  # opened once per change
-        st.session_state[f"{key}/nodes"] = nodes
-        opened = focus.expand_to(graph, opened, nodes[:MAX_OPENED_HITS])
-    opened, clicked = _apply_click(graph, opened, click_key, key)
-    centre = clicked if clicked is not None else centre
+        st.session_state[key] = drawing.default_expansion(model_key, graph, names, classes, frame_px)
+    # The first changed nodes, the first of them the target (brought into view in reverse order).
+    opened = _follow(graph, st.session_state[key], key, "nodes", nodes[:MAX_OPENED_HITS][::-1])
+    opened = _apply_click(graph, opened, click_key, key)
+    target = view_target(key)
+    centre = target[0] if target is not None else 0
     st.session_state[key] = opened
     view = focus.graph_view(graph, opened)
     if view.size > MAX_DRAWN_NODES:
-        st.session_state[key] = opened = drawing.default_expansion(model_key, graph, names, classes)
+        st.session_state[key] = opened = drawing.default_expansion(model_key, graph, names, classes, frame_px)
         view = focus.graph_view(graph, opened)
     dot = drawing.view_source(model_key, graph, names, classes, tuple(sorted(opened)), None, None, nodes)
     st.caption(
         f"{view.size:,} of {graph.node_count:,} nodes shown; a dashed box stands for the splits below it: click it "
         "to open it. The wheel zooms, a drag pans."
     )
-    _draw(dot, height_px, centre, click_key)
+    _draw(dot, frame_px[1] + TOOLS_PX, centre, click_key)
 
 
-def _apply_click(graph, opened, click_key: str, key: str):
-    """``opened`` with the last click on a drawing applied (once per click), and the node clicked."""
+def _apply_click(graph, opened, click_key: str, key: str) -> frozenset:
+    """``opened`` with the last click on a drawing applied (once per click), the node clicked then
+    the view's target."""
     node = _new_click(click_key, key)
     if node is None or not 0 <= node < graph.node_count:
-        return opened, None
-    return focus.toggle(graph, opened, node), node
+        return opened
+    _aim(key, node)
+    return focus.toggle(graph, opened, node)
 
 
 def _draw(dot: str, height_px: int, centre, click_key: str) -> None:

@@ -23,7 +23,7 @@ from tnt.viz.inspection import (
 )
 from tnt.wording import format_value
 from ui.display import counted
-from ui.drawing import MIME
+from ui.drawing import MIME, NAMES_HASH
 from ui.tables import show_table
 
 VIEWS = ["Node distributions", "Test data", "What if?", "Counterfactual", "Rules"]
@@ -94,6 +94,22 @@ def targets(model, y) -> np.ndarray:
     return np.asarray(y, dtype=np.float64) if model.graph_.regression else class_indices(model.classes_, y)
 
 
+@st.cache_resource(max_entries=8, show_spinner=False)
+def kept_targets(model_key, data_key, part: str, _model, _y) -> np.ndarray:
+    """:func:`targets` of a part of the data, kept per model and data (60,000 MNIST labels take 25 ms
+    to index, at every rerun of the Graph page before)."""
+    return targets(_model, _y)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=NAMES_HASH)
+def kept_node_figure(model_key, data_key, part: str, node: int, names, classes, target_name, _graph, _routes, _X, _y):
+    """The node's chart of :func:`_distributions` (:func:`tnt.viz.inspection.node_figure`), kept per
+    model, data, part and node: built again at every rerun before (0.1 s on MNIST), after a click in the
+    graph too. Shared, not copied: the page only reads it."""
+    dist = node_distribution(_graph, _routes, _X, _y, node)
+    return dist, node_figure(dist, names, classes, part=part, target_name=target_name)
+
+
 def apply_chosen_sample() -> None:
     """Make the test sample picked in a confusion cell's list the page's test sample (called before
     the sample's number input is drawn; applied once per pick)."""
@@ -114,7 +130,8 @@ def inspection_section(model_key, data, model, names, classes, node: int, sample
     graph = model.graph_
     train = sample_routes(model_key, data.key, "train", graph, data.X_train)
     test = sample_routes(model_key, data.key, "test", graph, data.X_test)
-    y_train, y_test = targets(model, data.y_train), targets(model, data.y_test)
+    y_train = kept_targets(model_key, data.key, "train", model, data.y_train)
+    y_test = kept_targets(model_key, data.key, "test", model, data.y_test)
     if view == VIEWS[0]:
         _distributions(model_key, data, graph, names, classes, node, (train, y_train), (test, y_test))
     elif view == VIEWS[1]:
@@ -131,8 +148,7 @@ def inspection_section(model_key, data, model, names, classes, node: int, sample
 def _distributions(model_key, data, graph, names, classes, node, train, test) -> None:
     part = st.radio("Samples", ["training", "test"], horizontal=True, key=PART)
     (r, y), X = (train, data.X_train) if part == "training" else (test, data.X_test)
-    dist = node_distribution(graph, r, X, y, node)
-    figure = node_figure(dist, names, classes, part=part, target_name=data.target_name)
+    dist, figure = kept_node_figure(model_key, data.key, part, node, names, classes, data.target_name, graph, r, X, y)
     st.plotly_chart(figure, width="stretch", key="graph/inspect/node_chart", config=CHART_CONFIG)
     shared = len(dist.parent_ids) > 1
     st.caption(
