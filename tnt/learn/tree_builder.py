@@ -320,6 +320,10 @@ def _split_codes(data, features, n_features, first, second, n_swaps, parallel, n
 # Words of a categorical split's subset (:mod:`tnt.categorical`): 256 codes, more than the 255
 # categories a feature may have.
 SUBSET_WORDS = 4
+# Rare categories are pooled (:func:`_order_categories`) only at a node where the feature has at least
+# this many categories: with fewer, every category keeps its own rank (LightGBM's one-vs-rest for
+# features of few categories is the same idea).
+POOL_MIN_CATEGORIES = 5
 
 
 @kernel
@@ -379,36 +383,68 @@ def _order_categories(local_codes, category_codes, categorical, features, n_feat
     that the ordered scan of the split search scans its prefixes: ``local_codes[f, i]`` becomes the
     rank of the sample's category (``category_codes``, the fit's own codes) among the categories
     present in the node, sorted by :func:`_category_key` (ties in code order); the missing code
-    stays the largest. ``rank[f, b]`` keeps the rank of code ``b`` (``n_bins[f]`` when absent)."""
+    stays the largest. ``rank[f, b]`` keeps the rank of code ``b`` (``n_bins[f]`` when absent).
+
+    ``categorical[f]`` is the fewest samples a category needs at the node to be ranked on its own
+    (1: every category, Breiman's ordering): at a node where the feature has at least
+    :data:`POOL_MIN_CATEGORIES` categories, those with fewer samples are pooled into one category,
+    ranked by the pooled statistic, so that a split sends them all the same way."""
     for fi in range(n_features):
         f = features[fi]
         if not categorical[f]:
             continue
         nb = n_bins[f]
         mc = missing_code[f]
-        stats = np.zeros((nb, K))
+        stats = np.zeros((nb + 1, K))  # row nb: the pooled rare categories
+        count = np.zeros(nb, dtype=np.int64)
         for i in range(start, end):
             b = np.int64(category_codes[f, i])
             if b == mc:
                 continue
+            count[b] += 1
             if squared is not None:
                 stats[b, 0] += ws[i]
                 stats[b, 1] += ws[i] * ys[i]
             else:
                 stats[b, np.int64(ys[i])] += ws[i]
-        present = np.empty(nb, dtype=np.int64)
+        fewest = np.int64(categorical[f])
+        if fewest > 1:
+            n_seen = 0
+            for b in range(nb):
+                if b != mc and count[b] > 0:
+                    n_seen += 1
+            if n_seen < POOL_MIN_CATEGORIES:
+                fewest = np.int64(1)
+        present = np.empty(nb + 1, dtype=np.int64)
         n_present = 0
+        n_rare = 0
         for b in range(nb):
             rank[f, b] = nb
             seen = False
             for k in range(K):
                 seen |= stats[b, k] > 0.0
             if seen and b != mc:
-                present[n_present] = b
-                n_present += 1
+                if count[b] < fewest:
+                    n_rare += 1
+                    for k in range(K):
+                        stats[nb, k] += stats[b, k]
+                else:
+                    present[n_present] = b
+                    n_present += 1
+        if n_rare > 0:
+            present[n_present] = nb
+            n_present += 1
         order = np.argsort(_category_key(stats, present, n_present, K, squared), kind="mergesort")
+        pooled_rank = nb
         for j in range(n_present):
-            rank[f, present[order[j]]] = j
+            if present[order[j]] == nb:
+                pooled_rank = j
+            else:
+                rank[f, present[order[j]]] = j
+        if n_rare > 0:
+            for b in range(nb):
+                if b != mc and 0 < count[b] < fewest:
+                    rank[f, b] = pooled_rank
         for i in range(start, end):
             b = np.int64(category_codes[f, i])
             local_codes[f, i] = b if b == mc else rank[f, b]
