@@ -131,3 +131,24 @@ def test_the_report_says_what_is_missing_and_how_to_get_it():
             in text
         )
         assert "| 3.0, 0.9000 | 2.0, 0.7000 |" in text
+
+
+def test_without_the_bench_extra_the_run_leaves_out_the_penguins_and_lightgbm(monkeypatch, tmp_path):
+    """No palmerpenguins (the loader finds no package) and no lightgbm: the benchmark still runs on
+    the suite's sets and its report says what is missing and how to get it."""
+    folder = need_data("benchmark/classification/car_evaluation").parents[2]  # the data folder holding it
+    import tnt.data.external as external
+
+    monkeypatch.setattr(external, "package_file", lambda entry: None)
+    monkeypatch.setattr(external, "BESIDE_REPOSITORY", tmp_path / "no-shared")
+    monkeypatch.setenv("TNT_DATA", str(folder))
+    monkeypatch.setattr(bench, "lightgbm_available", lambda: False)
+    monkeypatch.setattr(bench, "C_GRID", (1e-2,))
+    out = tmp_path / "report.md"
+    one_seed = bench.one_seed
+    monkeypatch.setattr(bench, "one_seed", lambda name, seed: one_seed(name, seed, Cs=(1e-2,)))
+    assert bench.main(["--sets", "penguins", "car_evaluation", "--seeds", "1", "--out", str(out)]) == 0
+    text = out.read_text()
+    assert "Left out: tables/penguins.csv is missing: install the package palmerpenguins 0.1.6" in text
+    assert "(d) LightGBM is not installed, so it has no column: `pip install -e '.[bench]'` installs it" in text
+    assert "| car_evaluation | 0.01 |" in text and "| penguins |" not in text
