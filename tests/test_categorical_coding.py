@@ -101,6 +101,24 @@ def test_codes_are_a_dictionary_lookup_of_each_value(values, kind):
     np.testing.assert_array_equal(codes, expected)
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    values=st.lists(
+        st.one_of(st.integers(-2, 6), st.sampled_from([0.5, 1.5, -0.0, np.nan, np.inf])), min_size=1, max_size=12
+    ),
+    categories=st.sampled_from([[0, 1, 2], [0, 1, 2, 3, 4, 5], [0, 2, 3], [1, 2, 3]]),
+)
+def test_a_float_column_of_codes_is_a_dictionary_lookup(values, categories):
+    """A float column (as training reads it) against the categories 0..k-1, whose lookup takes a
+    shortcut (a code is its own value), and against others: each value's code is that of a plain
+    dictionary, anything else (a fraction, a negative number, infinity, NaN) NaN."""
+    column = np.array(values, dtype=np.float64)
+    table = {float(c): float(i) for i, c in enumerate(categories)}
+    expected = [table.get(float(v), np.nan) if np.isfinite(v) else np.nan for v in values]
+    coding = CategoryCoding({0: np.asarray(categories, dtype=object)})
+    np.testing.assert_array_equal(coding.codes(column[:, None])[:, 0], expected)
+
+
 @pytest.mark.parametrize(
     "column, message",
     [

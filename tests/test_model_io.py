@@ -52,6 +52,7 @@ def test_tnt_round_trip_predicts_identically(optdigits):
         "internal_refit": "auto",
         "ccp_alpha": "auto",
         "categorical_features": "from_dtype",
+        "min_category_samples": 1,
     }
     assert model_to_json(loaded) == model_to_json(clf)  # a loaded model saves to the same file
 

@@ -190,7 +190,13 @@ class GrownGraphEstimator(BaseEstimator):
         X = self._coded_categories(X)
         problem = self._validate_training_data(X, y, sample_weight, max_bins)
         if self._category_coding is not None:
-            problem = dataclasses.replace(problem, categorical=self._categorical_mask)
+            # Per feature, the fewest samples a category needs at a node to be ordered on its own
+            # (tnt.learn.tree_builder's _order_categories): 1, Breiman's ordering, unless the
+            # estimator has min_category_samples; 0 for a numeric feature.
+            fewest = int(getattr(self, "min_category_samples", 1))
+            problem = dataclasses.replace(
+                problem, categorical=self._categorical_mask.astype(np.uint8) * np.uint8(fewest)
+            )
         columns = excluded_columns(
             getattr(self, "excluded_features", None), self.n_features_in_, getattr(self, "feature_names_in_", None)
         )

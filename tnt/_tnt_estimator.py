@@ -48,6 +48,7 @@ class TnTEstimator(GrownGraphEstimator):
         "validation_fraction": [Interval(Real, 0, 1, closed="neither"), None],
         "internal_refit": [StrOptions(set(INTERNAL_REFITS))],
         "ccp_alpha": [Interval(Real, 0, None, closed="left"), StrOptions(set(CHOSEN_LEVELS))],
+        "min_category_samples": [Interval(Integral, 1, 255, closed="both")],
     }
 
     def __init__(
@@ -65,6 +66,7 @@ class TnTEstimator(GrownGraphEstimator):
         internal_refit="auto",
         ccp_alpha=DEFAULT_SIZE,
         categorical_features="from_dtype",
+        min_category_samples=1,
     ):
         self.C = C
         self.N1 = N1
@@ -78,6 +80,7 @@ class TnTEstimator(GrownGraphEstimator):
         self.internal_refit = internal_refit
         self.ccp_alpha = ccp_alpha
         self.categorical_features = categorical_features
+        self.min_category_samples = min_category_samples
 
     def fit(self, X, y, sample_weight=None, progress_callback: ProgressCallback = None):
         """Train the decision graph.

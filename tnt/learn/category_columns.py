@@ -34,6 +34,9 @@ class CategoryColumns:
     ----------
     X : ndarray of float32, shape (n_samples, n_features)
         The training matrix, categorical columns holding category codes (NaN when missing).
+    codes : dict, optional
+        Where the integer codes of ``X``'s categorical columns are kept once read, shared by the
+        columns of every phase of one fit (each phase makes its own :class:`CategoryColumns`).
 
     Attributes
     ----------
@@ -42,14 +45,14 @@ class CategoryColumns:
         appended, so a matrix read before a test was added routes every split made before it.
     """
 
-    def __init__(self, X: np.ndarray):
+    def __init__(self, X: np.ndarray, codes: dict | None = None):
         self.X = X
         self.n_features = int(X.shape[1])
         self.matrix = X
         self._keys: dict[tuple[int, bytes], int] = {}
         self._tests: list[tuple[int, np.ndarray]] = []
         # Per (feature, codes a subset holds), the feature's codes, a missing value that count.
-        self._codes: dict[tuple[int, int], np.ndarray] = {}
+        self._codes: dict[tuple[int, int], np.ndarray] = {} if codes is None else codes
         # Tests are added from the threads that install micro trees and check refits at once.
         self._lock = threading.Lock()
 
@@ -91,7 +94,7 @@ class CategoryColumns:
             codes[codes < 0] = n_codes
             self._codes[(int(feature), n_codes)] = codes
         side = np.full(n_codes + 1, np.nan, dtype=self.X.dtype)
-        side[:n_codes] = np.where(subset_table(bits, n_codes), 0.0, 1.0)
+        side[:n_codes] = ~subset_table(bits, n_codes)  # 0 where the code goes left, 1 where right
         matrix[:, at] = side[codes]
         self.matrix = matrix
         self._tests.append((int(feature), bits.copy()))

@@ -128,7 +128,14 @@ class _Problem:
         categorical tests when a feature is categorical (:mod:`tnt.learn.category_columns`), made
         afresh so that only the tests of the graph and of the micro trees installed in it take memory."""
         categorical = self.categorical is not None and bool(np.any(self.categorical))
-        return WorkingGraph(start, self.has_missing, CategoryColumns(self.X) if categorical else None)
+        columns = CategoryColumns(self.X, self.category_codes) if categorical else None
+        return WorkingGraph(start, self.has_missing, columns)
+
+    @cached_property
+    def category_codes(self) -> dict:
+        """The integer codes of the categorical columns, read once a fit for the columns of every
+        phase's categorical tests (:class:`tnt.learn.category_columns.CategoryColumns`)."""
+        return {}
 
     @cached_property
     def unit_weights(self) -> bool:

@@ -97,7 +97,7 @@ def cart_pruning_level(problem, classification: bool, C: float, z_needed: float 
     levels = np.concatenate([[C], [level for level in pruning_levels(fit_rows.size) if level > C]])
     feature, threshold = tree.feature, tree.threshold
     if tree.category_left is not None:  # subset splits read columns of their own, as in training
-        columns = CategoryColumns(X)
+        columns = CategoryColumns(X, problem.category_codes)
         feature, threshold = columns.to_columns(feature, threshold, tree.category_left)
         X = columns.matrix
     losses = tree_level_losses(

@@ -320,6 +320,10 @@ def _split_codes(data, features, n_features, first, second, n_swaps, parallel, n
 # Words of a categorical split's subset (:mod:`tnt.categorical`): 256 codes, more than the 255
 # categories a feature may have.
 SUBSET_WORDS = 4
+# Rare categories are pooled (:func:`_order_categories`) only at a node where the feature has at least
+# this many categories: with fewer, every category keeps its own rank (LightGBM's one-vs-rest for
+# features of few categories is the same idea).
+POOL_MIN_CATEGORIES = 5
 
 
 @kernel
@@ -379,36 +383,68 @@ def _order_categories(local_codes, category_codes, categorical, features, n_feat
     that the ordered scan of the split search scans its prefixes: ``local_codes[f, i]`` becomes the
     rank of the sample's category (``category_codes``, the fit's own codes) among the categories
     present in the node, sorted by :func:`_category_key` (ties in code order); the missing code
-    stays the largest. ``rank[f, b]`` keeps the rank of code ``b`` (``n_bins[f]`` when absent)."""
+    stays the largest. ``rank[f, b]`` keeps the rank of code ``b`` (``n_bins[f]`` when absent).
+
+    ``categorical[f]`` is the fewest samples a category needs at the node to be ranked on its own
+    (1: every category, Breiman's ordering): at a node where the feature has at least
+    :data:`POOL_MIN_CATEGORIES` categories, those with fewer samples are pooled into one category,
+    ranked by the pooled statistic, so that a split sends them all the same way."""
     for fi in range(n_features):
         f = features[fi]
         if not categorical[f]:
             continue
         nb = n_bins[f]
         mc = missing_code[f]
-        stats = np.zeros((nb, K))
+        stats = np.zeros((nb + 1, K))  # row nb: the pooled rare categories
+        count = np.zeros(nb, dtype=np.int64)
         for i in range(start, end):
             b = np.int64(category_codes[f, i])
             if b == mc:
                 continue
+            count[b] += 1
             if squared is not None:
                 stats[b, 0] += ws[i]
                 stats[b, 1] += ws[i] * ys[i]
             else:
                 stats[b, np.int64(ys[i])] += ws[i]
-        present = np.empty(nb, dtype=np.int64)
+        fewest = np.int64(categorical[f])
+        if fewest > 1:
+            n_seen = 0
+            for b in range(nb):
+                if b != mc and count[b] > 0:
+                    n_seen += 1
+            if n_seen < POOL_MIN_CATEGORIES:
+                fewest = np.int64(1)
+        present = np.empty(nb + 1, dtype=np.int64)
         n_present = 0
+        n_rare = 0
         for b in range(nb):
             rank[f, b] = nb
             seen = False
             for k in range(K):
                 seen |= stats[b, k] > 0.0
             if seen and b != mc:
-                present[n_present] = b
-                n_present += 1
+                if count[b] < fewest:
+                    n_rare += 1
+                    for k in range(K):
+                        stats[nb, k] += stats[b, k]
+                else:
+                    present[n_present] = b
+                    n_present += 1
+        if n_rare > 0:
+            present[n_present] = nb
+            n_present += 1
         order = np.argsort(_category_key(stats, present, n_present, K, squared), kind="mergesort")
+        pooled_rank = nb
         for j in range(n_present):
-            rank[f, present[order[j]]] = j
+            if present[order[j]] == nb:
+                pooled_rank = j
+            else:
+                rank[f, present[order[j]]] = j
+        if n_rare > 0:
+            for b in range(nb):
+                if b != mc and 0 < count[b] < fewest:
+                    rank[f, b] = pooled_rank
         for i in range(start, end):
             b = np.int64(category_codes[f, i])
             local_codes[f, i] = b if b == mc else rank[f, b]
@@ -816,10 +852,12 @@ def build_tree(
     :class:`tnt.learn.binning.BinnedData`.
 
     ``categorical`` is None when no feature is categorical (numba then compiles this kernel without
-    their search), else a flag per feature (uint8): a categorical feature's bins hold one category
-    code each (its value), and it is split into two subsets of its categories, searched among the
-    prefixes of Breiman's ordering at each node (:func:`_order_categories`); the categories absent
-    from the node go right.
+    their search), else a flag per feature (uint8; 0 for a numeric feature, and for a categorical
+    one the fewest samples a category needs at a node to be ranked on its own, 1 for Breiman's
+    ordering: :func:`_order_categories`): a categorical feature's bins hold one category code each
+    (its value), and it is split into two subsets of its categories, searched among the prefixes of
+    that ordering at each node; the categories absent from the node go right. Its histogram is made
+    afresh at every node, while the numeric features keep theirs for the larger child.
 
     Returns the node arrays (children, feature, threshold, ``missing_left`` (1: a missing value goes
     to the left child), statistics: the weighted class counts, or
@@ -876,10 +914,21 @@ def build_tree(
     subsets = np.zeros((capacity if categorical is not None else 0, SUBSET_WORDS), dtype=np.uint64)
     category_codes = np.empty((0, 0), dtype=local_codes.dtype)
     rank = np.zeros((0, 0), dtype=np.int64)
+    # With categorical features: the numeric candidates of a node and the categorical ones, apart,
+    # each with its position among the node's candidates, and the results of each kind.
+    split_features = np.empty((2, n_all), dtype=np.int64)
+    split_at = np.empty((2, n_all), dtype=np.int64)
+    kept_numeric = np.empty(n_all, dtype=np.int64)
+    results_of = (_new_results(n_all), _new_results(n_all))
     if categorical is not None:
         # A categorical feature is re-coded node by node (its ranks in the node's ordering), so no
-        # histogram is kept from a node for its child; its own codes are kept apart.
-        stored_min = m + 1
+        # histogram of it is kept from a node for its child (the numeric features' are); its own
+        # codes are kept apart.
+        any_numeric = False
+        for f in range(n_bins.shape[0]):
+            any_numeric |= not categorical[f]
+        if not any_numeric:
+            stored_min = m + 1
         category_codes = local_codes.copy()
         rank = np.zeros((n_bins.shape[0], np.max(n_bins) + 1), dtype=np.int64)
     pool = _new_pool(entries, offsets[n_bins.shape[0]], n_bins.shape[0])
@@ -925,24 +974,60 @@ def build_tree(
                 pool, slot = _take_slot(pool)
             else:
                 op = SCAN
-            if categorical is not None:
+            if categorical is None:
+                _on_features(
+                    op,
+                    parallel,
+                    threaded,
+                    with_runs,
+                    data,
+                    NodeRange(start, end, value[node], w_node),
+                    features,
+                    n_features,
+                    results,
+                    buffers,
+                    Stored(pool.hist, pool.counts, pool.bounds, slot, offsets),
+                )
+            else:
                 _order_categories(
                     local_codes, category_codes, categorical, features, n_features, ys, ws, start, end, n_bins,
                     missing_code, K, rank, squared,
                 )  # fmt: skip
-            _on_features(
-                op,
-                parallel,
-                threaded,
-                with_runs,
-                data,
-                NodeRange(start, end, value[node], w_node),
-                features,
-                n_features,
-                results,
-                buffers,
-                Stored(pool.hist, pool.counts, pool.bounds, slot, offsets),
-            )
+                # The numeric features with the stored histograms, the categorical ones scanned afresh;
+                # their results back at the features' positions, so ties break as in one scan.
+                n_kind = np.zeros(2, dtype=np.int64)
+                for fi in range(n_features):
+                    kind = 1 if categorical[features[fi]] else 0
+                    split_features[kind, n_kind[kind]] = features[fi]
+                    split_at[kind, n_kind[kind]] = fi
+                    n_kind[kind] += 1
+                if n_kind[0] == 0 and slot >= 0:  # no numeric candidate: nothing to keep
+                    _release_slot(pool, slot)
+                    slot = -1
+                    op = SCAN
+                for kind in range(2):
+                    if n_kind[kind] == 0:
+                        continue
+                    _on_features(
+                        op if kind == 0 else np.int64(SCAN),
+                        parallel,
+                        threaded,
+                        with_runs,
+                        data,
+                        NodeRange(start, end, value[node], w_node),
+                        split_features[kind],
+                        n_kind[kind],
+                        results_of[kind],
+                        buffers,
+                        Stored(pool.hist, pool.counts, pool.bounds, slot, offsets),
+                    )
+                    found = results_of[kind]
+                    for j in range(n_kind[kind]):
+                        fi = split_at[kind, j]
+                        results.proxies[fi] = found.proxies[j]
+                        results.codes[fi] = found.codes[j]
+                        results.next_codes[fi] = found.next_codes[j]
+                        results.missing_left[fi] = found.missing_left[j]
             f, code, thr, direction, n_kept = _best_of(
                 features, n_features, results, kept, bin_min, bin_max, missing_code
             )
@@ -1011,6 +1096,14 @@ def build_tree(
                 _release_slot(pool, slot)
         if left_slot >= 0 or right_slot >= 0:
             s_start, s_end = (mid, end) if left_slot >= 0 else (start, mid)
+            subtracted, n_subtracted = kept, n_kept
+            if categorical is not None:  # only the numeric features' histograms are kept
+                n_subtracted = 0
+                for fi in range(n_kept):
+                    if not categorical[kept[fi]]:
+                        kept_numeric[n_subtracted] = kept[fi]
+                        n_subtracted += 1
+                subtracted = kept_numeric
             _on_features(
                 np.int64(SUBTRACT),
                 parallel,
@@ -1018,8 +1111,8 @@ def build_tree(
                 with_runs,
                 data,
                 NodeRange(s_start, s_end, value[node], w_node),
-                kept,
-                n_kept,
+                subtracted,
+                n_subtracted,
                 results,
                 buffers,
                 Stored(pool.hist, pool.counts, pool.bounds, slot, offsets),
