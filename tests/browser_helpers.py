@@ -201,3 +201,15 @@ def wait_for_points_drawn(page, n: int) -> None:
         timeout=60_000,
     )
     wait_idle(page)
+
+
+def find_last(page, timeout=60_000):
+    """Search the explorer for the graph's last node (its id: the node count its caption says, less
+    one) and wait for the hit; returns the search box and that id."""
+    caption = page.get_by_text("nodes shown").first.inner_text()
+    last = int(caption.split(" of ")[1].split(" nodes")[0].replace(",", "")) - 1
+    find = page.get_by_label("Find")
+    find.fill(f"#{last}")
+    find.press("Enter")
+    page.get_by_text(f"1 found: #{last}.").wait_for(timeout=timeout)
+    return find, last

@@ -28,7 +28,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # browser_helpers, run
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
 from big_graphs import cache_dir, classification_3000_data, classification_3000_model, mnist_data, mnist_model  # noqa: E402
-from browser_helpers import EXPLORER, ROOT, launch_chromium, nav, running_server, upload_file, wait_idle  # noqa: E402
+from browser_helpers import (  # noqa: E402
+    EXPLORER,
+    ROOT,
+    find_last,
+    launch_chromium,
+    nav,
+    running_server,
+    upload_file,
+    wait_idle,
+)
 
 OUT = ROOT / "test-artifacts" / "explorer"
 WIDTH, HEIGHT = 1440, 1100
@@ -69,18 +78,6 @@ def load_paper_set(page, name: str) -> None:
     wait_idle(page, LONG)
 
 
-def find_last(page):
-    """Search for the graph's last node (its id: the node count the caption says, less one) and wait
-    for the hit; the search box and that id."""
-    caption = page.get_by_text("nodes shown").first.inner_text()
-    last = int(caption.split(" of ")[1].split(" nodes")[0].replace(",", "")) - 1
-    find = page.get_by_label("Find")
-    find.fill(f"#{last}")
-    find.press("Enter")
-    page.get_by_text(f"1 found: #{last}.").wait_for(timeout=LONG)
-    return find, last
-
-
 def four_views(page, name: str, samples: bool = True) -> None:
     """The default view, a summary opened by a click, the last node found, a sample's path (without
     ``samples``, the last node picked in the inspector instead)."""
@@ -95,7 +92,7 @@ def four_views(page, name: str, samples: bool = True) -> None:
     wait_idle(page, LONG)
     frame = explorer_ready(page)
     shoot(page, f"{name}_2_expanded")
-    find, last = find_last(page)
+    find, last = find_last(page, LONG)
     frame = explorer_ready(page)
     shoot(page, f"{name}_3_search")
     find.fill("")
@@ -125,7 +122,7 @@ def interactive_found(page, name: str) -> None:
     page.get_by_text("Interactive (plotly)").click()
     page.get_by_text("nodes shown").first.wait_for(timeout=LONG)
     wait_idle(page, LONG)
-    find, _ = find_last(page)
+    find, _ = find_last(page, LONG)
     wait_idle(page, LONG)
     chart = page.locator('[data-testid="stPlotlyChart"]').first
     chart.evaluate("e => e.scrollIntoView({block: 'center'})")

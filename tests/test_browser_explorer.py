@@ -6,7 +6,7 @@ a click."""
 import re
 
 import pytest
-from browser_helpers import EXPLORER, nav, running_server, shot, wait_idle
+from browser_helpers import EXPLORER, find_last, nav, running_server, shot, wait_idle
 from playwright.sync_api import expect
 
 from ui.drawing import EDITOR_FRAME_PX, EXPLORER_FRAME_PX
@@ -88,13 +88,7 @@ def test_the_explorer_opens_readably_finds_a_node_and_opens_a_split(server, brow
     assert float(frame.locator("#frame").get_attribute("data-zoom")) == 1
 
     # Find a node deep in the graph: the way down is opened and the frame centred on it.
-    caption = page.get_by_text("nodes shown").first.inner_text()
-    total = int(caption.split(" of ")[1].split(" nodes")[0].replace(",", ""))
-    deep = total - 1
-    find = page.get_by_label("Find")
-    find.fill(f"#{deep}")
-    find.press("Enter")
-    page.get_by_text(f"1 found: #{deep}.").wait_for(timeout=60_000)
+    find, deep = find_last(page)
     wait_idle(page)
     frame = page.frame_locator(FRAME)
     frame.locator(f"#node{deep}").wait_for(timeout=60_000)
@@ -167,12 +161,7 @@ def test_the_interactive_view_opens_zoomed_on_a_node_found_and_keeps_the_readers
     as the one its zoom is chosen for; the wheel zooms in the browser, and a rerun that changes nothing in
     the figure keeps that zoom; a new target opens on it."""
     page, errors = graph_page(browser, server, "Interactive (plotly)")
-    total = int(page.get_by_text("nodes shown").first.inner_text().split(" of ")[1].split(" nodes")[0].replace(",", ""))
-    deep = total - 1
-    find = page.get_by_label("Find")
-    find.fill(f"#{deep}")
-    find.press("Enter")
-    page.get_by_text(f"1 found: #{deep}.").wait_for(timeout=60_000)
+    find, deep = find_last(page)
     wait_idle(page)
     chart = page.locator('[data-testid="stPlotlyChart"]').first
     chart.scroll_into_view_if_needed()
