@@ -78,7 +78,7 @@ def load_compiled_code(report=None, share: str = "all", threads: bool = True) ->
           kernel's compile time (``docs/speed_history.md``), then the growth loop's kernels and
           the pruning (:func:`_growth_kernels`, ``report(NARROW)``); then the threaded copies, or
           with ``threads`` False the regression trees of two-byte codes, which the first share
-          then leaves out (about even shares: ``docs/speed_history.md``);
+          then leaves out (shares estimated about even: ``docs/speed_history.md``);
         - "threads": the threaded copies alone (:mod:`tnt.learn.threaded_copies`).
     threads : bool, default=True
         Whether the copies of the fit kernel that scan a node on several threads are compiled:
