@@ -179,31 +179,37 @@ def compiled_kernels():
 os.environ["TNT_COMPILE_IN_BACKGROUND"] = "0"
 
 
-#: The test files that take longest, longest first (about 240 s down to 30 s of one full run on two
-#: busy cores). They run first, and the others after them in their usual order: with `--dist loadfile
-#: --no-loadscope-reorder` (pyproject.toml) a worker takes the next file in this order whenever it is
-#: nearly done, so the run ends on short files rather than one worker running a long one alone
-#: (xdist's default order, most tests first, left the 3 tests of test_paper.py for last).
+#: The test files that take longest, longest first (their tests' seconds summed in a full run on two
+#: busy cores, 2026-12-06: 350 s for the walk over every page down to 36 s). They run first, and the
+#: others after them in their usual order: with `--dist loadfile --no-loadscope-reorder`
+#: (pyproject.toml) a worker takes the next file in this order whenever it is nearly done, so the run
+#: ends on short files rather than one worker running a long one alone (xdist's default order, most
+#: tests first, left the 3 tests of test_paper.py for last).
 LONGEST_FILES = (
     "tests/test_browser_walk.py",
+    "tests/test_cold_start.py",
     "tests/test_browser.py",
     "tests/test_extreme_models.py",
-    "tests/test_paper.py",
-    "tests/test_fidelity.py",
-    "tests/test_browser_workspace.py",
     "tests/test_browser_inspect.py",
-    "tests/test_browser_regression.py",
-    "tests/test_browser_teach.py",
+    "tests/test_browser_workspace.py",
+    "tests/test_browser_explorer.py",
     "tests/test_render.py",
-    "tests/test_cold_start.py",
-    "tests/test_micro_tree.py",
-    "tests/test_app.py",
-    "tests/test_app_teach.py",
-    "tests/test_workspace_crash.py",
+    "tests/test_paper.py",
+    "tests/test_codegen.py",
+    "tests/test_browser_teach.py",
     "tests/test_compiled_cache.py",
-    "tests/test_properties.py",
-    "tests/test_project.py",
-    "tests/test_sweep.py",
+    "tests/test_docs.py",
+    "tests/test_browser_missing.py",
+    "tests/test_fuzz.py",
+    "tests/test_app.py",
+    "tests/test_workspace_crash.py",
+    "tests/test_browser_regression.py",
+    "tests/test_browser_editor.py",
+    "tests/test_micro_tree.py",
+    "tests/test_app_teach.py",
+    "tests/test_cli.py",
+    "tests/test_browser_categorical.py",
+    "tests/test_fidelity.py",
 )
 
 
