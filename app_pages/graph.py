@@ -209,7 +209,7 @@ if result is not None:
                 focus_node=None if target is None else target[0], frame_px=drawing.EXPLORER_FRAME_PX,
                 uirevision=None if target is None else f"{fp}/{target[1]}",
             )  # fmt: skip
-            figure.update_layout(showlegend=False, margin={"t": 10})  # the page's legend is above
+            figure.update_layout(showlegend=False)  # the page's legend is above (the top margin: the mode bar's room)
             figure.update_traces(marker_showscale=False, selector={"name": "mean target"})  # and its colour bar
             st.plotly_chart(
                 figure, width="stretch", key=chart_key, on_select="rerun", selection_mode="points",

@@ -438,3 +438,14 @@ def assert_opens_the_layers_that_fit(app, graph, starting: str, model_key, frame
     )
     assert not readable_in(image(dot, "svg").decode(), frame_px)
     return True
+
+
+def test_the_interactive_view_keeps_the_top_margin_for_the_mode_bar(explorer_app):
+    """The Graph page hides the figure's legend (its own is above) but keeps the top margin in which plotly
+    draws its mode bar, so that the tool buttons cover no label of the top layer in view."""
+    from tnt.viz.plotly_view import TOP_PX
+
+    app, _, _ = explorer_app
+    app.radio(key="graph/view/server").set_value(INTERACTIVE).run()
+    _, spec = plotly_spec(app)
+    assert spec["layout"]["showlegend"] is False and spec["layout"]["margin"]["t"] == TOP_PX
