@@ -208,7 +208,8 @@ def focus_panel(model_key, graph, names, classes, nodes=(), frame_px=drawing.EDI
     """A large graph's explorer without controls: its default view in a frame ``frame_px`` (width,
     height) px, the page's (:data:`ui.drawing.EDITOR_FRAME_PX`, :data:`ui.drawing.COMPARE_FRAME_PX`),
     with ``nodes`` (an edit's changed nodes: the first :data:`MAX_OPENED_HITS`) opened when they change,
-    drawn with a bold border and the frame centred on the first; a click on a node opens or closes it,
+    drawn with a bold border and the frame centred on the first (the frame no taller than the drawing,
+    so a drawing shrunk to the frame's width leaves no blank band under it); a click on a node opens or closes it,
     the wheel zooms, a drag pans, as in the Graph page's explorer. The editor's and the Compare page's
     drawing of a graph too large to draw whole; ``model_key`` (hashable) names the graph and keeps its
     opened splits in the session."""
@@ -233,7 +234,7 @@ def focus_panel(model_key, graph, names, classes, nodes=(), frame_px=drawing.EDI
         f"{view.size:,} of {graph.node_count:,} nodes shown; a dashed box stands for the splits below it: click it "
         "to open it. The wheel zooms, a drag pans."
     )
-    _draw(dot, frame_px[1] + TOOLS_PX, centre, click_key)
+    _draw(dot, frame_px[1] + TOOLS_PX, centre, click_key, fit_height=True)
 
 
 def _apply_click(graph, opened, click_key: str, key: str) -> frozenset:
@@ -246,11 +247,15 @@ def _apply_click(graph, opened, click_key: str, key: str) -> frozenset:
     return focus.toggle(graph, opened, node)
 
 
-def _draw(dot: str, height_px: int, centre, click_key: str) -> None:
-    """The SVG of ``dot`` in the clickable, zoomable frame, centred on node ``centre``."""
+def _draw(dot: str, height_px: int, centre, click_key: str, fit_height: bool = False) -> None:
+    """The SVG of ``dot`` in the clickable, zoomable frame, centred on node ``centre``; with
+    ``fit_height``, the frame no taller than the drawing at its zoom (up to ``height_px``)."""
     try:
         svg = drawing.image(dot, "svg").decode("utf-8")
-        _clickable_svg(svg=svg[svg.find("<svg") :], height=height_px, focus=centre, key=click_key, default=None)
+        _clickable_svg(
+            svg=svg[svg.find("<svg") :], height=height_px, focus=centre, key=click_key, default=None,
+            fit_height=fit_height,
+        )  # fmt: skip
     except Exception as err:  # never a stack trace on screen
         st.error(f"The graph could not be drawn on the server ({err}).")
 
