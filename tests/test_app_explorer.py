@@ -213,6 +213,27 @@ def test_the_image_downloads_draw_what_the_explorer_shows(downloads, explorer_ap
     assert b"splits below" not in cart  # the other model's files are whole
 
 
+def test_the_downloads_draw_what_the_explorer_shows_when_clicked(downloads, explorer_app):  # noqa: F811
+    """The explorer is a fragment: a click in it reruns it alone, and the download buttons, drawn by the
+    page's last run, stay. Their files are made on click from the explorer's state then
+    (``ui.explorer.live_view``, which every run of the explorer updates in place): a view opened after the
+    page's run, as a fragment's run opens it, is what they draw."""
+    from ui.explorer import live_view  # noqa: F401 (the state the downloads read: its key below)
+
+    app, graph, key = explorer_app
+    buttons = {b.key.rsplit("/", 1)[1]: b for b in app.get("download_button") if "/tnt_" in b.key}
+    before = focus.graph_view(graph, app.session_state[key])
+    assert downloads(buttons["dot"]).decode().count("id=node") == before.size
+    later = focus.expand_to_depth(graph, 5)  # as a click in the fragment would open it, the page not rerun
+    app.session_state[f"{key}/live"]["opened"] = later
+    after = focus.graph_view(graph, later)
+    assert after.size > before.size
+    assert downloads(buttons["dot"]).decode().count("id=node") == after.size
+    assert downloads(buttons["svg"]).decode().count('class="node"') == after.size + downloads(
+        buttons["dot"]
+    ).decode().count("id=stub")
+
+
 def test_a_view_too_large_for_graphviz_is_not_laid_out(explorer_app, monkeypatch):
     app, graph, key = explorer_app
     monkeypatch.setattr("ui.explorer.MAX_DRAWN_NODES", 100)  # the digits graph has more nodes

@@ -26,15 +26,22 @@ def server():
         yield url
 
 
-def graph_page(browser, server, view: str, height: int = 1100):
-    """A page at 1,440 px on the Graph page's ``view`` of the digits' model, drawn, and the list its
-    script errors go to."""
+def digits_page(browser, server, title: str, height: int = 1100):
+    """A page at 1,440 px on the app's page ``title`` with the digits loaded, and the list its script
+    errors go to."""
     page = browser.new_page(viewport={"width": 1440, "height": height})
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(server)
     page.get_by_text("In use: Handwritten digits").wait_for(timeout=60_000)
-    nav(page, "Graph")
+    nav(page, title)
+    return page, errors
+
+
+def graph_page(browser, server, view: str, height: int = 1100):
+    """A page at 1,440 px on the Graph page's ``view`` of the digits' model, drawn, and the list its
+    script errors go to."""
+    page, errors = digits_page(browser, server, "Graph", height)
     page.get_by_text(view).click()
     page.get_by_text("nodes shown").first.wait_for(timeout=60_000)
     wait_idle(page)
@@ -241,12 +248,7 @@ def test_every_compare_graph_fits_its_frame_and_can_be_read_whole(server, browse
     summary is opened the drawing may outgrow the frame, which then stops at its height and scrolls."""
     from browser_helpers import SCROLLED_TO
 
-    page = browser.new_page(viewport={"width": 1440, "height": 1100})
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(server)
-    page.get_by_text("In use: Handwritten digits").wait_for(timeout=60_000)
-    nav(page, "Compare")
+    page, errors = digits_page(browser, server, "Compare")
     page.get_by_text("Highest test accuracy").wait_for(timeout=300_000)
     wait_idle(page, 300_000)
     page.frame_locator(EXPLORER).nth(4).locator("svg g.node").first.wait_for(timeout=60_000)

@@ -5,6 +5,10 @@ The opened splits are kept per graph in the session (``explorer/opened/<fingerpr
 hit, the inspected node, the sample's path, a counterfactual's tests and a click are opened when they
 change, and the last of them becomes the view's *target* (:func:`view_target`): the SVG frame is
 centred on it and the interactive view opens zoomed on it, until the target changes.
+
+The Graph page draws the explorer as a fragment (:func:`explorer_fragment`): a click on its drawing or
+one of its controls reruns the explorer alone, not the page; what else on the page follows the opened
+splits reads them when it needs them (:func:`live_view`: the downloads, made on click).
 """
 
 from __future__ import annotations
@@ -75,6 +79,20 @@ def explorer(
         "The wheel zooms about the pointer and a drag pans, in the browser."
     )
     _draw(dot, HEIGHT_PX, target[0] if target is not None else node, CLICK)
+
+
+@st.fragment
+def explorer_fragment(*args, **kwargs) -> None:
+    """:func:`explorer` as a Streamlit fragment: its controls and a click on its drawing rerun it alone,
+    with the arguments of the page's last run (the page's own widgets rerun the page, and it with them)."""
+    explorer(*args, **kwargs)
+
+
+def live_view(fp: str) -> dict:
+    """The explorer's state of graph ``fp`` as one dict kept in the session and updated in place at every
+    run of the explorer (a fragment's too): ``"opened"``, its opened splits. What is made outside the
+    explorer after the page's run (the downloads, made on click) reads it then, not as it was."""
+    return st.session_state.setdefault(f"{OPENED}/{fp}/live", {})
 
 
 def view_target(key: str) -> tuple[int, int] | None:
@@ -167,6 +185,7 @@ def explorer_state(
     if query:
         st.caption(_hits_text(query, hits))
     st.session_state[key] = opened
+    live_view(fp)["opened"] = opened
     return opened, view_target(key)
 
 
