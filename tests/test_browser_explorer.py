@@ -4,6 +4,7 @@ and centres the frame, a split opened by hand; and a summary of the interactive 
 a click."""
 
 import re
+from pathlib import Path
 
 import pytest
 from browser_helpers import EXPLORER, assert_frame_fits_drawing, find_last, nav, running_server, shot, wait_idle
@@ -114,6 +115,10 @@ def test_the_explorer_opens_readably_finds_a_node_and_opens_a_split(server, brow
     frame.locator("svg g.node").nth(shown_before).wait_for(timeout=60_000)  # more nodes than before
     assert "splits below" not in frame.locator(f"#node{node}").text_content()  # drawn open now
     shot(page, "explorer_3_opened")
+    # The click reran the explorer alone (a fragment); the DOT download, made on click, draws the view shown now.
+    with page.expect_download(timeout=60_000) as download:
+        page.get_by_role("button", name="DOT", exact=True).first.click()
+    assert Path(download.value.path()).read_text().count("id=node") == shown_count(page)
     frame.locator(f"#node{node}").click()
     wait_idle(page)
     frame = page.frame_locator(FRAME)
