@@ -140,6 +140,8 @@ def test_the_editor_draws_a_large_graph_with_the_changed_nodes_opened(open_app):
     panel = panel_drawing(app, "('edit'")
     assert changed and "splits below" in panel["svg"] and f'id="node{changed[0]}"' in panel["svg"]
     assert panel["focus"] == changed[0]  # the frame centred on the first change
+    # The editor's frame follows its drawing's height (the Graph page's explorer keeps its own: a column's).
+    assert panel["fit_height"] is True and explorer_drawing(app)["fit_height"] is False
 
     # A click on a summary node of the editor's drawing opens it, as in the Graph page's explorer.
     edited = app.session_state["edit/editors"].latest().step.model.graph_
