@@ -236,6 +236,33 @@ def test_the_downloads_draw_what_the_explorer_shows_when_clicked(downloads, expl
     ).decode().count("id=stub")
 
 
+def test_the_drawing_sent_is_graphvizs_svg_with_the_same_nodes_texts_and_shapes(explorer_app):
+    """The explorer sends a compacted SVG (``ui.drawing.compact_svg``: no comments, titles or font family,
+    one decimal): read as XML, it has Graphviz's own drawing of the view's elements (ids and classes), the
+    same texts, and every coordinate within a tenth of a point of Graphviz's."""
+    import xml.etree.ElementTree as ET
+
+    from tnt.viz.export_dot import to_dot
+    from tnt.viz.render import render
+
+    app, graph, key = explorer_app
+    names = list(app.session_state["data/dataset"].feature_names)
+    sample = app.session_state["data/dataset"].X_test[0]
+    full = render(to_dot(graph, feature_names=names, class_names=app.session_state["data/dataset"].class_names,
+                         show_ids=True, view=focus.graph_view(graph, app.session_state[key]), highlight_sample=sample,
+                         highlight_nodes=[0]), "svg").decode()  # fmt: skip
+    sent = frame(app)
+    assert len(sent) < 0.85 * len(full[full.find("<svg") :])
+    trees = [ET.fromstring(text[text.find("<svg") :]) for text in (full, sent)]
+    ns = "{http://www.w3.org/2000/svg}"
+    groups = [[(g.get("id"), g.get("class")) for g in tree.iter(f"{ns}g")] for tree in trees]
+    texts = [[t.text for t in tree.iter(f"{ns}text")] for tree in trees]
+    assert groups[0] == groups[1] and texts[0] == texts[1] and len(texts[0]) > 50
+    numbers = [[float(v) for e in tree.iter() for a in ("x", "y") if (v := e.get(a))] for tree in trees]
+    assert len(numbers[0]) == len(numbers[1]) > 50
+    assert max(abs(a - b) for a, b in zip(*numbers)) < 0.1
+
+
 def test_a_view_too_large_for_graphviz_is_not_laid_out(explorer_app, monkeypatch):
     app, graph, key = explorer_app
     monkeypatch.setattr("ui.explorer.MAX_DRAWN_NODES", 100)  # the digits graph has more nodes

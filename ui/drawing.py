@@ -363,6 +363,28 @@ def value_legend(graph, target_name: str) -> None:
     )
 
 
+def compact_svg(svg: str) -> str:
+    r"""Graphviz's SVG with what the explorer's frame does not use left out, for a smaller message at
+    each click: the comments, each ``<title>`` (a tooltip naming the node ``n17``), the font family
+    written on every text (the frame's stylesheet sets DejaVu Sans, the font Graphviz measured), and a
+    second decimal of every number in a tag (a twentieth of a point; the texts, rules and counts, are
+    not touched). Ids, classes, colours and sizes stay.
+
+    Examples
+    --------
+    >>> compact_svg('<!-- n1 -->\n<g id="node1" class="node">\n<title>n1</title>\n'
+    ...             '<text x="12.25" y="-3.50" font-family="DejaVu Sans" font-size="11.00">a &lt;= 0.25</text></g>')
+    '<g id="node1" class="node">\n<text x="12.2" y="-3.5" font-size="11.0">a &lt;= 0.25</text></g>'
+    """
+    svg = re.sub(r"<!--.*?-->\n?", "", svg, flags=re.DOTALL)
+    svg = re.sub(r"<title>[^<]*</title>\n?", "", svg)
+    svg = svg.replace(' font-family="DejaVu Sans"', "")
+    return re.sub(r"<[^>]+>", lambda tag: _SECOND_DECIMAL.sub(r"\1", tag.group()), svg)
+
+
+_SECOND_DECIMAL = re.compile(r"(\d\.\d)\d\b")
+
+
 def svg_page(svg: bytes, *, fit: bool = False, height_px: int = 720, focus: int | None = 0) -> tuple[str, int]:
     """The HTML page :func:`svg_panel` shows, and the height of its frame.
 

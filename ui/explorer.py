@@ -270,7 +270,7 @@ def _draw(dot: str, height_px: int, centre, click_key: str, fit_height: bool = F
     """The SVG of ``dot`` in the clickable, zoomable frame, centred on node ``centre``; with
     ``fit_height``, the frame no taller than the drawing at its zoom (up to ``height_px``)."""
     try:
-        svg = drawing.image(dot, "svg").decode("utf-8")
+        svg = drawing.compact_svg(drawing.image(dot, "svg").decode("utf-8"))
         _clickable_svg(
             svg=svg[svg.find("<svg") :], height=height_px, focus=centre, key=click_key, default=None,
             fit_height=fit_height,
