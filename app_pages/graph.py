@@ -13,7 +13,7 @@ from tnt.wording import format_value
 from ui import drawing, state
 from ui.display import LABELS, format_C, format_measure
 from ui.editor import editor_section
-from ui.explorer import explorer, explorer_state
+from ui.explorer import explorer_fragment, explorer_state, live_view
 from ui.inspection import apply_chosen_sample, inspection_section, what_if_sample
 from ui.opened import (
     model_file_panel,
@@ -188,8 +188,9 @@ if result is not None:
             st.info(note)
             interactive = True
         if exploring:
-            explorer(model_key, graph, fp, names, classes, x, sample_arg, node=st.session_state["graph/node"],
-                     marked=marked)  # fmt: skip
+            # A fragment: a click on the drawing or a control of the explorer reruns it alone, not the page.
+            explorer_fragment(model_key, graph, fp, names, classes, x, sample_arg, node=st.session_state["graph/node"],
+                              marked=marked)  # fmt: skip
         elif interactive:
             shown = target = None
             if focused:  # the explorer's controls and state; a click opens or closes a node, as in its SVG
@@ -209,7 +210,7 @@ if result is not None:
                 focus_node=None if target is None else target[0], frame_px=drawing.EXPLORER_FRAME_PX,
                 uirevision=None if target is None else f"{fp}/{target[1]}",
             )  # fmt: skip
-            figure.update_layout(showlegend=False, margin={"t": 10})  # the page's legend is above
+            figure.update_layout(showlegend=False)  # the page's legend is above (the top margin: the mode bar's room)
             figure.update_traces(marker_showscale=False, selector={"name": "mean target"})  # and its colour bar
             st.plotly_chart(
                 figure, width="stretch", key=chart_key, on_select="rerun", selection_mode="points",
@@ -265,6 +266,6 @@ if result is not None:
     st.subheader("Downloads")
     for label, (est, est_names, est_classes, _, _) in models.items():
         stem = drawing.file_stem(label, p)
-        # The model in the explorer: its drawings are what the explorer shows.
-        opened = st.session_state.get(f"explorer/opened/{fp}") if (exploring or focused) and label == which else None
+        # The model in the explorer: its drawings are what the explorer shows when the button is clicked.
+        opened = live_view(fp) if (exploring or focused) and label == which else None
         drawing.download_row(label, (result.dataset_key, p, label), est, est_names, est_classes, stem, opened)

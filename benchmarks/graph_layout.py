@@ -162,7 +162,9 @@ VIEWS = ("Explorer (focus and context)", "Interactive (plotly)")
 
 def rerun_rows(models) -> list[tuple]:
     """The Graph page's rerun after a click on a summary node, in Streamlit's AppTest (the script run on
-    the server; the browser's drawing of the answer is not in it: the next table times that in chromium).
+    the server; the browser's drawing of the answer is not in it: the next table times that in chromium;
+    AppTest runs the whole page at each click, the explorer's fragment in it, where the browser reruns the
+    explorer alone: an upper bound of its rerun).
     The handwritten digits' default model, then each of the graphs above opened as a model file (on the
     digits' data, which do not fit them: no sample's path), then the MNIST graph on MNIST's own data (a
     test sample's path, the inspector's chart of the node, the accuracy: the page as a user of MNIST
@@ -226,10 +228,12 @@ def browser_rows() -> list[tuple]:
     """A click on a summary node in chromium at 1,440 px, each large graph opened on its own data (MNIST
     loaded from the Data page's list of the paper's sets, the 3,000-split graph's rows uploaded as a CSV
     file: a sample's path, the inspector, the accuracy on the page), timed from the click to the node
-    drawn open (the page's rerun, the answer's trip and its drawing): in the explorer and in the
-    interactive view, five clicks each, each on a different summary node in view. The baseline: the
-    same page's rerun after a change that draws nothing new (the *Depth* box, 2 then 3), from the key
-    press to the page idle, five times.
+    drawn open (the rerun, the answer's trip and its drawing; in the explorer, a fragment, the rerun of
+    the explorer alone, in the interactive view the page's, as its click picks the node the inspector
+    shows): in the explorer and in the interactive view, five clicks each, each on a different summary
+    node in view. The baseline: the same view's rerun after a change that draws nothing new (the
+    *Depth* box, 2 then 3: in the explorer one of its own controls, so the explorer's rerun alone), from
+    the key press to the page idle, five times.
 
     Returns rows ``(graph, view, median s, slowest s, baseline median s)``."""
     import tempfile
@@ -396,9 +400,12 @@ def main(argv=None) -> None:
         ]
         explorer += explorer_rows(name, model)
         print(quality[-3:], speed[-3:], explorer[-3:], flush=True)
+    loads = {"the start of the AppTest rows": os.getloadavg()[0]}
     reruns = rerun_rows(graphs)
+    loads["the start of the browser rows"] = os.getloadavg()[0]
     clicks = browser_rows()
-    write_report(graphs, quality, speed, explorer, reruns, clicks)
+    loads["the end of the run"] = os.getloadavg()[0]
+    write_report(graphs, quality, speed, explorer, reruns, clicks, loads)
 
 
 def method() -> str:
@@ -407,16 +414,17 @@ def method() -> str:
     return paragraph.split(" whole. ", 1)[1].replace("``", "`").strip()
 
 
-def write_report(graphs, quality, speed, explorer, reruns, clicks) -> None:
+def write_report(graphs, quality, speed, explorer, reruns, clicks, loads) -> None:
+    """Write :data:`REPORT`; ``loads``: the load average (1 minute) at the start of each timed part."""
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    load = os.getloadavg()[0]
+    load = ", ".join(f"{value:.1f} at {when}" for when, value in loads.items())
     lines = [
         "# Layouts of large graphs",
         "",
         "Written whole by `benchmarks/graph_layout.py`; edit the script, not this file. " + method(),
         "",
         f"Latest run: {stamp}, {platform.system()} {platform.machine()}, {os.cpu_count()} cores, "
-        f"Python {platform.python_version()}, load average {load:.1f} at the end of the run.",
+        f"Python {platform.python_version()}, load average (1 minute) {load}.",
         "",
         "Graphs: "
         + "; ".join(f"{n}: {m.graph_.n_splits:,} splits, {m.graph_.node_count:,} nodes" for n, m in graphs)

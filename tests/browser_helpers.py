@@ -213,3 +213,33 @@ def find_last(page, timeout=60_000):
     find.press("Enter")
     page.get_by_text(f"1 found: #{last}.").wait_for(timeout=timeout)
     return find, last
+
+
+# An explorer frame (its #frame, in the component's iframe) and its drawing: the frame's width and height, the
+# drawing's width and height at its zoom, and the height of the frame's horizontal scroll bar (0 without one).
+FRAME_AND_DRAWING = """f => { const s = f.querySelector('svg').getBoundingClientRect();
+  return [f.clientWidth, f.clientHeight, s.width, s.height, f.offsetHeight - f.clientHeight]; }"""
+# Scroll an explorer frame to a corner ([0, 0]: top left; [1, 1]: bottom right) and say where its drawing's
+# first and last nodes (by id) are, within the frame: [left, top, right, bottom] of each, in the frame's px.
+SCROLLED_TO = """(f, corner) => {
+  f.scrollLeft = corner[0] * f.scrollWidth; f.scrollTop = corner[1] * f.scrollHeight;
+  const o = f.getBoundingClientRect(), ids = [...f.querySelectorAll('g.node')].map(g => g.id)
+    .filter(id => /^node\\d+$/.test(id)).sort((a, b) => +a.slice(4) - +b.slice(4));
+  const at = id => { const r = f.querySelector('#' + id).getBoundingClientRect();
+    return [r.left - o.left, r.top - o.top, r.right - o.left, r.bottom - o.top]; };
+  return [at(ids[0]), at(ids[ids.length - 1]), f.clientWidth, f.clientHeight];
+}"""
+
+
+def assert_frame_fits_drawing(page, nth: int, frame_px, tools_px: int = 34) -> tuple[float, float]:
+    """The ``nth`` explorer frame on ``page``: as wide as ``frame_px``, and as high as its drawing at its
+    zoom (and its horizontal scroll bar) where that is less than ``frame_px``'s height, the iframe no taller
+    than the frame and its tool bar (no blank band under a drawing shrunk to the frame's width). Returns
+    the frame's width and height."""
+    width, height, drawn_w, drawn_h, bar = (
+        page.frame_locator(EXPLORER).nth(nth).locator("#frame").evaluate(FRAME_AND_DRAWING)
+    )
+    assert abs(width - frame_px[0]) <= 3, (width, frame_px)
+    assert abs(height + bar - min(frame_px[1], drawn_h + bar)) <= 3, (height, drawn_h, bar, frame_px)
+    assert abs(page.locator(EXPLORER).nth(nth).bounding_box()["height"] - (height + bar + tools_px)) <= 3
+    return width, height

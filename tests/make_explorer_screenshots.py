@@ -150,12 +150,14 @@ def editor(page, name: str) -> None:
 
 
 def compare(page) -> None:
-    """The Compare page's five graphs, two a row, each the explorer's default view in its frame."""
+    """The Compare page's five graphs, two a row, each the explorer's default view in its frame: one
+    screenshot a row, centred on the first column's frame (the frames come column by column in the page:
+    TnT, CART, NDG, then TnT fine-tuned, TAO)."""
     nav(page, "Compare")
     page.get_by_text("Highest test accuracy").wait_for(timeout=LONG)
     wait_idle(page, LONG)
     page.locator(EXPLORER).nth(4).wait_for(timeout=LONG)
-    for k, i in enumerate((0, 2, 4)):
+    for k, i in enumerate((0, 1, 2)):
         page.locator(EXPLORER).nth(i).evaluate("e => e.scrollIntoView({block: 'center'})")
         page.wait_for_timeout(800)
         shoot(page, f"compare_{k + 1}")

@@ -360,13 +360,17 @@ def test_a_thousand_split_graph_opens_in_the_explorer_whole_in_plotly_or_windowe
     spec = json.loads(chart.spec)
     shown = focus.graph_view(graph, app.session_state[f"explorer/opened/{fingerprint(graph)}"])
     assert [t["customdata"] for t in spec["data"] if t.get("name") == "nodes"] == [np.flatnonzero(shown.shown).tolist()]
-    # As tall as the explorer's frame, opened on its target: as many layers as fit at 90 px each (a view's
-    # labels: 200 nodes at most; 30 px without), all of them when fewer; the scroll wheel zooming it.
+    # As tall as the explorer's frame, opened on its target: whole layers (a layer's stubs above its nodes and
+    # its labels below them inside the window), at least 90 px apart (a view's labels: 200 nodes at most; 30
+    # px without), five of them at least when the view has five; the scroll wheel zooming it.
     n_layers = int(shown.layers()[shown.shown].max()) + 1
     assert spec["layout"]["height"] == EXPLORER_FRAME_PX[1]
     y0, y1 = spec["layout"]["yaxis"]["range"]
     px_a_layer = 90 if shown.size <= 200 else 30
-    assert y1 - y0 == pytest.approx(min((EXPLORER_FRAME_PX[1] - 50) / px_a_layer, n_layers))
+    assert (EXPLORER_FRAME_PX[1] - 50) / (y1 - y0) >= px_a_layer
+    in_view = [k for k in range(n_layers) if y0 <= -k <= y1]
+    assert len(in_view) >= min(5, n_layers) and in_view == list(range(in_view[0], in_view[-1] + 1))
+    assert 0.3 < y1 + in_view[0] < 0.8 and 0.3 < -in_view[-1] - y0 < 0.8  # room for stubs above, labels below
     assert json.loads(chart.config)["scrollZoom"] is True
     # The server's SVG starts with the first layers.
     app.radio(key="graph/view/interactive").set_value("SVG (rendered on the server)").run()

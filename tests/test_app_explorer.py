@@ -140,6 +140,8 @@ def test_the_editor_draws_a_large_graph_with_the_changed_nodes_opened(open_app):
     panel = panel_drawing(app, "('edit'")
     assert changed and "splits below" in panel["svg"] and f'id="node{changed[0]}"' in panel["svg"]
     assert panel["focus"] == changed[0]  # the frame centred on the first change
+    # The editor's frame follows its drawing's height (the Graph page's explorer keeps its own: a column's).
+    assert panel["fit_height"] is True and explorer_drawing(app)["fit_height"] is False
 
     # A click on a summary node of the editor's drawing opens it, as in the Graph page's explorer.
     edited = app.session_state["edit/editors"].latest().step.model.graph_
@@ -211,6 +213,54 @@ def test_the_image_downloads_draw_what_the_explorer_shows(downloads, explorer_ap
     assert b"splits below" in svg and dot.decode().count("id=node") == view.size
     (cart,) = [downloads(b) for b in app.get("download_button") if b.key.endswith("/dot") and "/cart_" in b.key]
     assert b"splits below" not in cart  # the other model's files are whole
+
+
+def test_the_downloads_draw_what_the_explorer_shows_when_clicked(downloads, explorer_app):  # noqa: F811
+    """The explorer is a fragment: a click in it reruns it alone, and the download buttons, drawn by the
+    page's last run, stay. Their files are made on click from the explorer's state then
+    (``ui.explorer.live_view``, which every run of the explorer updates in place): a view opened after the
+    page's run, as a fragment's run opens it, is what they draw."""
+    from ui.explorer import live_view  # noqa: F401 (the state the downloads read: its key below)
+
+    app, graph, key = explorer_app
+    buttons = {b.key.rsplit("/", 1)[1]: b for b in app.get("download_button") if "/tnt_" in b.key}
+    before = focus.graph_view(graph, app.session_state[key])
+    assert downloads(buttons["dot"]).decode().count("id=node") == before.size
+    later = focus.expand_to_depth(graph, 5)  # as a click in the fragment would open it, the page not rerun
+    app.session_state[f"{key}/live"]["opened"] = later
+    after = focus.graph_view(graph, later)
+    assert after.size > before.size
+    assert downloads(buttons["dot"]).decode().count("id=node") == after.size
+    assert downloads(buttons["svg"]).decode().count('class="node"') == after.size + downloads(
+        buttons["dot"]
+    ).decode().count("id=stub")
+
+
+def test_the_drawing_sent_is_graphvizs_svg_with_the_same_nodes_texts_and_shapes(explorer_app):
+    """The explorer sends a compacted SVG (``ui.drawing.compact_svg``: no comments, titles or font family,
+    one decimal): read as XML, it has Graphviz's own drawing of the view's elements (ids and classes), the
+    same texts, and every coordinate within a tenth of a point of Graphviz's."""
+    import xml.etree.ElementTree as ET
+
+    from tnt.viz.export_dot import to_dot
+    from tnt.viz.render import render
+
+    app, graph, key = explorer_app
+    names = list(app.session_state["data/dataset"].feature_names)
+    sample = app.session_state["data/dataset"].X_test[0]
+    full = render(to_dot(graph, feature_names=names, class_names=app.session_state["data/dataset"].class_names,
+                         show_ids=True, view=focus.graph_view(graph, app.session_state[key]), highlight_sample=sample,
+                         highlight_nodes=[0]), "svg").decode()  # fmt: skip
+    sent = frame(app)
+    assert len(sent) < 0.85 * len(full[full.find("<svg") :])
+    trees = [ET.fromstring(text[text.find("<svg") :]) for text in (full, sent)]
+    ns = "{http://www.w3.org/2000/svg}"
+    groups = [[(g.get("id"), g.get("class")) for g in tree.iter(f"{ns}g")] for tree in trees]
+    texts = [[t.text for t in tree.iter(f"{ns}text")] for tree in trees]
+    assert groups[0] == groups[1] and texts[0] == texts[1] and len(texts[0]) > 50
+    numbers = [[float(v) for e in tree.iter() for a in ("x", "y") if (v := e.get(a))] for tree in trees]
+    assert len(numbers[0]) == len(numbers[1]) > 50
+    assert max(abs(a - b) for a, b in zip(*numbers)) < 0.1
 
 
 def test_a_view_too_large_for_graphviz_is_not_laid_out(explorer_app, monkeypatch):
@@ -438,3 +488,14 @@ def assert_opens_the_layers_that_fit(app, graph, starting: str, model_key, frame
     )
     assert not readable_in(image(dot, "svg").decode(), frame_px)
     return True
+
+
+def test_the_interactive_view_keeps_the_top_margin_for_the_mode_bar(explorer_app):
+    """The Graph page hides the figure's legend (its own is above) but keeps the top margin in which plotly
+    draws its mode bar, so that the tool buttons cover no label of the top layer in view."""
+    from tnt.viz.plotly_view import TOP_PX
+
+    app, _, _ = explorer_app
+    app.radio(key="graph/view/server").set_value(INTERACTIVE).run()
+    _, spec = plotly_spec(app)
+    assert spec["layout"]["showlegend"] is False and spec["layout"]["margin"]["t"] == TOP_PX

@@ -12,6 +12,7 @@ from browser_helpers import (
     EXPLORER,
     HIGHLIGHT,
     ROOT,
+    assert_frame_fits_drawing,
     load_bundled,
     move_c_and_train,
     nav,
@@ -217,10 +218,10 @@ def test_the_analysis_pages(server, browser):
     wait_idle(page)
     # five graphs of 100+ splits (NDG: at most as many), each the explorer's default view (its clickable frame)
     assert drawn(page, EXPLORER, 5) == 5
-    # Each in the frame its default view is chosen for (ui.drawing.COMPARE_FRAME_PX), two a row.
+    # Each in the frame its default view is chosen for (ui.drawing.COMPARE_FRAME_PX: its width, and its height
+    # where the drawing is as tall), two a row.
     for i in range(5):
-        size = page.frame_locator(EXPLORER).nth(i).locator("#frame").evaluate("f => [f.clientWidth, f.clientHeight]")
-        assert size == pytest.approx(list(COMPARE_FRAME_PX), abs=3)
+        assert_frame_fits_drawing(page, i, COMPARE_FRAME_PX)
     shot(page, "8_compare")
 
     nav(page, "Sweep")

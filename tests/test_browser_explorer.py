@@ -4,12 +4,13 @@ and centres the frame, a split opened by hand; and a summary of the interactive 
 a click."""
 
 import re
+from pathlib import Path
 
 import pytest
-from browser_helpers import EXPLORER, find_last, nav, running_server, shot, wait_idle
+from browser_helpers import EXPLORER, assert_frame_fits_drawing, find_last, nav, running_server, shot, wait_idle
 from playwright.sync_api import expect
 
-from ui.drawing import EDITOR_FRAME_PX, EXPLORER_FRAME_PX
+from ui.drawing import COMPARE_FRAME_PX, EDITOR_FRAME_PX, EXPLORER_FRAME_PX
 
 pytestmark = pytest.mark.browser
 
@@ -26,15 +27,22 @@ def server():
         yield url
 
 
-def graph_page(browser, server, view: str, height: int = 1100):
-    """A page at 1,440 px on the Graph page's ``view`` of the digits' model, drawn, and the list its
-    script errors go to."""
+def digits_page(browser, server, title: str, height: int = 1100):
+    """A page at 1,440 px on the app's page ``title`` with the digits loaded, and the list its script
+    errors go to."""
     page = browser.new_page(viewport={"width": 1440, "height": height})
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(server)
     page.get_by_text("In use: Handwritten digits").wait_for(timeout=60_000)
-    nav(page, "Graph")
+    nav(page, title)
+    return page, errors
+
+
+def graph_page(browser, server, view: str, height: int = 1100):
+    """A page at 1,440 px on the Graph page's ``view`` of the digits' model, drawn, and the list its
+    script errors go to."""
+    page, errors = digits_page(browser, server, "Graph", height)
     page.get_by_text(view).click()
     page.get_by_text("nodes shown").first.wait_for(timeout=60_000)
     wait_idle(page)
@@ -107,6 +115,10 @@ def test_the_explorer_opens_readably_finds_a_node_and_opens_a_split(server, brow
     frame.locator("svg g.node").nth(shown_before).wait_for(timeout=60_000)  # more nodes than before
     assert "splits below" not in frame.locator(f"#node{node}").text_content()  # drawn open now
     shot(page, "explorer_3_opened")
+    # The click reran the explorer alone (a fragment); the DOT download, made on click, draws the view shown now.
+    with page.expect_download(timeout=60_000) as download:
+        page.get_by_role("button", name="DOT", exact=True).first.click()
+    assert Path(download.value.path()).read_text().count("id=node") == shown_count(page)
     frame.locator(f"#node{node}").click()
     wait_idle(page)
     frame = page.frame_locator(FRAME)
@@ -206,7 +218,8 @@ def test_the_interactive_view_opens_zoomed_on_a_node_found_and_keeps_the_readers
 
 def test_the_editor_draws_a_large_model_in_its_own_frame(server, browser, tmp_path):
     """A model file of 747 nodes opened on the Graph page: the editor draws it as the explorer's default
-    view, in the frame its default view is chosen for (ui.drawing.EDITOR_FRAME_PX), beside its controls."""
+    view, in the frame its default view is chosen for (ui.drawing.EDITOR_FRAME_PX: its width; its height
+    where the drawing is as tall), beside its controls."""
     from sklearn.datasets import make_classification
 
     import tnt
@@ -226,8 +239,56 @@ def test_the_editor_draws_a_large_model_in_its_own_frame(server, browser, tmp_pa
     wait_idle(page)
     editor = page.frame_locator(EXPLORER).nth(1)  # the Graph page's explorer first, then the editor's
     editor.locator("svg g.node", has_text="splits below").first.wait_for(timeout=60_000)
-    size = editor.locator("#frame").evaluate("f => [f.clientWidth, f.clientHeight]")
-    assert size == pytest.approx(list(EDITOR_FRAME_PX), abs=3)
+    page.wait_for_timeout(500)
+    assert_frame_fits_drawing(page, 1, EDITOR_FRAME_PX)  # as wide as its frame, no taller than its drawing
     page.locator(EXPLORER).nth(1).scroll_into_view_if_needed()
     shot(page, "explorer_6_editor")
+    assert not errors, errors
+
+
+def test_every_compare_graph_fits_its_frame_and_can_be_read_whole(server, browser):
+    """The Compare page's five graphs (the digits' models, each the explorer's default view): each frame as
+    wide as ``COMPARE_FRAME_PX`` and no taller than its drawing (no blank band under it), each can be scrolled
+    into the window whole, and inside it both the first and the last node can be scrolled into view; after a
+    summary is opened the drawing may outgrow the frame, which then stops at its height and scrolls."""
+    from browser_helpers import SCROLLED_TO
+
+    page, errors = digits_page(browser, server, "Compare")
+    page.get_by_text("Highest test accuracy").wait_for(timeout=300_000)
+    wait_idle(page, 300_000)
+    page.frame_locator(EXPLORER).nth(4).locator("svg g.node").first.wait_for(timeout=60_000)
+    page.wait_for_timeout(500)
+
+    def reachable(i: int) -> None:
+        element = page.locator(EXPLORER).nth(i)
+        element.evaluate("e => e.scrollIntoView({block: 'center'})")
+        page.wait_for_timeout(300)
+        box = element.bounding_box()
+        assert box["y"] >= 0 and box["y"] + box["height"] <= 1100, (i, box)  # the whole frame in the window
+        inner = page.frame_locator(EXPLORER).nth(i).locator("#frame")
+        for corner, which in (([0, 0], 0), ([1, 1], 1)):  # the root at the top left, the last node at the end
+            nodes = inner.evaluate(SCROLLED_TO, corner)
+            left, top, right, bottom = nodes[which]
+            width, height = nodes[2], nodes[3]
+            assert left >= -1 and top >= -1 and right <= width + 1 and bottom <= height + 1, (i, corner, nodes)
+
+    for i in range(5):
+        assert_frame_fits_drawing(page, i, COMPARE_FRAME_PX)
+        reachable(i)
+    shot(page, "explorer_7_compare")
+    # NDG (the third graph of the first column): open summaries until the drawing is taller than the frame.
+    ndg = page.frame_locator(EXPLORER).nth(2)
+    for _ in range(4):
+        height = assert_frame_fits_drawing(page, 2, COMPARE_FRAME_PX)[1]
+        if height >= COMPARE_FRAME_PX[1] - 20:
+            break
+        before = ndg.locator("svg g.node").count()
+        ndg.locator("svg g.node", has_text="splits below").last.click()
+        wait_idle(page)
+        page.frame_locator(EXPLORER).nth(2).locator("svg g.node").nth(before).wait_for(timeout=60_000)
+        page.wait_for_timeout(500)
+        ndg = page.frame_locator(EXPLORER).nth(2)
+    assert assert_frame_fits_drawing(page, 2, COMPARE_FRAME_PX)[1] >= COMPARE_FRAME_PX[1] - 20
+    reachable(2)
+    shot(page, "explorer_8_compare_ndg_opened")
     assert not errors, errors

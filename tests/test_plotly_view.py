@@ -1,6 +1,7 @@
 """The interactive view: a fixed number of traces, contract colours, escaped hover text."""
 
 import html
+import re
 
 import numpy as np
 
@@ -302,3 +303,115 @@ def test_a_view_opens_zoomed_on_its_target_with_labels_apart(big_random_graph):
         assert px_per_layer >= 3 * 1.3 * size + 16
     assert checked >= 10
     assert trace(whole, "nodes").textfont.shadow.count("white") == 8  # a halo: edges pass under, not over, labels
+
+
+def focused_figures(graph, n_targets: int = 12):
+    """Figures of one view of ``graph`` (five layers and the way down to a few deep nodes opened) opened on
+    each of ``n_targets`` of its nodes spread over the view, in the Graph page's frame; the target is also
+    the inspected node in every third, so both arrows are drawn in the others only when they differ."""
+    from tnt.viz import focus
+
+    reached = graph.reachable()
+    deep = [int(n) for n in np.flatnonzero(reached)[-40::8]]
+    view = focus.graph_view(graph, focus.expand_to(graph, focus.expand_to_depth(graph, 5), deep))
+    shown = np.flatnonzero(view.shown)
+    names = [f"feature {k}" for k in range(5)]
+    for target in shown[np.linspace(0, shown.size - 1, n_targets).astype(int)].tolist():
+        selected = target if target % 3 == 0 else int(shown[1])
+        yield target, graph_figure(graph, view=view, feature_names=names, focus_node=target, frame_px=FRAME,
+                                   selected_node=selected)  # fmt: skip
+
+
+def plot_area_px(fig, width_px):
+    """The plot area's width and height in px, and a function from figure coordinates to px in it."""
+    (x0, x1), (y0, y1) = fig.layout.xaxis.range, fig.layout.yaxis.range
+    m = fig.layout.margin
+    width, height = width_px - m.l - m.r, fig.layout.height - m.t - m.b
+    return width, height, lambda x, y: ((x - x0) * width / (x1 - x0), (y1 - y) * height / (y1 - y0))
+
+
+def test_the_mode_bar_has_the_top_margin_to_itself():
+    """plotly draws its mode bar (about 30 px of tool buttons) at the figure's top right: the top margin
+    holds it, so that it lies over no label of the top layer in view."""
+    from tnt.viz.plotly_view import TOP_PX
+
+    fig = graph_figure(DecisionGraph([1, -1, -1], [2, -1, -1], [0, -2, -2], [0.5, -2, -2], [[1, 1], [1, 0], [0, 1]]))
+    assert fig.layout.margin.t == TOP_PX >= 30
+
+
+def test_no_node_is_cut_at_the_edges_of_the_window_it_opens_on(big_random_graph):
+    """In the window a figure opens on, each node's label (measured in DejaVu Sans, as drawn below its marker)
+    is whole or out of it, across; and each layer in view is whole, down: its labels' lines below the
+    lowest nodes and its stubs' ``#id`` above the highest end inside the plot area."""
+    from PIL import ImageFont
+
+    font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", 11)
+    checked = cut_across = 0
+    for target, fig in focused_figures(big_random_graph):
+        width, height, to_px = plot_area_px(fig, FRAME[0])
+        nodes = trace(fig, "nodes")
+        for x, y, text, size in zip(nodes.x, nodes.y, nodes.text, nodes.marker.size):
+            lines = [html.unescape(line) for line in text.split("<br>")]
+            half = max(font.getlength(line) for line in lines) / 2 + 1
+            px, py = to_px(x, y)
+            top, bottom = py - size / 2, py + size / 2 + 1.3 * 11 * len(lines)
+            if bottom <= 0 or top >= height:
+                continue  # a layer out of view
+            assert top >= 0 and bottom <= height, (target, text, top, bottom, height)  # a whole layer
+            assert px + half <= 0 or px - half >= width or (px - half >= 0 and px + half <= width), (target, text)
+            cut_across += px + half > 0 and px - half < 0 or px + half > width and px - half < width
+            checked += 1
+        stubs = trace(fig, "stubs")
+        for x, y in zip(stubs.x, stubs.y):
+            px, py = to_px(x, y)
+            if 0 <= px <= width and py - 2.5 - 1.3 * 11 < height and py > 0:
+                assert py - 2.5 - 1.3 * 11 >= 0, (target, py)  # the #id of a stub of the top layer in view
+    assert checked >= 100 and cut_across == 0
+
+
+def near_segment(points, p, q, within: float) -> np.ndarray:
+    """Which ``points`` (n, 2) are within ``within`` px of the segment p-q."""
+    p, q = np.asarray(p, float), np.asarray(q, float)
+    d = q - p
+    t = np.clip(((points - p) @ d) / max(float(d @ d), 1e-12), 0, 1)
+    return np.hypot(*(points - (p + t[:, None] * d)).T) <= within
+
+
+def test_the_arrows_to_the_target_and_the_inspected_node_sit_clear_of_every_edge(big_random_graph):
+    """The blue ``#id`` arrow to the target and the black one to the inspected node, as the figure draws them
+    (the node's position, the annotation's px offset, its text measured in DejaVu Sans Bold at plotly's 12 px
+    with its padding): every edge of the figure, walked in 1 px steps, keeps out of the label's box and
+    more than 1 px from the arrow, except where the edge leaves or enters the node pointed at."""
+    from PIL import ImageFont
+
+    font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf", 12)
+    arrows = 0
+    for target, fig in focused_figures(big_random_graph):
+        width, height, to_px = plot_area_px(fig, FRAME[0])
+        points = []
+        for t in fig.data:
+            if t.mode != "lines" or t.x is None:
+                continue
+            xs = [np.nan if v is None else v for v in t.x]
+            ys = [np.nan if v is None else v for v in t.y]
+            for (xa, ya), (xb, yb) in zip(zip(xs, ys), zip(xs[1:], ys[1:])):
+                if np.isnan([xa, ya, xb, yb]).any():
+                    continue
+                (pa, qa), (pb, qb) = to_px(xa, ya), to_px(xb, yb)
+                steps = int(np.hypot(pb - pa, qb - qa)) + 2
+                points.append(np.column_stack([np.linspace(pa, pb, steps), np.linspace(qa, qb, steps)]))
+        points = np.concatenate(points)
+        for note in fig.layout.annotations:
+            hx, hy = to_px(note.x, note.y)
+            if not (0 <= hx <= width and 0 <= hy <= height):
+                continue  # the inspected node out of the window (the target never is)
+            tx, ty = hx + note.ax, hy + note.ay
+            text = re.sub("<[^>]+>", "", note.text)
+            w, h = font.getlength(text) + 6, 12 * 1.3 + 4  # plotly's border padding: 1 px and 2 px a side
+            away = np.hypot(points[:, 0] - hx, points[:, 1] - hy) > 9  # beyond the node's own marker
+            in_box = (np.abs(points[:, 0] - tx) <= w / 2) & (np.abs(points[:, 1] - ty) <= h / 2)
+            assert not in_box.any(), (target, note.text, note.ax, note.ay)
+            assert not (near_segment(points, (hx, hy), (tx, ty), 1.0) & away).any(), (target, note.text)
+            assert 0 <= tx - w / 2 and tx + w / 2 <= width and 0 <= ty - h / 2 and ty + h / 2 <= height
+            arrows += 1
+    assert arrows >= 12

@@ -5,6 +5,10 @@ The opened splits are kept per graph in the session (``explorer/opened/<fingerpr
 hit, the inspected node, the sample's path, a counterfactual's tests and a click are opened when they
 change, and the last of them becomes the view's *target* (:func:`view_target`): the SVG frame is
 centred on it and the interactive view opens zoomed on it, until the target changes.
+
+The Graph page draws the explorer as a fragment (:func:`explorer_fragment`): a click on its drawing or
+one of its controls reruns the explorer alone, not the page; what else on the page follows the opened
+splits reads them when it needs them (:func:`live_view`: the downloads, made on click).
 """
 
 from __future__ import annotations
@@ -75,6 +79,20 @@ def explorer(
         "The wheel zooms about the pointer and a drag pans, in the browser."
     )
     _draw(dot, HEIGHT_PX, target[0] if target is not None else node, CLICK)
+
+
+@st.fragment
+def explorer_fragment(*args, **kwargs) -> None:
+    """:func:`explorer` as a Streamlit fragment: its controls and a click on its drawing rerun it alone,
+    with the arguments of the page's last run (the page's own widgets rerun the page, and it with them)."""
+    explorer(*args, **kwargs)
+
+
+def live_view(fp: str) -> dict:
+    """The explorer's state of graph ``fp`` as one dict kept in the session and updated in place at every
+    run of the explorer (a fragment's too): ``"opened"``, its opened splits. What is made outside the
+    explorer after the page's run (the downloads, made on click) reads it then, not as it was."""
+    return st.session_state.setdefault(f"{OPENED}/{fp}/live", {})
 
 
 def view_target(key: str) -> tuple[int, int] | None:
@@ -167,6 +185,7 @@ def explorer_state(
     if query:
         st.caption(_hits_text(query, hits))
     st.session_state[key] = opened
+    live_view(fp)["opened"] = opened
     return opened, view_target(key)
 
 
@@ -208,7 +227,8 @@ def focus_panel(model_key, graph, names, classes, nodes=(), frame_px=drawing.EDI
     """A large graph's explorer without controls: its default view in a frame ``frame_px`` (width,
     height) px, the page's (:data:`ui.drawing.EDITOR_FRAME_PX`, :data:`ui.drawing.COMPARE_FRAME_PX`),
     with ``nodes`` (an edit's changed nodes: the first :data:`MAX_OPENED_HITS`) opened when they change,
-    drawn with a bold border and the frame centred on the first; a click on a node opens or closes it,
+    drawn with a bold border and the frame centred on the first (the frame no taller than the drawing,
+    so a drawing shrunk to the frame's width leaves no blank band under it); a click on a node opens or closes it,
     the wheel zooms, a drag pans, as in the Graph page's explorer. The editor's and the Compare page's
     drawing of a graph too large to draw whole; ``model_key`` (hashable) names the graph and keeps its
     opened splits in the session."""
@@ -233,7 +253,7 @@ def focus_panel(model_key, graph, names, classes, nodes=(), frame_px=drawing.EDI
         f"{view.size:,} of {graph.node_count:,} nodes shown; a dashed box stands for the splits below it: click it "
         "to open it. The wheel zooms, a drag pans."
     )
-    _draw(dot, frame_px[1] + TOOLS_PX, centre, click_key)
+    _draw(dot, frame_px[1] + TOOLS_PX, centre, click_key, fit_height=True)
 
 
 def _apply_click(graph, opened, click_key: str, key: str) -> frozenset:
@@ -246,11 +266,15 @@ def _apply_click(graph, opened, click_key: str, key: str) -> frozenset:
     return focus.toggle(graph, opened, node)
 
 
-def _draw(dot: str, height_px: int, centre, click_key: str) -> None:
-    """The SVG of ``dot`` in the clickable, zoomable frame, centred on node ``centre``."""
+def _draw(dot: str, height_px: int, centre, click_key: str, fit_height: bool = False) -> None:
+    """The SVG of ``dot`` in the clickable, zoomable frame, centred on node ``centre``; with
+    ``fit_height``, the frame no taller than the drawing at its zoom (up to ``height_px``)."""
     try:
-        svg = drawing.image(dot, "svg").decode("utf-8")
-        _clickable_svg(svg=svg[svg.find("<svg") :], height=height_px, focus=centre, key=click_key, default=None)
+        svg = drawing.compact_svg(drawing.image(dot, "svg").decode("utf-8"))
+        _clickable_svg(
+            svg=svg[svg.find("<svg") :], height=height_px, focus=centre, key=click_key, default=None,
+            fit_height=fit_height,
+        )  # fmt: skip
     except Exception as err:  # never a stack trace on screen
         st.error(f"The graph could not be drawn on the server ({err}).")
 

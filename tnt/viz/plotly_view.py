@@ -24,13 +24,14 @@ import html
 
 import numpy as np
 
+from tnt.viz.callout import FreeSpace
 from tnt.viz.colors import HIGHLIGHT_COLOR, MIXED_COLOR, MIXED_LABEL, VALUE_SCALE, class_palette, value_range
 from tnt.viz.dag_layout import dag_layout, laid_edges
 from tnt.viz.exporter import GraphText, escape_html, path_mask
 from tnt.viz.layout import layered_layout
 from tnt.wording import format_value
 
-__all__ = ["DAG_LAYOUT_NODES", "LABEL_PX", "figure_height", "focus_ranges", "graph_figure", "standalone_html"]
+__all__ = ["DAG_LAYOUT_NODES", "LABEL_PX", "TOP_PX", "figure_height", "focus_ranges", "graph_figure", "standalone_html"]
 
 #: Graphs up to this many nodes are laid out with dummy nodes and overlap removal (a fraction of a
 #: second); larger ones in :func:`tnt.viz.layout.layered_layout`'s linear time.
@@ -58,8 +59,14 @@ _SLOT_PX = _SLOT_CHARS * _CHAR_PX
 #: A white halo around every label (a CSS text-shadow, plotly's ``textfont.shadow``): an edge or a
 #: path passing under a label is hidden where the text is, so the text stays legible.
 LABEL_HALO = ", ".join(f"{dx}px {dy}px 1px white" for dx in (-2, 0, 2) for dy in (-2, 0, 2) if dx or dy)
+#: The figure's top margin (px): room for plotly's mode bar (its tool buttons, about 30 px high, drawn at
+#: the figure's top right), so that it covers no label of the top layer in view; keep it when hiding the legend.
+TOP_PX = 40
+#: A stub's marker sits this far (in layers) above the node its edge enters, stubs of one node
+#: this far apart (in x units): low enough that a stub's ``#id`` stays clear of the labels of the layer above.
+_STUB_RISE, _STUB_STEP = 0.3, 0.3
 # The figure's margins (px) left and right, and at the top and bottom.
-_MARGIN_X, _MARGIN_Y = 20, 50
+_MARGIN_X, _MARGIN_Y = 20, TOP_PX + 10
 _MAX_LISTED_PARENTS = 12
 # Above this many nodes, smaller markers so that the wide middle layers stay readable when zoomed out.
 _MANY_NODES = 300
@@ -160,7 +167,7 @@ def graph_figure(
     drawn = np.ones(graph.node_count, dtype=bool) if view is None else view.shown
     labelled_nodes = _LABELLED_NODES if view is None else _LABELLED_VIEW_NODES
     labels = _labels(text, view) if int(np.count_nonzero(drawn)) <= labelled_nodes else None
-    x, y, routes, (parent, child, is_left) = _placed(graph, view, labels)
+    x, y, routes, (parent, child, is_left), widths = _placed(graph, view, labels)
     on_path = path_mask(graph, highlight_sample)
     path_edges = on_path[parent] & on_path[child]
 
@@ -195,32 +202,38 @@ def graph_figure(
     focused = view is not None and focus_node is not None and frame_px is not None and drawn[int(focus_node)]
     if focused:
         extent = x_range or [float(np.nanmin(x[drawn])) - _SLOT, float(np.nanmax(x[drawn])) + _SLOT]
+        boxes = (x[drawn] - widths[drawn] / 2, x[drawn] + widths[drawn] / 2, y[drawn])
         x_range, y_range = focus_ranges(
-            (x[int(focus_node)], y[int(focus_node)]), extent, n_layers, (frame_px[0], height), labelled
+            (x[int(focus_node)], y[int(focus_node)]), extent, n_layers, (frame_px[0], height), labelled, boxes
         )
     fig.update_layout(
         height=height,
         dragmode="pan",
         hovermode="closest",
         plot_bgcolor="white",
-        margin=dict(l=10, r=10, t=40, b=10),
+        margin=dict(l=10, r=10, t=TOP_PX, b=10),
         xaxis=dict(visible=False, range=x_range),
         yaxis=dict(visible=False, range=y_range),
         legend=dict(itemsizing="constant", orientation="h", yanchor="bottom", y=1.0, x=0),
         hoverlabel=dict(align="left"),
         uirevision=uirevision,
     )
+    # The arrows to the target and to the inspected node: in a focused figure each where it crosses no
+    # edge and covers no node or label (tnt.viz.callout), else up and to the side.
+    free = FreeSpace(fig, int(frame_px[0]), _CHAR_PX) if focused else None
     if focused and focus_node != selected_node:  # the target, when not the inspected node: a search hit, a leaf
         node = int(focus_node)
+        ax, ay = free.place(x[node], y[node], f"#{node}") if free else (-30, -30)
         fig.add_annotation(
             x=x[node], y=y[node], text=f"#{node}", showarrow=True, arrowhead=2, arrowwidth=1.5,
-            arrowcolor="#1f5fbf", ax=-30, ay=-30, bgcolor="#e3eeff", bordercolor="#1f5fbf", name="target",
+            arrowcolor="#1f5fbf", ax=ax, ay=ay, bgcolor="#e3eeff", bordercolor="#1f5fbf", name="target",
         )  # fmt: skip
     if selected_node is not None and drawn[int(selected_node)]:
         node = int(selected_node)
+        ax, ay = free.place(x[node], y[node], f"#{node}", bold=True) if free else (30, -30)
         fig.add_annotation(
             x=x[node], y=y[node], text=f"<b>#{node}</b>", showarrow=True, arrowhead=2, arrowwidth=2,
-            arrowcolor="#111111", ax=30, ay=-30, bgcolor="#fff7cc", bordercolor="#111111",
+            arrowcolor="#111111", ax=ax, ay=ay, bgcolor="#fff7cc", bordercolor="#111111", name="inspected",
         )  # fmt: skip
     return fig
 
@@ -262,12 +275,18 @@ def figure_height(n_layers: int, layers=None, labelled: bool = False) -> int:
     return int(np.clip((_LABELLED_LAYER_PX if labelled else _LAYER_PX) * n_layers, _MIN_HEIGHT, _MAX_HEIGHT))
 
 
-def focus_ranges(at, extent, n_layers: int, frame_px, labelled: bool = True):
+def focus_ranges(at, extent, n_layers: int, frame_px, labelled: bool = True, boxes=None):
     """The axes' ranges of a view's figure opened on the node at ``at`` (x, y), in a frame
     ``frame_px`` (width, height) px: as many slots across as fit at :data:`_SLOT_PX` each (where
-    :data:`LABEL_PX` labels do not overlap) and as many layers down as fit at the figure's px a
+    :data:`LABEL_PX` labels do not overlap) and as many whole layers down as fit at the figure's px a
     layer, centred on the node, shifted to stay within the drawing (``extent``, its x range, and
     its ``n_layers`` layers); the whole drawing along an axis where it fits.
+
+    No node is cut at an edge of the window: vertically the window holds whole layers (a layer's stubs
+    and class-mix bars above its nodes, its labels below them), and across, given the nodes' ``boxes``,
+    each side is where it cuts no box of those layers: moved to an end of the boxes it would cut, the
+    window at most as wide (else a quarter wider, as the boxes at that zoom), or, where the boxes of
+    these layers leave no such sides, on fewer layers about the target's.
 
     Parameters
     ----------
@@ -281,6 +300,9 @@ def focus_ranges(at, extent, n_layers: int, frame_px, labelled: bool = True):
         Width and height of the figure in px.
     labelled : bool, default=True
         Whether the nodes carry labels (90 px a layer, else 30 px).
+    boxes : (ndarray, ndarray, ndarray), default=None
+        Left and right edges (x) and y of each node's box (its label's width); the window's sides are
+        not moved when omitted.
 
     Returns
     -------
@@ -290,16 +312,79 @@ def focus_ranges(at, extent, n_layers: int, frame_px, labelled: bool = True):
     Examples
     --------
     >>> focus_ranges((0.0, 0.0), [-2.0, 2.0], 3, (800, 720))  # fits: the whole drawing
-    ([-2.0, 2.0], [-2.5, 0.5])
+    ([-2.0, 2.0], [-2.62, 0.66])
     >>> [round(v, 2) for v in focus_ranges((40.0, -30.0), [-50.0, 50.0], 60, (597, 720))[0]]
     [35.97, 44.03]
+    >>> boxes = np.array([35.0, 39.5, 44.0]), np.array([37.0, 40.5, 46.0]), np.array([-30.0, -30.0, -30.0])
+    >>> [round(v, 2) for v in focus_ranges((40.0, -30.0), [-50.0, 50.0], 60, (597, 720), boxes=boxes)[0]]
+    [37.0, 44.0]
     """
     width, height = frame_px
     slots = max(width - _MARGIN_X, 1) / _SLOT_PX
-    rows = max(height - _MARGIN_Y, 1) / (_LABELLED_LAYER_PX if labelled else _LAYER_PX)
+    # Whole layers: a layer takes _STUB_RISE of a pitch and _ABOVE_PX above its nodes, _BELOW_PX below them.
+    rows_px = max(height - _MARGIN_Y, 1) - _ABOVE_PX - (_BELOW_PX if labelled else _MARKER_PX)
+    pitch = max(_LABELLED_LAYER_PX if labelled else _LAYER_PX, _LAYER_GAP_PX / (1 - _STUB_RISE))
+    fit = int(np.clip(np.floor(rows_px / pitch + 1 - _STUB_RISE), 1, n_layers))  # whole layers that fit
+    first = min(max(round(-float(at[1])) - (fit - 1) // 2, 0), n_layers - fit)
+    last = first + fit - 1
+    pitch = rows_px / (fit - 1 + _STUB_RISE)  # the window's px a layer
     x_range = _window(float(at[0]), slots, float(extent[0]), float(extent[1]))
-    y_range = _window(float(at[1]), rows, -(n_layers - 1) - 0.5, 0.5)
+    if boxes is not None:  # fewer layers where the boxes of these leave no side free
+        left, right, y = (np.asarray(v, dtype=float) for v in boxes)
+        own = np.flatnonzero((left <= at[0]) & (right >= at[0]) & (np.abs(y - at[1]) < 0.01))
+        keep = (float(left[own].min()), float(right[own].max())) if own.size else (float(at[0]), float(at[0]))
+        target = round(-float(at[1]))
+        for _ in range(fit):
+            seen = (y >= -last - 0.01) & (y <= -first + 0.01)  # the nodes of the layers in the window
+            moved = _off_boxes(x_range, left[seen], right[seen], keep) or _off_boxes(
+                x_range, left[seen], right[seen], keep, grow=1.25
+            )
+            if moved is not None or first == last:
+                x_range = moved or x_range
+                break
+            first, last = (first + 1, last) if target - first > last - target else (first, last - 1)
+        pitch = rows_px / (last - first + _STUB_RISE)
+    y_range = [-last - (_BELOW_PX if labelled else _MARKER_PX) / pitch, -first + _STUB_RISE + _ABOVE_PX / pitch]
     return x_range, y_range
+
+
+#: What a layer draws below its nodes' centres in px: half a summary's marker, and with labels a gap
+#: and a summary's three lines; above them: its stubs (:data:`_STUB_RISE` of a layer) and, in px, a
+#: stub's half marker, a gap and its ``#id``. Two layers are at least one's below and the other's
+#: above apart (``_LAYER_GAP_PX`` and the rise).
+_MARKER_PX = 8.0
+_BELOW_PX = _MARKER_PX + 3 + 3 * 1.3 * LABEL_PX
+_ABOVE_PX = 2.5 + 2 + 1.3 * LABEL_PX
+_LAYER_GAP_PX = _BELOW_PX + _ABOVE_PX
+
+
+def _off_boxes(window, left, right, keep, grow: float = 1.0):
+    """``window`` (low, high) with its sides where they cut none of the boxes (``left``, ``right``),
+    ``keep`` (the target's box: its left and right) inside, and at most ``grow`` times as wide (the
+    boxes then taken ``grow`` times as wide, as at that less zoom); the widest such window, else None.
+    A side stays where it is if it cuts nothing, or moves to either end of the run of boxes it cuts."""
+    low, high = window
+    span = (high - low) * grow
+    centre = (left + right) / 2
+    left, right = centre - (centre - left) * grow, centre + (right - centre) * grow
+    order = np.argsort(left)
+    runs = []  # the boxes merged into runs of overlapping ones: [start, end]
+    for a, b in zip(left[order].tolist(), right[order].tolist()):
+        if runs and a < runs[-1][1]:
+            runs[-1][1] = max(runs[-1][1], b)
+        else:
+            runs.append([a, b])
+
+    def ends(at: float) -> list[float]:
+        run = next((r for r in runs if r[0] < at < r[1]), None)
+        return [at] if run is None else run
+
+    lows = [v for v in [*ends(low), ends(keep[0])[0]] if v <= keep[0]]
+    highs = [v for v in [*ends(high), ends(keep[1])[-1]] if v >= keep[1]]
+    pairs = [(lo, hi) for lo in lows for hi in highs if hi - lo <= span + 1e-9]
+    if not pairs:
+        return None
+    return list(max(pairs, key=lambda p: (p[1] - p[0], -abs(p[0] + p[1] - low - high))))
 
 
 def _window(centre: float, span: float, low: float, high: float) -> list[float]:
@@ -354,7 +439,7 @@ def _placed(graph, view=None, labels=None):
     the drawn edges as (parent, child, is_left) arrays (:func:`tnt.viz.dag_layout.laid_edges`'s order):
     every node and edge, or what ``view`` shows. A view's ``labels`` (by node) each get a box as wide
     as their longest line (:data:`_SLOT` per :data:`_SLOT_CHARS` characters), so that at the zoom
-    where one slot holds that many characters no two labels overlap."""
+    where one slot holds that many characters no two labels overlap; and each node's box width (x units)."""
     # Every node, reached or not (as layered_layout): a node of the arrays is always drawn.
     laid = np.ones(graph.node_count, dtype=bool) if view is None else view.shown
     depth = graph.node_depth() if view is None else view.layers()  # dag_layout's layers
@@ -363,7 +448,8 @@ def _placed(graph, view=None, labels=None):
     if graph.node_count > DAG_LAYOUT_NODES or dummies > DAG_LAYOUT_DUMMIES:
         x, y = layered_layout(graph)
         x, y = np.where(laid, x, np.nan), np.where(laid, y, np.nan)
-        return x, y, [([x[p], x[c]], [y[p], y[c]]) for p, c in zip(parent.tolist(), child.tolist())], edges
+        routes = [([x[p], x[c]], [y[p], y[c]]) for p, c in zip(parent.tolist(), child.tolist())]
+        return x, y, routes, edges, np.full(graph.node_count, 0.6 * _SLOT)
     widths = np.full(graph.node_count, 0.6 * _SLOT)
     if view is not None and labels:
         for node, label in labels.items():
@@ -375,7 +461,7 @@ def _placed(graph, view=None, labels=None):
     for e in range(layout.parent.size):
         points = layout.route(e)
         routes.append(([px - layout.width / 2 for px, _ in points], [-float(level) for _, level in points]))
-    return x, y, routes, edges
+    return x, y, routes, edges, widths
 
 
 def _weighted_edge_traces(routes, is_left, flow) -> list[dict]:
@@ -448,11 +534,6 @@ def _summary_lines(view, text, node: int) -> list[str]:
         low, high = view.value_range(node)
         lines.append(f"values {format_value(low)} to {format_value(high)}")
     return lines
-
-
-#: A stub's marker sits this far (in layers) above the node its edge enters, stubs of one node
-#: this far apart (in x units).
-_STUB_RISE, _STUB_STEP = 0.45, 0.3
 
 
 def _stub_traces(view, x, y) -> list[dict]:
