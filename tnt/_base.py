@@ -191,7 +191,7 @@ class GrownGraphEstimator(BaseEstimator):
         problem = self._validate_training_data(X, y, sample_weight, max_bins)
         if self._category_coding is not None:
             # Per feature, the fewest samples a category needs at a node to be ordered on its own
-            # (tnt.learn.tree_builder's _order_categories): 1, Breiman's ordering, unless the
+            # (tnt.learn.tree_builder's _ordered_scan): 1, Breiman's ordering, unless the
             # estimator has min_category_samples; 0 for a numeric feature.
             fewest = int(getattr(self, "min_category_samples", 1))
             problem = dataclasses.replace(

@@ -208,6 +208,12 @@ class CategoryCoding:
         """``X`` as a float array, its categorical columns replaced by codes (NaN for a missing
         value or a category not among the learned ones)."""
         n_rows, n_cols = X.shape
+        if isinstance(X, np.ndarray) and X.dtype.kind in "fiub":
+            # An array of numbers: copied at once, only its categorical columns looked up.
+            out = X.astype(np.float64)
+            for f, categories in self.categories.items():
+                out[:, f] = _lookup(out[:, f], categories)
+            return out
         out = np.empty((n_rows, n_cols), dtype=np.float64)
         for f in range(n_cols):
             column = _column(X, f)
