@@ -361,6 +361,7 @@ def test_the_pooling_of_rare_categories_is_a_train_setting_of_categorical_data(a
     assert result.params.min_category_samples == 3
     assert result.tnt.min_category_samples == 3 and result.cart.min_category_samples == 3
     assert "categories of < 3 rows pooled" in app.subheader[0].value
+    assert any("categories of < 3 rows pooled" in m.value for m in app.sidebar.markdown)  # the settings shown
     # Data without categorical columns: no such field, and the setting stays at its default.
     go(app, "data")
     use(app, categorical=[])
