@@ -1,8 +1,9 @@
-"""Train page: C, N1, N2, fine-tuning, seed, thresholds and how the size is set in one form, or a budget of splits; TnT beside CART
-with as many splits."""
+"""Train page: C, N1, N2, fine-tuning, seed, thresholds, how the size is set and (with categorical columns)
+the pooling of rare categories in one form, or a budget of splits; TnT beside CART with as many splits."""
 
 import streamlit as st
 
+from tnt.categorical import MAX_CATEGORIES, MIN_CATEGORY_SAMPLES_HELP
 from tnt.services.training import SIZE_CHOICES, TrainParams
 from ui import state
 from ui.display import (
@@ -36,7 +37,7 @@ if data.categorical:
     )
 
 # Widgets keep their own keys; (re)filled from the parameters in use when the page opens.
-for name in ("N1", "N2", "fine_tune", "seed", "max_bins", "ccp_alpha"):
+for name in ("N1", "N2", "fine_tune", "seed", "max_bins", "ccp_alpha", "min_category_samples"):
     st.session_state.setdefault(f"train/{name}", getattr(current, name))
 st.session_state.setdefault("train/C", nearest_C(current.C))  # a budget search's C is off the grid
 
@@ -74,6 +75,15 @@ with st.form("train/form"):
             key="train/ccp_alpha",
             help=SIZE_HELP,
         )
+        min_category_samples = 1  # a setting of categorical columns only
+        if data.categorical:
+            min_category_samples = st.number_input(
+                "Pool categories of fewer rows than",
+                1,
+                MAX_CATEGORIES,
+                key="train/min_category_samples",
+                help=MIN_CATEGORY_SAMPLES_HELP,
+            )
         budget_on = st.toggle(
             "Aim at a budget of splits (searches C)",
             key="train/budget_on",
@@ -93,6 +103,7 @@ if submitted:
         seed=int(seed),
         max_bins=int(max_bins),
         ccp_alpha=ccp_alpha,
+        min_category_samples=int(min_category_samples),
     )
     wanted = chosen
 else:
@@ -155,8 +166,9 @@ params = state.params()
 if result is not None:
     tm, cm = result.tnt_metrics, result.cart_metrics
     binned = "" if params.max_bins == BIN_CHOICES[0] else f", thresholds between {params.max_bins} bins"
+    pooled = "" if params.min_category_samples == 1 else f", categories of < {params.min_category_samples} rows pooled"
     st.subheader(
-        f"TnT at C={format_C(params.C)}, N1={params.N1}, N2={params.N2}{binned}{size_suffix(params.ccp_alpha)}"
+        f"TnT at C={format_C(params.C)}, N1={params.N1}, N2={params.N2}{binned}{pooled}{size_suffix(params.ccp_alpha)}"
     )
     cols = st.columns(5)
     key, label = headline(tm)

@@ -343,3 +343,27 @@ def test_the_inspector_says_what_holds_at_a_categorical_split_and_what_if_starts
     commonest = NAMES[int(np.argmax(np.bincount(codes)))]
     assert commonest != NAMES[int(np.median(codes))]  # the two starts differ on this data
     assert at.selectbox(key="graph/inspect/whatif/blank/0").value == commonest
+
+
+def test_the_pooling_of_rare_categories_is_a_train_setting_of_categorical_data(app):
+    """The Train page offers ``min_category_samples`` (its help the library's one text) only for data
+    with categorical columns, and passes it to TnT and to the CART beside it; its default pools nothing."""
+    from tnt.categorical import MIN_CATEGORY_SAMPLES_HELP
+
+    use(app)
+    go(app, "train")
+    field = app.number_input(key="train/min_category_samples")
+    assert field.value == 1 and field.help == MIN_CATEGORY_SAMPLES_HELP
+    field.set_value(3)
+    button(app, "Train").click().run()
+    assert not app.error and not app.exception
+    result = newest(app)
+    assert result.params.min_category_samples == 3
+    assert result.tnt.min_category_samples == 3 and result.cart.min_category_samples == 3
+    assert "categories of < 3 rows pooled" in app.subheader[0].value
+    assert any("categories of < 3 rows pooled" in m.value for m in app.sidebar.markdown)  # the settings shown
+    # Data without categorical columns: no such field, and the setting stays at its default.
+    go(app, "data")
+    use(app, categorical=[])
+    go(app, "train")
+    assert not [f for f in app.number_input if f.key == "train/min_category_samples"]

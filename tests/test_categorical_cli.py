@@ -118,3 +118,47 @@ def test_train_says_in_one_sentence_what_categorical_columns_it_cannot_take(tmp_
         result = run_tnt("train", COLOURS, "--target", "label", *options, "-o", "model.json", cwd=tmp_path)
         assert result.returncode == 1 and message in result.stderr, (options, result.stderr)
         assert len(result.stderr.strip().splitlines()) == 1 and not (tmp_path / "model.json").exists()
+
+
+def test_train_pools_rare_categories_as_the_library_does(tmp_path):
+    from test_categorical_pooling import table
+
+    X, y = table(0)
+    frame = pd.DataFrame({"colour": [f"c{int(c)}" for c in X[:, 0]], "size": X[:, 1], "label": y})
+    frame.to_csv(tmp_path / "many.csv", index=False)
+    options = (
+        "--target",
+        "label",
+        "--categorical",
+        "colour",
+        "--test-size",
+        "0",
+        "--N1",
+        "1",
+        "--C",
+        "0",
+        "--size",
+        "C",
+    )
+    result = run_tnt("train", "many.csv", *options, "--min-category-samples", "8", "-o", "model.json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    model = model_from_json((tmp_path / "model.json").read_text())
+    settings = {"C": 0.0, "N1": 1, "ccp_alpha": 0.0, "categorical_features": ["colour"], "random_state": 0}
+    data = frame[["colour", "size"]]
+    pooled = TnTClassifier(min_category_samples=8, **settings).fit(data, y)
+    breiman = TnTClassifier(**settings).fit(data, y)
+    np.testing.assert_array_equal(model.graph_.feature, pooled.graph_.feature)
+    np.testing.assert_array_equal(model.graph_.category_left, pooled.graph_.category_left)
+    assert np.array_equal(model.predict(data), pooled.predict(data))
+    # the option changes the model: Breiman's ordering splits the categories otherwise
+    assert not np.array_equal(pooled.graph_.category_left, breiman.graph_.category_left)
+
+
+def test_min_category_samples_needs_categorical_columns(tmp_path):
+    result = run_tnt("train", COLOURS, "--target", "label", "--min-category-samples", "5", "-o", "model.json",
+                     cwd=tmp_path)  # fmt: skip
+    assert result.returncode == 1 and len(result.stderr.strip().splitlines()) == 1
+    assert "--min-category-samples pools categories of --categorical columns; name them or drop it." in result.stderr
+    result = run_tnt("train", COLOURS, "--target", "label", "--categorical", "colour", "--min-category-samples", "0",
+                     "-o", "model.json", cwd=tmp_path)  # fmt: skip
+    assert result.returncode == 2 and "0 is not between 1 and 255" in result.stderr

@@ -94,3 +94,43 @@ def test_min_category_samples_is_checked_in_one_sentence():
         TnTClassifier(categorical_features=[0], min_category_samples=0).fit(X, y)
     with pytest.raises(ValueError, match="min_category_samples"):
         TnTClassifier(categorical_features=[0], min_category_samples=256).fit(X, y)
+
+
+@pytest.mark.parametrize("name", ["CARTClassifier", "TAOClassifier", "NDGClassifier", "CARTRegressor"])
+def test_the_baselines_pool_them_too(name):
+    """The baselines that split categories with the project's learner take ``min_category_samples``:
+    their tree (NDG's splits of leaves, TAO's tree before fine-tuning rounds that refit it) keeps rare
+    categories together where their default, Breiman's ordering, splits them apart."""
+    import tnt.baselines
+    import tnt.ndg
+
+    estimator = getattr(tnt.baselines, name, None) or getattr(tnt.ndg, name)
+    settings = {"random_state": 0, "categorical_features": [0]}
+    if name == "TAOClassifier":
+        settings["fine_tune"] = 0  # the grown tree; fine-tuning refits splits on sensitive samples
+    if name == "NDGClassifier":
+        settings.update(C=0.0, merge=False)  # best-first CART: each leaf split on all its samples
+    checked = apart = apart_by_breiman = 0
+    for seed in range(4):
+        X, y = table(seed)
+        target = y + np.random.default_rng(seed).normal(scale=0.1, size=y.size) if name == "CARTRegressor" else y
+        pooled = estimator(min_category_samples=8, **settings).fit(X, target)
+        assert pooled.get_params()["min_category_samples"] == 8
+        n, a = rare_categories_split_apart(pooled.graph_, X, 8)
+        checked, apart = checked + n, apart + a
+        apart_by_breiman += rare_categories_split_apart(estimator(**settings).fit(X, target).graph_, X, 8)[1]
+    assert apart == 0
+    assert checked >= 4
+    assert apart_by_breiman >= 4
+
+
+def test_cart_fine_tuned_keeps_the_pooling():
+    X, y = table(1)
+    cart = tnt_baselines().CARTClassifier(random_state=0, categorical_features=[0], min_category_samples=8).fit(X, y)
+    assert cart.fine_tuned(X, y, rounds=1).get_params()["min_category_samples"] == 8
+
+
+def tnt_baselines():
+    import tnt.baselines
+
+    return tnt.baselines

@@ -82,3 +82,27 @@ def test_ensembles_split_codes_by_subsets_when_told_their_columns():
     assert all(e.graph_.is_categorical.any() for e in bagging.estimators_)
     with pytest.raises(ValueError, match="scikit-learn's trees have no subset splits of categorical features"):
         compare_ensembles(*parts, n_estimators=2, cart_trees="scikit-learn", categorical_features=[0])
+
+
+def test_the_app_training_pools_rare_categories_in_tnt_and_cart_alike():
+    """``TrainParams.min_category_samples`` reaches TnT and the CART beside it, in a training and in a
+    budget search, as the same models fitted by hand; data without categorical columns leaves CART's
+    parameter at its default."""
+    from tnt.data.datasets import load_bundled
+    from tnt.services.training import TrainParams, train, train_to_budget
+
+    data = colour_data()
+    X, y, X_test = data.model_input(data.X_train), data.y_train, data.model_input(data.X_test)
+    params = TrainParams(C=1e-2, min_category_samples=40)
+    result = train(data, params)
+    tnt = TnTClassifier(C=1e-2, random_state=0, categorical_features=["colour"], min_category_samples=40).fit(X, y)
+    cart = CARTClassifier.with_splits(
+        tnt.n_splits_, random_state=0, categorical_features=["colour"], min_category_samples=40
+    ).fit(X, y)
+    np.testing.assert_array_equal(result.tnt.predict(X_test), tnt.predict(X_test))
+    np.testing.assert_array_equal(result.cart.predict(X_test), cart.predict(X_test))
+    assert result.tnt.min_category_samples == result.cart.min_category_samples == 40
+    budget, _ = train_to_budget(data, 4, params)
+    assert budget.tnt.min_category_samples == budget.cart.min_category_samples == 40
+    plain = train(load_bundled("iris"), TrainParams(C=1e-2, min_category_samples=40))
+    assert plain.cart.min_category_samples == 1

@@ -10,7 +10,9 @@ otherwise. The fits on data with missing values (NaN in every other column, thei
 including where missing values go) with every internal refit taken (", every refit") were recorded
 at commit 37a81fe, before the two passes over a sorted run were made one, when every refit was the
 default; the same fits with today's default (``internal_refit="auto"``, the refit guard on where
-values are missing) were recorded when it became the default. A change that means to alter fitted graphs records new digests and says why in its commit. Every
+values are missing) were recorded when it became the default. The fits with categorical features
+("categorical ...", their digests including each split's subset) were recorded at commit eed36ad,
+before a categorical feature's histograms were kept for a node's larger child (issue 52). A change that means to alter fitted graphs records new digests and says why in its commit. Every
 fit sets ``ccp_alpha=0.0``, the size ``C`` alone: the default before ``ccp_alpha="auto"`` became it
 (issue 53), which this setting restores bit for bit.
 
@@ -38,10 +40,12 @@ GRAPH_ARRAYS = ("children_left", "children_right", "feature", "threshold", "valu
 
 
 def graph_digest(graph, with_missing: bool = False) -> str:
-    """SHA-256 of a fitted graph's arrays: structure, thresholds and node statistics, and where
-    missing values go when ``with_missing`` (the fits on data with NaN)."""
+    """SHA-256 of a fitted graph's arrays: structure, thresholds and node statistics, where missing
+    values go when ``with_missing`` (the fits on data with NaN) and the subsets of categorical
+    splits when it has them."""
     digest = hashlib.sha256()
-    for name in GRAPH_ARRAYS + (("missing_go_to_left",) if with_missing else ()):
+    subsets = ("category_left",) if graph.category_left is not None else ()
+    for name in GRAPH_ARRAYS + (("missing_go_to_left",) if with_missing else ()) + subsets:
         array = np.ascontiguousarray(getattr(graph, name))
         digest.update(name.encode() + str(array.dtype).encode() + str(array.shape).encode())
         digest.update(array.tobytes())
@@ -78,6 +82,28 @@ def _with_missing(load, share: float = 0.2):
     return load_with_missing
 
 
+def _categorical():
+    """Two categorical columns (7 and 30 categories, codes; a tenth and a twentieth missing), a number
+    and a column of three categories; three classes."""
+    rng = np.random.default_rng(5)
+    n = 1500
+    X = np.column_stack(
+        [rng.integers(0, 7, n), rng.integers(0, 30, n), rng.normal(size=n), rng.integers(0, 3, n)]
+    ).astype(np.float64)
+    y = (X[:, 2] + (X[:, 0] % 3) + rng.normal(size=n) > 1).astype(int) + (rng.random(n) < 0.2)
+    X[rng.random(n) < 0.1, 0] = np.nan
+    X[rng.random(n) < 0.05, 1] = np.nan
+    return X, y
+
+
+def _categorical_regression():
+    """:func:`_categorical`'s table, a target in eighths: unweighted, its sums are exact in any order,
+    so categorical histograms are kept for larger children (not with the uniform weights)."""
+    X, y = _categorical()
+    target = X[:, 2] * 2 + np.nan_to_num(X[:, 1]) % 5 + np.random.default_rng(6).normal(size=y.size)
+    return X, np.round(target * 8) / 8
+
+
 def _california():
     from tnt.data.csv_loader import read_csv_table
 
@@ -87,6 +113,9 @@ def _california():
 def _friedman():
     return make_friedman1(n_samples=2000, n_features=8, noise=1.0, random_state=3)
 
+
+#: The categorical columns of :func:`_categorical` and the seed of its fits.
+_CATEGORICAL = {"categorical_features": [0, 1, 3], "random_state": 0}
 
 # name -> (estimator, data, whether to weigh the samples)
 FITS = {
@@ -162,6 +191,23 @@ FITS = {
         _friedman,
         False,
     ),
+    "categorical": (lambda: TnTClassifier(ccp_alpha=0.0, C=5e-4, **_CATEGORICAL), _categorical, False),
+    "categorical weighted": (lambda: TnTClassifier(ccp_alpha=0.0, C=5e-4, **_CATEGORICAL), _categorical, True),
+    "categorical pooled": (
+        lambda: TnTClassifier(ccp_alpha=0.0, C=5e-4, min_category_samples=8, **_CATEGORICAL),
+        _categorical,
+        False,
+    ),
+    "categorical regression": (
+        lambda: TnTRegressor(ccp_alpha=0.0, C=1e-3, **_CATEGORICAL),
+        _categorical_regression,
+        False,
+    ),
+    "categorical regression weighted two threads": (
+        lambda: TnTRegressor(ccp_alpha=0.0, C=1e-3, n_jobs=2, **_CATEGORICAL),
+        _categorical_regression,
+        True,
+    ),
 }
 
 # Recorded with `python tests/test_learner_fingerprints.py` (see the module's docstring for when).
@@ -186,6 +232,11 @@ RECORDED = {
     "friedman with missing weighted": "762a87c72f0940902c6906e1b915ebbb879ba58f96c9397771bf37f5751e2c87",
     "friedman with missing weighted, every refit": "23e92075ed6b40da24cd023a25558913cbaf65f45edfbca09ec0457fa67de63a",
     "friedman fine-tuned binned": "cbc226fe7b2a0b855d5f9573a1a54504f01e03b9cadb512086a5ed193f9c9c92",
+    "categorical": "62b6da46c4071462970819aa97e027b865e53df849bedd85574c4187dfbd6558",
+    "categorical weighted": "d5e73501543f7e59f8524ab3cc1f86cec11cf851e5ee9200d6722693212be2ec",
+    "categorical pooled": "97173347b2471386db904b90eb0cf117f02836ed41e822430afee79a42adaf72",
+    "categorical regression": "c301f175cc1e00a3391d27f423e5d3a4c16094c05023305ba4f4d498bbc2db05",
+    "categorical regression weighted two threads": "74c66cd4acf7d590a7a5b9c762580c916c106f9a4b969e0d0215a7a62d2cea18",
 }
 
 

@@ -13,7 +13,7 @@ from app_helpers import button, go, metric, new_session, train, upload
 from tnt.data.sources import bundled_source, content_hash
 from tnt.estimator import TnTClassifier
 from tnt.workspace import WorkspaceStore, is_workspace_id
-from tnt.workspace.runs import history_frame
+from tnt.workspace.runs import _ADDED_LATER, history_frame
 from ui.display import saved_runs_table
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -118,13 +118,15 @@ def test_a_workspace_saved_before_the_size_choice_opens_as_c_alone(folder, monke
     splits = metric(at, "Splits")
     ws = workspace_of(at)
     store = WorkspaceStore(folder)
-    # The workspace as the version before the size choice saved it: no ccp_alpha anywhere.
+    # The workspace as the version before the size choice saved it: no ccp_alpha anywhere, nor the
+    # parameters added after it.
+    later = list(_ADDED_LATER)[list(_ADDED_LATER).index("ccp_alpha") :]
     state = store.state(ws)
-    state["params"] = {k: v for k, v in state["params"].items() if k != "ccp_alpha"}
+    state["params"] = {k: v for k, v in state["params"].items() if k not in later}
     store.set_state(ws, state)
     with store._write() as con:
         for run in store.runs(ws):
-            older = {k: v for k, v in run.params.items() if k != "ccp_alpha"}
+            older = {k: v for k, v in run.params.items() if k not in later}
             con.execute("UPDATE runs SET params = ? WHERE id = ?", (json.dumps(older, sort_keys=True), run.id))
     assert all("ccp_alpha" not in run.params for run in store.runs(ws))
     fit_fails(monkeypatch)  # the saved model is found, not trained again

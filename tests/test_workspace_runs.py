@@ -11,7 +11,7 @@ from tnt.data.datasets import DataError, load_bundled
 from tnt.data.sources import bundled_source, check_source, content_hash, dataset_from_source, upload_source
 from tnt.services.training import TrainParams, train
 from tnt.workspace import WorkspaceStore
-from tnt.workspace.runs import check_params, find_result, history_frame, load_result, save_result
+from tnt.workspace.runs import _ADDED_LATER, check_params, find_result, history_frame, load_result, save_result
 
 RAW = b"u;v;kind\n" + b"".join(b"%d;%d;%s\n" % (i, (7 * i) % 11, b"east" if i % 3 else b"west") for i in range(60))
 
@@ -84,8 +84,8 @@ def test_runs_saved_before_max_bins_are_found_and_read_as_exact(tmp_path):
     result = train(data, TrainParams(C=1e-2, ccp_alpha=0.0))
     run = save_result(store, ws, result, dataset_name=data.name, source=bundled_source("iris"))
     # The same run as an earlier version saved it (C alone, the size of the time): its parameters without
-    # max_bins (nor ccp_alpha, added later).
-    older = {name: value for name, value in run.params.items() if name not in ("max_bins", "ccp_alpha")}
+    # max_bins (nor those added later: ccp_alpha, min_category_samples).
+    older = {name: value for name, value in run.params.items() if name not in _ADDED_LATER}
     with store._write() as con:
         con.execute("UPDATE runs SET params = ? WHERE id = ?", (json.dumps(older, sort_keys=True), run.id))
     (saved,) = store.runs(ws)
@@ -121,7 +121,8 @@ def test_a_held_out_size_run_is_found_only_with_it_and_a_binned_run_saved_before
     found = find_result(store, ws, data.key, held_out)
     assert found.params == held_out and found.tnt.estimator_params_["ccp_alpha"] == "held_out_regrown"
     assert find_result(store, ws, data.key, TrainParams(C=1e-2)) is None
-    # A binned run saved after max_bins but before ccp_alpha existed: trained with C alone.
+    # A binned run saved after max_bins but before ccp_alpha (and min_category_samples) existed:
+    # trained with C alone.
     binned = save_result(
         store,
         ws,
@@ -129,7 +130,7 @@ def test_a_held_out_size_run_is_found_only_with_it_and_a_binned_run_saved_before
         dataset_name=data.name,
         source=bundled_source("iris"),
     )
-    older = {name: value for name, value in binned.params.items() if name != "ccp_alpha"}
+    older = {name: value for name, value in binned.params.items() if name not in ("ccp_alpha", "min_category_samples")}
     with store._write() as con:
         con.execute("UPDATE runs SET params = ? WHERE id = ?", (json.dumps(older, sort_keys=True), binned.id))
     found = find_result(store, ws, data.key, TrainParams(C=1e-2, max_bins=4, ccp_alpha=0.0))
@@ -155,3 +156,21 @@ def test_a_held_out_size_run_is_found_only_with_it_and_a_binned_run_saved_before
 def test_saved_parameters_are_checked(params):
     with pytest.raises(ValueError, match="The saved parameter"):
         check_params(params)
+
+
+def test_runs_saved_before_min_category_samples_are_found_and_read_as_no_pooling(tmp_path):
+    data = load_bundled("iris", test_size=0.3, seed=0)
+    store = WorkspaceStore(tmp_path)
+    ws = store.new_workspace()
+    run = save_result(
+        store, ws, train(data, TrainParams(C=1e-2)), dataset_name=data.name, source=bundled_source("iris")
+    )
+    older = {name: value for name, value in run.params.items() if name != "min_category_samples"}
+    with store._write() as con:
+        con.execute("UPDATE runs SET params = ? WHERE id = ?", (json.dumps(older, sort_keys=True), run.id))
+    (saved,) = store.runs(ws)
+    assert "min_category_samples" not in saved.params
+    assert check_params(saved.params).min_category_samples == 1
+    assert find_result(store, ws, data.key, TrainParams(C=1e-2)) is not None
+    assert find_result(store, ws, data.key, TrainParams(C=1e-2, min_category_samples=5)) is None
+    assert history_frame(store.runs(ws)).iloc[0]["min_category_samples"] == 1

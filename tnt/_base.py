@@ -10,7 +10,7 @@ from numbers import Integral
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import assert_all_finite, check_random_state
-from sklearn.utils._param_validation import StrOptions
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
@@ -61,6 +61,9 @@ EXCLUDED_FEATURES = {"excluded_features": [None, "array-like"]}
 #: The parameter of the estimators that learn subsets of categories (scikit-learn's
 #: ``HistGradientBoosting*`` conventions, read by :func:`tnt.categorical.categorical_mask`).
 CATEGORICAL_FEATURES = {"categorical_features": [StrOptions({"from_dtype"}), None, "array-like"]}
+#: The parameter of the estimators that learn subsets with the project's learner: the fewest samples
+#: a category needs at a node to be ordered on its own (:func:`tnt.learn.tree_builder._ordered_scan`).
+MIN_CATEGORY_SAMPLES = {"min_category_samples": [Interval(Integral, 1, 255, closed="both")]}
 
 
 class GraphModelMixin:
@@ -191,7 +194,7 @@ class GrownGraphEstimator(BaseEstimator):
         problem = self._validate_training_data(X, y, sample_weight, max_bins)
         if self._category_coding is not None:
             # Per feature, the fewest samples a category needs at a node to be ordered on its own
-            # (tnt.learn.tree_builder's _order_categories): 1, Breiman's ordering, unless the
+            # (tnt.learn.tree_builder's _ordered_scan): 1, Breiman's ordering, unless the
             # estimator has min_category_samples; 0 for a numeric feature.
             fewest = int(getattr(self, "min_category_samples", 1))
             problem = dataclasses.replace(

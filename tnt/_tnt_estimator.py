@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.base import is_classifier
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from tnt._base import CATEGORICAL_FEATURES, EXCLUDED_FEATURES, GrownGraphEstimator
+from tnt._base import CATEGORICAL_FEATURES, EXCLUDED_FEATURES, MIN_CATEGORY_SAMPLES, GrownGraphEstimator
 from tnt._parallel import effective_n_jobs, n_jobs_constraint
 from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.learn.graph_pruning import prune_fitted_graph
@@ -48,7 +48,7 @@ class TnTEstimator(GrownGraphEstimator):
         "validation_fraction": [Interval(Real, 0, 1, closed="neither"), None],
         "internal_refit": [StrOptions(set(INTERNAL_REFITS))],
         "ccp_alpha": [Interval(Real, 0, None, closed="left"), StrOptions(set(CHOSEN_LEVELS))],
-        "min_category_samples": [Interval(Integral, 1, 255, closed="both")],
+        **MIN_CATEGORY_SAMPLES,
     }
 
     def __init__(

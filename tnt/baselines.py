@@ -15,6 +15,7 @@ from sklearn.utils._param_validation import Interval
 from tnt._base import (
     CATEGORICAL_FEATURES,
     EXCLUDED_FEATURES,
+    MIN_CATEGORY_SAMPLES,
     GraphClassifierMixin,
     GraphRegressorMixin,
     GrownGraphEstimator,
@@ -35,6 +36,7 @@ _TREE_PARAMETERS = {
     "random_state": ["random_state"],
     **EXCLUDED_FEATURES,
     **CATEGORICAL_FEATURES,
+    **MIN_CATEGORY_SAMPLES,
 }
 
 
@@ -134,6 +136,10 @@ class CARTClassifier(_SameSplits, GraphClassifierMixin, GrownGraphEstimator):
         learner), its categorical splits sending subsets of categories left, grown best-first to
         ``max_leaf_nodes`` leaves and pruned at ``ccp_alpha`` as scikit-learn's would be, then
         fine-tuned with subsets for ``fine_tune`` rounds.
+    min_category_samples : int in [1, 255], default=1
+        As in :class:`tnt.TnTClassifier`: at a node where a categorical feature has at least 5
+        categories, those with fewer samples are ordered as one, so that a split sends them all
+        the same way. The default, 1, pools nothing (Breiman's exact ordering).
 
     Attributes
     ----------
@@ -162,6 +168,7 @@ class CARTClassifier(_SameSplits, GraphClassifierMixin, GrownGraphEstimator):
         random_state=None,
         excluded_features=None,
         categorical_features="from_dtype",
+        min_category_samples=1,
     ):
         self.max_leaf_nodes = max_leaf_nodes
         self.ccp_alpha = ccp_alpha
@@ -169,6 +176,7 @@ class CARTClassifier(_SameSplits, GraphClassifierMixin, GrownGraphEstimator):
         self.random_state = random_state
         self.excluded_features = excluded_features
         self.categorical_features = categorical_features
+        self.min_category_samples = min_category_samples
 
     def _grow(self, problem) -> FlatGraph:
         if problem.categorical is not None:
@@ -198,7 +206,14 @@ class CARTClassifier(_SameSplits, GraphClassifierMixin, GrownGraphEstimator):
         """
         params = {
             name: getattr(self, name)
-            for name in ("max_leaf_nodes", "ccp_alpha", "random_state", "excluded_features", "categorical_features")
+            for name in (
+                "max_leaf_nodes",
+                "ccp_alpha",
+                "random_state",
+                "excluded_features",
+                "categorical_features",
+                "min_category_samples",
+            )
         }
         return self._fine_tuned(lambda n: TAOClassifier(**params, fine_tune=n), X, y, rounds, sample_weight)
 
@@ -219,6 +234,8 @@ class CARTRegressor(_SameSplits, GraphRegressorMixin, GrownGraphEstimator):
     categorical_features : "from_dtype", None, array-like of int, bool or str, default="from_dtype"
         Categorical columns, as in :class:`CARTClassifier`: split by subsets of their categories
         on the project's own CART (squared error).
+    min_category_samples : int in [1, 255], default=1
+        As in :class:`CARTClassifier`.
 
     Attributes
     ----------
@@ -246,12 +263,14 @@ class CARTRegressor(_SameSplits, GraphRegressorMixin, GrownGraphEstimator):
         random_state=None,
         excluded_features=None,
         categorical_features="from_dtype",
+        min_category_samples=1,
     ):
         self.max_leaf_nodes = max_leaf_nodes
         self.ccp_alpha = ccp_alpha
         self.random_state = random_state
         self.excluded_features = excluded_features
         self.categorical_features = categorical_features
+        self.min_category_samples = min_category_samples
 
     def _grow(self, problem) -> FlatGraph:
         if problem.categorical is not None:
@@ -267,7 +286,7 @@ class TAOClassifier(CARTClassifier):
 
     Parameters
     ----------
-    max_leaf_nodes, ccp_alpha, random_state, excluded_features, categorical_features
+    max_leaf_nodes, ccp_alpha, random_state, excluded_features, categorical_features, min_category_samples
         As in :class:`CARTClassifier` (fine-tuning refits categorical splits by subsets too).
     fine_tune : int, default=5
         Rounds of alternating optimisation (the paper uses 5).
@@ -290,6 +309,7 @@ class TAOClassifier(CARTClassifier):
         random_state=None,
         excluded_features=None,
         categorical_features="from_dtype",
+        min_category_samples=1,
     ):
         super().__init__(
             max_leaf_nodes=max_leaf_nodes,
@@ -298,6 +318,7 @@ class TAOClassifier(CARTClassifier):
             random_state=random_state,
             excluded_features=excluded_features,
             categorical_features=categorical_features,
+            min_category_samples=min_category_samples,
         )
 
 

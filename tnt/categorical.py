@@ -20,8 +20,23 @@ import numpy as np
 
 #: Most categories a categorical feature may have (scikit-learn's ``HistGradientBoosting*`` limit).
 MAX_CATEGORIES = 255
+#: What ``min_category_samples`` does, in the words the app's Train page and ``tnt train --help``
+#: show (the learners' docstrings say it at length).
+MIN_CATEGORY_SAMPLES_HELP = (
+    "Pool rare categories: at a node where a categorical column has at least 5 categories, those with "
+    "fewer training rows than this are ordered as one, so a split sends them all the same way instead "
+    "of choosing a side for each on a few rows (less over-fitting on columns of many categories). "
+    "1, the default, pools nothing: Breiman's exact ordering."
+)
 
-__all__ = ["MAX_CATEGORIES", "CategoryCoding", "categorical_mask", "subset_bits", "subset_codes"]
+__all__ = [
+    "MAX_CATEGORIES",
+    "MIN_CATEGORY_SAMPLES_HELP",
+    "CategoryCoding",
+    "categorical_mask",
+    "subset_bits",
+    "subset_codes",
+]
 
 
 def subset_bits(codes, n_words: int) -> np.ndarray:
@@ -208,6 +223,12 @@ class CategoryCoding:
         """``X`` as a float array, its categorical columns replaced by codes (NaN for a missing
         value or a category not among the learned ones)."""
         n_rows, n_cols = X.shape
+        if isinstance(X, np.ndarray) and X.dtype.kind in "fiub":
+            # An array of numbers: copied at once, only its categorical columns looked up.
+            out = X.astype(np.float64)
+            for f, categories in self.categories.items():
+                out[:, f] = _lookup(out[:, f], categories)
+            return out
         out = np.empty((n_rows, n_cols), dtype=np.float64)
         for f in range(n_cols):
             column = _column(X, f)

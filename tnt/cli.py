@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+from tnt.categorical import MAX_CATEGORIES, MIN_CATEGORY_SAMPLES_HELP
 from tnt.learn.binning import MAX_EXACT_BINS
 
 __all__ = ["main"]
@@ -119,6 +120,13 @@ def _parser() -> argparse.ArgumentParser:
         metavar="COL",
         help="columns to split by subsets of their values (colour in {red, blue}): text, or whole numbers "
         "0 or more; at most 255 categories each. Their values are read by name, an empty cell as missing",
+    )
+    train.add_argument(
+        "--min-category-samples",
+        type=_count(1, MAX_CATEGORIES),
+        default=1,
+        metavar="N",
+        help=f"with --categorical: {MIN_CATEGORY_SAMPLES_HELP[0].lower()}{MIN_CATEGORY_SAMPLES_HELP[1:]} (default 1)",
     )
     train.add_argument("--N1", type=_count(1, MAX_ROUNDS), default=2, help="merge phases (default 2)")
     train.add_argument("--N2", type=_count(1, MAX_ROUNDS), default=5, help="grow passes per phase (default 5)")
@@ -284,6 +292,8 @@ def _train(args) -> None:
         raise ValueError(f"--test-size must be at least 0 and below 1, got {args.test_size}.")
     if args.target in args.categorical:
         raise ValueError(f"--categorical names the target column '{args.target}'; name feature columns only.")
+    if args.min_category_samples != 1 and not args.categorical:
+        raise ValueError("--min-category-samples pools categories of --categorical columns; name them or drop it.")
     X, y = read_csv_table(
         args.data,
         target=args.target,
@@ -372,6 +382,7 @@ def _tnt_params(args) -> dict:
     return TrainParams(
         C=1e-3 if args.C is None else args.C, N1=args.N1, N2=args.N2, fine_tune=args.fine_tune, seed=args.seed,
         max_bins=args.max_bins, ccp_alpha=SIZE_CHOICES[SIZE_NAMES.index(args.size)],
+        min_category_samples=args.min_category_samples,
     ).tnt_params()  # fmt: skip
 
 
@@ -393,6 +404,7 @@ def _model(args, regression: bool):
             max_splits=args.max_splits,
             random_state=args.seed,
             **_categorical(args),
+            **_pooling(args),
         )
     from tnt.estimator import TnTClassifier
     from tnt.regressor import TnTRegressor
@@ -409,6 +421,12 @@ def _categorical_columns(args) -> list[str]:
 def _categorical(args) -> dict:
     """``categorical_features`` of TnT or NDG for ``--categorical`` (nothing without it)."""
     return {"categorical_features": _categorical_columns(args)} if args.categorical else {}
+
+
+def _pooling(args) -> dict:
+    """NDG's ``min_category_samples`` for ``--min-category-samples`` (TnT takes it from
+    :func:`_tnt_params`)."""
+    return {"min_category_samples": args.min_category_samples} if args.categorical else {}
 
 
 def _predict(args) -> None:

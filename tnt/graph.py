@@ -245,17 +245,27 @@ class DecisionGraph:
                 "A graph with categorical splits needs missing_go_to_left: missing values and categories "
                 "unseen in training go where it says."
             )
-        for node in np.flatnonzero(categorical):
-            codes = subset_codes(self.category_left[node])
-            n_categories = self.categories[int(self.feature[node])].shape[0]
-            if codes.size and codes[-1] >= n_categories:
+        nodes = np.flatnonzero(categorical)
+        if nodes.size == 0:
+            return
+        # Per categorical split, one past its largest code (0 for an empty subset), all at once.
+        flags = np.unpackbits(
+            np.ascontiguousarray(self.category_left[nodes], dtype="<u8").view(np.uint8), axis=1, bitorder="little"
+        )
+        past_largest = np.where(flags.any(axis=1), flags.shape[1] - np.argmax(flags[:, ::-1], axis=1), 0)
+        sizes = {f: c.shape[0] for f, c in self.categories.items() if c is not None}
+        n_categories = np.array([sizes[int(f)] for f in self.feature[nodes]], dtype=np.int64)
+        wrong = (past_largest > n_categories) | ~np.isnan(self.threshold[nodes])
+        for i in np.flatnonzero(wrong)[:1].tolist():  # the first node that is wrong, as a check node by node finds it
+            node, past, n = int(nodes[i]), int(past_largest[i]), int(n_categories[i])
+            if past > n:
                 raise ValueError(
-                    f"Node {int(node)} sends the category code {int(codes[-1])} left, but feature "
-                    f"{int(self.feature[node])} has {n_categories} categories (codes 0..{n_categories - 1})."
+                    f"Node {node} sends the category code {past - 1} left, but feature "
+                    f"{int(self.feature[node])} has {n} categories (codes 0..{n - 1})."
                 )
             if not np.isnan(self.threshold[node]):
                 raise ValueError(
-                    f"Node {int(node)} splits on the categorical feature {int(self.feature[node])} and has a "
+                    f"Node {node} splits on the categorical feature {int(self.feature[node])} and has a "
                     "threshold; a categorical split has threshold NaN (it tests category_left)."
                 )
 
@@ -461,9 +471,14 @@ class DecisionGraph:
         dtype = X.dtype if X.dtype.kind == "f" else self.input_dtype
         out = np.empty((X.shape[0], n_kept + len(tests)), dtype=dtype)
         out[:, :n_kept] = X[:, :n_kept]
+        codes = {}  # per feature, its codes (read once however many tests it has), -1 looking up NaN
         for k, (f, table) in enumerate(tests):
-            codes = read_codes(X[:, f], table.shape[0])
-            out[:, n_kept + k] = np.where(codes < 0, np.nan, np.where(table[np.maximum(codes, 0)], 0.0, 1.0))
+            if f not in codes:
+                codes[f] = read_codes(X[:, f], table.shape[0])
+            side = np.empty(table.shape[0] + 1, dtype=dtype)
+            side[:-1] = ~table  # 0 where the code goes left, 1 where it goes right
+            side[-1] = np.nan
+            out[:, n_kept + k] = side[codes[f]]
         return out
 
     def _arrays(self):

@@ -6,7 +6,13 @@ from numbers import Integral, Real
 
 from sklearn.utils._param_validation import Interval
 
-from tnt._base import CATEGORICAL_FEATURES, EXCLUDED_FEATURES, GraphClassifierMixin, GrownGraphEstimator
+from tnt._base import (
+    CATEGORICAL_FEATURES,
+    EXCLUDED_FEATURES,
+    MIN_CATEGORY_SAMPLES,
+    GraphClassifierMixin,
+    GrownGraphEstimator,
+)
 from tnt.learn.naive_graph import grow_naive_graph
 from tnt.learn.working_graph import FlatGraph
 
@@ -62,6 +68,10 @@ class NDGClassifier(GraphClassifierMixin, GrownGraphEstimator):
         Categorical columns, as in :class:`tnt.TnTClassifier`: a leaf's best split of such a column
         sends a subset of its categories left (Breiman's ordering of the leaf's samples), and
         ``predict`` reads the column by name.
+    min_category_samples : int in [1, 255], default=1
+        As in :class:`tnt.TnTClassifier`: a category with fewer samples at a leaf (of a feature
+        with at least 5 categories there) is ordered with the other rare ones, as one. The default,
+        1, pools nothing.
 
     Attributes
     ----------
@@ -95,6 +105,7 @@ class NDGClassifier(GraphClassifierMixin, GrownGraphEstimator):
         "random_state": ["random_state"],
         **EXCLUDED_FEATURES,
         **CATEGORICAL_FEATURES,
+        **MIN_CATEGORY_SAMPLES,
     }
 
     def __init__(
@@ -106,6 +117,7 @@ class NDGClassifier(GraphClassifierMixin, GrownGraphEstimator):
         random_state=None,
         excluded_features=None,
         categorical_features="from_dtype",
+        min_category_samples=1,
     ):
         self.C = C
         self.max_splits = max_splits
@@ -113,6 +125,7 @@ class NDGClassifier(GraphClassifierMixin, GrownGraphEstimator):
         self.random_state = random_state
         self.excluded_features = excluded_features
         self.categorical_features = categorical_features
+        self.min_category_samples = min_category_samples
 
     @classmethod
     def with_splits(cls, n_splits: int, **params):

@@ -144,6 +144,7 @@ def history_table(results) -> pd.DataFrame:
             "seed": r.params.seed,
             "thresholds": format_bins(r.params.max_bins),
             "size": format_size(r.params.ccp_alpha),
+            "rare categories pooled below": r.params.min_category_samples,
             "splits": r.tnt_metrics["splits"],
             "shared nodes": r.tnt_metrics["shared_nodes"],
             **{f"{model} {headline(m)[1]}": round(m[headline(m)[0]], 3) for model, m in _pair(r)},
@@ -155,11 +156,14 @@ def history_table(results) -> pd.DataFrame:
                 r.params.seed,
                 -r.params.max_bins,
                 SIZE_CHOICES.index(r.params.ccp_alpha),
+                r.params.min_category_samples,
             ),
         }
         for r in results
     ]
     frame = pd.DataFrame(rows, columns=[*(rows[0] if rows else ["_order"])])
+    if rows and all(r.params.min_category_samples == 1 for r in results):
+        frame = frame.drop(columns="rare categories pooled below")  # a setting of categorical columns only
     return frame.sort_values("_order").drop(columns="_order").reset_index(drop=True)
 
 
@@ -354,8 +358,8 @@ SAVED_RUN_LABELS = {
 def saved_runs_table(frame: pd.DataFrame) -> pd.DataFrame:
     """The workspace's history (:func:`tnt.workspace.runs.history_frame`) with words and rounding;
     the accuracy columns, or the R² and RMSE columns, are left out when no run has them, and share
-    one column per score when runs of both tasks are listed; N1, N2, fine-tuning and seed are one
-    "settings" column.
+    one column per score when runs of both tasks are listed; N1, N2, fine-tuning, seed and the pooling
+    of rare categories (when there is one) are one "settings" column.
 
     Examples
     --------
@@ -380,10 +384,11 @@ def saved_runs_table(frame: pd.DataFrame) -> pd.DataFrame:
     shown["fit_time"] = shown["fit_time"].astype(float).round(2)
     shown["max_bins"] = shown["max_bins"].map(format_bins)
     shown["ccp_alpha"] = shown["ccp_alpha"].map(format_size)
-    settings = [f"N1={a}, N2={b}, fine-tune {c}, seed {d}"
-                for a, b, c, d in zip(shown["N1"], shown["N2"], shown["fine_tune"], shown["seed"])]  # fmt: skip
+    settings = [f"N1={a}, N2={b}, fine-tune {c}, seed {d}" + ("" if e == 1 else f", categories pooled below {e}")
+                for a, b, c, d, e in zip(shown["N1"], shown["N2"], shown["fine_tune"], shown["seed"],
+                                         shown["min_category_samples"])]  # fmt: skip
     shown.insert(shown.columns.get_loc("N1"), "settings", settings)
-    shown = shown.drop(columns=["N1", "N2", "fine_tune", "seed"])
+    shown = shown.drop(columns=["N1", "N2", "fine_tune", "seed", "min_category_samples"])
     return labelled(shown.rename(columns=SAVED_RUN_LABELS))
 
 

@@ -110,6 +110,7 @@ def sidebar_summary() -> None:
     st.markdown(
         f"**Settings:** C={format_C(p.C)}, N1={p.N1}, N2={p.N2}, fine-tune={p.fine_tune}, seed={p.seed}, "
         f"thresholds: {format_bins(p.max_bins)}, size: {format_size(p.ccp_alpha)}"
+        + ("" if p.min_category_samples == 1 else f", categories of < {p.min_category_samples} rows pooled")
     )
     result = state.current_result()
     if result is None:

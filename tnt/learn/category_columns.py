@@ -85,7 +85,8 @@ class CategoryColumns:
         at = self.n_features + k
         matrix = self.matrix
         if at >= matrix.shape[1]:
-            matrix = np.full((self.X.shape[0], self.n_features + max(8, 2 * k)), np.nan, dtype=self.X.dtype)
+            # Unused columns are never read: only the new matrix's copy of the old one is written.
+            matrix = np.empty((self.X.shape[0], self.n_features + max(8, 2 * k)), dtype=self.X.dtype)
             matrix[:, : self.matrix.shape[1]] = self.matrix
         n_codes = 64 * bits.shape[0]
         codes = self._codes.get((int(feature), n_codes))

@@ -39,6 +39,7 @@ bits of a sum, which only matters between splits that are equally good up to rou
 
 from __future__ import annotations
 
+import math
 from collections import namedtuple
 
 import numpy as np
@@ -67,8 +68,11 @@ from tnt.learn.split_search import (
     Results,
     SortedRuns,
     Stored,
+    _add_sample,
     _best_of,
+    _candidate,
     _on_features,
+    _result,
     buffer_classes,
     make_buffers,
     sends_left,
@@ -320,7 +324,7 @@ def _split_codes(data, features, n_features, first, second, n_swaps, parallel, n
 # Words of a categorical split's subset (:mod:`tnt.categorical`): 256 codes, more than the 255
 # categories a feature may have.
 SUBSET_WORDS = 4
-# Rare categories are pooled (:func:`_order_categories`) only at a node where the feature has at least
+# Rare categories are pooled (:func:`_ordered_scan`) only at a node where the feature has at least
 # this many categories: with fewer, every category keeps its own rank (LightGBM's one-vs-rest for
 # features of few categories is the same idea).
 POOL_MIN_CATEGORIES = 5
@@ -377,98 +381,295 @@ def _category_key(stats, present, n_present, K, squared):
 
 
 @kernel
-def _order_categories(local_codes, category_codes, categorical, features, n_features, ys, ws, start, end, n_bins,
-                      missing_code, K, rank, squared):  # fmt: skip
-    """Re-code the node's samples of each candidate categorical feature by Breiman's ordering, so
-    that the ordered scan of the split search scans its prefixes: ``local_codes[f, i]`` becomes the
-    rank of the sample's category (``category_codes``, the fit's own codes) among the categories
-    present in the node, sorted by :func:`_category_key` (ties in code order); the missing code
-    stays the largest. ``rank[f, b]`` keeps the rank of code ``b`` (``n_bins[f]`` when absent).
+def _category_histogram(codes, f, ys, ws, start, end, nb, K, h, c, squared, in_order):
+    """The histogram of feature ``f``'s own codes (its categories) over positions start:end: per
+    code its ``K`` entries (:func:`tnt.learn.split_search._add_sample`) in ``h[0]`` and its count in
+    ``c[0]``, zeros on entry. As the split search's scan of a node (:func:`_scan_feature`) makes it:
+    with many samples per code (``n >= 2 * nb``) even and odd positions apart, in ``h[1]`` and
+    ``c[1]`` for the odd ones, then added into ``h[0]`` and ``c[0]``; else every sample in order.
+    Returns the smallest and largest code seen, and the row of ``h`` that holds the entries summed
+    sample by sample in order: 0, or 2 when they were summed apart and ``in_order`` asks for them
+    too (where sums are not exact, the order of the additions changes their last bits, and the
+    categories are ordered by these sums, as they were before histograms were kept)."""
+    uk = np.uint64(K)
+    uf = np.uint64(f)
+    lo = np.int64(codes[uf, start])
+    hi = lo
+    h0, h1, h2, c0, c1 = h[0], h[1], h[2], c[0], c[1]
+    if end - start >= 2 * nb:
+        i = start
+        while i + 1 < end:
+            b0 = np.uint64(codes[uf, i])
+            b1 = np.uint64(codes[uf, i + 1])
+            _add_sample(h0, b0, uk, ys[i], ws[i], squared)
+            c0[b0] += 1
+            _add_sample(h1, b1, uk, ys[i + 1], ws[i + 1], squared)
+            c1[b1] += 1
+            if in_order:
+                _add_sample(h2, b0, uk, ys[i], ws[i], squared)
+                _add_sample(h2, b1, uk, ys[i + 1], ws[i + 1], squared)
+            lo = min(lo, np.int64(min(b0, b1)))
+            hi = max(hi, np.int64(max(b0, b1)))
+            i += 2
+        if i < end:
+            b0 = np.uint64(codes[uf, i])
+            _add_sample(h0, b0, uk, ys[i], ws[i], squared)
+            c0[b0] += 1
+            lo = min(lo, np.int64(b0))
+            hi = max(hi, np.int64(b0))
+            if in_order:
+                _add_sample(h2, b0, uk, ys[i], ws[i], squared)
+        for b in range(lo, hi + 1):
+            c0[b] += c1[b]
+            c1[b] = 0
+            for k in range(K):
+                h0[b * K + k] += h1[b * K + k]
+                h1[b * K + k] = 0.0
+        return lo, hi, np.int64(2 if in_order else 0)
+    for i in range(start, end):
+        b = np.uint64(codes[uf, i])
+        _add_sample(h0, b, uk, ys[i], ws[i], squared)
+        c0[b] += 1
+        lo = min(lo, np.int64(b))
+        hi = max(hi, np.int64(b))
+    return lo, hi, np.int64(0)
 
-    ``categorical[f]`` is the fewest samples a category needs at the node to be ranked on its own
-    (1: every category, Breiman's ordering): at a node where the feature has at least
+
+@kernel(inline="always")
+def _add_row(stats, row, K, left, w_left, squared):
+    """Add a category's ``K`` entries (row ``row`` of ``stats``) to the left side of a split, as the
+    split search adds a code's (:func:`tnt.learn.split_search._add_code`); returns the new weight on
+    the left."""
+    for k in range(K):
+        v = stats[row, k]
+        left[k] += v
+        if squared is None or k == 0:
+            w_left += v
+    return w_left
+
+
+@kernel
+def _ordered_scan(h, c, off, lo, hi, mc, nb, K, total, w_node, fewest, rank, f, stats, present, left, squared, key_h,
+                  key_stats):  # fmt: skip
+    """Best split of a categorical feature ``f`` (``nb`` codes, missing code ``mc``) of a node, from
+    the histogram of its own codes: code ``b``'s entries at ``h[(off + b) * K:]``, its count at
+    ``c[off + b]``, every code present within ``lo .. hi``. A :class:`Results` entry whose codes are
+    ranks in Breiman's ordering of the node's categories, written to ``rank[f]`` (``nb`` for a code
+    absent from the node): the categories are sorted by :func:`_category_key` (ties in code order)
+    and their prefixes scanned as the split search scans an ordered feature's codes
+    (:func:`tnt.learn.split_search._scan_feature`: missing values right, then left), the same sums
+    added in the same order. The categories are ordered by the entries of ``key_h`` (at the same
+    places; ``h`` itself, or the same sums added in another order). ``stats``, ``key_stats`` and
+    ``present`` are scratch memory.
+
+    ``fewest`` is the fewest samples a category needs at the node to be ranked on its own (1:
+    every category, Breiman's ordering): at a node where the feature has at least
     :data:`POOL_MIN_CATEGORIES` categories, those with fewer samples are pooled into one category,
     ranked by the pooled statistic, so that a split sends them all the same way."""
-    for fi in range(n_features):
-        f = features[fi]
-        if not categorical[f]:
+    n_seen = 0
+    for b in range(lo, hi + 1):
+        if b != mc and c[off + b] != 0:
+            n_seen += 1
+    if fewest > 1 and n_seen < POOL_MIN_CATEGORIES:
+        fewest = np.int64(1)
+    for k in range(K):
+        stats[nb, k] = 0.0  # row nb: the pooled rare categories
+        key_stats[nb, k] = 0.0
+    for b in range(nb):
+        rank[f, b] = nb
+    n_present = 0
+    n_rare = 0
+    for b in range(lo, hi + 1):
+        count = c[off + b]
+        if b == mc or count == 0:
             continue
-        nb = n_bins[f]
-        mc = missing_code[f]
-        stats = np.zeros((nb + 1, K))  # row nb: the pooled rare categories
-        count = np.zeros(nb, dtype=np.int64)
-        for i in range(start, end):
-            b = np.int64(category_codes[f, i])
-            if b == mc:
-                continue
-            count[b] += 1
-            if squared is not None:
-                stats[b, 0] += ws[i]
-                stats[b, 1] += ws[i] * ys[i]
-            else:
-                stats[b, np.int64(ys[i])] += ws[i]
-        fewest = np.int64(categorical[f])
-        if fewest > 1:
-            n_seen = 0
-            for b in range(nb):
-                if b != mc and count[b] > 0:
-                    n_seen += 1
-            if n_seen < POOL_MIN_CATEGORIES:
-                fewest = np.int64(1)
-        present = np.empty(nb + 1, dtype=np.int64)
-        n_present = 0
-        n_rare = 0
-        for b in range(nb):
-            rank[f, b] = nb
-            seen = False
+        at = (off + b) * K
+        if count < fewest:
+            n_rare += 1
             for k in range(K):
-                seen |= stats[b, k] > 0.0
-            if seen and b != mc:
-                if count[b] < fewest:
-                    n_rare += 1
-                    for k in range(K):
-                        stats[nb, k] += stats[b, k]
-                else:
-                    present[n_present] = b
-                    n_present += 1
-        if n_rare > 0:
-            present[n_present] = nb
+                stats[nb, k] += h[at + k]
+                key_stats[nb, k] += key_h[at + k]
+        else:
+            for k in range(K):
+                stats[b, k] = h[at + k]
+                key_stats[b, k] = key_h[at + k]
+            present[n_present] = b
             n_present += 1
-        order = np.argsort(_category_key(stats, present, n_present, K, squared), kind="mergesort")
-        pooled_rank = nb
+    if n_rare > 0:
+        present[n_present] = nb
+        n_present += 1
+    order = np.argsort(_category_key(key_stats, present, n_present, K, squared), kind="mergesort")
+    pooled_rank = nb
+    for j in range(n_present):
+        b = present[order[j]]
+        if b == nb:
+            pooled_rank = j
+        else:
+            rank[f, b] = j
+    if n_rare > 0:
+        for b in range(lo, hi + 1):
+            if b != mc and 0 < c[off + b] < fewest:
+                rank[f, b] = pooled_rank
+    # The first pass: the prefixes of the order left, missing values right; its last boundary sends
+    # all the real categories left.
+    best = (-np.inf, np.int64(-1), np.int64(-1))
+    for k in range(K):
+        left[k] = 0.0
+    w_left = 0.0
+    prev = np.int64(-1)
+    for j in range(n_present):
+        best = _candidate(best, prev, np.int64(j), left, total, K, w_left, w_node, squared)
+        w_left = _add_row(stats, present[order[j]], K, left, w_left, squared)
+        prev = np.int64(j)
+    has_missing = mc >= 0 and lo <= mc and mc <= hi and c[off + mc] != 0
+    second = (-np.inf, np.int64(-1), np.int64(-1))
+    if has_missing:
+        best = _candidate(best, prev, mc, left, total, K, w_left, w_node, squared)
+        # The second pass: the missing values left, then the same prefixes.
+        for k in range(K):
+            left[k] = 0.0
+        w_left = 0.0
+        at = (off + mc) * K
+        for k in range(K):
+            v = h[at + k]
+            left[k] += v
+            if squared is None or k == 0:
+                w_left += v
+        prev = np.int64(-1)
         for j in range(n_present):
-            if present[order[j]] == nb:
-                pooled_rank = j
-            else:
-                rank[f, present[order[j]]] = j
-        if n_rare > 0:
-            for b in range(nb):
-                if b != mc and 0 < count[b] < fewest:
-                    rank[f, b] = pooled_rank
-        for i in range(start, end):
-            b = np.int64(category_codes[f, i])
-            local_codes[f, i] = b if b == mc else rank[f, b]
+            second = _candidate(second, prev, np.int64(j), left, total, K, w_left, w_node, squared)
+            w_left = _add_row(stats, present[order[j]], K, left, w_left, squared)
+            prev = np.int64(j)
+    return _result(best, second, has_missing)
+
+
+@kernel
+def _scan_categories(local_codes, categorical, features, at, n_cat, ys, ws, start, end, n_bins, missing_code, K,
+                     total, w_node, fresh, pool, slot, offsets, scratch, rank, results, squared, in_order):  # fmt: skip
+    """The best split of each candidate categorical feature ``features[at[j]]`` (``j < n_cat``) of a
+    node, written to ``results`` at ``at[j]`` (:func:`_ordered_scan`, the ranks of the node's
+    categories to ``rank``). Its histogram of the fit's own category codes is read from the node's
+    stored slot (``slot >= 0``, not ``fresh``: the parent's less the sibling's samples, as for
+    numeric features), or made from the node's samples (:func:`_category_histogram`) and, when the
+    node takes a ``fresh`` slot, stored there for its larger child. ``scratch`` is
+    :func:`_category_scratch`'s; ``in_order``: the categories are ordered by sums taken sample by
+    sample (:func:`_category_histogram`)."""
+    h, c, stats, present, left, key_stats = scratch
+    for j in range(n_cat):
+        fi = at[j]
+        f = features[fi]
+        nb = n_bins[f]
+        fewest = np.int64(categorical[f])
+        if slot >= 0 and not fresh:
+            off = offsets[f]
+            lo, hi = pool.bounds[slot, f, 0], pool.bounds[slot, f, 1]
+            hist = pool.hist[slot]
+            result = _ordered_scan(hist, pool.counts[slot], off, lo, hi, missing_code[f], nb, K, total, w_node, fewest,
+                                   rank, f, stats, present, left, squared, hist, key_stats)  # fmt: skip
+        else:
+            lo, hi, key_row = _category_histogram(local_codes, f, ys, ws, start, end, nb, K, h, c, squared, in_order)
+            if slot >= 0:
+                off = offsets[f]
+                pool.bounds[slot, f, 0] = lo
+                pool.bounds[slot, f, 1] = hi
+                for b in range(lo, hi + 1):
+                    pool.counts[slot, off + b] = c[0, b]
+                    for k in range(K):
+                        pool.hist[slot, (off + b) * K + k] = h[0, b * K + k]
+            result = _ordered_scan(h[0], c[0], np.int64(0), lo, hi, missing_code[f], nb, K, total, w_node, fewest, rank, f,
+                                   stats, present, left, squared, h[key_row], key_stats)  # fmt: skip
+            for b in range(lo, hi + 1):
+                c[0, b] = 0
+                for k in range(K):
+                    h[0, b * K + k] = 0.0
+                    h[2, b * K + k] = 0.0
+        results.proxies[fi], results.codes[fi], results.next_codes[fi], results.missing_left[fi] = result
+
+
+@kernel
+def _whole_multiples(values, total):
+    """Whether every value is a whole multiple of the power of two ``2**-s`` for which ``total`` (at
+    least the sum of their magnitudes) needs all 53 bits of a float64: then every sum of them, and
+    every difference of two such sums, is exact, whatever the order of the additions."""
+    if total <= 0.0:
+        return True
+    _, e = math.frexp(total)
+    scale = math.ldexp(1.0, 52 - e)
+    for i in range(values.shape[0]):
+        v = values[i] * scale
+        if v != math.floor(v):
+            return False
+    return True
+
+
+@kernel
+def _exact_histograms(ys, ws, squared):
+    """Whether the histograms of a fit's samples sum exactly in any order: their weights (Gini), or
+    their weights and weighted targets (squared error), whole multiples of a small enough power of
+    two (:func:`_whole_multiples`), as unit weights are. Only then does a categorical feature keep its
+    histograms for a node's larger child: a subtracted sum that differs from a counted one in its
+    last bits would reorder categories whose statistics are equal (two categories of one class)."""
+    total = 0.0
+    for i in range(ws.shape[0]):
+        total += ws[i]
+    if not _whole_multiples(ws, total):
+        return False
+    if squared is not None:
+        products = np.empty(ws.shape[0])
+        magnitude = 0.0
+        for i in range(ws.shape[0]):
+            products[i] = ws[i] * ys[i]
+            magnitude += abs(products[i])
+        return _whole_multiples(products, magnitude)
+    return True
+
+
+@kernel
+def _category_scratch(n_bins, K, categorical):
+    """:func:`_scan_categories`' scratch memory for features of at most ``max(n_bins)`` codes: two
+    histograms and two code counts (zeros) and a third histogram (summed in order), the categories'
+    statistics, their list, the sums of a split's left side and the statistics they are ordered by
+    (empty when ``categorical`` is None)."""
+    nb = 0
+    if categorical is not None:
+        nb = np.max(n_bins)
+    return (
+        np.zeros((3, nb * K)),
+        np.zeros((2, nb), dtype=np.int32),
+        np.zeros((nb + 1, K)),
+        np.empty(nb + 1, dtype=np.int64),
+        np.zeros(K),
+        np.zeros((nb + 1, K)),
+    )
+
+
+@kernel
+def _to_ranks(local_codes, f, rank, mc, start, end, saved):
+    """Write the ranks of the node's ordering (``rank[f]``) over feature ``f``'s own codes at positions
+    start:end, keeping the codes in ``saved`` (the missing code ``mc`` stays): the partition of a
+    categorical split then reads the ranks as it reads an ordered feature's codes."""
+    for i in range(start, end):
+        b = local_codes[f, i]
+        saved[i] = b
+        if np.int64(b) != mc:
+            local_codes[f, i] = rank[f, np.int64(b)]
+
+
+@kernel
+def _own_codes(local_codes, f, start, end, saved):
+    """Undo :func:`_to_ranks` (the positions not yet moved)."""
+    for i in range(start, end):
+        local_codes[f, i] = saved[i]
 
 
 @kernel
 def _write_subset(subsets, node, rank, f, last, n_bins, missing_code, bin_min):
-    """Row ``node`` of ``subsets``: the categories whose rank (:func:`_order_categories`) is at most
+    """Row ``node`` of ``subsets``: the categories whose rank (:func:`_ordered_scan`) is at most
     ``last``, by their category codes (each bin of a categorical feature holds one code, its value)."""
     for b in range(n_bins[f]):
         if b != missing_code[f] and rank[f, b] <= last:
             c = np.int64(bin_min[f, b])
             subsets[node, c // 64] |= np.uint64(1) << np.uint64(c % 64)
-
-
-@kernel
-def _swap_categorical(category_codes, categorical, features, n_features, first, second, n_swaps):
-    """:func:`_swap_features` for the categorical features' own codes."""
-    for fi in range(n_features):
-        f = features[fi]
-        if categorical[f]:
-            for k in range(n_swaps):
-                i, j = first[k], second[k]
-                category_codes[f, i], category_codes[f, j] = category_codes[f, j], category_codes[f, i]
 
 
 @kernel(inline="always")
@@ -854,10 +1055,10 @@ def build_tree(
     ``categorical`` is None when no feature is categorical (numba then compiles this kernel without
     their search), else a flag per feature (uint8; 0 for a numeric feature, and for a categorical
     one the fewest samples a category needs at a node to be ranked on its own, 1 for Breiman's
-    ordering: :func:`_order_categories`): a categorical feature's bins hold one category code each
+    ordering: :func:`_ordered_scan`): a categorical feature's bins hold one category code each
     (its value), and it is split into two subsets of its categories, searched among the prefixes of
-    that ordering at each node; the categories absent from the node go right. Its histogram is made
-    afresh at every node, while the numeric features keep theirs for the larger child.
+    that ordering at each node; the categories absent from the node go right. Its histogram counts
+    its own codes, so a large node keeps it for its larger child as it keeps a numeric feature's.
 
     Returns the node arrays (children, feature, threshold, ``missing_left`` (1: a missing value goes
     to the left child), statistics: the weighted class counts, or
@@ -912,25 +1113,23 @@ def build_tree(
     if 0 < entries <= STORED_MAX_ENTRIES:
         stored_min = STORED_SAMPLES_PER_ENTRY * entries / max(n_all, 1)
     subsets = np.zeros((capacity if categorical is not None else 0, SUBSET_WORDS), dtype=np.uint64)
-    category_codes = np.empty((0, 0), dtype=local_codes.dtype)
     rank = np.zeros((0, 0), dtype=np.int64)
+    saved = np.empty(0, dtype=local_codes.dtype)
     # With categorical features: the numeric candidates of a node and the categorical ones, apart,
-    # each with its position among the node's candidates, and the results of each kind.
+    # each with its position among the node's candidates.
     split_features = np.empty((2, n_all), dtype=np.int64)
     split_at = np.empty((2, n_all), dtype=np.int64)
-    kept_numeric = np.empty(n_all, dtype=np.int64)
-    results_of = (_new_results(n_all), _new_results(n_all))
+    numeric_results = _new_results(n_all)
     if categorical is not None:
-        # A categorical feature is re-coded node by node (its ranks in the node's ordering), so no
-        # histogram of it is kept from a node for its child (the numeric features' are); its own
-        # codes are kept apart.
-        any_numeric = False
-        for f in range(n_bins.shape[0]):
-            any_numeric |= not categorical[f]
-        if not any_numeric:
-            stored_min = m + 1
-        category_codes = local_codes.copy()
+        # A categorical feature keeps the fit's own codes (its histograms are stored and subtracted
+        # as a numeric feature's); each node's ordering of its categories is in rank.
         rank = np.zeros((n_bins.shape[0], np.max(n_bins) + 1), dtype=np.int64)
+        saved = np.empty(m, dtype=local_codes.dtype)
+    scratch = _category_scratch(n_bins, K, categorical)
+    # Categorical features keep their histograms for a node's larger child where sums are exact.
+    keeps_categories = False
+    if categorical is not None:
+        keeps_categories = _exact_histograms(ys, ws, squared)
     pool = _new_pool(entries, offsets[n_bins.shape[0]], n_bins.shape[0])
     # Nodes are numbered as they are created and renumbered depth-first at the end.
     stack = _new_stack(n_all)
@@ -989,45 +1188,40 @@ def build_tree(
                     Stored(pool.hist, pool.counts, pool.bounds, slot, offsets),
                 )
             else:
-                _order_categories(
-                    local_codes, category_codes, categorical, features, n_features, ys, ws, start, end, n_bins,
-                    missing_code, K, rank, squared,
-                )  # fmt: skip
-                # The numeric features with the stored histograms, the categorical ones scanned afresh;
-                # their results back at the features' positions, so ties break as in one scan.
+                # The numeric features with their stored histograms, the categorical ones in Breiman's
+                # ordering of the node's categories (their histograms stored alike); their results at
+                # the features' positions, so ties break as in one scan.
                 n_kind = np.zeros(2, dtype=np.int64)
                 for fi in range(n_features):
                     kind = 1 if categorical[features[fi]] else 0
                     split_features[kind, n_kind[kind]] = features[fi]
                     split_at[kind, n_kind[kind]] = fi
                     n_kind[kind] += 1
-                if n_kind[0] == 0 and slot >= 0:  # no numeric candidate: nothing to keep
-                    _release_slot(pool, slot)
-                    slot = -1
-                    op = SCAN
-                for kind in range(2):
-                    if n_kind[kind] == 0:
-                        continue
+                if n_kind[0] > 0:
                     _on_features(
-                        op if kind == 0 else np.int64(SCAN),
+                        op,
                         parallel,
                         threaded,
                         with_runs,
                         data,
                         NodeRange(start, end, value[node], w_node),
-                        split_features[kind],
-                        n_kind[kind],
-                        results_of[kind],
+                        split_features[0],
+                        n_kind[0],
+                        numeric_results,
                         buffers,
                         Stored(pool.hist, pool.counts, pool.bounds, slot, offsets),
                     )
-                    found = results_of[kind]
-                    for j in range(n_kind[kind]):
-                        fi = split_at[kind, j]
-                        results.proxies[fi] = found.proxies[j]
-                        results.codes[fi] = found.codes[j]
-                        results.next_codes[fi] = found.next_codes[j]
-                        results.missing_left[fi] = found.missing_left[j]
+                    for j in range(n_kind[0]):
+                        fi = split_at[0, j]
+                        results.proxies[fi] = numeric_results.proxies[j]
+                        results.codes[fi] = numeric_results.codes[j]
+                        results.next_codes[fi] = numeric_results.next_codes[j]
+                        results.missing_left[fi] = numeric_results.missing_left[j]
+                _scan_categories(
+                    local_codes, categorical, features, split_at[1], n_kind[1], ys, ws, start, end, n_bins,
+                    missing_code, K, value[node], w_node, op == FILL_AND_SCAN, pool, slot if keeps_categories else -1,
+                    offsets, scratch, rank, results, squared, not keeps_categories,
+                )  # fmt: skip
             f, code, thr, direction, n_kept = _best_of(
                 features, n_features, results, kept, bin_min, bin_max, missing_code
             )
@@ -1040,10 +1234,13 @@ def build_tree(
             continue
         feature[node] = f
         threshold[node] = thr
+        split_ranks = False  # a categorical split: the partition reads the ranks of its categories
         if categorical is not None:
             if categorical[f]:
                 threshold[node] = np.nan
                 _write_subset(subsets, node, rank, f, code, n_bins, missing_code, bin_min)
+                _to_ranks(local_codes, f, rank, missing_code[f], start, end, saved)
+                split_ranks = True
         missing = missing_code[f] if direction == 1 else np.int64(-1)  # the code that goes left too
         if with_runs is not None:
             if has_runs:
@@ -1051,6 +1248,8 @@ def build_tree(
         mid, n_swaps = _split_samples(
             data, position_sid, goes_left, start, end, f, code, missing, first, second, with_runs
         )
+        if split_ranks:  # the pairs to swap are found: the feature's own codes back, swapped with the others
+            _own_codes(local_codes, f, start, end, saved)
         n_left = mid - start
         if direction == NO_MISSING:
             missing_left[node] = n_left > end - mid
@@ -1076,8 +1275,6 @@ def build_tree(
             _release_slot(pool, slot)
             continue
         _split_codes(data, kept, n_kept, first, second, n_swaps, parallel, n_lanes, threaded)
-        if categorical is not None:
-            _swap_categorical(category_codes, categorical, kept, n_kept, first, second, n_swaps)
         if with_runs is not None:
             if has_runs:
                 partition_runs(
@@ -1096,14 +1293,6 @@ def build_tree(
                 _release_slot(pool, slot)
         if left_slot >= 0 or right_slot >= 0:
             s_start, s_end = (mid, end) if left_slot >= 0 else (start, mid)
-            subtracted, n_subtracted = kept, n_kept
-            if categorical is not None:  # only the numeric features' histograms are kept
-                n_subtracted = 0
-                for fi in range(n_kept):
-                    if not categorical[kept[fi]]:
-                        kept_numeric[n_subtracted] = kept[fi]
-                        n_subtracted += 1
-                subtracted = kept_numeric
             _on_features(
                 np.int64(SUBTRACT),
                 parallel,
@@ -1111,8 +1300,8 @@ def build_tree(
                 with_runs,
                 data,
                 NodeRange(s_start, s_end, value[node], w_node),
-                subtracted,
-                n_subtracted,
+                kept,
+                n_kept,
                 results,
                 buffers,
                 Stored(pool.hist, pool.counts, pool.bounds, slot, offsets),

@@ -206,7 +206,9 @@ def fit_to_budget(
     best_splits, best_C = max(within)  # most splits, then the largest C among equals
     result.model, result.C = fitted[best_C], best_C
     start = time.perf_counter()
-    result.cart = cart_class.with_splits(best_splits, random_state=params.get("random_state")).fit(X, y)
+    # The CART finds the categorical columns from their pandas categories, pooled as TnT's are.
+    pooling = {"min_category_samples": params["min_category_samples"]} if "min_category_samples" in params else {}
+    result.cart = cart_class.with_splits(best_splits, random_state=params.get("random_state"), **pooling).fit(X, y)
     result.cart_time = time.perf_counter() - start
     return result
 

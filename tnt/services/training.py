@@ -17,7 +17,16 @@ from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.services.budget import BudgetResult, budget_size, fit_to_budget
 from tnt.services.tasks import model_classes, scores
 
-__all__ = ["SIZE_CHOICES", "TrainParams", "TrainResult", "categorical_features", "train", "train_to_budget", "metrics"]
+__all__ = [
+    "SIZE_CHOICES",
+    "TrainParams",
+    "TrainResult",
+    "categorical_features",
+    "categorical_settings",
+    "train",
+    "train_to_budget",
+    "metrics",
+]
 
 
 #: The app's choices of ``ccp_alpha``: the size a held-out 20 % of the training data chooses on one
@@ -37,6 +46,9 @@ class TrainParams:
     seed: int = 0
     max_bins: int = MAX_EXACT_BINS
     ccp_alpha: float | str = SIZE_CHOICES[0]  # one of SIZE_CHOICES
+    #: Pooling of rare categories in the subset splits of categorical columns (1: none); see
+    #: :data:`tnt.categorical.MIN_CATEGORY_SAMPLES_HELP`.
+    min_category_samples: int = 1
 
     def tnt_params(self) -> dict:
         """These settings as parameters of :class:`tnt.TnTClassifier` (and :class:`tnt.TnTRegressor`).
@@ -54,6 +66,7 @@ class TrainParams:
             "random_state": self.seed,
             "max_bins": self.max_bins,
             "ccp_alpha": self.ccp_alpha,
+            "min_category_samples": self.min_category_samples,
         }
 
     def estimator(self, regression: bool = False) -> TnTClassifier:
@@ -108,6 +121,13 @@ def categorical_features(data: Dataset) -> dict:
     return {"categorical_features": list(data.categorical)} if data.categorical else {}
 
 
+def categorical_settings(data: Dataset, params: TrainParams) -> dict:
+    """:func:`categorical_features` and, with categorical features, ``params``' pooling of rare
+    categories (``min_category_samples``): what the CART baseline beside TnT is given."""
+    marked = categorical_features(data)
+    return {**marked, "min_category_samples": params.min_category_samples} if marked else {}
+
+
 def train(data: Dataset, params: TrainParams, progress_callback=None) -> TrainResult:
     """Fit TnT with ``params`` on the training part, then CART with ``max_leaf_nodes = splits + 1``.
 
@@ -128,7 +148,9 @@ def train(data: Dataset, params: TrainParams, progress_callback=None) -> TrainRe
     tnt.fit(X_train, data.y_train, progress_callback=progress_callback)
     tnt_time = time.perf_counter() - start
     start = time.perf_counter()
-    cart = model_classes(data.is_regression)[1].with_splits(tnt.n_splits_, random_state=params.seed, **marked)
+    cart = model_classes(data.is_regression)[1].with_splits(
+        tnt.n_splits_, random_state=params.seed, **categorical_settings(data, params)
+    )
     cart.fit(X_train, data.y_train)
     cart_time = time.perf_counter() - start
     return TrainResult(

@@ -41,7 +41,7 @@ _PARAM_TYPES = {
 }
 #: Parameters added after runs were first saved, in the order they were added, with the value the
 #: runs saved before them used.
-_ADDED_LATER = {"max_bins": MAX_EXACT_BINS, "ccp_alpha": 0.0}
+_ADDED_LATER = {"max_bins": MAX_EXACT_BINS, "ccp_alpha": 0.0, "min_category_samples": 1}
 
 
 def save_result(store: WorkspaceStore, workspace: str, result: TrainResult, *, dataset_name: str, source: dict) -> Run:
@@ -108,14 +108,14 @@ def check_params(params) -> TrainParams:
     ------
     ValueError
         When they are not exactly the fields of ``TrainParams`` with numbers of the right kind, or
-        a ``ccp_alpha`` the app does not offer (a run saved before ``max_bins`` or ``ccp_alpha``
-        existed has it at its default, as it was trained).
+        a ``ccp_alpha`` the app does not offer (a run saved before ``max_bins``, ``ccp_alpha`` or
+        ``min_category_samples`` existed has it at its default, as it was trained).
 
     Examples
     --------
     >>> old = check_params({"C": 0.01, "N1": 2, "N2": 5, "fine_tune": 0, "seed": 3})
-    >>> old.max_bins, old.ccp_alpha
-    (65535, 0.0)
+    >>> old.max_bins, old.ccp_alpha, old.min_category_samples
+    (65535, 0.0, 1)
     >>> check_params({"C": "0.01", "N1": 2, "N2": 5, "fine_tune": 0, "seed": 3})
     Traceback (most recent call last):
     ...
