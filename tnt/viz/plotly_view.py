@@ -311,8 +311,8 @@ def focus_ranges(at, extent, n_layers: int, frame_px, labelled: bool = True, box
 
     Examples
     --------
-    >>> focus_ranges((0.0, 0.0), [-2.0, 2.0], 3, (800, 720))  # fits: the whole drawing
-    ([-2.0, 2.0], [-2.62, 0.66])
+    >>> [[round(v, 2) for v in r] for r in focus_ranges((0.0, 0.0), [-2.0, 2.0], 3, (800, 720))]  # fits: the whole drawing
+    [[-2.0, 2.0], [-2.21, 0.37]]
     >>> [round(v, 2) for v in focus_ranges((40.0, -30.0), [-50.0, 50.0], 60, (597, 720))[0]]
     [35.97, 44.03]
     >>> boxes = np.array([35.0, 39.5, 44.0]), np.array([37.0, 40.5, 46.0]), np.array([-30.0, -30.0, -30.0])
