@@ -185,6 +185,8 @@ def test_a_big_graph_in_the_interactive_view_draws_what_the_explorer_opened_with
 
 def test_edge_widths_show_where_the_training_samples_go(pendigits_app):
     app = pendigits_app
+    app.number_input(key="explorer/depth").set_value(3).run()  # edges enough for widths to tell apart
+    next(b for b in app.button if b.label == "Expand to depth").click().run()
     app.toggle(key="graph/edge_width").set_value(True).run()
     data = app.session_state["data/dataset"]
     graph = next(iter(app.session_state["train/models"].values())).tnt.graph_

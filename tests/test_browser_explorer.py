@@ -7,7 +7,16 @@ import re
 from pathlib import Path
 
 import pytest
-from browser_helpers import EXPLORER, assert_frame_fits_drawing, find_last, nav, running_server, shot, wait_idle
+from browser_helpers import (
+    EXPLORER,
+    HIGHLIGHT,
+    assert_frame_fits_drawing,
+    find_last,
+    nav,
+    running_server,
+    shot,
+    wait_idle,
+)
 from playwright.sync_api import expect
 
 from ui.drawing import COMPARE_FRAME_PX, EDITOR_FRAME_PX, EXPLORER_FRAME_PX
@@ -124,6 +133,66 @@ def test_the_explorer_opens_readably_finds_a_node_and_opens_a_split(server, brow
     frame = page.frame_locator(FRAME)
     expect(frame.locator(f"#node{node}")).to_contain_text("splits below", timeout=60_000)  # closed again
     assert not errors, errors
+
+
+# The explorer frame's sides and the nodes in view (their boxes overlap the frame's height): the boxes each side
+# cuts (a side strictly inside a box), the frame's width and its drawing's, and node ``target``'s box as
+# [left, right] in the frame's px.
+SIDES = """(_, target) => {
+  const f = document.getElementById('frame'), o = f.getBoundingClientRect();
+  const low = o.left, high = o.left + f.clientWidth, cut = [];
+  f.querySelectorAll('g.node').forEach(g => {
+    const r = g.getBoundingClientRect();
+    if (r.bottom <= o.top || r.top >= o.top + f.clientHeight) return;
+    if ((r.left < low - 0.5 && r.right > low + 0.5) || (r.left < high - 0.5 && r.right > high + 0.5)) cut.push(g.id);
+  });
+  const t = document.getElementById('node' + target).getBoundingClientRect();
+  return [cut, f.clientWidth, f.scrollWidth, [t.left - low, t.right - low]];
+}"""
+
+
+def test_the_explorer_opens_with_no_node_cut_at_its_sides(server, browser):
+    """The default view is chosen with the sample's path opened: before, the path widened it beyond the frame
+    (at 75 %: node #29 cut at the frame's right side); now no node in view is cut at the frame's left or right
+    side, the view's target (the inspected node, the root) in view, the path drawn."""
+    page, errors = graph_page(browser, server, "Explorer (focus and context)", 900)
+    frame = page.frame_locator(FRAME)
+    frame.locator("svg g.node").first.wait_for(timeout=60_000)
+    page.wait_for_timeout(500)
+    cut, width, _, root = frame.locator("body").evaluate(SIDES, 0)
+    assert not cut, cut
+    assert 0 <= root[0] and root[1] <= width, (root, width)
+    assert frame.locator(f'svg g.node [stroke="{HIGHLIGHT}"]').count() >= 3  # the sample's path, drawn
+    shot(page, "explorer_1c_path_no_node_cut")
+    assert not errors, errors
+
+
+def test_the_frame_is_scrolled_across_so_that_no_node_is_cut_at_its_sides(browser):
+    """The explorer's frame alone (ui/clickable_svg, given a drawing as Streamlit gives it): ten boxes 150 px wide
+    at 200 px intervals, 2,000 px in all, opened at 75 % in a 600 px frame on box 5: centred on it, the frame's
+    sides would fall inside boxes 3 and 7; it is scrolled to the nearest place where both fall in gaps, box 5 in
+    view."""
+    boxes = "".join(
+        f'<g id="node{k}" class="node"><rect x="{200 * k}" y="40" width="150" height="60" fill="#ccc"/></g>'
+        for k in range(10)
+    )
+    svg = f'<svg xmlns="http://www.w3.org/2000/svg" width="2000px" height="300px" viewBox="0 0 2000 300">{boxes}</svg>'
+    page = browser.new_page(viewport={"width": 600, "height": 500})
+    page.goto((Path(__file__).resolve().parent.parent / "ui" / "clickable_svg" / "index.html").as_uri())
+    page.evaluate(
+        "svg => window.postMessage({type: 'streamlit:render', args: {svg: svg, height: 434, focus: 5}}, '*')", svg
+    )
+    frame = page.locator("#frame")
+    expect(frame).to_have_attribute("data-zoom", "0.7500")
+    page.wait_for_timeout(300)
+    width, left = frame.evaluate("f => [f.clientWidth, f.scrollLeft]")
+    assert width == 600
+    # At 75 %: box k spans [150 k, 150 k + 112.5]; centred on box 5 the frame would start at 506 (inside box 3).
+    sides = (left, left + width)
+    assert all(not (150 * k < side < 150 * k + 112.5) for k in range(10) for side in sides), sides
+    assert left <= 750 and left + width >= 862.5  # box 5 in view
+    assert abs(left - 506) < 75  # moved to the nearest gap, not far away
+    page.close()
 
 
 # Node ``node`` of the plotly figure (None: its first summary node, a diamond): its id and where it is on the page.

@@ -217,3 +217,32 @@ def test_plot_graph_draws_what_is_expanded(digits_model, tmp_path):
     assert with_path.save(tmp_path / "top.png").stat().st_size > 0
     with pytest.raises(ValueError, match='expand must be "auto", "all", a depth or split ids'):
         tnt.plot_graph(model, expand="most")
+
+
+def test_the_default_view_with_a_samples_path_kept_fits_the_frames_first_screen(digits_model):
+    """A sample's path opened on the default view can make its first screen (the top 686 px of the explorer's
+    frame, 597 px wide at 11 px labels) wider than the frame: nodes cut at its sides. The default view chosen
+    with the path kept fits it, more than the root's first layer. Read from the SVG the explorer shows."""
+    from tnt.viz.render import render
+
+    model, X = digits_model
+    g = model.graph_
+    names = [f"pixel {i}" for i in range(64)]
+    width, height = 597, 686
+
+    def first_screen_px(opened) -> float:  # the nodes' span across in the frame's top 686 px at 75 %
+        nodes, _ = svg_nodes(
+            render(to_dot(g, feature_names=names, show_ids=True, view=focus.graph_view(g, opened)), "svg")
+        )
+        top = min(b[1] for b, _, _ in nodes)  # SVG: y grows down
+        seen = [b for b, _, _ in nodes if b[1] < top + height / (4 / 3 * 0.75)]
+        return (max(b[2] for b in seen) - min(b[0] for b in seen)) * 4 / 3 * 0.75
+
+    default = focus.default_expansion(g, names, width=width, height=height, show_ids=True)
+    paths = dict.fromkeys(tuple(g.decision_path(x.reshape(1, -1)).indices.tolist()) for x in X[:60])
+    wider = [p for p in paths if first_screen_px(focus.expand_to(g, default, p)) > width]
+    assert len(wider) >= 2  # the path widens the default view's first screen beyond the frame
+    for path in wider[:3]:
+        kept = focus.default_expansion(g, names, width=width, height=height, show_ids=True, keep=path)
+        assert first_screen_px(focus.expand_to(g, kept, path)) <= width, path
+        assert focus.expand_to_depth(g, 1) <= kept  # more than the root

@@ -94,13 +94,18 @@ COMPARE_FRAME_PX = (482, 686)
 
 
 @st.cache_data(max_entries=32, show_spinner="Choosing the layers that fit...", hash_funcs=NAMES_HASH)
-def default_expansion(model_key, _graph, feature_names, class_names, frame_px=EXPLORER_FRAME_PX) -> frozenset:
+def default_expansion(
+    model_key, _graph, feature_names, class_names, frame_px=EXPLORER_FRAME_PX, keep: tuple = ()
+) -> frozenset:
     """The splits an explorer opens first: :func:`tnt.viz.focus.default_expansion` in its frame
-    ``frame_px`` (width, height; the Graph page's :data:`EXPLORER_FRAME_PX` unless told); Graphviz lays
-    out each candidate, so under the lock."""
+    ``frame_px`` (width, height; the Graph page's :data:`EXPLORER_FRAME_PX` unless told), its width
+    fitting the way down to the nodes ``keep`` too (a sample's path); Graphviz lays out each
+    candidate, so under the lock."""
     width, height = frame_px
     with _GRAPHVIZ:
-        return focus.default_expansion(_graph, feature_names, class_names, width=width, height=height, show_ids=True)
+        return focus.default_expansion(
+            _graph, feature_names, class_names, width=width, height=height, show_ids=True, keep=keep
+        )
 
 
 @st.cache_data(max_entries=64, show_spinner=False, hash_funcs=NAMES_HASH)

@@ -135,14 +135,14 @@ def explorer_state(
     (:func:`view_target`: the node to centre the view on, and its revision).
     """
     key = f"{OPENED}/{fp}"
-    if key not in st.session_state:
-        st.session_state[key] = drawing.default_expansion(model_key, graph, names, classes)
+    path = () if sample is None else tuple(graph.decision_path(sample.reshape(1, -1)).indices.tolist())
+    if key not in st.session_state:  # the layers that fit the frame with the sample's path opened
+        st.session_state[key] = drawing.default_expansion(model_key, graph, names, classes, keep=path)
     opened = st.session_state[key]
     if clicked is not None and 0 <= int(clicked) < graph.node_count:
         opened = focus.toggle(graph, opened, int(clicked))
         _aim(key, int(clicked))
 
-    path = () if sample is None else tuple(graph.decision_path(sample.reshape(1, -1)).indices.tolist())
     marked = tuple(int(n) for n in marked)
     for what, nodes in (("path", path), ("marked", marked), ("node", () if node is None else (int(node),))):
         opened = _follow(graph, opened, key, what, nodes)
@@ -161,8 +161,10 @@ def explorer_state(
         help=expand_all_help(everything),
     ):
         opened = focus.expand_all(graph)
-    if controls[3].button("Default view", key="explorer/default", help="The root and the layers that fit."):
-        opened = drawing.default_expansion(model_key, graph, names, classes)
+    if controls[3].button(
+        "Default view", key="explorer/default", help="The root and the layers that fit, the sample's path opened."
+    ):
+        opened = focus.expand_to(graph, drawing.default_expansion(model_key, graph, names, classes, keep=path), path)
     controls = st.columns([3, 2, 5], vertical_alignment="bottom")
     state_key = "explorer/toggle"
     if st.session_state.get(state_key, 0) >= graph.node_count:

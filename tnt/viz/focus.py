@@ -316,6 +316,7 @@ def default_expansion(
     width: int = READABLE_WIDTH,
     height: int | None = None,
     show_ids: bool = False,
+    keep=(),
 ) -> frozenset:
     """The view a large graph opens on: the root and the most whole layers whose drawing fits ``width``
     pixels (and, given a ``height``, no taller than that in px) with every label at least 11 px high
@@ -323,8 +324,21 @@ def default_expansion(
     then, one at a time, the summary nodes with the most training samples opened while the drawing
     still fits (deeper along the busiest branches; at most :data:`MAX_FILL_TRIES` tried), at most
     :data:`MAX_DEFAULT_NODES` nodes; the root alone when even its first layer does not fit.
-    ``show_ids``: the drawing writes each node's id (as the app's explorer does).
+    ``show_ids``: the drawing writes each node's id (as the app's explorer does). ``keep``: nodes
+    whose way down (:func:`expand_to`) the view opens too (a sample's path): the nodes of the view
+    with it in the frame's first screen must span no more than ``width`` as well
+    (:func:`first_screen_fits`), so that opening it cuts no node there at the frame's sides.
     """
+    keep = tuple(int(n) for n in keep)
+
+    def fits(view: GraphView) -> bool:
+        if not drawing_fits(view, feature_names, class_names, width, height, show_ids):
+            return False
+        if not keep:
+            return True
+        way = graph_view(graph, expand_to(graph, view.expanded, keep))
+        return first_screen_fits(way, width, height, feature_names, class_names, show_ids=show_ids)
+
     best = expand_to_depth(graph, 0)
     depth = 1
     while True:
@@ -332,7 +346,7 @@ def default_expansion(
         view = graph_view(graph, candidate)
         if candidate == best or view.size > MAX_DEFAULT_NODES:
             break
-        if not drawing_fits(view, feature_names, class_names, width, height, show_ids):
+        if not fits(view):
             break
         best, depth = candidate, depth + 1
     samples = np.asarray(graph.n_node_samples)
@@ -344,7 +358,7 @@ def default_expansion(
         node = min(untried, key=lambda n: (-samples[n], n))  # the busiest summary, then the lowest id
         tried.add(node)
         view = graph_view(graph, best | {node})
-        if view.size <= MAX_DEFAULT_NODES and drawing_fits(view, feature_names, class_names, width, height, show_ids):
+        if view.size <= MAX_DEFAULT_NODES and fits(view):
             best = view.expanded
     return best
 
@@ -364,6 +378,19 @@ def drawing_fits(
     if label_px(drawing_width, width) < 11 or overlapping(boxes):
         return False
     return height is None or drawing_height * 4 / 3 * shown_scale(drawing_width, width) <= height
+
+
+def first_screen_fits(view: GraphView, width: int, height: int | None, *names, show_ids: bool = False) -> bool:
+    """Whether the nodes of ``view``'s drawing in a frame's first screen (its top ``height`` px; all
+    of them without a ``height``) span at most ``width`` px across, the drawing shown shrunk to the
+    frame's width down to 75 % (11 pt labels 11 px high, as the explorer's frame opens it): a frame
+    ``width`` px wide then holds them all, none cut at its sides. ``names``: the feature and class
+    names the drawing writes (:func:`drawing_extent`)."""
+    boxes, drawing_width, _ = drawing_extent(view, *names, show_ids=show_ids)
+    scale = 4 / 3 * max(shown_scale(drawing_width, width), 0.75)  # px a point
+    top = max(b[3] for b in boxes)
+    seen = [b for b in boxes if height is None or b[3] > top - height / scale]
+    return (max(b[2] for b in seen) - min(b[0] for b in seen)) * scale <= width
 
 
 def shown_scale(drawing_width_pt: float, width: int = READABLE_WIDTH) -> float:
