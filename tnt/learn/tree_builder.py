@@ -68,6 +68,7 @@ from tnt.learn.split_search import (
     Results,
     SortedRuns,
     Stored,
+    _add_code,
     _add_sample,
     _best_of,
     _candidate,
@@ -435,19 +436,6 @@ def _category_histogram(codes, f, ys, ws, start, end, nb, K, h, c, squared, in_o
     return lo, hi, np.int64(0)
 
 
-@kernel(inline="always")
-def _add_row(stats, row, K, left, w_left, squared):
-    """Add a category's ``K`` entries (row ``row`` of ``stats``) to the left side of a split, as the
-    split search adds a code's (:func:`tnt.learn.split_search._add_code`); returns the new weight on
-    the left."""
-    for k in range(K):
-        v = stats[row, k]
-        left[k] += v
-        if squared is None or k == 0:
-            w_left += v
-    return w_left
-
-
 @kernel
 def _ordered_scan(h, c, off, lo, hi, mc, nb, K, total, w_node, fewest, rank, f, stats, present, left, squared, key_h,
                   key_stats):  # fmt: skip
@@ -519,7 +507,7 @@ def _ordered_scan(h, c, off, lo, hi, mc, nb, K, total, w_node, fewest, rank, f, 
     prev = np.int64(-1)
     for j in range(n_present):
         best = _candidate(best, prev, np.int64(j), left, total, K, w_left, w_node, squared)
-        w_left = _add_row(stats, present[order[j]], K, left, w_left, squared)
+        w_left = _add_code(stats[present[order[j]]], np.uint64(0), K, left, w_left, squared)
         prev = np.int64(j)
     has_missing = mc >= 0 and lo <= mc and mc <= hi and c[off + mc] != 0
     second = (-np.inf, np.int64(-1), np.int64(-1))
@@ -529,16 +517,11 @@ def _ordered_scan(h, c, off, lo, hi, mc, nb, K, total, w_node, fewest, rank, f, 
         for k in range(K):
             left[k] = 0.0
         w_left = 0.0
-        at = (off + mc) * K
-        for k in range(K):
-            v = h[at + k]
-            left[k] += v
-            if squared is None or k == 0:
-                w_left += v
+        w_left = _add_code(h, np.uint64((off + mc) * K), K, left, w_left, squared)
         prev = np.int64(-1)
         for j in range(n_present):
             second = _candidate(second, prev, np.int64(j), left, total, K, w_left, w_node, squared)
-            w_left = _add_row(stats, present[order[j]], K, left, w_left, squared)
+            w_left = _add_code(stats[present[order[j]]], np.uint64(0), K, left, w_left, squared)
             prev = np.int64(j)
     return _result(best, second, has_missing)
 
