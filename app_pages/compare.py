@@ -6,7 +6,7 @@ from tnt.services.compare import compare_models, comparison_frame
 from tnt.services.model_on_data import opened_metrics
 from ui import drawing, state
 from ui.analysis import remembered, show_graph
-from ui.display import format_bins, format_C, format_measure, format_size, headline
+from ui.display import counted, format_bins, format_C, format_measure, format_size, headline
 from ui.opened import model_file_panel, opened_against_data, opened_label
 from ui.tables import show_table
 
@@ -75,7 +75,10 @@ if classes is not None:  # one legend for every graph below
 cols = st.columns(2)
 for i, (name, (model, m)) in enumerate(results.items()):
     with cols[i % 2]:
-        st.markdown(f"**{name}**: {m['splits']} splits, {m['leaves']} leaves, {m['shared_nodes']} shared")
+        st.markdown(
+            f"**{name}**: {counted(m['splits'], 'split')}, {counted(m['leaves'], 'leaf', 'leaves')}, "
+            f"{m['shared_nodes']} shared"
+        )
         show_graph(
             model.graph_, names, classes, key=f"compare/graph/{i}", target_name=data.target_name,
             own_legend=classes is None,

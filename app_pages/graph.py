@@ -11,7 +11,7 @@ from tnt.viz.explain import LARGE_GRAPH_NODES, drawing_mode, drawing_note, node_
 from tnt.viz.plotly_view import graph_figure
 from tnt.wording import format_value
 from ui import drawing, state
-from ui.display import LABELS, format_C, format_measure
+from ui.display import LABELS, counted, format_C, format_measure
 from ui.editor import editor_section
 from ui.explorer import explorer_fragment, explorer_state, live_view
 from ui.inspection import apply_chosen_sample, inspection_section, what_if_sample
@@ -121,8 +121,9 @@ if result is not None:
                 f" Accuracy on {data.name}: test {found['test_accuracy']:.3f}, train {found['train_accuracy']:.3f}."
             )
     st.caption(
-        f"{opening}: {graph.n_splits} splits, {graph.n_leaves} leaves, {graph.shared_nodes.size} nodes with "
-        f"several parents (double border), {max_depth + 1} layers. {drawing.EDGE_LEGEND}{accuracy}"
+        f"{opening}: {counted(graph.n_splits, 'split')}, {counted(graph.n_leaves, 'leaf', 'leaves')}, "
+        f"{counted(graph.shared_nodes.size, 'node')} with several parents (double border), "
+        f"{counted(max_depth + 1, 'layer')}. {drawing.EDGE_LEGEND}{accuracy}"
     )
     if graph.regression:
         drawing.value_legend(graph, data.target_name if data_fits else "target")

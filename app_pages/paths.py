@@ -9,7 +9,7 @@ from tnt.experiments.sweep import summarize
 from tnt.viz.figures import depth_distribution, depth_vs_splits
 from ui import state
 from ui.analysis import latest
-from ui.display import format_C, size_suffix
+from ui.display import counted, format_C, size_suffix
 from ui.opened import model_file_panel, opened_against_data, opened_label
 from ui.tables import show_table
 from ui.views import ensure_result
@@ -29,8 +29,8 @@ if result is not None:
         else:
             st.info(f"{match.problem} It is left out of the depth figures.")
     st.caption(
-        f"TnT at C={format_C(p.C)}{size_suffix(p.ccp_alpha)} ({result.tnt.n_splits_} splits) and CART best-first with "
-        f"{result.cart.n_splits_} splits on **{data.name}**: the depth of each test sample's decision, and "
+        f"TnT at C={format_C(p.C)}{size_suffix(p.ccp_alpha)} ({counted(result.tnt.n_splits_, 'split')}) and CART "
+        f"best-first with {counted(result.cart.n_splits_, 'split')} on **{data.name}**: the depth of each test sample's decision, and "
         "the length of every root-to-leaf path of the graph (counted by dynamic programming, never listed)."
     )
     dist = depth_distributions(models, data.X_test)

@@ -10,7 +10,7 @@ from tnt.viz.explain import drawing_mode
 from tnt.viz.export_dot import to_dot
 from ui import drawing, state
 from ui.analysis import remembered
-from ui.display import format_C, format_count, shared_table
+from ui.display import counted, format_C, format_count, shared_table
 from ui.tables import show_table
 from ui.views import ensure_result
 
@@ -70,16 +70,16 @@ if result is not None:
         node = st.selectbox(
             "Shared node",
             list(rows),
-            format_func=lambda n: f"#{n}: {table['rule'][rows[n]]} ({format_count(table['samples'][rows[n]])} samples)",
+            format_func=lambda n: f"#{n}: {table['rule'][rows[n]]} ({counted(table['samples'][rows[n]], 'sample')})",
             key=f"sharing/node/{key[-1]}",
         )
         row = table.iloc[rows[node]]
         st.markdown(
-            f"**Node #{node}** ({row['rule']}): {format_count(row['samples'])} training samples arrive "
-            f"through {format_count(row['parents'])} parents. **Sharing node #{node} saves "
-            f"{format_count(row['splits_saved'])} splits**: a tree would repeat the "
-            f"{format_count(row['splits_below'])} splits below it once for each of the "
-            f"{format_count(row['paths'])} paths that reach it."
+            f"**Node #{node}** ({row['rule']}): {counted(row['samples'], 'training sample')} from "
+            f"{counted(row['parents'], 'parent')}. **Sharing node #{node} saves "
+            f"{counted(row['splits_saved'], 'split')}**: a tree would repeat the "
+            f"{counted(row['splits_below'], 'split')} below it once for each of the "
+            f"{counted(row['paths'], 'path')} that reach it."
         )
         edges = incoming_edges(graph, node, flows, names)
         st.markdown(

@@ -81,7 +81,7 @@ def test_the_train_page_trains_only_when_train_is_pressed(app):
     assert any(c.value.startswith("Trained in ") for c in app.main.caption)
     # The shared sidebar is drawn after the page ran, so it already shows the model just trained.
     assert "**Data:** Handwritten digits (8x8)" in [m.value for m in app.sidebar.markdown]
-    assert any(c.value.startswith(f"TnT: {splits} splits") for c in app.sidebar.caption)
+    assert any(c.value.startswith(f"TnT: {splits:,} splits") for c in app.sidebar.caption)
     # Pressing Train again with the same settings says that nothing was trained.
     button(app, "Train").click().run()
     assert [i.value for i in app.info] == [

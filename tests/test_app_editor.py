@@ -7,6 +7,7 @@ from app_helpers import button, go, new_session
 
 from tnt.editing import collapse, legal_targets
 from tnt.viz.colors import HIGHLIGHT_COLOR
+from ui.display import counted
 
 
 def labelled(elements, label):
@@ -131,11 +132,11 @@ def test_save_as_puts_the_edited_model_in_history_and_it_reopens_on_every_page(i
     assert not at.exception
     assert at.radio(key="graph/model").value.endswith("no second split")
     caption = at.main.caption[0].value
-    assert caption.startswith("HandEditedClassifier from run") and f"{splits} splits" in caption
+    assert caption.startswith("HandEditedClassifier from run") and counted(splits, "split") in caption
     go(at, "compare")
     assert not at.exception and not at.error
     assert any(str(label).endswith("no second split") for frame in at.dataframe for label in frame.value.index)
-    assert any(f"no second split**: {splits} splits" in m.value for m in at.markdown)
+    assert any(f"no second split**: {counted(splits, 'split')}" in m.value for m in at.markdown)
     go(at, "paths")
     assert not at.exception and not at.error
 

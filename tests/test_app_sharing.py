@@ -8,7 +8,7 @@ import pytest
 
 from tnt.services.sharing import edge_flows, incoming_edges, unfold_counts
 from tnt.viz.colors import class_palette
-from ui.display import format_count, table_height
+from ui.display import counted, format_count, table_height
 
 
 @pytest.fixture
@@ -71,7 +71,7 @@ def test_shared_nodes_page_lists_the_nodes_and_explains_the_busiest(app):
     node = node_box(app).value
     assert f"#{node}" == table["node"][0]
     text = " ".join(m.value for m in app.markdown)
-    assert f"**Sharing node #{node} saves {format_count(u.saved_by(node))} splits**" in text
+    assert f"**Sharing node #{node} saves {counted(u.saved_by(node), 'split')}**" in text
     _, edges = chosen_edges(app)
     parents = app.dataframe[1].value  # the table under the chart, every edge by parent id
     assert list(parents["parent"]) == [f"#{e.parent}" for e in edges]

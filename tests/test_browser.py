@@ -75,7 +75,7 @@ def test_open_train_and_see_the_graph(server, browser):
     splits_after = splits.inner_text()
     assert int(splits_after) < int(splits_before)
     sidebar = page.locator('[data-testid="stSidebar"]')
-    sidebar.get_by_text(f"TnT: {splits_after} splits").wait_for()  # filled after the page trained
+    sidebar.get_by_text(f"TnT: {int(splits_after):,} splits").wait_for()  # filled after the page trained
     wait_idle(page)
     shot(page, "2_train")
 
@@ -146,7 +146,7 @@ def test_a_large_model_on_the_server(server, browser):
     wait_idle(page)
     n_nodes = page.evaluate(NODE_COUNT)
     caption = page.get_by_text("nodes with several parents").first.inner_text()
-    splits, leaves = (int(w) for w in re.findall(r"(\d+) splits, (\d+) leaves", caption)[0])
+    splits, leaves = (int(w.replace(",", "")) for w in re.findall(r"([\d,]+) splits, ([\d,]+) leaves", caption)[0])
     shown, total = (int(v.replace(",", "")) for v in re.findall(
         r"([\d,]+) of ([\d,]+) nodes shown", page.get_by_text("nodes shown").first.inner_text())[0])  # fmt: skip
     assert total == splits + leaves > 300 and 1 < n_nodes == shown < total

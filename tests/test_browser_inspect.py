@@ -119,7 +119,7 @@ def test_the_inspection_views_on_a_thousand_split_mnist_model(server, browser, t
     wait_idle(page, timeout=180_000)
     page.get_by_text("Open a model file").click()
     page.locator('[data-testid="stExpander"] input[type="file"]').first.set_input_files(str(model_file))
-    page.get_by_text(f"from mnist_tnt.json: {model.graph_.n_splits} splits").wait_for(timeout=120_000)
+    page.get_by_text(f"from mnist_tnt.json: {model.graph_.n_splits:,} splits").wait_for(timeout=120_000)
     wait_idle(page, timeout=120_000)
     chart = page.locator(".js-plotly-plot", has_text="Node #0:")
     chart.wait_for(timeout=60_000)

@@ -244,6 +244,35 @@ def size_suffix(ccp_alpha) -> str:
     return "" if ccp_alpha == SIZE_CHOICES[0] else f", size: {format_size(ccp_alpha)}"
 
 
+#: What each refit rule a regressor's held-out part can choose means, in the app's words.
+REFIT_WORDS = {
+    "always": "every refit taken (the paper's rule)",
+    "improving": "refits taken only where they lower the training error (the paper's rule with missing values)",
+    "cost_complexity": "refits taken only where they lower the training error by more than C per split they add",
+}
+
+
+def refit_note(model) -> str:
+    """The refit rule a regressor at the default size chose on held-out data, in a sentence (empty
+    for a classifier, another size, or a model that does not say).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> regressor = SimpleNamespace(ccp_alpha="auto", internal_refit="auto", refit_rule_="cost_complexity",
+    ...                             graph_=SimpleNamespace(regression=True))
+    >>> refit_note(regressor)
+    'Refits chosen on the same held-out data: refits taken only where they lower the training error by more than C per split they add.'
+    >>> refit_note(SimpleNamespace(ccp_alpha=0.0, internal_refit="auto", refit_rule_="always", graph_=regressor.graph_))
+    ''
+    """
+    rule = getattr(model, "refit_rule_", None)
+    chose = getattr(model, "ccp_alpha", None) == "auto" and getattr(model, "internal_refit", None) == "auto"
+    if rule not in REFIT_WORDS or not chose or not getattr(getattr(model, "graph_", None), "regression", False):
+        return ""
+    return f"Refits chosen on the same held-out data: {REFIT_WORDS[rule]}."
+
+
 def size_note(ccp_alpha, C: float, level: float | None) -> str:
     """The pruning level a held-out choice of size settled on, in a sentence (empty for C alone, or
     when the model does not say its level).
@@ -290,7 +319,7 @@ def counted(n: int, word: str, plural: str | None = None) -> str:
     ('1 path', '369 paths', '1,019 splits', '2 leaves')
     """
     n = int(n)
-    return f"{n:,} {word if n == 1 else (plural or word + 's')}"
+    return f"{format_count(n)} {word if n == 1 else (plural or word + 's')}"
 
 
 def format_count(n: int) -> str:

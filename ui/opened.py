@@ -9,6 +9,7 @@ from tnt.model_io import MAX_BYTES
 from tnt.reduction import reduce_model
 from tnt.services.model_on_data import DataMatch, match_data, open_model_file, reduction_summary
 from tnt.services.tasks import scores
+from ui.display import counted
 from ui.drawing import fingerprint
 from ui.lru import LRUStore
 
@@ -44,7 +45,9 @@ def model_file_panel(page: str) -> bool:
                 st.error(f"{upload.name} cannot be opened: {last[1]}")
         opened = state.opened_model()
         if opened is not None:
-            st.markdown(f"Open: **{opened.name}** ({opened.model.estimator_kind_}, {opened.model.n_splits_} splits).")
+            st.markdown(
+                f"Open: **{opened.name}** ({opened.model.estimator_kind_}, {counted(opened.model.n_splits_, 'split')})."
+            )
             st.button("Close the model file", key=f"{page}/close_model", on_click=state.set_opened_model, args=(None,))
     return just_opened
 
@@ -110,8 +113,9 @@ def reduction_panel(opened, match: DataMatch, data, *, expanded: bool) -> None:
         s = reduction_summary(match.model, reduced, data)
         before, after = s["splits"] + s["leaves"], s["splits_after"] + s["leaves_after"]
         st.markdown(
-            f"**{s['splits']} splits and {s['leaves']} leaves become {s['splits_after']} splits and "
-            f"{s['leaves_after']} leaves** ({before - after} of {before} nodes saved, "
+            f"**{counted(s['splits'], 'split')} and {counted(s['leaves'], 'leaf', 'leaves')} become "
+            f"{counted(s['splits_after'], 'split')} and {counted(s['leaves_after'], 'leaf', 'leaves')}** "
+            f"({before - after} of {before} nodes saved, "
             f"{100 * (before - after) / before:.0f}%); nodes with several parents: {s['shared_nodes']} before, "
             f"{s['shared_nodes_after']} after. Training predictions "
             f"{'unchanged' if s['training_predictions_kept'] else 'CHANGED'}; test accuracy "

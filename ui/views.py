@@ -11,7 +11,7 @@ from tnt.data.datasets import Dataset
 from tnt.services.budget import BudgetResult, budget_size
 from tnt.services.training import TrainParams, TrainResult, train, train_to_budget
 from ui.analysis import remembered
-from ui.display import format_bins, format_C, format_measure, format_size, headline
+from ui.display import counted, format_bins, format_C, format_measure, format_size, headline
 
 from . import state, workspace
 
@@ -40,7 +40,7 @@ def train_with_progress(data: Dataset, params: TrainParams) -> TrainResult | Non
     def on_step(event) -> None:
         bar.progress(
             min(event.step / event.total_steps, 1.0),
-            text=f"Training TnT: {event.kind_name} {event.step} of {event.total_steps} ({event.n_splits} splits)",
+            text=f"Training TnT: {event.kind_name} {event.step} of {event.total_steps} ({counted(event.n_splits, 'split')})",
         )
 
     result = _run(
@@ -119,7 +119,8 @@ def sidebar_summary() -> None:
         m = result.tnt_metrics
         key, label = headline(m)
         st.caption(
-            f"TnT: {m['splits']} splits, {m['shared_nodes']} shared nodes, {label} {format_measure(key, m[key])}"
+            f"TnT: {counted(m['splits'], 'split')}, {counted(m['shared_nodes'], 'shared node')}, {label} "
+            f"{format_measure(key, m[key])}"
         )
     if workspace.notice():
         st.warning(workspace.notice())
