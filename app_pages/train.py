@@ -12,6 +12,7 @@ from ui.display import (
     SIZE_HELP,
     SIZE_WORDS,
     comparison_table,
+    counted,
     format_C,
     format_count,
     format_measure,
@@ -19,6 +20,7 @@ from ui.display import (
     headline,
     history_table,
     nearest_C,
+    refit_note,
     size_note,
     size_suffix,
     versus_cart,
@@ -120,7 +122,7 @@ if submitted and budget_on:
         st.session_state["train/budget_note"] = (
             result.key,
             (
-                f"Budget of {int(budget):,} splits: C={format_C(found.C)} gives {found.n_splits:,} splits, the most "
+                f"Budget of {counted(budget, 'split')}: C={format_C(found.C)} gives {counted(found.n_splits, 'split')}, the most "
                 f"not above {int(budget):,} of the values tried, found with {found.n_fits} new fits{searching}. "
                 f"C tried (splits): {tried}. Size: {format_size(found.size_rule)}"
                 + (", as a budget sets the size." if found.size_rule == 0.0 else ".")
@@ -200,6 +202,7 @@ if result is not None:
             if (level := size_note(params.ccp_alpha, params.C, getattr(result.tnt, "pruning_level_", None)))
             else ""
         )
+        + (f" {refits}" if (refits := refit_note(result.tnt)) else "")
     )
     st.subheader("Models trained on this data in this session")
     st.caption(

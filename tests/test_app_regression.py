@@ -59,7 +59,13 @@ def test_a_regression_session_through_every_page(folder, monkeypatch):
     splits = int(metric(at, "Splits"))
     assert table.loc["splits", "CART (same splits)"] == str(splits)
     assert any("DecisionTreeRegressor" in c.value for c in at.caption)
-    assert type(at.session_state["train/models"].latest().tnt).__name__ == "TnTRegressor"
+    model = at.session_state["train/models"].latest().tnt
+    assert type(model).__name__ == "TnTRegressor"
+    # The default size also chose the refit rule on held-out data: the caption says which.
+    words = {"always": "every refit taken", "cost_complexity": "by more than C per split they add"}
+    assert any(
+        "Refits chosen on the same held-out data" in c.value and words[model.refit_rule_] in c.value for c in at.caption
+    )
 
     # Graph: the colour bar, the predicted value of the sample, the node's mean, spread and count.
     go(at, "graph")

@@ -242,6 +242,7 @@ MALFORMED = {
     "bad dtype": (edit_graph(input_dtype="object"), "input_dtype must be one of"),
     "negative pruning level": (put("pruning_level", -1e-3), '"pruning_level" must be a finite number of at least 0'),
     "text pruning level": (put("pruning_level", "0.01"), 'pruning_level" must be a finite number'),
+    "unknown refit rule": (put("refit_rule", "auto"), '"refit_rule" must be one of always, improving, cost_complexity'),
 }
 
 
@@ -464,6 +465,18 @@ def test_a_tnt_model_keeps_its_pruning_level_in_the_file(estimator):
     cart = json.loads(model_to_json(CARTClassifier(max_leaf_nodes=4).fit(X, y)))
     assert "pruning_level" not in cart
     assert not hasattr(model_from_json(json.dumps(cart)), "pruning_level_")
+
+
+@pytest.mark.parametrize("estimator", [TnTClassifier, TnTRegressor])
+def test_a_tnt_model_keeps_its_refit_rule_in_the_file(estimator):
+    X, y = make_classification(n_samples=300, n_features=6, random_state=0)
+    for option in ("auto", "cost_complexity"):
+        model = estimator(C=1e-2, internal_refit=option, random_state=0).fit(X, y)
+        doc = json.loads(model_to_json(model))
+        assert doc["refit_rule"] == model.refit_rule_ and model.refit_rule_ in ("always", "cost_complexity")
+        assert model_from_json(json.dumps(doc)).refit_rule_ == model.refit_rule_
+    cart = json.loads(model_to_json(CARTClassifier(max_leaf_nodes=4).fit(X, y)))
+    assert "refit_rule" not in cart and not hasattr(model_from_json(json.dumps(cart)), "refit_rule_")
 
 
 def test_a_file_of_version_1_still_opens_and_predicts():

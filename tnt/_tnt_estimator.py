@@ -15,7 +15,8 @@ from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.learn.graph_pruning import prune_fitted_graph
 from tnt.learn.growth import ProgressCallback, grow_graph
 from tnt.learn.held_out_pruning import HELD_OUT_SHARE, held_out_pruning_level
-from tnt.learn.refit_guard import INTERNAL_REFITS, guards_refits
+from tnt.learn.refit_choice import chosen_refit_rule
+from tnt.learn.refit_guard import INTERNAL_REFITS, refit_rule
 from tnt.learn.selection import grow_with_held_out_stop
 from tnt.learn.size_choice import cart_pruning_level
 from tnt.learn.working_graph import FlatGraph
@@ -114,7 +115,7 @@ class TnTEstimator(GrownGraphEstimator):
 
     def _grow(self, problem, callback: ProgressCallback = None) -> FlatGraph:
         # The problem's binned data (which every growth below needs) says whether a value is missing.
-        problem.guard_refits = guards_refits(self.internal_refit, problem.has_missing)
+        problem.refit_rule = refit_rule(self.internal_refit, problem.has_missing)
         schedule = {
             "C": float(self.C),
             "N1": int(self.N1),
@@ -135,6 +136,11 @@ class TnTEstimator(GrownGraphEstimator):
             # weakest-link pruning keeps splits and refits chosen for the larger graph.
             schedule["C"] = max(schedule["C"], level)
         self.pruning_level_ = float(level)
+        if self.internal_refit == "auto" and self.ccp_alpha == "auto" and not is_classifier(self):
+            problem.refit_rule, _ = chosen_refit_rule(
+                problem, schedule | {"callback": None}, self.pruning_level_, problem.refit_rule
+            )
+        self.refit_rule_ = problem.refit_rule
         if self.validation_fraction is None:
             self.validation_scores_ = np.empty(0)
             self.n_steps_ = schedule["N1"] * (schedule["N2"] + 1) + schedule["fine_tune"]

@@ -71,15 +71,18 @@ class TnTClassifier(GraphClassifierMixin, TnTEstimator):
         samples up to the first step that scored best, so no sample is lost to the choice. Training
         takes two to three times as long (both trainings, and a score of the graph at every step).
         Measured against the defaults in ``docs/learner_options.md``.
-    internal_refit : {"auto", "always", "improving"}, default="auto"
+    internal_refit : {"auto", "always", "improving", "cost_complexity"}, default="auto"
         Whether an internal node takes the micro tree refitted on its sensitive samples always
-        (the paper's Algorithm 2) or only when it misroutes less of their weight than the split the
-        node had at the start of the phase ("improving"). Once the training samples are all
-        classified right, every refit is as good as the node's split on them and is chosen on fewer
-        samples; "improving" keeps the split then. "auto" is "improving" when some training value
-        is missing (NaN), "always" otherwise: with missing values the refits that do not lower the
-        training loss cost more accuracy (``docs/accuracy_missing.md``). Measured in
-        ``docs/learner_options.md``.
+        (the paper's Algorithm 2), only when it misroutes less of their weight than the split the
+        node had at the start of the phase ("improving"), or only when it misroutes less by more
+        than ``C`` times the total weight per split it adds ("cost_complexity"). Once the training
+        samples are all classified right, every refit is as good as the node's split on them and
+        is chosen on fewer samples; "improving" keeps the split then. "auto" is "improving" when
+        some training value is missing (NaN), "always" otherwise: with missing values the refits
+        that do not lower the training loss cost more accuracy (``docs/accuracy_missing.md``).
+        "cost_complexity" (which a regressor at the default size may choose) keeps nearly every
+        split of a classifier's graph as it was and loses most of its gain over CART
+        (``docs/learner_options.md``).
     ccp_alpha : "auto", float, "held_out" or "held_out_regrown", default="auto"
         The graph's size, with ``C`` as its **lower bound** on the cost per split. "auto" (the
         default since 0.2): a held-out 20 % of the training samples chooses the level (stratified,
@@ -148,6 +151,8 @@ class TnTClassifier(GraphClassifierMixin, TnTEstimator):
     pruning_level_ : float
         The ``ccp_alpha`` the graph was pruned at: the parameter, or the level "auto", "held_out"
         or "held_out_regrown" chose (0 when "auto" kept ``C``).
+    refit_rule_ : {"always", "improving", "cost_complexity"}
+        The rule the internal nodes took refits by (what ``internal_refit`` came to).
     validation_scores_ : ndarray of shape (N1 * (N2 + 1) + fine_tune,)
         With ``validation_fraction``, the held-out accuracy after each step; empty otherwise (and
         when too few samples were given to hold any out).

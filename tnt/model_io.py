@@ -34,6 +34,7 @@ from sklearn.utils.validation import check_is_fitted
 from tnt._base import GraphClassifierMixin, GraphRegressorMixin
 from tnt._messages import shown
 from tnt.graph import DecisionGraph
+from tnt.learn.refit_guard import INTERNAL_REFITS
 
 __all__ = [
     "ESTIMATOR_KINDS",
@@ -56,6 +57,8 @@ VERSION = 3
 READABLE_VERSIONS = (1, 2, VERSION)
 #: Default size limit of a model file, in bytes.
 MAX_BYTES = 50 * 1024 * 1024
+#: The values of a model file's optional "refit_rule" (what ``internal_refit`` came to).
+REFIT_RULES = tuple(rule for rule in INTERNAL_REFITS if rule != "auto")
 
 _TOP_KEYS = ("format", "version", "estimator", "params", "classes", "n_features_in", "feature_names", "graph")
 _GRAPH_INT_KEYS = ("children_left", "children_right", "feature", "n_node_samples")
@@ -162,6 +165,9 @@ class LoadedGraphModel(GraphClassifierMixin, _LoadedGraph):
         Defined only when the saved model had one (TnT): the ``ccp_alpha`` its graph was pruned at,
         the parameter or the level ``ccp_alpha="auto"`` (0 when it kept ``C``), ``"held_out"`` or
         ``"held_out_regrown"`` chose.
+    refit_rule_ : str
+        Defined only when the saved model had one (TnT): the rule its internal nodes took refits by,
+        ``"always"``, ``"improving"`` or ``"cost_complexity"``.
     edit_record_ : dict
         Defined only for a model edited by hand (``estimator_kind_`` ``"HandEditedClassifier"``):
         ``{"from": {"estimator", "params", "name"}, "edits": [...]}``, the model it was edited from and
@@ -190,7 +196,7 @@ class LoadedGraphRegressor(GraphRegressorMixin, _LoadedGraph):
         A regression graph (mean training target at each node).
     estimator_kind_ : str
         Class name of the estimator that was saved (``"TnTRegressor"``, ``"DecisionTreeRegressor"``).
-    n_features_in_, n_splits_, n_leaves_, feature_names_in_, categories_, estimator_params_, pruning_level_ :
+    n_features_in_, n_splits_, n_leaves_, feature_names_in_, categories_, estimator_params_, pruning_level_, refit_rule_ :
         As in :class:`LoadedGraphModel`.
 
     Examples
@@ -275,6 +281,9 @@ def model_to_json(estimator, *, indent: int | None = None) -> str:
     level = getattr(estimator, "pruning_level_", None)
     if level is not None:
         doc["pruning_level"] = float(level)
+    rule = getattr(estimator, "refit_rule_", None)
+    if rule is not None:
+        doc["refit_rule"] = str(rule)
     edited = getattr(estimator, "edit_record_", None)
     if edited is not None:
         doc["edited"] = _read_edit_record(edited)
@@ -360,11 +369,16 @@ def model_from_json(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> LoadedG
     level = doc.get("pruning_level")
     if level is not None and (not _is_number(level) or not 0 <= level < math.inf):
         raise ValueError('"pruning_level" must be a finite number of at least 0, or absent.')
+    rule = doc.get("refit_rule")
+    if rule is not None and rule not in REFIT_RULES:
+        raise ValueError(f'"refit_rule" must be one of {", ".join(REFIT_RULES)}, or absent.')
 
     loaded = LoadedGraphRegressor if regression else LoadedGraphModel
     model = loaded._holding(graph, n_features, names, doc["estimator"], doc["params"], classes, edited)
     if level is not None:
         model.pruning_level_ = float(level)
+    if rule is not None:
+        model.refit_rule_ = rule
     return model
 
 

@@ -89,7 +89,8 @@ class _Problem:
     n_classes: int
     seed: int
     max_bins: int = MAX_EXACT_BINS  # codes per feature (see tnt.learn.binning)
-    guard_refits: bool = False  # internal nodes take only refits that improve (tnt.learn.refit_guard)
+    # Which refits internal nodes take: "always", "improving" or "cost_complexity" (tnt.learn.refit_guard).
+    refit_rule: str = "always"
     # Which features are categorical (their values category codes, split by subsets), or None.
     categorical: np.ndarray | None = None
     #: The criteria of its micro trees, as ``build_tree``'s ``squared`` (None: class targets).
@@ -122,6 +123,12 @@ class _Problem:
     @property
     def total_weight(self) -> float:
         return float(self.w.sum())
+
+    def split_price(self, C: float) -> float:
+        """What a guarded refit must lower its reduced problem's misrouted weight by for each split
+        it adds, growing at ``C`` (:func:`tnt.learn.refit_guard.improves_on_split`): ``C`` times the
+        total weight with ``refit_rule`` "cost_complexity", else nothing."""
+        return C * self.total_weight if self.refit_rule == "cost_complexity" else 0.0
 
     def working_graph(self, start: FlatGraph) -> WorkingGraph:
         """The working graph of a phase (or of fine-tuning) starting at ``start``: with the columns of
@@ -451,6 +458,7 @@ def _grow_pass(
     (a node alone in its wave is fitted on all threads).
     """
     W = problem.total_weight
+    split_price = problem.split_price(C)
 
     def fit(rows, targets, n_targets, workspace):
         if problem.unit_weights:  # a sum of ones is exact: the same alpha as summing them
@@ -479,8 +487,8 @@ def _grow_pass(
             graph.reset(node)
         else:
             tree = cache.get(node, sens_rows, sens_targets, lambda: fit(sens_rows, sens_targets, 2, workspace))
-            if problem.guard_refits and not graph.improves(
-                node, tree, problem.X, sens_rows, sens_targets, problem.w[sens_rows]
+            if problem.refit_rule != "always" and not graph.improves(
+                node, tree, problem.X, sens_rows, sens_targets, problem.w[sens_rows], split_price
             ):
                 graph.reset(node)
             else:

@@ -160,6 +160,7 @@ def _grow_pass(graph, problem: RegressionProblem, C: float, cache: _MicroTreeCac
     table of leaf values come out the same.
     """
     start = graph.start
+    split_price = problem.split_price(C)
     for wave in _pass_waves(graph, problem, problem.no_labels):
         work = wave.order.size * problem.X.shape[1]
         workers.in_parts(wave.find_sensitive, wave.order.size, work, THREADED_WORK)
@@ -178,8 +179,8 @@ def _grow_pass(graph, problem: RegressionProblem, C: float, cache: _MicroTreeCac
                 cache.store(node, rows, key, tree)
             if start.children_left[node] < 0:
                 graph.install_leaf_tree(node, tree)
-            elif not problem.guard_refits or graph.improves(
-                node, tree, problem.X, rows, fits.red_targets[a:b], fits.red_w[a:b]
+            elif problem.refit_rule == "always" or graph.improves(
+                node, tree, problem.X, rows, fits.red_targets[a:b], fits.red_w[a:b], split_price
             ):
                 graph.install_split_tree(node, tree)
             else:

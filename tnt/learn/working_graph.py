@@ -197,7 +197,7 @@ class WorkingGraph:
             return tree.feature, tree.threshold
         return self.categories.to_columns(tree.feature, tree.threshold, tree.category_left)
 
-    def improves(self, node: int, tree: MicroTree, X: np.ndarray, rows, targets, weights) -> bool:
+    def improves(self, node: int, tree: MicroTree, X: np.ndarray, rows, targets, weights, split_price=0.0) -> bool:
         """:func:`tnt.learn.refit_guard.improves_on_split` of ``tree`` against internal ``node``'s
         phase-start split, on the training samples ``X[rows]``."""
         if self.categories is not None and tree.category_left is not None:
@@ -212,6 +212,7 @@ class WorkingGraph:
             rows,
             targets,
             weights,
+            split_price,
         )
 
     def routed(self, X: np.ndarray) -> np.ndarray:
