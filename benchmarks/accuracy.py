@@ -124,6 +124,7 @@ def one_seed(task: str, name: str, path: Path, seed: int, Cs=C_GRID, params=None
                 "C": C,
                 "seed": seed,
                 "tnt_splits": int(tnt.n_splits_),
+                "tnt_shared": int(tnt.graph_.shared_nodes.size),
                 "cart_splits": int(cart.n_splits_),
                 "tnt_test": float(tnt.score(X_test, y_test)),
                 "cart_test": float(cart.score(X_test, y_test)),
@@ -151,9 +152,11 @@ def pair_table(
     splits at least ``min_splits``; those of ``counted_by``'s runs when given, so that a graph the
     default shrinks below ``min_splits`` keeps its pair) and whether TnT won it (mean at least CART's)."""
     runs = runs.assign(seed_win=runs["tnt_test"] >= runs["cart_test"])
+    shared = {"tnt_shared": ("tnt_shared", "mean")} if "tnt_shared" in runs else {}
     pairs = (
         runs.groupby(["task", "set", "C"], sort=False)
         .agg(
+            **shared,
             tnt_splits=("tnt_splits", "mean"),
             cart_splits=("cart_splits", "mean"),
             tnt_test=("tnt_test", "mean"),
@@ -337,6 +340,7 @@ def against_c_alone(pairs: pd.DataFrame, alone_pairs: pd.DataFrame, fit_ratio: f
                 f"| {task} | {label} | {int(of_task[win].sum())} / {len(of_task)} | {_sign(of_task[gain].mean())} | "
                 f"{_sign(of_task[gain].min())} | {own if label == 'default' else '- | - | -'} |"
             )
+    sharing = " ".join(shared_nodes_sentence(of_task, task) for task, of_task in both.groupby("task", sort=False))
     worst = both.sort_values("change").head(3)
     drops = "; ".join(
         f"{r.set} C={r.C:g} {_sign(r.change)} ({r.tnt_splits_alone:.0f} -> {r.tnt_splits:.0f} splits)"
@@ -346,7 +350,29 @@ def against_c_alone(pairs: pd.DataFrame, alone_pairs: pd.DataFrame, fit_ratio: f
         "\n".join(lines)
         + f"\n\nLargest drops of the default's test score below C alone's: {drops}.\n\n"
         + f"The default's TnT fits took {fit_ratio:.2f} times as long as C alone's over the whole suite "
-        "(summed fit seconds, this run).\n"
+        "(summed fit seconds, this run).\n" + (f"\n{sharing}\n" if sharing else "")
+    )
+
+
+def shared_nodes_sentence(pairs: pd.DataFrame, task: str) -> str:
+    """How often the counted pairs' graphs share a node, default and C alone: the pairs where some
+    seed's graph has a node of several parents, and their mean number of such nodes per graph (""
+    for runs made before the column existed).
+
+    >>> rows = pd.DataFrame({"tnt_shared": [0.0, 2.5], "tnt_shared_alone": [1.0, 4.0]})
+    >>> shared_nodes_sentence(rows, "regression")
+    'Regression graphs with a shared node: the default on 1 of 2 pairs (2.5 shared nodes per pair where any), C alone on 2 of 2 (2.5).'
+    """
+    if "tnt_shared" not in pairs or "tnt_shared_alone" not in pairs:
+        return ""
+    parts = []
+    for column in ("tnt_shared", "tnt_shared_alone"):
+        sharing = pairs[column][pairs[column] > 0]
+        parts.append((len(sharing), f"{sharing.mean():.1f}" if len(sharing) else "-"))
+    (default, mean), (alone, mean_alone) = parts
+    return (
+        f"{task.capitalize()} graphs with a shared node: the default on {default} of {len(pairs)} pairs "
+        f"({mean} shared nodes per pair where any), C alone on {alone} of {len(pairs)} ({mean_alone})."
     )
 
 

@@ -83,7 +83,19 @@ VARIANTS = {
         "the default since version 0.2 (`ccp_alpha='auto'`): C is the lower bound of the cost per split; a CART "
         "pruned at C is fitted on 80 % of the training data and scored on the other 20 % at every level of its "
         "pruning path from C up, a larger level is taken only where it scores better than C by more than one "
-        "standard error of the per-sample differences, and the graph is grown and pruned at that level",
+        "standard error of the per-sample differences, and the graph is grown and pruned at that level; a "
+        "regressor's graph grows with the refit rule the same held-out part prefers, every refit or only those that "
+        "lower the training loss by more than C per split they add (a graph grown with each on the 80 %)",
+    ),
+    "auto_every_refit": (
+        {"ccp_alpha": "auto", "internal_refit": "always"},
+        "the default size with every refit taken (`internal_refit='always'`): the classifier's default on data "
+        "without missing values, and the regressor's before it chose its refit rule on held-out data",
+    ),
+    "auto_cost_complexity": (
+        {"ccp_alpha": "auto", "internal_refit": "cost_complexity"},
+        "the default size with refits that lower the training loss by more than C per split they add "
+        "(`internal_refit='cost_complexity'`), one of the two rules the regressor's default chooses from",
     ),
     "guard": (
         {"internal_refit": "improving"},

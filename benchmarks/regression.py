@@ -11,7 +11,9 @@ Data: ``regression/`` of the project's data sets (California housing, Friedman #
 ``docs/data-sets.md`` says.
 Accuracy: for each data set two values of C (about 100 and about 500 splits), mean over 5 seeded
 67/33 splits of the test R² of TnTRegressor(C, N1=2, N2=5) and of DecisionTreeRegressor grown
-best-first to the same number of splits (``max_leaf_nodes = splits + 1``).
+best-first to the same number of splits (``max_leaf_nodes = splits + 1``); then the default size
+(``ccp_alpha="auto"``) on the same splits, with the refit rule its held-out part chose and each of
+the two rules it chooses from.
 Speed: TnTRegressor(n_jobs=1) against DecisionTreeRegressor(ccp_alpha=C * var(y)) on all of
 California housing at the C of about 500 splits, medians of 5 fits of each, interleaved, in CPU
 time of this process (the machine is shared, so wall time measures the neighbours).
@@ -71,6 +73,41 @@ def accuracy_rows():
     return rows
 
 
+#: The default size's refit rules: the one held-out data chooses, and each of the two it chooses from.
+DEFAULT_RULES = {
+    "default": {},
+    "every refit": {"internal_refit": "always"},
+    "priced": {"internal_refit": "cost_complexity"},
+}
+
+
+def default_rows():
+    """The default size (``ccp_alpha="auto"``) on the same splits: per (data set, C), the mean test
+    R² of the default, of CART at its splits, of each refit rule it chooses from, and how many seeds
+    chose the priced rule (``refit_rule_``)."""
+    rows = []
+    for name, Cs in C_VALUES.items():
+        X, y = load(name)
+        for C in Cs:
+            r2 = {rule: [] for rule in DEFAULT_RULES}
+            cart_r2, splits, priced = [], [], 0
+            for seed in SEEDS:
+                X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.33, random_state=seed)
+                for rule, params in DEFAULT_RULES.items():
+                    tnt = TnTRegressor(C=C, random_state=seed, **params).fit(X_tr, y_tr)
+                    r2[rule].append(tnt.score(X_te, y_te))
+                    if rule == "default":
+                        priced += tnt.refit_rule_ == "cost_complexity"
+                        splits.append(tnt.n_splits_)
+                        cart = DecisionTreeRegressor(max_leaf_nodes=tnt.n_splits_ + 1, random_state=seed)
+                        cart_r2.append(cart.fit(X_tr, y_tr).score(X_te, y_te))
+            row = (name, C, float(np.mean(splits)), float(np.mean(cart_r2)), priced)
+            row += tuple(float(np.mean(r2[rule])) for rule in DEFAULT_RULES)
+            print(f"{name:<20} C={C:<8g} default: splits {row[2]:6.1f}  R2 {row[5]:.4f}  CART {row[3]:.4f}", flush=True)
+            rows.append(row)
+    return rows
+
+
 def speed_row(repeats: int = 5):
     X, y = load(SPEED_SET)
     tnt_times, cart_times = [], []
@@ -94,7 +131,7 @@ def speed_row(repeats: int = 5):
     return row
 
 
-def write_doc(acc, speed) -> None:
+def write_doc(acc, speed, default=None) -> None:
     lines = []
     if acc:
         wins = sum(t >= c for *_, t, c in acc)
@@ -106,6 +143,20 @@ def write_doc(acc, speed) -> None:
             f"| {n} | {C:g} | {s:.1f} | {t:.4f} | {c:.4f} | {'yes' if t >= c else 'no'} |" for n, C, s, t, c in acc
         ]
         lines += ["", f"TnT at least as good as CART on {wins} of {len(acc)} pairs.", ""]
+    if default:
+        lines += [
+            "At the default size (`ccp_alpha=\"auto\"`, same splits of the data): the default's test R², CART's at "
+            "the default's splits, the seeds whose held-out part chose the priced refits (`refit_rule_`), and "
+            "the test R² of each of the two rules it chooses from, at the same size rule:",
+            "",
+            "| data set | C | mean splits | default R² | CART R² (same splits) | seeds priced | every refit R² | priced R² |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| {n} | {C:g} | {s:.1f} | {d:.4f} | {c:.4f} | {k} / {len(SEEDS)} | {e:.4f} | {p:.4f} |"
+            for n, C, s, c, k, d, e, p in default
+        ]
+        lines += [""]
     if speed:
         name, C, s_tnt, s_cart, t_tnt, t_cart = speed
         lines += [
@@ -125,7 +176,7 @@ def main() -> None:
     stop_if_missing(DATA_SETS)
     speed = speed_row()
     if not args.speed:
-        write_doc(accuracy_rows(), speed)
+        write_doc(accuracy_rows(), speed, default_rows())
 
 
 if __name__ == "__main__":
