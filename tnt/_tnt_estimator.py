@@ -15,7 +15,7 @@ from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.learn.graph_pruning import prune_fitted_graph
 from tnt.learn.growth import ProgressCallback, grow_graph
 from tnt.learn.held_out_pruning import HELD_OUT_SHARE, held_out_pruning_level
-from tnt.learn.refit_choice import chosen_refit_rule
+from tnt.learn.refit_choice import chooses_refit_rule, chosen_refit_rule
 from tnt.learn.refit_guard import INTERNAL_REFITS, refit_rule
 from tnt.learn.selection import grow_with_held_out_stop
 from tnt.learn.size_choice import cart_pruning_level
@@ -136,10 +136,8 @@ class TnTEstimator(GrownGraphEstimator):
             # weakest-link pruning keeps splits and refits chosen for the larger graph.
             schedule["C"] = max(schedule["C"], level)
         self.pruning_level_ = float(level)
-        if self.internal_refit == "auto" and self.ccp_alpha == "auto" and not is_classifier(self):
-            problem.refit_rule, _ = chosen_refit_rule(
-                problem, schedule | {"callback": None}, self.pruning_level_, problem.refit_rule
-            )
+        if chooses_refit_rule(is_classifier(self), self.internal_refit, self.ccp_alpha):
+            problem.refit_rule, _ = chosen_refit_rule(problem, schedule, self.pruning_level_, problem.refit_rule)
         self.refit_rule_ = problem.refit_rule
         if self.validation_fraction is None:
             self.validation_scores_ = np.empty(0)

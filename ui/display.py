@@ -9,6 +9,7 @@ import math
 import pandas as pd
 
 from tnt.learn.binning import MAX_EXACT_BINS
+from tnt.learn.refit_choice import chooses_refit_rule
 from tnt.services.tasks import headline_measure, measure_decimals
 from tnt.services.training import SIZE_CHOICES, TrainResult
 from tnt.wording import format_value
@@ -267,8 +268,11 @@ def refit_note(model) -> str:
     ''
     """
     rule = getattr(model, "refit_rule_", None)
-    chose = getattr(model, "ccp_alpha", None) == "auto" and getattr(model, "internal_refit", None) == "auto"
-    if rule not in REFIT_WORDS or not chose or not getattr(getattr(model, "graph_", None), "regression", False):
+    regression = getattr(getattr(model, "graph_", None), "regression", False)
+    chose = chooses_refit_rule(
+        not regression, getattr(model, "internal_refit", None), getattr(model, "ccp_alpha", None)
+    )
+    if rule not in REFIT_WORDS or not chose:
         return ""
     return f"Refits chosen on the same held-out data: {REFIT_WORDS[rule]}."
 

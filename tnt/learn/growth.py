@@ -15,6 +15,7 @@ import numpy as np
 from tnt.learn.binning import MAX_EXACT_BINS, BinnedData, bin_features
 from tnt.learn.category_columns import CategoryColumns
 from tnt.learn.micro_tree import MicroTree, fit_micro_tree, fit_stump, make_workspace
+from tnt.learn.refit_guard import PRICED
 from tnt.learn.threaded_copies import lanes
 from tnt.learn.walks import ancestors, longest_distances
 from tnt.learn.wave_routing import (
@@ -128,7 +129,7 @@ class _Problem:
         """What a guarded refit must lower its reduced problem's misrouted weight by for each split
         it adds, growing at ``C`` (:func:`tnt.learn.refit_guard.improves_on_split`): ``C`` times the
         total weight with ``refit_rule`` "cost_complexity", else nothing."""
-        return C * self.total_weight if self.refit_rule == "cost_complexity" else 0.0
+        return C * self.total_weight if self.refit_rule == PRICED else 0.0
 
     def working_graph(self, start: FlatGraph) -> WorkingGraph:
         """The working graph of a phase (or of fine-tuning) starting at ``start``: with the columns of

@@ -18,12 +18,22 @@ import numpy as np
 from tnt.learn.graph_pruning import prune_fitted_graph
 from tnt.learn.growth import grow_graph
 from tnt.learn.held_out_pruning import HELD_OUT_SHARE
+from tnt.learn.refit_guard import PRICED
 from tnt.learn.selection import _subset, held_out_rows, held_out_score
 
-__all__ = ["PRICED", "chosen_refit_rule"]
+__all__ = ["chooses_refit_rule", "chosen_refit_rule"]
 
-#: The rule that prices refits (:mod:`tnt.learn.refit_guard`).
-PRICED = "cost_complexity"
+
+def chooses_refit_rule(classification: bool, internal_refit, ccp_alpha) -> bool:
+    """Whether an estimator chooses its refit rule on held-out data (:func:`chosen_refit_rule`): a
+    regressor with ``internal_refit="auto"`` at the default size (``ccp_alpha="auto"``).
+
+    >>> chooses_refit_rule(False, "auto", "auto"), chooses_refit_rule(True, "auto", "auto")
+    (True, False)
+    >>> chooses_refit_rule(False, "auto", 0.0), chooses_refit_rule(False, "always", "auto")
+    (False, False)
+    """
+    return not classification and internal_refit == "auto" and isinstance(ccp_alpha, str) and ccp_alpha == "auto"
 
 
 def chosen_refit_rule(problem, schedule: dict, level: float, paper_rule: str) -> tuple[str, np.ndarray]:

@@ -26,11 +26,13 @@ import numpy as np
 from tnt.learn.micro_tree import MicroTree
 from tnt.learn.routing import route_to_leaves
 
-__all__ = ["INTERNAL_REFITS", "guards_refits", "improves_on_split", "refit_rule"]
+__all__ = ["INTERNAL_REFITS", "PRICED", "guards_refits", "improves_on_split", "refit_rule"]
 
+#: The rule whose refits pay ``C`` per split they add.
+PRICED = "cost_complexity"
 #: The values of the estimators' ``internal_refit``: every refit taken, only those that improve,
 #: only those that pay ``C`` per added split, or the rule :func:`refit_rule` chooses.
-INTERNAL_REFITS = ("auto", "always", "improving", "cost_complexity")
+INTERNAL_REFITS = ("auto", "always", "improving", PRICED)
 
 
 def refit_rule(internal_refit: str, missing_values: bool) -> str:
