@@ -1,5 +1,6 @@
 """Grow passes written out node by node, for the tests that check the compiled, wave-batched passes
-against the definition, and the small phase-start graph the install tests write micro trees into."""
+against the definition, the small phase-start graph the install tests write micro trees into, and
+the comparison of two fitted estimators' graphs."""
 
 import numpy as np
 
@@ -19,6 +20,14 @@ def one_split_graph(missing_go_to_left=None) -> FlatGraph:
         np.array([-1, 0, 1]),
         missing_go_to_left=directions,
     )
+
+
+def same_fitted_graph(a, b) -> bool:
+    """Whether two fitted estimators grew the same graph: the same children, features, thresholds
+    and missing-value directions at every node (directions None in both, or equal)."""
+    arrays = [(m.graph_.children_left, m.graph_.children_right, m.graph_.feature, m.graph_.threshold,
+               m.graph_.missing_go_to_left) for m in (a, b)]  # fmt: skip
+    return all((x is None and y is None) or np.array_equal(x, y) for x, y in zip(*arrays, strict=True))
 
 
 def nodes_with_their_rows(graph, problem):

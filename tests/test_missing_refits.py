@@ -3,6 +3,7 @@
 
 import numpy as np
 import pytest
+from growth_helpers import same_fitted_graph
 from sklearn.datasets import make_classification, make_friedman1
 
 from tnt import TnTClassifier, TnTRegressor
@@ -24,15 +25,6 @@ def test_guards_refits(option, missing_values, guarded):
     assert guards_refits(option, missing_values) is guarded
 
 
-def _graph(model):
-    g = model.graph_
-    return g.children_left, g.children_right, g.feature, g.threshold, g.missing_go_to_left
-
-
-def _same(a, b) -> bool:
-    return all((x is None and y is None) or np.array_equal(x, y) for x, y in zip(_graph(a), _graph(b), strict=True))
-
-
 def _problems(Model, missing: bool):
     if Model is TnTClassifier:
         X, y = make_classification(n_samples=400, n_features=8, n_informative=4, flip_y=0.15, random_state=0)
@@ -49,16 +41,22 @@ def test_the_default_guards_refits_when_training_values_are_missing(Model):
     X, y = _problems(Model, missing=True)
     default = Model(ccp_alpha=0.0, C=1e-3, random_state=0).fit(X, y)
     assert default.internal_refit == "auto"
-    assert _same(default, Model(ccp_alpha=0.0, C=1e-3, internal_refit="improving", random_state=0).fit(X, y))
-    assert not _same(default, Model(ccp_alpha=0.0, C=1e-3, internal_refit="always", random_state=0).fit(X, y))
+    assert same_fitted_graph(
+        default, Model(ccp_alpha=0.0, C=1e-3, internal_refit="improving", random_state=0).fit(X, y)
+    )
+    assert not same_fitted_graph(
+        default, Model(ccp_alpha=0.0, C=1e-3, internal_refit="always", random_state=0).fit(X, y)
+    )
 
 
 @pytest.mark.parametrize("Model", [TnTClassifier, TnTRegressor])
 def test_the_default_takes_every_refit_without_missing_values(Model):
     X, y = _problems(Model, missing=False)
     default = Model(ccp_alpha=0.0, C=1e-3, random_state=0).fit(X, y)
-    assert _same(default, Model(ccp_alpha=0.0, C=1e-3, internal_refit="always", random_state=0).fit(X, y))
-    assert not _same(default, Model(ccp_alpha=0.0, C=1e-3, internal_refit="improving", random_state=0).fit(X, y))
+    assert same_fitted_graph(default, Model(ccp_alpha=0.0, C=1e-3, internal_refit="always", random_state=0).fit(X, y))
+    assert not same_fitted_graph(
+        default, Model(ccp_alpha=0.0, C=1e-3, internal_refit="improving", random_state=0).fit(X, y)
+    )
 
 
 def test_with_missing_values_a_first_phase_that_fits_every_training_sample_stays_that_tree():
@@ -67,8 +65,10 @@ def test_with_missing_values_a_first_phase_that_fits_every_training_sample_stays
     X, y = _problems(TnTClassifier, missing=True)
     first = TnTClassifier(ccp_alpha=0.0, C=0.0, N1=1, random_state=0).fit(X, y)
     assert first.score(X, y) == 1.0
-    assert _same(TnTClassifier(ccp_alpha=0.0, C=0.0, random_state=0).fit(X, y), first)
-    assert not _same(TnTClassifier(ccp_alpha=0.0, C=0.0, internal_refit="always", random_state=0).fit(X, y), first)
+    assert same_fitted_graph(TnTClassifier(ccp_alpha=0.0, C=0.0, random_state=0).fit(X, y), first)
+    assert not same_fitted_graph(
+        TnTClassifier(ccp_alpha=0.0, C=0.0, internal_refit="always", random_state=0).fit(X, y), first
+    )
 
 
 def test_for_a_regressor_the_guard_compares_the_graphs_squared_training_errors():

@@ -6,6 +6,7 @@ the paper's (tnt/learn/refit_choice.py)."""
 
 import numpy as np
 import pytest
+from growth_helpers import same_fitted_graph
 from sklearn.datasets import make_classification, make_friedman1
 
 from tnt import TnTClassifier, TnTRegressor
@@ -29,14 +30,20 @@ def test_refit_rule(option, missing_values, rule):
     assert refit_rule(option, missing_values) == rule
 
 
-def _walk(tree: MicroTree, x: np.ndarray) -> int:
-    """The label one sample reaches, walked node by node (NaN by each split's direction)."""
+def _leaf(left, right, feature, threshold, missing_left, x: np.ndarray) -> int:
+    """The leaf one sample reaches, walked node by node (NaN by each split's direction)."""
     node = 0
-    while tree.children_left[node] >= 0:
-        value = x[tree.feature[node]]
-        left = tree.missing_left[node] == 1 if np.isnan(value) else value <= tree.threshold[node]
-        node = tree.children_left[node] if left else tree.children_right[node]
-    return int(tree.label[node])
+    while left[node] >= 0:
+        value = x[feature[node]]
+        goes_left = missing_left[node] == 1 if np.isnan(value) else value <= threshold[node]
+        node = left[node] if goes_left else right[node]
+    return int(node)
+
+
+def _walk(tree: MicroTree, x: np.ndarray) -> int:
+    """The label one sample reaches in a micro tree."""
+    arrays = (tree.children_left, tree.children_right, tree.feature, tree.threshold, tree.missing_left)
+    return int(tree.label[_leaf(*arrays, x)])
 
 
 @pytest.mark.parametrize("weights", ["unit", "fractional"])
@@ -70,15 +77,6 @@ def test_a_refit_is_taken_only_when_it_saves_more_than_its_added_splits_cost(wei
     assert checked == 16 and 0 < taken < checked
 
 
-def _arrays(model):
-    g = model.graph_
-    return g.children_left, g.children_right, g.feature, g.threshold, g.missing_go_to_left
-
-
-def _same(a, b) -> bool:
-    return all(np.array_equal(x, y) for x, y in zip(_arrays(a), _arrays(b), strict=True))
-
-
 def _friedman():
     return make_friedman1(n_samples=600, noise=1.0, random_state=0)
 
@@ -91,9 +89,9 @@ def test_a_regressor_at_the_default_size_grows_with_the_refit_rule_held_out_data
     default = TnTRegressor(C=1e-3, random_state=0).fit(X, y)
     assert default.internal_refit == "auto" and default.ccp_alpha == "auto"
     assert default.refit_rule_ == chosen
-    assert _same(default, TnTRegressor(C=1e-3, internal_refit=chosen, random_state=0).fit(X, y))
+    assert same_fitted_graph(default, TnTRegressor(C=1e-3, internal_refit=chosen, random_state=0).fit(X, y))
     other = "always" if chosen == "cost_complexity" else "cost_complexity"
-    assert not _same(default, TnTRegressor(C=1e-3, internal_refit=other, random_state=0).fit(X, y))
+    assert not same_fitted_graph(default, TnTRegressor(C=1e-3, internal_refit=other, random_state=0).fit(X, y))
 
 
 def test_the_refit_rule_with_the_lower_held_out_error_is_chosen():
@@ -118,7 +116,8 @@ def test_the_refit_rule_with_the_lower_held_out_error_is_chosen():
             fit = _subset(problem, fit_rows)
             fit.refit_rule = candidate
             g = prune_fitted_graph(grow_graph(fit, **schedule), fit, 2e-3, False)
-            leaf = lambda x, g=g: _walk_graph(g, x)  # noqa: E731
+            arrays = (g.children_left, g.children_right, g.feature, g.threshold, g.missing_go_to_left)
+            leaf = lambda x, arrays=arrays: _leaf(*arrays, x)  # noqa: E731
             values = {}
             for i in fit_rows:
                 values.setdefault(leaf(problem.X[i]), []).append(problem.y[i])
@@ -131,27 +130,19 @@ def test_the_refit_rule_with_the_lower_held_out_error_is_chosen():
     assert sum(checked.values()) == 4
 
 
-def _walk_graph(g, x) -> int:
-    """The leaf one sample reaches in a flat graph, walked node by node."""
-    node = 0
-    while g.children_left[node] >= 0:
-        value = x[g.feature[node]]
-        left = g.missing_go_to_left[node] == 1 if np.isnan(value) else value <= g.threshold[node]
-        node = g.children_left[node] if left else g.children_right[node]
-    return int(node)
-
-
 def test_c_alone_keeps_version_0_1s_refits():
     """``ccp_alpha=0.0`` restores the graphs of version 0.1 (every refit taken without missing
     values), for a regressor as for a classifier; a classifier's default size takes every refit too."""
     X, y = _friedman()
     alone = TnTRegressor(ccp_alpha=0.0, C=1e-3, random_state=0).fit(X, y)
     assert alone.refit_rule_ == "always"
-    assert _same(alone, TnTRegressor(ccp_alpha=0.0, C=1e-3, internal_refit="always", random_state=0).fit(X, y))
+    assert same_fitted_graph(
+        alone, TnTRegressor(ccp_alpha=0.0, C=1e-3, internal_refit="always", random_state=0).fit(X, y)
+    )
     X, y = make_classification(n_samples=400, n_features=8, n_informative=4, flip_y=0.15, random_state=0)
     default = TnTClassifier(C=1e-3, random_state=0).fit(X, y)
     assert default.refit_rule_ == "always"
-    assert _same(default, TnTClassifier(C=1e-3, internal_refit="always", random_state=0).fit(X, y))
+    assert same_fitted_graph(default, TnTClassifier(C=1e-3, internal_refit="always", random_state=0).fit(X, y))
 
 
 @pytest.mark.parametrize(
