@@ -31,6 +31,7 @@ from sklearn.datasets import load_digits, make_friedman1
 
 import tnt.learn.growth as growth
 from tnt import TnTClassifier, TnTRegressor
+from tnt.learn import wave_routing
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "tnt" / "data" / "bundled"
@@ -251,10 +252,13 @@ def fit_digest(name: str) -> str:
     )
 
 
+@pytest.mark.parametrize("walks", ["one by one", "in lanes"])
 @pytest.mark.parametrize("name", sorted(FITS))
-def test_fitted_graph_is_unchanged(name, monkeypatch):
+def test_fitted_graph_is_unchanged(name, walks, monkeypatch):
     if "two threads" in name:  # data this small takes one thread unless waves are made to share them
         monkeypatch.setattr(growth, "THREADED_WORK", 0)
+    if walks == "in lanes":  # these fits' samples fit in a cache: their walks go one by one unless made not to
+        monkeypatch.setattr(wave_routing, "CACHED_BYTES", -1)
     assert fit_digest(name) == RECORDED[name]
 
 

@@ -17,7 +17,7 @@ from tnt import CARTClassifier, NDGClassifier, TAOClassifier, TnTClassifier, TnT
 from tnt.baselines import CARTRegressor
 from tnt.learn.micro_tree import MicroTree
 from tnt.learn.routing import route_to_leaves
-from tnt.learn.wave_routing import _walk_together, code_thresholds, missing_routing
+from tnt.learn.wave_routing import _walk_one, _walk_together, code_thresholds, missing_routing
 from tnt.learn.working_graph import UNDECIDED, FlatGraph, WorkingGraph, compact
 from tnt.model_io import model_from_json, model_to_json
 from tnt.reduction import reduce_model
@@ -89,7 +89,10 @@ def test_walks_on_codes_and_on_values_send_missing_values_by_the_stored_directio
         at = np.zeros(n, dtype=np.int64)
         first = np.empty(n, dtype=np.int64)
         _walk_together(samples, rows.astype(np.int64), at, first, n, 1, graph, False, missing)
-        assert at.tolist() == expected
+        assert at.tolist() == expected  # interleaved, as on a large matrix
+        no_verdict = np.zeros(0, dtype=np.int64)
+        one_by_one = [_walk_one(samples, r, 0, 1, graph, missing, 0, no_verdict, False)[0] for r in rows]
+        assert one_by_one == expected
 
 
 # ---------------------------------------------------------------------- installs and merges

@@ -15,11 +15,12 @@ from growth_helpers import nodes_with_their_rows, one_split_graph
 from sklearn.datasets import load_digits, make_classification
 
 import tnt.learn.growth as growth
+from tnt.learn import wave_routing
 from tnt.learn.binning import bin_features
 from tnt.learn.growth import _grow_pass, _MicroTreeCache, _Problem, _Workers
 from tnt.learn.micro_tree import MicroTree, fit_micro_tree
 from tnt.learn.walks import topological_order
-from tnt.learn.wave_routing import bucket_rows, code_thresholds
+from tnt.learn.wave_routing import _walk_one, bucket_rows, class_bits, classes_below, code_thresholds
 from tnt.learn.working_graph import FlatGraph, WorkingGraph, compact, dead_splits
 
 
@@ -82,12 +83,15 @@ def _datasets():
     return [("digits", X, y, np.ones(y.size)), ("continuous, weighted", Xc, yc, w)]
 
 
+@pytest.mark.parametrize("walks", ["one by one", "in lanes"])
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("case", _datasets(), ids=lambda c: c[0])
-def test_wave_batched_passes_equal_the_node_by_node_definition(case, threads, monkeypatch):
+def test_wave_batched_passes_equal_the_node_by_node_definition(case, threads, walks, monkeypatch):
     _, X, y, w = case
     if threads > 1:
         monkeypatch.setattr(growth, "THREADED_WORK", 0)  # every wave of several nodes on threads
+    if walks == "in lanes":  # data this small is walked one sample after the other unless made not to
+        monkeypatch.setattr(wave_routing, "CACHED_BYTES", -1)
     classes, y_enc = np.unique(y, return_inverse=True)
     problem = _Problem(np.ascontiguousarray(X, dtype=np.float32), y_enc.astype(np.intp), w, classes.size, seed=0)
     C = 3e-3
@@ -169,6 +173,77 @@ def test_a_pass_over_a_graph_grown_on_other_data_equals_the_definition():
     _reference_pass(slow, problem, 3e-3, slow_log)
     assert sorted(fast_log) == sorted(slow_log)
     assert _same_graph(fast, slow)
+
+
+def _random_dag(rng, n_nodes: int, n_features: int, n_classes: int):
+    """A random DAG in topological order (children after parents) whose leaves carry classes."""
+    left = np.full(n_nodes, -1, dtype=np.intp)
+    right = np.full(n_nodes, -1, dtype=np.intp)
+    for v in range(n_nodes // 2):
+        left[v], right[v] = rng.integers(v + 1, n_nodes, size=2)
+    feature = np.where(left >= 0, rng.integers(0, n_features, n_nodes), -2).astype(np.intp)
+    threshold = np.where(left >= 0, rng.integers(0, 4, n_nodes) + 0.5, -2.0)
+    label = np.where(left < 0, rng.integers(0, n_classes, n_nodes), -1).astype(np.intp)
+    return left, right, feature, threshold, label
+
+
+def _leaf_classes(node, left, right, label) -> set:
+    if left[node] < 0:
+        return {int(label[node])}
+    return _leaf_classes(left[node], left, right, label) | _leaf_classes(right[node], left, right, label)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_classes_below_are_the_classes_of_the_leaves_each_node_reaches(seed):
+    rng = np.random.default_rng(seed)
+    n_classes = [3, 70][seed % 2]  # classes from 62 on share a bit
+    left, right, _, _, label = _random_dag(rng, 41, 3, n_classes)
+    below = classes_below(left, right, label, left.size)
+    for node in range(left.size):
+        expected = sum({1 << min(c, 62) for c in _leaf_classes(node, left, right, label)})
+        assert below[node] == expected
+    assert class_bits(np.array([-1, 0, 5, 62, 99])).tolist() == [0, 1, 32, 1 << 62, 1 << 62]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_walks_stop_where_the_class_decides_or_at_a_phase_start_node_as_a_plain_walk_says(seed):
+    """Each walk against a plain walk along the same path: it ends at the leaf, or at the first node
+    below which every leaf has the sample's class or none has it (no class never stops), or,
+    walking to a phase-start node, once it passed one (a node below ``n_orig``); ``first`` is the
+    first such node passed before the walk ended, where a walk to a phase-start node ends (-1: none)."""
+    rng = np.random.default_rng(seed)
+    left, right, feature, threshold, label = _random_dag(rng, 61, 4, 3)
+    n_orig = 30
+    n = 300
+    X = rng.integers(0, 5, size=(n, 4)).astype(np.uint8)
+    rows = rng.integers(0, n, size=500).astype(np.int64)
+    starts = rng.integers(0, left.size, size=500).astype(np.int64)
+    classes = rng.integers(-1, 3, size=500)  # -1: no class (a regression's walk)
+    below = classes_below(left, right, label, left.size)
+    graph = (left, right, feature, threshold)
+    stopped_early = passed = 0
+    for to_phase_start in (False, True):
+        bits = class_bits(classes)
+        for w in range(500):
+            at, first = _walk_one(X, rows[w], starts[w], n_orig, graph, None, bits[w], below, to_phase_start)
+            node, first_passed, end = starts[w], -1, None
+            reach = lambda v: _leaf_classes(v, left, right, label)  # noqa: E731
+            while end is None:
+                decided = classes[w] >= 0 and (classes[w] not in reach(node) or reach(node) == {classes[w]})
+                if left[node] < 0 or decided:
+                    end = node
+                    stopped_early += left[node] >= 0
+                elif to_phase_start and first_passed >= 0:
+                    end = first_passed
+                else:
+                    node = left[node] if X[rows[w], feature[node]] <= threshold[node] else right[node]
+                    if node < n_orig and first_passed < 0:
+                        first_passed = node
+                        passed += 1
+            if to_phase_start:  # a walk to a phase-start node ends at the one it passed (-1: none)
+                end = first_passed
+            assert (at, first) == (end, first_passed)
+    assert stopped_early > 50 and passed > 50, "the cases should include early stops and phase-start nodes"
 
 
 def test_bucket_rows_groups_the_samples_of_a_wave_by_node_in_increasing_order():

@@ -21,9 +21,12 @@ from tnt.learn.walks import ancestors, longest_distances
 from tnt.learn.wave_routing import (
     NO_MEMO,
     bucket_rows,
+    class_bits,
+    classes_below,
     code_thresholds,
     missing_routing,
     move_samples,
+    one_by_one,
     sensitive_samples,
 )
 from tnt.learn.working_graph import FlatGraph, WorkingGraph, compact, dead_splits
@@ -332,16 +335,18 @@ class _Wave:
     """The samples at the nodes of one wave of a grow pass (:func:`_waves`), grouped by node, with
     what :mod:`tnt.learn.wave_routing` finds about them: which are sensitive, and where they go.
 
-    ``moves`` holds the state of the pass shared by all waves: ``(pos, memo_child, memo_label)``.
-    ``labels`` are the samples' classes that predictions are compared with (``problem.y`` unless
-    given); a regression compares none, and reads the labels reached (``reached``) instead.
+    ``moves`` holds the state of the pass shared by all waves: ``(pos, memo_child, memo_label)``;
+    ``verdict`` the classes below each node of the working graph as the pass found it and the bits of
+    the ``labels``, the samples' classes that predictions are compared with
+    (:func:`tnt.learn.wave_routing.sensitive_samples`).
+    A regression compares none (its labels are -1), and reads the labels reached (``reached``) instead.
     """
 
     def __init__(
-        self, graph: WorkingGraph, problem: _Problem, nodes: np.ndarray, index_of: np.ndarray, moves, labels=None
+        self, graph: WorkingGraph, problem: _Problem, nodes: np.ndarray, index_of: np.ndarray, moves, labels, verdict
     ):
         self.graph, self.problem, self.nodes, self.moves = graph, problem, nodes, moves
-        self.labels = problem.y if labels is None else labels
+        self.labels, self.verdict = labels, verdict
         index_of[nodes] = np.arange(nodes.size)
         self.order, self.offsets = bucket_rows(moves[0], index_of, nodes.size)
         index_of[nodes] = -1
@@ -416,6 +421,8 @@ class _Wave:
             (self.below, self.reached),
             self.sensitive,
             self.target,
+            self.verdict,
+            one_by_one(samples),
         )
 
     def move(self, start: int, stop: int) -> None:
@@ -433,6 +440,7 @@ class _Wave:
             (self.below, self.reached),
             self.moves[0],
             self.moves[1:],
+            one_by_one(samples),
         )
 
 
@@ -443,8 +451,11 @@ def _pass_waves(graph: WorkingGraph, problem: _Problem, labels=None):
     # The phase-start node each sample sits at, and its memo (see tnt.learn.wave_routing).
     moves = (np.zeros(n, dtype=np.int64), np.full(n, NO_MEMO, dtype=np.int64), np.zeros(n, dtype=np.int64))
     index_of = np.full(graph.n_orig, -1, dtype=np.int64)
+    labels = problem.y if labels is None else labels
+    left, right, _, _, label, _ = graph.all_arrays()
+    verdict = (classes_below(left, right, label, graph.size), class_bits(labels))
     for nodes in _waves(graph.start):
-        yield _Wave(graph, problem, nodes, index_of, moves, labels)
+        yield _Wave(graph, problem, nodes, index_of, moves, labels, verdict)
 
 
 def _grow_pass(
