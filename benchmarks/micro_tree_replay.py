@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import tnt.learn.growth as growth  # noqa: E402
 import tnt.learn.micro_tree as micro_tree  # noqa: E402
 from tnt import TnTClassifier  # noqa: E402
 from tnt.learn.split_search import make_buffers  # noqa: E402
@@ -73,11 +74,14 @@ def record(path: Path, X: np.ndarray, y: np.ndarray) -> str:
         _digest_update(digest, tree)
         return tree
 
-    micro_tree.build_tree = recorded
+    # Every micro tree fitted from Python, one call each: a wave's batch of fits
+    # (tnt.learn.micro_tree.fit_trees) calls build_tree compiled, where no wrapper sees it.
+    batches = growth._fit_in_batches
+    micro_tree.build_tree, growth._fit_in_batches = recorded, lambda *args: {}
     try:
         model = TnTClassifier(ccp_alpha=0.0, C=1e-4, n_jobs=1, random_state=0).fit(X, y)
     finally:
-        micro_tree.build_tree = fitted
+        micro_tree.build_tree, growth._fit_in_batches = fitted, batches
     _save(path, data, calls)
     print(f"{len(calls)} micro-tree fits of a TnT fit with {model.n_splits_} splits saved to {path}")
     return digest.hexdigest()[:12]

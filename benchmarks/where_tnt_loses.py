@@ -229,11 +229,13 @@ def _internal_nodes(variant: str):
             alpha = 10 * alpha
         return original(data, order, rows, y, w, alpha, n_targets, workspace)
 
-    growth.fit_micro_tree = fit
+    # Every micro tree fitted through growth.fit_micro_tree: a wave's batch of fits would bypass it.
+    batches = growth._fit_in_batches
+    growth.fit_micro_tree, growth._fit_in_batches = fit, lambda *args: {}
     try:
         yield
     finally:
-        growth.fit_micro_tree = original
+        growth.fit_micro_tree, growth._fit_in_batches = original, batches
 
 
 def phase_split(runs: pd.DataFrame, first: pd.DataFrame) -> pd.DataFrame:

@@ -223,12 +223,14 @@ def weight_exponent(total: float, n: int) -> int:
 
 
 def fit_trees(
-    data: BinnedData, feature_order, rows, y, sample_weight, starts, stops, alphas, totals, workspace
+    data: BinnedData, feature_order, rows, y, sample_weight, starts, stops, alphas, totals, workspace, n_targets=2
 ) -> list:
     """Micro trees fitted one after another by one compiled call: fit ``j`` on the samples
     ``rows[starts[j]:stops[j]]`` (their targets and weights aligned with ``rows``; no two fits'
-    ranges overlap), pruned at ``alphas[j]``; ``totals[j]`` is the sum of its weights. A float ``y`` fits squared-error trees
-    (:func:`fit_regression_tree`), an integer one two-class Gini trees (:func:`fit_micro_tree`).
+    ranges overlap), pruned at ``alphas[j]``; ``totals[j]`` is the sum of its weights (``np.add.reduce``'s,
+    as a fit sums them). A float ``y`` fits squared-error trees (:func:`fit_regression_tree`), an
+    integer one Gini trees on ``n_targets`` classes (:func:`fit_micro_tree`, its misclassified weight
+    included).
 
     The same trees as those functions fit one at a time, for a share of their calls' cost, and the
     whole batch runs without Python's interpreter lock. Fits on one thread each: the workspace's
@@ -256,16 +258,18 @@ def fit_trees(
         with_runs(data, None),
         squared,
         data.categorical,
+        np.int64(n_targets),
     )
-    tree_bounds, left, right, feature, threshold, label, mean, missing_left, subsets = arrays
+    tree_bounds, left, right, feature, threshold, label, mean, missing_left, subsets, misclassified = arrays
     trees = []
-    for a, b in zip(tree_bounds[:-1].tolist(), tree_bounds[1:].tolist()):
+    for j, (a, b) in enumerate(zip(tree_bounds[:-1].tolist(), tree_bounds[1:].tolist())):
         structure = (left[a:b], right[a:b], feature[a:b], threshold[a:b])
         sides = {"missing_left": missing_left[a:b], "category_left": subsets[a:b] if subsets.shape[0] else None}
         if squared:
             trees.append(RegressionTree(*structure, mean[a:b], **sides))
         else:
-            trees.append(MicroTree(*structure, label[a:b], **sides))
+            error = math.ldexp(misclassified[j], int(exponents[j]))
+            trees.append(MicroTree(*structure, label[a:b], misclassified=error, **sides))
     return trees
 
 
@@ -288,12 +292,15 @@ def _fit_trees(
     with_runs,
     squared,
     categorical,
+    n_targets,
 ):
     """:func:`fit_trees`' fits: the pruned trees' arrays (:func:`tnt.learn.tree_builder.pruned_tree`)
-    one after another, and where each tree starts (the last entry: where the last one ends);
-    ``categorical`` as :func:`tnt.learn.tree_builder.build_tree` takes it."""
+    one after another, where each tree starts (the last entry: where the last one ends), and each
+    tree's misclassified weight (in its rescaled weights); ``categorical`` as
+    :func:`tnt.learn.tree_builder.build_tree` takes it."""
     n_fits = alphas.shape[0]
     tree_bounds = np.zeros(n_fits + 1, dtype=np.int64)
+    misclassified = np.zeros(n_fits)
     capacity = 0
     for j in range(n_fits):
         capacity += 2 * (stops[j] - starts[j])  # a tree on m samples has at most 2m - 1 nodes
@@ -318,7 +325,7 @@ def _fit_trees(
             rows[a:b].copy(),
             y[a:b].copy(),
             fit_w,
-            np.int64(2),  # int64, not literal, arguments: the copies of build_tree that fits from Python call
+            n_targets,  # int64, not literal, arguments: the copies of build_tree that fits from Python call
             n_bins,
             bin_min,
             bin_max,
@@ -346,5 +353,6 @@ def _fit_trees(
         missing_left[start:end] = tree[6]
         if categorical is not None:
             subsets[start:end] = tree[8]
+        misclassified[j] = tree[7]
         tree_bounds[j + 1] = end
-    return tree_bounds, left, right, feature, threshold, label, mean, missing_left, subsets
+    return tree_bounds, left, right, feature, threshold, label, mean, missing_left, subsets, misclassified
