@@ -434,3 +434,33 @@ def test_a_fit_on_more_samples_than_sorted_runs_number_is_refused_with_one_sente
     monkeypatch.setattr(micro_tree, "MAX_SAMPLES", 40)
     assert micro_tree.fit_micro_tree(*one).feature[0] >= 0
     assert len(micro_tree.fit_trees(*batch[:-1], micro_tree.make_workspace(binned, 2))) == 2
+
+
+def test_the_types_a_pass_asks_about_are_those_of_the_batch_kernel_s_calls(monkeypatch):
+    # batches_ready asks numba about _batch_types; a mismatch would fit every tree alone forever.
+    import tnt.learn.micro_tree as micro_tree
+
+    X, y = make_classification(n_samples=300, n_features=4, n_informative=3, n_redundant=0, random_state=0)
+    X[::9, 1] = np.nan
+    seen = []
+    kernel = micro_tree._fit_trees
+
+    def recording(*arguments):
+        seen.append(tuple(kernel.typeof_pyval(a) for a in arguments))
+        return kernel(*arguments)
+
+    monkeypatch.setattr(micro_tree, "_fit_trees", recording)
+    fits = []
+    for max_bins in (65535, 255):
+        binned = bin_features(X.astype(np.float32), max_bins)
+        workspace = micro_tree.make_workspace(binned, 3)
+        rows = np.arange(300)
+        micro_tree.fit_trees(
+            binned, np.arange(4), rows, y, np.ones(300), [0, 100], [100, 300], [1e-3] * 2, [100.0, 200.0], workspace, 3
+        )
+        fits.append((binned, workspace))
+    monkeypatch.undo()
+    assert len(seen) == 2
+    for called, (binned, workspace) in zip(seen, fits):
+        assert called == micro_tree._batch_types(binned, workspace)
+        assert micro_tree.batches_ready(binned, workspace)  # just compiled or loaded

@@ -14,7 +14,7 @@ import numpy as np
 
 from tnt.learn.binning import MAX_EXACT_BINS, BinnedData, bin_features
 from tnt.learn.category_columns import CategoryColumns
-from tnt.learn.micro_tree import MicroTree, fit_micro_tree, fit_stump, fit_trees, make_workspace
+from tnt.learn.micro_tree import MicroTree, batches_ready, fit_micro_tree, fit_stump, fit_trees, make_workspace
 from tnt.learn.refit_guard import PRICED
 from tnt.learn.threaded_copies import lanes
 from tnt.learn.tree_builder import threaded
@@ -266,6 +266,8 @@ class _Workers:
         self.shared_workspace = make_workspace(
             problem.binned, problem.n_classes, lanes(problem.binned, n_threads, problem.criteria)
         )
+        # A wave's micro trees fitted in batches once their kernel is compiled; until then one by one.
+        self.batches = batches_ready(problem.binned, self.shared_workspace)
         self._local = threading.local()
 
     def workspace(self, alone: bool):
@@ -527,7 +529,7 @@ def _grow_pass(
         wave.gather_sensitive()
         # Largest first, so that no thread is left with a large node at the end of the wave.
         by_size = np.argsort(-wave.size, kind="stable").tolist()
-        if not workers.threaded(len(by_size), work):
+        if workers.batches and not workers.threaded(len(by_size), work):
             wave.ready = _fit_in_batches(wave, problem, C, cache, workers.workspace(alone=True))
         workers.run(by_size, lambda i, workspace, wave=wave: install(wave, i, workspace), work)
         workers.in_parts(wave.move, wave.order.size, work)
