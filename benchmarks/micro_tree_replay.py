@@ -74,14 +74,13 @@ def record(path: Path, X: np.ndarray, y: np.ndarray) -> str:
         _digest_update(digest, tree)
         return tree
 
-    # Every micro tree fitted from Python, one call each: a wave's batch of fits
-    # (tnt.learn.micro_tree.fit_trees) calls build_tree compiled, where no wrapper sees it.
-    batches = growth._fit_in_batches
-    micro_tree.build_tree, growth._fit_in_batches = recorded, lambda *args: {}
+    micro_tree.build_tree = recorded
     try:
-        model = TnTClassifier(ccp_alpha=0.0, C=1e-4, n_jobs=1, random_state=0).fit(X, y)
+        # One call per micro tree: a wave's batch calls build_tree compiled, where no wrapper sees it.
+        with growth.one_call_per_micro_tree():
+            model = TnTClassifier(ccp_alpha=0.0, C=1e-4, n_jobs=1, random_state=0).fit(X, y)
     finally:
-        micro_tree.build_tree, growth._fit_in_batches = fitted, batches
+        micro_tree.build_tree = fitted
     _save(path, data, calls)
     print(f"{len(calls)} micro-tree fits of a TnT fit with {model.n_splits_} splits saved to {path}")
     return digest.hexdigest()[:12]

@@ -229,13 +229,12 @@ def _internal_nodes(variant: str):
             alpha = 10 * alpha
         return original(data, order, rows, y, w, alpha, n_targets, workspace)
 
-    # Every micro tree fitted through growth.fit_micro_tree: a wave's batch of fits would bypass it.
-    batches = growth._fit_in_batches
-    growth.fit_micro_tree, growth._fit_in_batches = fit, lambda *args: {}
+    growth.fit_micro_tree = fit
     try:
-        yield
+        with growth.one_call_per_micro_tree():  # a wave's batch of fits would bypass the patch
+            yield
     finally:
-        growth.fit_micro_tree, growth._fit_in_batches = original, batches
+        growth.fit_micro_tree = original
 
 
 def phase_split(runs: pd.DataFrame, first: pd.DataFrame) -> pd.DataFrame:

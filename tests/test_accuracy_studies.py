@@ -111,10 +111,9 @@ def test_internal_node_patches_change_the_fit_and_undo_themselves(loses):
     # internal nodes keeping their splits: the first phase's tree plus what its leaves grow
     assert frozen.graph_ != default.graph_
     assert growth.fit_micro_tree is fit_micro_tree and growth._Wave.sensitive_rows is sensitive_rows
-    batches = growth._fit_in_batches
     with loses._internal_nodes("stump"):
         TnTClassifier(C=1e-2, random_state=0).fit(X, y)
-    assert growth.fit_micro_tree is fit_micro_tree and growth._fit_in_batches is batches
+    assert growth.fit_micro_tree is fit_micro_tree and not growth._one_call_each
     # The internal nodes' micro trees pruned ten times harder: a smaller graph (the patch reaches the
     # fits a wave's batch would make too).
     rng = np.random.default_rng(2)
@@ -123,7 +122,7 @@ def test_internal_node_patches_change_the_fit_and_undo_themselves(loses):
     with loses._internal_nodes("prune x10"):
         pruned = TnTClassifier(C=1e-3, random_state=0).fit(X3, y3)
     assert pruned.n_splits_ < TnTClassifier(C=1e-3, random_state=0).fit(X3, y3).n_splits_
-    assert growth.fit_micro_tree is fit_micro_tree and growth._fit_in_batches is batches
+    assert growth.fit_micro_tree is fit_micro_tree and not growth._one_call_each
     assert TnTClassifier(C=1e-2, random_state=0).fit(X, y).graph_ == default.graph_
 
 

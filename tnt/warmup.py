@@ -289,17 +289,17 @@ def _growth_kernels() -> None:
     passes them, whatever trees it installs."""
     from tnt.learn import growth, micro_tree
 
-    fit_kernel, batches = micro_tree.build_tree, growth._fit_in_batches
+    fit_kernel = micro_tree.build_tree
     micro_tree.build_tree = _numpy_stump
-    # Each micro tree fitted alone: a wave's batch of fits is one kernel that calls the fit kernel
-    # (tnt.learn.micro_tree.fit_trees), the first share's to compile once it has the fit kernel.
-    growth._fit_in_batches = lambda *args: {}
     try:
         # The growth alone (C's size): the default size's walk of held-out rows (route_to_leaves) is
-        # the first share's, which routes samples to leaves anyway.
-        _small_fit(size=0.0)
+        # the first share's, which routes samples to leaves anyway. Each micro tree by its own call,
+        # whatever the cache holds: a wave's batch (tnt.learn.micro_tree.fit_trees) is compiled code
+        # that calls the real fit kernel.
+        with growth.one_call_per_micro_tree():
+            _small_fit(size=0.0)
     finally:
-        micro_tree.build_tree, growth._fit_in_batches = fit_kernel, batches
+        micro_tree.build_tree = fit_kernel
 
 
 def _numpy_stump(codes, feature_order, rows, y, w, n_classes, n_bins, bin_min, bin_max, *unused) -> tuple:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import threading
 from collections.abc import Callable
@@ -125,7 +126,7 @@ class _Problem:
         """The order in which micro trees try features: it breaks ties between equal splits."""
         return np.random.RandomState(self.seed).permutation(self.X.shape[1])
 
-    @property
+    @cached_property
     def total_weight(self) -> float:
         return float(self.w.sum())
 
@@ -157,6 +158,16 @@ class _Problem:
     @cached_property
     def ones(self) -> np.ndarray:
         return np.ones(self.X.shape[0])
+
+    def micro_tree_weights(self, rows: np.ndarray, C: float) -> tuple[np.ndarray, float, float]:
+        """The weights of a micro tree fitted on ``rows`` growing at ``C``, their sum as the fit sums
+        them, and the tree's pruning level ``alpha = C * W / sum`` (``W`` the total weight)."""
+        if self.unit_weights:  # a sum of ones is exact: the same as summing them
+            w, total = self.ones[: rows.size], float(rows.size)
+        else:
+            w = self.w[rows]
+            total = float(np.add.reduce(w))
+        return w, total, C * self.total_weight / total
 
     def loss(self) -> ZeroOneLoss:
         """What the growth loop minimises on this problem: the 0/1 loss."""
@@ -267,7 +278,7 @@ class _Workers:
             problem.binned, problem.n_classes, lanes(problem.binned, n_threads, problem.criteria)
         )
         # A wave's micro trees fitted in batches once their kernel is compiled; until then one by one.
-        self.batches = batches_ready(problem.binned, self.shared_workspace)
+        self.batches = not _one_call_each and batches_ready(problem.binned, self.shared_workspace)
         self._local = threading.local()
 
     def workspace(self, alone: bool):
@@ -473,16 +484,10 @@ def _grow_pass(
     steps split the wave's samples in equal parts, one per thread, and the installs share the nodes
     (a node alone in its wave is fitted on all threads).
     """
-    W = problem.total_weight
     split_price = problem.split_price(C)
 
     def fit(rows, targets, n_targets, workspace):
-        if problem.unit_weights:  # a sum of ones is exact: the same alpha as summing them
-            w = problem.ones[: rows.size]
-            alpha = C * W / float(rows.size)
-        else:
-            w = problem.w[rows]
-            alpha = C * W / float(w.sum())
+        w, _, alpha = problem.micro_tree_weights(rows, C)
         return fit_micro_tree(problem.binned, problem.feature_order, rows, targets, w, alpha, n_targets, workspace)
 
     def install(wave: _Wave, i: int, workspace) -> None:
@@ -535,6 +540,23 @@ def _grow_pass(
         workers.in_parts(wave.move, wave.order.size, work)
 
 
+_one_call_each = False  # set by one_call_per_micro_tree
+
+
+@contextlib.contextmanager
+def one_call_per_micro_tree():
+    """Within this context a classification pass fits each micro tree by its own call of
+    :func:`tnt.learn.micro_tree.fit_micro_tree` (which calls the fit kernel from Python), as it does
+    before the batch kernel is compiled: the same graphs. For what wraps or replaces those functions
+    (the warm-up's stand-in fit kernel, the studies of ``benchmarks/``), which a batch would bypass."""
+    global _one_call_each
+    before, _one_call_each = _one_call_each, True
+    try:
+        yield
+    finally:
+        _one_call_each = before
+
+
 def _fit_in_batches(wave: _Wave, problem: _Problem, C: float, cache: _MicroTreeCache, workspace) -> dict:
     """The micro trees of a wave's nodes, by node: those the ``cache`` holds, and those it does not,
     fitted in one compiled call for the wave's leaves and one for its internal nodes
@@ -565,13 +587,8 @@ def _fit_in_batches(wave: _Wave, problem: _Problem, C: float, cache: _MicroTreeC
         targets = problem.y[rows] if fits is leaves else np.concatenate([fit[2] for fit in fits])
         stops = np.cumsum([fit[1].size for fit in fits])
         starts = stops - np.array([fit[1].size for fit in fits])
-        if problem.unit_weights:  # a sum of ones is exact: the alpha and total of summing them
-            w = problem.ones[: rows.size]
-            totals = [float(fit[1].size) for fit in fits]
-        else:
-            w = problem.w[rows]
-            totals = [float(np.add.reduce(w[a:b])) for a, b in zip(starts.tolist(), stops.tolist())]
-        alphas = [C * problem.total_weight / total for total in totals]
+        weights, totals, alphas = zip(*(problem.micro_tree_weights(fit[1], C) for fit in fits))
+        w = np.concatenate(weights)
         trees = fit_trees(
             problem.binned, problem.feature_order, rows, targets, w, starts, stops, alphas, totals, workspace, n_targets
         )
