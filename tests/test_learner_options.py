@@ -121,14 +121,56 @@ def test_held_out_stop_is_deterministic_with_random_state(noisy):
     assert a.n_steps_ == b.n_steps_ and _same_graph(a, b)
 
 
-def test_progress_callback_sees_the_final_training(noisy):
+# Fits that grow graphs on 80 % of the rows before the one they keep (trials), and how many: one to
+# choose a held-out size or a held-out stop, two to choose a regressor's refit rule (its default).
+TRIALS = [
+    (TnTClassifier, {"ccp_alpha": "held_out"}, 1),
+    (TnTClassifier, {"ccp_alpha": "held_out_regrown"}, 1),
+    (TnTClassifier, {"ccp_alpha": 0.0, "validation_fraction": 0.2}, 1),
+    (TnTClassifier, {}, 0),
+    (TnTRegressor, {}, 2),
+    (TnTRegressor, {"validation_fraction": 0.2}, 3),
+    (TnTRegressor, {"ccp_alpha": 0.0}, 0),
+]
+
+
+@pytest.mark.parametrize(("estimator", "options", "trials"), TRIALS)
+def test_progress_counts_the_trial_growths_then_the_kept_one(noisy, estimator, options, trials):
+    """Every step of every growth reaches the callback, trials first (``kind="trial"``), numbered in
+    one count across the fit (``fit_step``), which the kept growth's last step completes; the kept
+    growth's own steps are numbered as a fit without trials numbers them."""
     X, y = noisy
+    target = y if estimator is TnTClassifier else X[:, 0] + y
     events = []
-    model = TnTClassifier(ccp_alpha=0.0, C=1e-4, validation_fraction=0.2, random_state=0).fit(
-        X, y, progress_callback=events.append
+    model = estimator(C=1e-3, N1=2, N2=3, random_state=0, **options).fit(X, target, progress_callback=events.append)
+    per_growth = 2 * (3 + 1)
+    trial_events = [e for e in events if e.kind == "trial"]
+    kept = [e for e in events if e.kind != "trial"]
+    assert events[: len(trial_events)] == trial_events  # the trials come first
+    assert len(trial_events) == trials * per_growth
+    assert [e.fit_step for e in events] == list(range(1, len(events) + 1))
+    assert {e.fit_steps for e in trial_events} <= {(trials + 1) * per_growth}
+    assert all(e.fit_steps == len(events) for e in kept)
+    assert [e.step for e in kept] == list(range(1, model.n_steps_ + 1))
+    assert all(e.total_steps == model.n_steps_ for e in kept)
+    assert [e.step for e in trial_events] == list(range(1, per_growth + 1)) * trials
+    assert kept[-1].n_splits >= model.n_splits_  # pruned after growth, never grown larger
+    assert all(e.snapshot().n_splits == e.n_splits for e in trial_events[per_growth - 1 :: per_growth])
+    # Reporting changes nothing that is learned.
+    quiet = estimator(C=1e-3, N1=2, N2=3, random_state=0, **options).fit(X, target)
+    assert _same_graph(model, quiet)
+
+
+def test_a_trial_that_cannot_hold_rows_out_is_left_out_of_the_count():
+    """One sample holds none out: the regressor's refit rule is the paper's without trial growths,
+    and the kept growth's steps make up the whole count."""
+    events = []
+    model = TnTRegressor(C=1e-3, N1=1, N2=2, random_state=0).fit(
+        [[0.0], [1.0]][:1], [1.0], progress_callback=events.append
     )
-    assert [e.step for e in events] == list(range(1, model.n_steps_ + 1))
-    assert all(e.total_steps == model.n_steps_ for e in events)
+    assert [e.kind for e in events] == ["grow", "grow", "merge"]
+    assert [(e.fit_step, e.fit_steps) for e in events] == [(1, 3), (2, 3), (3, 3)]
+    assert model.n_steps_ == 3
 
 
 def test_without_the_options_nothing_is_held_out(noisy):

@@ -116,3 +116,16 @@ def test_a_dead_categorical_split_is_listed_on_its_feature_and_removed():
     assert _dead_test("colour", threshold) == "a test of colour's categories"
     merged = compact(working, X)
     assert merged.feature.tolist() == [1, -2, -2] and merged.category_left is None
+
+
+def test_the_steps_are_those_of_the_kept_graph_not_of_a_held_out_trial():
+    """With a held-out stop the fit first grows a trial graph on 80 % of the rows: its steps reach the
+    progress callback as trials and are not replayed; the steps shown end with the model's graph."""
+    X, y = corners(seed=0)
+    params = dict(C=1e-2, N1=2, N2=3, random_state=0, ccp_alpha=0.0, validation_fraction=0.2)
+    events = []
+    model = TnTClassifier(**params).fit(X, y, progress_callback=events.append)
+    assert sum(e.kind == "trial" for e in events) == 2 * (3 + 1)
+    steps = training_steps(X, y, ["x1", "x2"], **params)
+    assert len(steps) == model.n_steps_ == sum(e.kind != "trial" for e in events)
+    assert steps[-1].graph == model.graph_

@@ -51,6 +51,22 @@ def test_smaller_c_gives_more_splits_and_progress_is_reported():
     assert {e.kind for e in events} == {"grow", "merge"}
 
 
+def test_the_progress_bar_moves_through_a_regressions_trial_growths_and_ends_full():
+    """The app's default regressor grows two trial graphs (its refit rule chosen on held-out rows)
+    before the one it keeps: the bar moves from their first step, never back, and the kept growth's
+    last step fills it."""
+    from ui.views import progress_text
+
+    events = []
+    model = train(load_bundled("california_housing"), TrainParams(C=1e-3), progress_callback=events.append).tnt
+    shares = [e.fit_step / e.fit_steps for e in events]
+    steps = model.n_steps_
+    assert len(events) == 3 * steps and [e.kind for e in events[: 2 * steps]] == ["trial"] * (2 * steps)
+    assert shares == sorted(shares) and shares[0] == 1 / (3 * steps) and shares[-1] == 1.0
+    assert progress_text(events[0]).startswith(f"Training TnT: choosing on held-out rows, step 1 of {3 * steps} (")
+    assert progress_text(events[-1]).startswith(f"Training TnT: merge {steps} of {steps} (")
+
+
 def test_params_are_hashable_cache_keys():
     assert TrainParams(C=1e-3) == TrainParams(C=1e-3) and hash(TrainParams()) == hash(TrainParams())
     assert TrainParams(C=1e-3) != TrainParams(C=1e-3, seed=1)

@@ -13,7 +13,7 @@ from tnt._base import CATEGORICAL_FEATURES, EXCLUDED_FEATURES, MIN_CATEGORY_SAMP
 from tnt._parallel import effective_n_jobs, n_jobs_constraint
 from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.learn.graph_pruning import prune_fitted_graph
-from tnt.learn.growth import ProgressCallback, grow_graph
+from tnt.learn.growth import FitProgress, ProgressCallback, grow_graph
 from tnt.learn.held_out_pruning import HELD_OUT_SHARE, held_out_pruning_level
 from tnt.learn.refit_choice import chooses_refit_rule, chosen_refit_rule
 from tnt.learn.refit_guard import INTERNAL_REFITS, refit_rule
@@ -95,8 +95,10 @@ class TnTEstimator(GrownGraphEstimator):
             Weights honoured everywhere: micro-tree fits, the leaves' predictions and ``C_i``.
         progress_callback : callable, default=None
             Called with a :class:`tnt.GrowthEvent` after every grow pass, merge and fine-tuning
-            round; ``event.step / event.total_steps`` is the fraction done and
-            ``event.snapshot()`` the graph at that moment.
+            round, those of any trial growth on part of the samples first (``kind="trial"``:
+            a held-out choice of size, refit rule or stopping step); ``event.fit_step /
+            event.fit_steps`` is the share of the fit done and ``event.snapshot()`` the graph at
+            that moment.
 
         Returns
         -------
@@ -113,6 +115,14 @@ class TnTEstimator(GrownGraphEstimator):
         fine-tuned is no graph that training gives, as training prunes after fine-tuning."""
         return self.ccp_alpha != 0 and not (self.ccp_alpha == "auto" and self.pruning_level_ == 0)
 
+    def _trial_growths(self) -> int:
+        """How many graphs a fit grows on part of its samples before the one it keeps (each scored
+        on the rest: :attr:`tnt.GrowthEvent.kind` ``"trial"``): one to choose a held-out size, two
+        to choose a regressor's refit rule, one to choose where ``validation_fraction`` stops."""
+        held_out_size = self.ccp_alpha in ("held_out", "held_out_regrown")
+        refit_rules = chooses_refit_rule(is_classifier(self), self.internal_refit, self.ccp_alpha)
+        return int(held_out_size) + 2 * int(refit_rules) + int(self.validation_fraction is not None)
+
     def _grow(self, problem, callback: ProgressCallback = None) -> FlatGraph:
         # The problem's binned data (which every growth below needs) says whether a value is missing.
         problem.refit_rule = refit_rule(self.internal_refit, problem.has_missing)
@@ -124,13 +134,15 @@ class TnTEstimator(GrownGraphEstimator):
             "callback": callback,
             "n_threads": effective_n_jobs(self.n_jobs),
         }
+        trials = self._trial_growths()
+        if callback is not None and trials:  # the trials' steps reported too, as one progress
+            steps = schedule["N1"] * (schedule["N2"] + 1) + schedule["fine_tune"]
+            schedule["callback"] = FitProgress(callback, steps, trials)
         level = self.ccp_alpha
         if level == "auto":
             level = cart_pruning_level(problem, is_classifier(self), schedule["C"])
         elif isinstance(level, str):  # "held_out" or "held_out_regrown"
-            level, _ = held_out_pruning_level(
-                problem, HELD_OUT_SHARE, is_classifier(self), schedule | {"callback": None}
-            )
+            level, _ = held_out_pruning_level(problem, HELD_OUT_SHARE, is_classifier(self), schedule)
         if self.ccp_alpha in ("auto", "held_out_regrown"):
             # TnT's own graph at that cost per split, not a larger graph cut down to it:
             # weakest-link pruning keeps splits and refits chosen for the larger graph.

@@ -28,6 +28,18 @@ def _wait_for_compiled_code(data: Dataset, params: TrainParams) -> None:
             warmup.wait(narrow=narrow)
 
 
+def progress_text(event) -> str:
+    """What the progress bar says at a step of training (a :class:`tnt.GrowthEvent`): a trial
+    growth's steps (on part of the rows, to choose on the others) by their count in the whole fit,
+    the kept growth's by its own."""
+    if event.kind == "trial":
+        return (
+            f"Training TnT: choosing on held-out rows, step {event.fit_step} of {event.fit_steps} "
+            f"({counted(event.n_splits, 'split')} in this trial)"
+        )
+    return f"Training TnT: {event.kind_name} {event.step} of {event.total_steps} ({counted(event.n_splits, 'split')})"
+
+
 def train_with_progress(data: Dataset, params: TrainParams) -> TrainResult | None:
     """Train (or fetch from this session's cache) with a progress bar that moves at every grow pass
     and merge. Returns None, after saying why, if training fails; the previous model stays."""
@@ -38,10 +50,7 @@ def train_with_progress(data: Dataset, params: TrainParams) -> TrainResult | Non
     bar = st.progress(0.0, text="Training TnT...")
 
     def on_step(event) -> None:
-        bar.progress(
-            min(event.step / event.total_steps, 1.0),
-            text=f"Training TnT: {event.kind_name} {event.step} of {event.total_steps} ({counted(event.n_splits, 'split')})",
-        )
+        bar.progress(min(event.fit_step / event.fit_steps, 1.0), text=progress_text(event))
 
     result = _run(
         bar,

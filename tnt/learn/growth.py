@@ -40,14 +40,20 @@ class GrowthEvent:
 
     Attributes
     ----------
-    kind : {"grow", "merge", "fine_tune"}
-        A grow pass, a merge (after pruning dead nodes), or a fine-tuning round.
+    kind : {"grow", "merge", "fine_tune", "trial"}
+        A grow pass, a merge (after pruning dead nodes), or a fine-tuning round of the growth whose
+        graph the fit keeps; or ``"trial"``, any step of a growth on part of the training samples
+        that the other part scores, to choose the size (``ccp_alpha="held_out"`` and
+        ``"held_out_regrown"``), a regressor's refit rule (the default) or the step to stop at
+        (``validation_fraction``), before that growth. A trial's ``snapshot`` and ``details`` are
+        those of its own graph, which the fit does not keep.
     phase : int
         1-based merge phase (``0`` during fine-tuning).
     step : int
-        1-based index of this step among all steps of the fit.
+        1-based index of this step among the steps of its growth.
     total_steps : int
-        ``N1 * (N2 + 1) + fine_tune``.
+        The steps of its growth: ``N1 * (N2 + 1) + fine_tune`` (fewer where a held-out score
+        stops the growth early).
     n_splits : int
         Splits of the graph as it stands after this step (micro trees counted as merged).
     details : dict or None
@@ -59,6 +65,11 @@ class GrowthEvent:
         ``(feature, threshold, samples, side)`` per split that training samples reach but that
         sends them all to ``side`` ("left" or "right"), which the merge removes (a categorical
         split's threshold NaN).
+    fit_step, fit_steps : int
+        This step's 1-based index among the steps of all the fit's growths, trials first, and their
+        number: ``fit_step / fit_steps`` is the share of the fit done. Without trials they are
+        ``step`` and ``total_steps``. During trials ``fit_steps`` counts the steps the fit plans;
+        from the first step of the kept growth on, the steps it makes.
     """
 
     kind: str
@@ -68,9 +79,21 @@ class GrowthEvent:
     n_splits: int
     _snapshot: Callable[[], FlatGraph] = field(repr=False, compare=False)
     details: dict | None = field(default=None, repr=False, compare=False)
+    fit_step: int = 0  # 0: this growth's step (set in __post_init__)
+    fit_steps: int = 0
 
     #: Each kind of step in words, as progress bars and the step-through say it.
-    KIND_NAMES: ClassVar[dict] = {"grow": "grow pass", "merge": "merge", "fine_tune": "fine-tuning round"}
+    KIND_NAMES: ClassVar[dict] = {
+        "grow": "grow pass",
+        "merge": "merge",
+        "fine_tune": "fine-tuning round",
+        "trial": "held-out trial step",
+    }
+
+    def __post_init__(self):
+        if self.fit_steps == 0:  # a fit of one growth
+            object.__setattr__(self, "fit_step", self.step)
+            object.__setattr__(self, "fit_steps", self.total_steps)
 
     @property
     def kind_name(self) -> str:
@@ -83,6 +106,52 @@ class GrowthEvent:
 
 
 ProgressCallback = Callable[[GrowthEvent], None] | None
+
+
+class FitProgress:
+    """A progress callback's view of a fit that grows graphs on part of its samples (trials, scored
+    on the other part) before the growth whose graph it keeps: every step of every growth reaches
+    ``callback``, a trial's as ``kind="trial"``, each with its place among all of them
+    (:attr:`GrowthEvent.fit_step`), so that a progress bar moves from the first trial on and ends full.
+
+    The fit passes this object as the kept growth's callback (:func:`tnt.learn.growth.grow_graph`'s
+    ``callback``), and each trial takes its own from :func:`trial_callback`. ``trials`` is the number
+    of trial growths planned, each of ``steps_per_growth`` steps; one that does not happen (too few
+    samples to hold any out) is left out of the count at the kept growth's first step.
+    """
+
+    def __init__(self, callback: Callable[[GrowthEvent], None], steps_per_growth: int, trials: int):
+        self._callback, self._per_growth = callback, steps_per_growth
+        self._planned = steps_per_growth * (trials + 1)
+        self._done = 0  # steps of the trials begun
+
+    def trial(self, also: ProgressCallback = None) -> Callable[[GrowthEvent], None]:
+        """The callback of the next trial growth, which calls ``also`` (if given) with the trial's
+        own events first."""
+        before = self._done
+        self._done += self._per_growth
+
+        def report(event: GrowthEvent) -> None:
+            if also is not None:
+                also(event)
+            self._callback(
+                dataclasses.replace(event, kind="trial", fit_step=before + event.step, fit_steps=self._planned)
+            )
+
+        return report
+
+    def __call__(self, event: GrowthEvent) -> None:
+        """The kept growth's event, placed after the trials'."""
+        self._callback(
+            dataclasses.replace(event, fit_step=self._done + event.step, fit_steps=self._done + event.total_steps)
+        )
+
+
+def trial_callback(callback, also: ProgressCallback = None) -> ProgressCallback:
+    """The callback of a trial growth in a fit whose kept growth reports to ``callback``: the
+    trial's own from ``callback`` if it is a :class:`FitProgress`, chained with ``also``; else
+    ``also`` alone (None: the trial reports nothing)."""
+    return callback.trial(also) if isinstance(callback, FitProgress) else also
 
 
 @dataclass

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from tnt.learn.graph_pruning import prune_graph, pruning_statistics
-from tnt.learn.growth import grow_graph
+from tnt.learn.growth import grow_graph, trial_callback
 from tnt.learn.routing import route_to_leaves
 from tnt.learn.selection import _subset, held_out_rows
 from tnt.learn.working_graph import FlatGraph
@@ -64,7 +64,7 @@ def held_out_pruning_level(problem, fraction: float, classification: bool, sched
     if parts is None:
         return 0.0, np.empty(0)
     fit, held = _subset(problem, parts[0]), _subset(problem, parts[1])
-    graph = grow_graph(fit, **(schedule | {"callback": None}))
+    graph = grow_graph(fit, **(schedule | {"callback": trial_callback(schedule.get("callback"))}))
     stats = pruning_statistics(fit.y, fit.w, fit.n_classes if classification else None)
     levels = pruning_levels(fit.X.shape[0])
     scores = [_score(graph, fit, held, classification)]

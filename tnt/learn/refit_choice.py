@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from tnt.learn.graph_pruning import prune_fitted_graph
-from tnt.learn.growth import grow_graph
+from tnt.learn.growth import grow_graph, trial_callback
 from tnt.learn.held_out_pruning import HELD_OUT_SHARE
 from tnt.learn.refit_guard import PRICED
 from tnt.learn.selection import _subset, held_out_rows, held_out_score
@@ -50,6 +50,6 @@ def chosen_refit_rule(problem, schedule: dict, level: float, paper_rule: str) ->
     scores = []
     for rule in (paper_rule, PRICED):
         fit.refit_rule = rule
-        graph = grow_graph(fit, **(schedule | {"callback": None}))
+        graph = grow_graph(fit, **(schedule | {"callback": trial_callback(schedule.get("callback"))}))
         scores.append(held_out_score(prune_fitted_graph(graph, fit, level, False), fit, held, False))
     return (PRICED if scores[1] > scores[0] else paper_rule), np.array(scores)

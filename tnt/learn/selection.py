@@ -16,7 +16,7 @@ import math
 import numpy as np
 from sklearn.model_selection import train_test_split
 
-from tnt.learn.growth import GrowthEvent, _Problem, grow_graph
+from tnt.learn.growth import GrowthEvent, _Problem, grow_graph, trial_callback
 from tnt.learn.routing import route_to_leaves
 from tnt.learn.working_graph import FlatGraph
 
@@ -91,7 +91,8 @@ def grow_with_held_out_stop(
 ) -> tuple[FlatGraph, HeldOutStop]:
     """:func:`tnt.learn.growth.grow_graph` (``schedule``: its keyword arguments ``C``, ``N1``, ``N2``,
     ``fine_tune``, ``callback``, ``n_threads``) stopped at the step a held-out ``fraction`` of the
-    samples scores best (see the module's description); ``callback`` sees the final training's steps."""
+    samples scores best (see the module's description); ``callback`` sees the final training's steps,
+    and the trial's too if it is a :class:`tnt.learn.growth.FitProgress`."""
     parts = held_out_rows(problem, fraction, classification)
     if parts is None:
         steps = schedule["N1"] * (schedule["N2"] + 1) + schedule.get("fine_tune", 0)
@@ -102,7 +103,7 @@ def grow_with_held_out_stop(
     def score(event: GrowthEvent) -> None:
         scores.append(held_out_score(event.snapshot(), fit, held, classification))
 
-    grow_graph(fit, **(schedule | {"callback": score}))
+    grow_graph(fit, **(schedule | {"callback": trial_callback(schedule.get("callback"), also=score)}))
     scores = np.array(scores)
     step = int(np.argmax(scores)) + 1  # the first of the best
     graph = grow_graph(problem, **schedule, max_steps=step)

@@ -74,7 +74,12 @@ def training_steps(X, y, feature_names=None, **params) -> list[TrainingStep]:
     """
     model = TnTClassifier(**params)
     events = []
-    model.fit(X, y, progress_callback=lambda event: events.append((event, event.snapshot())))
+
+    def keep(event) -> None:  # the steps of the graph the model keeps, not a held-out trial's
+        if event.kind != "trial":
+            events.append((event, event.snapshot()))
+
+    model.fit(X, y, progress_callback=keep)
     Xv = np.ascontiguousarray(model._validate_X_predict(X), dtype=DTYPE)
     y_idx = np.searchsorted(model.classes_, np.asarray(y))
     n_features = Xv.shape[1]
