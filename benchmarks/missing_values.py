@@ -14,13 +14,17 @@ CART learn from the NaN themselves. The question the table answers: is TnT at le
 on as many (set, C) pairs with missing values as without? The pairs compared are the ones counted
 without NaN (TnT's mean splits at least 10), in both runs.
 
-With NaN the suite also runs twice more, to see what TnT's second phase (the micro trees grown in the
-graph's nodes after the first phase) does with missing values: with ``N1=1`` (the first phase alone,
-which is CART pruned at C) and with ``internal_refit="always"`` (every internal node's refit taken,
-the default before missing values turned the refit guard on). For each, the pairs where the graph's
-gain over CART (each at its own splits) is below the first phase's. The first phase alone runs without
-NaN too, so that the report says, for the first phase and for the finished graph, on how many pairs TnT
-is at least as accurate as CART without NaN and with.
+With NaN the suite also runs five times more, to see what TnT's second phase (the micro trees grown in
+the graph's nodes after the first phase) and the default's held-out choices do with missing values:
+with ``N1=1`` (the first phase alone, which is CART pruned at C), with ``internal_refit="always"``
+(every internal node's refit taken, the default before missing values turned the refit guard on), with
+``ccp_alpha=0.0`` (the graph C alone grows, the default's size before it was chosen on held-out rows),
+and with each refit rule a default regressor chooses between, given alone (``"improving"``,
+``"cost_complexity"``). For each, the pairs where the graph's gain over CART (each at its own splits)
+is below the first phase's, and the pairs it wins. The first phase alone runs without NaN too, so that
+the report says, for the first phase and for the finished graph, on how many pairs TnT is at least as
+accurate as CART without NaN and with. As a pair is won against CART at TnT's own size, the report
+also gives the default's own test score against C alone's.
 
 A run of the whole suite writes ``docs/accuracy_missing.md`` whole and the per-seed rows beside it
 (``docs/accuracy_missing_runs.csv``); ``--sets``, ``--seeds`` or ``--first-seed`` runs (seeds
@@ -58,10 +62,17 @@ REPORT = ROOT / "docs" / "accuracy_missing.md"
 SHARE = 0.15
 #: The first phase alone: TnT's parameters and its name in the tables.
 FIRST_PHASE = ("first phase alone (N1=1)", {"N1": 1})
-#: The variants run on the data with NaN besides the defaults: (name, TnT parameters).
+#: The graph ``C`` alone grows (the default of version 0.1), against which the default's own score is told.
+C_ALONE = ("C alone (ccp_alpha=0.0)", {"ccp_alpha": 0.0})
+#: The variants run on the data with NaN besides the defaults: (name, TnT parameters). Besides the first
+#: phase and every refit taken, the default's two choices apart: its size (C alone instead) and a
+#: regressor's refit rule (each rule it chooses between, given alone).
 PHASES = (
     FIRST_PHASE,
     ('every refit taken (internal_refit="always")', {"internal_refit": "always"}),
+    C_ALONE,
+    ('refits that lower the loss (internal_refit="improving")', {"internal_refit": "improving"}),
+    ('refits priced (internal_refit="cost_complexity")', {"internal_refit": "cost_complexity"}),
 )
 
 
@@ -153,6 +164,36 @@ def wins_table(graphs: dict, counted: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows).sort_values(["task", "nan"], kind="stable", ignore_index=True)
 
 
+def own_score_table(defaults: pd.DataFrame, alone: pd.DataFrame, counted: pd.DataFrame) -> pd.DataFrame:
+    """Per task: over the pairs ``counted``, the default's own mean test score (``defaults``' runs)
+    against that of the graph ``C`` alone grows (``alone``'s), in points: the mean and the worst
+    difference, and the pairs more than one point below."""
+    keys = ["task", "set", "C"]
+    mine = counted[keys].merge(pair_table(defaults)[[*keys, "tnt_test", "tnt_splits"]], on=keys)
+    both = mine.merge(pair_table(alone)[[*keys, "tnt_test", "tnt_splits"]], on=keys, suffixes=("", "_alone"))
+    rows = []
+    for task, g in both.groupby("task", sort=False):
+        change = 100 * (g["tnt_test"] - g["tnt_test_alone"])
+        rows.append({"task": task, "pairs": len(g), "mean": float(change.mean()), "worst": float(change.min()),
+                     "below": int((change < -1).sum()), "splits": float(g["tnt_splits"].mean()),
+                     "splits_alone": float(g["tnt_splits_alone"].mean())})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def own_score_markdown(own: pd.DataFrame, share: float) -> str:
+    lines = [
+        f"| task, {100 * share:.0f} % NaN | pairs | own test score against C alone's: mean | worst | "
+        "pairs more than 1 point below | mean splits: the defaults / C alone |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in own.itertuples():
+        lines.append(
+            f"| {r.task} ({UNIT[r.task]}) | {r.pairs} | {_sign(r.mean)} | {_sign(r.worst)} | {r.below} | "
+            f"{r.splits:.1f} / {r.splits_alone:.1f} |"
+        )
+    return "\n".join(lines)
+
+
 def wins_markdown(wins: pd.DataFrame, share: float) -> str:
     lines = [
         "| task | graph | NaN | pairs | TnT >= CART | mean gain |",
@@ -185,6 +226,7 @@ def report(
     stamp: str,
     phases=None,
     wins=None,
+    own=None,
     first_seed: int = 0,
 ) -> str:
     """The whole of ``docs/accuracy_missing.md``."""
@@ -207,9 +249,11 @@ def report(
         parts += [
             "## The second phase with missing values\n",
             "TnT's first phase (`N1=1`) is CART pruned at C; its second phase grows micro trees in the graph's "
-            "nodes. With NaN, the same suite with the first phase alone and with every internal node's refit "
-            'taken (`internal_refit="always"`, what the default `"auto"` does without NaN): the pairs (those '
-            "counted without NaN) where the finished graph's gain over CART is below the first phase's.\n",
+            "nodes. With NaN, the same suite with the first phase alone and with the variants below: every "
+            'internal node\'s refit taken (`internal_refit="always"`, what the default `"auto"` does without NaN), '
+            "the graph C alone grows (`ccp_alpha=0.0`, instead of the default's size chosen on held-out rows), and "
+            "each refit rule a default regressor chooses between on held-out rows, given alone: the pairs (those "
+            "counted without NaN) where the graph's gain over CART is below the first phase's.\n",
             phase_markdown(phases, share) + "\n",
         ]
     if wins is not None:
@@ -217,8 +261,17 @@ def report(
             "## Which phase wins the pairs\n",
             "The pairs (those counted without NaN) where TnT is at least as accurate as CART grown best-first to "
             "its splits, for TnT's first phase alone (`N1=1`, CART pruned at C: scikit-learn's "
-            "`DecisionTree*(ccp_alpha=...)` up to ties) and for the finished graph, without NaN and with.\n",
+            "`DecisionTree*(ccp_alpha=...)` up to ties) and for the finished graph, without NaN and with; with "
+            "NaN for the variants above too.\n",
             wins_markdown(wins, share) + "\n",
+        ]
+    if own is not None:
+        parts += [
+            "## The default's own score with missing values\n",
+            "A pair is won or lost against CART grown best-first to TnT's splits, which is strong at small "
+            "sizes: the default's own test score with NaN against that of the graph C alone grows "
+            "(`ccp_alpha=0.0`), pair by pair (those counted without NaN).\n",
+            own_score_markdown(own, share) + "\n",
         ]
     for task in TASKS:
         if (pairs["task"] == task).any():
@@ -255,7 +308,7 @@ def main(argv=None) -> int:
     plain_first = runs(params=FIRST_PHASE[1])
     took = (
         f"Took {(after - start) / 60:.1f} minutes of wall time: without NaN {(middle - start) / 60:.1f}, with NaN "
-        f"{(end - middle) / 60:.1f}, the two variants with NaN {(after - end) / 60:.1f}, then the first phase alone "
+        f"{(end - middle) / 60:.1f}, the {len(PHASES)} variants with NaN {(after - end) / 60:.1f}, then the first phase alone "
         f"without NaN {(time.perf_counter() - after) / 60:.1f} (TnT fits {plain['tnt_fit_s'].sum():.0f} s and "
         f"{missing['tnt_fit_s'].sum():.0f} s). Load average at the start {load:.1f}."
     )
@@ -266,11 +319,12 @@ def main(argv=None) -> int:
         {
             (first, False): plain_first,
             ("the defaults", False): plain,
-            (first, True): variants[first],
+            **{(name, True): variants[name] for name in variants},
             ("the defaults", True): missing,
         },
         pairs,
     )
+    own = own_score_table(missing, variants[C_ALONE[0]], pairs)
     stamp = f"{datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC"
     text = report(
         pairs,
@@ -281,6 +335,7 @@ def main(argv=None) -> int:
         stamp=stamp,
         phases=phases,
         wins=wins,
+        own=own,
         first_seed=args.first_seed,
     )
     print(text)

@@ -88,7 +88,8 @@ def test_a_small_run_compares_the_two_runs_and_writes_its_report(missing, tmp_pa
     out = tmp_path / "accuracy_missing.md"
     assert missing.main(["--sets", "tiny", "--seeds", "1", "--n-jobs", "1", "--out", str(out)]) == 0
     runs = pd.read_csv(tmp_path / "accuracy_missing_runs.csv")
-    assert sorted(set(runs["missing_share"])) == [0.0, 0.15] and len(runs) == 15  # 5 runs of 3 values of C
+    # Without NaN the defaults and the first phase; with NaN the defaults and each variant: 3 values of C each.
+    assert sorted(set(runs["missing_share"])) == [0.0, 0.15] and len(runs) == 3 * (3 + len(missing.PHASES))
     assert sorted(set(runs["variant"])) == sorted(["defaults", *(name for name, _ in missing.PHASES)])
     first = runs[runs["variant"] == missing.FIRST_PHASE[0]]
     assert sorted(set(first["missing_share"])) == [0.0, 0.15]  # the first phase alone runs without NaN too
@@ -97,6 +98,33 @@ def test_a_small_run_compares_the_two_runs_and_writes_its_report(missing, tmp_pa
     text = out.read_text()
     assert "## Summary" in text and "| tiny |" in text and "## The second phase with missing values" in text
     assert "## Which phase wins the pairs" in text and "seeds 0, CART" in text
+    assert "## The default's own score with missing values" in text
+
+
+def test_the_defaults_own_score_is_told_against_c_alone_pair_by_pair(missing):
+    defaults = _runs(
+        [
+            ("regression", "a", 1e-3, 0, 10, 10, 0.60, 0.70),
+            ("regression", "a", 1e-3, 1, 12, 12, 0.70, 0.70),  # pair a: mean 0.65
+            ("regression", "c", 1e-4, 0, 20, 20, 0.40, 0.50),  # pair c: 0.40
+            ("regression", "d", 1e-4, 0, 30, 30, 0.90, 0.10),  # not counted
+        ]
+    )
+    alone = _runs(
+        [
+            ("regression", "a", 1e-3, 0, 100, 100, 0.50, 0.70),
+            ("regression", "a", 1e-3, 1, 300, 300, 0.40, 0.70),  # pair a: 0.45, 200 splits
+            ("regression", "c", 1e-4, 0, 50, 50, 0.45, 0.50),  # pair c: 0.45
+            ("regression", "d", 1e-4, 0, 60, 60, 0.10, 0.10),
+        ]
+    )
+    counted = pd.DataFrame({"task": ["regression"] * 2, "set": ["a", "c"], "C": [1e-3, 1e-4]})
+    own = missing.own_score_table(defaults, alone, counted).iloc[0]
+    assert (own["pairs"], own["below"]) == (2, 1)  # c: 5 points below
+    assert (own["mean"], own["worst"]) == (pytest.approx((20.0 - 5.0) / 2), pytest.approx(-5.0))
+    assert (own["splits"], own["splits_alone"]) == (pytest.approx((11 + 20) / 2), pytest.approx((200 + 50) / 2))
+    text = missing.own_score_markdown(missing.own_score_table(defaults, alone, counted), 0.15)
+    assert "| regression (R^2 x100) | 2 | +7.50 | -5.00 | 1 | 15.5 / 125.0 |" in text
 
 
 def test_first_seed_runs_the_seeds_from_it(missing, tmp_path, monkeypatch):
