@@ -13,7 +13,7 @@ from tnt._base import CATEGORICAL_FEATURES, EXCLUDED_FEATURES, MIN_CATEGORY_SAMP
 from tnt._parallel import effective_n_jobs, n_jobs_constraint
 from tnt.learn.binning import MAX_EXACT_BINS
 from tnt.learn.graph_pruning import prune_fitted_graph
-from tnt.learn.growth import FitProgress, ProgressCallback, grow_graph
+from tnt.learn.growth import FitProgress, ProgressCallback, grow_graph, growth_steps
 from tnt.learn.held_out_pruning import HELD_OUT_SHARE, held_out_pruning_level
 from tnt.learn.refit_choice import chooses_refit_rule, chosen_refit_rule
 from tnt.learn.refit_guard import INTERNAL_REFITS, refit_rule
@@ -134,9 +134,9 @@ class TnTEstimator(GrownGraphEstimator):
             "callback": callback,
             "n_threads": effective_n_jobs(self.n_jobs),
         }
+        steps = growth_steps(schedule["N1"], schedule["N2"], schedule["fine_tune"])
         trials = self._trial_growths()
         if callback is not None and trials:  # the trials' steps reported too, as one progress
-            steps = schedule["N1"] * (schedule["N2"] + 1) + schedule["fine_tune"]
             schedule["callback"] = FitProgress(callback, steps, trials)
         level = self.ccp_alpha
         if level == "auto":
@@ -153,7 +153,7 @@ class TnTEstimator(GrownGraphEstimator):
         self.refit_rule_ = problem.refit_rule
         if self.validation_fraction is None:
             self.validation_scores_ = np.empty(0)
-            self.n_steps_ = schedule["N1"] * (schedule["N2"] + 1) + schedule["fine_tune"]
+            self.n_steps_ = steps
             graph = grow_graph(problem, **schedule)
         else:
             graph, stop = grow_with_held_out_stop(

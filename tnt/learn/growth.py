@@ -108,6 +108,16 @@ class GrowthEvent:
 ProgressCallback = Callable[[GrowthEvent], None] | None
 
 
+def growth_steps(N1: int, N2: int, fine_tune: int = 0) -> int:
+    """The steps of a growth (:class:`GrowthEvent`'s): ``N2`` grow passes and a merge per phase, then
+    the fine-tuning rounds.
+
+    >>> growth_steps(2, 5), growth_steps(2, 5, 3)
+    (12, 15)
+    """
+    return N1 * (N2 + 1) + fine_tune
+
+
 class FitProgress:
     """A progress callback's view of a fit that grows graphs on part of its samples (trials, scored
     on the other part) before the growth whose graph it keeps: every step of every growth reaches
@@ -654,8 +664,9 @@ def _fit_in_batches(wave: _Wave, problem: _Problem, C: float, cache: _MicroTreeC
             continue
         rows = np.concatenate([fit[1] for fit in fits])
         targets = problem.y[rows] if fits is leaves else np.concatenate([fit[2] for fit in fits])
-        stops = np.cumsum([fit[1].size for fit in fits])
-        starts = stops - np.array([fit[1].size for fit in fits])
+        sizes = np.array([fit[1].size for fit in fits])
+        stops = np.cumsum(sizes)
+        starts = stops - sizes
         weights, totals, alphas = zip(*(problem.micro_tree_weights(fit[1], C) for fit in fits))
         w = np.concatenate(weights)
         trees = fit_trees(
@@ -811,8 +822,10 @@ def grow_graph(
     """
     loss = problem.loss()
     graph = loss.first_graph()
-    schedule = N1 * (N2 + 1)
-    total_steps = schedule + fine_tune if max_steps is None else min(max_steps, schedule + fine_tune)
+    schedule = growth_steps(N1, N2)
+    total_steps = growth_steps(N1, N2, fine_tune)
+    if max_steps is not None:
+        total_steps = min(max_steps, total_steps)
     step = 0
 
     def report(kind, phase, working_or_flat, details=None, counts=None):

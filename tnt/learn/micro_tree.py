@@ -236,7 +236,7 @@ def fit_trees(
     whole batch runs without Python's interpreter lock. Fits on one thread each: the workspace's
     first (``workspace`` from :func:`make_workspace`).
     """
-    squared = True if np.issubdtype(y.dtype, np.floating) else None
+    squared = _squared(y)
     starts, stops = np.asarray(starts, dtype=np.int64), np.asarray(stops, dtype=np.int64)
     _check_sample_count(int(np.max(stops - starts, initial=0)))
     exponents = np.array([weight_exponent(total, n) for total, n in zip(totals, (stops - starts).tolist())])
@@ -257,9 +257,15 @@ def fit_trees(
     return trees
 
 
+def _squared(y) -> bool | None:
+    """:func:`_fit_trees`' ``squared``: True for float targets (squared-error trees), None for class
+    indices (Gini)."""
+    return True if np.issubdtype(y.dtype, np.floating) else None
+
+
 def _fit_trees_arguments(data, feature_order, rows, y, sample_weight, starts, stops, alphas, exponents, workspace):
     """:func:`_fit_trees`' arguments but the number of classes."""
-    squared = True if np.issubdtype(y.dtype, np.floating) else None
+    squared = _squared(y)
     return (
         data.codes,
         np.ascontiguousarray(feature_order, dtype=np.int64),

@@ -16,7 +16,7 @@ import math
 import numpy as np
 from sklearn.model_selection import train_test_split
 
-from tnt.learn.growth import GrowthEvent, _Problem, grow_graph, trial_callback
+from tnt.learn.growth import GrowthEvent, _Problem, grow_graph, growth_steps, trial_callback
 from tnt.learn.routing import route_to_leaves
 from tnt.learn.working_graph import FlatGraph
 
@@ -95,7 +95,7 @@ def grow_with_held_out_stop(
     and the trial's too if it is a :class:`tnt.learn.growth.FitProgress`."""
     parts = held_out_rows(problem, fraction, classification)
     if parts is None:
-        steps = schedule["N1"] * (schedule["N2"] + 1) + schedule.get("fine_tune", 0)
+        steps = growth_steps(schedule["N1"], schedule["N2"], schedule.get("fine_tune", 0))
         return grow_graph(problem, **schedule), HeldOutStop(np.empty(0), steps)
     fit, held = _subset(problem, parts[0]), _subset(problem, parts[1])
     scores = []
