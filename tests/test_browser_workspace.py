@@ -101,8 +101,7 @@ def test_two_sessions_training_at_once_keep_their_own_workspaces(browser, tmp_pa
             wait_idle(page)
             page.get_by_role("button", name="Train").click()
         for page in pages:
-            page.get_by_text("TnT at C=1e-03").wait_for(timeout=120_000)
-            wait_idle(page)
+            wait_trained(page, "TnT at C=1e-03")
         move_c_and_train(pages[0], "ArrowRight")  # both train at once
         move_c_and_train(pages[1], "ArrowLeft")
         wait_trained(pages[0], "TnT at C=2e-03")
