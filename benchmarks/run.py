@@ -174,7 +174,8 @@ def bench_fit(name, data, repeat, jobs=(1, -1)):
     for n_jobs in jobs:  # compiled code loaded (or compiled: each n_jobs has its own) before timing
         TnTClassifier(C=C, ccp_alpha=0.0, random_state=0, n_jobs=n_jobs).fit(X[:300], y[:300])
     rows, model = [], None
-    limits = {"mnist": {1: 1.0, -1: 0.6}, "pendigits": {1: 3.0, -1: 2.0}}[name]
+    # The speed issue's targets (#55), float64 input held to its data's own.
+    limits = {"mnist": {1: 0.6, -1: 0.4}, "pendigits": {1: 1.5, -1: 1.5}}[name]
     runs = [(X.dtype, n_jobs) for n_jobs in jobs]
     if 1 in jobs and X.dtype != np.float64:
         runs.append((np.dtype(np.float64), 1))
@@ -476,7 +477,7 @@ def bench_missing(data_dir: Path | None, repeat=2):
         rows.append(
             row(
                 f"fit {name}, as {np.dtype(dtype).name}, C=1e-4, `n_jobs={n_jobs}`",
-                1.2 if n_jobs == 1 else None,
+                (1.1 if name.startswith("continuous") else 1.2) if n_jobs == 1 else None,
                 f"`DecisionTreeClassifier(ccp_alpha=1e-4)`: {seconds(cart_time)}, {cart.tree_.node_count // 2} splits; "
                 f"best-first CART at TnT's splits: test accuracy {cart_accuracy:.4f}",
                 f"TnT {seconds(t)}, {model.n_splits_} splits, test accuracy {tnt_accuracy:.4f} "
@@ -561,11 +562,13 @@ def bench_first_start():
         ),
         row(
             "install: `pip install .` of a fresh copy into a new virtual environment",
-            None,
+            75,
             base,
             seconds(install),
             install / baseline,
             "dependencies from pip's cache; compiles every kernel but the threaded copies of the fit kernel (setup.py)",
+            value=install,
+            unit=" s",
         ),
         row(
             "first start after `pip install .`: new process, `import tnt`, first fit on the digits",
@@ -676,7 +679,8 @@ def bench_app_start():
         base = f"`streamlit run app.py` answering its health check: {seconds(times['healthy'])}"
         for what, key, limit in (
             ("the Data page's table", "table", 15),
-            ("the first training on the default data (Train page)", "trained", 20),
+            # The speed issue's 10 s is for the first training on an empty cache (#55).
+            ("the first training on the default data (Train page)", "trained", 10 if times is cold else 20),
         ):
             rows.append(
                 row(
