@@ -63,8 +63,8 @@ def test_open_train_and_see_the_graph(server, browser):
     page.get_by_text("Press Train to grow TnT with these settings").wait_for()
     expect(page.locator('[data-testid="stMetric"]')).to_have_count(0)
     page.get_by_role("button", name="Train").click()
-    page.get_by_text("Test accuracy").first.wait_for(timeout=120_000)
-    wait_idle(page)
+    wait_trained(page, "TnT at C=1e-03")
+    page.get_by_text("Test accuracy").first.wait_for()
     # Then move C one step up the log scale with the keyboard: one click trains once.
     splits_before = page.locator('[data-testid="stMetric"]', has_text="Splits").locator(
         '[data-testid="stMetricValue"]').inner_text()  # fmt: skip

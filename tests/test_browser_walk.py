@@ -74,7 +74,7 @@ def walk(page, case: str) -> list[str]:
         if title == "Train" and page.get_by_role("button", name="Train").count():
             if not page.locator('[data-testid="stMetric"]').count():
                 page.get_by_role("button", name="Train").click()
-                page.get_by_text("Test ").first.wait_for(timeout=LONG)
+                wait_trained(page, "TnT at C=", timeout=LONG)
         wait_idle(page, LONG)
         for view in ["Test data", "What if?", "Counterfactual", "Rules"] if title == "Graph" else [None]:
             if view is not None:

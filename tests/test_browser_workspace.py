@@ -51,8 +51,7 @@ def test_reload_and_restart_after_kill_bring_back_data_models_and_history(browse
         page.get_by_text("In use: good_text_feature.csv").wait_for(timeout=30_000)
         nav(page, "Train")
         page.get_by_role("button", name="Train").click()
-        page.get_by_text("TnT at C=1e-03").wait_for(timeout=60_000)
-        wait_idle(page)
+        wait_trained(page, "TnT at C=1e-03")
         splits, accuracy = metric(page, "Splits"), metric(page, "Test accuracy")
         ws = workspace_in(page.url)
 
