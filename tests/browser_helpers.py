@@ -6,6 +6,7 @@ chromium the tests fail (they never skip): CI installs it (``.ci/run``), and so 
 (``apt-get install chromium``).
 """
 
+import os
 import shutil
 import socket
 import subprocess
@@ -31,6 +32,7 @@ CHROMIUM_ARGS = [
     "--disable-backgrounding-occluded-windows",
     "--disable-renderer-backgrounding",
 ]
+LOG_TAIL_LINES = 60  # of a server's log, printed when a test fails while it runs
 HIGHLIGHT = "#c00000"  # tnt.viz.export_dot.HIGHLIGHT_COLOR
 EXPLORER = 'iframe[title*="clickable_svg"]'  # the Graph page explorer's drawing (ui/explorer.py)
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"  # Debian's
@@ -52,6 +54,9 @@ def running_server(log_name="streamlit.log", script_args=()):
     """``streamlit run app.py [-- script_args]`` on a free port; yields ``(url, process)`` once it is healthy.
 
     Stopped at the end (terminated, killed if it does not stop), unless the test killed it already.
+    The server's output goes to ``test-artifacts/<log_name>``; when the server does not start or the
+    test fails while it runs, the log's last lines are also printed to stderr, so that pytest's report (all that CI
+    keeps) shows what the server did.
     """
     port = free_port()
     ARTIFACTS.mkdir(exist_ok=True)
@@ -63,9 +68,10 @@ def running_server(log_name="streamlit.log", script_args=()):
             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
             *(["--", *script_args] if script_args else []),
         ],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=os.environ | {"PYTHONUNBUFFERED": "1"},
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}"
+    failed = False
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -79,6 +85,9 @@ def running_server(log_name="streamlit.log", script_args=()):
             assert time.monotonic() < deadline, "streamlit did not answer its health check within 60 s"
             time.sleep(0.3)
         yield url, proc
+    except BaseException:
+        failed = True
+        raise
     finally:
         if proc.poll() is None:
             proc.terminate()
@@ -88,6 +97,9 @@ def running_server(log_name="streamlit.log", script_args=()):
                 proc.kill()
                 proc.wait()
         log.close()
+        if failed:
+            tail = (ARTIFACTS / log_name).read_text(errors="replace").splitlines()[-LOG_TAIL_LINES:]
+            print(f"--- the last lines of test-artifacts/{log_name} ---", *tail, sep="\n", file=sys.stderr)
 
 
 def wait_idle(page, timeout=60_000):
