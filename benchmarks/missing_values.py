@@ -105,34 +105,35 @@ def summary(pairs: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _markdown(header: str, rows) -> str:
+    """A markdown table: the ``header`` row, the separator of as many columns, then ``rows``."""
+    return "\n".join([header, "|" + "---|" * (header.count("|") - 1), *rows])
+
+
 def summary_markdown(summ: pd.DataFrame, share: float) -> str:
-    lines = [
+    return _markdown(
         f"| task | pairs | TnT >= CART without NaN | with {100 * share:.0f} % NaN | as many or more | "
         "mean gain without / with | worst gain without / with |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for r in summ.itertuples():
-        lines.append(
+        (
             f"| {r.task} ({UNIT[r.task]}) | {r.pairs} | {r.wins} | {r.wins_nan} | "
             f"{'yes' if r.wins_nan >= r.wins else 'no'} | {_sign(r.mean_gain)} / {_sign(r.mean_gain_nan)} | "
             f"{_sign(r.worst_gain)} / {_sign(r.worst_gain_nan)} |"
-        )
-    return "\n".join(lines)
+            for r in summ.itertuples()
+        ),
+    )
 
 
 def pairs_markdown(pairs: pd.DataFrame, task: str) -> str:
     score = "accuracy" if task == "classification" else "R^2"
-    lines = [
+    return _markdown(
         f"| set | C | TnT splits | TnT {score} | CART {score} | gain | TnT splits, NaN | TnT {score}, NaN | "
         f"CART {score}, NaN | gain, NaN |",
-        "|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for r in pairs[pairs["task"] == task].itertuples():
-        lines.append(
+        (
             f"| {r.set} | {r.C:g} | {r.tnt_splits:.1f} | {r.tnt_test:.4f} | {r.cart_test:.4f} | {_sign(r.gain)} | "
             f"{r.tnt_splits_nan:.1f} | {r.tnt_test_nan:.4f} | {r.cart_test_nan:.4f} | {_sign(r.gain_nan)} |"
-        )
-    return "\n".join(lines)
+            for r in pairs[pairs["task"] == task].itertuples()
+        ),
+    )
 
 
 def phase_table(first: pd.DataFrame, graphs: dict, counted: pd.DataFrame) -> pd.DataFrame:
@@ -181,39 +182,38 @@ def own_score_table(defaults: pd.DataFrame, alone: pd.DataFrame, counted: pd.Dat
 
 
 def own_score_markdown(own: pd.DataFrame, share: float) -> str:
-    lines = [
+    return _markdown(
         f"| task, {100 * share:.0f} % NaN | pairs | own test score against C alone's: mean | worst | "
         "pairs more than 1 point below | mean splits: the defaults / C alone |",
-        "|---|---|---|---|---|---|",
-    ]
-    for r in own.itertuples():
-        lines.append(
+        (
             f"| {r.task} ({UNIT[r.task]}) | {r.pairs} | {_sign(r.mean)} | {_sign(r.worst)} | {r.below} | "
             f"{r.splits:.1f} / {r.splits_alone:.1f} |"
-        )
-    return "\n".join(lines)
+            for r in own.itertuples()
+        ),
+    )
 
 
 def wins_markdown(wins: pd.DataFrame, share: float) -> str:
-    lines = [
+    nan = f"{100 * share:.0f} %"
+    return _markdown(
         "| task | graph | NaN | pairs | TnT >= CART | mean gain |",
-        "|---|---|---|---|---|---|",
-    ]
-    for r in wins.itertuples():
-        nan = f"{100 * share:.0f} %" if r.nan else "none"
-        lines.append(f"| {r.task} ({UNIT[r.task]}) | {r.graph} | {nan} | {r.pairs} | {r.wins} | {_sign(r.mean_gain)} |")
-    return "\n".join(lines)
+        (
+            f"| {r.task} ({UNIT[r.task]}) | {r.graph} | {nan if r.nan else 'none'} | {r.pairs} | {r.wins} | "
+            f"{_sign(r.mean_gain)} |"
+            for r in wins.itertuples()
+        ),
+    )
 
 
 def phase_markdown(phases: pd.DataFrame, share: float) -> str:
-    lines = [
+    return _markdown(
         f"| task | graph, {100 * share:.0f} % NaN | pairs | gain over CART below the first phase's | "
         "mean change of the gain |",
-        "|---|---|---|---|---|",
-    ]
-    for r in phases.itertuples():
-        lines.append(f"| {r.task} ({UNIT[r.task]}) | {r.graph} | {r.pairs} | {r.worse} | {_sign(r.mean_change)} |")
-    return "\n".join(lines)
+        (
+            f"| {r.task} ({UNIT[r.task]}) | {r.graph} | {r.pairs} | {r.worse} | {_sign(r.mean_change)} |"
+            for r in phases.itertuples()
+        ),
+    )
 
 
 def report(
