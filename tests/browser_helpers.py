@@ -55,8 +55,8 @@ def running_server(log_name="streamlit.log", script_args=()):
 
     Stopped at the end (terminated, killed if it does not stop), unless the test killed it already.
     The server's output goes to ``test-artifacts/<log_name>``; when the server does not start or the
-    test fails while it runs, the log's last lines are also printed to stderr, so that pytest's report (all that CI
-    keeps) shows what the server did.
+    test fails while it runs, the log's last lines are also printed to stderr, so that pytest's
+    report (all that CI keeps) shows what the server did.
     """
     port = free_port()
     ARTIFACTS.mkdir(exist_ok=True)
@@ -135,12 +135,14 @@ def wait_trained(page, shows, timeout=120_000):
     showing neither. Either way Train is pressed again (at most three times more); tests assert what
     was trained, not the clicks. Training runs inside the script run, so an idle page has finished.
     """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     trained, refused = page.get_by_text(shows).first, page.get_by_text("nothing new to train")
     for _ in range(4):
         wait_idle(page, timeout=timeout)
         try:
             trained.or_(refused).first.wait_for(timeout=30_000)
-        except Exception:  # Playwright's TimeoutError: idle, and neither shows
+        except PlaywrightTimeout:  # idle, and neither shows
             pass
         if trained.is_visible():
             wait_idle(page, timeout=timeout)
