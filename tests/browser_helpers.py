@@ -111,17 +111,27 @@ def wait_idle(page, timeout=60_000):
     )
 
 
-def move_c_and_train(page, key, times=1):
-    """Move C ``times`` steps on its log scale with the keyboard (``ArrowRight``: larger C, fewer
-    splits), once the slider shows the new C, and press Train. :func:`wait_trained` waits for the model."""
+def set_c_and_train(page, target: str):
+    """Move C with the keyboard, a step at a time on its log scale, until its thumb shows ``target``
+    (e.g. "2e-03"), and press Train. :func:`wait_trained` waits for the model.
+
+    Each step waits for the thumb to show the next value, so the keys never outrun the page; the
+    thumb must show ``target`` (not merely another value) before Train is pressed.
+    """
     from playwright.sync_api import expect
 
+    from ui.display import C_GRID, format_C
+
+    steps = [format_C(c) for c in C_GRID]
     slider = page.get_by_role("slider").first  # the thumb of C
-    before = slider.get_attribute("aria-valuenow")
     slider.focus()
-    for _ in range(times):
-        page.keyboard.press(key)
-    expect(slider).not_to_have_attribute("aria-valuenow", before, timeout=30_000)
+    for _ in range(len(steps)):
+        now = slider.get_attribute("aria-valuetext")
+        if now == target:
+            break
+        page.keyboard.press("ArrowRight" if steps.index(now) < steps.index(target) else "ArrowLeft")
+        expect(slider).not_to_have_attribute("aria-valuetext", now, timeout=30_000)
+    expect(slider).to_have_attribute("aria-valuetext", target, timeout=30_000)
     page.wait_for_timeout(500)
     page.get_by_role("button", name="Train").click()
 

@@ -226,6 +226,51 @@ def test_changing_c_changes_the_split_count_and_going_back_is_instant(app):
     assert list(history["C"]) == ["1e-03", "1e-02"] and history["splits"].iloc[1] == after
 
 
+def _form_defaults(at):
+    """What the Train form's widgets show when a browser mounts them afresh: their elements' defaults."""
+    from ui.display import BIN_CHOICES, C_GRID
+
+    sizes = TrainParams.__dataclass_fields__["ccp_alpha"].default, 0.0, "held_out_regrown"
+    return {
+        "C": C_GRID[int(at.select_slider(key="train/C").proto.default[0])],
+        **{name: int(at.slider(key=f"train/{name}").proto.default[0]) for name in ("N1", "N2", "fine_tune")},
+        "seed": int(at.number_input(key="train/seed").proto.default),
+        "max_bins": BIN_CHOICES[at.selectbox(key="train/max_bins").proto.default],
+        "ccp_alpha": sizes[at.selectbox(key="train/ccp_alpha").proto.default],
+    }
+
+
+def test_the_train_form_shows_the_session_settings_to_a_browser_that_mounts_it_afresh(app):
+    """A browser shows a widget's element default until it holds a value of its own: after a script run
+    it never saw (a busy server, two tabs), it showed C=1e-05, N1=1, N2=1 (the widgets' minimums) while
+    the session trained with 1e-03, 2, 5, and Train then submitted the minimums. The defaults are the
+    session's settings, before the first training and after another one."""
+    from ui.display import BIN_CHOICES
+
+    go(app, "train")
+    defaults = TrainParams()
+    expected = {
+        name: getattr(defaults, name) for name in ("C", "N1", "N2", "fine_tune", "seed", "max_bins", "ccp_alpha")
+    }
+    assert _form_defaults(app) == expected
+    chosen = {"C": 2e-3, "N1": 3, "N2": 4, "fine_tune": 1, "seed": 7, "max_bins": BIN_CHOICES[1], "ccp_alpha": 0.0}
+    assert all(chosen[name] != expected[name] for name in chosen)
+    app.select_slider(key="train/C").set_value(chosen["C"])
+    for name in ("N1", "N2", "fine_tune"):
+        app.slider(key=f"train/{name}").set_value(chosen[name])
+    app.number_input(key="train/seed").set_value(chosen["seed"])
+    for name in ("max_bins", "ccp_alpha"):
+        app.selectbox(key=f"train/{name}").set_value(chosen[name])
+    button(app, "Train").click().run()
+    assert not app.exception and not app.error
+    params = app.session_state["train/params"]
+    assert {name: getattr(params, name) for name in chosen} == chosen
+    assert _form_defaults(app) == chosen
+    go(go(app, "data"), "train")  # the form made afresh from the session's settings
+    assert _form_defaults(app) == chosen
+    assert app.select_slider(key="train/C").value == chosen["C"] and app.slider(key="train/N1").value == 3
+
+
 def test_loading_another_bundled_data_set(app):
     app.selectbox[0].set_value("iris")
     button(app, "Load data set").click().run()

@@ -14,9 +14,9 @@ from browser_helpers import (
     ROOT,
     assert_frame_fits_drawing,
     load_bundled,
-    move_c_and_train,
     nav,
     running_server,
+    set_c_and_train,
     shot,
     wait_idle,
     wait_trained,
@@ -68,7 +68,7 @@ def test_open_train_and_see_the_graph(server, browser):
     # Then move C one step up the log scale with the keyboard: one click trains once.
     splits_before = page.locator('[data-testid="stMetric"]', has_text="Splits").locator(
         '[data-testid="stMetricValue"]').inner_text()  # fmt: skip
-    move_c_and_train(page, "ArrowRight")  # C at 1e-03, one step up
+    set_c_and_train(page, "2e-03")  # C at 1e-03, one step up
     wait_trained(page, "TnT at C=2e-03")
     splits = page.locator('[data-testid="stMetric"]', has_text="Splits").locator('[data-testid="stMetricValue"]')
     expect(splits).not_to_have_text(splits_before, timeout=60_000)  # the new model's metric is drawn
@@ -134,7 +134,7 @@ def test_a_large_model_on_the_server(server, browser):
     page.goto(server)
     load_bundled(page, "Pen digits")
     nav(page, "Train")
-    move_c_and_train(page, "ArrowLeft", 3)  # 1e-3 -> 1e-4
+    set_c_and_train(page, "1e-04")  # from 1e-03, three steps down
     wait_trained(page, "TnT at C=1e-04")
     assert int(page.locator('[data-testid="stMetric"]', has_text="Splits").locator(
         '[data-testid="stMetricValue"]').inner_text()) > 150  # fmt: skip

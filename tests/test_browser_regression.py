@@ -8,9 +8,9 @@ import pytest
 from browser_helpers import (
     HIGHLIGHT,
     load_bundled,
-    move_c_and_train,
     nav,
     running_server,
+    set_c_and_train,
     shot,
     wait_idle,
     wait_trained,
@@ -39,7 +39,7 @@ def test_a_regression_session_in_the_browser(server, browser):
     shot(page, "regression_1_data")
 
     nav(page, "Train")
-    move_c_and_train(page, "ArrowRight", 3)  # C: 1e-03 -> 2e-03 -> 5e-03 -> 1e-02
+    set_c_and_train(page, "1e-02")  # C: 1e-03 -> 2e-03 -> 5e-03 -> 1e-02
     wait_trained(page, "TnT at C=1e-02")
     r2 = page.locator('[data-testid="stMetric"]', has_text="Test R²").locator('[data-testid="stMetricValue"]')
     assert 0.3 < float(r2.inner_text()) < 1.0

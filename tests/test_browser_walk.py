@@ -16,9 +16,9 @@ import pytest
 from browser_helpers import (
     ARTIFACTS,
     load_bundled,
-    move_c_and_train,
     nav,
     running_server,
+    set_c_and_train,
     upload_file,
     wait_idle,
     wait_trained,
@@ -141,7 +141,7 @@ def test_every_page_reads_well_for_four_cases_at_two_widths(browser, csv_files):
         # The graph C alone grows: the default size would choose a smaller one on these noisy labels.
         page.locator('[data-testid="stSelectbox"]', has_text="Size").click()
         page.get_by_role("option").filter(has_text="C alone").first.click()
-        move_c_and_train(page, "ArrowLeft", 3)  # 1e-3 -> 1e-4
+        set_c_and_train(page, "1e-04")  # from 1e-03, three steps down
         wait_trained(page, "TnT at C=1e-04", LONG)
         splits = int(page.locator('[data-testid="stMetric"]', has_text="Splits").locator(
             '[data-testid="stMetricValue"]').inner_text().replace(",", ""))  # fmt: skip

@@ -9,7 +9,7 @@ import sqlite3
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from browser_helpers import ROOT, move_c_and_train, nav, running_server, shot, wait_idle, wait_trained
+from browser_helpers import ROOT, nav, running_server, set_c_and_train, shot, wait_idle, wait_trained
 from playwright.sync_api import expect
 
 from tnt.workspace import WorkspaceStore
@@ -66,7 +66,7 @@ def test_reload_and_restart_after_kill_bring_back_data_models_and_history(browse
         expect(page.get_by_text("Trained earlier, in")).to_be_visible(timeout=30_000)  # not trained again
         shot(page, "ws_1_train_after_reload")
 
-        move_c_and_train(page, "ArrowRight")
+        set_c_and_train(page, "2e-03")
         wait_trained(page, "TnT at C=2e-03")  # shown after it was saved
         proc.send_signal(signal.SIGKILL)
         proc.wait()
@@ -98,11 +98,13 @@ def test_two_sessions_training_at_once_keep_their_own_workspaces(browser, tmp_pa
             page.goto(f"{url}/train")
             page.get_by_role("button", name="Train").wait_for(timeout=120_000)
             wait_idle(page)
+            # the second page opens while the first trains: it once showed the slider's minimum (1e-05)
+            expect(page.get_by_role("slider").first).to_have_attribute("aria-valuetext", "1e-03")
             page.get_by_role("button", name="Train").click()
         for page in pages:
             wait_trained(page, "TnT at C=1e-03")
-        move_c_and_train(pages[0], "ArrowRight")  # both train at once
-        move_c_and_train(pages[1], "ArrowLeft")
+        set_c_and_train(pages[0], "2e-03")  # both train at once
+        set_c_and_train(pages[1], "5e-04")
         wait_trained(pages[0], "TnT at C=2e-03")
         wait_trained(pages[1], "TnT at C=5e-04")
         mine, theirs = (workspace_in(page.url) for page in pages)
