@@ -101,11 +101,14 @@ with st.form("train/form"):
             )
         budget_on = st.toggle(
             "Aim at a budget of splits (searches C)",
+            _shown("budget_on", False),
             key="train/budget_on",
             help="Search C (starting at the C above) for the TnT with the most splits not "
             "above the budget, reusing every model this session trained with these settings.",
         )
-        budget = st.number_input("Budget: at most this many splits", 0, 100_000, 100, key="train/budget")
+        budget = st.number_input(
+            "Budget: at most this many splits", 0, 100_000, _shown("budget", 100), key="train/budget"
+        )
         submitted = st.form_submit_button("Train", type="primary")
 
 chosen = None

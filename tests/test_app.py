@@ -15,7 +15,7 @@ from streamlit.runtime.media_file_manager import MediaFileManager
 
 from tnt.codegen.sql import sql_identifier
 from tnt.estimator import TnTClassifier
-from tnt.services.training import TrainParams
+from tnt.services.training import SIZE_CHOICES, TrainParams
 from tnt.viz import focus
 from ui.drawing import EDGE_LEGEND, EXPLORER_FRAME_PX, fingerprint
 
@@ -230,13 +230,12 @@ def _form_defaults(at):
     """What the Train form's widgets show when a browser mounts them afresh: their elements' defaults."""
     from ui.display import BIN_CHOICES, C_GRID
 
-    sizes = TrainParams.__dataclass_fields__["ccp_alpha"].default, 0.0, "held_out_regrown"
     return {
         "C": C_GRID[int(at.select_slider(key="train/C").proto.default[0])],
         **{name: int(at.slider(key=f"train/{name}").proto.default[0]) for name in ("N1", "N2", "fine_tune")},
         "seed": int(at.number_input(key="train/seed").proto.default),
         "max_bins": BIN_CHOICES[at.selectbox(key="train/max_bins").proto.default],
-        "ccp_alpha": sizes[at.selectbox(key="train/ccp_alpha").proto.default],
+        "ccp_alpha": SIZE_CHOICES[at.selectbox(key="train/ccp_alpha").proto.default],
     }
 
 
@@ -253,7 +252,7 @@ def test_the_train_form_shows_the_session_settings_to_a_browser_that_mounts_it_a
         name: getattr(defaults, name) for name in ("C", "N1", "N2", "fine_tune", "seed", "max_bins", "ccp_alpha")
     }
     assert _form_defaults(app) == expected
-    chosen = {"C": 2e-3, "N1": 3, "N2": 4, "fine_tune": 1, "seed": 7, "max_bins": BIN_CHOICES[1], "ccp_alpha": 0.0}
+    chosen = {"C": 2e-3, "N1": 1, "N2": 2, "fine_tune": 1, "seed": 7, "max_bins": BIN_CHOICES[1], "ccp_alpha": 0.0}
     assert all(chosen[name] != expected[name] for name in chosen)
     app.select_slider(key="train/C").set_value(chosen["C"])
     for name in ("N1", "N2", "fine_tune"):
@@ -268,7 +267,24 @@ def test_the_train_form_shows_the_session_settings_to_a_browser_that_mounts_it_a
     assert _form_defaults(app) == chosen
     go(go(app, "data"), "train")  # the form made afresh from the session's settings
     assert _form_defaults(app) == chosen
-    assert app.select_slider(key="train/C").value == chosen["C"] and app.slider(key="train/N1").value == 3
+    assert app.select_slider(key="train/C").value == chosen["C"] and app.slider(key="train/N1").value == 1
+
+
+def test_the_budget_controls_show_what_they_hold_to_a_browser_that_mounts_them_afresh(app):
+    """As the form's settings above: with the toggle's element default off, a browser mounting the form
+    afresh would show it off, and Train would train at C instead of searching."""
+
+    def defaults():
+        return app.toggle(key="train/budget_on").proto.default, app.number_input(key="train/budget").proto.default
+
+    go(app, "train")
+    assert defaults() == (False, 100)
+    app.toggle(key="train/budget_on").set_value(True)
+    app.number_input(key="train/budget").set_value(40)
+    button(app, "Train").click().run()
+    assert not app.exception and not app.error
+    assert app.session_state["train/params"].C != 1e-3  # the search moved C
+    assert defaults() == (True, 40)
 
 
 def test_loading_another_bundled_data_set(app):
