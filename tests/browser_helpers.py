@@ -111,6 +111,22 @@ def wait_idle(page, timeout=60_000):
     )
 
 
+def cut_selectboxes(page) -> list[str]:
+    """The choices shown cut off in the page's select boxes: each box's text measured in the box's own
+    font against the room its input leaves for it (an input's scrollWidth does not grow with its text)."""
+    return page.evaluate(
+        """() => {
+            const ctx = document.createElement('canvas').getContext('2d');
+            return [...document.querySelectorAll('[data-testid="stSelectbox"] input')].filter(e => {
+                const css = getComputedStyle(e);
+                ctx.font = css.font;
+                const room = e.clientWidth - parseFloat(css.paddingLeft) - parseFloat(css.paddingRight);
+                return ctx.measureText(e.value).width > room;
+            }).map(e => e.value);
+        }"""
+    )
+
+
 def set_c_and_train(page, target: str):
     """Move C with the keyboard, a step at a time on its log scale, until its thumb shows ``target``
     (e.g. "2e-03"), and press Train. :func:`wait_trained` waits for the model.

@@ -13,6 +13,7 @@ from browser_helpers import (
     HIGHLIGHT,
     ROOT,
     assert_frame_fits_drawing,
+    cut_selectboxes,
     load_bundled,
     nav,
     running_server,
@@ -65,6 +66,7 @@ def test_open_train_and_see_the_graph(server, browser):
     page.get_by_role("button", name="Train").click()
     wait_trained(page, "TnT at C=1e-03")
     page.get_by_text("Test accuracy").first.wait_for()
+    assert cut_selectboxes(page) == []  # the Size box's default was cut at 1440 px
     # Then move C one step up the log scale with the keyboard: one click trains once.
     splits_before = page.locator('[data-testid="stMetric"]', has_text="Splits").locator(
         '[data-testid="stMetricValue"]').inner_text()  # fmt: skip
