@@ -17,6 +17,7 @@ from tnt.codegen.sql import sql_identifier
 from tnt.estimator import TnTClassifier
 from tnt.services.training import SIZE_CHOICES, TrainParams
 from tnt.viz import focus
+from ui.display import BIN_CHOICES, C_GRID
 from ui.drawing import EDGE_LEGEND, EXPLORER_FRAME_PX, fingerprint
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -228,8 +229,6 @@ def test_changing_c_changes_the_split_count_and_going_back_is_instant(app):
 
 def _form_defaults(at):
     """What the Train form's widgets show when a browser mounts them afresh: their elements' defaults."""
-    from ui.display import BIN_CHOICES, C_GRID
-
     return {
         "C": C_GRID[int(at.select_slider(key="train/C").proto.default[0])],
         **{name: int(at.slider(key=f"train/{name}").proto.default[0]) for name in ("N1", "N2", "fine_tune")},
@@ -244,8 +243,6 @@ def test_the_train_form_shows_the_session_settings_to_a_browser_that_mounts_it_a
     it never saw (a busy server, two tabs), it showed C=1e-05, N1=1, N2=1 (the widgets' minimums) while
     the session trained with 1e-03, 2, 5, and Train then submitted the minimums. The defaults are the
     session's settings, before the first training and after another one."""
-    from ui.display import BIN_CHOICES
-
     go(app, "train")
     defaults = TrainParams()
     expected = {

@@ -199,10 +199,12 @@ def format_bins(max_bins) -> str:
     return "exact" if max_bins == MAX_EXACT_BINS else f"{max_bins} bins"
 
 
-#: The Train page's Size box: each choice of ``ccp_alpha`` in words.
+#: Short words for the Train page's choices of ``ccp_alpha`` (:data:`tnt.services.training.SIZE_CHOICES`).
+SIZE_LABELS = {"auto": "held-out choice", 0.0: "C alone", "held_out_regrown": "held-out graph"}
+#: The Train page's Size box: each choice of ``ccp_alpha`` in words (short enough for the box at 1440 px).
 SIZE_WORDS = {
-    "auto": "held-out choice, C its lower bound (default)",  # fits the box at 1440 px
-    0.0: "C alone (the paper's)",
+    "auto": f"{SIZE_LABELS['auto']}, C its lower bound (default)",
+    0.0: f"{SIZE_LABELS[0.0]} (the paper's)",
     "held_out_regrown": "chosen on a held-out graph (slower)",
 }
 #: What the Size box's choices do, with their measured effect (``docs/learner_options.md``).
@@ -217,8 +219,6 @@ SIZE_HELP = (
     "(mean +0.88 points) against 20 with C alone (+0.46), and its own test accuracy was +1.15 points above "
     "C alone's on average (docs/accuracy.md)."
 )
-#: Short words for the Train page's choices of ``ccp_alpha`` (:data:`tnt.services.training.SIZE_CHOICES`).
-SIZE_LABELS = {"auto": "held-out choice", 0.0: "C alone", "held_out_regrown": "held-out graph"}
 
 
 def format_size(ccp_alpha) -> str:
