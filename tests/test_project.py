@@ -94,12 +94,32 @@ def test_the_library_depends_on_no_app_or_drawing_package():
 
 
 def test_the_build_compiles_with_the_numba_the_install_gets():
-    # setup.py compiles the kernels in pip's build environment: its packages are the library's own.
+    # setup.py compiles the kernels in pip's build environment: its packages are the library's own
+    # but pandas, which the warm-up does not need (the test below).
     import tomllib
 
     toml = tomllib.loads((ROOT / "pyproject.toml").read_text())
     build = [d for d in toml["build-system"]["requires"] if not d.startswith("setuptools")]
-    assert build == toml["project"]["dependencies"]
+    assert build == [d for d in toml["project"]["dependencies"] if not d.startswith("pandas")]
+
+
+def test_the_install_compiles_every_kernel_without_pandas():
+    # pip's build environment has no pandas (pyproject.toml): the kernels an install compiles (all of
+    # them, as TNT_COMPILE_AT_INSTALL=all asks, in one process) must not import it.
+    code = (
+        "import sys\n"
+        "class NoPandas:  # `import pandas` fails as where pandas is not installed\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] == 'pandas':\n"
+        "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
+        "sys.meta_path.insert(0, NoPandas())\n"
+        "from tnt.warmup import load_compiled_code\n"
+        "load_compiled_code()\n"
+        "print(sorted(name for name in sys.modules if 'pandas' in name))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "[]"
 
 
 def install_step(monkeypatch, tmp_path, editable=False, exit_code=0, sources=None):
