@@ -33,6 +33,22 @@ def test_train_puts_cart_at_the_same_number_of_splits(digits_result):
     assert table.loc["splits", "TnT"] == table.loc["splits", "CART (same splits)"] == str(r.tnt.n_splits_)
 
 
+def test_the_comparison_table_writes_counts_as_the_metrics_above_it_do(digits_result):
+    # The Train page's metrics write 1,227 splits; the table below them wrote 1227.
+    import dataclasses
+
+    large = {"splits": 1227, "leaves": 1228, "shared_nodes": 1015}
+    r = dataclasses.replace(
+        digits_result,
+        tnt_metrics=digits_result.tnt_metrics | large,
+        cart_metrics=digits_result.cart_metrics | large | {"shared_nodes": 0},
+    )
+    table = comparison_table(r)
+    assert table.loc["splits"].tolist() == ["1,227", "1,227"]
+    assert table.loc["leaves"].tolist() == ["1,228", "1,228"]
+    assert table.loc["nodes with several parents"].tolist() == ["1,015", "0"]
+
+
 def test_history_table_lists_models_by_c(digits_result):
     other = train(load_bundled("digits"), TrainParams(C=1e-2))
     table = history_table([digits_result, other])

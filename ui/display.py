@@ -5,6 +5,7 @@ keys; this module is the one place they get words."""
 from __future__ import annotations
 
 import math
+import numbers
 
 import pandas as pd
 
@@ -83,14 +84,14 @@ def format_measure(name: str, value) -> str:
     --------
     >>> format_measure("test_r2", 0.71234), format_measure("test_rmse", 58234.6), format_measure("test_rmse", 0.01234)
     ('0.712', '58,235', '0.0123')
-    >>> format_measure("fit_time", float("nan")), format_measure("splits", 12)
-    ('reused', '12')
+    >>> format_measure("fit_time", float("nan")), format_measure("splits", 12), format_measure("leaves", 1228)
+    ('reused', '12', '1,228')
     """
     if name.endswith("_rmse"):  # in the target's units
         return format_value(value, 4)
     digits = measure_decimals(name)
-    if digits is None:
-        return str(value)
+    if digits is None:  # a count, written as the metrics above the tables write it
+        return format_count(value) if isinstance(value, numbers.Integral) else str(value)
     if "time" in name and value != value:  # NaN: a fit a budget search reused
         return "reused"
     return f"{value:.{digits}f}"
