@@ -141,8 +141,8 @@ if result is not None:
     if clicked is not None:
         st.session_state[PLOTLY_ROUND] = st.session_state.get(PLOTLY_ROUND, 0) + 1
         chart_key = f"{PLOTLY}/{st.session_state[PLOTLY_ROUND]}"
-        st.session_state["graph/node"] = clicked
-    state.clamp("graph/node", 0, graph.node_count - 1)
+        state.ask("graph/node", clicked)
+    chosen_node, node_default = state.clamp("graph/node", 0, graph.node_count - 1)
     if data_fits:  # a test sample picked in the confusion matrix's list becomes the page's sample
         apply_chosen_sample()
 
@@ -152,8 +152,8 @@ if result is not None:
     with right:
         if data_fits:
             highlight = st.toggle("Highlight a test sample", value=True, key="graph/highlight")
-            state.clamp("graph/sample", 0, len(data.y_test) - 1)
-            index = st.number_input("Test sample", 0, len(data.y_test) - 1, key="graph/sample")
+            _, sample_default = state.clamp("graph/sample", 0, len(data.y_test) - 1)
+            index = st.number_input("Test sample", 0, len(data.y_test) - 1, key="graph/sample", **sample_default)
             x = data.X_test[int(index)]
             predicted = model.predict(data.model_input(x.reshape(1, -1)))[0]
             truth = data.y_test[int(index)]
@@ -190,13 +190,13 @@ if result is not None:
             interactive = True
         if exploring:
             # A fragment: a click on the drawing or a control of the explorer reruns it alone, not the page.
-            explorer_fragment(model_key, graph, fp, names, classes, x, sample_arg, node=st.session_state["graph/node"],
+            explorer_fragment(model_key, graph, fp, names, classes, x, sample_arg, node=chosen_node,
                               marked=marked)  # fmt: skip
         elif interactive:
             shown = target = None
             if focused:  # the explorer's controls and state; a click opens or closes a node, as in its SVG
                 opened_splits, target = explorer_state(model_key, graph, fp, names, classes, x,
-                                                       st.session_state["graph/node"], marked, clicked)  # fmt: skip
+                                                       chosen_node, marked, clicked)  # fmt: skip
                 shown = focus.graph_view(graph, opened_splits)
             flows = None
             if st.toggle("Edge width: training samples along each edge", disabled=not data_fits,
@@ -205,7 +205,7 @@ if result is not None:
                 flows = drawing.edge_samples(model_key, data.key, graph, data.X_train)
             figure = graph_figure(
                 graph, feature_names=names, class_names=classes, highlight_sample=x, edge_samples=flows,
-                layers=window_arg, selected_node=st.session_state["graph/node"],
+                layers=window_arg, selected_node=chosen_node,
                 target_name=data.target_name if data_fits and graph.regression else None, view=shown,
                 # Opened zoomed on the view's target (the explorer's), the reader's zoom kept until it changes.
                 focus_node=None if target is None else target[0], frame_px=drawing.EXPLORER_FRAME_PX,
@@ -239,7 +239,7 @@ if result is not None:
 
     with right:
         st.divider()
-        node = st.number_input("Node", 0, graph.node_count - 1, key="graph/node")
+        node = st.number_input("Node", 0, graph.node_count - 1, key="graph/node", **node_default)
         info = node_info(graph, int(node), names, classes)
         st.markdown(f"**Node #{info.node}** ({'leaf' if info.is_leaf else info.rule})")
         summary = (

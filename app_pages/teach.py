@@ -144,8 +144,8 @@ if X is not None:
         "nodes during a phase and are merged into the graph at its end. Each step says what it did and why."
     )
     steps = remembered("teach-steps", key, lambda: training_steps(X, y, names, C=C, random_state=seed))
-    state.clamp("teach/step", 1, len(steps), default=len(steps))
-    step = st.slider("Step", 1, len(steps), key="teach/step")
+    _, step_default = state.clamp("teach/step", 1, len(steps), default=len(steps))
+    step = st.slider("Step", 1, len(steps), key="teach/step", **step_default)
     current = steps[step - 1]
     graph = current.graph
     st.markdown(f"**Step {step} of {len(steps)}: {current.label}**, training accuracy {current.train_accuracy:.4f}")

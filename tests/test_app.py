@@ -378,6 +378,9 @@ def test_graph_page_sample_and_node_details(app):
     text = " ".join(m.value for m in app.main.markdown)
     parents = ", ".join(f"#{q}" for q in graph.parents(shared))
     assert f"Node #{shared}" in text and f"parents: {parents}" in text
+    # What a browser mounting the numbers afresh shows (their own defaults): the numbers chosen, not 0.
+    assert app.number_input(key="graph/sample").proto.default == 3
+    assert app.number_input(key="graph/node").proto.default == shared
 
 
 def test_small_graphs_are_laid_out_in_the_browser_and_cart_can_be_shown(app):

@@ -81,6 +81,18 @@ def test_the_noisy_copies_and_another_c_are_measured_again(app):
     assert TnTClassifier(C=0.1, random_state=0).fit(*make_problem("xor", seed=0)).n_splits_ == 0
 
 
+def test_the_step_slider_shows_its_step_to_a_browser_that_mounts_it_afresh(app):
+    # A browser shows a widget's own default until it holds a value of its own: the slider's default
+    # was its minimum while the page drew the last step (the value was set through the session state).
+    steps = app.slider(key="teach/step")
+    last = int(steps.max)
+    assert last > 1 and steps.value == last and steps.proto.default == [last]
+    steps.set_value(2).run()
+    assert not app.exception
+    assert app.slider(key="teach/step").proto.default == [2]
+    assert any(t.startswith(f"**Step 2 of {last}: ") for t in texts(app))
+
+
 @pytest.mark.parametrize("problem_id", list(PROBLEMS))
 def test_the_step_through_works_on_every_problem(app, problem_id):
     app.radio(key="teach/problem").set_value(problem_id).run()

@@ -22,6 +22,7 @@ from tnt.viz.inspection import (
     node_figure,
 )
 from tnt.wording import format_value
+from ui import state
 from ui.display import counted
 from ui.drawing import MIME, NAMES_HASH
 from ui.tables import show_table
@@ -119,7 +120,7 @@ def apply_chosen_sample() -> None:
         chosen = int(listed[rows[0]])
         if st.session_state.get("graph/inspect/applied") != (tuple(listed), chosen):
             st.session_state["graph/inspect/applied"] = (tuple(listed), chosen)
-            st.session_state["graph/sample"] = chosen
+            state.ask("graph/sample", chosen)
             st.session_state["graph/highlight"] = True
 
 

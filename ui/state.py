@@ -33,6 +33,7 @@ PARAMS = "train/params"
 MODELS = "train/models"  # LRUStore: (dataset key, TrainParams) -> TrainResult
 MAX_MODELS = 24  # trained models kept per session, least recently used dropped first
 TEACH = "teach/choices"  # the Teach page's choices and drawn points (checked by ui.teaching)
+ASKED = "widgets/asked"  # keys of number widgets given a value through the session state in this run (ask)
 
 
 @st.cache_data(show_spinner="Loading the data set...", max_entries=32)
@@ -178,13 +179,34 @@ def start_session() -> None:
     workspace.start(_restore)
 
 
-def clamp(key: str, low: int, high: int, default: int = 0) -> None:
-    """Give a number widget its value in [low, high] through its key, before the widget is drawn
-    (a smaller graph or test set than last time would otherwise make Streamlit raise). The widget
-    then takes no default of its own."""
-    value = st.session_state.get(key, default)
-    if not low <= value <= high or key not in st.session_state:
-        st.session_state[key] = min(max(value, low), high)
+def clamp(key: str, low: int, high: int, default: int = 0) -> tuple[int, dict]:
+    """The value of the number widget keyed ``key`` in [low, high], and the keyword arguments to draw
+    the widget with: the value it holds (``default`` when it is made afresh) moved into the range,
+    and ``{"value": value}``, or ``{}`` where the value is set through the session state instead.
+
+    A browser shows a widget's own default until it holds a value of its own, and learns a value set
+    through the session state only from the script run that sets it: one that missed that run (a busy
+    server) would show the widget's minimum (``app_pages/train.py``'s form had this flaw). So the
+    value goes in the widget's default. The session state is written only where it must be: where the
+    value held is out of the range (a smaller graph or test set than last time would make Streamlit
+    raise), or the page asked for a value in this run (:func:`ask`); the widget then takes no default
+    of its own, as Streamlit wants of a widget whose value is set through the session state."""
+    asked = key in st.session_state.setdefault(ASKED, set())
+    st.session_state[ASKED].discard(key)
+    held = st.session_state.get(key, default)
+    value = min(max(held, low), high)
+    if asked or (key in st.session_state and value != held):
+        st.session_state[key] = value
+        return value, {}
+    return value, {"value": value}
+
+
+def ask(key: str, value) -> None:
+    """Give the widget keyed ``key`` ``value`` in this script run, before it is drawn (a node clicked in
+    the graph becomes the node number's value), through the session state; :func:`clamp` then gives
+    the widget no default of its own in this run."""
+    st.session_state[key] = value
+    st.session_state.setdefault(ASKED, set()).add(key)
 
 
 def _models() -> LRUStore:
