@@ -594,7 +594,9 @@ def test_pip_install_compiles_all_but_the_threaded_copies_in_two_even_shares(mon
     monkeypatch.setattr(
         warmup,
         "_regression_kernels",
-        lambda values=(4, 300, 1100): stages.extend(("_regression_kernels", (v,), {}) for v in values),
+        lambda values=warmup.NARROW_VALUES_OF_TINY + warmup.WIDE_VALUES: stages.extend(
+            ("_regression_kernels", (v,), {}) for v in values
+        ),
     )
     for name in ("_load_prediction_code", "_load_statistics_code", "_growth_kernels"):
         monkeypatch.setattr(warmup, name, lambda name=name: stages.append((name, (), {})))
@@ -612,7 +614,12 @@ def test_pip_install_compiles_all_but_the_threaded_copies_in_two_even_shares(mon
     without = [stage for stage in everything if stage[0] != "_threaded_fit_kernels"]
     both = first + [stage for stage in second if stage[0] not in ("split", "_growth_kernels")]
     assert sorted(map(repr, both)) == sorted(map(repr, without))  # each stage once, none left out
-    assert ("_regression_kernels", (300,), {}) in second and ("_regression_kernels", (1100,), {}) in second
+    # The second share compiles every regression tree, and the growth loop's kernels are the first's.
+    assert [stage for stage in second if stage[0] == "_regression_kernels"] == [
+        ("_regression_kernels", (4,), {}),
+        ("_regression_kernels", (1100,), {}),
+    ]
+    assert not any(stage[0] == "_regression_kernels" for stage in first) and ("_growth_kernels", (), {}) not in second
     assert run(threads=False) == without  # one process (one core) compiles the same
 
 

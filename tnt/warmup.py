@@ -72,13 +72,15 @@ def load_compiled_code(report=None, share: str = "all", threads: bool = True) ->
 
         - "first": prediction's kernels and the path statistics', then the fit on one thread and
           one-byte codes, whose split search, pruning and growth loop's kernels it loads from the
-          cache (``report(NARROW)``); then the fit kernels of two-byte codes and the regression
-          trees (with ``threads`` False, those of one-byte codes only);
+          cache (``report(NARROW)``); then the fit kernels of two-byte codes, the walks and the
+          regression trees (with ``threads`` False, no regression tree, and the growth loop's
+          kernels compiled here);
         - "second": that split search (``report(SPLIT_SEARCH)``), a large share of the fit
           kernel's compile time (``docs/speed_history.md``), then the growth loop's kernels and
-          the pruning (:func:`_growth_kernels`, ``report(NARROW)``); then the threaded copies, or
-          with ``threads`` False the regression trees of two-byte codes, which the first share
-          then leaves out (shares estimated about even: ``docs/speed_history.md``);
+          the pruning (:func:`_growth_kernels`, ``report(NARROW)``); then the threaded copies. With
+          ``threads`` False, the split search, then every regression tree, which the first share
+          then leaves out (the two shares end within about a second of each other:
+          ``docs/speed_history.md``);
         - "threads": the threaded copies alone (:mod:`tnt.learn.threaded_copies`).
     threads : bool, default=True
         Whether the copies of the fit kernel that scan a node on several threads are compiled:
@@ -98,13 +100,15 @@ def load_compiled_code(report=None, share: str = "all", threads: bool = True) ->
 
         _on_features.compile(split_search_types(np.uint8))
         report(SPLIT_SEARCH)
-        _growth_kernels()
+        if threads:  # without the threaded copies, the first share compiles them (no one waits)
+            _growth_kernels()
         report(NARROW)
         if threads:
             _threaded_fit_kernels(4)
             _threaded_fit_kernels(1100)
-        else:  # the balance of the two shares without the threaded copies
-            _regression_kernels(WIDE_VALUES)
+        else:  # the balance of the two shares without the threaded copies: every regression tree,
+            # one-byte codes first (the first share's fits with the regressor load them)
+            _regression_kernels()
         return
     import tnt.estimator  # noqa: F401 (scikit-learn)
 
@@ -116,18 +120,16 @@ def load_compiled_code(report=None, share: str = "all", threads: bool = True) ->
     _fit_kernels(4)  # one-byte feature codes, one thread
     _small_fit()  # the growth loop's own kernels (waves, installs, compaction), a callback's too
     report(NARROW)
-    _fit_kernels(300)  # two-byte feature codes
-    # Two-byte codes, a feature in sorted runs: early, before the regression trees of sorted runs
-    # (which the second share compiles without the threaded copies) would compile its Gini copy too.
-    _fit_kernels(1100)
+    # Two-byte codes (one copy, with sorted runs or not: tnt.learn.tree_builder.with_runs): early,
+    # before the regression trees of two-byte codes (which the second share compiles without the
+    # threaded copies) would compile its Gini copy too.
+    _fit_kernels(WIDE_VALUES[0])
     _small_fit(300)  # the growth loop's walks on two-byte codes
     _small_fit(missing=True)  # the walks that look for missing values
     for missing in (False, True):  # the walks on float32 values, where a split cuts a quantile bin
         _small_fit(300, missing, max_bins=16)
-    if share == "all" or threads:
+    if share == "all" or threads:  # else the second share compiles them
         _regression_kernels()
-    else:  # the second share compiles those of two-byte codes
-        _regression_kernels(NARROW_VALUES_OF_TINY)
     if share == "all" and threads:
         _threaded_fit_kernels(4)
         _threaded_fit_kernels(1100)
@@ -188,8 +190,9 @@ def _threaded_fit_kernels(n_values) -> None:
         build_tree(*args, 1e-3, NO_DEPTH_LIMIT, workspace, True, True, squared, None)
 
 
-# The tiny fits' numbers of values: one-byte codes, two-byte codes, two-byte codes in sorted runs.
-NARROW_VALUES_OF_TINY, WIDE_VALUES = (4,), (300, 1100)
+# The tiny fits' numbers of values: one-byte codes; two-byte codes, a feature in sorted runs (the
+# copy of two-byte codes, which also fits those without: tnt.learn.tree_builder.with_runs).
+NARROW_VALUES_OF_TINY, WIDE_VALUES = (4,), (1100,)
 
 
 def _regression_kernels(values=NARROW_VALUES_OF_TINY + WIDE_VALUES) -> None:
@@ -455,8 +458,9 @@ def main(argv=None) -> None:
             said = {SPLIT_SEARCH: threading.Event(), NARROW: threading.Event()}
             threading.Thread(target=_read_stages, args=(helper.stdout, said), daemon=True).start()
             load_when_ready(_on_features, said[SPLIT_SEARCH])
-            for compiled_there in growth_kernels():
-                load_when_ready(compiled_there, said[NARROW])
+            if threads:  # else this process compiles them (load_compiled_code's second share)
+                for compiled_there in growth_kernels():
+                    load_when_ready(compiled_there, said[NARROW])
 
             def report(stage):
                 said[NARROW].wait()  # the second process's part of the first stage

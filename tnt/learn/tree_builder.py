@@ -932,10 +932,15 @@ def threaded(n_rows: int, n_features: int, n_lanes: int):
 
 def with_runs(data, threaded):
     """:func:`build_tree`'s ``with_runs`` for a fit on the :class:`~tnt.learn.binning.BinnedData`
-    ``data``: True when some feature has more codes than histograms take
-    (:attr:`~tnt.learn.binning.BinnedData.has_sorted_runs`) or the fit is ``threaded`` (the copy
-    with the parallel kernels has sorted runs too), else None. Never for one-byte codes."""
-    return True if threaded is not None or data.has_sorted_runs else None
+    ``data``: True for two-byte codes or a ``threaded`` fit (the copy with the parallel kernels has
+    sorted runs too), else None (one-byte codes, which never have more codes than histograms take).
+
+    Two-byte codes take the copy with sorted runs whether or not some feature has more codes than
+    histograms take (:attr:`~tnt.learn.binning.BinnedData.has_sorted_runs`): without such a feature
+    it keeps none in runs and scans every feature through histograms, as the copy without runs does,
+    at the cost of a few empty arrays per fit. So two-byte codes compile one copy of the fit kernel
+    per criterion, not two (``docs/speed_history.md``)."""
+    return True if threaded is not None or data.codes.dtype != np.uint8 else None
 
 
 def split_search_types(code_dtype=np.uint8) -> tuple:
