@@ -458,7 +458,7 @@ def main(argv=None) -> None:
             said = {SPLIT_SEARCH: threading.Event(), NARROW: threading.Event()}
             threading.Thread(target=_read_stages, args=(helper.stdout, said), daemon=True).start()
             load_when_ready(_on_features, said[SPLIT_SEARCH])
-            if threads:  # else this process compiles them (load_compiled_code's second share)
+            if threads:  # else this process compiles them (the first share without the threaded copies)
                 for compiled_there in growth_kernels():
                     load_when_ready(compiled_there, said[NARROW])
 
