@@ -253,7 +253,7 @@ def test_the_warm_up_compiles_on_two_processes_where_there_are_two_cores(monkeyp
 
     shares = []
     started = _warm_up_on_two_cores_and_an_empty_cache(
-        monkeypatch, lambda report=None, share="all", threads=True: shares.append(share)
+        monkeypatch, lambda report=None, share="all", threads=True, wait=None: shares.append(share)
     )
     warmup.main([])
     assert shares == ["first"] and started == [["-m", "tnt.warmup", "--second"]]
@@ -296,7 +296,7 @@ def test_a_failing_second_process_fails_the_warm_up(monkeypatch):
 
     with pytest.raises(ValueError, match="share must be"):
         warmup.load_compiled_code(share="half")
-    monkeypatch.setattr(warmup, "load_compiled_code", lambda report=None, share="all", threads=True: None)
+    monkeypatch.setattr(warmup, "load_compiled_code", lambda report=None, share="all", threads=True, wait=None: None)
     real_popen = subprocess.Popen
     monkeypatch.setattr(
         warmup.subprocess,
@@ -397,7 +397,7 @@ def test_the_app_s_warm_up_gives_way_to_the_server(monkeypatch):
     niced, shares = [], []
     monkeypatch.setattr(warmup.os, "nice", niced.append, raising=False)
     monkeypatch.setattr(
-        warmup, "load_compiled_code", lambda report=None, share="all", threads=True: shares.append(share)
+        warmup, "load_compiled_code", lambda report=None, share="all", threads=True, wait=None: shares.append(share)
     )
     warmup.main(["--background", "--second"])  # the helper inherits the priority; it is lowered once
     assert niced == [10] and shares == ["second"]
@@ -589,13 +589,19 @@ def test_pip_install_compiles_all_but_the_threaded_copies_in_two_even_shares(mon
     from tnt import warmup
 
     stages = []
-    for name in ("_fit_kernels", "_threaded_fit_kernels", "_small_fit"):
+    for name in ("_fit_kernels", "_threaded_fit_kernels"):
         monkeypatch.setattr(warmup, name, lambda *args, name=name, **kwargs: stages.append((name, args, kwargs)))
+
+    def small_fit(n_values=4, missing=False, max_bins=None, size="auto", models="both"):
+        fitted = [models] if models != "both" else ["classifier"] + ["regressor"] * (missing or max_bins is not None)
+        stages.extend(("_small_fit", (n_values, missing, max_bins, size, model), {}) for model in fitted)
+
+    monkeypatch.setattr(warmup, "_small_fit", small_fit)
     monkeypatch.setattr(
         warmup,
         "_regression_kernels",
-        lambda values=warmup.NARROW_VALUES_OF_TINY + warmup.WIDE_VALUES: stages.extend(
-            ("_regression_kernels", (v,), {}) for v in values
+        lambda values=warmup.WIDE_VALUES, criteria=("squared", "class"): stages.extend(
+            ("_regression_kernels", (v, criterion), {}) for v in values for criterion in criteria
         ),
     )
     for name in ("_load_prediction_code", "_load_statistics_code", "_growth_kernels"):
@@ -604,23 +610,70 @@ def test_pip_install_compiles_all_but_the_threaded_copies_in_two_even_shares(mon
 
     def run(**options):
         stages.clear()
-        warmup.load_compiled_code(**options)
-        return list(stages)
+        warmup.load_compiled_code(
+            report=lambda stage: stages.append(("report", (stage,), {})),
+            wait=lambda stage: stages.append(("wait", (stage,), {})),
+            **options,
+        )
+        return [stage for stage in stages if stage[0] not in ("report", "wait")], list(stages)
 
-    everything = run()
-    first, second = run(share="first", threads=False), run(share="second", threads=False)
+    everything, _ = run()
+    (first, first_said), (second, second_heard) = run(share="first", threads=False), run(share="second", threads=False)
     threaded = [stage for stage in everything if stage[0] == "_threaded_fit_kernels"]
-    assert len(threaded) == 2 and run(share="threads") == threaded
+    assert len(threaded) == 2 and run(share="threads")[0] == threaded
     without = [stage for stage in everything if stage[0] != "_threaded_fit_kernels"]
     both = first + [stage for stage in second if stage[0] not in ("split", "_growth_kernels")]
     assert sorted(map(repr, both)) == sorted(map(repr, without))  # each stage once, none left out
-    # The second share compiles every regression tree, and the growth loop's kernels are the first's.
+    # Regression trees on two-byte codes only: the second share compiles their squared-error
+    # kernels, the first their batches of class targets (with the fit kernel of two-byte codes,
+    # which the second's walks on float32 values wait for); the growth loop's kernels are the first's.
     assert [stage for stage in second if stage[0] == "_regression_kernels"] == [
-        ("_regression_kernels", (4,), {}),
-        ("_regression_kernels", (1100,), {}),
+        ("_regression_kernels", (1100, "squared"), {})
     ]
-    assert not any(stage[0] == "_regression_kernels" for stage in first) and ("_growth_kernels", (), {}) not in second
-    assert run(threads=False) == without  # one process (one core) compiles the same
+    assert [stage for stage in first if stage[0] == "_regression_kernels"] == [
+        ("_regression_kernels", (1100, "class"), {})
+    ]
+    assert ("_growth_kernels", (), {}) not in second
+    said = first_said.index(("report", (warmup.WIDE,), {}))
+    assert first_said.index(("_fit_kernels", (1100,), {})) < said
+    assert first_said.index(("_regression_kernels", (1100, "class"), {})) < said
+    waited = second_heard.index(("wait", (warmup.WIDE,), {}))
+    float_walks = [i for i, stage in enumerate(second_heard) if stage[0] == "_small_fit" and stage[1][2] is not None]
+    assert len(float_walks) == 4 and min(float_walks) > waited  # classifier and regressor, with and without NaN
+    assert run(threads=False)[0] == without  # one process (one core) compiles the same
+
+
+def test_without_the_threaded_copies_the_second_process_waits_for_the_first_s_wide_stage(monkeypatch, tmp_path):
+    # `--install`: the first process writes "wide" on the second's input once the fit kernels of
+    # two-byte codes are cached; the second's wait returns then, or once its input ends (the first
+    # failed), and never hangs.
+    import io
+
+    from tnt import warmup
+
+    heard = tmp_path / "heard.txt"
+    real_popen = subprocess.Popen
+    _warm_up_on_two_cores_and_an_empty_cache(monkeypatch, lambda report=None, **options: report(warmup.WIDE))
+    started = []  # a second process that writes what it reads on its input
+
+    def popen(args, **kwargs):
+        started.append(args[1:])
+        reader = f"import sys; open({str(heard)!r}, 'w').write(sys.stdin.readline())"
+        return real_popen([sys.executable, "-c", reader], **kwargs)
+
+    monkeypatch.setattr(warmup.subprocess, "Popen", popen)
+    warmup.main(["--install"])
+    assert started == [["-m", "tnt.warmup", "--second", "--install"]] and heard.read_text() == "wide\n"
+    for given in ("wide\n", "", "narrow\n"):
+        waited = []
+        monkeypatch.setattr(sys, "stdin", io.StringIO(given))
+        monkeypatch.setattr(
+            warmup,
+            "load_compiled_code",
+            lambda report=None, share="all", threads=True, wait=None, waited=waited: waited.append(wait(warmup.WIDE)),
+        )
+        warmup.main(["--second", "--install"])
+        assert waited == [True], given
 
 
 def test_the_warm_up_reads_the_install_and_threads_flags(monkeypatch):
@@ -628,7 +681,7 @@ def test_the_warm_up_reads_the_install_and_threads_flags(monkeypatch):
 
     calls = []
     started = _warm_up_on_two_cores_and_an_empty_cache(
-        monkeypatch, lambda report=None, share="all", threads=True: calls.append((share, threads))
+        monkeypatch, lambda report=None, share="all", threads=True, wait=None: calls.append((share, threads))
     )
     warmup.main(["--install"])
     assert calls == [("first", False)] and started == [["-m", "tnt.warmup", "--second", "--install"]]

@@ -39,7 +39,7 @@ _lock = threading.Lock()
 # Printed by the warm-up process once the kernels of the first stage are compiled.
 NARROW_READY = "TnT's compiled code for data with up to 256 values per feature is ready."
 # The stages :func:`load_compiled_code` reports.
-NARROW, SPLIT_SEARCH = "narrow", "split search"
+NARROW, SPLIT_SEARCH, WIDE = "narrow", "split search", "wide"
 # A column with more distinct values than this is coded on 16 bits (tnt.learn.binning), which
 # needs the kernels of the warm-up's later stages.
 NARROW_VALUES = 256
@@ -51,7 +51,7 @@ _narrow_ready = threading.Event()
 _PACKAGE_PARENT = Path(__file__).resolve().parent.parent
 
 
-def load_compiled_code(report=None, share: str = "all", threads: bool = True) -> None:
+def load_compiled_code(report=None, share: str = "all", threads: bool = True, wait=None) -> None:
     """Call every kernel once on tiny inputs, so that each is compiled or loaded from the cache.
 
     First what a fit with one thread on data of at most 256 values per feature (one-byte codes:
@@ -64,8 +64,8 @@ def load_compiled_code(report=None, share: str = "all", threads: bool = True) ->
     Parameters
     ----------
     report : callable, optional
-        Called with the name of each stage done: ``NARROW``, and in the second share
-        ``SPLIT_SEARCH`` before it.
+        Called with the name of each stage done: ``NARROW``; in the second share ``SPLIT_SEARCH``
+        before it; in the first share with ``threads`` False, ``WIDE`` after it.
     share : {"all", "first", "second", "threads"}, default="all"
         :func:`main` runs the two shares in two processes at once, as numba compiles on one core.
         The first stage is split between them:
@@ -73,23 +73,29 @@ def load_compiled_code(report=None, share: str = "all", threads: bool = True) ->
         - "first": prediction's kernels and the path statistics', then the fit on one thread and
           one-byte codes, whose split search, pruning and growth loop's kernels it loads from the
           cache (``report(NARROW)``); then the fit kernels of two-byte codes, the walks and the
-          regression trees (with ``threads`` False, no regression tree, and the growth loop's
-          kernels compiled here);
+          regression trees. With ``threads`` False, the growth loop's kernels are compiled here;
+          after the fit kernels of two-byte codes, the regression trees' batches of class targets
+          (``report(WIDE)``), then the walks, but those on float32 values;
         - "second": that split search (``report(SPLIT_SEARCH)``), a large share of the fit
           kernel's compile time (``docs/speed_history.md``), then the growth loop's kernels and
           the pruning (:func:`_growth_kernels`, ``report(NARROW)``); then the threaded copies. With
-          ``threads`` False, the split search, then every regression tree, which the first share
-          then leaves out (the two shares end within about a second of each other:
-          ``docs/speed_history.md``);
+          ``threads`` False, the split search, then the regression trees' squared-error kernels,
+          then, after ``wait(WIDE)``, the walks on float32 values (the two shares end within a few
+          seconds of each other: ``docs/speed_history.md``);
         - "threads": the threaded copies alone (:mod:`tnt.learn.threaded_copies`).
     threads : bool, default=True
         Whether the copies of the fit kernel that scan a node on several threads are compiled:
         ``pip install`` leaves them out (``python -m tnt.warmup --install``), as the first fit that
         would take them starts their compile in the background and runs on one thread meanwhile.
+    wait : callable, optional
+        Called by the second share with ``threads`` False with ``WIDE``: returns once the first
+        share has reported it (or failed), so that the kernels it compiled are loaded, not compiled
+        again.
     """
     if share not in ("all", "first", "second", "threads"):
         raise ValueError(f"share must be 'all', 'first', 'second' or 'threads', got {share!r}.")
     report = report or (lambda stage: None)
+    wait = wait or (lambda stage: None)
     if share == "threads":
         _threaded_fit_kernels(4)
         _threaded_fit_kernels(1100)
@@ -106,9 +112,15 @@ def load_compiled_code(report=None, share: str = "all", threads: bool = True) ->
         if threads:
             _threaded_fit_kernels(4)
             _threaded_fit_kernels(1100)
-        else:  # the balance of the two shares without the threaded copies: every regression tree,
-            # one-byte codes first (the first share's fits with the regressor load them)
-            _regression_kernels()
+            return
+        # Without the threaded copies (the install), the balance of the two shares: the regression
+        # trees' squared-error kernels (the first share's fits with the regressor load them), then,
+        # once the first share has cached the fit kernels of two-byte codes, the walks on float32
+        # values, whose fits take both.
+        _regression_kernels(criteria=("squared",))
+        _small_fit(missing=True, models="classifier")  # the walks that look for missing values
+        wait(WIDE)
+        _float_walks()
         return
     import tnt.estimator  # noqa: F401 (scikit-learn)
 
@@ -124,11 +136,16 @@ def load_compiled_code(report=None, share: str = "all", threads: bool = True) ->
     # before the regression trees of two-byte codes (which the second share compiles without the
     # threaded copies) would compile its Gini copy too.
     _fit_kernels(WIDE_VALUES[0])
+    install_share = share == "first" and not threads
+    if install_share:  # the second share's walks on float32 values wait for these
+        _regression_kernels(criteria=("class",))
+        report(WIDE)
     _small_fit(300)  # the growth loop's walks on two-byte codes
-    _small_fit(missing=True)  # the walks that look for missing values
-    for missing in (False, True):  # the walks on float32 values, where a split cuts a quantile bin
-        _small_fit(300, missing, max_bins=16)
-    if share == "all" or threads:  # else the second share compiles them
+    # The walks that look for missing values: one-byte codes (the classifier), two-byte codes (the
+    # regressor); with the threaded copies left out, the second share fits the classifier.
+    _small_fit(missing=True, models="regressor" if install_share else "both")
+    if not install_share:  # else the second share compiles them
+        _float_walks()
         _regression_kernels()
     if share == "all" and threads:
         _threaded_fit_kernels(4)
@@ -195,15 +212,16 @@ def _threaded_fit_kernels(n_values) -> None:
 NARROW_VALUES_OF_TINY, WIDE_VALUES = (4,), (1100,)
 
 
-def _regression_kernels(values=NARROW_VALUES_OF_TINY + WIDE_VALUES) -> None:
+def _regression_kernels(values=WIDE_VALUES, criteria=("squared", "class")) -> None:
     # A regression grow pass fits most micro trees in batches, both criteria (its leaves' and its
-    # internal nodes' reduced problems).
+    # internal nodes' reduced problems), on two-byte codes only (RegressionProblem.two_byte_codes).
     from tnt.learn.micro_tree import fit_regression_tree, fit_trees, make_workspace
 
     for n_values in values:
         _, y, binned, rows, w = _tiny(n_values)
-        fit_regression_tree(binned, np.arange(2), rows, y.astype(np.float64), w, 1e-3)
-        for targets in (y.astype(np.float64), y):
+        if "squared" in criteria:
+            fit_regression_tree(binned, np.arange(2), rows, y.astype(np.float64), w, 1e-3)
+        for targets in [y.astype(np.float64)] * ("squared" in criteria) + [y] * ("class" in criteria):
             fit_trees(
                 binned,
                 np.arange(2),
@@ -216,6 +234,13 @@ def _regression_kernels(values=NARROW_VALUES_OF_TINY + WIDE_VALUES) -> None:
                 [float(w.sum())],
                 make_workspace(binned, 2),
             )
+
+
+def _float_walks() -> None:
+    """The growth loop's walks on float32 values, where a split cuts a quantile bin (columns of more
+    than 65,535 distinct values, or ``max_bins`` set), with and without missing values."""
+    for missing in (False, True):
+        _small_fit(300, missing, max_bins=16)
 
 
 def _tiny_graph():
@@ -258,14 +283,17 @@ def _load_statistics_code() -> None:
     descendants(left, right, 0), ancestors(left, right, 2)  # the graph's walks (the explorer, edits)
 
 
-def _small_fit(n_values: int = 4, missing: bool = False, max_bins: int | None = None, size="auto") -> None:
+def _small_fit(
+    n_values: int = 4, missing: bool = False, max_bins: int | None = None, size="auto", models: str = "both"
+) -> None:
     """A one-thread TnT fit on a few samples of ``n_values`` values per feature (all of them present:
     more than 256 make two-byte codes), with a progress callback taking snapshots; with ``missing``,
     on values some of which are missing (NaN), for the classifier and the regressor (the walks that
     look for missing values). With fewer ``max_bins`` than values (default: the estimators'), the
     features are cut into quantile bins and some micro trees split inside one, so the growth loop
     walks the samples on their values, as on any column of more than 65,535 distinct values; the
-    regressor is fitted too. ``size`` is their ``ccp_alpha`` (the default's walks besides the growth's)."""
+    regressor is fitted too. ``size`` is their ``ccp_alpha`` (the default's walks besides the growth's);
+    ``models`` "classifier" or "regressor" fits that one only."""
     from tnt.estimator import TnTClassifier
     from tnt.regressor import TnTRegressor
 
@@ -278,8 +306,9 @@ def _small_fit(n_values: int = 4, missing: bool = False, max_bins: int | None = 
     options = dict(C=1e-3, random_state=0, n_jobs=1, ccp_alpha=size) | (
         {} if max_bins is None else {"max_bins": max_bins}
     )
-    TnTClassifier(**options).fit(X, y, progress_callback=lambda event: event.snapshot())
-    if missing or max_bins is not None:
+    if models != "regressor":
+        TnTClassifier(**options).fit(X, y, progress_callback=lambda event: event.snapshot())
+    if models == "regressor" or (models == "both" and (missing or max_bins is not None)):
         TnTRegressor(**options).fit(X, y.astype(np.float64))
 
 
@@ -430,7 +459,15 @@ def main(argv=None) -> None:
         load_compiled_code(share="threads")
         return
     if argv == ["--second"]:  # the helper process of a warm-up
-        load_compiled_code(report=lambda stage: print(stage, flush=True), share="second", threads=threads)
+        wait = None
+        if not threads:  # the first process says on this one's input when its stage WIDE is done
+            from tnt.learn.compiled import COMPILED_ELSEWHERE_TIMEOUT
+
+            said = {WIDE: threading.Event()}
+            threading.Thread(target=_read_stages, args=(sys.stdin, said), daemon=True).start()
+            wait = lambda stage: said[stage].wait(COMPILED_ELSEWHERE_TIMEOUT)  # noqa: E731
+        report = lambda stage: print(stage, flush=True)  # noqa: E731
+        load_compiled_code(report=report, share="second", threads=threads, wait=wait)
         return
     if argv:
         raise SystemExit(f"TnT's warm-up takes --background, --install, --threads or nothing, not {' '.join(argv)}.")
@@ -463,6 +500,9 @@ def main(argv=None) -> None:
                     load_when_ready(compiled_there, said[NARROW])
 
             def report(stage):
+                if stage == WIDE:  # the second process waits for it (without the threaded copies)
+                    _tell(helper, stage)
+                    return
                 said[NARROW].wait()  # the second process's part of the first stage
                 print(NARROW_READY, flush=True)
 
@@ -477,7 +517,15 @@ def main(argv=None) -> None:
 
 def _start_second_process(threads: bool = True) -> subprocess.Popen:
     command = [sys.executable, "-m", "tnt.warmup", "--second"] + ([] if threads else ["--install"])
-    return subprocess.Popen(command, cwd=_PACKAGE_PARENT, stdout=subprocess.PIPE, text=True)
+    return subprocess.Popen(command, cwd=_PACKAGE_PARENT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+
+def _tell(helper: subprocess.Popen, stage: str) -> None:
+    """Write ``stage`` on the second process's input (which it reads in :func:`main`); nothing if it
+    has ended."""
+    with contextlib.suppress(OSError, ValueError):
+        helper.stdin.write(stage + "\n")
+        helper.stdin.flush()
 
 
 def _cache_index_found() -> bool:
@@ -496,9 +544,9 @@ def _cache_index_found() -> bool:
 
 
 def _read_stages(output, said: dict) -> None:
-    """Set ``said[stage]`` for each stage the helper process prints, and all of them once it ends
-    (what a failed helper did not compile, this process compiles)."""
-    with contextlib.closing(output):
+    """Set ``said[stage]`` for each stage the other process writes on ``output``, and all of them once
+    it ends (what a failed process did not compile, this one compiles)."""
+    with contextlib.closing(output), contextlib.suppress(OSError, ValueError):  # an input not to read
         for line in output:
             if line.strip() in said:
                 said[line.strip()].set()

@@ -115,13 +115,17 @@ def _in_one_part(task, n: int) -> list:
     return [task(0, n)]
 
 
-def bin_features(X: np.ndarray, max_bins: int = MAX_EXACT_BINS, in_parts=_in_one_part) -> BinnedData:
+def bin_features(X: np.ndarray, max_bins: int = MAX_EXACT_BINS, in_parts=None, two_byte: bool = False) -> BinnedData:
     """Number the distinct values of each column of ``X`` (float32, shape (n_samples, n_features)).
 
     ``in_parts(task, n)`` runs ``task(start, stop)`` over rows ``0..n`` in parts, perhaps on
-    several threads, and returns the parts' results in order; the passes over all rows use it.
+    several threads, and returns the parts' results in order; the passes over all rows use it
+    (None: one part). The codes take one byte where every column has at most 256 codes, else two; with
+    ``two_byte``, two bytes always (the regressor's: its kernels are compiled for two-byte codes
+    only, :attr:`tnt.learn.growth._Problem.two_byte_codes`).
     """
     X = np.ascontiguousarray(X)
+    in_parts = in_parts or _in_one_part
     n_samples, n_features = X.shape
     if n_samples:
         parts = in_parts(lambda a, b: _column_summary(X, a, b), n_samples)
@@ -152,7 +156,7 @@ def bin_features(X: np.ndarray, max_bins: int = MAX_EXACT_BINS, in_parts=_in_one
     n_bins = np.array([d.size + has_missing[f] for f, d in enumerate(distinct)], dtype=np.intp)
     missing_code = np.where(has_missing, n_bins - 1, -1).astype(np.int64)
     widest = max((w + m for w, m in zip(width, has_missing)), default=1)
-    dtype = np.uint8 if widest <= 256 else np.uint16
+    dtype = np.uint8 if widest <= 256 and not two_byte else np.uint16
     n_columns = -(-n_features // 8) * 8 if dtype == np.uint8 else -(-n_features // 4) * 4
     codes = np.zeros((n_samples, n_columns), dtype=dtype)
     bin_min = np.zeros((n_features, max(widest, 1)), dtype=np.float32)

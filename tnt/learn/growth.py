@@ -180,10 +180,12 @@ class _Problem:
     categorical: np.ndarray | None = None
     #: The criteria of its micro trees, as ``build_tree``'s ``squared`` (None: class targets).
     criteria: ClassVar[tuple] = (None,)
+    #: Whether its feature codes take two bytes even where one would do (``bin_features``'s ``two_byte``).
+    two_byte_codes: ClassVar[bool] = False
 
     @cached_property
     def binned(self) -> BinnedData:
-        binned = bin_features(self.X, self.max_bins)
+        binned = bin_features(self.X, self.max_bins, two_byte=self.two_byte_codes)
         if self.categorical is None or not np.any(self.categorical):
             return binned
         for f in np.flatnonzero(self.categorical):
@@ -350,7 +352,8 @@ class _Workers:
         self.pool = ThreadPoolExecutor(n_threads) if n_threads > 1 else None
         if "binned" not in problem.__dict__:  # bin on the threads too
             work = problem.X.shape[0] * problem.X.shape[1]
-            problem.binned = bin_features(problem.X, problem.max_bins, lambda task, n: self.in_parts(task, n, work))
+            parts = lambda task, n: self.in_parts(task, n, work)  # noqa: E731
+            problem.binned = bin_features(problem.X, problem.max_bins, parts, two_byte=problem.two_byte_codes)
         # A large node alone in its wave scans its features on all threads once the copies of the
         # fit kernel that do are compiled; until then on one (tnt.learn.threaded_copies).
         self.shared_workspace = make_workspace(

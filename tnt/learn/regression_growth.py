@@ -72,6 +72,9 @@ class RegressionProblem(_Problem):
     target: np.ndarray | None = None
     #: Squared error at the leaves, class targets at the internal nodes' reduced problems.
     criteria: ClassVar[tuple] = (True, None)
+    #: Two-byte codes always: the regression trees' kernels are compiled for them only, one copy per
+    #: criterion fewer to compile at install (docs/speed_history.md); a few more bytes read per sample.
+    two_byte_codes: ClassVar[bool] = True
 
     @cached_property
     def no_labels(self) -> np.ndarray:
