@@ -137,6 +137,60 @@ OTHER_LEARNERS = {
 }
 
 
+def flat_walk(graph, row) -> int:
+    """The leaf one sample reaches in a learner's graph (a categorical split: threshold NaN, its
+    subset in ``category_left``), in plain Python."""
+    node = 0
+    while graph.children_left[node] >= 0:
+        value = float(row[int(graph.feature[node])])
+        if np.isnan(value):
+            left = graph.missing_go_to_left[node] == 1
+        elif np.isnan(graph.threshold[node]):
+            left = int(value) in set(subset_codes(graph.category_left[node]).tolist())
+        else:
+            left = np.float32(value) <= graph.threshold[node]
+        node = int(graph.children_left[node] if left else graph.children_right[node])
+    return node
+
+
+@pytest.mark.parametrize("n_classes", [2, None], ids=["two-classes", "squared"])
+def test_the_held_out_part_is_grown_and_scored_with_subset_splits(n_classes):
+    """The held-out sizes grow a graph on a part of the rows (a problem made from the whole, whose
+    codes its growth computes itself) and score it on the rest: the part's categorical features are
+    split by subsets, as when its codes were read before the growth, and the score routes the
+    held-out rows as the one-sample walker does."""
+    from tnt.learn.growth import grow_graph
+    from tnt.learn.selection import _subset, held_out_rows, held_out_score
+
+    X, y, w = coded_table(0, 400, 7, n_classes, missing=0.08)
+    estimator = TnTRegressor if n_classes is None else TnTClassifier
+    model = estimator(C=2e-3, random_state=0, categorical_features=[0, 2], N1=2).fit(X, y, sample_weight=w)
+    targets = y if n_classes is None else np.searchsorted(model.classes_, y)
+    problem = model._training_problem(X, targets, w, model._max_bins())
+    fit_rows, held_rows = held_out_rows(problem, 0.2, n_classes is not None)
+    grown = grow_graph(_subset(problem, fit_rows), 2e-3, 2, 3)
+    read_first = _subset(problem, fit_rows)
+    assert read_first.binned.categorical is not None
+    reference = grow_graph(read_first, 2e-3, 2, 3)
+    for name in ("children_left", "children_right", "feature", "threshold", "missing_go_to_left", "category_left"):
+        np.testing.assert_array_equal(getattr(grown, name), getattr(reference, name), err_msg=name)
+    categorical_splits = (grown.feature >= 0) & np.isnan(grown.threshold)
+    assert categorical_splits.sum() >= 2 and grown.n_splits > categorical_splits.sum()
+    fit, held = _subset(problem, fit_rows), _subset(problem, held_rows)
+    held_leaves = np.array([flat_walk(grown, row) for row in held.X])
+    if n_classes is not None:
+        expected = np.average(grown.label[held_leaves] == held.y, weights=held.w)
+    else:
+        fit_leaves = np.array([flat_walk(grown, row) for row in fit.X])
+        mean = {
+            leaf: np.average(fit.y[fit_leaves == leaf], weights=fit.w[fit_leaves == leaf]) for leaf in set(fit_leaves)
+        }
+        overall = np.average(fit.y, weights=fit.w)
+        predicted = np.array([mean.get(leaf, overall) for leaf in held_leaves])
+        expected = -np.average((predicted - held.y) ** 2, weights=held.w)
+    assert held_out_score(grown, fit, held, n_classes is not None) == pytest.approx(expected, rel=1e-9)
+
+
 @pytest.mark.parametrize("learner", list(OTHER_LEARNERS))
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_ndg_and_tao_predict_as_the_walker_and_have_no_dead_split(learner, n_classes):

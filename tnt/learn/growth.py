@@ -185,7 +185,12 @@ class _Problem:
 
     @cached_property
     def binned(self) -> BinnedData:
-        binned = bin_features(self.X, self.max_bins, two_byte=self.two_byte_codes)
+        return self.bin()
+
+    def bin(self, in_parts=None) -> BinnedData:
+        """Its features' codes (:func:`tnt.learn.binning.bin_features`, over rows in parts with
+        ``in_parts``), its categorical features marked: what :attr:`binned` holds."""
+        binned = bin_features(self.X, self.max_bins, in_parts, two_byte=self.two_byte_codes)
         if self.categorical is None or not np.any(self.categorical):
             return binned
         for f in np.flatnonzero(self.categorical):
@@ -352,8 +357,7 @@ class _Workers:
         self.pool = ThreadPoolExecutor(n_threads) if n_threads > 1 else None
         if "binned" not in problem.__dict__:  # bin on the threads too
             work = problem.X.shape[0] * problem.X.shape[1]
-            parts = lambda task, n: self.in_parts(task, n, work)  # noqa: E731
-            problem.binned = bin_features(problem.X, problem.max_bins, parts, two_byte=problem.two_byte_codes)
+            problem.binned = problem.bin(lambda task, n: self.in_parts(task, n, work))
         # A large node alone in its wave scans its features on all threads once the copies of the
         # fit kernel that do are compiled; until then on one (tnt.learn.threaded_copies).
         self.shared_workspace = make_workspace(

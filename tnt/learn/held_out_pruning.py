@@ -13,8 +13,7 @@ import numpy as np
 
 from tnt.learn.graph_pruning import prune_graph, pruning_statistics
 from tnt.learn.growth import grow_graph, trial_callback
-from tnt.learn.routing import route_to_leaves
-from tnt.learn.selection import _subset, held_out_rows
+from tnt.learn.selection import _subset, held_out_rows, leaves_of
 from tnt.learn.working_graph import FlatGraph
 
 __all__ = ["HELD_OUT_SHARE", "LEVELS", "held_out_pruning_level", "pruning_levels"]
@@ -39,9 +38,7 @@ def pruning_levels(n_samples: int) -> np.ndarray:
 def _score(graph: FlatGraph, fit, held, classification: bool) -> float:
     """The held-out score of ``graph``, each leaf predicting what the ``fit`` samples reaching it
     say (majority class, or mean target)."""
-    arrays = (graph.children_left, graph.children_right, graph.feature, graph.threshold, graph.missing_go_to_left)
-    fit_leaves = route_to_leaves(fit.X, np.arange(fit.X.shape[0]), 0, *arrays)
-    held_leaves = route_to_leaves(held.X, np.arange(held.X.shape[0]), 0, *arrays)
+    fit_leaves, held_leaves = leaves_of(graph, fit), leaves_of(graph, held)
     n = graph.node_count
     if classification:
         counts = np.zeros((n, fit.n_classes))

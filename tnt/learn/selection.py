@@ -16,11 +16,12 @@ import math
 import numpy as np
 from sklearn.model_selection import train_test_split
 
+from tnt.learn.category_columns import CategoryColumns
 from tnt.learn.growth import GrowthEvent, _Problem, grow_graph, growth_steps, trial_callback
 from tnt.learn.routing import route_to_leaves
 from tnt.learn.working_graph import FlatGraph
 
-__all__ = ["HeldOutStop", "held_out_rows", "held_out_score", "grow_with_held_out_stop"]
+__all__ = ["HeldOutStop", "held_out_rows", "held_out_score", "grow_with_held_out_stop", "leaves_of"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,15 +71,27 @@ def _subset(problem: _Problem, rows: np.ndarray) -> _Problem:
     return dataclasses.replace(problem, **changes)
 
 
+def leaves_of(graph: FlatGraph, problem: _Problem) -> np.ndarray:
+    """The leaf of ``graph`` each of ``problem``'s samples reaches, a categorical split sending a
+    category left when its subset holds it (read as a column of its own:
+    :class:`tnt.learn.category_columns.CategoryColumns`), as the fitted model predicts."""
+    X, feature, threshold = problem.X, graph.feature, graph.threshold
+    if graph.category_left is not None:
+        columns = CategoryColumns(X, problem.category_codes)
+        feature, threshold = columns.to_columns(feature, threshold, graph.category_left)
+        X = columns.matrix
+    arrays = (graph.children_left, graph.children_right, feature, threshold, graph.missing_go_to_left)
+    return route_to_leaves(X, np.arange(X.shape[0]), 0, *arrays)
+
+
 def held_out_score(graph: FlatGraph, fit: _Problem, held: _Problem, classification: bool) -> float:
     """The weighted score of ``graph`` (grown on ``fit``) on ``held``: accuracy of its leaves' labels
     for a classifier; for a regressor minus the weighted mean squared error of the leaves' mean
     ``fit`` targets (a leaf no ``fit`` sample reaches predicts their overall mean)."""
-    arrays = (graph.children_left, graph.children_right, graph.feature, graph.threshold, graph.missing_go_to_left)
-    held_leaves = route_to_leaves(held.X, np.arange(held.X.shape[0]), 0, *arrays)
+    held_leaves = leaves_of(graph, held)
     if classification:
         return float(np.average(graph.label[held_leaves] == held.y, weights=held.w))
-    fit_leaves = route_to_leaves(fit.X, np.arange(fit.X.shape[0]), 0, *arrays)
+    fit_leaves = leaves_of(graph, fit)
     weight = np.bincount(fit_leaves, weights=fit.w, minlength=graph.node_count)
     total = np.bincount(fit_leaves, weights=fit.w * fit.y, minlength=graph.node_count)
     overall = float(np.average(fit.y, weights=fit.w))
