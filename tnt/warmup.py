@@ -132,9 +132,8 @@ def load_compiled_code(report=None, share: str = "all", threads: bool = True, wa
     _fit_kernels(4)  # one-byte feature codes, one thread
     _small_fit()  # the growth loop's own kernels (waves, installs, compaction), a callback's too
     report(NARROW)
-    # Two-byte codes (one copy, with sorted runs or not: tnt.learn.tree_builder.with_runs): early,
-    # before the regression trees of two-byte codes (which the second share compiles without the
-    # threaded copies) would compile its Gini copy too.
+    # Two-byte codes (one copy, with sorted runs or not: tnt.learn.tree_builder.with_runs), which
+    # the classifier's and the regressor's fits on two-byte codes all call.
     _fit_kernels(WIDE_VALUES[0])
     install_share = share == "first" and not threads
     if install_share:  # the second share's walks on float32 values wait for these
@@ -207,9 +206,9 @@ def _threaded_fit_kernels(n_values) -> None:
         build_tree(*args, 1e-3, NO_DEPTH_LIMIT, workspace, True, True, squared, None)
 
 
-# The tiny fits' numbers of values: one-byte codes; two-byte codes, a feature in sorted runs (the
-# copy of two-byte codes, which also fits those without: tnt.learn.tree_builder.with_runs).
-NARROW_VALUES_OF_TINY, WIDE_VALUES = (4,), (1100,)
+# The tiny fits' numbers of values for two-byte codes: a feature in sorted runs (the copy of
+# two-byte codes, which also fits those without: tnt.learn.tree_builder.with_runs).
+WIDE_VALUES = (1100,)
 
 
 def _regression_kernels(values=WIDE_VALUES, criteria=("squared", "class")) -> None:
