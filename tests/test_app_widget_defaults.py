@@ -1,0 +1,98 @@
+"""The keyed widgets of the Data, Ensembles and Sweep pages show the value they hold to a browser that
+mounts them afresh (``ui.state.held``), through Streamlit's AppTest.
+
+A browser shows a widget's own default until it holds a value of its own, and learns a value kept
+only in the session state from the script run that set it: one that missed that run showed the
+literal default (test share 0.3, 5 base estimators), and submitted it at the next press. Each test
+sets values other than the defaults, reruns, and reads the widgets' own defaults; Streamlit's warning
+about a widget given a default and a value through the session state in one run never appears."""
+
+from app_helpers import ROOT, button, go, upload
+
+from ui.display import C_GRID
+
+
+def slider_default(at, key):
+    (value,) = at.slider(key=key).proto.default
+    return value
+
+
+def test_the_bundled_split_widgets_show_the_split_they_hold(open_app, state_warnings):
+    app = open_app(60)
+    app.slider(key="data/bundled_test").set_value(0.4)
+    app.number_input(key="data/bundled_seed").set_value(7)
+    button(app, "Load data set").click().run()
+    assert not app.exception
+    assert slider_default(app, "data/bundled_test") == 0.4
+    assert app.number_input(key="data/bundled_seed").proto.default == 7
+    # An upload with another split is now in use: the bundled form still holds (and shows) its own split;
+    # its defaults were the data in use's (0.25 and 3), which a browser mounting the form afresh showed.
+    upload(app, ROOT / "tests" / "good_text_feature.csv")
+    app.slider(key="data/upload_test").set_value(0.25)
+    app.number_input(key="data/upload_seed").set_value(3)
+    button(app, "Use this data").click().run()
+    assert app.session_state["data/source"]["test_size"] == 0.25
+    app.run()
+    assert app.slider(key="data/bundled_test").value == 0.4 and slider_default(app, "data/bundled_test") == 0.4
+    assert app.number_input(key="data/bundled_seed").proto.default == 7
+    go(go(app, "train"), "data")  # made afresh: from the data set in use
+    assert slider_default(app, "data/bundled_test") == 0.25 and app.slider(key="data/bundled_test").value == 0.25
+    assert state_warnings == []
+
+
+def test_the_upload_form_shows_the_task_and_split_chosen(open_app, state_warnings):
+    app = upload(open_app(60), ROOT / "tests" / "good_text_feature.csv")
+    assert slider_default(app, "data/upload_test") == 0.3
+    assert app.radio(key="data/upload_task").proto.default == 0
+    app.radio(key="data/upload_task").set_value("classification")
+    app.slider(key="data/upload_test").set_value(0.25)
+    app.number_input(key="data/upload_seed").set_value(3)
+    button(app, "Use this data").click().run()
+    assert not app.exception and not app.error
+    source = app.session_state["data/source"]
+    assert (source["task"], source["test_size"], source["seed"]) == ("classification", 0.25, 3)
+    app.run()
+    assert app.radio(key="data/upload_task").proto.default == 1  # classification
+    assert slider_default(app, "data/upload_test") == 0.25
+    assert app.number_input(key="data/upload_seed").proto.default == 3
+    assert state_warnings == []
+
+
+def small_data(at):
+    """Wine loaded: the forms below train on it (a form sends its values when it is submitted)."""
+    at.selectbox[0].set_value("wine")
+    button(at, "Load data set").click().run()
+    assert not at.exception
+    return at
+
+
+def test_the_ensembles_form_shows_its_settings(open_app, state_warnings):
+    app = go(small_data(open_app(60)), "ensembles")
+    assert (slider_default(app, "ensembles/n"), slider_default(app, "ensembles/seeds")) == (5, 1)
+    app.slider(key="ensembles/n").set_value(2)
+    app.slider(key="ensembles/seeds").set_value(2)
+    app.slider(key="ensembles/jobs").set_value(1)
+    app.select_slider(key="ensembles/C_bag").set_value(1e-2)
+    button(app, "Train the ensembles").click().run()
+    assert not app.exception and not app.error
+    app.run()
+    assert (slider_default(app, "ensembles/n"), slider_default(app, "ensembles/seeds")) == (2, 2)
+    assert slider_default(app, "ensembles/jobs") == 1
+    assert [C_GRID[int(i)] for i in app.select_slider(key="ensembles/C_bag").proto.default] == [1e-2]
+    assert state_warnings == []
+
+
+def test_the_sweep_form_shows_its_settings(open_app, state_warnings):
+    app = go(small_data(open_app(60)), "sweep")
+    app.slider(key="sweep/n").set_value(2)
+    app.slider(key="sweep/seeds").set_value(1)
+    app.slider(key="sweep/jobs").set_value(1)
+    app.checkbox(key="sweep/ndg").check()
+    app.select_slider(key="sweep/range").set_value((1e-3, 1e-2))
+    button(app, "Run sweep").click().run()
+    assert not app.exception and not app.error
+    app.run()
+    assert (slider_default(app, "sweep/n"), slider_default(app, "sweep/seeds")) == (2, 1)
+    assert app.checkbox(key="sweep/ndg").proto.default is True
+    assert [C_GRID[int(i)] for i in app.select_slider(key="sweep/range").proto.default] == [1e-3, 1e-2]
+    assert state_warnings == []
