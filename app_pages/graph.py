@@ -155,7 +155,7 @@ if result is not None:
             _, sample_default = state.clamp("graph/sample", 0, len(data.y_test) - 1)
             index = st.number_input("Test sample", 0, len(data.y_test) - 1, key="graph/sample", **sample_default)
             x = data.X_test[int(index)]
-            predicted = model.predict(data.model_input(x.reshape(1, -1)))[0]
+            predicted = model.predict(data.model_input(x.reshape(1, -1), model))[0]
             truth = data.y_test[int(index)]
             if graph.regression:
                 st.markdown(

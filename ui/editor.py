@@ -31,7 +31,7 @@ def _editor(key: dict, label: str, model, data, data_fits: bool) -> GraphEditor:
     store = st.session_state.setdefault(_EDITORS, LRUStore(4))
     found = store.get(tuple(key.values()))
     if found is None:
-        X, y = (data.X_train, data.y_train) if data_fits else (None, None)
+        X, y = (data.model_input(data.X_train, model), data.y_train) if data_fits else (None, None)
         name = f"{label} on {data.name}" if data_fits else label
         found = restored_editor(state.saved_editor(), key, model, X, y, name=name) or GraphEditor(
             model, X, y, name=name

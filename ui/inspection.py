@@ -292,7 +292,7 @@ def _what_if(model_key, data, model, names, sample: int) -> None:
 
 def _prediction(model, data, x) -> str:
     """What ``model`` predicts for the sample ``x`` of ``data`` (codes), its categories given by name."""
-    value = model.predict(data.model_input(x.reshape(1, -1)))[0]
+    value = model.predict(data.model_input(x.reshape(1, -1), model))[0]
     return format_value(value) if model.graph_.regression else str(value)
 
 
