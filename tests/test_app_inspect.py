@@ -63,7 +63,7 @@ def frame_with(at, column):
     return next(d.value for d in at.dataframe if column in d.value.columns)
 
 
-def test_the_test_data_view_lists_error_leaves_and_a_confusion_cell_picks_the_sample(graph_page):
+def test_the_test_data_view_lists_error_leaves_and_a_confusion_cell_picks_the_sample(graph_page, state_warnings):
     at = view(graph_page, VIEWS[1])
     model, data = model_and_data(at)
     g = model.graph_
@@ -94,6 +94,8 @@ def test_the_test_data_view_lists_error_leaves_and_a_confusion_cell_picks_the_sa
     assert at.number_input(key="graph/sample").value == first
     path = at.dataframe[0].value  # the page's path table now shows the chosen sample's path
     assert path["node"].tolist() == routes(g, data.X_test[first : first + 1]).path(0)
+    # The sample and the highlight were given through the session state: no default of their own in that run.
+    assert at.toggle(key="graph/highlight").value is True and state_warnings == []
 
 
 def test_the_what_if_form_moves_the_path_and_marks_changed_tests(graph_page, monkeypatch):

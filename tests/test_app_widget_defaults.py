@@ -1,4 +1,4 @@
-"""The keyed widgets of the Data, Ensembles and Sweep pages show the value they hold to a browser that
+"""The keyed widgets of the Data, Ensembles, Sweep, Graph and History pages show the value they hold to a browser that
 mounts them afresh (``ui.state.held``), through Streamlit's AppTest.
 
 A browser shows a widget's own default until it holds a value of its own, and learns a value kept
@@ -7,8 +7,10 @@ literal default (test share 0.3, 5 base estimators), and submitted it at the nex
 sets values other than the defaults, reruns, and reads the widgets' own defaults; Streamlit's warning
 about a widget given a default and a value through the session state in one run never appears."""
 
-from app_helpers import ROOT, button, go, upload
+from app_helpers import ROOT, button, go, train, upload
+from sklearn.tree import DecisionTreeClassifier
 
+from tnt.model_io import from_sklearn, model_to_json
 from ui.display import C_GRID
 
 
@@ -95,4 +97,43 @@ def test_the_sweep_form_shows_its_settings(open_app, state_warnings):
     assert (slider_default(app, "sweep/n"), slider_default(app, "sweep/seeds")) == (2, 1)
     assert app.checkbox(key="sweep/ndg").proto.default is True
     assert [C_GRID[int(i)] for i in app.select_slider(key="sweep/range").proto.default] == [1e-3, 1e-2]
+    assert state_warnings == []
+
+
+def test_the_graph_page_choices_show_what_they_hold(open_app, state_warnings):
+    app = go(open_app(60), "graph")
+    (view_key,) = [r.key for r in app.radio if r.key.startswith("graph/view/")]
+    views = app.radio(key=view_key).options
+    other = next(v for v in views if v != app.radio(key=view_key).value)
+    app.radio(key=view_key).set_value(other).run()
+    app.toggle(key="graph/highlight").set_value(False).run()
+    app.run()
+    assert not app.exception
+    assert views[app.radio(key=view_key).proto.default] == other
+    assert app.toggle(key="graph/highlight").proto.default is False
+    # A model file just opened is shown at once (given through the session state in that run), and is
+    # the model picker's own default at the next run.
+    data = app.session_state["data/dataset"]
+    tree = DecisionTreeClassifier(max_leaf_nodes=8, random_state=0).fit(data.X_train, data.y_train)
+    content = model_to_json(from_sklearn(tree, feature_names=data.feature_names)).encode()
+    app.file_uploader(key="graph/model_file").set_value(("tree.json", content, "application/json")).run()
+    assert not app.exception and app.radio(key="graph/model").value == "Opened: tree.json"
+    app.run()
+    picker = app.radio(key="graph/model")
+    assert picker.options[picker.proto.default] == "Opened: tree.json"
+    assert state_warnings == []
+
+
+def test_the_history_page_shows_the_run_chosen(open_app, state_warnings):
+    app = train(small_data(open_app(60)))
+    app.select_slider(key="train/C").set_value(1e-2)
+    button(app, "Train").click().run()
+    go(app, "history")
+    assert app.selectbox(key="history/run").proto.default == 0
+    app.selectbox(key="history/run").select_index(1).run()
+    app.checkbox(key="history/forget_sure").check().run()
+    app.run()
+    assert not app.exception
+    assert app.selectbox(key="history/run").proto.default == 1
+    assert app.checkbox(key="history/forget_sure").proto.default is True
     assert state_warnings == []

@@ -121,7 +121,7 @@ def apply_chosen_sample() -> None:
         if st.session_state.get("graph/inspect/applied") != (tuple(listed), chosen):
             st.session_state["graph/inspect/applied"] = (tuple(listed), chosen)
             state.ask("graph/sample", chosen)
-            st.session_state["graph/highlight"] = True
+            state.ask("graph/highlight", True)
 
 
 def inspection_section(model_key, data, model, names, classes, node: int, sample: int) -> None:
