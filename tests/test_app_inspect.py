@@ -273,3 +273,17 @@ def test_a_model_that_tests_missingness_gets_counterfactuals_in_the_app(open_app
     assert model.graph_.is_missing_test.any()
     assert not at.info and any("To get class" in m.value for m in at.main.markdown)
     assert at.checkbox(key="graph/inspect/cf/missing").value
+
+
+def test_the_inspector_choices_show_what_they_hold_to_a_browser_that_mounts_them_afresh(graph_page, state_warnings):
+    at = graph_page
+    at.radio(key=PART).set_value("test").run()
+    at.run()
+    assert at.radio(key=PART).proto.default == 1  # test
+    view(at, VIEWS[-1])
+    at.radio(key="graph/inspect/rules/part").set_value("test rows").run()
+    at.run()
+    assert not at.exception
+    assert VIEWS[at.radio(key="graph/inspect/view").proto.default] == VIEWS[-1]
+    assert at.radio(key="graph/inspect/rules/part").proto.default == 1  # test rows
+    assert state_warnings == []

@@ -208,6 +208,7 @@ def held(key: str, default, *, fit=None, options=None) -> tuple[Any, dict]:
     options : sequence, optional
         The options of a radio or select box, drawn with ``index=``: a value held that is not among
         them gives way to ``default`` (to the first option when ``default`` is not among them either).
+        None, with a ``default`` of None, is a select box with nothing chosen (``index=None``).
 
     Returns
     -------
@@ -226,7 +227,9 @@ def held(key: str, default, *, fit=None, options=None) -> tuple[Any, dict]:
         options = list(options)
 
         def fit(v):
-            return v if v in options else default if default in options else options[0]
+            if v in options or (v is None and default is None):
+                return v
+            return default if default in options else options[0]
 
     asked = key in st.session_state.setdefault(ASKED, set())
     st.session_state[ASKED].discard(key)
@@ -235,7 +238,9 @@ def held(key: str, default, *, fit=None, options=None) -> tuple[Any, dict]:
     if asked or (key in st.session_state and value != kept):
         st.session_state[key] = value
         return value, {}
-    return value, {"value": value} if options is None else {"index": options.index(value)}
+    if options is None:
+        return value, {"value": value}
+    return value, {"index": None if value is None else options.index(value)}
 
 
 def clamp(key: str, low, high, default=0) -> tuple[Any, dict]:
