@@ -204,7 +204,8 @@ def held(key: str, default, *, fit=None, options=None) -> tuple[Any, dict]:
     default
         Its value when the session holds none: the widget's first value.
     fit : callable, optional
-        Moves a value held into one the widget takes (into its range: :func:`clamp`).
+        Moves a value held into one the widget takes (into its range: :func:`clamp`; with ``options``,
+        applied first).
     options : sequence, optional
         The options of a radio or select box, drawn with ``index=``: a value held that is not among
         them gives way to ``default`` (to the first option when ``default`` is not among them either).
@@ -224,9 +225,10 @@ def held(key: str, default, *, fit=None, options=None) -> tuple[Any, dict]:
     >>> st.slider("Base estimators", 2, 20, key="ensembles/n", **kwargs)  # doctest: +SKIP
     """
     if options is not None:
-        options = list(options)
+        options, moved = list(options), fit
 
         def fit(v):
+            v = v if moved is None else moved(v)
             if v in options or (v is None and default is None):
                 return v
             return default if default in options else options[0]
