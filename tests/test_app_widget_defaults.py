@@ -137,3 +137,30 @@ def test_the_history_page_shows_the_run_chosen(open_app, state_warnings):
     assert app.selectbox(key="history/run").proto.default == 1
     assert app.checkbox(key="history/forget_sure").proto.default is True
     assert state_warnings == []
+
+
+def _held_script():
+    import streamlit as st
+
+    from ui import state
+
+    if st.session_state.pop("ask", None) is not None:
+        state.ask("n", 12)  # out of the slider's range: held's fit moves it
+    value, kwargs = state.held("n", 4, fit=lambda v: min(max(v, 0), 10))
+    st.session_state["seen"] = (value, kwargs)
+    st.slider("n", 0, 10, key="n", **kwargs)
+
+
+def test_held_gives_the_value_held_as_default_and_none_where_the_page_sets_it(state_warnings):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_held_script).run()
+    assert at.session_state["seen"] == (4, {"value": 4}) and at.slider(key="n").value == 4  # made afresh
+    at.slider(key="n").set_value(7).run()
+    assert at.session_state["seen"] == (7, {"value": 7}) and at.slider(key="n").proto.default == [7]
+    at.session_state["ask"] = True
+    at.run()  # asked for in this run: set through the session state, no default of its own
+    assert at.session_state["seen"] == (10, {}) and at.slider(key="n").value == 10
+    at.run()
+    assert at.session_state["seen"] == (10, {"value": 10}) and at.slider(key="n").proto.default == [10]
+    assert not at.exception and state_warnings == []
