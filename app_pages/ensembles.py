@@ -30,16 +30,24 @@ else:
     cores = usable_cores()
     with st.form("ensembles/form"):
         c1, c2 = st.columns(2)
-        n_estimators = c1.slider("Base estimators", 2, 20, 5, key="ensembles/n")
-        n_seeds = c1.slider("Seeds", 1, 5, 1, key="ensembles/seeds")
+        # Each widget's own default is the value it holds (ui.state.held), for a browser mounting it afresh.
+        n_estimators = c1.slider("Base estimators", 2, 20, key="ensembles/n", **state.held("ensembles/n", 5)[1])
+        n_seeds = c1.slider("Seeds", 1, 5, key="ensembles/seeds", **state.held("ensembles/seeds", 1)[1])
         C_bag, C_boost = (
-            c2.select_slider(label, options=C_GRID, value=value, format_func=format_C, key=f"ensembles/{key}")
+            c2.select_slider(
+                label,
+                options=C_GRID,
+                format_func=format_C,
+                key=f"ensembles/{key}",
+                **state.held(f"ensembles/{key}", value)[1],
+            )  # fmt: skip
             for label, value, key in (
                 ("C of TnT-bagging (large base models)", 1e-3, "C_bag"),
                 ("C of TnT-AdaBoost (small base models)", 2e-2, "C_boost"),
             )
         )
-        n_jobs = c2.slider("Parallel jobs (joblib)", 1, max(cores, 1), min(2, cores), key="ensembles/jobs")
+        n_jobs = c2.slider("Parallel jobs (joblib)", 1, max(cores, 1), key="ensembles/jobs",
+                           **state.clamp("ensembles/jobs", 1, max(cores, 1), min(2, cores))[1])  # fmt: skip
         run = st.form_submit_button("Train the ensembles", type="primary")
 
     if run:

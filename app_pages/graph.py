@@ -63,15 +63,14 @@ if result is not None:
         models[label] = (model, names, own_classes, match.ok, f"{model.estimator_kind_} from {file.name}")
         problem = match.problem
         if just_opened:
-            st.session_state["graph/model"] = label
+            state.ask("graph/model", label)
         reduced = reduced_model(file, data) if match.ok and not data.is_regression else None
         if reduced is not None:
             models[f"{label}, reduced"] = (reduced, names, models[label][2], True, f"{label} after graph reduction")
-    if st.session_state.get("graph/model") not in models:
-        st.session_state.pop("graph/model", None)
-
+    # Each keyed widget's own default is the value it holds (ui.state.held), for a browser mounting it afresh.
     top = st.columns([3, 2, 3])
-    which = top[0].radio("Model", list(models), horizontal=True, key="graph/model")
+    which = top[0].radio("Model", list(models), horizontal=True, key="graph/model",
+                         **state.held("graph/model", next(iter(models)), options=models)[1])  # fmt: skip
     model, names, classes, data_fits, opening = models[which]
     graph = model.graph_
     fp = drawing.fingerprint(graph)
@@ -83,8 +82,8 @@ if result is not None:
     view = top[1].radio(
         "View",
         offered,
-        index=offered.index(VIEWS[DEFAULT_VIEW[mode]]),
         key=f"graph/view/{mode}",
+        **state.held(f"graph/view/{mode}", VIEWS[DEFAULT_VIEW[mode]], options=offered)[1],
         help=None
         if mode != "interactive"
         else f"{graph.node_count:,} nodes: too many for Graphviz in the browser, "
@@ -99,12 +98,13 @@ if result is not None:
     whole = (0, max(max_depth, 1))
     window = whole
     if not (exploring or focused):
+        window_key = f"graph/window/{fp}/{VIEWS.index(view)}"  # each graph and view starts with its own window
         window = top[2].slider(
             "Depth window (layers shown)",
             0,
             max(max_depth, 1),
-            (0, min(max_depth, 7) if windowed else max(max_depth, 1)),
-            key=f"graph/window/{fp}/{VIEWS.index(view)}",  # each graph and view starts with its own window
+            key=window_key,
+            **state.held(window_key, (0, min(max_depth, 7) if windowed else max(max_depth, 1)))[1],
             help="Layers of the drawing shown: in the Graphviz and SVG views edges leaving the window end in the "
             "id of the node they lead to; in the interactive view the window is the part in view at first (zoom "
             "out or double-click to see all).",
@@ -151,11 +151,13 @@ if result is not None:
     marked = ()
     with right:
         if data_fits:
-            highlight = st.toggle("Highlight a test sample", value=True, key="graph/highlight")
+            highlight = st.toggle(
+                "Highlight a test sample", key="graph/highlight", **state.held("graph/highlight", True)[1]
+            )
             _, sample_default = state.clamp("graph/sample", 0, len(data.y_test) - 1)
             index = st.number_input("Test sample", 0, len(data.y_test) - 1, key="graph/sample", **sample_default)
             x = data.X_test[int(index)]
-            predicted = model.predict(data.model_input(x.reshape(1, -1)))[0]
+            predicted = model.predict(data.model_input(x.reshape(1, -1), model))[0]
             truth = data.y_test[int(index)]
             if graph.regression:
                 st.markdown(
@@ -199,8 +201,9 @@ if result is not None:
                                                        chosen_node, marked, clicked)  # fmt: skip
                 shown = focus.graph_view(graph, opened_splits)
             flows = None
+            width_key = "graph/edge_width" if data_fits else "graph/edge_width/no_data"  # off, greyed out
             if st.toggle("Edge width: training samples along each edge", disabled=not data_fits,
-                         key="graph/edge_width" if data_fits else "graph/edge_width/no_data",  # off, greyed out
+                         key=width_key, **state.held(width_key, False)[1],
                          help="Each edge drawn as wide as the number of training samples that take it."):  # fmt: skip
                 flows = drawing.edge_samples(model_key, data.key, graph, data.X_train)
             figure = graph_figure(
@@ -231,7 +234,9 @@ if result is not None:
             if view.startswith("Graphviz"):
                 st.graphviz_chart(dot, width="content")
             else:
-                fit = st.toggle("Shrink to the frame's width (overview)", key="graph/fit")
+                fit = st.toggle(
+                    "Shrink to the frame's width (overview)", key="graph/fit", **state.held("graph/fit", False)[1]
+                )
                 try:
                     drawing.svg_panel(drawing.image(dot, "svg"), fit=fit)
                 except Exception as err:  # never a stack trace on screen

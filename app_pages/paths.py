@@ -33,7 +33,9 @@ if result is not None:
         f"best-first with {counted(result.cart.n_splits_, 'split')} on **{data.name}**: the depth of each test sample's decision, and "
         "the length of every root-to-leaf path of the graph (counted by dynamic programming, never listed)."
     )
-    dist = depth_distributions(models, data.X_test)
+    dist = {}
+    for name, model in models.items():  # each model its rows as it reads them (by its feature names, if any)
+        dist.update(depth_distributions({name: model}, data.model_input(data.X_test, model)))
     rows = []
     for name, model in models.items():
         lengths, shares = dist[f"{name} (test samples)"]

@@ -67,11 +67,13 @@ if result is not None:
             "to more than the tree itself."
         )
         rows = {int(n): i for i, n in enumerate(table["node"])}
+        node_key = f"sharing/node/{key[-1]}"
         node = st.selectbox(
             "Shared node",
             list(rows),
             format_func=lambda n: f"#{n}: {table['rule'][rows[n]]} ({counted(table['samples'][rows[n]], 'sample')})",
-            key=f"sharing/node/{key[-1]}",
+            key=node_key,
+            **state.held(node_key, next(iter(rows)), options=rows)[1],  # its own default: the node it holds
         )
         row = table.iloc[rows[node]]
         st.markdown(
@@ -99,8 +101,8 @@ if result is not None:
         small = drawing_mode(graph) == "browser"
         whole = st.toggle(
             "The whole graph",
-            value=small,
             key="sharing/whole",
+            **state.held("sharing/whole", small)[1],
             help="Otherwise the node's parents, the node and two levels below it.",
         )
         dot = to_dot(

@@ -23,9 +23,10 @@ if data.n_features == 2 and not data.is_regression:  # decision regions of class
     labels["data"] = f"Current data: {data.name}"
 teaching.restore(labels)
 c1, c2, c3 = st.columns([2, 1, 1])
-source = c1.radio("Data", list(labels), format_func=labels.get, key=teaching.SOURCE, horizontal=True)
-C = c2.select_slider("C of TnT", options=C_GRID, format_func=format_C, key=teaching.C)
-seed = int(c3.number_input("Seed", 0, teaching.MAX_SEED, key=teaching.SEED))
+source = c1.radio("Data", list(labels), format_func=labels.get, key=teaching.SOURCE, horizontal=True,
+                  **teaching.shown(teaching.SOURCE, options=labels))  # fmt: skip
+C = c2.select_slider("C of TnT", options=C_GRID, format_func=format_C, key=teaching.C, **teaching.shown(teaching.C))
+seed = int(c3.number_input("Seed", 0, teaching.MAX_SEED, key=teaching.SEED, **teaching.shown(teaching.SEED)))
 
 X = y = None
 names, classes, bounds, problem = ["x1", "x2"], None, None, None
@@ -35,7 +36,9 @@ if source == "gallery":
         "on it at this C and seed: TnT's, after graph reduction, and the fewest with which CART (grown "
         "best-first) classifies the training points as well."
     )
-    noisy = st.toggle("Noisy copies: 10% of the labels changed at random", key=teaching.NOISY)
+    noisy = st.toggle(
+        "Noisy copies: 10% of the labels changed at random", key=teaching.NOISY, **teaching.shown(teaching.NOISY)
+    )
     for row in range(0, len(PROBLEMS), 3):
         for col, problem_id in zip(st.columns(3), list(PROBLEMS)[row : row + 3]):
             with col:
@@ -54,6 +57,7 @@ if source == "gallery":
         format_func=lambda p: PROBLEMS[p].name,
         key=teaching.PROBLEM,
         horizontal=True,
+        **teaching.shown(teaching.PROBLEM, options=PROBLEMS),
     )
     X, y = teaching.gallery_data(problem, noisy, seed)
     if problem == "corners":
@@ -65,7 +69,9 @@ elif source == "draw":
     )
     board, tools = st.columns([3, 1])
     with tools:
-        st.radio("Class to add", list(range(MAX_CLASSES)), format_func=lambda c: f"class {c}", key=teaching.DRAW_CLASS)
+        classes_offered = list(range(MAX_CLASSES))
+        st.radio("Class to add", classes_offered, format_func=lambda c: f"class {c}", key=teaching.DRAW_CLASS,
+                 **teaching.shown(teaching.DRAW_CLASS, options=classes_offered))  # fmt: skip
         st.button("Undo", on_click=teaching.undo, disabled=not st.session_state[teaching.POINTS], width="stretch")
         st.button("Clear", on_click=teaching.clear, disabled=not st.session_state[teaching.POINTS], width="stretch")
         st.button("Train on these points", on_click=teaching.train, type="primary", width="stretch")

@@ -29,14 +29,10 @@ from ui.tables import show_table
 from ui.views import budget_with_progress, train_with_progress
 
 
-def _shown(name: str, in_use):
-    """The value the form's widget ``train/<name>`` holds, or ``in_use`` when the form is made afresh."""
-    return st.session_state.get(f"train/{name}", in_use)
-
-
-def _position(choices, value) -> int:
-    """Where ``value`` is among a selectbox's ``choices`` (the first if it is not one of them)."""
-    return choices.index(value) if value in choices else 0
+def _shown(name: str, in_use, options=None) -> dict:
+    """The keyword arguments to draw the form's widget ``train/<name>`` with (:func:`ui.state.held`): the
+    value it holds, or ``in_use`` when the form is made afresh, as its default; ``options`` a select box's."""
+    return state.held(f"train/{name}", in_use, options=options)[1]
 
 
 st.header("Train")
@@ -52,28 +48,31 @@ if data.categorical:
 # Each widget's default is the value it holds (the parameters in use when the form is made afresh), never
 # set through the session state: a browser that mounts the form without having seen the run that set a
 # widget's value shows its element default, and Train then submits it (it showed C=1e-05, N1=1, N2=1).
+# The form's keys are written by nothing else, so ui.state.held always gives the widget its value.
 with st.form("train/form"):
     c1, c2 = st.columns([3, 2], gap="large")
     with c1:
         C = st.select_slider(
             "C, pruning strength (log scale; smaller C, more splits)",
             options=C_GRID,
-            value=_shown("C", nearest_C(current.C)),  # a budget search's C is off the grid
             format_func=format_C,
             key="train/C",
+            **_shown("C", nearest_C(current.C)),  # a budget search's C is off the grid
             help="The cost of a split in training loss. Smaller C, larger graphs. With the default Size "
             "(chosen on held-out data) C is a lower bound: held-out data may choose a larger cost, so a "
             "smaller graph, where that is clearly better.",
         )
-        N1 = st.slider("N1, merge phases (1 = plain pruned CART)", 1, 5, _shown("N1", current.N1), key="train/N1")
-        N2 = st.slider("N2, grow passes per phase", 1, 10, _shown("N2", current.N2), key="train/N2")
+        N1 = st.slider("N1, merge phases (1 = plain pruned CART)", 1, 5, key="train/N1", **_shown("N1", current.N1))
+        N2 = st.slider("N2, grow passes per phase", 1, 10, key="train/N2", **_shown("N2", current.N2))
     with c2:
-        fine_tune = st.slider("Fine-tuning rounds", 0, 5, _shown("fine_tune", current.fine_tune), key="train/fine_tune")
-        seed = st.number_input("Seed", 0, 10_000, _shown("seed", current.seed), key="train/seed")
+        fine_tune = st.slider(
+            "Fine-tuning rounds", 0, 5, key="train/fine_tune", **_shown("fine_tune", current.fine_tune)
+        )
+        seed = st.number_input("Seed", 0, 10_000, key="train/seed", **_shown("seed", current.seed))
         max_bins = st.selectbox(
             "Thresholds",
             BIN_CHOICES,
-            index=_position(BIN_CHOICES, _shown("max_bins", current.max_bins)),
+            **_shown("max_bins", current.max_bins, options=BIN_CHOICES),
             format_func=lambda n: "exact (CART's)" if n == BIN_CHOICES[0] else f"between {n} bins (faster)",
             key="train/max_bins",
             help="Exact: each split falls halfway between two training values, as in CART. Between "
@@ -84,7 +83,7 @@ with st.form("train/form"):
         ccp_alpha = st.selectbox(
             "Size",
             SIZE_CHOICES,
-            index=_position(SIZE_CHOICES, _shown("ccp_alpha", current.ccp_alpha)),
+            **_shown("ccp_alpha", current.ccp_alpha, options=SIZE_CHOICES),
             format_func=lambda a: SIZE_WORDS[a],
             key="train/ccp_alpha",
             help=SIZE_HELP,
@@ -95,19 +94,19 @@ with st.form("train/form"):
                 "Pool categories of fewer rows than",
                 1,
                 MAX_CATEGORIES,
-                _shown("min_category_samples", current.min_category_samples),
                 key="train/min_category_samples",
+                **_shown("min_category_samples", current.min_category_samples),
                 help=MIN_CATEGORY_SAMPLES_HELP,
             )
         budget_on = st.toggle(
             "Aim at a budget of splits (searches C)",
-            _shown("budget_on", False),
             key="train/budget_on",
+            **_shown("budget_on", False),
             help="Search C (starting at the C above) for the TnT with the most splits not "
             "above the budget, reusing every model this session trained with these settings.",
         )
         budget = st.number_input(
-            "Budget: at most this many splits", 0, 100_000, _shown("budget", 100), key="train/budget"
+            "Budget: at most this many splits", 0, 100_000, key="train/budget", **_shown("budget", 100)
         )
         submitted = st.form_submit_button("Train", type="primary")
 

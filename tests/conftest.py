@@ -1,3 +1,4 @@
+import logging
 import os
 import shutil
 import tempfile
@@ -163,6 +164,27 @@ def open_app():
         return at
 
     return start
+
+
+@pytest.fixture
+def state_warnings(monkeypatch):
+    """Streamlit's warnings that a keyed widget was given a default value and a value through the session
+    state in one script run (a list, filled as the app runs). Streamlit logs the first one of a process
+    only: the flag is reset for the test."""
+    from streamlit.elements.lib import policies
+
+    found = []
+
+    class Recorder(logging.Handler):
+        def emit(self, record):
+            if "set via the Session State API" in record.getMessage():
+                found.append(record.getMessage())
+
+    monkeypatch.setattr(policies, "_shown_default_value_warning", False)
+    handler = Recorder()
+    policies._LOGGER.addHandler(handler)
+    yield found
+    policies._LOGGER.removeHandler(handler)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -204,3 +204,19 @@ def test_the_changed_nodes_sentence_says_how_many_and_mentions_the_border_only_w
     long = changed_caption(list(range(40)), drawn=False)
     assert "border" not in long
     assert long.endswith("#29, ... (40 in all).")
+
+
+def test_the_editor_boxes_show_what_they_hold_and_move_on_past_a_collapsed_split(iris_graph, state_warnings):
+    at = iris_graph
+    box = labelled(at.selectbox, "Split to make a leaf")
+    splits = list(box.options)
+    box.set_value(int(splits[1].split(":")[0][1:])).run()
+    at.run()
+    assert labelled(at.selectbox, "Split to make a leaf").proto.default == 1  # a fresh browser shows it too
+    button(at, "Collapse").click().run()  # the split is gone: the box moves on, through the session state
+    assert not at.exception and not at.error
+    at.run()
+    box = labelled(at.selectbox, "Split to make a leaf")
+    assert box.proto.default == box.index  # the split it moved on to
+    assert at.toggle(key="edit/open").proto.default is True
+    assert state_warnings == []

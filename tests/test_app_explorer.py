@@ -499,3 +499,15 @@ def test_the_interactive_view_keeps_the_top_margin_for_the_mode_bar(explorer_app
     app.radio(key="graph/view/server").set_value(INTERACTIVE).run()
     _, spec = plotly_spec(app)
     assert spec["layout"]["showlegend"] is False and spec["layout"]["margin"]["t"] == TOP_PX
+
+
+def test_the_explorer_controls_show_what_they_hold_to_a_browser_that_mounts_them_afresh(explorer_app, state_warnings):
+    app, graph, _ = explorer_app
+    assert app.number_input(key="explorer/depth").proto.default == min(3, int(graph.node_depth().max()))
+    app.number_input(key="explorer/depth").set_value(2).run()
+    app.text_input(key="explorer/find").set_value("#1").run()
+    app.run()
+    assert not app.exception
+    assert app.number_input(key="explorer/depth").proto.default == 2
+    assert app.text_input(key="explorer/find").proto.default == "#1"
+    assert state_warnings == []

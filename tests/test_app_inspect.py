@@ -63,7 +63,7 @@ def frame_with(at, column):
     return next(d.value for d in at.dataframe if column in d.value.columns)
 
 
-def test_the_test_data_view_lists_error_leaves_and_a_confusion_cell_picks_the_sample(graph_page):
+def test_the_test_data_view_lists_error_leaves_and_a_confusion_cell_picks_the_sample(graph_page, state_warnings):
     at = view(graph_page, VIEWS[1])
     model, data = model_and_data(at)
     g = model.graph_
@@ -94,6 +94,8 @@ def test_the_test_data_view_lists_error_leaves_and_a_confusion_cell_picks_the_sa
     assert at.number_input(key="graph/sample").value == first
     path = at.dataframe[0].value  # the page's path table now shows the chosen sample's path
     assert path["node"].tolist() == routes(g, data.X_test[first : first + 1]).path(0)
+    # The sample and the highlight were given through the session state: no default of their own in that run.
+    assert at.toggle(key="graph/highlight").value is True and state_warnings == []
 
 
 def test_the_what_if_form_moves_the_path_and_marks_changed_tests(graph_page, monkeypatch):
@@ -271,3 +273,17 @@ def test_a_model_that_tests_missingness_gets_counterfactuals_in_the_app(open_app
     assert model.graph_.is_missing_test.any()
     assert not at.info and any("To get class" in m.value for m in at.main.markdown)
     assert at.checkbox(key="graph/inspect/cf/missing").value
+
+
+def test_the_inspector_choices_show_what_they_hold_to_a_browser_that_mounts_them_afresh(graph_page, state_warnings):
+    at = graph_page
+    at.radio(key=PART).set_value("test").run()
+    at.run()
+    assert at.radio(key=PART).proto.default == 1  # test
+    view(at, VIEWS[-1])
+    at.radio(key="graph/inspect/rules/part").set_value("test rows").run()
+    at.run()
+    assert not at.exception
+    assert VIEWS[at.radio(key="graph/inspect/view").proto.default] == VIEWS[-1]
+    assert at.radio(key="graph/inspect/rules/part").proto.default == 1  # test rows
+    assert state_warnings == []

@@ -12,6 +12,7 @@ from tnt import TnTClassifier
 from tnt.experiments.gallery import PROBLEMS, make_problem
 from tnt.services.split_counts import measure_splits, splits_sentence
 from tnt.workspace import WorkspaceStore
+from ui.display import C_GRID
 
 
 @pytest.fixture
@@ -91,6 +92,36 @@ def test_the_step_slider_shows_its_step_to_a_browser_that_mounts_it_afresh(app):
     assert not app.exception
     assert app.slider(key="teach/step").proto.default == [2]
     assert any(t.startswith(f"**Step 2 of {last}: ") for t in texts(app))
+
+
+def choice_defaults(at):
+    """What the page's choices show to a browser that mounts them afresh: their own defaults."""
+    return {
+        "C": C_GRID[int(at.select_slider(key="teach/C").proto.default[0])],
+        "seed": int(at.number_input(key="teach/seed").proto.default),
+        "source": at.radio(key="teach/source").options[at.radio(key="teach/source").proto.default],
+        "noisy": at.toggle(key="teach/noisy").proto.default,
+        "problem": list(PROBLEMS)[at.radio(key="teach/problem").proto.default],
+    }
+
+
+def test_the_choices_show_what_they_hold_to_a_browser_that_mounts_them_afresh(app, state_warnings):
+    # ui.teaching restores them through the session state: their own defaults were C=1e-05, seed 0.
+    chosen = {"C": 2e-3, "seed": 5, "source": "Gallery of problems", "noisy": True, "problem": "xor"}
+    app.select_slider(key="teach/C").set_value(2e-3)
+    app.number_input(key="teach/seed").set_value(5)
+    app.toggle(key="teach/noisy").set_value(True)
+    app.radio(key="teach/problem").set_value("xor").run()
+    assert not app.exception
+    assert choice_defaults(app) == chosen
+    # A reload restores them from the workspace, through the session state: no defaults of their own in
+    # that run (Streamlit warns of both at once), the restored values at the next.
+    again = go(new_session(90, workspace_of(app)), "teach")
+    assert again.select_slider(key="teach/C").value == 2e-3 and again.number_input(key="teach/seed").value == 5
+    again.run()
+    assert not again.exception
+    assert choice_defaults(again) == chosen
+    assert state_warnings == []
 
 
 @pytest.mark.parametrize("problem_id", list(PROBLEMS))

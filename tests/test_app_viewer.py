@@ -2,6 +2,7 @@
 view of a big graph, through Streamlit's AppTest."""
 
 import json
+import warnings
 
 import numpy as np
 import pytest
@@ -145,6 +146,27 @@ def test_reduction_shows_what_it_saves_on_an_opened_tree(app):
     splits, leaves = (int(w) for w in summary.split("become ")[1].split(" leaves**")[0].split(" splits and "))
     assert splits + leaves < 79
     assert caption.startswith(f"Opened: tree.json after graph reduction: {splits} splits, {leaves} leaves")
+
+
+@pytest.mark.parametrize("named", [True, False], ids=["with feature names", "without"])
+def test_an_opened_model_gets_rows_as_it_was_fitted(app, named):
+    """A model file that names its columns is given tables with those names, one that does not arrays:
+    scikit-learn warned ("X does not have valid feature names, but LoadedGraphModel was fitted with
+    feature names") at each prediction of the Graph page's sample, scores, reduction and Compare."""
+    data = app.session_state["data/dataset"]
+    tree = DecisionTreeClassifier(max_leaf_nodes=40, random_state=0).fit(data.X_train, data.y_train)
+    content = model_to_json(from_sklearn(tree, feature_names=data.feature_names if named else None)).encode()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        go(app, "graph")
+        open_file(app, "graph", "tree.json", content)
+        assert app.radio(key="graph/model").value == "Opened: tree.json"
+        app.number_input(key="graph/sample").set_value(3).run()
+        click(app, "Reduce the graph")
+        go(app, "compare")
+        go(app, "paths")
+    assert not app.error
+    assert [str(w.message) for w in caught if "feature names" in str(w.message)] == []
 
 
 @pytest.fixture

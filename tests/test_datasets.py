@@ -1,11 +1,13 @@
 """The bundled catalog, the CSV reader and the checks every data set goes through."""
 
 import json
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.tree import DecisionTreeClassifier
 
 from tnt.data.csv_loader import Limits, read_csv_bytes
 from tnt.data.datasets import DataError, catalog, default_dataset_id, load_bundled, make_dataset, prepare_table, split
@@ -271,3 +273,18 @@ def test_a_first_row_of_data_is_not_taken_for_a_header_but_whole_number_names_ar
         read_csv_bytes(b"1.5,2,x\n3.5,4,y\n")
     table = read_csv_bytes(b"0,1,label\n0.5,1,x\n2.5,3,y\n")  # pixel-style names, as DataFrame(X).to_csv() writes
     assert list(table.frame.columns) == ["0", "1", "label"]
+
+
+def test_model_input_names_the_columns_for_a_model_fitted_with_names():
+    """Rows for a model fitted with feature names (a model file that names its columns) are a table with
+    those names; a model fitted on arrays still gets the array: scikit-learn warns of neither."""
+    data = load_bundled("iris")
+    frame = pd.DataFrame(data.X_train, columns=list(data.feature_names))
+    named = DecisionTreeClassifier(max_depth=2, random_state=0).fit(frame, data.y_train)
+    plain = DecisionTreeClassifier(max_depth=2, random_state=0).fit(data.X_train, data.y_train)
+    rows = data.model_input(data.X_test, named)
+    assert list(rows.columns) == list(data.feature_names) and np.array_equal(rows.to_numpy(), data.X_test)
+    assert data.model_input(data.X_test, plain) is data.X_test and data.model_input(data.X_test) is data.X_test
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.array_equal(named.predict(rows), plain.predict(data.model_input(data.X_test, plain)))

@@ -21,7 +21,7 @@ import streamlit.components.v1 as components
 
 from tnt.viz import focus
 from tnt.viz.explain import MAX_DRAWN_NODES
-from ui import drawing
+from ui import drawing, state
 
 OPENED = "explorer/opened"
 #: The last click on the explorer's drawing: ``{"node": id, "stub": bool, "at": time}``.
@@ -150,7 +150,10 @@ def explorer_state(
     max_depth = int(graph.node_depth().max())
     everything = _everything(graph)
     controls = st.columns([2, 3, 4, 3], vertical_alignment="bottom")
-    depth = controls[0].number_input("Depth", 0, max_depth, min(3, max_depth), key="explorer/depth")
+    # Each keyed widget's own default is the value it holds (ui.state.held), for a browser mounting it afresh.
+    depth = controls[0].number_input(
+        "Depth", 0, max_depth, key="explorer/depth", **state.clamp("explorer/depth", 0, max_depth, min(3, max_depth))[1]
+    )
     if controls[1].button("Expand to depth", key="explorer/to_depth", help="Open every split above this depth."):
         opened = focus.expand_to_depth(graph, int(depth))
     too_many = everything > MAX_DRAWN_NODES
@@ -167,13 +170,13 @@ def explorer_state(
         opened = focus.expand_to(graph, drawing.default_expansion(model_key, graph, names, classes, keep=path), path)
     controls = st.columns([3, 2, 5], vertical_alignment="bottom")
     state_key = "explorer/toggle"
-    if st.session_state.get(state_key, 0) >= graph.node_count:
-        st.session_state[state_key] = 0
-    picked = controls[0].number_input("Open or close a split", 0, graph.node_count - 1, key=state_key)
+    _, picked_default = state.held(state_key, 0, fit=lambda n: n if n < graph.node_count else 0)
+    picked = controls[0].number_input("Open or close a split", 0, graph.node_count - 1, key=state_key, **picked_default)
     if controls[1].button("Open / close", key="explorer/toggle_button"):
         opened = focus.toggle(graph, opened, int(picked))
         _aim(key, int(picked))
-    query = controls[2].text_input("Find", key="explorer/find", placeholder="node id, feature, or class 7")
+    query = controls[2].text_input("Find", key="explorer/find", placeholder="node id, feature, or class 7",
+                                   **state.held("explorer/find", "")[1])  # fmt: skip
     if not query:  # an emptied box: the same search typed again is a new one
         st.session_state.pop(f"{key}/query", None)
     if query and st.session_state.get(f"{key}/query") != query:

@@ -121,13 +121,15 @@ def apply_chosen_sample() -> None:
         if st.session_state.get("graph/inspect/applied") != (tuple(listed), chosen):
             st.session_state["graph/inspect/applied"] = (tuple(listed), chosen)
             state.ask("graph/sample", chosen)
-            st.session_state["graph/highlight"] = True
+            state.ask("graph/highlight", True)
 
 
 def inspection_section(model_key, data, model, names, classes, node: int, sample: int) -> None:
     """The inspection views under the graph, one at a time."""
     st.subheader("Inspect")
-    view = st.radio("Inspect", VIEWS, horizontal=True, key="graph/inspect/view", label_visibility="collapsed")
+    # Each keyed widget's own default is the value it holds (ui.state.held), for a browser mounting it afresh.
+    view = st.radio("Inspect", VIEWS, horizontal=True, key="graph/inspect/view", label_visibility="collapsed",
+                    **state.held("graph/inspect/view", VIEWS[0], options=VIEWS)[1])  # fmt: skip
     graph = model.graph_
     train = sample_routes(model_key, data.key, "train", graph, data.X_train)
     test = sample_routes(model_key, data.key, "test", graph, data.X_test)
@@ -147,7 +149,8 @@ def inspection_section(model_key, data, model, names, classes, node: int, sample
 
 
 def _distributions(model_key, data, graph, names, classes, node, train, test) -> None:
-    part = st.radio("Samples", ["training", "test"], horizontal=True, key=PART)
+    parts = ["training", "test"]
+    part = st.radio("Samples", parts, horizontal=True, key=PART, **state.held(PART, parts[0], options=parts)[1])
     (r, y), X = (train, data.X_train) if part == "training" else (test, data.X_test)
     dist, figure = kept_node_figure(model_key, data.key, part, node, names, classes, data.target_name, graph, r, X, y)
     st.plotly_chart(figure, width="stretch", key="graph/inspect/node_chart", config=CHART_CONFIG)
@@ -168,7 +171,9 @@ def _distributions(model_key, data, graph, names, classes, node, train, test) ->
             fmt.upper(), data=lambda fmt=fmt: figure_image(figure, fmt, width=900), file_name=f"{stem}.{fmt}",
             mime=MIME[fmt], key=f"graph/inspect/download/{fmt}", on_click="ignore",
         )  # fmt: skip
-    if graph.node_count <= MAX_SMALL_MULTIPLES and st.toggle("Every node (small multiples)", key="graph/inspect/all"):
+    if graph.node_count <= MAX_SMALL_MULTIPLES and st.toggle(
+        "Every node (small multiples)", key="graph/inspect/all", **state.held("graph/inspect/all", False)[1]
+    ):
         r_all, y_all = train if part == "training" else test
         every = graph_small_multiples(graph, r_all, X, y_all, names, classes, part=part)
         st.plotly_chart(every, width="content", key="graph/inspect/every_chart", config=CHART_CONFIG)
@@ -228,16 +233,18 @@ def _what_if(model_key, data, model, names, sample: int) -> None:
     graph = model.graph_
     categorical = [f for f, name in enumerate(names) if name in data.categorical]
     blank_label = "blank (training medians" + (", most common categories)" if categorical else ")")
-    start = st.radio("Start from", [f"test sample #{sample}", blank_label], horizontal=True,
-                     key="graph/inspect/whatif/start")  # fmt: skip
+    starts = [f"test sample #{sample}", blank_label]
+    start = st.radio("Start from", starts, horizontal=True, key="graph/inspect/whatif/start",
+                     **state.held("graph/inspect/whatif/start", starts[0], options=starts)[1])  # fmt: skip
     blank = start.startswith("blank")
     x0 = blank_sample(data.X_train, categorical) if blank else np.asarray(data.X_test[sample], dtype=np.float64)
     on_path = list(dict.fromkeys(int(graph.feature[n]) for n in graph.decision_path(x0.reshape(1, -1)).indices
                                  if not graph.is_leaf[n]))  # fmt: skip
     origin = "blank" if blank else str(sample)
+    features_key = f"graph/inspect/whatif/features/{origin}"
     chosen = st.multiselect(
-        "Features to edit (those tested on the path first)", list(names), default=[names[f] for f in on_path[:8]],
-        key=f"graph/inspect/whatif/features/{origin}",
+        "Features to edit (those tested on the path first)", list(names), key=features_key,
+        default=state.held(features_key, [names[f] for f in on_path[:8]])[1].get("value"),
     )  # fmt: skip
     x1 = x0.copy()
     cols = st.columns(4)
@@ -248,8 +255,10 @@ def _what_if(model_key, data, model, names, sample: int) -> None:
         missing = bool(np.isnan(x0[f]))  # an empty input is a missing value
         if categories:  # a coded feature: pick a category by name
             code = None if missing else int(np.clip(np.rint(x0[f]), 0, len(categories) - 1))
+            field = f"graph/inspect/whatif/{origin}/{f}"
             picked = cols[i % 4].selectbox(
-                name, categories, index=code, key=f"graph/inspect/whatif/{origin}/{f}", placeholder="missing",
+                name, categories, key=field, placeholder="missing",
+                **state.held(field, None if code is None else categories[code], options=categories)[1],
                 help="A categorical column: the model reads the category by name; leave it empty for a missing value."
                 if name in data.categorical else "A text column, coded as numbers in alphabetical order: "
                 f"{', '.join(f'{c}={k}' for k, c in enumerate(categories[:5]))}{', ...' if len(categories) > 5 else ''}.",
@@ -262,10 +271,11 @@ def _what_if(model_key, data, model, names, sample: int) -> None:
         low, high = float(np.nanmin([column.min(), x0[f]])), float(np.nanmax([column.max(), x0[f]]))
         integer = bool(np.all(np.mod(column, 1) == 0) and (missing or x0[f] % 1 == 0))
         value = None if missing else int(x0[f]) if integer else float(x0[f])
+        field = f"graph/inspect/whatif/{origin}/{f}"
         entered = cols[i % 4].number_input(
             name, min_value=int(low) if integer else low, max_value=int(high) if integer else high,
-            value=value, step=1 if integer else None, placeholder="missing", format=None if integer else "%g",
-            key=f"graph/inspect/whatif/{origin}/{f}", help=f"Training values run from {format_value(column.min())} "
+            step=1 if integer else None, placeholder="missing", format=None if integer else "%g",
+            key=field, **state.held(field, value)[1], help=f"Training values run from {format_value(column.min())} "
             f"to {format_value(column.max())}; leave it empty for a missing value.",
         )  # fmt: skip
         x1[f] = np.nan if entered is None else entered
@@ -292,7 +302,7 @@ def _what_if(model_key, data, model, names, sample: int) -> None:
 
 def _prediction(model, data, x) -> str:
     """What ``model`` predicts for the sample ``x`` of ``data`` (codes), its categories given by name."""
-    value = model.predict(data.model_input(x.reshape(1, -1)))[0]
+    value = model.predict(data.model_input(x.reshape(1, -1), model))[0]
     return format_value(value) if model.graph_.regression else str(value)
 
 
@@ -307,20 +317,24 @@ def _counterfactual(model_key, data, model, names, classes, sample: int) -> None
         return
     if graph.regression:
         low_y, high_y = float(np.min(data.y_train)), float(np.max(data.y_train))
-        wanted = st.slider(f"Wanted {data.target_name} range", low_y, high_y, (low_y, (low_y + high_y) / 2),
-                           key="graph/inspect/cf/range")  # fmt: skip
+        _, kept = state.held("graph/inspect/cf/range", (low_y, (low_y + high_y) / 2),
+                             fit=lambda v: tuple(min(max(float(e), low_y), high_y) for e in v))  # fmt: skip
+        wanted = st.slider(f"Wanted {data.target_name} range", low_y, high_y, key="graph/inspect/cf/range", **kept)
         wanted = (float(wanted[0]), float(wanted[1]))
         said = f"a {data.target_name} between {format_value(wanted[0])} and {format_value(wanted[1])}"
     else:
         names_of_classes = [str(c) for c in classes]
         index = (names_of_classes.index(now) + 1) % len(names_of_classes) if now in names_of_classes else 0
-        label = st.selectbox("Wanted class", names_of_classes, index=index, key=f"graph/inspect/cf/class/{sample}")
+        class_key = f"graph/inspect/cf/class/{sample}"
+        label = st.selectbox("Wanted class", names_of_classes, key=class_key,
+                             **state.held(class_key, names_of_classes[index], options=names_of_classes)[1])  # fmt: skip
         wanted = names_of_classes.index(label)
         said = f"class **{label}**"
     allow = True
     if graph.missing_in_training or (graph.missing_go_to_left is not None and np.isnan(x).any()):
         allow = st.checkbox(
-            "Allow changes to or from a missing value", value=True, key="graph/inspect/cf/missing",
+            "Allow changes to or from a missing value", key="graph/inspect/cf/missing",
+            **state.held("graph/inspect/cf/missing", True)[1],
             help="A value made missing, or a missing value filled in, counts as one feature changed at a "
             "distance of one interquartile range. Unticked, the search keeps every missing value missing "
             "and every present value present.",
@@ -393,7 +407,8 @@ def rules_measured_on(table: pd.DataFrame, part: str) -> pd.DataFrame:
 def _rules(rules, classes, target_name: str) -> None:
     table = rules.rules
     options = ["every class"] + sorted(set(table["prediction"]), key=list(table["prediction"]).index)
-    which = st.selectbox("Rules of", options, key="graph/inspect/rules/class")
+    which = st.selectbox("Rules of", options, key="graph/inspect/rules/class",
+                         **state.held("graph/inspect/rules/class", options[0], options=options)[1])  # fmt: skip
     shown = table if which == "every class" else table[table["prediction"] == which]
     leaves = rules.leaves
     top = int(leaves["rules_shown"].max()) if len(leaves) else 0
@@ -404,12 +419,15 @@ def _rules(rules, classes, target_name: str) -> None:
         + (f" ({counted(hidden, 'path')} not shown cover "
            f"{counted(leaves['other_train_samples'].sum(), 'training sample')})." if hidden else ".")
     )  # fmt: skip
-    part = st.radio("Measured on", ["training rows", "test rows"], horizontal=True, key="graph/inspect/rules/part")
+    parts = ["training rows", "test rows"]
+    part = st.radio("Measured on", parts, horizontal=True, key="graph/inspect/rules/part",
+                    **state.held("graph/inspect/rules/part", parts[0], options=parts)[1])  # fmt: skip
     show_table(rules_measured_on(shown, "train" if part.startswith("training") else "test"),
                key="graph/inspect/rules/table", max_rows=10)  # fmt: skip
     if len(shown):  # a rule of many conditions (MNIST's) ends in "…" in its row: read it whole here
         picked = st.selectbox(
             "Read a rule whole", range(len(shown)), key="graph/inspect/rules/whole",
+            **state.held("graph/inspect/rules/whole", 0, options=range(len(shown)))[1],
             format_func=lambda i: f"leaf #{shown['leaf'].iloc[i]} ({shown['prediction'].iloc[i]}), rule {i + 1}",
         )  # fmt: skip
         st.code(str(shown["rule"].iloc[picked]), language=None, wrap_lines=True)

@@ -57,8 +57,8 @@ def scores_on(model_key, data_key, _model, _data) -> dict:
     """The opened model's test and training scores on the data in use (:func:`tnt.services.tasks.scores`),
     kept per model and data: MNIST's 70,000 rows were predicted at every rerun of the Graph page (60 ms)."""
     return {
-        **scores(_model, _data.model_input(_data.X_test), _data.y_test, "test"),
-        **scores(_model, _data.model_input(_data.X_train), _data.y_train, "train"),
+        **scores(_model, _data.model_input(_data.X_test, _model), _data.y_test, "test"),
+        **scores(_model, _data.model_input(_data.X_train, _model), _data.y_train, "train"),
     }
 
 
@@ -88,7 +88,10 @@ def reduced_model(opened, data):
 def _reduce(opened, match: DataMatch, data) -> None:
     store = st.session_state.setdefault(_REDUCED, LRUStore(4))
     try:
-        store.put(_reduction_key(opened, data), reduce_model(match.model, data.model_input(data.X_train), data.y_train))
+        store.put(
+            _reduction_key(opened, data),
+            reduce_model(match.model, data.model_input(data.X_train, match.model), data.y_train),
+        )
     except ValueError as err:  # e.g. classes in an order reduction cannot use
         st.session_state["opened/reduce_error"] = str(err)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import Any
 
 import streamlit as st
 
@@ -33,7 +34,7 @@ PARAMS = "train/params"
 MODELS = "train/models"  # LRUStore: (dataset key, TrainParams) -> TrainResult
 MAX_MODELS = 24  # trained models kept per session, least recently used dropped first
 TEACH = "teach/choices"  # the Teach page's choices and drawn points (checked by ui.teaching)
-ASKED = "widgets/asked"  # keys of number widgets given a value through the session state in this run (ask)
+ASKED = "widgets/asked"  # keys of widgets given a value through the session state in this run (ask)
 
 
 @st.cache_data(show_spinner="Loading the data set...", max_entries=32)
@@ -175,36 +176,85 @@ def _restore(s, ws: str) -> None:
 
 
 def start_session() -> None:
-    """Give this browser session its workspace, restoring the saved state on its first run."""
+    """Give this browser session its workspace, restoring the saved state on its first run (called at
+    the start of every script run)."""
+    st.session_state[ASKED] = set()  # asked for in this run only (a widget not drawn after ask forgets it)
     workspace.start(_restore)
 
 
-def clamp(key: str, low: int, high: int, default: int = 0) -> tuple[int, dict]:
-    """The value of the number widget keyed ``key`` in [low, high], and the keyword arguments to draw
-    the widget with: the value it holds (``default`` when it is made afresh) moved into the range,
-    and ``{"value": value}``, or ``{}`` where the value is set through the session state instead.
+def held(key: str, default, *, fit=None, options=None) -> tuple[Any, dict]:
+    """The value of the widget keyed ``key``, and the keyword arguments to draw it with: the value it
+    holds (``default`` when it is made afresh) as its own default, unless that value is set through
+    the session state in this script run.
 
     A browser shows a widget's own default until it holds a value of its own, and learns a value set
     through the session state only from the script run that sets it: one that missed that run (a busy
-    server) would show the widget's minimum (``app_pages/train.py``'s form had this flaw). So the
-    value goes in the widget's default. The session state is written only where it must be: where the
-    value held is out of the range (a smaller graph or test set than last time would make Streamlit
-    raise), or the page asked for a value in this run (:func:`ask`); the widget then takes no default
-    of its own, as Streamlit wants of a widget whose value is set through the session state."""
+    server), or mounts the widget afresh, would show the literal default, and submit it at the next
+    interaction (``app_pages/train.py``'s form showed C=1e-05, N1=1, N2=1). So the value goes in the
+    widget's default. The session state is written only where it must be: where the value held is
+    not one the widget takes (``fit`` or ``options`` change it; a smaller graph than last time would
+    make Streamlit raise), or the page asked for a value in this run (:func:`ask`). The widget then
+    gets no default of its own, as Streamlit wants of a widget whose value is set through the session
+    state (it warns otherwise).
+
+    Parameters
+    ----------
+    key : str
+        The widget's key.
+    default
+        Its value when the session holds none: the widget's first value.
+    fit : callable, optional
+        Moves a value held into one the widget takes (into its range: :func:`clamp`; with ``options``,
+        applied first).
+    options : sequence, optional
+        The options of a radio or select box, drawn with ``index=``: a value held that is not among
+        them gives way to ``default`` (to the first option when ``default`` is not among them either).
+        None, with a ``default`` of None, is a select box with nothing chosen (``index=None``).
+
+    Returns
+    -------
+    value
+        The widget's value in this run, before it is drawn.
+    kwargs : dict
+        ``{"value": value}`` (``{"index": i}`` with ``options``), or ``{}`` where the value is set
+        through the session state in this run.
+
+    Examples
+    --------
+    >>> n, kwargs = held("ensembles/n", 5)  # doctest: +SKIP
+    >>> st.slider("Base estimators", 2, 20, key="ensembles/n", **kwargs)  # doctest: +SKIP
+    """
+    if options is not None:
+        options, moved = list(options), fit
+
+        def fit(v):
+            v = v if moved is None else moved(v)
+            if v in options or (v is None and default is None):
+                return v
+            return default if default in options else options[0]
+
     asked = key in st.session_state.setdefault(ASKED, set())
     st.session_state[ASKED].discard(key)
-    held = st.session_state.get(key, default)
-    value = min(max(held, low), high)
-    if asked or (key in st.session_state and value != held):
+    kept = st.session_state.get(key, default)
+    value = kept if fit is None else fit(kept)
+    if asked or (key in st.session_state and value != kept):
         st.session_state[key] = value
         return value, {}
-    return value, {"value": value}
+    if options is None:
+        return value, {"value": value}
+    return value, {"index": None if value is None else options.index(value)}
+
+
+def clamp(key: str, low, high, default=0) -> tuple[Any, dict]:
+    """:func:`held` for a number widget in [low, high]: the value it holds (``default`` when it is made
+    afresh) moved into the range, and the keyword arguments to draw it with."""
+    return held(key, default, fit=lambda v: min(max(v, low), high))
 
 
 def ask(key: str, value) -> None:
     """Give the widget keyed ``key`` ``value`` in this script run, before it is drawn (a node clicked in
-    the graph becomes the node number's value), through the session state; :func:`clamp` then gives
-    the widget no default of its own in this run."""
+    the graph becomes the node number's value, a saved choice comes back), through the session state;
+    :func:`held` then gives the widget no default of its own in this run."""
     st.session_state[key] = value
     st.session_state.setdefault(ASKED, set()).add(key)
 

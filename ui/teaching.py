@@ -38,9 +38,9 @@ def restore(sources) -> None:
     for name, (key, default, valid) in _CHOICES.items():
         value = saved.get(name, default)
         if key not in st.session_state:
-            st.session_state[key] = value if valid(value) else default
+            state.ask(key, value if valid(value) else default)
     if st.session_state[SOURCE] not in sources:
-        st.session_state[SOURCE] = "gallery"
+        state.ask(SOURCE, "gallery")
     for key, name in ((POINTS, "points"), (TRAINED, "trained")):
         if key not in st.session_state:
             try:
@@ -48,6 +48,14 @@ def restore(sources) -> None:
             except ValueError:
                 st.session_state[key] = []
     st.session_state.setdefault(BOARD, 0)
+
+
+def shown(key: str, options=None) -> dict:
+    """The keyword arguments to draw the page's widget keyed ``key`` with (:func:`ui.state.held`): the
+    value it holds as its own default, none in a run where :func:`restore` set it; ``options`` those
+    of a radio."""
+    (default,) = [d for k, d, _ in _CHOICES.values() if k == key]
+    return state.held(key, default, options=options)[1]
 
 
 def save() -> None:

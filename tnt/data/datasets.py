@@ -132,11 +132,13 @@ class Dataset:
         counts = counts[(counts["train"] + counts["test"]) > 0]
         return counts.sort_values("share", ascending=False, kind="stable")
 
-    def model_input(self, X):
+    def model_input(self, X, model=None):
         """Rows of ``X_train`` or ``X_test`` (codes) as a model of this data reads them: a table whose
         categorical features hold their categories by name (pandas categories, in this data's
         order, so that a model fitted on it codes them as the data does); ``X`` itself when no
-        feature is categorical.
+        feature is categorical, unless ``model``, the model the rows are for, was fitted with
+        feature names (``feature_names_in_``: a model file that names its columns, a model fitted
+        on a table): a table with those names then, as scikit-learn wants (it warns otherwise).
 
         Examples
         --------
@@ -148,7 +150,10 @@ class Dataset:
         ['red', nan, 'blue']
         """
         if not self.categorical:
-            return X
+            names = getattr(model, "feature_names_in_", None)
+            if names is None:
+                return X
+            return pd.DataFrame(np.asarray(X).reshape(-1, len(names)), columns=list(names))
         X = np.asarray(X, dtype=np.float64).reshape(-1, self.n_features)
         columns = {}
         for f, name in enumerate(self.feature_names):

@@ -26,8 +26,8 @@ def edit_measures(model, data: Dataset | None) -> dict:
     graph = model.graph_
     measures = {"splits": graph.n_splits, "leaves": graph.n_leaves, "shared_nodes": int(graph.shared_nodes.size)}
     if data is not None:
-        measures.update(scores(model, data.model_input(data.X_train), data.y_train, "train"))
-        measures.update(scores(model, data.model_input(data.X_test), data.y_test, "test"))
+        measures.update(scores(model, data.model_input(data.X_train, model), data.y_train, "train"))
+        measures.update(scores(model, data.model_input(data.X_test, model), data.y_test, "test"))
     return measures
 
 

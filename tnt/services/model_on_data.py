@@ -220,7 +220,7 @@ def reduction_summary(model, reduced, data: Dataset) -> dict:
         ``splits``, ``leaves``, ``shared_nodes`` and ``test_accuracy`` before, the same with
         ``_after`` after, and ``training_predictions_kept`` (bool).
     """
-    X_train, X_test = data.model_input(data.X_train), data.model_input(data.X_test)
+    X_train, X_test = data.model_input(data.X_train, model), data.model_input(data.X_test, model)
     same = bool(np.array_equal(model.predict(X_train), reduced.predict(X_train)))
     return {
         "splits": int(model.n_splits_),

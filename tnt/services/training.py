@@ -101,7 +101,7 @@ def metrics(model, data: Dataset, fit_time: float) -> dict:
     >>> list(result.tnt_metrics)[:4]
     ['train_r2', 'test_r2', 'train_rmse', 'test_rmse']
     """
-    X_train, X_test = data.model_input(data.X_train), data.model_input(data.X_test)
+    X_train, X_test = data.model_input(data.X_train, model), data.model_input(data.X_test, model)
     train_scores = scores(model, X_train, data.y_train, "train")
     test_scores = scores(model, X_test, data.y_test, "test")
     ordered = [pair for both in zip(train_scores.items(), test_scores.items()) for pair in both]
