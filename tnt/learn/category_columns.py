@@ -20,7 +20,7 @@ import numpy as np
 
 from tnt.categorical import read_codes, subset_table
 
-__all__ = ["CategoryColumns"]
+__all__ = ["CategoryColumns", "routable"]
 
 #: The threshold a categorical split has on its test's column (0 goes left, 1 right).
 ROUTING_THRESHOLD = 0.5
@@ -133,3 +133,15 @@ class CategoryColumns:
     def original_feature(self, column: int) -> int:
         """The feature a column of the matrix tests (itself for a column of ``X``)."""
         return int(column) if column < self.n_features else self._tests[int(column) - self.n_features][0]
+
+
+def routable(X: np.ndarray, codes: dict | None, feature, threshold, category_left):
+    """``(matrix, feature, threshold)`` by which the routing kernels (``x[feature] <= threshold``)
+    send the rows of ``X`` through nodes whose categorical splits (threshold NaN, subsets in
+    ``category_left``) each read a test's column (:meth:`CategoryColumns.to_columns`); ``X`` and the
+    arrays as given when ``category_left`` is None."""
+    if category_left is None:
+        return X, feature, threshold
+    columns = CategoryColumns(X, codes)
+    feature, threshold = columns.to_columns(feature, threshold, category_left)
+    return columns.matrix, feature, threshold

@@ -16,7 +16,7 @@ import math
 import numpy as np
 from sklearn.model_selection import train_test_split
 
-from tnt.learn.category_columns import CategoryColumns
+from tnt.learn.category_columns import routable
 from tnt.learn.growth import GrowthEvent, _Problem, grow_graph, growth_steps, trial_callback
 from tnt.learn.routing import route_to_leaves
 from tnt.learn.working_graph import FlatGraph
@@ -75,11 +75,9 @@ def leaves_of(graph: FlatGraph, problem: _Problem) -> np.ndarray:
     """The leaf of ``graph`` each of ``problem``'s samples reaches, a categorical split sending a
     category left when its subset holds it (read as a column of its own:
     :class:`tnt.learn.category_columns.CategoryColumns`), as the fitted model predicts."""
-    X, feature, threshold = problem.X, graph.feature, graph.threshold
-    if graph.category_left is not None:
-        columns = CategoryColumns(X, problem.category_codes)
-        feature, threshold = columns.to_columns(feature, threshold, graph.category_left)
-        X = columns.matrix
+    X, feature, threshold = routable(
+        problem.X, problem.category_codes, graph.feature, graph.threshold, graph.category_left
+    )
     arrays = (graph.children_left, graph.children_right, feature, threshold, graph.missing_go_to_left)
     return route_to_leaves(X, np.arange(X.shape[0]), 0, *arrays)
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tnt.learn.category_columns import CategoryColumns
+from tnt.learn.category_columns import routable
 from tnt.learn.graph_pruning import _leaf_losses, pruning_statistics
 from tnt.learn.held_out_pruning import HELD_OUT_SHARE, pruning_levels
 from tnt.learn.micro_tree import fit_micro_tree, fit_regression_tree
@@ -86,7 +86,7 @@ def cart_pruning_level(problem, classification: bool, C: float, z_needed: float 
     if parts is None:
         return 0.0
     fit_rows, held_rows = parts
-    binned, order, X = problem.binned, problem.feature_order, problem.X
+    binned, order = problem.binned, problem.feature_order
     y, w = problem.y[fit_rows], problem.w[fit_rows]
     if classification:
         tree = fit_micro_tree(binned, order, fit_rows, y, w, C, problem.n_classes)
@@ -95,11 +95,10 @@ def cart_pruning_level(problem, classification: bool, C: float, z_needed: float 
     if tree.children_left.shape[0] == 1:
         return 0.0
     levels = np.concatenate([[C], [level for level in pruning_levels(fit_rows.size) if level > C]])
-    feature, threshold = tree.feature, tree.threshold
-    if tree.category_left is not None:  # subset splits read columns of their own, as in training
-        columns = CategoryColumns(X, problem.category_codes)
-        feature, threshold = columns.to_columns(feature, threshold, tree.category_left)
-        X = columns.matrix
+    # Subset splits read columns of their own, as in training.
+    X, feature, threshold = routable(
+        problem.X, problem.category_codes, tree.feature, tree.threshold, tree.category_left
+    )
     losses = tree_level_losses(
         (tree.children_left, tree.children_right, feature, threshold, tree.missing_left),
         X[fit_rows],
