@@ -40,7 +40,7 @@ else:
                 st.error(problem)
             else:
                 if is_edited(chosen):  # it is the opened model of every page: the Graph page shows it
-                    st.session_state["graph/model"] = opened_label(state.opened_model())
+                    state.ask("graph/model", opened_label(state.opened_model()), next_run=True)
                 st.switch_page(f"app_pages/{page}.py")
     for col, name in zip(cols[3:5], run_model_names(chosen)):
         text = state.saved_model_json(chosen, name)

@@ -111,7 +111,7 @@ def test_redirect_offers_only_legal_targets_and_forbid_trains_without_the_featur
     assert "forbid petal width (cm) (trained again without it)" in " ".join(m.value for m in at.markdown)
 
 
-def test_save_as_puts_the_edited_model_in_history_and_it_reopens_on_every_page(iris_graph):
+def test_save_as_puts_the_edited_model_in_history_and_it_reopens_on_every_page(iris_graph, state_warnings):
     at = iris_graph
     labelled(at.selectbox, "Split to make a leaf").set_value(2).run()
     button(at, "Collapse").click().run()
@@ -131,6 +131,7 @@ def test_save_as_puts_the_edited_model_in_history_and_it_reopens_on_every_page(i
     button(at, "Open on Graph").click().run()
     assert not at.exception
     assert at.radio(key="graph/model").value.endswith("no second split")
+    assert state_warnings == []  # the History page chose the Graph page's model for its next run
     caption = at.main.caption[0].value
     assert caption.startswith("HandEditedClassifier from run") and counted(splits, "split") in caption
     go(at, "compare")

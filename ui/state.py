@@ -35,6 +35,7 @@ MODELS = "train/models"  # LRUStore: (dataset key, TrainParams) -> TrainResult
 MAX_MODELS = 24  # trained models kept per session, least recently used dropped first
 TEACH = "teach/choices"  # the Teach page's choices and drawn points (checked by ui.teaching)
 ASKED = "widgets/asked"  # keys of widgets given a value through the session state in this run (ask)
+ASKED_NEXT = "widgets/asked_next"  # the same, for the next run (ask before st.switch_page or st.rerun)
 
 
 @st.cache_data(show_spinner="Loading the data set...", max_entries=32)
@@ -178,7 +179,8 @@ def _restore(s, ws: str) -> None:
 def start_session() -> None:
     """Give this browser session its workspace, restoring the saved state on its first run (called at
     the start of every script run)."""
-    st.session_state[ASKED] = set()  # asked for in this run only (a widget not drawn after ask forgets it)
+    # Asked for in this run only (a widget not drawn after ask forgets it), or by the run before for this one.
+    st.session_state[ASKED] = st.session_state.pop(ASKED_NEXT, set())
     workspace.start(_restore)
 
 
@@ -251,12 +253,13 @@ def clamp(key: str, low, high, default=0) -> tuple[Any, dict]:
     return held(key, default, fit=lambda v: min(max(v, low), high))
 
 
-def ask(key: str, value) -> None:
+def ask(key: str, value, *, next_run: bool = False) -> None:
     """Give the widget keyed ``key`` ``value`` in this script run, before it is drawn (a node clicked in
     the graph becomes the node number's value, a saved choice comes back), through the session state;
-    :func:`held` then gives the widget no default of its own in this run."""
+    :func:`held` then gives the widget no default of its own in this run. With ``next_run``, in the
+    next run instead: that of the page ``st.switch_page`` or ``st.rerun`` starts after this call."""
     st.session_state[key] = value
-    st.session_state.setdefault(ASKED, set()).add(key)
+    st.session_state.setdefault(ASKED_NEXT if next_run else ASKED, set()).add(key)
 
 
 def _models() -> LRUStore:
