@@ -166,11 +166,13 @@ def open_app():
     return start
 
 
-@pytest.fixture
+@pytest.fixture(autouse=True)
 def state_warnings(monkeypatch):
     """Streamlit's warnings that a keyed widget was given a default value and a value through the session
-    state in one script run (a list, filled as the app runs). Streamlit logs the first one of a process
-    only: the flag is reset for the test."""
+    state in one script run (a list, filled as the app runs), for every test: a test that runs the app
+    fails when there is one (a browser that mounts such a widget afresh can show the wrong value:
+    ``ui.state.held``). Streamlit logs the first one of a process only: the flag is reset for each test.
+    A test that asks for the fixture can check the list at a step of its own."""
     from streamlit.elements.lib import policies
 
     found = []
@@ -185,6 +187,7 @@ def state_warnings(monkeypatch):
     policies._LOGGER.addHandler(handler)
     yield found
     policies._LOGGER.removeHandler(handler)
+    assert found == [], f"a widget had a default and a value set through the session state: {found[0]}"
 
 
 @pytest.fixture(scope="session", autouse=True)

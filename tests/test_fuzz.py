@@ -19,6 +19,7 @@ import tracemalloc
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -187,6 +188,8 @@ def check_model_file(raw: bytes) -> None:
     model = outcome(model_from_json, raw, input_size=len(raw))
     if isinstance(model, LoadedGraphModel):
         X = np.random.default_rng(0).normal(size=(20, model.n_features_in_)) * 3
+        if hasattr(model, "feature_names_in_"):  # a model fitted with names is given its columns by name
+            X = pd.DataFrame(X, columns=model.feature_names_in_)
         with bounded():
             assert model.predict(X).shape == (20,)
             shortest, longest = model.graph_.depth_range()
