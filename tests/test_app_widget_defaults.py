@@ -164,3 +164,32 @@ def test_held_gives_the_value_held_as_default_and_none_where_the_page_sets_it(st
     at.run()
     assert at.session_state["seen"] == (10, {"value": 10}) and at.slider(key="n").proto.default == [10]
     assert not at.exception and state_warnings == []
+
+
+def _keyed_script():
+    import streamlit as st
+
+    from ui import state
+
+    if st.session_state.pop("ask", None) is not None:
+        state.ask("pick", "z")  # not an option: held's options move it to the default
+    st.session_state["seen"] = state.keyed("pick", "b", options=["a", "b", "c"])
+    st.radio("pick", ["a", "b", "c"], **st.session_state["seen"])
+    st.slider("n", 0, 10, **state.keyed("n", 4, fit=lambda v: min(max(v, 0), 10)))
+
+
+def test_keyed_gives_the_key_and_helds_keyword_arguments(state_warnings):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_keyed_script).run()
+    assert at.session_state["seen"] == {"key": "pick", "index": 1} and at.radio(key="pick").value == "b"
+    assert at.slider(key="n").value == 4 and at.slider(key="n").proto.default == [4]
+    at.radio(key="pick").set_value("c").run()
+    at.slider(key="n").set_value(7).run()
+    assert at.session_state["seen"] == {"key": "pick", "index": 2} and at.slider(key="n").proto.default == [7]
+    at.session_state["ask"] = True
+    at.run()  # asked for in this run: the key alone, the value through the session state
+    assert at.session_state["seen"] == {"key": "pick"} and at.radio(key="pick").value == "b"
+    at.run()
+    assert at.session_state["seen"] == {"key": "pick", "index": 1}
+    assert not at.exception and state_warnings == []
