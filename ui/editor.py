@@ -129,30 +129,30 @@ def _edit_controls(editor: GraphEditor, key: dict, graph, names, classes, data_f
         return f"#{shown_id}: {text.rule(node)}" + (" (leaf)" if graph.is_leaf[node] else "")
 
     def keep(widget_key: str, options: list) -> dict:
-        """The keyword arguments of a box of nodes (:func:`ui.state.held`): one whose node is gone (the split
-        just collapsed) moves on to the next node, not to the first."""
+        """The keyword arguments of the box of nodes keyed ``widget_key`` (:func:`ui.state.keyed`): one whose
+        node is gone (the split just collapsed) moves on to the next node, not to the first."""
 
         def moved(value):
             later = [o for o in options if o > value]
             return value if value in options else later[0] if later else options[-1]
 
-        return state.held(widget_key, options[0], fit=moved, options=options)[1]
+        return state.keyed(widget_key, options[0], fit=moved, options=options)
 
     collapse_tab, redirect_tab, forbid_tab = st.tabs(["Collapse a split", "Redirect an edge", "Forbid a feature"])
     with collapse_tab:
         if not splits:
             st.caption("The graph is a single leaf: nothing to collapse.")
         else:
-            picked = st.selectbox("Split to make a leaf", splits, format_func=described, key="edit/collapse",
-                                  **keep("edit/collapse", splits))  # fmt: skip
+            picked = st.selectbox(
+                "Split to make a leaf", splits, format_func=described, **keep("edit/collapse", splits)
+            )
             st.button("Collapse", key="edit/do_collapse", on_click=_act,
                       args=(editor, key, editor.collapse, internal[picked]))  # fmt: skip
     with redirect_tab:
         if not splits:
             st.caption("The graph is a single leaf: it has no edges.")
         else:
-            picked = st.selectbox("Split", splits, format_func=described, key="edit/redirect_node",
-                                  **keep("edit/redirect_node", splits))  # fmt: skip
+            picked = st.selectbox("Split", splits, format_func=described, **keep("edit/redirect_node", splits))
             branches = ["yes", "no"]
             branch = st.radio(
                 "Edge", branches, horizontal=True, **state.keyed("edit/branch", branches[0], options=branches)
@@ -166,7 +166,6 @@ def _edit_controls(editor: GraphEditor, key: dict, graph, names, classes, data_f
                     "New end (only nodes that keep the graph acyclic)",
                     targets,
                     format_func=described,
-                    key=target_key,
                     **keep(target_key, targets),
                 )
                 st.button(
