@@ -38,10 +38,10 @@ with left:
             format_func=lambda i: entries[i]["name"],
         )
         # Each keyed widget's own default is the value it holds (ui.state.held), for a browser mounting it afresh.
-        test_share = st.slider("Test share", 0.1, 0.5, step=0.05, key="data/bundled_test",
-                               **state.held("data/bundled_test", source.get("test_size", 0.3))[1])  # fmt: skip
-        seed = st.number_input("Split seed", 0, 10_000, key="data/bundled_seed",
-                               **state.held("data/bundled_seed", source.get("seed", 0))[1])  # fmt: skip
+        test_share = st.slider(
+            "Test share", 0.1, 0.5, step=0.05, **state.keyed("data/bundled_test", source.get("test_size", 0.3))
+        )
+        seed = st.number_input("Split seed", 0, 10_000, **state.keyed("data/bundled_seed", source.get("seed", 0)))
         load = st.form_submit_button("Load data set", type="primary")
     if load:
         state.set_dataset(state.bundled(chosen, float(test_share), int(seed)), bundled_source(chosen, test_share, seed))
@@ -51,8 +51,9 @@ with left:
     found, how = paper_sets_found()
     if found:
         paper_cols = st.columns([2, 3], vertical_alignment="bottom")
-        name = paper_cols[0].selectbox("Found on this machine", found, key="data/paper",
-                                       **state.held("data/paper", found[0], options=found)[1])  # fmt: skip
+        name = paper_cols[0].selectbox(
+            "Found on this machine", found, **state.keyed("data/paper", found[0], options=found)
+        )
         if paper_cols[1].button("Load it with its own split", key="data/paper_load",
                                 help="MNIST's 60,000 training and 10,000 test images, for instance: its model "
                                 "files open with a test sample's path."):  # fmt: skip
@@ -89,8 +90,9 @@ with right:
             columns = list(table.frame.columns)
             with st.form("data/upload_form"):
                 target = st.selectbox("Class column (or target)", columns, index=len(columns) - 1)
-                task = st.radio("Task", list(TASKS), format_func=TASKS.get, key="data/upload_task",
-                                **state.held("data/upload_task", "auto", options=TASKS)[1])  # fmt: skip
+                task = st.radio(
+                    "Task", list(TASKS), format_func=TASKS.get, **state.keyed("data/upload_task", "auto", options=TASKS)
+                )
                 features = st.multiselect(
                     "Feature columns (the class column is left out automatically)", columns, default=columns
                 )
@@ -106,10 +108,8 @@ with right:
                     "code, a count of doors) can be ticked too. A column has at most "
                     f"{MAX_TEXT_CATEGORIES} categories.",
                 )
-                test_share_u = st.slider("Test share", 0.1, 0.5, step=0.05, key="data/upload_test",
-                                         **state.held("data/upload_test", 0.3)[1])  # fmt: skip
-                seed_u = st.number_input("Split seed", 0, 10_000, key="data/upload_seed",
-                                         **state.held("data/upload_seed", 0)[1])  # fmt: skip
+                test_share_u = st.slider("Test share", 0.1, 0.5, step=0.05, **state.keyed("data/upload_test", 0.3))
+                seed_u = st.number_input("Split seed", 0, 10_000, **state.keyed("data/upload_seed", 0))
                 drop_missing = st.checkbox(
                     "Drop rows with missing values",
                     help="Leave out the rows with an empty cell in the chosen columns. Without it they are kept: "

@@ -31,16 +31,15 @@ else:
     with st.form("ensembles/form"):
         c1, c2 = st.columns(2)
         # Each widget's own default is the value it holds (ui.state.held), for a browser mounting it afresh.
-        n_estimators = c1.slider("Base estimators", 2, 20, key="ensembles/n", **state.held("ensembles/n", 5)[1])
-        n_seeds = c1.slider("Seeds", 1, 5, key="ensembles/seeds", **state.held("ensembles/seeds", 1)[1])
+        n_estimators = c1.slider("Base estimators", 2, 20, **state.keyed("ensembles/n", 5))
+        n_seeds = c1.slider("Seeds", 1, 5, **state.keyed("ensembles/seeds", 1))
         C_bag, C_boost = (
             c2.select_slider(
                 label,
                 options=C_GRID,
                 format_func=format_C,
-                key=f"ensembles/{key}",
-                **state.held(f"ensembles/{key}", value)[1],
-            )  # fmt: skip
+                **state.keyed(f"ensembles/{key}", value),
+            )
             for label, value, key in (
                 ("C of TnT-bagging (large base models)", 1e-3, "C_bag"),
                 ("C of TnT-AdaBoost (small base models)", 2e-2, "C_boost"),

@@ -69,8 +69,9 @@ if result is not None:
             models[f"{label}, reduced"] = (reduced, names, models[label][2], True, f"{label} after graph reduction")
     # Each keyed widget's own default is the value it holds (ui.state.held), for a browser mounting it afresh.
     top = st.columns([3, 2, 3])
-    which = top[0].radio("Model", list(models), horizontal=True, key="graph/model",
-                         **state.held("graph/model", next(iter(models)), options=models)[1])  # fmt: skip
+    which = top[0].radio(
+        "Model", list(models), horizontal=True, **state.keyed("graph/model", next(iter(models)), options=models)
+    )
     model, names, classes, data_fits, opening = models[which]
     graph = model.graph_
     fp = drawing.fingerprint(graph)
@@ -82,8 +83,7 @@ if result is not None:
     view = top[1].radio(
         "View",
         offered,
-        key=f"graph/view/{mode}",
-        **state.held(f"graph/view/{mode}", VIEWS[DEFAULT_VIEW[mode]], options=offered)[1],
+        **state.keyed(f"graph/view/{mode}", VIEWS[DEFAULT_VIEW[mode]], options=offered),
         help=None
         if mode != "interactive"
         else f"{graph.node_count:,} nodes: too many for Graphviz in the browser, "
@@ -103,8 +103,7 @@ if result is not None:
             "Depth window (layers shown)",
             0,
             max(max_depth, 1),
-            key=window_key,
-            **state.held(window_key, (0, min(max_depth, 7) if windowed else max(max_depth, 1)))[1],
+            **state.keyed(window_key, (0, min(max_depth, 7) if windowed else max(max_depth, 1))),
             help="Layers of the drawing shown: in the Graphviz and SVG views edges leaving the window end in the "
             "id of the node they lead to; in the interactive view the window is the part in view at first (zoom "
             "out or double-click to see all).",
@@ -151,9 +150,7 @@ if result is not None:
     marked = ()
     with right:
         if data_fits:
-            highlight = st.toggle(
-                "Highlight a test sample", key="graph/highlight", **state.held("graph/highlight", True)[1]
-            )
+            highlight = st.toggle("Highlight a test sample", **state.keyed("graph/highlight", True))
             _, sample_default = state.clamp("graph/sample", 0, len(data.y_test) - 1)
             index = st.number_input("Test sample", 0, len(data.y_test) - 1, key="graph/sample", **sample_default)
             x = data.X_test[int(index)]
@@ -203,7 +200,7 @@ if result is not None:
             flows = None
             width_key = "graph/edge_width" if data_fits else "graph/edge_width/no_data"  # off, greyed out
             if st.toggle("Edge width: training samples along each edge", disabled=not data_fits,
-                         key=width_key, **state.held(width_key, False)[1],
+                         **state.keyed(width_key, False),
                          help="Each edge drawn as wide as the number of training samples that take it."):  # fmt: skip
                 flows = drawing.edge_samples(model_key, data.key, graph, data.X_train)
             figure = graph_figure(
@@ -234,9 +231,7 @@ if result is not None:
             if view.startswith("Graphviz"):
                 st.graphviz_chart(dot, width="content")
             else:
-                fit = st.toggle(
-                    "Shrink to the frame's width (overview)", key="graph/fit", **state.held("graph/fit", False)[1]
-                )
+                fit = st.toggle("Shrink to the frame's width (overview)", **state.keyed("graph/fit", False))
                 try:
                     drawing.svg_panel(drawing.image(dot, "svg"), fit=fit)
                 except Exception as err:  # never a stack trace on screen

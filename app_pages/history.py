@@ -28,8 +28,8 @@ else:
         order, labels = saved_runs_columns(table, "data")
         show_table(table[order], key="history/data", labels=labels)
     by_id = {run.id: run for run in runs}
-    chosen = by_id[st.selectbox("Run", list(by_id), format_func=lambda i: run_label(by_id[i]), key="history/run",
-                                **state.held("history/run", runs[0].id, options=by_id)[1])]  # fmt: skip
+    chosen = by_id[st.selectbox("Run", list(by_id), format_func=lambda i: run_label(by_id[i]),
+                                **state.keyed("history/run", runs[0].id, options=by_id))]  # fmt: skip
     cols = st.columns(6)
     for col, (label, page) in zip(
         cols, (("Open on Graph", "graph"), ("Open on Compare", "compare"), ("Open on Paths", "paths"))
@@ -56,9 +56,7 @@ else:
 st.divider()
 st.subheader("Forget this workspace")
 st.caption("Deletes its runs, models and uploaded files from the store; the app starts afresh on the bundled digits.")
-sure = st.checkbox(
-    "Yes, delete everything in this workspace", key="history/forget_sure", **state.held("history/forget_sure", False)[1]
-)
+sure = st.checkbox("Yes, delete everything in this workspace", **state.keyed("history/forget_sure", False))
 if st.button("Forget this workspace", type="primary", disabled=not sure, key="history/forget"):
     state.forget_workspace()
     st.rerun()

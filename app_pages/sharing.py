@@ -72,8 +72,7 @@ if result is not None:
             "Shared node",
             list(rows),
             format_func=lambda n: f"#{n}: {table['rule'][rows[n]]} ({counted(table['samples'][rows[n]], 'sample')})",
-            key=node_key,
-            **state.held(node_key, next(iter(rows)), options=rows)[1],  # its own default: the node it holds
+            **state.keyed(node_key, next(iter(rows)), options=rows),  # its own default: the node it holds
         )
         row = table.iloc[rows[node]]
         st.markdown(
@@ -101,8 +100,7 @@ if result is not None:
         small = drawing_mode(graph) == "browser"
         whole = st.toggle(
             "The whole graph",
-            key="sharing/whole",
-            **state.held("sharing/whole", small)[1],
+            **state.keyed("sharing/whole", small),
             help="Otherwise the node's parents, the node and two levels below it.",
         )
         dot = to_dot(

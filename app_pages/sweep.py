@@ -26,16 +26,16 @@ cores = usable_cores()
 with st.form("sweep/form"):
     c1, c2 = st.columns(2)
     # Each widget's own default is the value it holds (ui.state.held), for a browser mounting it afresh.
-    low, high = c1.select_slider("C range (log scale)", options=C_GRID, format_func=format_C, key="sweep/range",
-                                 **state.held("sweep/range", (1e-4, 2e-2))[1])  # fmt: skip
-    n_values = c1.slider("Values of C", 2, 30, key="sweep/n", **state.held("sweep/n", 5)[1])
-    n_seeds = c2.slider("Seeds", 1, 5, key="sweep/seeds", **state.held("sweep/seeds", 2)[1])
+    low, high = c1.select_slider(
+        "C range (log scale)", options=C_GRID, format_func=format_C, **state.keyed("sweep/range", (1e-4, 2e-2))
+    )
+    n_values = c1.slider("Values of C", 2, 30, **state.keyed("sweep/n", 5))
+    n_seeds = c2.slider("Seeds", 1, 5, **state.keyed("sweep/seeds", 2))
     n_jobs = c2.slider("Parallel jobs (joblib)", 1, max(cores, 1), key="sweep/jobs",
                        **state.clamp("sweep/jobs", 1, max(cores, 1), min(2, cores))[1])  # fmt: skip
     with_ndg = c2.checkbox(
         "Add NDG (the paper's naive decision graph, C=3e-4) at TnT's splits",
-        key="sweep/ndg",
-        **state.held("sweep/ndg", False)[1],
+        **state.keyed("sweep/ndg", False),
         disabled=data.is_regression,
         help="NDG is a classifier: not for a regression." if data.is_regression else None,
     )

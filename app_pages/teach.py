@@ -23,10 +23,11 @@ if data.n_features == 2 and not data.is_regression:  # decision regions of class
     labels["data"] = f"Current data: {data.name}"
 teaching.restore(labels)
 c1, c2, c3 = st.columns([2, 1, 1])
-source = c1.radio("Data", list(labels), format_func=labels.get, key=teaching.SOURCE, horizontal=True,
-                  **teaching.shown(teaching.SOURCE, options=labels))  # fmt: skip
-C = c2.select_slider("C of TnT", options=C_GRID, format_func=format_C, key=teaching.C, **teaching.shown(teaching.C))
-seed = int(c3.number_input("Seed", 0, teaching.MAX_SEED, key=teaching.SEED, **teaching.shown(teaching.SEED)))
+source = c1.radio(
+    "Data", list(labels), format_func=labels.get, horizontal=True, **teaching.shown(teaching.SOURCE, options=labels)
+)
+C = c2.select_slider("C of TnT", options=C_GRID, format_func=format_C, **teaching.shown(teaching.C))
+seed = int(c3.number_input("Seed", 0, teaching.MAX_SEED, **teaching.shown(teaching.SEED)))
 
 X = y = None
 names, classes, bounds, problem = ["x1", "x2"], None, None, None
@@ -36,9 +37,7 @@ if source == "gallery":
         "on it at this C and seed: TnT's, after graph reduction, and the fewest with which CART (grown "
         "best-first) classifies the training points as well."
     )
-    noisy = st.toggle(
-        "Noisy copies: 10% of the labels changed at random", key=teaching.NOISY, **teaching.shown(teaching.NOISY)
-    )
+    noisy = st.toggle("Noisy copies: 10% of the labels changed at random", **teaching.shown(teaching.NOISY))
     for row in range(0, len(PROBLEMS), 3):
         for col, problem_id in zip(st.columns(3), list(PROBLEMS)[row : row + 3]):
             with col:
@@ -55,7 +54,6 @@ if source == "gallery":
         "Problem to look at closely",
         list(PROBLEMS),
         format_func=lambda p: PROBLEMS[p].name,
-        key=teaching.PROBLEM,
         horizontal=True,
         **teaching.shown(teaching.PROBLEM, options=PROBLEMS),
     )
@@ -70,8 +68,12 @@ elif source == "draw":
     board, tools = st.columns([3, 1])
     with tools:
         classes_offered = list(range(MAX_CLASSES))
-        st.radio("Class to add", classes_offered, format_func=lambda c: f"class {c}", key=teaching.DRAW_CLASS,
-                 **teaching.shown(teaching.DRAW_CLASS, options=classes_offered))  # fmt: skip
+        st.radio(
+            "Class to add",
+            classes_offered,
+            format_func=lambda c: f"class {c}",
+            **teaching.shown(teaching.DRAW_CLASS, options=classes_offered),
+        )
         st.button("Undo", on_click=teaching.undo, disabled=not st.session_state[teaching.POINTS], width="stretch")
         st.button("Clear", on_click=teaching.clear, disabled=not st.session_state[teaching.POINTS], width="stretch")
         st.button("Train on these points", on_click=teaching.train, type="primary", width="stretch")

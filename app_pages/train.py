@@ -30,9 +30,10 @@ from ui.views import budget_with_progress, train_with_progress
 
 
 def _shown(name: str, in_use, options=None) -> dict:
-    """The keyword arguments to draw the form's widget ``train/<name>`` with (:func:`ui.state.held`): the
-    value it holds, or ``in_use`` when the form is made afresh, as its default; ``options`` a select box's."""
-    return state.held(f"train/{name}", in_use, options=options)[1]
+    """The keyword arguments to draw the form's widget ``train/<name>`` with (:func:`ui.state.keyed`): its
+    key, and the value it holds, or ``in_use`` when the form is made afresh, as its default; ``options`` a
+    select box's."""
+    return state.keyed(f"train/{name}", in_use, options=options)
 
 
 st.header("Train")
@@ -56,25 +57,21 @@ with st.form("train/form"):
             "C, pruning strength (log scale; smaller C, more splits)",
             options=C_GRID,
             format_func=format_C,
-            key="train/C",
             **_shown("C", nearest_C(current.C)),  # a budget search's C is off the grid
             help="The cost of a split in training loss. Smaller C, larger graphs. With the default Size "
             "(chosen on held-out data) C is a lower bound: held-out data may choose a larger cost, so a "
             "smaller graph, where that is clearly better.",
         )
-        N1 = st.slider("N1, merge phases (1 = plain pruned CART)", 1, 5, key="train/N1", **_shown("N1", current.N1))
-        N2 = st.slider("N2, grow passes per phase", 1, 10, key="train/N2", **_shown("N2", current.N2))
+        N1 = st.slider("N1, merge phases (1 = plain pruned CART)", 1, 5, **_shown("N1", current.N1))
+        N2 = st.slider("N2, grow passes per phase", 1, 10, **_shown("N2", current.N2))
     with c2:
-        fine_tune = st.slider(
-            "Fine-tuning rounds", 0, 5, key="train/fine_tune", **_shown("fine_tune", current.fine_tune)
-        )
-        seed = st.number_input("Seed", 0, 10_000, key="train/seed", **_shown("seed", current.seed))
+        fine_tune = st.slider("Fine-tuning rounds", 0, 5, **_shown("fine_tune", current.fine_tune))
+        seed = st.number_input("Seed", 0, 10_000, **_shown("seed", current.seed))
         max_bins = st.selectbox(
             "Thresholds",
             BIN_CHOICES,
             **_shown("max_bins", current.max_bins, options=BIN_CHOICES),
             format_func=lambda n: "exact (CART's)" if n == BIN_CHOICES[0] else f"between {n} bins (faster)",
-            key="train/max_bins",
             help="Exact: each split falls halfway between two training values, as in CART. Between "
             "255 bins: a feature with more than 255 values (a continuous column) is cut into 255 "
             "quantile bins first, which trains such data much faster and may cost a little "
@@ -85,7 +82,6 @@ with st.form("train/form"):
             SIZE_CHOICES,
             **_shown("ccp_alpha", current.ccp_alpha, options=SIZE_CHOICES),
             format_func=lambda a: SIZE_WORDS[a],
-            key="train/ccp_alpha",
             help=SIZE_HELP,
         )
         min_category_samples = 1  # a setting of categorical columns only
@@ -94,20 +90,16 @@ with st.form("train/form"):
                 "Pool categories of fewer rows than",
                 1,
                 MAX_CATEGORIES,
-                key="train/min_category_samples",
                 **_shown("min_category_samples", current.min_category_samples),
                 help=MIN_CATEGORY_SAMPLES_HELP,
             )
         budget_on = st.toggle(
             "Aim at a budget of splits (searches C)",
-            key="train/budget_on",
             **_shown("budget_on", False),
             help="Search C (starting at the C above) for the TnT with the most splits not "
             "above the budget, reusing every model this session trained with these settings.",
         )
-        budget = st.number_input(
-            "Budget: at most this many splits", 0, 100_000, key="train/budget", **_shown("budget", 100)
-        )
+        budget = st.number_input("Budget: at most this many splits", 0, 100_000, **_shown("budget", 100))
         submitted = st.form_submit_button("Train", type="primary")
 
 chosen = None

@@ -7,6 +7,8 @@ literal default (test share 0.3, 5 base estimators), and submitted it at the nex
 sets values other than the defaults, reruns, and reads the widgets' own defaults; Streamlit's warning
 about a widget given a default and a value through the session state in one run never appears."""
 
+import ast
+
 from app_helpers import ROOT, button, go, train, upload
 from sklearn.tree import DecisionTreeClassifier
 
@@ -164,3 +166,58 @@ def test_held_gives_the_value_held_as_default_and_none_where_the_page_sets_it(st
     at.run()
     assert at.session_state["seen"] == (10, {"value": 10}) and at.slider(key="n").proto.default == [10]
     assert not at.exception and state_warnings == []
+
+
+def _keyed_script():
+    import streamlit as st
+
+    from ui import state
+
+    if st.session_state.pop("ask", None) is not None:
+        state.ask("pick", "z")  # not an option: held's options move it to the default
+    st.session_state["seen"] = state.keyed("pick", "b", options=["a", "b", "c"])
+    st.radio("pick", ["a", "b", "c"], **st.session_state["seen"])
+    st.slider("n", 0, 10, **state.keyed("n", 4, fit=lambda v: min(max(v, 0), 10)))
+
+
+def test_keyed_gives_the_key_and_helds_keyword_arguments(state_warnings):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_keyed_script).run()
+    assert at.session_state["seen"] == {"key": "pick", "index": 1} and at.radio(key="pick").value == "b"
+    assert at.slider(key="n").value == 4 and at.slider(key="n").proto.default == [4]
+    at.radio(key="pick").set_value("c").run()
+    at.slider(key="n").set_value(7).run()
+    assert at.session_state["seen"] == {"key": "pick", "index": 2} and at.slider(key="n").proto.default == [7]
+    at.session_state["ask"] = True
+    at.run()  # asked for in this run: the key alone, the value through the session state
+    assert at.session_state["seen"] == {"key": "pick"} and at.radio(key="pick").value == "b"
+    at.run()
+    assert at.session_state["seen"] == {"key": "pick", "index": 1}
+    assert not at.exception and state_warnings == []
+
+
+def _calls_of(name, tree):
+    """The calls in ``tree`` whose function is ``name`` or an attribute ``name`` (``state.keyed``)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            if (func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)) == name:
+                yield node
+
+
+def test_every_keyed_widget_writes_its_key_once():
+    """A widget given ``key=K`` and ``**state.held(K2, ...)[1]`` reads K2's default and writes K, silently
+    when K2 drifts from K: every such widget goes through ``state.keyed(K, ...)``, which writes the key once."""
+    both, keyed = [], 0
+    for path in sorted([ROOT / "app.py", *(ROOT / "app_pages").glob("*.py"), *(ROOT / "ui").glob("*.py")]):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        keyed += sum(1 for _ in _calls_of("keyed", tree))
+        for call in ast.walk(tree):
+            if not isinstance(call, ast.Call) or not any(k.arg == "key" for k in call.keywords):
+                continue
+            for spread in (k.value for k in call.keywords if k.arg is None):
+                if isinstance(spread, ast.Subscript) and any(True for _ in _calls_of("held", spread)):
+                    both.append(f"{path.relative_to(ROOT)}:{call.lineno}")
+    assert both == []
+    assert keyed > 30  # the scan found the widgets (it cannot pass on files it did not read)

@@ -72,8 +72,7 @@ def editor_section(label: str, model, names, classes, data, data_fits: bool, bas
     # A toggle, not an expander: an expander is drawn afresh, closed, whenever the page above it changes.
     if not st.toggle(
         "Edit this model: collapse a split, redirect an edge, forbid a feature",
-        key="edit/open",
-        **state.held("edit/open", len(editor.history.states) > 1)[1],  # open when there are edits to undo or redo
+        **state.keyed("edit/open", len(editor.history.states) > 1),  # open when there are edits to undo or redo
     ):
         return
     with st.container(border=True):
@@ -130,33 +129,34 @@ def _edit_controls(editor: GraphEditor, key: dict, graph, names, classes, data_f
         return f"#{shown_id}: {text.rule(node)}" + (" (leaf)" if graph.is_leaf[node] else "")
 
     def keep(widget_key: str, options: list) -> dict:
-        """The keyword arguments of a box of nodes (:func:`ui.state.held`): one whose node is gone (the split
-        just collapsed) moves on to the next node, not to the first."""
+        """The keyword arguments of the box of nodes keyed ``widget_key`` (:func:`ui.state.keyed`): one whose
+        node is gone (the split just collapsed) moves on to the next node, not to the first."""
 
         def moved(value):
             later = [o for o in options if o > value]
             return value if value in options else later[0] if later else options[-1]
 
-        return state.held(widget_key, options[0], fit=moved, options=options)[1]
+        return state.keyed(widget_key, options[0], fit=moved, options=options)
 
     collapse_tab, redirect_tab, forbid_tab = st.tabs(["Collapse a split", "Redirect an edge", "Forbid a feature"])
     with collapse_tab:
         if not splits:
             st.caption("The graph is a single leaf: nothing to collapse.")
         else:
-            picked = st.selectbox("Split to make a leaf", splits, format_func=described, key="edit/collapse",
-                                  **keep("edit/collapse", splits))  # fmt: skip
+            picked = st.selectbox(
+                "Split to make a leaf", splits, format_func=described, **keep("edit/collapse", splits)
+            )
             st.button("Collapse", key="edit/do_collapse", on_click=_act,
                       args=(editor, key, editor.collapse, internal[picked]))  # fmt: skip
     with redirect_tab:
         if not splits:
             st.caption("The graph is a single leaf: it has no edges.")
         else:
-            picked = st.selectbox("Split", splits, format_func=described, key="edit/redirect_node",
-                                  **keep("edit/redirect_node", splits))  # fmt: skip
+            picked = st.selectbox("Split", splits, format_func=described, **keep("edit/redirect_node", splits))
             branches = ["yes", "no"]
-            branch = st.radio("Edge", branches, horizontal=True, key="edit/branch",
-                              **state.held("edit/branch", branches[0], options=branches)[1])  # fmt: skip
+            branch = st.radio(
+                "Edge", branches, horizontal=True, **state.keyed("edit/branch", branches[0], options=branches)
+            )
             targets = [int(shown[t]) for t in legal_targets(graph, internal[picked], branch)]
             if not targets:
                 st.caption("No node can take this edge: every other node is an ancestor or already a child.")
@@ -166,7 +166,6 @@ def _edit_controls(editor: GraphEditor, key: dict, graph, names, classes, data_f
                     "New end (only nodes that keep the graph acyclic)",
                     targets,
                     format_func=described,
-                    key=target_key,
                     **keep(target_key, targets),
                 )
                 st.button(
@@ -191,8 +190,7 @@ def _forbid_controls(editor: GraphEditor, key: dict, names, data_fits: bool) -> 
         "Feature the model must not split on",
         features,
         format_func=lambda f: str(names[f]) if names is not None else f"feature {f}",
-        key="edit/feature",
-        **state.held("edit/feature", features[0] if features else None, options=features)[1],
+        **state.keyed("edit/feature", features[0] if features else None, options=features),
     )
     st.button(
         "Forbid and train again",
@@ -258,8 +256,7 @@ def _drawing(step, names, classes) -> None:
 
 def _save_row(editor: GraphEditor, label: str, data, data_fits: bool, base_params) -> None:
     name_col, save_col, download_col = st.columns([3, 1, 1], vertical_alignment="bottom")
-    name_col.text_input("Name of the edited model", key="edit/name", max_chars=80,
-                        **state.held("edit/name", f"{label} edited")[1])  # fmt: skip
+    name_col.text_input("Name of the edited model", max_chars=80, **state.keyed("edit/name", f"{label} edited"))
     save_col.button(
         "Save as",
         key="edit/save",

@@ -169,14 +169,14 @@ def explorer_state(
     ):
         opened = focus.expand_to(graph, drawing.default_expansion(model_key, graph, names, classes, keep=path), path)
     controls = st.columns([3, 2, 5], vertical_alignment="bottom")
-    state_key = "explorer/toggle"
-    _, picked_default = state.held(state_key, 0, fit=lambda n: n if n < graph.node_count else 0)
-    picked = controls[0].number_input("Open or close a split", 0, graph.node_count - 1, key=state_key, **picked_default)
+    toggled = state.keyed("explorer/toggle", 0, fit=lambda n: n if n < graph.node_count else 0)
+    picked = controls[0].number_input("Open or close a split", 0, graph.node_count - 1, **toggled)
     if controls[1].button("Open / close", key="explorer/toggle_button"):
         opened = focus.toggle(graph, opened, int(picked))
         _aim(key, int(picked))
-    query = controls[2].text_input("Find", key="explorer/find", placeholder="node id, feature, or class 7",
-                                   **state.held("explorer/find", "")[1])  # fmt: skip
+    query = controls[2].text_input(
+        "Find", placeholder="node id, feature, or class 7", **state.keyed("explorer/find", "")
+    )
     if not query:  # an emptied box: the same search typed again is a new one
         st.session_state.pop(f"{key}/query", None)
     if query and st.session_state.get(f"{key}/query") != query:

@@ -128,8 +128,13 @@ def inspection_section(model_key, data, model, names, classes, node: int, sample
     """The inspection views under the graph, one at a time."""
     st.subheader("Inspect")
     # Each keyed widget's own default is the value it holds (ui.state.held), for a browser mounting it afresh.
-    view = st.radio("Inspect", VIEWS, horizontal=True, key="graph/inspect/view", label_visibility="collapsed",
-                    **state.held("graph/inspect/view", VIEWS[0], options=VIEWS)[1])  # fmt: skip
+    view = st.radio(
+        "Inspect",
+        VIEWS,
+        horizontal=True,
+        label_visibility="collapsed",
+        **state.keyed("graph/inspect/view", VIEWS[0], options=VIEWS),
+    )
     graph = model.graph_
     train = sample_routes(model_key, data.key, "train", graph, data.X_train)
     test = sample_routes(model_key, data.key, "test", graph, data.X_test)
@@ -150,7 +155,7 @@ def inspection_section(model_key, data, model, names, classes, node: int, sample
 
 def _distributions(model_key, data, graph, names, classes, node, train, test) -> None:
     parts = ["training", "test"]
-    part = st.radio("Samples", parts, horizontal=True, key=PART, **state.held(PART, parts[0], options=parts)[1])
+    part = st.radio("Samples", parts, horizontal=True, **state.keyed(PART, parts[0], options=parts))
     (r, y), X = (train, data.X_train) if part == "training" else (test, data.X_test)
     dist, figure = kept_node_figure(model_key, data.key, part, node, names, classes, data.target_name, graph, r, X, y)
     st.plotly_chart(figure, width="stretch", key="graph/inspect/node_chart", config=CHART_CONFIG)
@@ -172,7 +177,7 @@ def _distributions(model_key, data, graph, names, classes, node, train, test) ->
             mime=MIME[fmt], key=f"graph/inspect/download/{fmt}", on_click="ignore",
         )  # fmt: skip
     if graph.node_count <= MAX_SMALL_MULTIPLES and st.toggle(
-        "Every node (small multiples)", key="graph/inspect/all", **state.held("graph/inspect/all", False)[1]
+        "Every node (small multiples)", **state.keyed("graph/inspect/all", False)
     ):
         r_all, y_all = train if part == "training" else test
         every = graph_small_multiples(graph, r_all, X, y_all, names, classes, part=part)
@@ -234,8 +239,9 @@ def _what_if(model_key, data, model, names, sample: int) -> None:
     categorical = [f for f, name in enumerate(names) if name in data.categorical]
     blank_label = "blank (training medians" + (", most common categories)" if categorical else ")")
     starts = [f"test sample #{sample}", blank_label]
-    start = st.radio("Start from", starts, horizontal=True, key="graph/inspect/whatif/start",
-                     **state.held("graph/inspect/whatif/start", starts[0], options=starts)[1])  # fmt: skip
+    start = st.radio(
+        "Start from", starts, horizontal=True, **state.keyed("graph/inspect/whatif/start", starts[0], options=starts)
+    )
     blank = start.startswith("blank")
     x0 = blank_sample(data.X_train, categorical) if blank else np.asarray(data.X_test[sample], dtype=np.float64)
     on_path = list(dict.fromkeys(int(graph.feature[n]) for n in graph.decision_path(x0.reshape(1, -1)).indices
@@ -257,8 +263,8 @@ def _what_if(model_key, data, model, names, sample: int) -> None:
             code = None if missing else int(np.clip(np.rint(x0[f]), 0, len(categories) - 1))
             field = f"graph/inspect/whatif/{origin}/{f}"
             picked = cols[i % 4].selectbox(
-                name, categories, key=field, placeholder="missing",
-                **state.held(field, None if code is None else categories[code], options=categories)[1],
+                name, categories, placeholder="missing",
+                **state.keyed(field, None if code is None else categories[code], options=categories),
                 help="A categorical column: the model reads the category by name; leave it empty for a missing value."
                 if name in data.categorical else "A text column, coded as numbers in alphabetical order: "
                 f"{', '.join(f'{c}={k}' for k, c in enumerate(categories[:5]))}{', ...' if len(categories) > 5 else ''}.",
@@ -275,7 +281,7 @@ def _what_if(model_key, data, model, names, sample: int) -> None:
         entered = cols[i % 4].number_input(
             name, min_value=int(low) if integer else low, max_value=int(high) if integer else high,
             step=1 if integer else None, placeholder="missing", format=None if integer else "%g",
-            key=field, **state.held(field, value)[1], help=f"Training values run from {format_value(column.min())} "
+            **state.keyed(field, value), help=f"Training values run from {format_value(column.min())} "
             f"to {format_value(column.max())}; leave it empty for a missing value.",
         )  # fmt: skip
         x1[f] = np.nan if entered is None else entered
@@ -317,28 +323,31 @@ def _counterfactual(model_key, data, model, names, classes, sample: int) -> None
         return
     if graph.regression:
         low_y, high_y = float(np.min(data.y_train)), float(np.max(data.y_train))
-        _, kept = state.held("graph/inspect/cf/range", (low_y, (low_y + high_y) / 2),
-                             fit=lambda v: tuple(min(max(float(e), low_y), high_y) for e in v))  # fmt: skip
-        wanted = st.slider(f"Wanted {data.target_name} range", low_y, high_y, key="graph/inspect/cf/range", **kept)
+        kept = state.keyed("graph/inspect/cf/range", (low_y, (low_y + high_y) / 2),
+                           fit=lambda v: tuple(min(max(float(e), low_y), high_y) for e in v))  # fmt: skip
+        wanted = st.slider(f"Wanted {data.target_name} range", low_y, high_y, **kept)
         wanted = (float(wanted[0]), float(wanted[1]))
         said = f"a {data.target_name} between {format_value(wanted[0])} and {format_value(wanted[1])}"
     else:
         names_of_classes = [str(c) for c in classes]
         index = (names_of_classes.index(now) + 1) % len(names_of_classes) if now in names_of_classes else 0
         class_key = f"graph/inspect/cf/class/{sample}"
-        label = st.selectbox("Wanted class", names_of_classes, key=class_key,
-                             **state.held(class_key, names_of_classes[index], options=names_of_classes)[1])  # fmt: skip
+        label = st.selectbox(
+            "Wanted class",
+            names_of_classes,
+            **state.keyed(class_key, names_of_classes[index], options=names_of_classes),
+        )
         wanted = names_of_classes.index(label)
         said = f"class **{label}**"
     allow = True
     if graph.missing_in_training or (graph.missing_go_to_left is not None and np.isnan(x).any()):
         allow = st.checkbox(
-            "Allow changes to or from a missing value", key="graph/inspect/cf/missing",
-            **state.held("graph/inspect/cf/missing", True)[1],
+            "Allow changes to or from a missing value",
+            **state.keyed("graph/inspect/cf/missing", True),
             help="A value made missing, or a missing value filled in, counts as one feature changed at a "
             "distance of one interquartile range. Unticked, the search keeps every missing value missing "
             "and every present value present.",
-        )  # fmt: skip
+        )
     try:
         cf = find_counterfactual(model_key, data.key, sample, wanted, allow, space, x)
     except ValueError as err:  # a sample with missing values on a model that has no direction for them
@@ -407,8 +416,7 @@ def rules_measured_on(table: pd.DataFrame, part: str) -> pd.DataFrame:
 def _rules(rules, classes, target_name: str) -> None:
     table = rules.rules
     options = ["every class"] + sorted(set(table["prediction"]), key=list(table["prediction"]).index)
-    which = st.selectbox("Rules of", options, key="graph/inspect/rules/class",
-                         **state.held("graph/inspect/rules/class", options[0], options=options)[1])  # fmt: skip
+    which = st.selectbox("Rules of", options, **state.keyed("graph/inspect/rules/class", options[0], options=options))
     shown = table if which == "every class" else table[table["prediction"] == which]
     leaves = rules.leaves
     top = int(leaves["rules_shown"].max()) if len(leaves) else 0
@@ -420,16 +428,18 @@ def _rules(rules, classes, target_name: str) -> None:
            f"{counted(leaves['other_train_samples'].sum(), 'training sample')})." if hidden else ".")
     )  # fmt: skip
     parts = ["training rows", "test rows"]
-    part = st.radio("Measured on", parts, horizontal=True, key="graph/inspect/rules/part",
-                    **state.held("graph/inspect/rules/part", parts[0], options=parts)[1])  # fmt: skip
+    part = st.radio(
+        "Measured on", parts, horizontal=True, **state.keyed("graph/inspect/rules/part", parts[0], options=parts)
+    )
     show_table(rules_measured_on(shown, "train" if part.startswith("training") else "test"),
                key="graph/inspect/rules/table", max_rows=10)  # fmt: skip
     if len(shown):  # a rule of many conditions (MNIST's) ends in "…" in its row: read it whole here
         picked = st.selectbox(
-            "Read a rule whole", range(len(shown)), key="graph/inspect/rules/whole",
-            **state.held("graph/inspect/rules/whole", 0, options=range(len(shown)))[1],
+            "Read a rule whole",
+            range(len(shown)),
+            **state.keyed("graph/inspect/rules/whole", 0, options=range(len(shown))),
             format_func=lambda i: f"leaf #{shown['leaf'].iloc[i]} ({shown['prediction'].iloc[i]}), rule {i + 1}",
-        )  # fmt: skip
+        )
         st.code(str(shown["rule"].iloc[picked]), language=None, wrap_lines=True)
     cols = st.columns(4)
     cols[0].download_button("Rules (CSV)", rules.to_csv(), file_name="rules.csv", mime="text/csv",

@@ -221,6 +221,10 @@ def held(key: str, default, *, fit=None, options=None) -> tuple[Any, dict]:
         ``{"value": value}`` (``{"index": i}`` with ``options``), or ``{}`` where the value is set
         through the session state in this run.
 
+    See Also
+    --------
+    keyed : these keyword arguments with ``key=``, for a widget whose value the page does not need first.
+
     Examples
     --------
     >>> n, kwargs = held("ensembles/n", 5)  # doctest: +SKIP
@@ -245,6 +249,32 @@ def held(key: str, default, *, fit=None, options=None) -> tuple[Any, dict]:
     if options is None:
         return value, {"value": value}
     return value, {"index": None if value is None else options.index(value)}
+
+
+def keyed(key: str, default, *, fit=None, options=None) -> dict:
+    """The keyword arguments that draw the widget keyed ``key`` as :func:`held` says: ``key=`` and its
+    default, so that the key is written once (a widget given one key and another's default would read
+    one and write the other).
+
+    Parameters
+    ----------
+    key : str
+        The widget's key.
+    default, fit, options
+        As in :func:`held`.
+
+    Returns
+    -------
+    dict
+        ``{"key": key}`` and :func:`held`'s keyword arguments: ``"value"`` (``"index"`` with
+        ``options``), or neither where the value is set through the session state in this run.
+
+    Examples
+    --------
+    >>> st.slider("Base estimators", 2, 20, **keyed("ensembles/n", 5))  # doctest: +SKIP
+    >>> st.radio("Task", ["a", "b"], **keyed("data/task", "a", options=["a", "b"]))  # doctest: +SKIP
+    """
+    return {"key": key, **held(key, default, fit=fit, options=options)[1]}
 
 
 def clamp(key: str, low, high, default=0) -> tuple[Any, dict]:

@@ -51,11 +51,11 @@ def restore(sources) -> None:
 
 
 def shown(key: str, options=None) -> dict:
-    """The keyword arguments to draw the page's widget keyed ``key`` with (:func:`ui.state.held`): the
-    value it holds as its own default, none in a run where :func:`restore` set it; ``options`` those
-    of a radio."""
+    """The keyword arguments to draw the page's widget keyed ``key`` with (:func:`ui.state.keyed`): ``key``
+    and the value it holds as its own default, none in a run where :func:`restore` set it; ``options``
+    those of a radio."""
     (default,) = [d for k, d, _ in _CHOICES.values() if k == key]
-    return state.held(key, default, options=options)[1]
+    return state.keyed(key, default, options=options)
 
 
 def save() -> None:
