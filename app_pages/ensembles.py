@@ -45,8 +45,8 @@ else:
                 ("C of TnT-AdaBoost (small base models)", 2e-2, "C_boost"),
             )
         )
-        n_jobs = c2.slider("Parallel jobs (joblib)", 1, max(cores, 1), key="ensembles/jobs",
-                           **state.clamp("ensembles/jobs", 1, max(cores, 1), min(2, cores))[1])  # fmt: skip
+        n_jobs = c2.slider("Parallel jobs (joblib)", 1, max(cores, 1),
+                           **state.keyed("ensembles/jobs", min(2, cores), fit=state.in_range(1, max(cores, 1))))  # fmt: skip
         run = st.form_submit_button("Train the ensembles", type="primary")
 
     if run:

@@ -151,8 +151,10 @@ if result is not None:
     with right:
         if data_fits:
             highlight = st.toggle("Highlight a test sample", **state.keyed("graph/highlight", True))
-            _, sample_default = state.clamp("graph/sample", 0, len(data.y_test) - 1)
-            index = st.number_input("Test sample", 0, len(data.y_test) - 1, key="graph/sample", **sample_default)
+            last = len(data.y_test) - 1
+            index = st.number_input(
+                "Test sample", 0, last, **state.keyed("graph/sample", 0, fit=state.in_range(0, last))
+            )
             x = data.X_test[int(index)]
             predicted = model.predict(data.model_input(x.reshape(1, -1), model))[0]
             truth = data.y_test[int(index)]

@@ -31,8 +31,8 @@ with st.form("sweep/form"):
     )
     n_values = c1.slider("Values of C", 2, 30, **state.keyed("sweep/n", 5))
     n_seeds = c2.slider("Seeds", 1, 5, **state.keyed("sweep/seeds", 2))
-    n_jobs = c2.slider("Parallel jobs (joblib)", 1, max(cores, 1), key="sweep/jobs",
-                       **state.clamp("sweep/jobs", 1, max(cores, 1), min(2, cores))[1])  # fmt: skip
+    n_jobs = c2.slider("Parallel jobs (joblib)", 1, max(cores, 1),
+                       **state.keyed("sweep/jobs", min(2, cores), fit=state.in_range(1, max(cores, 1))))  # fmt: skip
     with_ndg = c2.checkbox(
         "Add NDG (the paper's naive decision graph, C=3e-4) at TnT's splits",
         **state.keyed("sweep/ndg", False),

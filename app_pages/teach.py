@@ -152,8 +152,7 @@ if X is not None:
         "nodes during a phase and are merged into the graph at its end. Each step says what it did and why."
     )
     steps = remembered("teach-steps", key, lambda: training_steps(X, y, names, C=C, random_state=seed))
-    _, step_default = state.clamp("teach/step", 1, len(steps), default=len(steps))
-    step = st.slider("Step", 1, len(steps), key="teach/step", **step_default)
+    step = st.slider("Step", 1, len(steps), **state.keyed("teach/step", len(steps), fit=state.in_range(1, len(steps))))
     current = steps[step - 1]
     graph = current.graph
     st.markdown(f"**Step {step} of {len(steps)}: {current.label}**, training accuracy {current.train_accuracy:.4f}")

@@ -207,7 +207,7 @@ def _calls_of(name, tree):
 
 
 def test_every_keyed_widget_writes_its_key_once():
-    """A widget given ``key=K`` and ``**state.held(K2, ...)[1]`` reads K2's default and writes K, silently
+    """A widget given ``key=K`` and ``**state.held(K2, ...)[1]`` (or ``clamp``'s) reads K2's default and writes K, silently
     when K2 drifts from K: every such widget goes through ``state.keyed(K, ...)``, which writes the key once."""
     both, keyed = [], 0
     for path in sorted([ROOT / "app.py", *(ROOT / "app_pages").glob("*.py"), *(ROOT / "ui").glob("*.py")]):
@@ -217,7 +217,9 @@ def test_every_keyed_widget_writes_its_key_once():
             if not isinstance(call, ast.Call) or not any(k.arg == "key" for k in call.keywords):
                 continue
             for spread in (k.value for k in call.keywords if k.arg is None):
-                if isinstance(spread, ast.Subscript) and any(True for _ in _calls_of("held", spread)):
+                if isinstance(spread, ast.Subscript) and any(
+                    True for f in ("held", "clamp") for _ in _calls_of(f, spread)
+                ):
                     both.append(f"{path.relative_to(ROOT)}:{call.lineno}")
     assert both == []
     assert keyed > 30  # the scan found the widgets (it cannot pass on files it did not read)

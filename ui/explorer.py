@@ -152,7 +152,7 @@ def explorer_state(
     controls = st.columns([2, 3, 4, 3], vertical_alignment="bottom")
     # Each keyed widget's own default is the value it holds (ui.state.held), for a browser mounting it afresh.
     depth = controls[0].number_input(
-        "Depth", 0, max_depth, key="explorer/depth", **state.clamp("explorer/depth", 0, max_depth, min(3, max_depth))[1]
+        "Depth", 0, max_depth, **state.keyed("explorer/depth", min(3, max_depth), fit=state.in_range(0, max_depth))
     )
     if controls[1].button("Expand to depth", key="explorer/to_depth", help="Open every split above this depth."):
         opened = focus.expand_to_depth(graph, int(depth))

@@ -277,10 +277,15 @@ def keyed(key: str, default, *, fit=None, options=None) -> dict:
     return {"key": key, **held(key, default, fit=fit, options=options)[1]}
 
 
+def in_range(low, high):
+    """A ``fit`` for :func:`held` and :func:`keyed`: a number moved into [low, high]."""
+    return lambda v: min(max(v, low), high)
+
+
 def clamp(key: str, low, high, default=0) -> tuple[Any, dict]:
     """:func:`held` for a number widget in [low, high]: the value it holds (``default`` when it is made
     afresh) moved into the range, and the keyword arguments to draw it with."""
-    return held(key, default, fit=lambda v: min(max(v, low), high))
+    return held(key, default, fit=in_range(low, high))
 
 
 def ask(key: str, value, *, next_run: bool = False) -> None:
