@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.tree import DecisionTreeClassifier
 
@@ -35,9 +36,10 @@ def test_a_scikit_learn_tree_becomes_a_model_file_in_one_call(digits, digits_tre
     path = tmp_path / "tree.json"
     model = from_sklearn(digits_tree, feature_names=digits.feature_names, path=path)
     loaded = model_from_json(path.read_bytes())
+    named = pd.DataFrame(digits.X_test, columns=digits.feature_names)  # as a model given names reads them
     for m in (model, loaded):
-        assert np.array_equal(m.predict(digits.X_test), digits_tree.predict(digits.X_test))
-        assert np.allclose(m.predict_proba(digits.X_test), digits_tree.predict_proba(digits.X_test))
+        assert np.array_equal(m.predict(named), digits_tree.predict(digits.X_test))
+        assert np.allclose(m.predict_proba(named), digits_tree.predict_proba(digits.X_test))
     assert loaded.estimator_kind_ == "DecisionTreeClassifier" and loaded.estimator_params_["max_leaf_nodes"] == 40
     assert list(loaded.feature_names_in_) == list(digits.feature_names)
     assert loaded.n_splits_ == digits_tree.tree_.node_count // 2 == 39

@@ -416,10 +416,10 @@ def from_sklearn(
     >>> from sklearn.datasets import load_iris
     >>> from sklearn.tree import DecisionTreeClassifier
     >>> from tnt.model_io import from_sklearn, model_from_json, model_to_json
-    >>> data = load_iris()
+    >>> data = load_iris(as_frame=True)  # a tree fitted on a data frame: the model reads columns by name
     >>> tree = DecisionTreeClassifier(max_depth=2, random_state=0).fit(data.data, data.target)
-    >>> model = from_sklearn(tree, feature_names=data.feature_names, class_names=data.target_names)
-    >>> model.predict(data.data[[0, 75, 149]]).tolist(), model.estimator_kind_
+    >>> model = from_sklearn(tree, class_names=data.target_names)
+    >>> model.predict(data.data.iloc[[0, 75, 149]]).tolist(), model.estimator_kind_
     (['setosa', 'versicolor', 'virginica'], 'DecisionTreeClassifier')
     >>> model_from_json(model_to_json(model)).feature_names_in_[0]
     'sepal length (cm)'

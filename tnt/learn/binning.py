@@ -138,7 +138,9 @@ def bin_features(X: np.ndarray, max_bins: int = MAX_EXACT_BINS, in_parts=None, t
         whole_valued = np.ones(n_features, dtype=np.bool_)
         has_missing = np.zeros(n_features, dtype=np.bool_)
     # Whole numbers spanning few values (False for infinite values and for a column with no value).
-    whole = np.flatnonzero(whole_valued & (lo <= hi) & (hi - lo < min(INTEGER_SPAN, max_bins)))
+    with np.errstate(over="ignore", invalid="ignore"):  # float32's extremes: an infinite span, not a warning
+        spans = hi - lo
+    whole = np.flatnonzero(whole_valued & (lo <= hi) & (spans < min(INTEGER_SPAN, max_bins)))
     distinct: list = [None] * n_features
     rank = np.zeros((0, 0), dtype=np.int64)
     if whole.size:
