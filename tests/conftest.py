@@ -1,5 +1,7 @@
+import contextlib
 import logging
 import os
+import re
 import shutil
 import tempfile
 
@@ -246,6 +248,22 @@ def pytest_collection_modifyitems(items):
 
 def pytest_sessionfinish(session, exitstatus):
     shutil.rmtree(_WORKSPACES, ignore_errors=True)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failed browser test leaves a picture of each page it had open (``test-artifacts/failed_*.png``):
+    a failure on a busy machine (CI) can then be seen, not guessed."""
+    report = yield
+    if report.failed and call.when == "call" and "browser" in item.fixturenames:
+        from browser_helpers import ARTIFACTS
+
+        name = re.sub(r"\W+", "_", item.name).strip("_")
+        pages = [page for context in item.funcargs["browser"].contexts for page in context.pages]
+        for i, page in enumerate(pages):
+            with contextlib.suppress(Exception):  # a page that crashed or closed has no picture
+                page.screenshot(path=str(ARTIFACTS / f"failed_{name}_{i}.png"), full_page=True, timeout=10_000)
+    return report
 
 
 @pytest.fixture(scope="module")
