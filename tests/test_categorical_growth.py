@@ -310,3 +310,31 @@ def test_threads_give_the_graph_of_one_thread():
     ]
     assert graphs[0].is_categorical.sum() >= 5
     assert graphs[0] == graphs[1]
+
+
+@pytest.mark.parametrize("missing", [False, True])
+def test_a_classification_pass_fits_categorical_micro_trees_in_batches_as_one_by_one(missing, monkeypatch):
+    """Once the warm-up has compiled the batches of categorical codes (``tnt.warmup._categorical_fits``),
+    a classification pass fits its micro trees in batches: the graph one call per micro tree gives."""
+    from tnt import warmup
+    from tnt.learn import growth, micro_tree
+
+    warmup._categorical_fits(4)
+    rng = np.random.default_rng(3)
+    n = 3000
+    colour, size = rng.integers(0, 9, n), rng.integers(0, 40, n)
+    X = np.column_stack([colour, size, rng.normal(size=n).round(2)]).astype(np.float64)
+    if missing:
+        X[rng.random(X.shape) < 0.05] = np.nan
+    chosen = rng.random(9) < 0.5
+    y = (chosen[colour] ^ (size > 20) ^ (rng.random(n) < 0.1)).astype(int) + (X[:, 2] > 1)
+    batches = []
+    fit_trees = micro_tree.fit_trees
+    monkeypatch.setattr(growth, "fit_trees", lambda *args: batches.append(args[2].size) or fit_trees(*args))
+    options = dict(C=3e-4, random_state=0, n_jobs=1, categorical_features=[0], ccp_alpha=0.0)
+    batched = TnTClassifier(**options).fit(X, y).graph_
+    assert len(batches) >= 10  # the passes fitted in batches
+    with growth.one_call_per_micro_tree():
+        one_by_one = TnTClassifier(**options).fit(X, y).graph_
+    assert batched.is_categorical.sum() >= 3
+    assert batched == one_by_one

@@ -156,10 +156,71 @@ walked = {str(types[0].dtype) for types in wave_routing.sensitive_samples.signat
     assert run(WARMED_UP + code + ADDED_SINCE_WARM_UP + 'print("float32" in walked, added)') == "True []"
 
 
+def test_warm_up_reaches_the_kernels_of_categorical_features():
+    # Categorical features beside one-byte and two-byte numeric ones (a text column and a continuous
+    # one), for both learners, with the app's progress callback: the warm-up compiles what they use,
+    # the classifier's batches of micro trees included (a pass fits in batches only once they are
+    # compiled), so that such fits compile nothing more, and fit in batches.
+    code = """
+from tnt import TnTClassifier, TnTRegressor
+from tnt.learn import growth
+rng = np.random.default_rng(1)
+batched = []
+fit_in_batches = growth._fit_in_batches
+growth._fit_in_batches = lambda *args: batched.append(1) or fit_in_batches(*args)
+for numeric in (rng.integers(0, 9, 3000), rng.normal(size=3000)):
+    X = np.column_stack([rng.integers(0, 12, 3000), numeric, rng.integers(0, 3, 3000)]).astype(float)
+    y = ((X[:, 0] % 3 == 0) ^ (X[:, 1] > np.median(X[:, 1]))).astype(int)
+    for categorical in ([0], [0, 2]):
+        options = dict(C=1e-3, random_state=0, n_jobs=1, categorical_features=categorical)
+        TnTClassifier(**options).fit(X, y, progress_callback=lambda event: event.snapshot()).predict(X)
+        TnTRegressor(**options).fit(X, y.astype(float)).predict(X)
+"""
+    assert run(WARMED_UP + code + ADDED_SINCE_WARM_UP + "print(len(batched) > 0, added)") == "True []"
+
+
+def test_the_app_hears_each_stage_the_warm_up_process_prints(monkeypatch):
+    import threading
+
+    from tnt import warmup
+
+    stages = {stage: threading.Event() for stage in warmup.READY_LINES}
+    monkeypatch.setattr(warmup, "_stage_ready", stages)
+    seen = []  # the stages set before each line is read, and once the output has ended
+
+    class Process:
+        def __init__(self, lines):
+            self.lines = lines
+
+        @property
+        def stdout(self):
+            for line in self.lines:
+                seen.append([stage for stage, event in stages.items() if event.is_set()])
+                yield line + "\n"
+            seen.append([stage for stage, event in stages.items() if event.is_set()])
+
+        def wait(self):
+            return 0
+
+    lines = warmup.READY_LINES
+    warmup._watch(Process(["compiling", lines[warmup.NARROW], "more", lines[warmup.CATEGORICAL]]))
+    narrow, wide, categorical = warmup.NARROW, warmup.WIDE, warmup.CATEGORICAL
+    assert seen == [[], [], [narrow], [narrow], [narrow, categorical]]
+    assert all(event.is_set() for event in stages.values())  # the process ended: every stage
+    # ready() and wait() of a stage, the process still running.
+    monkeypatch.setattr(warmup, "_process", type("Running", (), {"poll": lambda self: None})())
+    for event in stages.values():
+        event.clear()
+    stages[narrow].set()
+    assert warmup.ready(narrow=True) and warmup.ready(stage=narrow)
+    assert not warmup.ready(stage=wide) and not warmup.ready()
+    warmup.wait(stage=narrow)  # returns at once
+
+
 def test_the_train_page_waits_for_the_warm_up_stage_its_data_needs(monkeypatch):
-    # Classification on one-byte codes waits for the first stage only; regression (its trees are
-    # compiled in the second stage) and data of more than 256 values per feature wait for all,
-    # unless 255 bins give that data one-byte codes.
+    # Classification on one-byte codes waits for the first stage only; regression and data of more
+    # than 256 values per feature for the stage of any one-thread fit (not for the threaded copies),
+    # unless 255 bins give that data one-byte codes; data with categorical features for theirs.
     import dataclasses
 
     import numpy as np
@@ -170,8 +231,8 @@ def test_the_train_page_waits_for_the_warm_up_stage_its_data_needs(monkeypatch):
     from ui import views
 
     waited = []
-    monkeypatch.setattr(warmup, "ready", lambda narrow=False: False)
-    monkeypatch.setattr(warmup, "wait", lambda narrow=False: waited.append(narrow))
+    monkeypatch.setattr(warmup, "ready", lambda narrow=False, stage=None: False)
+    monkeypatch.setattr(warmup, "wait", lambda narrow=False, stage=None: waited.append(stage))
     exact, binned = TrainParams(), TrainParams(max_bins=255)
     digits = load_bundled("digits")
     views._wait_for_compiled_code(digits, exact)
@@ -184,7 +245,9 @@ def test_the_train_page_waits_for_the_warm_up_stage_its_data_needs(monkeypatch):
     views._wait_for_compiled_code(wide, exact)
     views._wait_for_compiled_code(wide, binned)
     views._wait_for_compiled_code(housing, binned)
-    assert waited == [True, False, False, True, False]
+    views._wait_for_compiled_code(dataclasses.replace(digits, categorical=("pixel_0_2",)), exact)
+    narrow, wide, categorical = warmup.NARROW, warmup.WIDE, warmup.CATEGORICAL
+    assert waited == [narrow, wide, wide, narrow, wide, categorical]
 
 
 def test_the_background_warm_up_compiles_the_tnt_that_started_it(tmp_path, monkeypatch):
@@ -435,6 +498,7 @@ def test_each_share_of_the_warm_up_reports_its_stages_in_order(monkeypatch):
 
     monkeypatch.setattr(split_search, "_on_features", SplitSearch())
     steps = ("_growth_kernels", "_load_prediction_code", "_load_statistics_code", "_small_fit", "_regression_kernels")
+    steps += ("_categorical_fits",)
     for name in steps:
         monkeypatch.setattr(warmup, name, lambda *args, name=name, **kwargs: done.append(name))
     for name in ("_fit_kernels", "_threaded_fit_kernels"):
@@ -460,6 +524,9 @@ def test_each_share_of_the_warm_up_reports_its_stages_in_order(monkeypatch):
         "report narrow",
     ]
     assert "_threaded_fit_kernels(4)" not in done and "_regression_kernels" in done
+    # Then what one-thread fits of any data need (report wide), then the categorical features' kernels.
+    later = done[done.index("report narrow") + 1 :]
+    assert later[-4:] == ["report wide", "_categorical_fits", "_categorical_fits", "report categorical"]
 
 
 # Records the tnt.learn kernels compiled (not loaded from the cache), outermost calls only.
@@ -606,6 +673,7 @@ def test_pip_install_compiles_all_but_the_threaded_copies_in_two_even_shares(mon
     )
     for name in ("_load_prediction_code", "_load_statistics_code", "_growth_kernels"):
         monkeypatch.setattr(warmup, name, lambda name=name: stages.append((name, (), {})))
+    monkeypatch.setattr(warmup, "_categorical_fits", lambda *args: stages.append(("_categorical_fits", args, {})))
     monkeypatch.setattr("tnt.learn.split_search._on_features.compile", lambda types: stages.append(("split", (), {})))
 
     def run(**options):
@@ -621,7 +689,9 @@ def test_pip_install_compiles_all_but_the_threaded_copies_in_two_even_shares(mon
     (first, first_said), (second, second_heard) = run(share="first", threads=False), run(share="second", threads=False)
     threaded = [stage for stage in everything if stage[0] == "_threaded_fit_kernels"]
     assert len(threaded) == 2 and run(share="threads")[0] == threaded
-    without = [stage for stage in everything if stage[0] != "_threaded_fit_kernels"]
+    # The categorical features' kernels are left out too (the app's background warm-up compiles them).
+    assert [stage[1] for stage in everything if stage[0] == "_categorical_fits"] == [(4,), (1100,)]
+    without = [stage for stage in everything if stage[0] not in ("_threaded_fit_kernels", "_categorical_fits")]
     both = first + [stage for stage in second if stage[0] not in ("split", "_growth_kernels")]
     assert sorted(map(repr, both)) == sorted(map(repr, without))  # each stage once, none left out
     # Regression trees on two-byte codes only: the second share compiles their squared-error

@@ -273,8 +273,6 @@ def _lookup(column, categories: np.ndarray) -> np.ndarray:
     """The code of each value of ``column`` among ``categories`` (NaN for a missing value or one not
     among them), comparing numbers by value (the integer 2, the float 2.0 and numpy's 2 are one
     code) and text as text."""
-    import pandas as pd
-
     values = np.asarray(column)
     numeric = [i for i, c in enumerate(categories.tolist()) if _key(c)[0] == "n"]
     if values.dtype.kind in "fiub":
@@ -295,6 +293,8 @@ def _lookup(column, categories: np.ndarray) -> np.ndarray:
             found = known[order][at] == x
             out[found] = np.asarray(numeric)[order][at[found]]
         return out
+    import pandas as pd  # text and objects only: numbers are coded without it (pip's build environment)
+
     values = np.asarray(column, dtype=object)
     if all(isinstance(c, str) for c in categories.tolist()):  # text looked up as text, in one pass
         codes = pd.Index(categories.tolist(), dtype=object).get_indexer(values).astype(np.float64)

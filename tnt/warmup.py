@@ -23,6 +23,7 @@ cache once the second process has written it (:func:`tnt.learn.compiled.load_whe
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import subprocess
 import sys
@@ -39,12 +40,20 @@ _lock = threading.Lock()
 # Printed by the warm-up process once the kernels of the first stage are compiled.
 NARROW_READY = "TnT's compiled code for data with up to 256 values per feature is ready."
 # The stages :func:`load_compiled_code` reports.
-NARROW, SPLIT_SEARCH, WIDE = "narrow", "split search", "wide"
+NARROW, SPLIT_SEARCH, WIDE, CATEGORICAL = "narrow", "split search", "wide", "categorical"
+# Printed by the warm-up process once a stage's kernels are compiled, for the app (:func:`ready`):
+# one-thread fits of data with one-byte codes; of any data but categorical features (two-byte
+# codes, regression); of categorical features too. The threaded copies come last.
+READY_LINES = {
+    NARROW: NARROW_READY,
+    WIDE: "TnT's compiled code for one-thread fits of any data but categorical features is ready.",
+    CATEGORICAL: "TnT's compiled code for fits of categorical features is ready.",
+}
 # A column with more distinct values than this is coded on 16 bits (tnt.learn.binning), which
 # needs the kernels of the warm-up's later stages.
 NARROW_VALUES = 256
 
-_narrow_ready = threading.Event()
+_stage_ready = {stage: threading.Event() for stage in READY_LINES}
 
 # `-m` puts the working folder first on the path: processes are started from the folder that holds
 # this very `tnt`, so that they compile this copy, not a `tnt/` the user stands in.
@@ -87,6 +96,9 @@ def load_compiled_code(report=None, share: str = "all", threads: bool = True, wa
         Whether the copies of the fit kernel that scan a node on several threads are compiled:
         ``pip install`` leaves them out (``python -m tnt.warmup --install``), as the first fit that
         would take them starts their compile in the background and runs on one thread meanwhile.
+        The kernels of fits with categorical features (:func:`_categorical_fits`, last in the first
+        share) go with them: the install leaves them out, the app's background warm-up compiles them
+        (``report(CATEGORICAL)``, after ``report(WIDE)``: both only with ``threads``).
     wait : callable, optional
         Called by the second share with ``threads`` False with ``WIDE``: returns once the first
         share has reported it (or failed), so that the kernels it compiled are loaded, not compiled
@@ -146,6 +158,11 @@ def load_compiled_code(report=None, share: str = "all", threads: bool = True, wa
     if not install_share:  # else the second share compiles them
         _float_walks()
         _regression_kernels()
+        report(WIDE)  # what a one-thread fit of any data without categorical features needs
+    if threads:  # as the threaded copies, left out of the install: categorical features' kernels
+        _categorical_fits(4)
+        _categorical_fits(WIDE_VALUES[0])
+        report(CATEGORICAL)
     if share == "all" and threads:
         _threaded_fit_kernels(4)
         _threaded_fit_kernels(1100)
@@ -240,6 +257,32 @@ def _float_walks() -> None:
     than 65,535 distinct values, or ``max_bins`` set), with and without missing values."""
     for missing in (False, True):
         _small_fit(300, missing, max_bins=16)
+
+
+def _categorical_fits(n_values: int = 4) -> None:
+    """A fit and predictions with a categorical feature (split by subsets of its categories) beside a
+    numeric one of ``n_values`` values (more than 256: two-byte codes, a feature in sorted runs),
+    for the classifier and the regressor: their fit kernels of categorical codes, and the
+    classifier's batches of class targets, which a classification pass takes only once compiled
+    (:func:`tnt.learn.micro_tree.batches_ready`); with a progress callback taking snapshots, as the
+    app's fits have."""
+    from tnt.estimator import TnTClassifier
+    from tnt.learn.binning import bin_features
+    from tnt.learn.micro_tree import fit_trees, make_workspace
+    from tnt.regressor import TnTRegressor
+
+    n = max(200, 2 * n_values)
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.integers(0, 5, n), np.arange(n) % n_values]).astype(np.float64)
+    y = ((X[:, 0] % 2 == 0) ^ (X[:, 1] > n_values // 2)).astype(np.intp)
+    options = dict(C=1e-3, random_state=0, n_jobs=1, categorical_features=[0])
+    model = TnTClassifier(**options).fit(X, y, progress_callback=lambda event: event.snapshot())
+    model.predict(X), model.decision_depth(X)
+    TnTRegressor(**options).fit(X, y.astype(np.float64)).predict(X)
+    # The batches of a classification pass (the fits above ran one call per micro tree).
+    binned = dataclasses.replace(bin_features(X.astype(np.float32)), categorical=np.array([1, 0], dtype=np.uint8))
+    rows = np.arange(n)
+    fit_trees(binned, np.arange(2), rows, y[rows], np.ones(n), [0], [n], [1e-3], [float(n)], make_workspace(binned, 2))
 
 
 def _tiny_graph():
@@ -389,31 +432,37 @@ def start_in_background() -> subprocess.Popen:
 
 
 def _watch(process: subprocess.Popen) -> None:
-    """Read the warm-up process's output: it says when its first stage is done."""
+    """Read the warm-up process's output: it says when each stage of :data:`READY_LINES` is done."""
+    stage_of = {line: stage for stage, line in READY_LINES.items()}
     for line in process.stdout:
-        if line.strip() == NARROW_READY:
-            _narrow_ready.set()
+        stage = stage_of.get(line.strip())
+        if stage is not None:
+            _stage_ready[stage].set()
     process.wait()
-    _narrow_ready.set()
+    for event in _stage_ready.values():
+        event.set()
 
 
-def ready(narrow: bool = False) -> bool:
+def ready(narrow: bool = False, stage: str | None = None) -> bool:
     """True once :func:`start_in_background`'s process has finished (False if it was never started);
-    with ``narrow``, once it has compiled what data of at most 256 values per feature needs."""
+    with ``narrow``, once it has compiled what data of at most 256 values per feature needs; with a
+    ``stage`` of :data:`READY_LINES`, once it has compiled that stage's kernels."""
     if _process is None:
         return False
-    return _narrow_ready.is_set() if narrow else _process.poll() is not None
+    stage = NARROW if narrow else stage
+    return _process.poll() is not None if stage is None else _stage_ready[stage].is_set()
 
 
-def wait(narrow: bool = False) -> None:
-    """Wait for :func:`start_in_background`'s process, if one was started; with ``narrow``, only
-    until it has compiled what data of at most 256 values per feature needs."""
+def wait(narrow: bool = False, stage: str | None = None) -> None:
+    """Wait for :func:`start_in_background`'s process, if one was started; with ``narrow`` or a
+    ``stage``, only until it has compiled what :func:`ready` says."""
     if _process is None:
         return
-    if narrow:
-        _narrow_ready.wait()
-    else:
+    stage = NARROW if narrow else stage
+    if stage is None:
         _process.wait()
+    else:
+        _stage_ready[stage].wait()
 
 
 def needs_wide_codes(X, max_bins: int | None = None) -> bool:
@@ -488,7 +537,7 @@ def main(argv=None) -> None:
                 helper.kill()
                 helper.communicate()
                 helper = None
-            load_compiled_code(report=lambda stage: print(NARROW_READY, flush=True), threads=threads)
+            load_compiled_code(report=lambda stage: _say(stage), threads=threads)
         else:
             helper = helper or _start_second_process(threads)
             said = {SPLIT_SEARCH: threading.Event(), NARROW: threading.Event()}
@@ -499,11 +548,11 @@ def main(argv=None) -> None:
                     load_when_ready(compiled_there, said[NARROW])
 
             def report(stage):
-                if stage == WIDE:  # the second process waits for it (without the threaded copies)
+                if stage == WIDE and not threads:  # the second process waits for it
                     _tell(helper, stage)
                     return
                 said[NARROW].wait()  # the second process's part of the first stage
-                print(NARROW_READY, flush=True)
+                _say(stage)
 
             load_compiled_code(report=report, share="first", threads=threads)
             if helper.wait() != 0:
@@ -512,6 +561,12 @@ def main(argv=None) -> None:
         if helper is not None and helper.poll() is None:
             helper.kill()
     print(f"TnT's compiled code is ready ({time.perf_counter() - start:.0f} s).")
+
+
+def _say(stage: str) -> None:
+    """Print the line of :data:`READY_LINES` that says ``stage`` is done (the app reads it)."""
+    if stage in READY_LINES:
+        print(READY_LINES[stage], flush=True)
 
 
 def _start_second_process(threads: bool = True) -> subprocess.Popen:

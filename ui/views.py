@@ -17,15 +17,20 @@ from . import state, workspace
 
 
 def _wait_for_compiled_code(data: Dataset, params: TrainParams) -> None:
-    """On a fresh install, wait (with a word) for the app's warm-up process to compile what training
-    on ``data`` needs: its first stage for classification data of at most 256 codes per feature (256
-    values, or at most 256 bins), else all of it (regression trees are compiled in the second stage)."""
-    narrow = (
-        not warmup.ready() and not data.is_regression and not warmup.needs_wide_codes(data.X_train, params.max_bins)
-    )
-    if not warmup.ready(narrow=narrow):
-        with st.spinner("Compiling TnT's training code for this machine (once, after a fresh install)..."):
-            warmup.wait(narrow=narrow)
+    """Wait (with a word) for the app's warm-up process to compile what training on ``data`` needs
+    (:data:`tnt.warmup.READY_LINES`): its first stage for classification data of at most 256 codes
+    per feature (256 values, or at most 256 bins), the kernels of categorical features for data that
+    has some (``pip install`` leaves them out), else what any one-thread fit needs (on a fresh
+    install with the code left out; never the threaded copies, compiled last)."""
+    if data.categorical:
+        stage = warmup.CATEGORICAL
+    elif data.is_regression or warmup.needs_wide_codes(data.X_train, params.max_bins):
+        stage = warmup.WIDE
+    else:
+        stage = warmup.NARROW
+    if not warmup.ready(stage=stage):
+        with st.spinner("Compiling TnT's training code for this machine (once, after an install)..."):
+            warmup.wait(stage=stage)
 
 
 def progress_text(event) -> str:
