@@ -259,6 +259,7 @@ def test_fitted_graph_is_unchanged(name, way, monkeypatch):
         monkeypatch.setattr(growth, "THREADED_WORK", 0)
     if way == "walks in lanes":  # these fits' samples fit in a cache: their walks go one by one unless made not to
         monkeypatch.setattr(wave_routing, "CACHED_BYTES", -1)
+        monkeypatch.setattr(wave_routing, "NARROW_ROW_BYTES", -1)
     if way == "a call per micro tree":  # as before the batch kernel is compiled
         with growth.one_call_per_micro_tree():
             assert fit_digest(name) == RECORDED[name]

@@ -92,6 +92,7 @@ def test_wave_batched_passes_equal_the_node_by_node_definition(case, threads, wa
         monkeypatch.setattr(growth, "THREADED_WORK", 0)  # every wave of several nodes on threads
     if walks == "in lanes":  # data this small is walked one sample after the other unless made not to
         monkeypatch.setattr(wave_routing, "CACHED_BYTES", -1)
+        monkeypatch.setattr(wave_routing, "NARROW_ROW_BYTES", -1)
     classes, y_enc = np.unique(y, return_inverse=True)
     problem = _Problem(np.ascontiguousarray(X, dtype=np.float32), y_enc.astype(np.intp), w, classes.size, seed=0)
     C = 3e-3

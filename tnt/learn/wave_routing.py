@@ -127,18 +127,26 @@ LANES = 16
 # on pendigits (120 kB of codes) the sensitive samples are found in two thirds of the time the lanes
 # take, and the samples moved in three quarters; on MNIST (47 MB) the lanes are the faster.
 CACHED_BYTES = 1 << 20
+# A row of at most this many bytes is read one after the other at any size: a walk's steps read at
+# most two cache lines of it, and a wave's rows go in increasing order, which the hardware's
+# prefetching follows. Whole fits, one thread, lanes against one by one (docs/speed_history.md):
+# rows of 24 bytes (1.2 to 4.8 MB) 9 to 13 % faster one by one; of 64, 100 and 400 bytes even;
+# MNIST's 784 bytes faster in lanes.
+NARROW_ROW_BYTES = 32
 
 
 def one_by_one(X: np.ndarray) -> bool:
     """Whether the walks read ``X`` one after the other (:func:`sensitive_samples`): a matrix of at
-    most :data:`CACHED_BYTES`.
+    most :data:`CACHED_BYTES`, or of rows of at most :data:`NARROW_ROW_BYTES`.
 
     Examples
     --------
     >>> one_by_one(np.zeros((7494, 16), dtype=np.uint8)), one_by_one(np.zeros((60000, 784), dtype=np.uint8))
     (True, False)
+    >>> one_by_one(np.zeros((1_000_000, 32), dtype=np.uint8)), one_by_one(np.zeros((250_000, 32), dtype=np.uint16))
+    (True, False)
     """
-    return X.nbytes <= CACHED_BYTES
+    return X.nbytes <= CACHED_BYTES or X.shape[1] * X.itemsize <= NARROW_ROW_BYTES
 
 
 @kernel(inline="always")
