@@ -212,7 +212,7 @@ def test_the_app_hears_each_stage_the_warm_up_process_prints(monkeypatch):
     for event in stages.values():
         event.clear()
     stages[narrow].set()
-    assert warmup.ready(narrow=True) and warmup.ready(stage=narrow)
+    assert warmup.ready(stage=narrow)
     assert not warmup.ready(stage=wide) and not warmup.ready()
     warmup.wait(stage=narrow)  # returns at once
 
@@ -231,8 +231,8 @@ def test_the_train_page_waits_for_the_warm_up_stage_its_data_needs(monkeypatch):
     from ui import views
 
     waited = []
-    monkeypatch.setattr(warmup, "ready", lambda narrow=False, stage=None: False)
-    monkeypatch.setattr(warmup, "wait", lambda narrow=False, stage=None: waited.append(stage))
+    monkeypatch.setattr(warmup, "ready", lambda stage=None: False)
+    monkeypatch.setattr(warmup, "wait", lambda stage=None: waited.append(stage))
     exact, binned = TrainParams(), TrainParams(max_bins=255)
     digits = load_bundled("digits")
     views._wait_for_compiled_code(digits, exact)
@@ -248,6 +248,11 @@ def test_the_train_page_waits_for_the_warm_up_stage_its_data_needs(monkeypatch):
     views._wait_for_compiled_code(dataclasses.replace(digits, categorical=("pixel_0_2",)), exact)
     narrow, wide, categorical = warmup.NARROW, warmup.WIDE, warmup.CATEGORICAL
     assert waited == [narrow, wide, wide, narrow, wide, categorical]
+    # Once the whole warm-up has finished, a training neither waits nor reads its data's values.
+    monkeypatch.setattr(warmup, "ready", lambda stage=None: stage is None)
+    monkeypatch.setattr(warmup, "needs_wide_codes", lambda *args: pytest.fail("the data's values were read"))
+    views._wait_for_compiled_code(housing, exact)
+    assert len(waited) == 6
 
 
 def test_the_background_warm_up_compiles_the_tnt_that_started_it(tmp_path, monkeypatch):

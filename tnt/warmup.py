@@ -443,22 +443,20 @@ def _watch(process: subprocess.Popen) -> None:
         event.set()
 
 
-def ready(narrow: bool = False, stage: str | None = None) -> bool:
+def ready(stage: str | None = None) -> bool:
     """True once :func:`start_in_background`'s process has finished (False if it was never started);
-    with ``narrow``, once it has compiled what data of at most 256 values per feature needs; with a
-    ``stage`` of :data:`READY_LINES`, once it has compiled that stage's kernels."""
+    with a ``stage`` of :data:`READY_LINES`, once it has compiled that stage's kernels (``NARROW``:
+    what data of at most 256 values per feature needs)."""
     if _process is None:
         return False
-    stage = NARROW if narrow else stage
     return _process.poll() is not None if stage is None else _stage_ready[stage].is_set()
 
 
-def wait(narrow: bool = False, stage: str | None = None) -> None:
-    """Wait for :func:`start_in_background`'s process, if one was started; with ``narrow`` or a
-    ``stage``, only until it has compiled what :func:`ready` says."""
+def wait(stage: str | None = None) -> None:
+    """Wait for :func:`start_in_background`'s process, if one was started; with a ``stage``, only
+    until it has compiled what :func:`ready` says."""
     if _process is None:
         return
-    stage = NARROW if narrow else stage
     if stage is None:
         _process.wait()
     else:
@@ -537,7 +535,7 @@ def main(argv=None) -> None:
                 helper.kill()
                 helper.communicate()
                 helper = None
-            load_compiled_code(report=lambda stage: _say(stage), threads=threads)
+            load_compiled_code(report=_say, threads=threads)
         else:
             helper = helper or _start_second_process(threads)
             said = {SPLIT_SEARCH: threading.Event(), NARROW: threading.Event()}

@@ -22,6 +22,8 @@ def _wait_for_compiled_code(data: Dataset, params: TrainParams) -> None:
     per feature (256 values, or at most 256 bins), the kernels of categorical features for data that
     has some (``pip install`` leaves them out), else what any one-thread fit needs (on a fresh
     install with the code left out; never the threaded copies, compiled last)."""
+    if warmup.ready():  # every stage compiled: no need to read the data's values
+        return
     if data.categorical:
         stage = warmup.CATEGORICAL
     elif data.is_regression or warmup.needs_wide_codes(data.X_train, params.max_bins):
