@@ -154,8 +154,11 @@ def _weighted_accuracy(model, X, y, w):
 @given(data=datasets(), seed=st.integers(0, 2**31 - 1), rounds=st.integers(1, 3))
 def test_fine_tuning_never_lowers_training_accuracy(data, seed, rounds):
     X, y, w = data
-    plain = TnTClassifier(C=1e-2, N1=2, N2=2, random_state=seed).fit(X, y, sample_weight=w)
-    tuned = TnTClassifier(C=1e-2, N1=2, N2=2, fine_tune=rounds, random_state=seed).fit(X, y, sample_weight=w)
+    # The graph C alone grows: a size chosen from held-out rows prunes the graph after fine-tuning
+    # (TnTClassifier._pruned_after_growth), which may cut what fine-tuning gained, and more.
+    options = dict(C=1e-2, N1=2, N2=2, random_state=seed, ccp_alpha=0.0)
+    plain = TnTClassifier(**options).fit(X, y, sample_weight=w)
+    tuned = TnTClassifier(**options, fine_tune=rounds).fit(X, y, sample_weight=w)
     assert _weighted_accuracy(tuned, X, y, w) >= _weighted_accuracy(plain, X, y, w) - 1e-12
     assert tuned.n_splits_ <= plain.n_splits_  # fine-tuning keeps the structure, and may make nodes dead
     cart = CARTClassifier(max_leaf_nodes=5, random_state=seed).fit(X, y, sample_weight=w)
