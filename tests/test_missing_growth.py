@@ -17,7 +17,7 @@ from tnt import CARTClassifier, NDGClassifier, TAOClassifier, TnTClassifier, TnT
 from tnt.baselines import CARTRegressor
 from tnt.learn.micro_tree import MicroTree
 from tnt.learn.routing import route_to_leaves
-from tnt.learn.wave_routing import _walk_one, _walk_together, code_thresholds, missing_routing
+from tnt.learn.wave_routing import _self_loops, _walk_in_lanes, _walk_together, code_thresholds, missing_routing
 from tnt.learn.working_graph import UNDECIDED, FlatGraph, WorkingGraph, compact
 from tnt.model_io import model_from_json, model_to_json
 from tnt.reduction import reduce_model
@@ -86,13 +86,14 @@ def test_walks_on_codes_and_on_values_send_missing_values_by_the_stored_directio
     ]:
         missing = missing_routing(missing_code, missing_left, on_codes=on_codes_)
         assert (missing is None) == (not has_nan.any())
-        at = np.zeros(n, dtype=np.int64)
-        first = np.empty(n, dtype=np.int64)
-        _walk_together(samples, rows.astype(np.int64), at, first, n, 1, graph, False, missing)
-        assert at.tolist() == expected  # interleaved, as on a large matrix
-        no_verdict = np.zeros(0, dtype=np.int64)
-        one_by_one = [_walk_one(samples, r, 0, 1, graph, missing, 0, no_verdict, False)[0] for r in rows]
-        assert one_by_one == expected
+        at, first = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+        loops, leaf = _self_loops(graph)
+        starts = np.zeros(n, dtype=np.int64)
+        _walk_in_lanes(samples, rows.astype(np.int64), starts, n, 1, loops, leaf, missing, at, first)
+        assert at.tolist() == expected  # in lanes, as on a large matrix
+        ends, first = np.zeros(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+        _walk_together(samples, rows.astype(np.int64), ends, first, n, 1, graph, False, missing)
+        assert ends.tolist() == expected  # interleaved, as the moves on a large matrix
 
 
 # ---------------------------------------------------------------------- installs and merges

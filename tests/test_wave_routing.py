@@ -20,7 +20,14 @@ from tnt.learn.binning import bin_features
 from tnt.learn.growth import _grow_pass, _MicroTreeCache, _Problem, _Workers
 from tnt.learn.micro_tree import MicroTree, fit_micro_tree
 from tnt.learn.walks import topological_order
-from tnt.learn.wave_routing import _walk_one, bucket_rows, class_bits, classes_below, code_thresholds
+from tnt.learn.wave_routing import (
+    _self_loops,
+    _walk_in_lanes,
+    _walk_one,
+    _walk_together,
+    bucket_rows,
+    code_thresholds,
+)
 from tnt.learn.working_graph import FlatGraph, WorkingGraph, compact, dead_splits
 
 
@@ -188,63 +195,44 @@ def _random_dag(rng, n_nodes: int, n_features: int, n_classes: int):
     return left, right, feature, threshold, label
 
 
-def _leaf_classes(node, left, right, label) -> set:
-    if left[node] < 0:
-        return {int(label[node])}
-    return _leaf_classes(left[node], left, right, label) | _leaf_classes(right[node], left, right, label)
-
-
-@pytest.mark.parametrize("seed", range(6))
-def test_classes_below_are_the_classes_of_the_leaves_each_node_reaches(seed):
-    rng = np.random.default_rng(seed)
-    n_classes = [3, 70][seed % 2]  # classes from 62 on share a bit
-    left, right, _, _, label = _random_dag(rng, 41, 3, n_classes)
-    below = classes_below(left, right, label, left.size)
-    for node in range(left.size):
-        expected = sum({1 << min(c, 62) for c in _leaf_classes(node, left, right, label)})
-        assert below[node] == expected
-    assert class_bits(np.array([-1, 0, 5, 62, 99])).tolist() == [0, 1, 32, 1 << 62, 1 << 62]
+def _plain_walk(x, node, n_orig, left, right, feature, threshold, to_phase_start):
+    """One sample's walk, step by step: (where it ends, the first phase-start node passed or -1).
+    To a leaf; with ``to_phase_start`` to the first node below ``n_orig`` passed (-1 when a leaf
+    comes first)."""
+    first = -1
+    while left[node] >= 0 and not (to_phase_start and first >= 0):
+        node = left[node] if x[feature[node]] <= threshold[node] else right[node]
+        if node < n_orig and first < 0:
+            first = node
+    return (first if to_phase_start else node), first
 
 
 @pytest.mark.parametrize("seed", range(8))
-def test_walks_stop_where_the_class_decides_or_at_a_phase_start_node_as_a_plain_walk_says(seed):
-    """Each walk against a plain walk along the same path: it ends at the leaf, or at the first node
-    below which every leaf has the sample's class or none has it (no class never stops), or,
-    walking to a phase-start node, once it passed one (a node below ``n_orig``); ``first`` is the
-    first such node passed before the walk ended, where a walk to a phase-start node ends (-1: none)."""
+def test_walks_in_lanes_and_one_by_one_end_where_a_plain_walk_does(seed):
+    """The sensitive samples' walks in lanes (to the leaf, and the first phase-start node passed;
+    walks from leaves among them, in lists longer and shorter than the lanes) and the moves' walks
+    one by one and interleaved (to the first phase-start node passed), against a plain walk."""
     rng = np.random.default_rng(seed)
-    left, right, feature, threshold, label = _random_dag(rng, 61, 4, 3)
+    left, right, feature, threshold, _ = _random_dag(rng, 61, 4, 3)
     n_orig = 30
-    n = 300
-    X = rng.integers(0, 5, size=(n, 4)).astype(np.uint8)
-    rows = rng.integers(0, n, size=500).astype(np.int64)
+    X = rng.integers(0, 5, size=(300, 4)).astype(np.uint8)
+    rows = rng.integers(0, 300, size=500).astype(np.int64)
     starts = rng.integers(0, left.size, size=500).astype(np.int64)
-    classes = rng.integers(-1, 3, size=500)  # -1: no class (a regression's walk)
-    below = classes_below(left, right, label, left.size)
     graph = (left, right, feature, threshold)
-    stopped_early = passed = 0
-    for to_phase_start in (False, True):
-        bits = class_bits(classes)
-        for w in range(500):
-            at, first = _walk_one(X, rows[w], starts[w], n_orig, graph, None, bits[w], below, to_phase_start)
-            node, first_passed, end = starts[w], -1, None
-            reach = lambda v: _leaf_classes(v, left, right, label)  # noqa: E731
-            while end is None:
-                decided = classes[w] >= 0 and (classes[w] not in reach(node) or reach(node) == {classes[w]})
-                if left[node] < 0 or decided:
-                    end = node
-                    stopped_early += left[node] >= 0
-                elif to_phase_start and first_passed >= 0:
-                    end = first_passed
-                else:
-                    node = left[node] if X[rows[w], feature[node]] <= threshold[node] else right[node]
-                    if node < n_orig and first_passed < 0:
-                        first_passed = node
-                        passed += 1
-            if to_phase_start:  # a walk to a phase-start node ends at the one it passed (-1: none)
-                end = first_passed
-            assert (at, first) == (end, first_passed)
-    assert stopped_early > 50 and passed > 50, "the cases should include early stops and phase-start nodes"
+    to_leaf = [_plain_walk(X[r], v, n_orig, *graph, False) for r, v in zip(rows, starts)]
+    to_phase_start = [_plain_walk(X[r], v, n_orig, *graph, True)[0] for r, v in zip(rows, starts)]
+    assert sum(left[starts] < 0) > 50 and sum(first >= 0 for _, first in to_leaf) > 20
+    loops, leaf = _self_loops(graph)
+    for n in (500, 16, 3, 0):
+        end, first = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+        _walk_in_lanes(X, rows, starts, n, n_orig, loops, leaf, None, end, first)
+        assert list(zip(end.tolist(), first.tolist())) == to_leaf[:n]
+    assert [_walk_one(X, r, v, n_orig, graph, None) for r, v in zip(rows, starts)] == to_phase_start
+    at, first = starts.copy(), np.empty(500, dtype=np.int64)
+    for group in range(0, 500, 16):  # as move_samples hands them: at most LANES at a time
+        n = min(16, 500 - group)
+        _walk_together(X, rows[group:], at[group:], first[group:], n, n_orig, graph, True, None)
+    assert at.tolist() == to_phase_start
 
 
 def test_bucket_rows_groups_the_samples_of_a_wave_by_node_in_increasing_order():

@@ -181,7 +181,6 @@ def growth_kernels() -> tuple:
         wave_routing.code_thresholds,
         wave_routing.sensitive_samples,
         wave_routing.move_samples,
-        walks.or_below,
         working_graph._write_tree,
         working_graph._bypass_dead,
         walks._topological_order,

@@ -23,8 +23,6 @@ from tnt.learn.walks import ancestors, longest_distances
 from tnt.learn.wave_routing import (
     NO_MEMO,
     bucket_rows,
-    class_bits,
-    classes_below,
     code_thresholds,
     missing_routing,
     move_samples,
@@ -436,17 +434,14 @@ class _Wave:
     what :mod:`tnt.learn.wave_routing` finds about them: which are sensitive, and where they go.
 
     ``moves`` holds the state of the pass shared by all waves: ``(pos, memo_child, memo_label)``;
-    ``verdict`` the classes below each node of the working graph as the pass found it and the bits of
-    the ``labels``, the samples' classes that predictions are compared with
+    ``labels`` the samples' classes that the labels reached are compared with
     (:func:`tnt.learn.wave_routing.sensitive_samples`).
     A regression compares none (its labels are -1), and reads the labels reached (``reached``) instead.
     """
 
-    def __init__(
-        self, graph: WorkingGraph, problem: _Problem, nodes: np.ndarray, index_of: np.ndarray, moves, labels, verdict
-    ):
+    def __init__(self, graph: WorkingGraph, problem: _Problem, nodes: np.ndarray, index_of: np.ndarray, moves, labels):
         self.graph, self.problem, self.nodes, self.moves = graph, problem, nodes, moves
-        self.labels, self.verdict = labels, verdict
+        self.labels = labels
         self.ready: dict[int, MicroTree] = {}  # micro trees fitted or found before the installs, by node
         index_of[nodes] = np.arange(nodes.size)
         self.order, self.offsets = bucket_rows(moves[0], index_of, nodes.size)
@@ -522,8 +517,6 @@ class _Wave:
             (self.below, self.reached),
             self.sensitive,
             self.target,
-            self.verdict,
-            one_by_one(samples),
         )
 
     def move(self, start: int, stop: int) -> None:
@@ -553,10 +546,8 @@ def _pass_waves(graph: WorkingGraph, problem: _Problem, labels=None):
     moves = (np.zeros(n, dtype=np.int64), np.full(n, NO_MEMO, dtype=np.int64), np.zeros(n, dtype=np.int64))
     index_of = np.full(graph.n_orig, -1, dtype=np.int64)
     labels = problem.y if labels is None else labels
-    left, right, _, _, label, _ = graph.all_arrays()
-    verdict = (classes_below(left, right, label, graph.size), class_bits(labels))
     for nodes in _waves(graph.start):
-        yield _Wave(graph, problem, nodes, index_of, moves, labels, verdict)
+        yield _Wave(graph, problem, nodes, index_of, moves, labels)
 
 
 def _grow_pass(

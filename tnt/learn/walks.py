@@ -214,38 +214,6 @@ def paths_below(left, right) -> list[int]:
 
 
 @kernel
-def or_below(left, right, bits):
-    """Per node, the bitwise OR of ``bits`` (int64) over the leaves it reaches (a leaf: its own).
-    Any numbering; every node, whether node 0 reaches it or not."""
-    n = left.shape[0]
-    below = np.zeros(n, dtype=np.int64)
-    done = np.zeros(n, dtype=np.bool_)
-    stack = np.empty(n, dtype=np.int64)  # one path down: no node twice in an acyclic graph
-    for root in range(n):
-        top = 0
-        if not done[root]:
-            stack[0] = root
-            top = 1
-        while top > 0:
-            v = stack[top - 1]
-            if left[v] < 0:
-                below[v] = bits[v]
-            elif not done[left[v]]:
-                stack[top] = left[v]
-                top += 1
-                continue
-            elif not done[right[v]]:
-                stack[top] = right[v]
-                top += 1
-                continue
-            else:
-                below[v] = below[left[v]] | below[right[v]]
-            done[v] = True
-            top -= 1
-    return below
-
-
-@kernel
 def longest_distances(left, right):
     """Longest distance (in edges) from node 0 to each node (0 for nodes node 0 does not reach)."""
     depth = np.zeros(left.shape[0], dtype=np.intp)

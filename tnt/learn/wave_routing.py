@@ -14,14 +14,11 @@ leaf, and nothing from ``a`` down has changed since (nodes below ``a`` are visit
 parent, in later waves). So each sample carries a *memo*: that child ``a`` and the label reached
 from it. Only the route from the other child is walked.
 
-A classifier's walk need not reach a leaf: it asks only whether the graph classifies the sample
-correctly from there. Every node of the working graph as the pass found it carries the classes of
-the leaves below it as bits (:func:`classes_below`), and where the samples are walked one after the
-other (:func:`one_by_one`) a walk stops at the first node below which the sample's class is at no
-leaf (wrong) or at every leaf (right). The label such a walk records is the sample's class or
-``WRONG``, which compares with the class as the leaf's label would. A regression, which reads the
-labels reached, walks to the leaves (its samples' bits are 0), and so do the interleaved walks on a
-large matrix, which wait for the longest walk of their group anyway.
+The walks from the other child go to a leaf, :data:`LANES` at a time, each lane taking the next
+walk as soon as its own ends (:func:`_walk_in_lanes`): a walk is a chain of loads that wait on
+each other, and sixteen chains side by side keep the core busy. The moves through a node's new
+micro tree to the next phase-start node are short walks; they go one after the other on a matrix
+that stays in the caches or of narrow rows, else interleaved (:func:`one_by_one`).
 
 The walks read the training samples' feature codes (:class:`tnt.learn.binning.BinnedData`), not
 their values: one-byte codes are a quarter of the bytes of float32 values, so more of them stay in
@@ -33,33 +30,9 @@ from __future__ import annotations
 import numpy as np
 
 from tnt.learn.compiled import kernel
-from tnt.learn.walks import or_below
 
 NO_MEMO = -1  # no child known (a pass starts with none): both children are walked
 UNKNOWN = -2  # the first phase-start node below the known child is found when the sample moves on
-WRONG = -1  # the label a walk records when it stops where no leaf below has the sample's class
-# Classes from this one on share its bit: a sample of such a class is walked to its leaf.
-SHARED_BIT = 62
-
-
-def class_bits(classes: np.ndarray) -> np.ndarray:
-    """One bit per class (int64): ``1 << c``, classes from :data:`SHARED_BIT` on sharing its bit, and
-    0 for a negative class (none: a regression's samples).
-
-    Examples
-    --------
-    >>> class_bits(np.array([0, 3, -1, 70])).tolist() == [1, 8, 0, 1 << 62]
-    True
-    """
-    classes = np.asarray(classes, dtype=np.int64)
-    return np.where(classes >= 0, np.left_shift(1, np.clip(classes, 0, SHARED_BIT)), 0).astype(np.int64)
-
-
-def classes_below(left: np.ndarray, right: np.ndarray, label: np.ndarray, size: int) -> np.ndarray:
-    """Per slot of a working graph (the first ``size``), the bits (:func:`class_bits`) of the labels
-    of the leaves below it."""
-    left, right = left[:size], right[:size]
-    return or_below(left, right, class_bits(np.where(left < 0, label[:size], -1)))
 
 
 @kernel
@@ -119,25 +92,24 @@ def bucket_rows(pos, index_of, n_nodes):
     return order, offsets
 
 
-# Walks made together on a large matrix: their independent steps keep several memory loads in
-# flight at once, which hides the latency of reading samples' feature values (as in routing.py).
+# Walks in flight at once, interleaved: their steps keep several memory loads in flight, which
+# hides the latency of reading samples' feature values (as in routing.py).
 LANES = 16
-# Up to this size a matrix stays in a core's cache (2 MB of level 2 on the benchmark machine, with
-# room for the graph), and its walks go one after the other, each stopping where its class decides:
-# on pendigits (120 kB of codes) the sensitive samples are found in two thirds of the time the lanes
-# take, and the samples moved in three quarters; on MNIST (47 MB) the lanes are the faster.
+# The moves to the next phase-start node go one after the other on a matrix up to this size, which
+# stays in a core's cache (2 MB of level 2 on the benchmark machine, with room for the graph): on
+# pendigits (120 kB of codes) in three quarters of the time the lanes take; on MNIST (47 MB) the
+# lanes are the faster.
 CACHED_BYTES = 1 << 20
-# A row of at most this many bytes is read one after the other at any size: a walk's steps read at
-# most two cache lines of it, and a wave's rows go in increasing order, which the hardware's
-# prefetching follows. Whole fits, one thread, lanes against one by one (docs/speed_history.md):
-# rows of 24 bytes (1.2 to 4.8 MB) 9 to 13 % faster one by one; of 64, 100 and 400 bytes even;
-# MNIST's 784 bytes faster in lanes.
+# ... and on rows of at most this many bytes at any size: a walk's steps read at most two cache
+# lines of the row, and a wave's rows go in increasing order, which the hardware's prefetching
+# follows (whole fits, one thread, docs/speed_history.md: rows of 24 bytes 9 to 13 % faster one by
+# one; 64, 100 and 400 bytes even; MNIST's 784 bytes faster in lanes).
 NARROW_ROW_BYTES = 32
 
 
 def one_by_one(X: np.ndarray) -> bool:
-    """Whether the walks read ``X`` one after the other (:func:`sensitive_samples`): a matrix of at
-    most :data:`CACHED_BYTES`, or of rows of at most :data:`NARROW_ROW_BYTES`.
+    """Whether the moves (:func:`move_samples`) read ``X`` one after the other: a matrix of at most
+    :data:`CACHED_BYTES`, or of rows of at most :data:`NARROW_ROW_BYTES`.
 
     Examples
     --------
@@ -178,16 +150,6 @@ def missing_routing(missing_code, missing_left, on_codes: bool):
 
 
 @kernel(inline="always")
-def _decided(node, bit, below):
-    """Whether a classifier's walk can stop at ``node``: the sample's class (``bit``; 0: never) is at
-    no leaf below it or at every one (``below``: :func:`classes_below` of the working graph as the
-    pass found it, which is the graph below the nodes the pass has not visited yet)."""
-    if bit == 0 or node >= below.shape[0]:
-        return False
-    return (below[node] & bit) == 0 or below[node] == bit
-
-
-@kernel(inline="always")
 def _step(X, r, node, graph, missing):
     """The child of internal ``node`` that sample ``r`` goes to."""
     left, right, feature, threshold = graph
@@ -201,20 +163,18 @@ def _step(X, r, node, graph, missing):
 
 
 @kernel(inline="always")
-def _walk_one(X, r, node, n_orig, graph, missing, bit, below, to_phase_start):
+def _walk_one(X, r, node, n_orig, graph, missing):
     """Walk sample ``r`` (a row of ``X``: values, or codes with :func:`code_thresholds`) from ``node``
     of ``graph = (left, right, feature, threshold)``, a missing value going where ``missing``
-    (:func:`missing_routing`) says, to a leaf, or to where its class decides (:func:`_decided`: its
-    ``bit``, 0 for none, and ``below``), or with ``to_phase_start`` to the first phase-start node (id
-    below ``n_orig``) it passes. Returns where it ended (with ``to_phase_start``, that phase-start
-    node, -1 when a leaf came first) and the first phase-start node it passed (-1: none)."""
+    (:func:`missing_routing`) says, to the first phase-start node (id below ``n_orig``) it passes:
+    that node, -1 when a leaf came first."""
     left = graph[0]
     first = -1
-    while left[node] >= 0 and not (to_phase_start and first >= 0) and not _decided(node, bit, below):
+    while left[node] >= 0 and first < 0:
         node = _step(X, r, node, graph, missing)
-        if node < n_orig and first < 0:
+        if node < n_orig:
             first = node
-    return (first if to_phase_start else node), first
+    return first
 
 
 @kernel
@@ -247,23 +207,98 @@ def _walk_together(X, rows, at, first, n, n_orig, graph, to_phase_start, missing
             at[j] = first[j]
 
 
+# The most walks handed to _walk_in_lanes at once: their lists stay in the caches.
+WALKS = 4096
+
+
+@kernel
+def _self_loops(graph):
+    """The walks' copy of ``graph = (left, right, feature, threshold)`` for :func:`_walk_in_lanes`:
+    each leaf its own two children, testing feature 0 against ``+inf`` (so that a step from a leaf
+    stays there, without a branch), and a flag per node, 1 at leaves."""
+    left, right, feature, threshold = graph
+    n = left.shape[0]
+    loop_left = np.empty(n, dtype=np.int64)
+    loop_right = np.empty(n, dtype=np.int64)
+    loop_feature = np.empty(n, dtype=np.int64)
+    loop_threshold = np.empty(n)
+    leaf = np.empty(n, dtype=np.bool_)
+    for v in range(n):
+        leaf[v] = left[v] < 0
+        loop_left[v] = v if leaf[v] else left[v]
+        loop_right[v] = v if leaf[v] else right[v]
+        loop_feature[v] = 0 if leaf[v] else feature[v]
+        loop_threshold[v] = np.inf if leaf[v] else threshold[v]
+    return (loop_left, loop_right, loop_feature, loop_threshold), leaf
+
+
+@kernel
+def _walk_in_lanes(X, rows, starts, n, n_orig, loops, leaf, missing, end, first):
+    """Walk samples ``rows[:n]`` (rows of ``X``: values, or codes with :func:`code_thresholds`) from
+    nodes ``starts[:n]`` to their leaves, in a graph given by :func:`_self_loops` (``loops``,
+    ``leaf``), a missing value going where ``missing`` (:func:`missing_routing`) says: ``end[i]`` is
+    the leaf reached and ``first[i]`` the first phase-start node (id below ``n_orig``) passed on the
+    way (-1: none; a walk from a leaf passes none).
+
+    :data:`LANES` walks go at once, a step of each in turn, and a lane takes the next walk as soon
+    as its own ends. A walk's steps wait on each other (node, then feature, value, next node);
+    sixteen in flight keep the core busy meanwhile, on a matrix in the caches as on a far larger
+    one. What makes the lanes fast is what they leave out (each measured, ``docs/speed_history.md``):
+    no lane waits for another's walk to end, a turn tests one flag, a step from a leaf stays there
+    instead of branching on it, and a lane's state is stored only when it changes. A loop of
+    refills inside the loop over lanes, or a store of the first node passed at every turn, made
+    the same walks slower than one after the other.
+    """
+    # The walks from leaves end at once; the others wait in line.
+    waiting = np.empty(n, dtype=np.int64)
+    m = 0
+    for i in range(n):
+        if leaf[starts[i]]:
+            end[i] = starts[i]
+            first[i] = -1
+        else:
+            waiting[m] = i
+            m += 1
+    # Per lane: its node (-1: none left), walk, row and first phase-start node passed. A walk
+    # taken steps at once: it does not start at a leaf.
+    at = np.full(LANES, -1, dtype=np.int64)
+    walk = np.empty(LANES, dtype=np.int64)
+    row = np.empty(LANES, dtype=np.int64)
+    passed = np.empty(LANES, dtype=np.int64)
+    live = min(LANES, m)
+    for j in range(live):
+        i = waiting[j]
+        walk[j], row[j] = i, rows[i]
+        at[j] = _step(X, rows[i], starts[i], loops, missing)
+        passed[j] = at[j] if at[j] < n_orig else -1
+    taken = live
+    while live > 0:
+        for j in range(LANES):
+            node = at[j]
+            if node < 0:
+                continue
+            p = passed[j]
+            if leaf[node]:
+                w = walk[j]
+                end[w] = node
+                first[w] = p
+                if taken == m:
+                    at[j] = -1
+                    live -= 1
+                    continue
+                i = waiting[taken]
+                taken += 1
+                node, p = starts[i], -1
+                walk[j], row[j], passed[j] = i, rows[i], -1
+            node = _step(X, row[j], node, loops, missing)
+            at[j] = node
+            if p < 0 and node < n_orig:
+                passed[j] = node
+
+
 @kernel
 def sensitive_samples(
-    X,
-    y,
-    wave,
-    start_left,
-    start_right,
-    n_orig,
-    graph,
-    missing,
-    label,
-    memo,
-    found,
-    sensitive,
-    target,
-    verdict,
-    one_by_one,
+    X, y, wave, start_left, start_right, n_orig, graph, missing, label, memo, found, sensitive, target
 ):
     """For the samples at the internal nodes of a wave: ``sensitive[k]``, whether the graph
     classifies sample ``order[k]`` correctly from exactly one of its node's phase-start children,
@@ -275,29 +310,20 @@ def sensitive_samples(
     and ``memo`` ``(memo_child, memo_label)`` by sample.
     ``found = (below, reached)`` receives, per position and child (0: left, 1: right), the first
     phase-start node the sample passes below that child (``UNKNOWN`` for the child known from the
-    memo, or when the walk stopped before passing one) and the label it reaches from it (``WRONG``
-    or the class when it stopped early), for :func:`move_samples`.
-
-    With ``one_by_one`` (:func:`one_by_one`) the walks go one after the other, each stopping where
-    its sample's class decides (``verdict = (below, bits)``: :func:`classes_below` of the working
-    graph at the pass's start and :func:`class_bits` of the samples' classes). Else :data:`LANES`
-    go at once, interleaved, each to its leaf.
+    memo) and the label of the leaf it reaches from it, for :func:`move_samples`. The walks go in
+    lanes (:func:`_walk_in_lanes`), :data:`WALKS` at a time.
     """
     order, offsets, nodes = wave
     memo_child, memo_label = memo
     below, reached = found
-    classes, bits = verdict
-    # Pending walks of the lanes (position, side; sample, node).
-    pk = np.empty(2 * LANES, dtype=np.int64)
-    ps = np.empty(2 * LANES, dtype=np.int64)
-    pr = np.empty(2 * LANES, dtype=np.int64)
-    at = np.empty(2 * LANES, dtype=np.int64)
-    fp = np.empty(2 * LANES, dtype=np.int64)
+    loops, leaf = _self_loops(graph)
+    # The walks to make: position and side; sample and start; leaf reached and first node passed.
+    walks = np.empty((6, WALKS), dtype=np.int64)
+    n = 0
     for i in range(nodes.shape[0]):
         v = nodes[i]
         if start_left[v] < 0:
             continue
-        n = 0
         for k in range(offsets[i], offsets[i + 1]):
             r = order[k]
             for side in range(2):
@@ -305,28 +331,34 @@ def sensitive_samples(
                 if c == memo_child[r]:
                     reached[k, side] = memo_label[r]
                     below[k, side] = UNKNOWN
-                elif one_by_one:
-                    node, first = _walk_one(X, r, c, n_orig, graph, missing, bits[r], classes, False)
-                    if graph[0][node] < 0:
-                        reached[k, side] = label[node]
-                        below[k, side] = first
-                    else:  # stopped early, perhaps before passing a phase-start node
-                        reached[k, side] = y[r] if classes[node] == bits[r] else WRONG
-                        below[k, side] = first if first >= 0 else UNKNOWN
-                else:
-                    pk[n], ps[n], pr[n], at[n] = k, side, r, c
-                    n += 1
-            if n >= LANES or (n > 0 and k == offsets[i + 1] - 1):
-                _walk_together(X, pr, at, fp, n, n_orig, graph, False, missing)
-                for j in range(n):
-                    reached[pk[j], ps[j]] = label[at[j]]
-                    below[pk[j], ps[j]] = fp[j]
-                n = 0
+                    continue
+                walks[0, n], walks[1, n], walks[2, n], walks[3, n] = k, side, r, c
+                n += 1
+                if n == WALKS:
+                    _walks_to_leaves(X, walks, n, n_orig, loops, leaf, missing, label, found)
+                    n = 0
+    _walks_to_leaves(X, walks, n, n_orig, loops, leaf, missing, label, found)
+    for i in range(nodes.shape[0]):
+        if start_left[nodes[i]] < 0:
+            continue
         for k in range(offsets[i], offsets[i + 1]):
             left_ok = reached[k, 0] == y[order[k]]
             right_ok = reached[k, 1] == y[order[k]]
             sensitive[k] = left_ok != right_ok
             target[k] = right_ok
+
+
+@kernel
+def _walks_to_leaves(X, walks, n, n_orig, loops, leaf, missing, label, found):
+    """:func:`sensitive_samples`' walks ``[:n]`` (``walks``' rows: position, side, sample, start)
+    made in lanes to their leaves, and the labels reached and first phase-start nodes passed
+    recorded."""
+    below, reached = found
+    _walk_in_lanes(X, walks[2], walks[3], n, n_orig, loops, leaf, missing, walks[4], walks[5])
+    for j in range(n):
+        k, side = walks[0, j], walks[1, j]
+        reached[k, side] = label[walks[4, j]]
+        below[k, side] = walks[5, j]
 
 
 @kernel
@@ -336,10 +368,10 @@ def move_samples(X, wave, start_left, n_orig, graph, missing, found, pos, memo, 
     from what :func:`sensitive_samples` ``found``. Arguments as there.
 
     Below the child a sample goes to, the first phase-start node is known unless the walk from
-    that child was not made (the memo's child) or stopped before passing one: it is found here."""
+    that child was not made (the memo's child): it is found here. With ``one_by_one``
+    (:func:`one_by_one`) the walks go one after the other, else :data:`LANES` at once, interleaved."""
     below, reached = found
     order, offsets, nodes = wave
-    no_verdict = np.zeros(0, dtype=np.int64)  # a class bit of 0 never stops a walk
     pr = np.empty(LANES, dtype=np.int64)
     at = np.empty(LANES, dtype=np.int64)
     fp = np.empty(LANES, dtype=np.int64)
@@ -351,11 +383,11 @@ def move_samples(X, wave, start_left, n_orig, graph, missing, found, pos, memo, 
         if one_by_one:
             for k in range(offsets[i], offsets[i + 1]):
                 r = order[k]
-                to, _ = _walk_one(X, r, v, n_orig, graph, missing, 0, no_verdict, True)
+                to = _walk_one(X, r, v, n_orig, graph, missing)
                 side = 0 if to == start_left[v] else 1
                 b = below[k, side]
                 if b == UNKNOWN:
-                    b, _ = _walk_one(X, r, to, n_orig, graph, missing, 0, no_verdict, True)
+                    b = _walk_one(X, r, to, n_orig, graph, missing)
                 pos[r] = to
                 memo[0][r] = b
                 memo[1][r] = reached[k, side]
