@@ -17,7 +17,14 @@ from tnt import CARTClassifier, NDGClassifier, TAOClassifier, TnTClassifier, TnT
 from tnt.baselines import CARTRegressor
 from tnt.learn.micro_tree import MicroTree
 from tnt.learn.routing import route_to_leaves
-from tnt.learn.wave_routing import _self_loops, _walk_in_lanes, _walk_together, code_thresholds, missing_routing
+from tnt.learn.wave_routing import (
+    _self_loops,
+    _walk_in_lanes,
+    _walk_one,
+    _walk_together,
+    code_thresholds,
+    missing_routing,
+)
 from tnt.learn.working_graph import UNDECIDED, FlatGraph, WorkingGraph, compact
 from tnt.model_io import model_from_json, model_to_json
 from tnt.reduction import reduce_model
@@ -91,9 +98,23 @@ def test_walks_on_codes_and_on_values_send_missing_values_by_the_stored_directio
         starts = np.zeros(n, dtype=np.int64)
         _walk_in_lanes(samples, rows.astype(np.int64), starts, n, 1, loops, leaf, missing, at, first)
         assert at.tolist() == expected  # in lanes, as on a large matrix
-        ends, first = np.zeros(n, dtype=np.int64), np.empty(n, dtype=np.int64)
-        _walk_together(samples, rows.astype(np.int64), ends, first, n, 1, graph, False, missing)
-        assert ends.tolist() == expected  # interleaved, as the moves on a large matrix
+        # The moves' walks, one by one and interleaved, stop at the first phase-start node: with
+        # every node one, they take a step at a time, and repeated they reach the leaf.
+        every = left.size
+        one_by_one = []
+        for r in rows:
+            node = 0
+            while left[node] >= 0:
+                node = _walk_one(samples, r, node, every, graph, missing)
+            one_by_one.append(node)
+        assert one_by_one == expected
+        ends = np.zeros(n, dtype=np.int64)
+        while (left[ends] >= 0).any():
+            walking = np.flatnonzero(left[ends] >= 0)
+            at = ends[walking].copy()
+            _walk_together(samples, walking.astype(np.int64), at, np.empty_like(at), at.size, every, graph, missing)
+            ends[walking] = at
+        assert ends.tolist() == expected
 
 
 # ---------------------------------------------------------------------- installs and merges

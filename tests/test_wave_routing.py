@@ -231,7 +231,7 @@ def test_walks_in_lanes_and_one_by_one_end_where_a_plain_walk_does(seed):
     at, first = starts.copy(), np.empty(500, dtype=np.int64)
     for group in range(0, 500, 16):  # as move_samples hands them: at most LANES at a time
         n = min(16, 500 - group)
-        _walk_together(X, rows[group:], at[group:], first[group:], n, n_orig, graph, True, None)
+        _walk_together(X, rows[group:], at[group:], first[group:], n, n_orig, graph, None)
     assert at.tolist() == to_phase_start
 
 

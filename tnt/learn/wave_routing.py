@@ -178,12 +178,11 @@ def _walk_one(X, r, node, n_orig, graph, missing):
 
 
 @kernel
-def _walk_together(X, rows, at, first, n, n_orig, graph, to_phase_start, missing):
-    """Walk samples ``rows[:n]`` from nodes ``at[:n]``, interleaved: ``at[j]`` ends at the leaf
-    reached, or with ``to_phase_start`` at the first phase-start node (id below ``n_orig``) passed,
-    -1 when a leaf comes first; ``first[j]`` is that first phase-start node in either case (-1: none).
-    Arguments as :func:`_walk_one`'s; walks that end early wait for the group's longest, whose
-    steps' memory loads they keep in flight."""
+def _walk_together(X, rows, at, first, n, n_orig, graph, missing):
+    """Walk samples ``rows[:n]`` from nodes ``at[:n]``, interleaved, each to the first phase-start
+    node (id below ``n_orig``) it passes, as :func:`_walk_one` walks one: ``at[j]`` ends there, -1
+    when a leaf comes first (``first`` is the walks' scratch). Walks that end early wait for the
+    group's longest, whose steps' memory loads they keep in flight."""
     left = graph[0]
     for j in range(n):
         first[j] = -1
@@ -192,19 +191,16 @@ def _walk_together(X, rows, at, first, n, n_orig, graph, to_phase_start, missing
         active = 0
         for j in range(n):
             node = at[j]
-            if node < 0 or left[node] < 0 or (to_phase_start and first[j] >= 0):
+            if node < 0 or left[node] < 0 or first[j] >= 0:
                 continue
             node = _step(X, rows[j], node, graph, missing)
             at[j] = node
-            if node < n_orig and first[j] < 0:
+            if node < n_orig:
                 first[j] = node
-                if to_phase_start:
-                    continue
-            if left[node] >= 0:
+            elif left[node] >= 0:
                 active += 1
-    if to_phase_start:
-        for j in range(n):
-            at[j] = first[j]
+    for j in range(n):
+        at[j] = first[j]
 
 
 # The most walks handed to _walk_in_lanes at once: their lists stay in the caches.
@@ -243,11 +239,11 @@ def _walk_in_lanes(X, rows, starts, n, n_orig, loops, leaf, missing, end, first)
     :data:`LANES` walks go at once, a step of each in turn, and a lane takes the next walk as soon
     as its own ends. A walk's steps wait on each other (node, then feature, value, next node);
     sixteen in flight keep the core busy meanwhile, on a matrix in the caches as on a far larger
-    one. What makes the lanes fast is what they leave out (each measured, ``docs/speed_history.md``):
-    no lane waits for another's walk to end, a turn tests one flag, a step from a leaf stays there
-    instead of branching on it, and a lane's state is stored only when it changes. A loop of
-    refills inside the loop over lanes, or a store of the first node passed at every turn, made
-    the same walks slower than one after the other.
+    one. The lanes are fast for what they leave out (each measured, ``docs/speed_history.md``): no
+    lane waits for another's walk to end, a turn tests one flag, a step from a leaf stays there
+    instead of branching on it, and a lane's state is stored only when it changes; a loop of
+    refills inside the loop over lanes, or a store of the first node passed at every turn, would
+    make them slower than walks one after the other.
     """
     # The walks from leaves end at once; the others wait in line.
     waiting = np.empty(n, dtype=np.int64)
@@ -397,13 +393,13 @@ def move_samples(X, wave, start_left, n_orig, graph, missing, found, pos, memo, 
             for j in range(n):
                 pr[j] = order[k0 + j]
                 at[j] = v
-            _walk_together(X, pr, at, fp, n, n_orig, graph, True, missing)
+            _walk_together(X, pr, at, fp, n, n_orig, graph, missing)
             for j in range(n):
                 child[j] = at[j]
                 side = 0 if at[j] == start_left[v] else 1
                 if below[k0 + j, side] != UNKNOWN:
                     at[j] = -1  # nothing to walk
-            _walk_together(X, pr, at, fp, n, n_orig, graph, True, missing)
+            _walk_together(X, pr, at, fp, n, n_orig, graph, missing)
             for j in range(n):
                 k = k0 + j
                 side = 0 if child[j] == start_left[v] else 1
