@@ -83,6 +83,41 @@ TnTRegressor(C=1e-3, random_state=0).fit(X_missing, y.astype(float)).predict(X_m
     assert run(WARMED_UP + code + ADDED_SINCE_WARM_UP + "print(added)") == "[]"
 
 
+def test_the_warm_up_compiles_the_batches_of_micro_trees_a_classification_pass_takes():
+    # A pass fits a wave's micro trees in one call only where the batch kernel is compiled for the
+    # data's types (batches_ready), else one call each, silently: a fit that compiles nothing more
+    # after the warm-up proves nothing here. The types each pass asks about must be among those the
+    # warm-up's calls of the batch kernel compile (or load), for every code width a classifier meets.
+    code = """
+import numpy as np
+from sklearn.datasets import load_digits
+from tnt.learn import growth, micro_tree
+kernel, warmed = micro_tree._fit_trees, set()
+def recording(*arguments):
+    warmed.add(tuple(kernel.typeof_pyval(a) for a in arguments))
+    return kernel(*arguments)
+micro_tree._fit_trees = recording
+from tnt import warmup
+with growth.one_call_per_micro_tree():  # the warm-up's own passes take the batches the cache holds
+    warmup.load_compiled_code()
+micro_tree._fit_trees = kernel
+asked, ready = [], growth.batches_ready
+def asking(data, workspace):
+    asked.append((data.codes.dtype.name, micro_tree._batch_types(data, workspace) in warmed))
+    return ready(data, workspace)
+growth.batches_ready = asking
+from tnt import TnTClassifier
+X, y = load_digits(return_X_y=True)
+TnTClassifier(C=1e-3, random_state=0, n_jobs=1).fit(X, y)  # one-byte codes
+X_wide = np.random.default_rng(0).integers(0, 1100, (500, 3))
+TnTClassifier(C=1e-3, random_state=0, n_jobs=1).fit(X_wide, X_wide[:, 0] % 2)  # two-byte codes
+print(asked)
+"""
+    import ast
+
+    assert ast.literal_eval(run(code)) == [("uint8", True), ("uint16", True)]
+
+
 def test_start_in_background_runs_one_process():
     from tnt import warmup
 
@@ -506,7 +541,7 @@ def test_each_share_of_the_warm_up_reports_its_stages_in_order(monkeypatch):
     steps += ("_categorical_fits",)
     for name in steps:
         monkeypatch.setattr(warmup, name, lambda *args, name=name, **kwargs: done.append(name))
-    for name in ("_fit_kernels", "_threaded_fit_kernels"):
+    for name in ("_fit_kernels", "_threaded_fit_kernels", "_class_batches"):
         monkeypatch.setattr(warmup, name, lambda n_values, *args, name=name: done.append(f"{name}({n_values})"))
     warmup.load_compiled_code(report=lambda stage: done.append(f"report {stage}"), share="second")
     assert done == [
@@ -529,9 +564,14 @@ def test_each_share_of_the_warm_up_reports_its_stages_in_order(monkeypatch):
         "report narrow",
     ]
     assert "_threaded_fit_kernels(4)" not in done and "_regression_kernels" in done
+    # The classifier's batches on one-byte codes right after (the first training does without them).
+    assert done[done.index("report narrow") + 1] == "_class_batches(4)"
     # Then what one-thread fits of any data need (report wide), then the categorical features' kernels.
     later = done[done.index("report narrow") + 1 :]
     assert later[-4:] == ["report wide", "_categorical_fits", "_categorical_fits", "report categorical"]
+    done.clear()
+    warmup.load_compiled_code(report=lambda stage: done.append(f"report {stage}"), share="second", threads=False)
+    assert "_class_batches(4)" in done  # the install's second share compiles them instead
 
 
 # Records the tnt.learn kernels compiled (not loaded from the cache), outermost calls only.
@@ -661,7 +701,7 @@ def test_pip_install_compiles_all_but_the_threaded_copies_in_two_even_shares(mon
     from tnt import warmup
 
     stages = []
-    for name in ("_fit_kernels", "_threaded_fit_kernels"):
+    for name in ("_fit_kernels", "_threaded_fit_kernels", "_class_batches"):
         monkeypatch.setattr(warmup, name, lambda *args, name=name, **kwargs: stages.append((name, args, kwargs)))
 
     def small_fit(n_values=4, missing=False, max_bins=None, size="auto", models="both"):
@@ -709,10 +749,14 @@ def test_pip_install_compiles_all_but_the_threaded_copies_in_two_even_shares(mon
         ("_regression_kernels", (1100, "class"), {})
     ]
     assert ("_growth_kernels", (), {}) not in second
+    # The classifier's batches on one-byte codes: the second's, before it waits, from the fit
+    # kernel the first cached long before (which the second's fits with missing values load).
+    assert ("_class_batches", (4,), {}) in second and ("_class_batches", (4,), {}) not in first
     said = first_said.index(("report", (warmup.WIDE,), {}))
     assert first_said.index(("_fit_kernels", (1100,), {})) < said
     assert first_said.index(("_regression_kernels", (1100, "class"), {})) < said
     waited = second_heard.index(("wait", (warmup.WIDE,), {}))
+    assert second_heard.index(("_class_batches", (4,), {})) < waited
     float_walks = [i for i, stage in enumerate(second_heard) if stage[0] == "_small_fit" and stage[1][2] is not None]
     assert len(float_walks) == 4 and min(float_walks) > waited  # classifier and regressor, with and without NaN
     assert run(threads=False)[0] == without  # one process (one core) compiles the same

@@ -81,7 +81,9 @@ def load_compiled_code(report=None, share: str = "all", threads: bool = True, wa
 
         - "first": prediction's kernels and the path statistics', then the fit on one thread and
           one-byte codes, whose split search, pruning and growth loop's kernels it loads from the
-          cache (``report(NARROW)``); then the fit kernels of two-byte codes, the walks and the
+          cache (``report(NARROW)``); then the classifier's batches of micro trees on one-byte
+          codes (:func:`_class_batches`; with ``threads`` False, the second share's), the fit
+          kernels of two-byte codes, the walks and the
           regression trees. With ``threads`` False, the growth loop's kernels are compiled here;
           after the fit kernels of two-byte codes, the regression trees' batches of class targets
           (``report(WIDE)``), then the walks, but those on float32 values;
@@ -89,6 +91,7 @@ def load_compiled_code(report=None, share: str = "all", threads: bool = True, wa
           kernel's compile time (``docs/speed_history.md``), then the growth loop's kernels and
           the pruning (:func:`_growth_kernels`, ``report(NARROW)``); then the threaded copies. With
           ``threads`` False, the split search, then the regression trees' squared-error kernels,
+          the classifier's walks that look for missing values and its batches on one-byte codes,
           then, after ``wait(WIDE)``, the walks on float32 values (the two shares end within a few
           seconds of each other: ``docs/speed_history.md``);
         - "threads": the threaded copies alone (:mod:`tnt.learn.threaded_copies`).
@@ -131,6 +134,7 @@ def load_compiled_code(report=None, share: str = "all", threads: bool = True, wa
         # values, whose fits take both.
         _regression_kernels(criteria=("squared",))
         _small_fit(missing=True, models="classifier")  # the walks that look for missing values
+        _class_batches(4)  # their fit kernel of one-byte codes loaded by the fit above
         wait(WIDE)
         _float_walks()
         return
@@ -144,10 +148,14 @@ def load_compiled_code(report=None, share: str = "all", threads: bool = True, wa
     _fit_kernels(4)  # one-byte feature codes, one thread
     _small_fit()  # the growth loop's own kernels (waves, installs, compaction), a callback's too
     report(NARROW)
+    install_share = share == "first" and not threads
+    if not install_share:  # else the second share compiles them, once it has loaded their fit kernel
+        # A classification pass on one-byte codes (MNIST, pendigits, the app's default data) fits a
+        # wave's micro trees in one call only once these are compiled; the first training does without.
+        _class_batches(4)
     # Two-byte codes (one copy, with sorted runs or not: tnt.learn.tree_builder.with_runs), which
     # the classifier's and the regressor's fits on two-byte codes all call.
     _fit_kernels(WIDE_VALUES[0])
-    install_share = share == "first" and not threads
     if install_share:  # the second share's walks on float32 values wait for these
         _regression_kernels(criteria=("class",))
         report(WIDE)
@@ -206,6 +214,16 @@ def _fit_kernels(n_values) -> None:
     workspace = make_workspace(binned, 2)
     fit_micro_tree(binned, order, rows, y, w, 1e-3, 2, workspace)
     fit_stump(binned, order, rows, y, w, workspace)
+
+
+def _class_batches(n_values) -> None:
+    """The batch kernel of class targets (:func:`tnt.learn.micro_tree.fit_trees`) on codes of
+    ``n_values`` values: a classification pass takes it only once compiled
+    (:func:`tnt.learn.micro_tree.batches_ready`), and else fits each micro tree in a call of its own."""
+    from tnt.learn.micro_tree import fit_trees, make_workspace
+
+    _, y, binned, rows, w = _tiny(n_values)
+    fit_trees(binned, np.arange(2), rows, y, w, [0], [rows.size], [1e-3], [float(w.sum())], make_workspace(binned, 2))
 
 
 def _threaded_fit_kernels(n_values) -> None:
