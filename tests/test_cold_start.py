@@ -170,25 +170,35 @@ print([d.py_func.__name__ for d in before if after[d] != before[d]])
     assert run(code) == "[]"
 
 
-def test_warm_up_reaches_the_walks_on_values_of_binned_features():
+def test_warm_up_reaches_the_walks_through_cut_bins_of_binned_features():
     # A feature of more distinct values than max_bins (any column of more than 65,535 with the
-    # default) is cut into quantile bins, and a micro tree may split inside a bin: the growth loop
-    # then walks the samples on their float32 values, with and without missing values, for both
-    # learners. The warm-up compiles those walks too: such fits compile nothing more.
+    # default) is cut into quantile bins, and a micro tree's threshold may cut a bin: the growth
+    # loop's walks then read the values of that bin's samples besides the codes (one-byte codes
+    # here, max_bins=255; two-byte codes, max_bins=1000, always take that copy), with and without
+    # missing values, for both learners. The warm-up compiles those walks: such fits compile nothing more.
     code = """
 from tnt import TnTClassifier, TnTRegressor
-from tnt.learn import wave_routing
+from tnt.learn import growth
+walked, sensitive_samples = set(), growth.sensitive_samples
+def recording(X, *arguments):
+    walked.add((X.dtype.name, arguments[7] is not None))  # the codes and whether cut bins are read
+    return sensitive_samples(X, *arguments)
+growth.sensitive_samples = recording
 rng = np.random.default_rng(0)
 X = rng.normal(size=(3000, 6))
 y = (X[:, 0] + X[:, 1] > 0).astype(int) ^ (X[:, 2] > 0)
 X_missing = X.copy()
 X_missing[rng.random(X.shape) < 0.1] = np.nan
 for X_in in (X, X_missing):
-    TnTClassifier(C=1e-3, random_state=0, n_jobs=1, max_bins=255).fit(X_in, y)
-    TnTRegressor(C=1e-3, random_state=0, n_jobs=1, max_bins=255).fit(X_in, y.astype(float))
-walked = {str(types[0].dtype) for types in wave_routing.sensitive_samples.signatures}
+    for max_bins in (255, 1000):
+        TnTClassifier(C=1e-3, random_state=0, n_jobs=1, max_bins=max_bins).fit(X_in, y)
+        TnTRegressor(C=1e-3, random_state=0, n_jobs=1, max_bins=max_bins).fit(X_in, y.astype(float))
 """
-    assert run(WARMED_UP + code + ADDED_SINCE_WARM_UP + 'print("float32" in walked, added)') == "True []"
+    import ast
+
+    walked, added = ast.literal_eval(run(WARMED_UP + code + ADDED_SINCE_WARM_UP + "print((sorted(walked), added))"))
+    assert {("uint8", True), ("uint16", True)} <= set(walked) and ("uint16", False) not in walked, walked
+    assert added == []
 
 
 def test_warm_up_reaches_the_kernels_of_categorical_features():
@@ -741,7 +751,7 @@ def test_pip_install_compiles_all_but_the_threaded_copies_in_two_even_shares(mon
     assert sorted(map(repr, both)) == sorted(map(repr, without))  # each stage once, none left out
     # Regression trees on two-byte codes only: the second share compiles their squared-error
     # kernels, the first their batches of class targets (with the fit kernel of two-byte codes,
-    # which the second's walks on float32 values wait for); the growth loop's kernels are the first's.
+    # which the second's walks through cut bins wait for); the growth loop's kernels are the first's.
     assert [stage for stage in second if stage[0] == "_regression_kernels"] == [
         ("_regression_kernels", (1100, "squared"), {})
     ]

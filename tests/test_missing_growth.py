@@ -83,8 +83,8 @@ def test_walks_on_codes_and_on_values_send_missing_values_by_the_stored_directio
     n_bins = np.where(has_nan, 6, 5)
     bins = np.tile(np.append(np.arange(5.0), np.nan), (d, 1)).astype(np.float32)
     left, right, feature, threshold, missing_left = random_graph(rng, d, 15, [0.5, 1.5, 2.5, 3.5, np.inf])
-    on_codes, exact = code_thresholds(feature, threshold, bins, bins, n_bins)
-    assert exact
+    on_codes, cut = code_thresholds(feature, threshold, bins, bins, n_bins)
+    assert (cut == -1).all()  # bins of one value each: no threshold cuts one
     rows = np.arange(n)
     expected = [reference_walk(X[r], 0, left, right, feature, threshold, missing_left) for r in rows]
     for samples, graph, on_codes_ in [
@@ -96,7 +96,7 @@ def test_walks_on_codes_and_on_values_send_missing_values_by_the_stored_directio
         at, first = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
         loops, leaf = _self_loops(graph)
         starts = np.zeros(n, dtype=np.int64)
-        _walk_in_lanes(samples, rows.astype(np.int64), starts, n, 1, loops, leaf, missing, at, first)
+        _walk_in_lanes(samples, rows.astype(np.int64), starts, n, 1, loops, leaf, missing, None, at, first)
         assert at.tolist() == expected  # in lanes, as on a large matrix
         # The moves' walks, one by one and interleaved, stop at the first phase-start node: with
         # every node one, they take a step at a time, and repeated they reach the leaf.
@@ -105,14 +105,16 @@ def test_walks_on_codes_and_on_values_send_missing_values_by_the_stored_directio
         for r in rows:
             node = 0
             while left[node] >= 0:
-                node = _walk_one(samples, r, node, every, graph, missing)
+                node = _walk_one(samples, r, node, every, graph, missing, None)
             one_by_one.append(node)
         assert one_by_one == expected
         ends = np.zeros(n, dtype=np.int64)
         while (left[ends] >= 0).any():
             walking = np.flatnonzero(left[ends] >= 0)
             at = ends[walking].copy()
-            _walk_together(samples, walking.astype(np.int64), at, np.empty_like(at), at.size, every, graph, missing)
+            _walk_together(
+                samples, walking.astype(np.int64), at, np.empty_like(at), at.size, every, graph, missing, None
+            )
             ends[walking] = at
         assert ends.tolist() == expected
 

@@ -27,6 +27,8 @@ from tnt.learn.wave_routing import (
     _walk_together,
     bucket_rows,
     code_thresholds,
+    cut_routing,
+    missing_routing,
 )
 from tnt.learn.working_graph import FlatGraph, WorkingGraph, compact, dead_splits
 
@@ -141,8 +143,8 @@ def test_thresholds_between_bins_route_codes_as_values_and_others_are_reported(m
         feature += [f] * (lows.size + 3)
         threshold += list((lows.astype(np.float64) + highs) / 2) + [-np.inf, np.inf, 99.0]
     feature, threshold = np.array(feature + [-2]), np.array(threshold + [-2.0])  # and a leaf
-    on_codes, exact = code_thresholds(feature, threshold, binned.bin_min, binned.bin_max, binned.n_bins)
-    assert exact
+    on_codes, cut = code_thresholds(feature, threshold, binned.bin_min, binned.bin_max, binned.n_bins)
+    assert (cut == -1).all()
     for f, t, c in zip(feature[:-1], threshold[:-1], on_codes[:-1]):
         assert np.array_equal(binned.codes[:, f] <= c, X[:, f] <= t)
     # A threshold inside a bin of several values: codes cannot route it.
@@ -150,14 +152,14 @@ def test_thresholds_between_bins_route_codes_as_values_and_others_are_reported(m
     if max_bins == 8:
         f, b = inside[0]
         t = (np.float64(binned.bin_min[f, b]) + binned.bin_max[f, b]) / 2
-        assert not code_thresholds(np.array([f]), np.array([t]), binned.bin_min, binned.bin_max, binned.n_bins)[1]
+        assert code_thresholds(np.array([f]), np.array([t]), binned.bin_min, binned.bin_max, binned.n_bins)[1] == [b]
     else:
         assert inside == []
 
 
 def test_a_pass_over_a_graph_grown_on_other_data_equals_the_definition():
     # The phase-start graph's thresholds come from other samples and cut the bins of these: the
-    # walks read the samples' values, not their codes.
+    # walks read the samples' codes, and their values where a node cuts the bin of their code.
     X, y = make_classification(n_samples=1200, n_features=6, n_informative=4, n_classes=3, random_state=1)
     X = X.astype(np.float32)
     other = _Problem(X[:600], y[:600], np.ones(600), 3, seed=0)
@@ -170,7 +172,7 @@ def test_a_pass_over_a_graph_grown_on_other_data_equals_the_definition():
     workers.close()
     problem = _Problem(X[600:], y[600:], np.ones(600), 3, seed=0, max_bins=8)
     binned = problem.binned
-    assert not code_thresholds(graph.feature, graph.threshold, binned.bin_min, binned.bin_max, binned.n_bins)[1]
+    assert code_thresholds(graph.feature, graph.threshold, binned.bin_min, binned.bin_max, binned.n_bins)[1].max() >= 0
     fast, slow = WorkingGraph(graph), WorkingGraph(graph)
     fast_log, slow_log = [], []
     workers = _Workers(problem, 1)
@@ -225,14 +227,69 @@ def test_walks_in_lanes_and_one_by_one_end_where_a_plain_walk_does(seed):
     loops, leaf = _self_loops(graph)
     for n in (500, 16, 3, 0):
         end, first = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
-        _walk_in_lanes(X, rows, starts, n, n_orig, loops, leaf, None, end, first)
+        _walk_in_lanes(X, rows, starts, n, n_orig, loops, leaf, None, None, end, first)
         assert list(zip(end.tolist(), first.tolist())) == to_leaf[:n]
-    assert [_walk_one(X, r, v, n_orig, graph, None) for r, v in zip(rows, starts)] == to_phase_start
+    assert [_walk_one(X, r, v, n_orig, graph, None, None) for r, v in zip(rows, starts)] == to_phase_start
     at, first = starts.copy(), np.empty(500, dtype=np.int64)
     for group in range(0, 500, 16):  # as move_samples hands them: at most LANES at a time
         n = min(16, 500 - group)
-        _walk_together(X, rows[group:], at[group:], first[group:], n, n_orig, graph, None)
+        _walk_together(X, rows[group:], at[group:], first[group:], n, n_orig, graph, None, None)
     assert at.tolist() == to_phase_start
+
+
+def _value_walk(x, node, n_orig, left, right, feature, threshold, missing_left, to_phase_start):
+    """:func:`_plain_walk` on values, a missing value (NaN) going left where ``missing_left`` is 1."""
+    first = -1
+    while left[node] >= 0 and not (to_phase_start and first >= 0):
+        value = x[feature[node]]
+        goes_left = missing_left[node] == 1 if np.isnan(value) else value <= threshold[node]
+        node = left[node] if goes_left else right[node]
+        if node < n_orig and first < 0:
+            first = node
+    return (first if to_phase_start else node), first
+
+
+@pytest.mark.parametrize("missing_share", [0.0, 0.15], ids=["no missing values", "missing values"])
+def test_walks_on_codes_take_the_values_of_the_bins_a_threshold_cuts(missing_share):
+    # Quantile bins of several values each, and thresholds anywhere: many cut a bin. Every walker
+    # on the codes, with the cut bins' samples compared by value, ends where a walk on the values does.
+    rng = np.random.default_rng(3)
+    X = np.round(rng.normal(size=(400, 4)), 2).astype(np.float32)
+    X[rng.random(X.shape) < missing_share] = np.nan
+    binned = bin_features(X, 8)
+    left, right, feature, _, _ = _random_dag(rng, 61, 4, 3)
+    threshold = np.where(left >= 0, rng.normal(size=left.size).round(3), -2.0)
+    missing_left = rng.integers(0, 2, left.size).astype(np.int8)
+    n_orig = 30
+    on_codes, cut = code_thresholds(feature, threshold, binned.bin_min, binned.bin_max, binned.n_bins)
+    assert (cut >= 0).sum() > 10 and (cut[left < 0] == -1).all()
+    cuts = cut_routing(cut, X, threshold)
+    missing = missing_routing(binned.missing_code, missing_left, on_codes=True)
+    assert (missing is None) == (missing_share == 0)
+    graph = (left, right, feature, on_codes)
+    rows = rng.integers(0, 400, size=500).astype(np.int64)
+    starts = rng.integers(0, left.size, size=500).astype(np.int64)
+    on_values = (left, right, feature, threshold, missing_left)
+    to_leaf = [_value_walk(X[r], v, n_orig, *on_values, False) for r, v in zip(rows, starts)]
+    to_phase_start = [_value_walk(X[r], v, n_orig, *on_values, True)[0] for r, v in zip(rows, starts)]
+    codes_of_cut_bins = sum(
+        binned.codes[r, feature[v]] == cut[v] for r in rows for v in range(left.size) if cut[v] >= 0
+    )
+    assert codes_of_cut_bins > 500  # the walks meet samples of cut bins
+    loops, leaf = _self_loops(graph)
+    end, first = np.empty(500, dtype=np.int64), np.empty(500, dtype=np.int64)
+    _walk_in_lanes(binned.codes, rows, starts, 500, n_orig, loops, leaf, missing, cuts, end, first)
+    assert list(zip(end.tolist(), first.tolist())) == to_leaf
+    assert [_walk_one(binned.codes, r, v, n_orig, graph, missing, cuts) for r, v in zip(rows, starts)] == to_phase_start
+    at, first = starts.copy(), np.empty(500, dtype=np.int64)
+    for group in range(0, 500, 16):
+        n = min(16, 500 - group)
+        _walk_together(binned.codes, rows[group:], at[group:], first[group:], n, n_orig, graph, missing, cuts)
+    assert at.tolist() == to_phase_start
+    # Without the values of the cut bins, the codes alone go astray.
+    end_codes = np.empty(500, dtype=np.int64)
+    _walk_in_lanes(binned.codes, rows, starts, 500, n_orig, loops, leaf, missing, None, end_codes, first)
+    assert end_codes.tolist() != end.tolist()
 
 
 def test_bucket_rows_groups_the_samples_of_a_wave_by_node_in_increasing_order():

@@ -86,13 +86,13 @@ def load_compiled_code(report=None, share: str = "all", threads: bool = True, wa
           kernels of two-byte codes, the walks and the
           regression trees. With ``threads`` False, the growth loop's kernels are compiled here;
           after the fit kernels of two-byte codes, the regression trees' batches of class targets
-          (``report(WIDE)``), then the walks, but those on float32 values;
+          (``report(WIDE)``), then the walks, but those of one-byte codes through cut bins;
         - "second": that split search (``report(SPLIT_SEARCH)``), a large share of the fit
           kernel's compile time (``docs/speed_history.md``), then the growth loop's kernels and
           the pruning (:func:`_growth_kernels`, ``report(NARROW)``); then the threaded copies. With
           ``threads`` False, the split search, then the regression trees' squared-error kernels,
           the classifier's walks that look for missing values and its batches on one-byte codes,
-          then, after ``wait(WIDE)``, the walks on float32 values (the two shares end within a few
+          then, after ``wait(WIDE)``, the walks of one-byte codes through cut bins (the two shares end within a few
           seconds of each other: ``docs/speed_history.md``);
         - "threads": the threaded copies alone (:mod:`tnt.learn.threaded_copies`).
     threads : bool, default=True
@@ -136,7 +136,7 @@ def load_compiled_code(report=None, share: str = "all", threads: bool = True, wa
         _small_fit(missing=True, models="classifier")  # the walks that look for missing values
         _class_batches(4)  # their fit kernel of one-byte codes loaded by the fit above
         wait(WIDE)
-        _float_walks()
+        _cut_bin_walks()
         return
     import tnt.estimator  # noqa: F401 (scikit-learn)
 
@@ -156,7 +156,7 @@ def load_compiled_code(report=None, share: str = "all", threads: bool = True, wa
     # Two-byte codes (one copy, with sorted runs or not: tnt.learn.tree_builder.with_runs), which
     # the classifier's and the regressor's fits on two-byte codes all call.
     _fit_kernels(WIDE_VALUES[0])
-    if install_share:  # the second share's walks on float32 values wait for these
+    if install_share:  # the second share's walks through cut bins wait for these
         _regression_kernels(criteria=("class",))
         report(WIDE)
     _small_fit(300)  # the growth loop's walks on two-byte codes
@@ -164,7 +164,7 @@ def load_compiled_code(report=None, share: str = "all", threads: bool = True, wa
     # regressor); with the threaded copies left out, the second share fits the classifier.
     _small_fit(missing=True, models="regressor" if install_share else "both")
     if not install_share:  # else the second share compiles them
-        _float_walks()
+        _cut_bin_walks()
         _regression_kernels()
         report(WIDE)  # what a one-thread fit of any data without categorical features needs
     if threads:  # as the threaded copies, left out of the install: categorical features' kernels
@@ -269,9 +269,10 @@ def _regression_kernels(values=WIDE_VALUES, criteria=("squared", "class")) -> No
             )
 
 
-def _float_walks() -> None:
-    """The growth loop's walks on float32 values, where a split cuts a quantile bin (columns of more
-    than 65,535 distinct values, or ``max_bins`` set), with and without missing values."""
+def _cut_bin_walks() -> None:
+    """The growth loop's walks on one-byte codes where a split cuts a quantile bin (``max_bins`` set),
+    which read the values of the cut bins' samples (:func:`tnt.learn.wave_routing.cut_routing`), with
+    and without missing values; those of two-byte codes always read them, and come with their fits."""
     for missing in (False, True):
         _small_fit(300, missing, max_bins=16)
 
@@ -349,9 +350,8 @@ def _small_fit(
     more than 256 make two-byte codes), with a progress callback taking snapshots; with ``missing``,
     on values some of which are missing (NaN), for the classifier and the regressor (the walks that
     look for missing values). With fewer ``max_bins`` than values (default: the estimators'), the
-    features are cut into quantile bins and some micro trees split inside one, so the growth loop
-    walks the samples on their values, as on any column of more than 65,535 distinct values; the
-    regressor is fitted too. ``size`` is their ``ccp_alpha`` (the default's walks besides the growth's);
+    features are cut into quantile bins and some micro trees' thresholds cut one, so the growth
+    loop's walks read the values of those bins' samples besides the codes; the regressor is fitted too. ``size`` is their ``ccp_alpha`` (the default's walks besides the growth's);
     ``models`` "classifier" or "regressor" fits that one only."""
     from tnt.estimator import TnTClassifier
     from tnt.regressor import TnTRegressor

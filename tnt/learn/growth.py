@@ -24,6 +24,7 @@ from tnt.learn.wave_routing import (
     NO_MEMO,
     bucket_rows,
     code_thresholds,
+    cut_routing,
     missing_routing,
     move_samples,
     one_by_one,
@@ -480,29 +481,31 @@ class _Wave:
         return self.order, offsets, self.nodes
 
     def _samples(self, feature, threshold, missing_left):
-        """The matrix the walks read the samples from, the graph's thresholds on it and where missing
-        values go (:func:`missing_routing`): the fit's feature codes where they route exactly as the
-        values do (:func:`code_thresholds`), which they always do for a graph grown on them; else the
-        values."""
+        """The matrix the walks read the samples from, the graph's thresholds on it, where missing
+        values go (:func:`missing_routing`) and which samples go by value (:func:`cut_routing`): the
+        fit's feature codes, with the values of the bins a threshold cuts (:func:`code_thresholds`;
+        a quantile bin may be cut, a bin of one value never is), so that the walks read one byte
+        or two of a sample's feature, not four, as the values would route it."""
         if self.graph.categories is not None:  # categorical tests read columns of their own
             samples = self.graph.routed(self.problem.X)
             missing = None
             if self.problem.has_missing:
                 missing = (np.full(samples.shape[1], np.nan), missing_left)
-            return samples, threshold, missing
+            return samples, threshold, missing, None
         binned = self.problem.binned
-        on_codes, exact = code_thresholds(feature, threshold, binned.bin_min, binned.bin_max, binned.n_bins)
+        on_codes, cut = code_thresholds(feature, threshold, binned.bin_min, binned.bin_max, binned.n_bins)
         missing = (
-            missing_routing(binned.missing_code, missing_left, on_codes=exact) if self.problem.has_missing else None
+            missing_routing(binned.missing_code, missing_left, on_codes=True) if self.problem.has_missing else None
         )
-        return (binned.codes, on_codes, missing) if exact else (self.problem.X, threshold, missing)
+        wide = binned.codes.dtype.itemsize > 1
+        return binned.codes, on_codes, missing, cut_routing(cut, self.problem.X, threshold, always=wide)
 
     def find_sensitive(self, start: int, stop: int) -> None:
         """Sensitive samples among positions ``start:stop`` (those of internal nodes), before the
         nodes' installs."""
         g, phase_start = self.graph, self.graph.start
         left, right, feature, threshold, label, missing_left = g.all_arrays()
-        samples, threshold, missing = self._samples(feature, threshold, missing_left)
+        samples, threshold, missing, cut = self._samples(feature, threshold, missing_left)
         sensitive_samples(
             samples,
             self.labels,
@@ -512,6 +515,7 @@ class _Wave:
             g.n_orig,
             (left, right, feature, threshold),
             missing,
+            cut,
             label,
             self.moves[1:],
             (self.below, self.reached),
@@ -523,7 +527,7 @@ class _Wave:
         """Send the samples at positions ``start:stop`` to the children, after the nodes' installs."""
         g = self.graph
         left, right, feature, threshold, _, missing_left = g.all_arrays()
-        samples, threshold, missing = self._samples(feature, threshold, missing_left)
+        samples, threshold, missing, cut = self._samples(feature, threshold, missing_left)
         move_samples(
             samples,
             self._positions(start, stop),
@@ -531,6 +535,7 @@ class _Wave:
             g.n_orig,
             (left, right, feature, threshold),
             missing,
+            cut,
             (self.below, self.reached),
             self.moves[0],
             self.moves[1:],

@@ -22,7 +22,8 @@ that stays in the caches or of narrow rows, else interleaved (:func:`one_by_one`
 
 The walks read the training samples' feature codes (:class:`tnt.learn.binning.BinnedData`), not
 their values: one-byte codes are a quarter of the bytes of float32 values, so more of them stay in
-the caches (:func:`code_thresholds`).
+the caches (:func:`code_thresholds`); a sample whose code is that of a quantile bin a node's
+threshold cuts goes by its value there (:func:`cut_routing`).
 """
 
 from __future__ import annotations
@@ -38,18 +39,23 @@ UNKNOWN = -2  # the first phase-start node below the known child is found when t
 @kernel
 def code_thresholds(feature, threshold, bin_min, bin_max, n_bins):
     """A graph's splits as thresholds on the codes of the training samples: per node, the last code
-    its split sends left (float64; codes up to it go left, -1 when none does, 0 for a leaf), and
-    whether routing on codes is routing on values at every node, which holds unless a bin holds
-    values on both sides of a threshold. Splits fitted on these bins never cut one (their thresholds
-    lie between two bins); a graph fitted on other data may. A feature's missing code, its largest
-    (bounds NaN), is never counted: a missing value goes by the node's direction (:func:`missing_routing`),
-    and a test of missingness (threshold ``+inf``) sends the last real code and those below it left.
+    its split sends left (float64; codes up to it go left, -1 when none does, 0 for a leaf), and the
+    code of the bin whose values lie on both sides of its threshold (-1 where none does: a leaf, and
+    every split of a graph grown on bins of one value each). Codes route as values do but in that
+    bin, whose samples the walks compare by value (:func:`cut_routing`): where a node cuts bin ``c``,
+    its threshold on codes is ``c - 0.5`` (codes below go left, and code ``c``, one half above the
+    threshold, is told apart without another array to read). A quantile bin holds many
+    values, and a micro tree's threshold lies between the last code it sends left and the next code
+    its node's samples have, which may be a few bins up: the bins between may be cut. A feature's
+    missing code, its largest (bounds NaN), is never counted: a missing value goes by the node's
+    direction (:func:`missing_routing`), and a test of missingness (threshold ``+inf``) sends the last
+    real code and those below it left.
 
     ``feature`` and ``threshold`` are the graph's (leaves: ``feature < 0``); ``bin_min``, ``bin_max``
     and ``n_bins`` those of :class:`tnt.learn.binning.BinnedData`.
     """
     on_codes = np.zeros(feature.shape[0])
-    exact = True
+    cut = np.full(feature.shape[0], -1, dtype=np.int64)
     for v in range(feature.shape[0]):
         f = feature[v]
         if f < 0:
@@ -65,8 +71,34 @@ def code_thresholds(feature, threshold, bin_min, bin_max, n_bins):
                 hi = mid
         on_codes[v] = lo - 1
         if lo < n_bins[f] and np.float64(bin_min[f, lo]) <= t:
-            exact = False
-    return on_codes, exact
+            cut[v] = lo
+            on_codes[v] = lo - 0.5  # code lo goes by value (_step): the threshold says so itself
+    return on_codes, cut
+
+
+def cut_routing(cut, X, threshold, always: bool = False):
+    """The ``cut`` argument of the walks here: ``None`` when no split cuts a bin (``cut``, from
+    :func:`code_thresholds`, all -1: the walks then never look) unless ``always``, else
+    ``(X, threshold)``: a sample whose code at a node is the node's cut bin (its threshold on codes
+    plus one half) goes by its value in ``X`` against the node's ``threshold``, as it would on values.
+
+    Each kind of ``cut`` is a copy of every walk to compile. Two-byte codes take the tuple
+    ``always`` (``growth``): most of their features hold more values than bins (a column of more than
+    65,535 values, ``max_bins`` above 256), so their copy without it would serve few fits, and the
+    check costs their walks a comparison with the threshold they have read anyway.
+
+    Examples
+    --------
+    >>> cut_routing(np.array([-1, -1]), None, None) is None
+    True
+    >>> cut_routing(np.array([-1, -1]), "X", "t", always=True)
+    ('X', 't')
+    >>> cut_routing(np.array([-1, 3]), "X", "t")
+    ('X', 't')
+    """
+    if not always and (cut.size == 0 or cut.max() < 0):
+        return None
+    return X, threshold
 
 
 @kernel
@@ -150,12 +182,15 @@ def missing_routing(missing_code, missing_left, on_codes: bool):
 
 
 @kernel(inline="always")
-def _step(X, r, node, graph, missing):
+def _step(X, r, node, graph, missing, cut):
     """The child of internal ``node`` that sample ``r`` goes to."""
     left, right, feature, threshold = graph
     f = feature[node]
     x = np.float64(X[r, f])
-    goes_left = np.int64(x <= threshold[node])
+    t = threshold[node]
+    goes_left = np.int64(x <= t)
+    if cut is not None and x == t + 0.5:  # the bin ``node`` cuts (code_thresholds): rare, predicted
+        goes_left = np.int64(np.float64(cut[0][r, f]) <= cut[1][node])
     if missing is not None:
         goes_left |= _missing_goes_left(x, f, node, missing)
     # Arithmetic, not a branch: which side a sample takes is as unpredictable as a coin.
@@ -163,22 +198,22 @@ def _step(X, r, node, graph, missing):
 
 
 @kernel(inline="always")
-def _walk_one(X, r, node, n_orig, graph, missing):
+def _walk_one(X, r, node, n_orig, graph, missing, cut):
     """Walk sample ``r`` (a row of ``X``: values, or codes with :func:`code_thresholds`) from ``node``
     of ``graph = (left, right, feature, threshold)``, a missing value going where ``missing``
-    (:func:`missing_routing`) says, to the first phase-start node (id below ``n_orig``) it passes:
-    that node, -1 when a leaf came first."""
+    (:func:`missing_routing`) says and a code of a cut bin by value (``cut``, :func:`cut_routing`),
+    to the first phase-start node (id below ``n_orig``) it passes: that node, -1 when a leaf came first."""
     left = graph[0]
     first = -1
     while left[node] >= 0 and first < 0:
-        node = _step(X, r, node, graph, missing)
+        node = _step(X, r, node, graph, missing, cut)
         if node < n_orig:
             first = node
     return first
 
 
-@kernel
-def _walk_together(X, rows, at, first, n, n_orig, graph, missing):
+@kernel(counts_references=False)
+def _walk_together(X, rows, at, first, n, n_orig, graph, missing, cut):
     """Walk samples ``rows[:n]`` from nodes ``at[:n]``, interleaved, each to the first phase-start
     node (id below ``n_orig``) it passes, as :func:`_walk_one` walks one: ``at[j]`` ends there, -1
     when a leaf comes first (``first`` is the walks' scratch). Walks that end early wait for the
@@ -193,7 +228,7 @@ def _walk_together(X, rows, at, first, n, n_orig, graph, missing):
             node = at[j]
             if node < 0 or left[node] < 0 or first[j] >= 0:
                 continue
-            node = _step(X, rows[j], node, graph, missing)
+            node = _step(X, rows[j], node, graph, missing, cut)
             at[j] = node
             if node < n_orig:
                 first[j] = node
@@ -229,10 +264,11 @@ def _self_loops(graph):
 
 
 @kernel
-def _walk_in_lanes(X, rows, starts, n, n_orig, loops, leaf, missing, end, first):
+def _walk_in_lanes(X, rows, starts, n, n_orig, loops, leaf, missing, cut, end, first):
     """Walk samples ``rows[:n]`` (rows of ``X``: values, or codes with :func:`code_thresholds`) from
     nodes ``starts[:n]`` to their leaves, in a graph given by :func:`_self_loops` (``loops``,
-    ``leaf``), a missing value going where ``missing`` (:func:`missing_routing`) says: ``end[i]`` is
+    ``leaf``), a missing value going where ``missing`` (:func:`missing_routing`) says and a code of a
+    cut bin by value (``cut``, :func:`cut_routing`; a leaf cuts none): ``end[i]`` is
     the leaf reached and ``first[i]`` the first phase-start node (id below ``n_orig``) passed on the
     way (-1: none; a walk from a leaf passes none).
 
@@ -255,17 +291,24 @@ def _walk_in_lanes(X, rows, starts, n, n_orig, loops, leaf, missing, end, first)
         else:
             waiting[m] = i
             m += 1
-    # Per lane: its node (-1: none left), walk, row and first phase-start node passed. A walk
-    # taken steps at once: it does not start at a leaf.
+    # Per lane: its node (-1: none left), walk, row and first phase-start node passed.
     at = np.full(LANES, -1, dtype=np.int64)
     walk = np.empty(LANES, dtype=np.int64)
     row = np.empty(LANES, dtype=np.int64)
     passed = np.empty(LANES, dtype=np.int64)
+    _lanes(X, rows, starts, waiting, m, n_orig, loops, leaf, missing, cut, end, first, at, walk, row, passed)
+
+
+@kernel(counts_references=False)
+def _lanes(X, rows, starts, waiting, m, n_orig, loops, leaf, missing, cut, end, first, at, walk, row, passed):
+    """:func:`_walk_in_lanes`' lanes over the walks ``waiting[:m]``, none from a leaf, compiled without
+    reference counting: numba counts a reference to each array an inlined step binds (the values of
+    cut bins among them, :func:`cut_routing`), which made a walk several times as long."""
     live = min(LANES, m)
     for j in range(live):
         i = waiting[j]
         walk[j], row[j] = i, rows[i]
-        at[j] = _step(X, rows[i], starts[i], loops, missing)
+        at[j] = _step(X, rows[i], starts[i], loops, missing, cut)
         passed[j] = at[j] if at[j] < n_orig else -1
     taken = live
     while live > 0:
@@ -286,7 +329,7 @@ def _walk_in_lanes(X, rows, starts, n, n_orig, loops, leaf, missing, end, first)
                 taken += 1
                 node, p = starts[i], -1
                 walk[j], row[j], passed[j] = i, rows[i], -1
-            node = _step(X, row[j], node, loops, missing)
+            node = _step(X, row[j], node, loops, missing, cut)
             at[j] = node
             if p < 0 and node < n_orig:
                 passed[j] = node
@@ -294,7 +337,7 @@ def _walk_in_lanes(X, rows, starts, n, n_orig, loops, leaf, missing, end, first)
 
 @kernel
 def sensitive_samples(
-    X, y, wave, start_left, start_right, n_orig, graph, missing, label, memo, found, sensitive, target
+    X, y, wave, start_left, start_right, n_orig, graph, missing, cut, label, memo, found, sensitive, target
 ):
     """For the samples at the internal nodes of a wave: ``sensitive[k]``, whether the graph
     classifies sample ``order[k]`` correctly from exactly one of its node's phase-start children,
@@ -302,8 +345,8 @@ def sensitive_samples(
 
     ``wave`` is ``(order, offsets, nodes)`` (:func:`bucket_rows`; a node's positions are
     ``offsets[i]:offsets[i + 1]``, which may be clipped to route a part), ``graph`` the working graph's
-    ``(left, right, feature, threshold)``, ``missing`` where missing values go (:func:`missing_routing`)
-    and ``memo`` ``(memo_child, memo_label)`` by sample.
+    ``(left, right, feature, threshold)``, ``missing`` where missing values go (:func:`missing_routing`),
+    ``cut`` which codes go by value (:func:`cut_routing`) and ``memo`` ``(memo_child, memo_label)`` by sample.
     ``found = (below, reached)`` receives, per position and child (0: left, 1: right), the first
     phase-start node the sample passes below that child (``UNKNOWN`` for the child known from the
     memo) and the label of the leaf it reaches from it, for :func:`move_samples`. The walks go in
@@ -331,9 +374,9 @@ def sensitive_samples(
                 walks[0, n], walks[1, n], walks[2, n], walks[3, n] = k, side, r, c
                 n += 1
                 if n == WALKS:
-                    _walks_to_leaves(X, walks, n, n_orig, loops, leaf, missing, label, found)
+                    _walks_to_leaves(X, walks, n, n_orig, loops, leaf, missing, cut, label, found)
                     n = 0
-    _walks_to_leaves(X, walks, n, n_orig, loops, leaf, missing, label, found)
+    _walks_to_leaves(X, walks, n, n_orig, loops, leaf, missing, cut, label, found)
     for i in range(nodes.shape[0]):
         if start_left[nodes[i]] < 0:
             continue
@@ -345,12 +388,12 @@ def sensitive_samples(
 
 
 @kernel
-def _walks_to_leaves(X, walks, n, n_orig, loops, leaf, missing, label, found):
+def _walks_to_leaves(X, walks, n, n_orig, loops, leaf, missing, cut, label, found):
     """:func:`sensitive_samples`' walks ``[:n]`` (``walks``' rows: position, side, sample, start)
     made in lanes to their leaves, and the labels reached and first phase-start nodes passed
     recorded."""
     below, reached = found
-    _walk_in_lanes(X, walks[2], walks[3], n, n_orig, loops, leaf, missing, walks[4], walks[5])
+    _walk_in_lanes(X, walks[2], walks[3], n, n_orig, loops, leaf, missing, cut, walks[4], walks[5])
     for j in range(n):
         k, side = walks[0, j], walks[1, j]
         reached[k, side] = label[walks[4, j]]
@@ -358,7 +401,7 @@ def _walks_to_leaves(X, walks, n, n_orig, loops, leaf, missing, label, found):
 
 
 @kernel
-def move_samples(X, wave, start_left, n_orig, graph, missing, found, pos, memo, one_by_one):
+def move_samples(X, wave, start_left, n_orig, graph, missing, cut, found, pos, memo, one_by_one):
     """Send the samples at the internal nodes of a wave through their new
     micro trees to their phase-start children (``pos``), each with its memo for that child, made
     from what :func:`sensitive_samples` ``found``. Arguments as there.
@@ -366,12 +409,28 @@ def move_samples(X, wave, start_left, n_orig, graph, missing, found, pos, memo, 
     Below the child a sample goes to, the first phase-start node is known unless the walk from
     that child was not made (the memo's child): it is found here. With ``one_by_one``
     (:func:`one_by_one`) the walks go one after the other, else :data:`LANES` at once, interleaved."""
+    _move(
+        X,
+        wave,
+        start_left,
+        n_orig,
+        graph,
+        missing,
+        cut,
+        found,
+        pos,
+        memo,
+        one_by_one,
+        np.empty((4, LANES), dtype=np.int64),
+    )
+
+
+@kernel(counts_references=False)
+def _move(X, wave, start_left, n_orig, graph, missing, cut, found, pos, memo, one_by_one, lanes):
+    """:func:`move_samples` with its lanes' scratch, compiled without reference counting (see :func:`_lanes`)."""
     below, reached = found
     order, offsets, nodes = wave
-    pr = np.empty(LANES, dtype=np.int64)
-    at = np.empty(LANES, dtype=np.int64)
-    fp = np.empty(LANES, dtype=np.int64)
-    child = np.empty(LANES, dtype=np.int64)
+    pr, at, fp, child = lanes[0], lanes[1], lanes[2], lanes[3]
     for i in range(nodes.shape[0]):
         v = nodes[i]
         if start_left[v] < 0:
@@ -379,11 +438,11 @@ def move_samples(X, wave, start_left, n_orig, graph, missing, found, pos, memo, 
         if one_by_one:
             for k in range(offsets[i], offsets[i + 1]):
                 r = order[k]
-                to = _walk_one(X, r, v, n_orig, graph, missing)
+                to = _walk_one(X, r, v, n_orig, graph, missing, cut)
                 side = 0 if to == start_left[v] else 1
                 b = below[k, side]
                 if b == UNKNOWN:
-                    b = _walk_one(X, r, to, n_orig, graph, missing)
+                    b = _walk_one(X, r, to, n_orig, graph, missing, cut)
                 pos[r] = to
                 memo[0][r] = b
                 memo[1][r] = reached[k, side]
@@ -393,13 +452,13 @@ def move_samples(X, wave, start_left, n_orig, graph, missing, found, pos, memo, 
             for j in range(n):
                 pr[j] = order[k0 + j]
                 at[j] = v
-            _walk_together(X, pr, at, fp, n, n_orig, graph, missing)
+            _walk_together(X, pr, at, fp, n, n_orig, graph, missing, cut)
             for j in range(n):
                 child[j] = at[j]
                 side = 0 if at[j] == start_left[v] else 1
                 if below[k0 + j, side] != UNKNOWN:
                     at[j] = -1  # nothing to walk
-            _walk_together(X, pr, at, fp, n, n_orig, graph, missing)
+            _walk_together(X, pr, at, fp, n, n_orig, graph, missing, cut)
             for j in range(n):
                 k = k0 + j
                 side = 0 if child[j] == start_left[v] else 1
