@@ -83,8 +83,7 @@ def load_compiled_code(report=None, share: str = "all", threads: bool = True, wa
           one-byte codes, whose split search, pruning and growth loop's kernels it loads from the
           cache (``report(NARROW)``); then the classifier's batches of micro trees on one-byte
           codes (:func:`_class_batches`; with ``threads`` False, the second share's), the fit
-          kernels of two-byte codes, the walks and the
-          regression trees. With ``threads`` False, the growth loop's kernels are compiled here;
+          kernels of two-byte codes, the walks and the regression trees. With ``threads`` False, the growth loop's kernels are compiled here;
           after the fit kernels of two-byte codes, the regression trees' batches of class targets
           (``report(WIDE)``), then the walks, but those of one-byte codes through cut bins;
         - "second": that split search (``report(SPLIT_SEARCH)``), a large share of the fit
@@ -92,8 +91,8 @@ def load_compiled_code(report=None, share: str = "all", threads: bool = True, wa
           the pruning (:func:`_growth_kernels`, ``report(NARROW)``); then the threaded copies. With
           ``threads`` False, the split search, then the regression trees' squared-error kernels,
           the classifier's walks that look for missing values and its batches on one-byte codes,
-          then, after ``wait(WIDE)``, the walks of one-byte codes through cut bins (the two shares end within a few
-          seconds of each other: ``docs/speed_history.md``);
+          then, after ``wait(WIDE)``, the walks of one-byte codes through cut bins (the two shares
+          end within a few seconds of each other: ``docs/speed_history.md``);
         - "threads": the threaded copies alone (:mod:`tnt.learn.threaded_copies`).
     threads : bool, default=True
         Whether the copies of the fit kernel that scan a node on several threads are compiled:
@@ -130,8 +129,8 @@ def load_compiled_code(report=None, share: str = "all", threads: bool = True, wa
             return
         # Without the threaded copies (the install), the balance of the two shares: the regression
         # trees' squared-error kernels (the first share's fits with the regressor load them), then,
-        # once the first share has cached the fit kernels of two-byte codes, the walks on float32
-        # values, whose fits take both.
+        # once the first share has cached the fit kernels of two-byte codes, the walks through cut
+        # bins, whose fits take both.
         _regression_kernels(criteria=("squared",))
         _small_fit(missing=True, models="classifier")  # the walks that look for missing values
         _class_batches(4)  # their fit kernel of one-byte codes loaded by the fit above
@@ -351,8 +350,9 @@ def _small_fit(
     on values some of which are missing (NaN), for the classifier and the regressor (the walks that
     look for missing values). With fewer ``max_bins`` than values (default: the estimators'), the
     features are cut into quantile bins and some micro trees' thresholds cut one, so the growth
-    loop's walks read the values of those bins' samples besides the codes; the regressor is fitted too. ``size`` is their ``ccp_alpha`` (the default's walks besides the growth's);
-    ``models`` "classifier" or "regressor" fits that one only."""
+    loop's walks read the values of those bins' samples besides the codes; the regressor is fitted
+    too. ``size`` is their ``ccp_alpha`` (the default's walks besides the growth's); ``models``
+    "classifier" or "regressor" fits that one only."""
     from tnt.estimator import TnTClassifier
     from tnt.regressor import TnTRegressor
 
