@@ -363,3 +363,37 @@ def test_compiled_topological_order_equals_kahns_algorithm_on_random_graphs(seed
             right[i] = left[i] if rng.random() < 0.1 else rng.integers(i + 1, n)
     for root in (0, 3):
         assert topological_order(left, right, root).tolist() == _kahn_reference(left, right, root)
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_a_pass_keeps_the_thresholds_on_codes_of_its_whole_graph(n_jobs, monkeypatch):
+    # A pass computes the thresholds on codes of the slots its installs wrote only (the wave's nodes
+    # and the new slots): before each wave's walks and moves they equal those of the whole graph
+    # computed afresh, on quantile bins that splits cut, with missing values, for both estimators,
+    # on one thread and with the threads forced on (the moves' parts refresh them once).
+    from tnt.estimator import TnTClassifier
+    from tnt.regressor import TnTRegressor
+
+    if n_jobs > 1:
+        monkeypatch.setattr(growth, "THREADED_WORK", 0)
+    checked = Counter()
+    samples = growth._Wave._samples
+
+    def checking(self, feature, threshold, missing_left):
+        routing = samples(self, feature, threshold, missing_left)
+        size = self.graph.size
+        binned = self.problem.binned
+        on_codes, cut = code_thresholds(feature[:size], threshold[:size], binned.bin_min, binned.bin_max, binned.n_bins)
+        assert np.array_equal(routing[1][:size], on_codes)
+        assert np.array_equal(self.codes.cut[: self.codes.size], cut) and self.codes.size == size
+        assert (routing[3] is None) == (cut.max(initial=-1) < 0 and binned.codes.itemsize == 1)
+        checked["after installs" if self._rewritten else "before installs"] += 1
+        checked["cut bins"] += int(cut.max(initial=-1) >= 0)
+        return routing
+
+    monkeypatch.setattr(growth._Wave, "_samples", checking)
+    X, y = make_classification(n_samples=600, n_features=6, n_informative=4, n_classes=3, random_state=2)
+    X[::9, 1] = np.nan
+    TnTClassifier(C=1e-3, max_bins=12, random_state=0, n_jobs=n_jobs).fit(X, y)
+    TnTRegressor(C=1e-3, max_bins=12, random_state=0, n_jobs=n_jobs).fit(X, X[:, 0] + y)
+    assert checked["before installs"] >= 20 and checked["after installs"] >= 20 and checked["cut bins"] >= 10, checked

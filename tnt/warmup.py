@@ -185,7 +185,7 @@ def growth_kernels() -> tuple:
     return (
         tree_builder.pruned_tree,
         wave_routing.bucket_rows,
-        wave_routing.code_thresholds,
+        wave_routing.update_code_thresholds,
         wave_routing.sensitive_samples,
         wave_routing.move_samples,
         working_graph._write_tree,

@@ -23,12 +23,12 @@ from tnt.learn.walks import ancestors, longest_distances
 from tnt.learn.wave_routing import (
     NO_MEMO,
     bucket_rows,
-    code_thresholds,
     cut_routing,
     missing_routing,
     move_samples,
     one_by_one,
     sensitive_samples,
+    update_code_thresholds,
 )
 from tnt.learn.working_graph import FlatGraph, WorkingGraph, compact, dead_splits
 
@@ -430,6 +430,37 @@ def _waves(start: FlatGraph) -> list[np.ndarray]:
     return np.split(order, np.flatnonzero(np.diff(depth[order])) + 1)
 
 
+_NO_NODES = np.empty(0, dtype=np.int64)
+
+
+class _CodeThresholds:
+    """The working graph's thresholds on the fit's codes (:func:`tnt.learn.wave_routing.code_thresholds`)
+    through a grow pass, each slot's computed once: a pass's first wave computes them for every
+    slot, and after each wave's installs they are computed again only for the slots those wrote,
+    its nodes' and the new ones (:meth:`refresh`), not for the whole graph before and after every
+    wave's installs."""
+
+    def __init__(self, binned):
+        self.binned = binned
+        self.on_codes = np.zeros(0)
+        self.cut = np.full(0, -1, dtype=np.int64)
+        self.size = 0  # slots computed: 0..size-1
+        self.lock = threading.Lock()
+
+    def refresh(self, graph: WorkingGraph, rewritten: np.ndarray) -> None:
+        """Compute the slots ``rewritten`` and those added to ``graph`` since the last refresh."""
+        _, _, feature, threshold, _, _ = graph.all_arrays()
+        if feature.shape[0] > self.on_codes.shape[0]:  # the graph made room: so do these
+            self.on_codes = np.concatenate([self.on_codes, np.zeros(feature.shape[0] - self.on_codes.shape[0])])
+            self.cut = np.concatenate([self.cut, np.full(feature.shape[0] - self.cut.shape[0], -1, dtype=np.int64)])
+        b = self.binned
+        size = graph.size
+        update_code_thresholds(
+            feature, threshold, b.bin_min, b.bin_max, b.n_bins, rewritten, self.size, size, self.on_codes, self.cut
+        )
+        self.size = size
+
+
 class _Wave:
     """The samples at the nodes of one wave of a grow pass (:func:`_waves`), grouped by node, with
     what :mod:`tnt.learn.wave_routing` finds about them: which are sensitive, and where they go.
@@ -440,9 +471,17 @@ class _Wave:
     A regression compares none (its labels are -1), and reads the labels reached (``reached``) instead.
     """
 
-    def __init__(self, graph: WorkingGraph, problem: _Problem, nodes: np.ndarray, index_of: np.ndarray, moves, labels):
+    def __init__(
+        self, graph: WorkingGraph, problem: _Problem, nodes: np.ndarray, index_of: np.ndarray, moves, labels, codes
+    ):
         self.graph, self.problem, self.nodes, self.moves = graph, problem, nodes, moves
         self.labels = labels
+        # The pass's thresholds on codes (None on categorical tests' columns), up to date before the
+        # installs; after them once the first part of the moves has refreshed them.
+        self.codes = codes
+        self._rewritten = False
+        if codes is not None:
+            codes.refresh(graph, _NO_NODES)
         self.ready: dict[int, MicroTree] = {}  # micro trees fitted or found before the installs, by node
         index_of[nodes] = np.arange(nodes.size)
         self.order, self.offsets = bucket_rows(moves[0], index_of, nodes.size)
@@ -492,8 +531,8 @@ class _Wave:
             if self.problem.has_missing:
                 missing = (np.full(samples.shape[1], np.nan), missing_left)
             return samples, threshold, missing, None
-        binned = self.problem.binned
-        on_codes, cut = code_thresholds(feature, threshold, binned.bin_min, binned.bin_max, binned.n_bins)
+        binned, codes = self.problem.binned, self.codes
+        on_codes, cut = codes.on_codes, codes.cut[: codes.size]
         missing = (
             missing_routing(binned.missing_code, missing_left, on_codes=True) if self.problem.has_missing else None
         )
@@ -526,6 +565,11 @@ class _Wave:
     def move(self, start: int, stop: int) -> None:
         """Send the samples at positions ``start:stop`` to the children, after the nodes' installs."""
         g = self.graph
+        if self.codes is not None:
+            with self.codes.lock:  # the moves' first part, of one or several threads, refreshes them
+                if not self._rewritten:
+                    self.codes.refresh(g, self.nodes)
+                    self._rewritten = True
         left, right, feature, threshold, _, missing_left = g.all_arrays()
         samples, threshold, missing, cut = self._samples(feature, threshold, missing_left)
         move_samples(
@@ -551,8 +595,9 @@ def _pass_waves(graph: WorkingGraph, problem: _Problem, labels=None):
     moves = (np.zeros(n, dtype=np.int64), np.full(n, NO_MEMO, dtype=np.int64), np.zeros(n, dtype=np.int64))
     index_of = np.full(graph.n_orig, -1, dtype=np.int64)
     labels = problem.y if labels is None else labels
+    codes = _CodeThresholds(problem.binned) if graph.categories is None else None
     for nodes in _waves(graph.start):
-        yield _Wave(graph, problem, nodes, index_of, moves, labels)
+        yield _Wave(graph, problem, nodes, index_of, moves, labels, codes)
 
 
 def _grow_pass(
@@ -615,10 +660,12 @@ def _grow_pass(
         workers.in_parts(wave.find_sensitive, wave.order.size, work)
         wave.gather_sensitive()
         # Largest first, so that no thread is left with a large node at the end of the wave.
-        by_size = np.argsort(-wave.size, kind="stable").tolist()
-        if workers.batches and not workers.threaded(len(by_size), work):
-            wave.ready = _fit_in_batches(wave, problem, C, cache, workers.workspace(alone=True))
-        workers.run(by_size, lambda i, workspace, wave=wave: install(wave, i, workspace), work)
+        by_size = np.argsort(-wave.size, kind="stable")
+        if workers.batches and not workers.threaded(by_size.size, work):
+            wave.ready, settled = _fit_in_batches(wave, problem, C, cache, workers.workspace(alone=True), graph)
+            if log is None:  # a node whose install would change nothing is not visited
+                by_size = by_size[~settled[by_size]]
+        workers.run(by_size.tolist(), lambda i, workspace, wave=wave: install(wave, i, workspace), work)
         workers.in_parts(wave.move, wave.order.size, work)
 
 
@@ -639,15 +686,24 @@ def one_call_per_micro_tree():
         _one_call_each = before
 
 
-def _fit_in_batches(wave: _Wave, problem: _Problem, C: float, cache: _MicroTreeCache, workspace) -> dict:
+def _fit_in_batches(
+    wave: _Wave, problem: _Problem, C: float, cache: _MicroTreeCache, workspace, graph: WorkingGraph
+) -> tuple[dict, np.ndarray]:
     """The micro trees of a wave's nodes, by node: those the ``cache`` holds, and those it does not,
     fitted in one compiled call for the wave's leaves and one for its internal nodes
     (:func:`tnt.learn.micro_tree.fit_trees`, the same trees as one fit at a time) and stored in it.
     A fit that scans its features on the workspace's several threads is left to its install. For a
     wave that is not shared among threads: without the Python of a call per fit, a small table's
-    grow pass takes less time."""
+    grow pass takes less time.
+
+    Also, per position in the wave, whether its node is settled: the cache gave it the tree its slot
+    holds (``graph``), so its install would change nothing. That tree was stored with the rows and
+    targets it has now and installed with them, and whether an internal node keeps it
+    (:meth:`WorkingGraph.improves`) depends on nothing else; most nodes of a pass after the first
+    of its phase are settled."""
     n_features, n_lanes = problem.X.shape[1], workspace.left.shape[0]
     ready, leaves, internal = {}, [], []
+    settled = np.zeros(len(wave.node_ids), dtype=np.bool_)
     for i, node in enumerate(wave.node_ids):
         if wave.bounds[i] == wave.bounds[i + 1]:
             continue
@@ -660,6 +716,7 @@ def _fit_in_batches(wave: _Wave, problem: _Problem, C: float, cache: _MicroTreeC
         tree = cache.find(node, rows, targets)
         if tree is not None:
             ready[node] = tree
+            settled[i] = graph.holds(node, tree)
         elif threaded(rows.size, n_features, n_lanes) is None:
             fits.append((node, rows, targets))
     for fits, n_targets in ((leaves, problem.n_classes), (internal, 2)):
@@ -678,7 +735,7 @@ def _fit_in_batches(wave: _Wave, problem: _Problem, C: float, cache: _MicroTreeC
         for (node, node_rows, node_targets), tree in zip(fits, trees):
             cache.store(node, node_rows, node_targets, tree)
             ready[node] = tree
-    return ready
+    return ready, settled
 
 
 def refit_stump_unless_worse(graph, node: int, problem, rows, targets, w, workspace):

@@ -56,10 +56,28 @@ def code_thresholds(feature, threshold, bin_min, bin_max, n_bins):
     """
     on_codes = np.zeros(feature.shape[0])
     cut = np.full(feature.shape[0], -1, dtype=np.int64)
-    for v in range(feature.shape[0]):
-        f = feature[v]
-        if f < 0:
-            continue
+    update_code_thresholds(
+        feature, threshold, bin_min, bin_max, n_bins, np.empty(0, dtype=np.int64), 0, feature.shape[0], on_codes, cut
+    )
+    return on_codes, cut
+
+
+@kernel
+def update_code_thresholds(feature, threshold, bin_min, bin_max, n_bins, nodes, first, stop, on_codes, cut):
+    """:func:`code_thresholds` written into ``on_codes`` and ``cut`` for the slots ``nodes`` and
+    ``first:stop`` only (those a grow pass's installs wrote), the others left as they are."""
+    for i in range(nodes.shape[0]):
+        _code_threshold(feature, threshold, bin_min, bin_max, n_bins, nodes[i], on_codes, cut)
+    for v in range(first, stop):
+        _code_threshold(feature, threshold, bin_min, bin_max, n_bins, v, on_codes, cut)
+
+
+@kernel(inline="always")
+def _code_threshold(feature, threshold, bin_min, bin_max, n_bins, v, on_codes, cut):
+    f = feature[v]
+    on_codes[v] = 0.0
+    cut[v] = -1
+    if f >= 0:
         t = threshold[v]
         # Bins are in increasing order: count those whose largest value goes left.
         lo, hi = 0, n_bins[f]
@@ -73,7 +91,6 @@ def code_thresholds(feature, threshold, bin_min, bin_max, n_bins):
         if lo < n_bins[f] and np.float64(bin_min[f, lo]) <= t:
             cut[v] = lo
             on_codes[v] = lo - 0.5  # code lo goes by value (_step): the threshold says so itself
-    return on_codes, cut
 
 
 def cut_routing(cut, X, threshold, always: bool = False):

@@ -150,7 +150,7 @@ class WorkingGraph:
     def install_leaf_tree(self, node: int, tree: MicroTree) -> None:
         """Replace leaf ``node`` by a micro tree fitted on class labels."""
         with self.lock:
-            if self._installed.get(node) is not tree:
+            if not self.holds(node, tree):
                 self._write(node, -1, -1, tree)
 
     def install_split_tree(self, node: int, tree: MicroTree) -> None:
@@ -161,8 +161,13 @@ class WorkingGraph:
         as a split whose two edges lead to the same child, which compaction bypasses.
         """
         with self.lock:
-            if self._installed.get(node) is not tree:
+            if not self.holds(node, tree):
                 self._write(node, self.start.children_left[node], self.start.children_right[node], tree)
+
+    def holds(self, node: int, tree: MicroTree) -> bool:
+        """Whether slot ``node`` holds ``tree`` (the same object) as its last install wrote it: installing
+        it again would change nothing."""
+        return self._installed.get(node) is tree
 
     def _write(self, node: int, to_left: int, to_right: int, tree: MicroTree) -> None:
         """:func:`_write_tree` into slot ``node`` and new slots, as many as it takes (its other nodes
