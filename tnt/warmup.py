@@ -83,9 +83,10 @@ def load_compiled_code(report=None, share: str = "all", threads: bool = True, wa
           one-byte codes, whose split search, pruning and growth loop's kernels it loads from the
           cache (``report(NARROW)``); then the classifier's batches of micro trees on one-byte
           codes (:func:`_class_batches`; with ``threads`` False, the second share's), the fit
-          kernels of two-byte codes, the walks and the regression trees. With ``threads`` False, the growth loop's kernels are compiled here;
-          after the fit kernels of two-byte codes, the regression trees' batches of class targets
-          (``report(WIDE)``), then the walks, but those of one-byte codes through cut bins;
+          kernels of two-byte codes, the walks and the regression trees. With ``threads`` False,
+          the growth loop's kernels are compiled here; after the fit kernels of two-byte codes, the
+          regression trees' batches of class targets (``report(WIDE)``), then the walks, but those
+          of one-byte codes through cut bins;
         - "second": that split search (``report(SPLIT_SEARCH)``), a large share of the fit
           kernel's compile time (``docs/speed_history.md``), then the growth loop's kernels and
           the pruning (:func:`_growth_kernels`, ``report(NARROW)``); then the threaded copies. With
